@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+#
+# ringtrace top-level Makefile, Kbuild-like:
+#   make            build build/lib/libringtrace.{a,so}, build/bin/*
+#   make V=1        show full commands;  make -s  print nothing
+#   make O=dir      build out of tree (default: build)
+#   make check      unit + integration tests, then the same tests under ASan+UBSan
+#   make stress     the long race tests (minutes)
+#   make bench      benchmarks: prints a table, writes $(O)/bench/results.json
+#   make demo       the main job: a stress run against a live consumer, with figures
+#   make htmldocs   Documentation/ through sphinx-build -W
+#
+# Each source directory lists its objects in a Kbuild file:
+#   obj-y += x.o              into libringtrace
+#   progs-y += name           a program; name-objs := a.o b.o (paths relative to the dir)
+#   tests-y += x.o            into the Criterion runner $(O)/bin/run_tests
+
+O ?= build
+V ?= 0
+SAN ?=
+ifeq ($(V),1)
+  Q :=
+  quiet := @:
+else
+  Q := @
+  quiet := @printf '  %-7s %s\n'
+endif
+
+CC ?= cc
+ifeq ($(origin CC),default)
+  CC := gcc
+endif
+
+PKGS := liburcu-bp
+RTR_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes \
+	-Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation -fvisibility=hidden -fno-strict-aliasing \
+	-D_GNU_SOURCE -Iinclude -I. -MMD -MP
+ifeq ($(SAN),address)
+  RTR_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -DRTR_SANITIZE=1
+  RTR_LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(SAN),thread)
+  RTR_CFLAGS += -fsanitize=thread -DRTR_SANITIZE=1 -DRTR_TSAN=1
+  RTR_LDFLAGS += -fsanitize=thread
+endif
+RTR_LIBS := -lurcu-bp -lpthread
+CRITERION_LIBS := -lcriterion
+
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.PHONY: all check unit-tests stress bench demo htmldocs clean deps deps-bench FORCE
+
+# ---- collect the Kbuild lists ------------------------------------------------
+LIB_DIRS  := ringbuf platform consumer events
+PROG_DIRS := tools examples bench
+TEST_DIRS := tests
+
+define read_kbuild
+obj-y :=
+progs-y :=
+tests-y :=
+include $(1)/Kbuild
+LIB_OBJS  += $$(addprefix $(O)/obj/$(1)/,$$(obj-y))
+TEST_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(tests-y))
+$$(foreach p,$$(progs-y),$$(eval $$(call prog_rule,$(1),$$(p))))
+endef
+
+define prog_rule
+PROGS += $(O)/bin/$(2)
+$(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(O)/lib/libringtrace.a
+	$$(quiet) LD $$@
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/lib/libringtrace.a $$(RTR_LIBS) $$($(2)-libs)
+endef
+
+LIB_OBJS :=
+TEST_OBJS :=
+PROGS :=
+$(foreach d,$(LIB_DIRS) $(PROG_DIRS) $(TEST_DIRS),$(eval $(call read_kbuild,$(d))))
+
+all: $(O)/lib/libringtrace.a $(O)/lib/libringtrace.so $(PROGS)
+
+# ---- compile -----------------------------------------------------------------
+# Objects are built -fPIC once and go into both the static and the shared
+# library; the tracer must not trace itself, so no -pg/-finstrument-functions.
+$(O)/obj/%.o: %.c
+	$(quiet) CC $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS) -c -o $@ $<
+
+$(O)/lib/libringtrace.a: $(LIB_OBJS)
+	$(quiet) AR $@
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/lib/libringtrace.so: $(LIB_OBJS) libringtrace.map
+	$(quiet) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared $(RTR_LDFLAGS) $(LDFLAGS) -Wl,--version-script=libringtrace.map \
+		-Wl,-soname,libringtrace.so.0 -o $@ $(LIB_OBJS) $(RTR_LIBS)
+
+$(O)/bin/run_tests: $(TEST_OBJS) $(O)/lib/libringtrace.a
+	$(quiet) LD $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(O)/lib/libringtrace.a $(RTR_LIBS) $(CRITERION_LIBS)
+
+# ---- top-level jobs ------------------------------------------------------------
+deps:
+	$(Q)scripts/deps.sh build
+
+# The README's test command: plain build + tests, then the ASan+UBSan build of
+# the same tests, then the ring stress test under TSan (portable atomics path).
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(O)/bin/run_tests
+	$(Q)$(MAKE) --no-print-directory unit-tests
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address all $(O)/asan/bin/run_tests
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address unit-tests
+	$(Q)$(MAKE) --no-print-directory O=$(O)/tsan SAN=thread $(O)/tsan/bin/run_tests
+	$(Q)scripts/run-tests.sh $(O)/tsan/bin/run_tests tsan --filter='stress/*'
+
+unit-tests: $(O)/bin/run_tests
+	$(Q)scripts/run-tests.sh $(O)/bin/run_tests $(if $(SAN),$(SAN),plain)
+
+stress: deps all $(O)/bin/run_tests
+	$(Q)RTR_STRESS_SECONDS=$${RTR_STRESS_SECONDS:-120} scripts/run-tests.sh $(O)/bin/run_tests stress --filter='stress/*'
+
+bench: deps-bench all
+	$(Q)mkdir -p $(O)/bench
+	$(Q)scripts/bench.sh $(O)
+
+demo: deps all
+	$(Q)$(O)/bin/ringtrace-stress --seconds $${RTR_DEMO_SECONDS:-5}
+
+deps-bench:
+	$(Q)scripts/deps.sh bench
+
+htmldocs:
+	$(Q)scripts/deps.sh docs
+	$(Q)sphinx-build -W -q -b html Documentation $(O)/htmldocs
+
+clean:
+	$(Q)rm -rf $(O)
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * consumer/consumer.c - take complete packets out of a region.
+ *
+ * The region is written by a producer we do not trust.  The header is copied
+ * once and checked (rtr_region_check()); after that every address is
+ * computed from the copy, with positions masked into the stream's buffer.
+ * A packet is copied, then checked; in overwrite mode the copy is kept only
+ * if @prod, read after the copy, shows no writer could have entered the
+ * slot meanwhile (Documentation/ringbuf.rst, "Reading in overwrite mode").
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <ringtrace/consumer.h>
+#include "ringbuf/compiler.h"
+#include "platform/platform.h"
+
+struct stream {
+	uint64_t cons;		/* our position: next packet to take */
+	uint64_t pending;	/* lapped packets not yet reported in a packet's @skipped */
+	bool held;		/* a packet was taken and not yet put */
+	struct rtr_consumer_stats st;
+};
+
+struct rtr_consumer {
+	struct rtr_region_hdr h;	/* validated copy */
+	uint8_t *base;
+	uint64_t size;
+	int fd;
+	uint64_t bufsize;		/* N * P */
+	struct stream *streams;
+	uint8_t *copy;			/* one packet */
+};
+
+#define FAIL(...) do { snprintf(buf, sizeof(buf), __VA_ARGS__); return buf; } while (0)
+
+static bool pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t mapped)
+{
+	static __thread char buf[160];
+	uint64_t buf_bytes, streams_end;
+
+	if (h->magic != RTR_REGION_MAGIC)
+		FAIL("not a ringtrace region (bad magic 0x%016llx)", (unsigned long long)h->magic);
+	if (h->endian != RTR_REGION_ENDIAN)
+		FAIL("region written with the other byte order");
+	if (h->abi_major != RTR_REGION_ABI_MAJOR)
+		FAIL("region ABI %u.%u, this reader knows %u.x", h->abi_major, h->abi_minor,
+		     RTR_REGION_ABI_MAJOR);
+	if (h->region_size != mapped)
+		FAIL("region_size %llu differs from the file size %llu",
+		     (unsigned long long)h->region_size, (unsigned long long)mapped);
+	if (h->mode != RTR_MODE_DISCARD && h->mode != RTR_MODE_OVERWRITE)
+		FAIL("unknown mode %u", h->mode);
+	if (!pow2(h->packet_size) || h->packet_size < 4096 || h->packet_size > (64u << 20))
+		FAIL("bad packet_size %u", h->packet_size);
+	if (!pow2(h->packets_per_cpu) || h->packets_per_cpu < 2 || h->packets_per_cpu > 65536)
+		FAIL("bad packets_per_cpu %u", h->packets_per_cpu);
+	if (h->ncpus == 0 || h->ncpus > 65536)
+		FAIL("bad ncpus %u", h->ncpus);
+	if (h->header_size != RTR_PACKET_HDR_SIZE)
+		FAIL("packet header size %u, expected %u", h->header_size, RTR_PACKET_HDR_SIZE);
+	buf_bytes = (uint64_t)h->packet_size * h->packets_per_cpu;
+	if (h->cpu_stride != RTR_CPU_CTL_SIZE + buf_bytes)
+		FAIL("cpu_stride %llu inconsistent with the packet geometry",
+		     (unsigned long long)h->cpu_stride);
+	if (h->cpu_off < RTR_REGION_HDR_SIZE || h->cpu_off % 64 || h->cpu_off > mapped)
+		FAIL("bad cpu_off %llu", (unsigned long long)h->cpu_off);
+	/* ncpus <= 2^16 and stride <= 2^26 * 2^16 + 4096: no overflow */
+	streams_end = h->cpu_off + (uint64_t)h->ncpus * h->cpu_stride;
+	if (streams_end > mapped)
+		FAIL("%u streams end at %llu, past the region's %llu bytes", h->ncpus,
+		     (unsigned long long)streams_end, (unsigned long long)mapped);
+	if (h->metadata_off < RTR_REGION_HDR_SIZE || h->metadata_cap > RTR_METADATA_MAX ||
+	    h->metadata_off + h->metadata_cap > h->cpu_off)
+		FAIL("bad metadata area %llu+%u", (unsigned long long)h->metadata_off,
+		     h->metadata_cap);
+	if (h->clock_freq == 0)
+		FAIL("clock frequency is 0");
+	return NULL;
+}
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+RTR_API int rtr_consumer_open(struct rtr_consumer **out, const char *path, char *err,
+			      size_t errlen)
+{
+	struct rtr_consumer *c;
+	const char *why;
+	void *addr;
+	int ret;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ret = rtr_shm_open(path, true, &c->fd, &addr, &c->size);
+	if (ret) {
+		set_err(err, errlen, "%s: %s", path, strerror(-ret));
+		free(c);
+		return ret;
+	}
+	c->base = addr;
+	if (c->size < RTR_REGION_HDR_SIZE) {
+		set_err(err, errlen, "%s: %llu bytes, too small for a region", path,
+			(unsigned long long)c->size);
+		ret = -EPROTO;
+		goto err;
+	}
+	if (rtr_load_acquire(&((struct rtr_region_hdr *)addr)->magic) == 0) {
+		set_err(err, errlen, "%s: the producer has not finished creating it", path);
+		ret = -EAGAIN;
+		goto err;
+	}
+	memcpy(&c->h, addr, sizeof(c->h));
+	why = rtr_region_check(&c->h, c->size);
+	if (why) {
+		set_err(err, errlen, "%s: %s", path, why);
+		ret = -EPROTO;
+		goto err;
+	}
+	c->bufsize = (uint64_t)c->h.packet_size * c->h.packets_per_cpu;
+	c->streams = calloc(c->h.ncpus, sizeof(*c->streams));
+	c->copy = malloc(c->h.packet_size);
+	if (!c->streams || !c->copy) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	/* Start where the producer says the consumer is; clamp nonsense later. */
+	for (uint32_t i = 0; i < c->h.ncpus; i++) {
+		struct rtr_cpu_ctl *cb = (void *)(c->base + c->h.cpu_off + i * c->h.cpu_stride);
+
+		c->streams[i].cons = rtr_load(&cb->cons) & ~(uint64_t)(c->h.packet_size - 1);
+	}
+	*out = c;
+	return 0;
+err:
+	free(c->streams);
+	free(c->copy);
+	rtr_shm_unmap(c->base, c->size);
+	close(c->fd);
+	free(c);
+	return ret;
+}
+
+RTR_API void rtr_consumer_close(struct rtr_consumer *c)
+{
+	if (!c)
+		return;
+	rtr_shm_unmap(c->base, c->size);
+	close(c->fd);
+	free(c->streams);
+	free(c->copy);
+	free(c);
+}
+
+RTR_API const struct rtr_region_hdr *rtr_consumer_region(const struct rtr_consumer *c)
+{
+	return &c->h;
+}
+
+static struct rtr_cpu_ctl *ctl(const struct rtr_consumer *c, uint32_t cpu)
+{
+	return (struct rtr_cpu_ctl *)(c->base + c->h.cpu_off + cpu * c->h.cpu_stride);
+}
+
+static const uint8_t *slot(const struct rtr_consumer *c, uint32_t cpu, uint64_t pos)
+{
+	return c->base + c->h.cpu_off + cpu * c->h.cpu_stride + RTR_CPU_CTL_SIZE +
+	       (pos & (c->bufsize - 1));
+}
+
+/*
+ * Copy from shared memory.  Under ThreadSanitizer, word by word with relaxed
+ * atomics, so that the validated racy read of overwrite mode is not reported
+ * as a race; otherwise memcpy.
+ */
+static void copy_shared(void *dst, const void *src, size_t n)
+{
+#ifdef RTR_TSAN
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+
+	for (size_t i = 0; i < n; i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+#else
+	memcpy(dst, src, n);
+#endif
+}
+
+/* Check a copied packet header; NULL if it is the packet expected at @pos. */
+static const char *check_packet(const struct rtr_consumer *c, uint32_t cpu, uint64_t pos,
+				const struct rtr_packet_hdr *p)
+{
+	uint64_t max_bits = (uint64_t)c->h.packet_size * 8;
+
+	if (p->magic != RTR_CTF_MAGIC)
+		return "bad magic";
+	if (memcmp(p->uuid, c->h.uuid, sizeof(p->uuid)))
+		return "uuid differs from the region's";
+	if (p->stream_instance_id != cpu || p->cpu_id != cpu)
+		return "wrong stream";
+	if (p->packet_seq_num != pos / c->h.packet_size)
+		return "sequence number does not match the position";
+	if (p->content_size % 8 || p->content_size < (uint64_t)RTR_PACKET_HDR_SIZE * 8 ||
+	    p->content_size > max_bits)
+		return "bad content_size";
+	if (p->packet_size != p->content_size)
+		return "packet_size differs from content_size";
+	if (p->timestamp_end < p->timestamp_begin)
+		return "timestamp_end before timestamp_begin";
+	return NULL;
+}
+
+RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
+			     struct rtr_consumer_packet *pkt)
+{
+	uint64_t P = c->h.packet_size, B = c->bufsize;
+	struct rtr_packet_hdr *p = (struct rtr_packet_hdr *)c->copy;
+	struct rtr_cpu_ctl *cb;
+	struct stream *s;
+
+	if (cpu >= c->h.ncpus)
+		return -EINVAL;
+	cb = ctl(c, cpu);
+	s = &c->streams[cpu];
+	if (s->held) {
+		/* get without put: release implicitly, the copy is ours anyway */
+		rtr_consumer_put(c, cpu);
+	}
+	/* Each turn either returns or advances s->cons by at least one packet. */
+	for (;;) {
+		uint64_t prod = rtr_load_acquire(&cb->prod), prod2, size;
+
+		if (prod < s->cons) {
+			s->st.bad_position++;
+			return -EAGAIN;
+		}
+		if (prod - s->cons < P)
+			return -EAGAIN;
+		if (prod - s->cons > B) {
+			/* Lapped (overwrite mode), or nonsense from the producer. */
+			uint64_t oldest = (prod & ~(P - 1)) - B + P;
+
+			if (c->h.mode == RTR_MODE_DISCARD)
+				s->st.bad_position++;
+			s->pending += (oldest - s->cons) / P;
+			s->st.lapped += (oldest - s->cons) / P;
+			s->cons = oldest;
+		}
+		copy_shared(p, slot(c, cpu, s->cons), RTR_PACKET_HDR_SIZE);
+		size = p->content_size / 8;
+		if (size > RTR_PACKET_HDR_SIZE && size <= P)
+			copy_shared(c->copy + RTR_PACKET_HDR_SIZE,
+				    slot(c, cpu, s->cons) + RTR_PACKET_HDR_SIZE,
+				    size - RTR_PACKET_HDR_SIZE);
+		rtr_smp_rmb();	/* the copy before the second look at @prod */
+		if (c->h.mode == RTR_MODE_OVERWRITE) {
+			prod2 = rtr_load_acquire(&cb->prod);
+			if (prod2 >= s->cons + B) {
+				/* A writer may have entered the slot during the copy. */
+				s->pending++;
+				s->st.lapped++;
+				s->cons += P;
+				continue;
+			}
+		}
+		if (check_packet(c, cpu, s->cons, p)) {
+			s->st.damaged++;
+			s->pending++;
+			s->cons += P;
+			rtr_store_release(&cb->cons, s->cons);
+			continue;
+		}
+		pkt->cpu = cpu;
+		pkt->seq = p->packet_seq_num;
+		pkt->size = p->content_size / 8;
+		pkt->data = c->copy;
+		pkt->skipped = s->pending;
+		pkt->events_discarded = p->events_discarded;
+		pkt->timestamp_begin = p->timestamp_begin;
+		pkt->timestamp_end = p->timestamp_end;
+		s->pending = 0;
+		s->held = true;
+		s->st.packets++;
+		s->st.bytes += pkt->size;
+		return 0;
+	}
+}
+
+RTR_API void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu)
+{
+	struct stream *s;
+
+	if (cpu >= c->h.ncpus)
+		return;
+	s = &c->streams[cpu];
+	if (!s->held)
+		return;
+	s->held = false;
+	s->cons += c->h.packet_size;
+	rtr_store_release(&ctl(c, cpu)->cons, s->cons);
+}
+
+static bool any_ready(struct rtr_consumer *c)
+{
+	for (uint32_t i = 0; i < c->h.ncpus; i++) {
+		uint64_t prod = rtr_load_acquire(&ctl(c, i)->prod);
+
+		if (prod >= c->streams[i].cons + c->h.packet_size)
+			return true;
+	}
+	return false;
+}
+
+static void arm(struct rtr_consumer *c, bool on)
+{
+	for (uint32_t i = 0; i < c->h.ncpus; i++)
+		rtr_store(&ctl(c, i)->notify_at, on ? c->streams[i].cons + c->h.packet_size : 0);
+}
+
+RTR_API bool rtr_consumer_stopped(const struct rtr_consumer *c)
+{
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
+
+	return rtr_load_acquire(&h->state) == RTR_STATE_STOPPED;
+}
+
+RTR_API int rtr_consumer_wait(struct rtr_consumer *c, int timeout_ms)
+{
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
+	uint32_t seq = rtr_load_acquire(&h->wake_seq);
+	int ret;
+
+	arm(c, true);
+	rtr_smp_mb();	/* @notify_at stores before @prod loads; pairs with writers */
+	if (any_ready(c) || rtr_consumer_stopped(c)) {
+		arm(c, false);
+		return 1;
+	}
+	ret = rtr_futex_wait(&h->wake_seq, seq, timeout_ms);
+	arm(c, false);
+	if (ret == -ETIMEDOUT)
+		return 0;
+	if (ret && ret != -EINTR)
+		return ret;
+	return 1;
+}
+
+RTR_API int rtr_consumer_flush(struct rtr_consumer *c, int timeout_ms)
+{
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
+	uint64_t deadline = rtr_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint32_t req = rtr_add(&h->flush_req, 1);
+
+	rtr_futex_wake(&h->flush_req, INT_MAX);
+	for (;;) {
+		uint32_t done = rtr_load_acquire(&h->flush_done);
+		uint64_t now;
+
+		if ((int32_t)(done - req) >= 0)
+			return 0;
+		now = rtr_monotonic_ns();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		rtr_futex_wait(&h->flush_done, done, (int)((deadline - now) / 1000000 + 1));
+	}
+}
+
+RTR_API uint64_t rtr_consumer_lost(const struct rtr_consumer *c, uint32_t cpu)
+{
+	struct rtr_cpu_ctl *cb;
+
+	if (cpu >= c->h.ncpus)
+		return 0;
+	cb = ctl(c, cpu);
+	return rtr_load(&cb->lost_full) + rtr_load(&cb->lost_big) + rtr_load(&cb->lost_busy);
+}
+
+RTR_API void rtr_consumer_get_stats(const struct rtr_consumer *c, uint32_t cpu,
+				    struct rtr_consumer_stats *st)
+{
+	if (cpu < c->h.ncpus)
+		*st = c->streams[cpu].st;
+	else
+		memset(st, 0, sizeof(*st));
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringtrace/consumer.h - reading a region: attach, wait, take complete
+ * packets, release them.  The consumer trusts nothing it reads from the
+ * region: the header is copied and checked once, every packet is copied
+ * before it is checked, and in overwrite mode a copy that a writer may have
+ * lapped is thrown away (counted), never returned.  Documentation/ringbuf.rst.
+ */
+#ifndef RINGTRACE_CONSUMER_H
+#define RINGTRACE_CONSUMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ringtrace/region.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rtr_consumer;
+
+/**
+ * struct rtr_consumer_packet - a packet taken with rtr_consumer_get().
+ * @data: the consumer's own copy, @size bytes (header included), valid
+ *        until the next rtr_consumer_get() on the same consumer.
+ * @skipped: packets of this stream lost just before this one (overwritten
+ *           before they could be read; overwrite mode only).
+ */
+struct rtr_consumer_packet {
+	uint32_t cpu;
+	uint64_t seq;
+	uint64_t size;
+	const uint8_t *data;
+	uint64_t skipped;
+	uint64_t events_discarded;
+	uint64_t timestamp_begin;
+	uint64_t timestamp_end;
+};
+
+/**
+ * struct rtr_consumer_stats - per stream, since attach.
+ * @packets, @bytes: taken.  @lapped: dropped because overwritten (before or
+ * while being read).  @damaged: copies that failed validation (a corrupt or
+ * hostile producer).  @bad_position: times @prod made no sense.
+ */
+struct rtr_consumer_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t lapped;
+	uint64_t damaged;
+	uint64_t bad_position;
+};
+
+/**
+ * rtr_consumer_open() - map and check the region file at @path.
+ * @err: receives a one-line reason on failure (may be NULL).
+ * Return: 0; -EAGAIN if the producer has not finished creating it;
+ * -EPROTO if it is not a region, or one of an unsupported ABI or byte
+ * order, or inconsistent (@err says which field); other -errno from open/mmap.
+ */
+int rtr_consumer_open(struct rtr_consumer **out, const char *path, char *err, size_t errlen);
+void rtr_consumer_close(struct rtr_consumer *c);
+
+/* The validated copy of the region header. */
+const struct rtr_region_hdr *rtr_consumer_region(const struct rtr_consumer *c);
+
+/**
+ * rtr_consumer_get() - copy the next complete packet of stream @cpu.
+ * Return: 0 with @pkt filled; -EAGAIN when none is complete yet; -EINVAL
+ * for a CPU out of range.  Damaged or lapped packets are skipped and counted.
+ */
+int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu, struct rtr_consumer_packet *pkt);
+
+/* rtr_consumer_put() - release the packet last taken on @cpu to the writers. */
+void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu);
+
+/**
+ * rtr_consumer_wait() - sleep until a packet completes on some stream, the
+ * producer stops, or @timeout_ms passes (-1: no limit).  Writers make the
+ * wake-up system call only because this function asked them to.
+ * Return: 1 if there may be work, 0 on timeout, -errno.
+ */
+int rtr_consumer_wait(struct rtr_consumer *c, int timeout_ms);
+
+/**
+ * rtr_consumer_flush() - ask the producer's flusher to close every non-empty
+ * open packet, and wait for it to be done.
+ * Return: 0; -ETIMEDOUT if the producer did not answer in @timeout_ms.
+ */
+int rtr_consumer_flush(struct rtr_consumer *c, int timeout_ms);
+
+/* True once the producer has stopped: drain, then finish. */
+bool rtr_consumer_stopped(const struct rtr_consumer *c);
+
+/* Events the producer counted as lost on @cpu, as of now (cumulative). */
+uint64_t rtr_consumer_lost(const struct rtr_consumer *c, uint32_t cpu);
+
+void rtr_consumer_get_stats(const struct rtr_consumer *c, uint32_t cpu,
+			    struct rtr_consumer_stats *st);
+
+/**
+ * rtr_region_check() - validate a copied region header against the size
+ * of its mapping.  Return: NULL if consistent, else the reason.
+ */
+const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t mapped_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RINGTRACE_CONSUMER_H */

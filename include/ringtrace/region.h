@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringtrace/region.h - the shared region, as an ABI.
+ *
+ * One region holds a whole trace: a header page, then per CPU a control
+ * page and the CPU's packet slots.  Everything is found through offsets
+ * from the region's start, never pointers, so that a consumer in another
+ * process (or domain) can map it anywhere.  Documentation/region.rst is the
+ * reference; this header is its C form.  Readers must bounds-check every
+ * value they read here: see rtr_region_check().
+ */
+#ifndef RINGTRACE_REGION_H
+#define RINGTRACE_REGION_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "RINGTRC\0" as a little-endian u64; the producer writes it last. */
+#define RTR_REGION_MAGIC	0x00435254474e4952ULL
+#define RTR_REGION_ABI_MAJOR	1
+#define RTR_REGION_ABI_MINOR	0
+/* Stored as written; a reader seeing 0x04030201 has the other byte order. */
+#define RTR_REGION_ENDIAN	0x01020304u
+
+#define RTR_REGION_HDR_SIZE	4096u	/* the header page */
+#define RTR_CPU_CTL_SIZE	4096u	/* each CPU's control page */
+#define RTR_METADATA_MAX	(1u << 20) /* metadata text area capacity limit */
+
+/* CTF 1.8 packet header magic, first field of every packet. */
+#define RTR_CTF_MAGIC		0xC1FC1FC1u
+
+enum rtr_mode {
+	RTR_MODE_DISCARD = 1,	/* never overwrite unconsumed packets; drop and count */
+	RTR_MODE_OVERWRITE = 2,	/* flight recorder: oldest packets are overwritten */
+};
+
+enum rtr_region_state {
+	RTR_STATE_INIT = 0,	/* being built; readers must wait or give up */
+	RTR_STATE_RUNNING = 1,
+	RTR_STATE_STOPPED = 2,	/* final packets closed: drain, then done */
+};
+
+/*
+ * struct rtr_region_hdr - the first page of the region.
+ *
+ * Fields up to @metadata_len are written once by the producer before
+ * @magic.  The notification words below are shared and change all the time.
+ */
+struct rtr_region_hdr {
+	uint64_t magic;			/* RTR_REGION_MAGIC, written last at creation */
+	uint16_t abi_major;		/* readers refuse another major */
+	uint16_t abi_minor;		/* readers accept any minor >= theirs' fields */
+	uint32_t endian;		/* RTR_REGION_ENDIAN */
+	uint32_t word_size;		/* sizeof(long) of the producer */
+	uint32_t page_size;
+	uint64_t region_size;		/* bytes, must equal the mapped file size */
+	uint8_t uuid[16];		/* trace UUID, copied into every packet */
+	uint32_t ncpus;			/* per-CPU streams */
+	uint32_t mode;			/* enum rtr_mode */
+	uint32_t packet_size;		/* P, bytes, power of two >= 4096 */
+	uint32_t packets_per_cpu;	/* N, power of two >= 2; buffer B = N * P */
+	uint64_t cpu_off;		/* offset of CPU 0's control page */
+	uint64_t cpu_stride;		/* RTR_CPU_CTL_SIZE + B */
+	uint64_t clock_freq;		/* timestamp units per second */
+	int64_t clock_offset_ns;	/* realtime ns at timestamp 0 (CTF clock offset) */
+	uint64_t metadata_off;		/* CTF metadata text area (events/ fills it) */
+	uint32_t metadata_cap;
+	uint32_t metadata_len;		/* bytes of text currently valid */
+	uint32_t producer_pid;
+	uint32_t header_size;		/* CTF packet header+context bytes, H */
+	uint8_t reserved0[128];
+
+	/* Shared, cache-line aligned: written by both sides at run time. */
+	uint32_t state __attribute__((aligned(64))); /* enum rtr_region_state */
+	uint32_t wake_seq;		/* futex: bumped by a writer that wakes the consumer */
+	uint32_t flush_req;		/* futex: consumer bumps to ask for a flush */
+	uint32_t flush_done;		/* futex: producer sets to flush_req when done */
+};
+
+/*
+ * struct rtr_cpu_ctl - one CPU's control page.
+ *
+ * Line 0 is the producer's hot line: the commit position @prod and the
+ * timestamp of the last committed record, stored together by one 16-byte
+ * store (see ringbuf/ring.h).  Line 1: loss counters (producer, atomic adds).
+ * Line 2: the consumer's line.
+ */
+struct rtr_cpu_ctl {
+	/* producer, hot */
+	uint64_t prod __attribute__((aligned(64))); /* bytes committed, free-running */
+	uint64_t last_ts;			/* timestamp of the record ending at @prod */
+
+	/* producer, cold: events lost, cumulative */
+	uint64_t lost_full __attribute__((aligned(64))); /* discard mode, no free packet */
+	uint64_t lost_big;		/* record larger than a packet can hold */
+	uint64_t lost_busy;		/* portable path: buffer locked, or nested too deep */
+	uint32_t lock;			/* portable path only: owner marker, 0 = free */
+	uint32_t reserved1;
+
+	/* consumer */
+	uint64_t cons __attribute__((aligned(64))); /* bytes released, free-running */
+	uint64_t notify_at;		/* wake the consumer when @prod reaches this; 0 = don't */
+};
+
+/*
+ * struct rtr_packet_hdr - the CTF packet header and context at the start of
+ * every packet (Documentation/ctf.rst).  Packed: events are byte-aligned.
+ * The four end fields are contiguous so a packet is closed by one copy.
+ */
+struct rtr_packet_hdr {
+	uint32_t magic;			/* RTR_CTF_MAGIC */
+	uint8_t uuid[16];
+	uint32_t stream_id;		/* 0 */
+	uint64_t stream_instance_id;	/* the CPU */
+	uint64_t timestamp_begin;
+	uint64_t packet_seq_num;	/* packet start position / packet_size */
+	uint32_t cpu_id;
+	/* end fields, written when the packet is closed */
+	uint64_t timestamp_end;
+	uint64_t content_size;		/* bits, header included */
+	uint64_t packet_size;		/* bits; equals content_size (no padding written) */
+	uint64_t events_discarded;	/* cumulative lost_full+lost_big+lost_busy */
+} __attribute__((packed));
+
+struct rtr_packet_end {
+	uint64_t timestamp_end;
+	uint64_t content_size;
+	uint64_t packet_size;
+	uint64_t events_discarded;
+} __attribute__((packed));
+
+#define RTR_PACKET_HDR_SIZE	((uint32_t)sizeof(struct rtr_packet_hdr))
+#define RTR_PACKET_END_OFF	((uint32_t)__builtin_offsetof(struct rtr_packet_hdr, timestamp_end))
+
+/*
+ * Record header, LTTng's compact form: one little-endian u32 with the event
+ * id in bits 0-4 and the low 27 bits of the timestamp in bits 5-31.  Id 31
+ * means extended: a u32 id and a u64 full timestamp follow.  The 27-bit form
+ * is used only when the timestamp is less than 2^27 after the previous
+ * record's (or the packet's timestamp_begin), so readers rebuild it exactly.
+ */
+#define RTR_EV_COMPACT_ID_MAX	30u
+#define RTR_EV_EXTENDED		31u
+#define RTR_EV_TS_BITS		27u
+#define RTR_EV_COMPACT_SIZE	4u
+#define RTR_EV_EXTENDED_SIZE	16u
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RINGTRACE_REGION_H */

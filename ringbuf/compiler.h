@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* ringbuf/compiler.h - attributes and atomics shared by the library. */
+#ifndef RTR_RINGBUF_COMPILER_H
+#define RTR_RINGBUF_COMPILER_H
+
+#define RTR_API		__attribute__((visibility("default")))
+#define rtr_likely(x)	__builtin_expect(!!(x), 1)
+#define rtr_unlikely(x)	__builtin_expect(!!(x), 0)
+#define rtr_notrace	__attribute__((no_instrument_function))
+
+/*
+ * Shared-memory accesses use the compiler's C11-model builtins rather than
+ * liburcu 0.13's inline-asm uatomic_*(): ThreadSanitizer sees these, and
+ * the ring's stress test runs under it (Documentation/ringbuf.rst).
+ */
+#define rtr_load(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
+#define rtr_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define rtr_store(p, v)		__atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define rtr_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define rtr_add(p, v)		__atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
+#define rtr_xchg(p, v)		__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+#define rtr_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define rtr_smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+
+#endif /* RTR_RINGBUF_COMPILER_H */

@@ -1,0 +1,820 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ringbuf/ring.c - the ring's slow paths: region creation, packet open and
+ * close, extended records, flush, detach (a grace period) and stop.
+ *
+ * Every change to a CPU's buffer, here as on the fast path, follows one rule:
+ * write bytes at or past the packet start of @prod, then publish by storing
+ * {prod, last_ts} in one instruction.  With rseq, the write and the store
+ * form one restartable sequence that also checks @prod still holds the value
+ * the C code computed from; without rseq (the portable path) a per-CPU
+ * try-lock serialises writers instead.  Documentation/ringbuf.rst.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <urcu-bp.h>
+#include "ringbuf/ring.h"
+#include "platform/platform.h"
+
+#define METADATA_CAP		(64u * 1024u)
+#define NEST_MAX		4
+#define FLUSH_MIN_INTERVAL_NS	(10ull * 1000 * 1000)
+
+static __thread int rtr_nest __attribute__((tls_model("initial-exec")));
+static int rseq_emulated;	/* bench under valgrind: see rtr_ring_bench_emulate_rseq() */
+
+#define ROUND8(x)	(((x) + 7) & ~(uint64_t)7)
+#define COMMIT_TRIES	1000	/* bound against a peer that scribbles on @prod */
+
+static inline uint64_t round8(uint64_t x)
+{
+	return ROUND8(x);
+}
+
+/*
+ * struct commit - one publication: copy @hlen header bytes (a 16-byte
+ * buffer, written whole) and @len payload bytes (8-byte words) at @dst,
+ * then store {@newpos, @newts} if @prod still equals @expect.
+ */
+struct commit {
+	struct rtr_cpu_ctl *cb;
+	uint32_t cpu;
+	uint64_t expect;
+	uint8_t *dst;
+	const void *hdr;	/* 16 readable bytes */
+	uint64_t hlen;
+	const void *payload;	/* round8(len) readable bytes */
+	uint64_t len;
+	uint64_t newpos;
+	uint64_t newts;
+	bool locked;		/* portable path, or no writer left: plain stores */
+};
+
+enum { COMMIT_DONE = 0, COMMIT_RETRY = 1 };
+
+#ifdef RTR_HAVE_RSEQ_FASTPATH
+/*
+ * commit_rseq() - the slow path's restartable sequence.  Returns COMMIT_RETRY
+ * when the thread is not on @c->cpu, @prod moved, or the kernel aborted the
+ * sequence; the caller recomputes everything from a fresh @prod.
+ */
+static int commit_rseq(const struct commit *c)
+{
+	struct rseq *rs = rtr_rseq_area();
+	uint64_t st, t0, t1;
+
+	__asm__ __volatile__(
+		".pushsection __rseq_cs, \"aw\"\n\t"
+		".balign 32\n\t"
+		"3:\n\t"
+		".long 0x0, 0x0\n\t"
+		".quad 1f, (2f - 1f), 4f\n\t"
+		".popsection\n\t"
+		".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"
+		".quad 3b\n\t"
+		".popsection\n\t"
+		"leaq 3b(%%rip), %[t0]\n\t"
+		"movq %[t0], 8(%[rs])\n\t"
+		"1:\n\t"
+		"movl $1, %k[st]\n\t"
+		"cmpl 4(%[rs]), %k[cpu]\n\t"
+		"jne 5f\n\t"
+		"cmpq (%[cb]), %[expect]\n\t"
+		"jne 5f\n\t"
+		"movq (%[hdr]), %[t0]\n\t"
+		"movq %[t0], (%[dst])\n\t"
+		"movq 8(%[hdr]), %[t0]\n\t"
+		"movq %[t0], 8(%[dst])\n\t"
+		"addq %[hlen], %[dst]\n\t"
+		"xorl %k[t1], %k[t1]\n\t"
+		"cmpq %[len], %[t1]\n\t"
+		"jae 7f\n\t"
+		"6:\n\t"
+		"movq (%[src], %[t1]), %[t0]\n\t"
+		"movq %[t0], (%[dst], %[t1])\n\t"
+		"addq $8, %[t1]\n\t"
+		"cmpq %[len], %[t1]\n\t"
+		"jb 6b\n\t"
+		"7:\n\t"
+		"movq %[newpos], %%xmm0\n\t"
+		"movq %[newts], %%xmm1\n\t"
+		"punpcklqdq %%xmm1, %%xmm0\n\t"
+		"xorl %k[st], %k[st]\n\t"
+		"movdqa %%xmm0, (%[cb])\n\t"
+		"2:\n\t"
+		"5:\n\t"
+		".pushsection __rseq_failure, \"ax\"\n\t"
+		".byte 0x0f, 0xb9, 0x3d\n\t"
+		".long 0x53053053\n\t"
+		"4:\n\t"
+		"movl $1, %k[st]\n\t"
+		"jmp 5b\n\t"
+		".popsection\n\t"
+		: [st] "=&r"(st), [t0] "=&r"(t0), [t1] "=&r"(t1)
+		: [rs] "r"(rs), [cpu] "r"(c->cpu), [cb] "r"(c->cb), [expect] "r"(c->expect),
+		  [dst] "r"(c->dst), [hdr] "r"(c->hdr), [hlen] "r"(c->hlen),
+		  [src] "r"(c->payload), [len] "r"(c->len), [newpos] "r"(c->newpos),
+		  [newts] "r"(c->newts)
+		: "xmm0", "xmm1", "memory", "cc");
+	return (int)st;
+}
+#endif
+
+/* The portable path's publication, under the CPU's lock. */
+static int commit_locked(const struct commit *c)
+{
+	if (rtr_load(&c->cb->prod) != c->expect)
+		return COMMIT_RETRY;
+	memcpy(c->dst, c->hdr, 16);
+	memcpy(c->dst + c->hlen, c->payload, c->len);
+	rtr_store(&c->cb->last_ts, c->newts);
+	rtr_store_release(&c->cb->prod, c->newpos);
+	return COMMIT_DONE;
+}
+
+static int commit(const struct rtr_ring *ring, const struct commit *c)
+{
+#ifdef RTR_HAVE_RSEQ_FASTPATH
+	if (!c->locked)
+		return commit_rseq(c);
+#endif
+	return commit_locked(c);
+}
+
+static uint64_t lost_total(struct rtr_cpu_ctl *cb)
+{
+	return rtr_load(&cb->lost_full) + rtr_load(&cb->lost_big) + rtr_load(&cb->lost_busy);
+}
+
+/* Wake the consumer if it asked to be woken once @prod reached @pos. */
+static void notify(struct rtr_ring *ring, struct rtr_cpu_ctl *cb, uint64_t pos)
+{
+	uint64_t at;
+
+	rtr_smp_mb();	/* @prod store before @notify_at load; pairs with the consumer */
+	at = rtr_load(&cb->notify_at);
+	if (rtr_likely(!at || pos < at))
+		return;
+	if (rtr_xchg(&cb->notify_at, 0) == 0)
+		return;
+	rtr_add(&ring->hdr->wake_seq, 1);
+	rtr_futex_wake(&ring->hdr->wake_seq, INT_MAX);
+}
+
+/*
+ * struct cursor - a snapshot of one CPU's buffer that the slow path acts on.
+ */
+struct cursor {
+	uint32_t cpu;
+	struct rtr_cpu_ctl *cb;
+	uint64_t pos;
+	uint64_t last_ts;
+	uint64_t ts;
+	bool locked;
+};
+
+static void cursor_load(const struct rtr_ring *ring, struct cursor *k, uint32_t cpu,
+			bool locked)
+{
+	uint64_t now;
+
+	k->locked = locked || !ring->use_rseq;
+	k->cpu = cpu;
+	k->cb = rtr_ring_cpu(ring, cpu);
+	k->pos = rtr_load_acquire(&k->cb->prod);
+	k->last_ts = rtr_load(&k->cb->last_ts);
+	now = rtr_clock_read();
+	/* Another CPU's clock (flush, stop) or a TSC step must not go back. */
+	k->ts = now > k->last_ts ? now : k->last_ts;
+}
+
+static uint8_t *slot_addr(const struct rtr_ring *ring, uint32_t cpu, uint64_t pos)
+{
+	return rtr_ring_cpu_data(ring, cpu) + (pos & ring->buf_mask);
+}
+
+/*
+ * slot_free() - may the packet at k->pos (a boundary) be written?  Always in
+ * overwrite mode; in discard mode once the consumer released the slot's
+ * previous contents.  An adversarial @cons only makes us drop: it never
+ * becomes an address.
+ */
+static bool slot_free(const struct rtr_ring *ring, const struct cursor *k)
+{
+	uint64_t cons;
+
+	if (ring->mode != RTR_MODE_DISCARD)
+		return true;
+	cons = rtr_load_acquire(&k->cb->cons);
+	return k->pos - cons <= ring->buf_mask + 1 - ring->packet_size;
+}
+
+/*
+ * open_packet() - start the packet at k->pos (a packet boundary).  Discard
+ * mode refuses a slot the consumer has not released.
+ * Return: COMMIT_DONE, COMMIT_RETRY, or -ENOBUFS (counted in lost_full).
+ */
+static int open_packet(struct rtr_ring *ring, const struct cursor *k)
+{
+	union {
+		struct rtr_packet_hdr h;
+		uint8_t b[ROUND8(sizeof(struct rtr_packet_hdr))];
+	} p;
+	struct commit c;
+
+	if (!slot_free(ring, k)) {
+		rtr_add(&k->cb->lost_full, 1);
+		return -ENOBUFS;
+	}
+	memset(&p, 0, sizeof(p));
+	p.h.magic = RTR_CTF_MAGIC;
+	memcpy(p.h.uuid, ring->hdr->uuid, sizeof(p.h.uuid));
+	p.h.stream_id = 0;
+	p.h.stream_instance_id = k->cpu;
+	p.h.timestamp_begin = k->ts;
+	p.h.packet_seq_num = k->pos / ring->packet_size;
+	p.h.cpu_id = k->cpu;
+	p.h.timestamp_end = k->ts;
+	p.h.content_size = (uint64_t)ring->packet_size * 8;
+	p.h.packet_size = (uint64_t)ring->packet_size * 8;
+	p.h.events_discarded = lost_total(k->cb);
+
+	c = (struct commit){
+		.cb = k->cb, .cpu = k->cpu, .expect = k->pos,
+		.dst = slot_addr(ring, k->cpu, k->pos),
+		.hdr = p.b, .hlen = 16,
+		.payload = p.b + 16, .len = sizeof(p) - 16,
+		.newpos = k->pos + RTR_PACKET_HDR_SIZE, .newts = k->ts, .locked = k->locked,
+	};
+	return commit(ring, &c);
+}
+
+/*
+ * close_packet() - fill the end fields of the open packet and move @prod to
+ * the next boundary, which publishes the packet to the consumer.
+ */
+static int close_packet(struct rtr_ring *ring, const struct cursor *k)
+{
+	uint64_t start = k->pos & ~(uint64_t)ring->packet_mask;
+	uint64_t content = k->pos - start;
+	struct rtr_packet_end e[2];	/* 16-byte header buffer + 16 payload bytes */
+	struct commit c;
+	int ret;
+
+	memset(e, 0, sizeof(e));
+	e[0].timestamp_end = k->ts;
+	e[0].content_size = content * 8;
+	e[0].packet_size = content * 8;
+	e[0].events_discarded = lost_total(k->cb);
+	c = (struct commit){
+		.cb = k->cb, .cpu = k->cpu, .expect = k->pos,
+		.dst = slot_addr(ring, k->cpu, start) + RTR_PACKET_END_OFF,
+		.hdr = e, .hlen = 16,
+		.payload = (uint8_t *)e + 16, .len = 16,
+		.newpos = start + ring->packet_size, .newts = k->ts, .locked = k->locked,
+	};
+	ret = commit(ring, &c);
+	if (ret == COMMIT_DONE)
+		notify(ring, k->cb, c.newpos);
+	return ret;
+}
+
+/*
+ * append() - one step of a write on CPU k->cpu: open a packet, close a full
+ * one, or append the record.  Return: COMMIT_DONE when the record is in,
+ * COMMIT_RETRY to take another step, or a negative errno.
+ */
+static int append(struct rtr_ring *ring, const struct cursor *k, uint32_t id,
+		  const void *payload, uint32_t len, struct rtr_write_info *info)
+{
+	uint64_t off = k->pos & ring->packet_mask;
+	uint64_t hdr[2];
+	uint64_t hlen;
+	struct commit c;
+	int ret;
+
+	info->cpu = k->cpu;
+	if (off == 0) {
+		ret = open_packet(ring, k);
+		return ret == COMMIT_DONE ? COMMIT_RETRY : ret;
+	}
+	if (id > RTR_EV_COMPACT_ID_MAX || k->ts - k->last_ts >= (1ull << RTR_EV_TS_BITS)) {
+		uint32_t w = RTR_EV_EXTENDED;
+
+		memcpy(hdr, &w, 4);
+		memcpy((uint8_t *)hdr + 4, &id, 4);
+		memcpy((uint8_t *)hdr + 8, &k->ts, 8);
+		hlen = RTR_EV_EXTENDED_SIZE;
+	} else {
+		uint32_t w = ((uint32_t)k->ts << 5) | id;
+
+		hdr[0] = w;
+		hdr[1] = 0;
+		hlen = RTR_EV_COMPACT_SIZE;
+	}
+	/* The header buffer is written whole (16 bytes), the payload in words. */
+	if (off + 16 + round8(len) > ring->packet_size) {
+		ret = close_packet(ring, k);
+		return ret == COMMIT_DONE ? COMMIT_RETRY : ret;
+	}
+	c = (struct commit){
+		.cb = k->cb, .cpu = k->cpu, .expect = k->pos,
+		.dst = slot_addr(ring, k->cpu, k->pos),
+		.hdr = hdr, .hlen = hlen, .payload = payload, .len = round8(len),
+		.newpos = k->pos + hlen + len, .newts = k->ts, .locked = k->locked,
+	};
+	ret = commit(ring, &c);
+	if (ret == COMMIT_DONE) {
+		info->cpu = k->cpu;
+		info->pos = k->pos;
+	}
+	return ret;
+}
+
+static bool try_lock(struct rtr_cpu_ctl *cb)
+{
+	return __atomic_exchange_n(&cb->lock, 1, __ATOMIC_ACQUIRE) == 0;
+}
+
+static void unlock(struct rtr_cpu_ctl *cb)
+{
+	__atomic_store_n(&cb->lock, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * write_locked() - the portable path: this CPU's buffer if its lock is free,
+ * else the next free one (so a preempted lock holder costs no event).
+ */
+static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
+			uint32_t len, struct rtr_write_info *info)
+{
+	uint32_t first = (uint32_t)rtr_cpu_current() % ring->ncpus;
+
+	for (uint32_t i = 0; i < ring->ncpus; i++) {
+		uint32_t cpu = (first + i) % ring->ncpus;
+		struct rtr_cpu_ctl *cb = rtr_ring_cpu(ring, cpu);
+		struct cursor k;
+		int ret;
+
+		if (!try_lock(cb))
+			continue;
+		for (int n = 0;; n++) {
+			cursor_load(ring, &k, cpu, true);
+			ret = append(ring, &k, id, payload, len, info);
+			if (ret != COMMIT_RETRY)
+				break;
+			if (n == COMMIT_TRIES) {
+				rtr_add(&cb->lost_busy, 1);
+				ret = -EBUSY;
+				break;
+			}
+		}
+		unlock(cb);
+		return ret;
+	}
+	rtr_add(&rtr_ring_cpu(ring, first)->lost_busy, 1);
+	info->cpu = first;
+	return -EBUSY;
+}
+
+#ifdef RTR_HAVE_RSEQ_FASTPATH
+static int write_rseq(struct rtr_ring *ring, uint32_t id, const void *payload,
+		      uint32_t len, struct rtr_write_info *info)
+{
+	struct rseq *rs = rtr_rseq_area();
+	struct cursor k;
+	int ret;
+
+	for (int n = 0; n < COMMIT_TRIES; n++) {
+		uint32_t cpu = __atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+
+		if (cpu >= ring->ncpus)	/* not registered, or a CPU past the ring */
+			return write_locked(ring, id, payload, len, info);
+		cursor_load(ring, &k, cpu, false);
+		ret = append(ring, &k, id, payload, len, info);
+		if (ret != COMMIT_RETRY)
+			return ret;
+	}
+	rtr_add(&k.cb->lost_busy, 1);
+	info->cpu = k.cpu;
+	return -EBUSY;
+}
+#endif
+
+RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
+				const void *payload, uint32_t len,
+				struct rtr_write_info *info)
+{
+	struct rtr_ring *ring;
+	int ret;
+
+	if (rtr_unlikely(rtr_nest >= NEST_MAX)) {
+		ring = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (!ring)
+			return -ENODEV;
+		info->cpu = (uint32_t)rtr_cpu_current() % ring->ncpus;
+		rtr_add(&rtr_ring_cpu(ring, info->cpu)->lost_busy, 1);
+		return -EBUSY;
+	}
+	rtr_nest++;
+	urcu_bp_read_lock();
+	ring = __atomic_load_n(slot, __ATOMIC_CONSUME);
+	if (!ring) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if ((uint64_t)RTR_PACKET_HDR_SIZE + 16 + round8(len) > ring->packet_size ||
+	    len > RTR_RING_MAX_PAYLOAD) {
+		info->cpu = (uint32_t)rtr_cpu_current() % ring->ncpus;
+		rtr_add(&rtr_ring_cpu(ring, info->cpu)->lost_big, 1);
+		ret = -ENOSPC;
+		goto out;
+	}
+#ifdef RTR_HAVE_RSEQ_FASTPATH
+	if (ring->use_rseq) {
+		ret = write_rseq(ring, id, payload, len, info);
+		goto out;
+	}
+#endif
+	ret = write_locked(ring, id, payload, len, info);
+out:
+	urcu_bp_read_unlock();
+	rtr_nest--;
+	return ret;
+}
+
+RTR_API bool rtr_ring_rseq_available(void)
+{
+#ifdef RTR_HAVE_RSEQ_FASTPATH
+	static int membarrier_ok;	/* 0 unknown, 1 yes, -1 no */
+
+	if (rseq_emulated)
+		return true;
+	if (__rseq_size == 0 || !rtr_tsc_usable())
+		return false;
+	if (!membarrier_ok)
+		membarrier_ok = rtr_membarrier_rseq_register() == 0 ? 1 : -1;
+	return membarrier_ok > 0;
+#else
+	return false;
+#endif
+}
+
+RTR_API void rtr_ring_bench_emulate_rseq(void)
+{
+#ifdef RTR_HAVE_RSEQ_FASTPATH
+	if (__rseq_size == 0) {
+		struct rseq *rs = rtr_rseq_area();
+
+		rs->cpu_id_start = 0;
+		rs->cpu_id = 0;
+		rseq_emulated = 1;
+	}
+#endif
+}
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
+{
+	uint32_t psize, npk, ncpus;
+	uint64_t buf, size, cpu_off, stride;
+	struct rtr_region_hdr *h;
+	struct rtr_ring *ring;
+	void *addr;
+	int fd, ret;
+
+	if (!out || !attr || attr->struct_size < sizeof(*attr) || !attr->path)
+		return -EINVAL;
+	if (attr->mode != RTR_MODE_DISCARD && attr->mode != RTR_MODE_OVERWRITE)
+		return -EINVAL;
+	psize = attr->packet_size ? attr->packet_size : 64 * 1024;
+	npk = attr->packets_per_cpu ? attr->packets_per_cpu : 8;
+	ncpus = attr->ncpus ? attr->ncpus : rtr_cpu_possible();
+	if (!is_pow2(psize) || psize < 4096 || psize > (64u << 20))
+		return -EINVAL;
+	if (!is_pow2(npk) || npk < 2 || npk > 65536 || ncpus > 65536)
+		return -EINVAL;
+	buf = (uint64_t)psize * npk;
+	stride = RTR_CPU_CTL_SIZE + buf;
+	cpu_off = RTR_REGION_HDR_SIZE + METADATA_CAP;
+	size = cpu_off + stride * ncpus;
+	if (buf > (1ull << 36) || size > (1ull << 40))
+		return -E2BIG;
+
+	ring = calloc(1, sizeof(*ring));
+	if (!ring)
+		return -ENOMEM;
+	ring->path = strdup(attr->path);
+	if (!ring->path) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ret = rtr_shm_create(attr->path, size, &fd, &addr);
+	if (ret)
+		goto err_free;
+
+	h = addr;
+	h->abi_major = RTR_REGION_ABI_MAJOR;
+	h->abi_minor = RTR_REGION_ABI_MINOR;
+	h->endian = RTR_REGION_ENDIAN;
+	h->word_size = sizeof(long);
+	h->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	h->region_size = size;
+	if (getrandom(h->uuid, sizeof(h->uuid), 0) != sizeof(h->uuid)) {
+		ret = -EIO;
+		goto err_unmap;
+	}
+	h->uuid[6] = (h->uuid[6] & 0x0f) | 0x40;	/* RFC 4122 version 4 */
+	h->uuid[8] = (h->uuid[8] & 0x3f) | 0x80;
+	h->ncpus = ncpus;
+	h->mode = attr->mode;
+	h->packet_size = psize;
+	h->packets_per_cpu = npk;
+	h->cpu_off = cpu_off;
+	h->cpu_stride = stride;
+	ret = rtr_clock_calibrate(&h->clock_freq, &h->clock_offset_ns);
+	if (ret)
+		goto err_unmap;
+	h->metadata_off = RTR_REGION_HDR_SIZE;
+	h->metadata_cap = METADATA_CAP;
+	h->metadata_len = 0;
+	h->producer_pid = (uint32_t)getpid();
+	h->header_size = RTR_PACKET_HDR_SIZE;
+	h->state = RTR_STATE_RUNNING;
+
+	ring->cpus = (uint8_t *)addr + cpu_off;
+	ring->cpu_stride = stride;
+	ring->packet_size = psize;
+	ring->packet_mask = psize - 1;
+	ring->buf_mask = buf - 1;
+	ring->fast_limit = psize - 11;
+	ring->mode = attr->mode;
+	ring->ncpus = ncpus;
+	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available();
+	/* The fast path compares the CPU with fast_ncpus: 0 sends it all here. */
+	ring->fast_ncpus = ring->use_rseq ? ncpus : 0;
+	ring->hdr = h;
+	ring->region_size = size;
+	ring->fd = fd;
+	/* Everything above is visible before a consumer can see the magic. */
+	rtr_store_release(&h->magic, RTR_REGION_MAGIC);
+	*out = ring;
+	return 0;
+
+err_unmap:
+	rtr_shm_unmap(addr, size);
+	close(fd);
+	unlink(attr->path);
+err_free:
+	free(ring->path);
+	free(ring);
+	return ret;
+}
+
+/*
+ * rtr_ring_detach() - unpublish the ring in @slot and wait until no writer
+ * can still be using it.  The fast path reads *slot inside its restartable
+ * sequence, so restarting every sequence (membarrier RSEQ) ends its uses;
+ * the slow paths run under urcu-bp's read lock, so a grace period ends
+ * theirs.  Afterwards the ring may be stopped, flushed and destroyed.
+ * Return: 0, or -ENODEV if the slot was already empty.
+ */
+RTR_API int rtr_ring_detach(struct rtr_ring *_Atomic *slot)
+{
+	struct rtr_ring *ring = __atomic_exchange_n(slot, NULL, __ATOMIC_SEQ_CST);
+
+	if (!ring)
+		return -ENODEV;
+	if (ring->use_rseq && !rseq_emulated) {
+		int ret = rtr_membarrier_rseq();
+
+		if (ret)
+			return ret;
+	}
+	urcu_bp_synchronize_rcu();
+	return 0;
+}
+
+struct flush_arg {
+	struct rtr_ring *ring;
+	uint32_t cpu;
+	bool include_empty;
+	bool locked;
+};
+
+/* Close CPU @a->cpu's open packet; with rseq, runs on that CPU. */
+static int flush_cpu(void *arg)
+{
+	struct flush_arg *a = arg;
+	struct rtr_ring *ring = a->ring;
+	struct cursor k;
+	int ret;
+
+	for (int n = 0; n < COMMIT_TRIES; n++) {
+		cursor_load(ring, &k, a->cpu, a->locked);
+		if ((k.pos & ring->packet_mask) == 0)
+			return 0;	/* no open packet */
+		if (!a->include_empty &&
+		    (k.pos & ring->packet_mask) == RTR_PACKET_HDR_SIZE)
+			return 0;	/* header only: nothing to deliver */
+		ret = close_packet(ring, &k);
+		if (ret != COMMIT_RETRY)
+			return ret;
+	}
+	return -EAGAIN;
+}
+
+static int flush_all(struct rtr_ring *ring, bool include_empty, bool writers_gone)
+{
+	int err = 0;
+
+	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
+		struct flush_arg a = { ring, cpu, include_empty, writers_gone || !ring->use_rseq };
+		struct rtr_cpu_ctl *cb = rtr_ring_cpu(ring, cpu);
+		int ret;
+
+		if (writers_gone || !ring->use_rseq) {
+			/* Portable path writers (if any) hold the lock while writing. */
+			int spins = 0;
+
+			while (!try_lock(cb)) {
+				if (++spins > 1000) {
+					err = -EBUSY;
+					goto next;
+				}
+				sched_yield();
+			}
+			ret = flush_cpu(&a);
+			unlock(cb);
+		} else {
+			ret = rtr_cpu_run_on((int)cpu, flush_cpu, &a);
+			if (ret == -EINVAL) {
+				ring->flush_skipped_cpus++;
+				continue;
+			}
+		}
+		if (ret)
+			err = ret;
+next:;
+	}
+	return err;
+}
+
+/**
+ * rtr_ring_flush() - close every CPU's open, non-empty packet so that the
+ * consumer can take it now.  Safe while writers run: with rseq it runs on
+ * each CPU in turn (pinning the calling thread) and publishes like a writer.
+ * Return: 0; -EBUSY if the portable path found a CPU locked for long.
+ */
+RTR_API int rtr_ring_flush(struct rtr_ring *ring)
+{
+	return flush_all(ring, false, false);
+}
+
+/*
+ * carry_tail_loss() - at stop, when events were dropped after the last
+ * packet closed (discard mode, buffer full), write one empty packet whose
+ * events_discarded carries the final count, so that the trace itself tells
+ * the whole loss.  Waits up to a second for the consumer to free a slot.
+ */
+static int carry_tail_loss(struct rtr_ring *ring, uint32_t cpu)
+{
+	struct cursor k;
+	uint64_t reported = 0;
+	int ret;
+
+	cursor_load(ring, &k, cpu, true);
+	if (k.pos & ring->packet_mask)
+		return 0;	/* flush_all() left no packet open */
+	if (k.pos) {
+		const struct rtr_packet_hdr *prev =
+			(const void *)slot_addr(ring, cpu, k.pos - ring->packet_size);
+
+		reported = prev->events_discarded;
+	}
+	if (lost_total(k.cb) <= reported)
+		return 0;
+	for (int i = 0; !slot_free(ring, &k); i++) {
+		struct timespec d = { 0, 1000000 };
+
+		if (i == 1000)
+			return -ETIMEDOUT;	/* the count stays in the control page */
+		nanosleep(&d, NULL);
+		cursor_load(ring, &k, cpu, true);
+	}
+	ret = open_packet(ring, &k);
+	if (ret)
+		return ret < 0 ? ret : -EAGAIN;
+	cursor_load(ring, &k, cpu, true);
+	return close_packet(ring, &k) ? -EAGAIN : 0;
+}
+
+/**
+ * rtr_ring_stop() - after rtr_ring_detach(): close every open packet, even
+ * an empty one (it carries the final events_discarded), mark the region
+ * stopped and wake the consumer so it drains and finishes.
+ */
+RTR_API int rtr_ring_stop(struct rtr_ring *ring)
+{
+	int ret;
+
+	ret = flush_all(ring, true, true);
+	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
+		int r = carry_tail_loss(ring, cpu);
+
+		if (r)
+			ret = r;
+	}
+	rtr_store_release(&ring->hdr->state, RTR_STATE_STOPPED);
+	rtr_add(&ring->hdr->wake_seq, 1);
+	rtr_futex_wake(&ring->hdr->wake_seq, INT_MAX);
+	return ret;
+}
+
+static void *flusher_main(void *arg)
+{
+	struct rtr_ring *ring = arg;
+	struct rtr_region_hdr *h = ring->hdr;
+	uint64_t last = 0;
+
+	urcu_bp_register_thread();
+	while (!__atomic_load_n(&ring->flusher_stop, __ATOMIC_ACQUIRE)) {
+		uint32_t req = rtr_load_acquire(&h->flush_req);
+
+		if (req != rtr_load(&h->flush_done)) {
+			uint64_t now = rtr_monotonic_ns();
+
+			/* The consumer is untrusted: at most one flush per 10 ms. */
+			if (now - last < FLUSH_MIN_INTERVAL_NS) {
+				struct timespec d = { 0, (long)(FLUSH_MIN_INTERVAL_NS - (now - last)) };
+
+				nanosleep(&d, NULL);
+			}
+			flush_all(ring, false, false);
+			last = rtr_monotonic_ns();
+			__atomic_add_fetch(&ring->flushes, 1, __ATOMIC_RELAXED);
+			rtr_store_release(&h->flush_done, req);
+			rtr_futex_wake(&h->flush_done, INT_MAX);
+			continue;
+		}
+		rtr_futex_wait(&h->flush_req, req, 200);
+	}
+	urcu_bp_unregister_thread();
+	return NULL;
+}
+
+/**
+ * rtr_ring_start_flusher() - start the thread that serves the consumer's
+ * flush requests (struct rtr_region_hdr @flush_req / @flush_done).
+ */
+RTR_API int rtr_ring_start_flusher(struct rtr_ring *ring)
+{
+	pthread_t t;
+	int ret;
+
+	if (ring->flusher_running)
+		return -EALREADY;
+	ret = pthread_create(&t, NULL, flusher_main, ring);
+	if (ret)
+		return -ret;
+	ring->flusher_thread = (unsigned long)t;
+	ring->flusher_running = 1;
+	return 0;
+}
+
+static void stop_flusher(struct rtr_ring *ring)
+{
+	if (!ring->flusher_running)
+		return;
+	__atomic_store_n(&ring->flusher_stop, 1, __ATOMIC_RELEASE);
+	rtr_futex_wake(&ring->hdr->flush_req, INT_MAX);
+	pthread_join((pthread_t)ring->flusher_thread, NULL);
+	ring->flusher_running = 0;
+}
+
+/**
+ * rtr_ring_destroy() - unmap the region (after detach) and free the ring.
+ * The file stays, a complete record of the trace, unless @unlink_file.
+ */
+RTR_API void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file)
+{
+	if (!ring)
+		return;
+	stop_flusher(ring);
+	if (unlink_file)
+		unlink(ring->path);
+	rtr_shm_unmap(ring->hdr, ring->region_size);
+	close(ring->fd);
+	free(ring->path);
+	free(ring);
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Install (as root, with apt-get) or name the Debian packages a job needs.
+#   scripts/deps.sh build|bench|docs
+set -eu
+job=${1:-build}
+pkgs="gcc make pkg-config liburcu-dev libcriterion-dev babeltrace2 python3-bt2"
+case "$job" in
+build) ;;
+bench) pkgs="$pkgs valgrind" ;;
+docs) pkgs="$pkgs python3-sphinx" ;;
+*) echo "deps.sh: unknown job '$job' (build, bench or docs)" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "  DEPS    installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null ||
+		{ echo "deps.sh: apt-get update failed" >&2; exit 1; }
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+		{ echo "deps.sh: apt-get install failed for:$missing" >&2; exit 1; }
+	exit 0
+fi
+echo "ringtrace needs these Debian packages, which are not installed:$missing" >&2
+echo "run as root:  apt-get install$missing" >&2
+exit 1
