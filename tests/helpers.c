@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/* tests/helpers.c - see helpers.h. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "tests/helpers.h"
+
+void t_pin0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	cr_assert_eq(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
+}
+
+void t_ring_open(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk, bool rseq)
+{
+	struct rtr_ring_attr attr = {
+		.struct_size = sizeof(attr), .mode = mode, .packet_size = psize,
+		.packets_per_cpu = npk, .flags = rseq ? 0 : RTR_RING_PORTABLE,
+	};
+	char err[256];
+	int ret;
+
+	if (rseq && !rtr_ring_rseq_available())
+		cr_skip_test("rseq is not available here");
+	memset(t, 0, sizeof(*t));
+	strcpy(t->dir, "/dev/shm/rtr-test-XXXXXX");
+	cr_assert_not_null(mkdtemp(t->dir));
+	snprintf(t->path, sizeof(t->path), "%s/region", t->dir);
+	attr.path = t->path;
+	ret = rtr_ring_create(&t->ring, &attr);
+	cr_assert_eq(ret, 0, "rtr_ring_create: %s", strerror(-ret));
+	cr_assert_eq(t->ring->use_rseq, rseq);
+	__atomic_store_n(&t->slot, t->ring, __ATOMIC_RELEASE);
+	ret = rtr_consumer_open(&t->c, t->path, err, sizeof(err));
+	cr_assert_eq(ret, 0, "rtr_consumer_open: %s", err);
+}
+
+void t_ring_close(struct t_ring *t)
+{
+	if (__atomic_load_n(&t->slot, __ATOMIC_ACQUIRE))
+		rtr_ring_detach(&t->slot);
+	rtr_consumer_close(t->c);
+	rtr_ring_destroy(t->ring, true);
+	rmdir(t->dir);
+}
+
+struct rtr_cpu_ctl *t_ctl(struct t_ring *t, uint32_t cpu)
+{
+	return rtr_ring_cpu(t->ring, cpu);
+}
+
+int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max)
+{
+	struct rtr_packet_hdr h;
+	uint64_t pos = RTR_PACKET_HDR_SIZE, ts;
+	int n = 0;
+
+	memcpy(&h, pkt, sizeof(h));
+	ts = h.timestamp_begin;
+	while (pos < size) {
+		uint32_t w;
+		struct t_rec r;
+
+		if (n == max || size - pos < 4)
+			return -1;
+		memcpy(&w, pkt + pos, 4);
+		if ((w & 31) == RTR_EV_EXTENDED) {
+			if (size - pos < 16)
+				return -1;
+			memcpy(&r.id, pkt + pos + 4, 4);
+			memcpy(&r.ts, pkt + pos + 8, 8);
+			pos += 16;
+		} else {
+			uint64_t mask = (1ull << RTR_EV_TS_BITS) - 1;
+
+			r.id = w & 31;
+			r.ts = (ts & ~mask) | (w >> 5);
+			if (r.ts < ts)
+				r.ts += 1ull << RTR_EV_TS_BITS;
+			pos += 4;
+		}
+		if (size - pos < plen)
+			return -1;
+		r.payload = pkt + pos;
+		r.len = plen;
+		pos += plen;
+		ts = r.ts;
+		out[n++] = r;
+	}
+	return n;
+}

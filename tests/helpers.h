@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/helpers.h - rings in temporary files, and a record parser. */
+#ifndef RTR_TESTS_HELPERS_H
+#define RTR_TESTS_HELPERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ringtrace/consumer.h>
+#include "ringbuf/ring.h"
+
+struct t_ring {
+	char dir[64];
+	char path[96];
+	struct rtr_ring *ring;
+	struct rtr_ring *_Atomic slot;
+	struct rtr_consumer *c;
+};
+
+/* A record as parsed back from a packet. */
+struct t_rec {
+	uint32_t id;
+	uint64_t ts;
+	const uint8_t *payload;
+	uint64_t len;		/* bytes up to the next record or the packet end */
+};
+
+/* Create a ring (and a consumer on it); skips the test if @rseq is wanted but unavailable. */
+void t_ring_open(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk, bool rseq);
+void t_ring_close(struct t_ring *t);
+/* Pin the calling thread to CPU 0 so every record goes to stream 0. */
+void t_pin0(void);
+/* Parse every record of a packet whose records all carry @plen-byte payloads. */
+int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max);
+struct rtr_cpu_ctl *t_ctl(struct t_ring *t, uint32_t cpu);
+
+#endif /* RTR_TESTS_HELPERS_H */
