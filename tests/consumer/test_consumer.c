@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/consumer/test_consumer.c - the consumer against bad regions, hostile
+ * producers, sleeping and waking, and a producer killed while writing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "tests/helpers.h"
+#include "platform/platform.h"
+
+#define P 4096u
+
+TestSuite(consumer, .timeout = 60);
+
+static uint64_t put16(struct t_ring *t, uint64_t a)
+{
+	uint64_t p[2] = { a, ~a };
+	struct rtr_write_info info;
+
+	cr_assert_eq(rtr_ring_write_at(&t->slot, 1, p, 16, &info), 0);
+	return info.pos;
+}
+
+Test(consumer, region_check_names_each_bad_field)
+{
+	struct rtr_region_hdr good, h;
+	struct t_ring t;
+	uint64_t size;
+	const char *why;
+
+	t_ring_open(&t, RTR_MODE_DISCARD, P, 4, false);
+	memcpy(&good, t.ring->hdr, sizeof(good));
+	size = good.region_size;
+	cr_assert_null(rtr_region_check(&good, size));
+
+#define BREAK(field, value, word)						\
+	do {									\
+		h = good;							\
+		h.field = value;						\
+		why = rtr_region_check(&h, size);				\
+		cr_assert_not_null(why, #field " = " #value " accepted");	\
+		cr_expect_not_null(strstr(why, word), "%s: '%s'", #field, why); \
+	} while (0)
+
+	BREAK(magic, 0x1234, "magic");
+	BREAK(endian, 0x04030201, "byte order");
+	BREAK(abi_major, 2, "ABI");
+	BREAK(region_size, size + 4096, "region_size");
+	BREAK(mode, 9, "mode");
+	BREAK(packet_size, 4097, "packet_size");
+	BREAK(packet_size, 1u << 30, "packet_size");
+	BREAK(packets_per_cpu, 0, "packets_per_cpu");
+	BREAK(packets_per_cpu, 6, "packets_per_cpu");
+	BREAK(ncpus, 0, "ncpus");
+	BREAK(ncpus, good.ncpus + 1, "past the region");
+	BREAK(ncpus, 1u << 20, "ncpus");
+	BREAK(header_size, 100, "header size");
+	BREAK(cpu_stride, good.cpu_stride + 4096, "cpu_stride");
+	BREAK(cpu_off, 12, "cpu_off");
+	BREAK(cpu_off, size + 64, "cpu_off");
+	BREAK(cpu_off, good.cpu_off + 64, "past the region");
+	BREAK(metadata_cap, 1u << 30, "metadata");
+	BREAK(metadata_off, good.cpu_off, "metadata");
+	BREAK(clock_freq, 0, "clock");
+#undef BREAK
+	t_ring_close(&t);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, data, n), (ssize_t)n);
+	close(fd);
+}
+
+Test(consumer, open_refuses_what_is_not_a_region)
+{
+	char dir[] = "/dev/shm/rtr-test-XXXXXX", path[96], err[256];
+	static uint8_t junk[3 * 4096];
+	struct rtr_consumer *c;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	cr_expect_eq(rtr_consumer_open(&c, path, err, sizeof(err)), -ENOENT);
+	cr_expect_not_null(strstr(err, path), "the error names the file: %s", err);
+	cr_expect_eq(rtr_consumer_open(&c, dir, err, sizeof(err)), -EISDIR, "a directory");
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	write_file(path, junk, 0);
+	cr_expect_eq(rtr_consumer_open(&c, path, err, sizeof(err)), -ENODATA);
+	snprintf(path, sizeof(path), "%s/small", dir);
+	write_file(path, junk, 100);
+	cr_expect_eq(rtr_consumer_open(&c, path, err, sizeof(err)), -EPROTO);
+	cr_expect_not_null(strstr(err, "too small"), "%s", err);
+	snprintf(path, sizeof(path), "%s/zeros", dir);
+	write_file(path, junk, sizeof(junk));
+	cr_expect_eq(rtr_consumer_open(&c, path, err, sizeof(err)), -EAGAIN, "magic not yet written");
+	srand(42);
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)rand();
+	snprintf(path, sizeof(path), "%s/random", dir);
+	write_file(path, junk, sizeof(junk));
+	cr_expect_eq(rtr_consumer_open(&c, path, err, sizeof(err)), -EPROTO);
+	cr_expect_not_null(strstr(err, "magic"), "%s", err);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	cr_expect_eq(system(path), 0);
+}
+
+Test(consumer, damaged_packet_is_skipped_and_counted)
+{
+	struct rtr_consumer_packet pkt;
+	struct rtr_consumer_stats st;
+	uint64_t pos = 0;
+	struct t_ring t;
+
+	t_pin0();
+	t_ring_open(&t, RTR_MODE_DISCARD, P, 4, false);
+	for (uint64_t i = 0; pos / P < 2; i++)
+		pos = put16(&t, i);
+	/* A scribbler breaks packet 0's magic, then packet 1's size. */
+	((struct rtr_packet_hdr *)rtr_ring_cpu_data(t.ring, 0))->magic = 0xdeadbeef;
+	cr_assert_eq(rtr_consumer_get(t.c, 0, &pkt), 0);
+	cr_expect_eq(pkt.seq, 1);
+	cr_expect_eq(pkt.skipped, 1, "the damaged packet shows as a gap");
+	rtr_consumer_get_stats(t.c, 0, &st);
+	cr_expect_eq(st.damaged, 1);
+	cr_expect_eq(t_ctl(&t, 0)->cons, P, "a damaged packet is released in discard mode");
+	rtr_consumer_put(t.c, 0);
+	t_ring_close(&t);
+}
+
+Test(consumer, lying_positions_cost_bounded_work)
+{
+	struct rtr_consumer_packet pkt;
+	struct rtr_consumer_stats st;
+	uint64_t lies[] = { UINT64_MAX, UINT64_MAX - 4096, 1ull << 62, 5 * P + 3, 3, 0 };
+	struct t_ring t;
+
+	t_pin0();
+	t_ring_open(&t, RTR_MODE_OVERWRITE, P, 4, false);
+	for (uint64_t i = 0; i < 1000; i++)
+		put16(&t, i);
+	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		int n = 0;
+
+		t_ctl(&t, 0)->prod = lies[i];
+		while (rtr_consumer_get(t.c, 0, &pkt) == 0) {
+			cr_assert_leq(pkt.size, P);
+			rtr_consumer_put(t.c, 0);
+			cr_assert_lt(++n, 5, "a lie made the consumer hand out packets forever");
+		}
+	}
+	rtr_consumer_get_stats(t.c, 0, &st);
+	cr_expect_gt(st.damaged + st.bad_position + st.lapped, 0, "the lies were noticed");
+	/* Going backwards is reported, never followed. */
+	t_ctl(&t, 0)->prod = 0;
+	cr_expect_eq(rtr_consumer_get(t.c, 0, &pkt), -EAGAIN);
+	rtr_consumer_get_stats(t.c, 0, &st);
+	cr_expect_gt(st.bad_position, 0);
+	t_ring_close(&t);
+}
+
+/*
+ * A child process scribbles random bytes over the control pages and the
+ * packets while the consumer takes packets and waits: the consumer must
+ * neither crash (ASan checks every access in CI) nor hang.
+ */
+Test(consumer, survives_a_scribbling_producer)
+{
+	struct rtr_consumer_packet pkt;
+	struct rtr_consumer_stats st;
+	uint64_t taken = 0, noticed = 0;
+	struct timespec t0, t1;
+	struct t_ring t;
+	pid_t pid;
+	int status;
+
+	t_ring_open(&t, RTR_MODE_OVERWRITE, P, 4, false);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct rtr_ring *r = t.ring;
+		uint64_t x = 88172645463325252ull;
+
+		for (uint64_t i = 0;; i++) {
+			uint32_t cpu;
+			uint8_t *base;
+			uint64_t span;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			cpu = (uint32_t)(x % r->ncpus);
+			base = (uint8_t *)rtr_ring_cpu(r, cpu);
+			span = RTR_CPU_CTL_SIZE + r->buf_mask + 1;
+			if (i % 4 == 0) {
+				/* positions: sometimes plausible, sometimes absurd */
+				uint64_t v = x % 3 ? (x >> 20) % (64 * P) : x;
+
+				__atomic_store_n(&((struct rtr_cpu_ctl *)base)->prod, v, __ATOMIC_RELAXED);
+			} else {
+				base[(x >> 16) % span] = (uint8_t)x;
+			}
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (uint32_t cpu = 0; cpu < t.ring->ncpus; cpu++) {
+			while (rtr_consumer_get(t.c, cpu, &pkt) == 0) {
+				cr_assert_leq(pkt.size, P);
+				cr_assert_geq(pkt.size, RTR_PACKET_HDR_SIZE);
+				taken++;
+				rtr_consumer_put(t.c, cpu);
+			}
+		}
+		rtr_consumer_wait(t.c, 1);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while (t1.tv_sec - t0.tv_sec < 2);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	for (uint32_t cpu = 0; cpu < t.ring->ncpus; cpu++) {
+		rtr_consumer_get_stats(t.c, cpu, &st);
+		noticed += st.damaged + st.bad_position + st.lapped;
+	}
+	cr_expect_gt(noticed, 0, "damage was seen and counted (%lu packets passed checks)",
+		     (unsigned long)taken);
+	t_ring_close(&t);
+}
+
+/* A consumer process asleep in rtr_consumer_wait() is woken by a packet. */
+Test(consumer, sleeping_consumer_is_woken_by_a_completed_packet)
+{
+	struct t_ring t;
+	pid_t pid;
+	int status;
+
+	t_pin0();
+	t_ring_open(&t, RTR_MODE_DISCARD, P, 4, rtr_ring_rseq_available());
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct rtr_consumer_packet pkt;
+		struct rtr_consumer *c;
+		uint64_t t0 = rtr_monotonic_ns();
+		int r;
+
+		if (rtr_consumer_open(&c, t.path, NULL, 0))
+			_exit(10);
+		r = rtr_consumer_wait(c, 20000);
+		if (r != 1)
+			_exit(11);
+		if (rtr_monotonic_ns() - t0 > 10000000000ull)
+			_exit(12);
+		if (rtr_consumer_get(c, 0, &pkt))
+			_exit(13);
+		_exit(pkt.seq == 0 ? 0 : 14);
+	}
+	/* Let the child go to sleep first (it would also be right if it did not). */
+	usleep(200000);
+	cr_expect_eq(t_ctl(&t, 0)->notify_at, P, "the consumer asked to be woken at packet 0's end");
+	for (uint64_t i = 0; i < 300; i++)
+		put16(&t, i);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status 0x%x", status);
+	cr_expect_eq(t_ctl(&t, 0)->notify_at, 0, "the wake disarmed the request");
+	t_ring_close(&t);
+}
+
+/*
+ * Writers make no system call unless a consumer asked to be woken: a child
+ * under a seccomp filter that kills it on any system call but exit writes
+ * through hundreds of packet switches.  The control: the same child with a
+ * wake-up requested dies at the first completed packet.  (Seccomp's strict
+ * mode would not do: it also disables rdtsc.)
+ */
+static int forbid_syscalls(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static void no_syscall_child(struct t_ring *t, bool armed)
+{
+	uint64_t p[2] = { 0, 0 };
+
+	if (rtr_ring_write(&t->slot, 1, p, 16))	/* first write: urcu-bp registers */
+		syscall(SYS_exit, 20);
+	if (armed)
+		__atomic_store_n(&t_ctl(t, 0)->notify_at, 1, __ATOMIC_SEQ_CST);
+	if (forbid_syscalls())
+		syscall(SYS_exit, 21);
+	for (uint64_t i = 0; i < 500000; i++) {
+		p[0] = i;
+		rtr_ring_write(&t->slot, (uint32_t)(i % 40), p, 16);
+	}
+	syscall(SYS_exit, 0);
+}
+
+static void run_no_syscall(bool rseq)
+{
+	struct t_ring t;
+	int status;
+	pid_t pid;
+
+	t_pin0();
+	t_ring_open(&t, RTR_MODE_OVERWRITE, P, 4, rseq);
+	pid = fork();
+	if (pid == 0)
+		no_syscall_child(&t, false);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "a writer made a system call (status 0x%x)", status);
+	cr_expect_gt(t_ctl(&t, 0)->prod, 500 * P, "the child went through many packets");
+
+	pid = fork();
+	if (pid == 0)
+		no_syscall_child(&t, true);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		  "an armed wake-up must make the futex call (status 0x%x)", status);
+	t_ring_close(&t);
+}
+
+Test(consumer, writers_make_no_syscall_unless_asked_rseq)
+{
+	run_no_syscall(true);
+}
+
+Test(consumer, writers_make_no_syscall_unless_asked_portable)
+{
+	run_no_syscall(false);
+}
+
+/*
+ * A writer process is killed with SIGKILL at a random moment while it
+ * writes as fast as it can.  The consumer delivers every packet completed
+ * before the kill, and the committed prefix of the open one (what `recover`
+ * salvages) is intact: one unbroken sequence of records, nothing torn.
+ */
+static void drain_checked(struct t_ring *t, uint64_t *next)
+{
+	struct rtr_consumer_packet pkt;
+	struct t_rec rec[256];
+
+	while (rtr_consumer_get(t->c, 0, &pkt) == 0) {
+		int n = t_parse(pkt.data, pkt.size, 16, rec, 256);
+
+		cr_assert_gt(n, 0);
+		for (int j = 0; j < n; j++) {
+			uint64_t q[2];
+
+			memcpy(q, rec[j].payload, 16);
+			cr_assert_eq(q[0], *next, "record %lu", (unsigned long)*next);
+			cr_assert_eq(q[1], ~q[0], "torn");
+			(*next)++;
+		}
+		rtr_consumer_put(t->c, 0);
+	}
+}
+
+static void run_kill(bool rseq, unsigned trial)
+{
+	uint64_t next = 0, prod, until;
+	struct t_rec rec[256];
+	struct t_ring t;
+	int status;
+	pid_t pid;
+
+	t_pin0();
+	t_ring_open(&t, RTR_MODE_DISCARD, P, 16, rseq);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		for (uint64_t i = 0;; i++) {
+			uint64_t p[2] = { i, ~i };
+
+			while (rtr_ring_write(&t.slot, 1, p, 16) == -ENOBUFS)
+				;
+		}
+	}
+	/* Both pinned to CPU 0: the kill lands wherever the scheduler left the writer. */
+	until = rtr_monotonic_ns() + 20000000ull + (trial * 7919ull % 80) * 1000000ull;
+	while (rtr_monotonic_ns() < until)
+		drain_checked(&t, &next);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status));
+	drain_checked(&t, &next);
+	/* The open packet's committed prefix, [packet start, prod), as recover salvages it. */
+	prod = t_ctl(&t, 0)->prod;
+	if (prod % P) {
+		const uint8_t *d = rtr_ring_cpu_data(t.ring, 0) +
+				   ((prod & ~(uint64_t)(P - 1)) & t.ring->buf_mask);
+		int n = t_parse(d, prod % P, 16, rec, 256);
+
+		cr_assert_geq(n, 0, "the committed prefix parses");
+		for (int j = 0; j < n; j++) {
+			uint64_t q[2];
+
+			memcpy(q, rec[j].payload, 16);
+			cr_assert_eq(q[0], next++);
+			cr_assert_eq(q[1], ~q[0]);
+		}
+	}
+	cr_expect_gt(next, 1000, "the writer ran (%lu records)", (unsigned long)next);
+	t_ring_close(&t);
+}
+
+Test(consumer, writer_killed_mid_write_loses_nothing_committed)
+{
+	/* The child writes into a full ring once the parent stops draining, so
+	 * kill it at a random moment while it is still filling fresh packets. */
+	for (unsigned trial = 0; trial < 4; trial++) {
+		run_kill(rtr_ring_rseq_available(), trial);
+		run_kill(false, trial);
+	}
+}
