@@ -26,6 +26,9 @@
 #define NEST_MAX		4
 #define FLUSH_MIN_INTERVAL_NS	(10ull * 1000 * 1000)
 
+#ifdef RTR_TSAN
+int rtr_tsan_fence_word;
+#endif
 static __thread int rtr_nest __attribute__((tls_model("initial-exec")));
 static int rseq_emulated;	/* bench under valgrind: see rtr_ring_bench_emulate_rseq() */
 
@@ -411,9 +414,12 @@ RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
 				const void *payload, uint32_t len,
 				struct rtr_write_info *info)
 {
+	struct rtr_write_info dummy;
 	struct rtr_ring *ring;
 	int ret;
 
+	if (!info)
+		info = &dummy;
 	if (rtr_unlikely(rtr_nest >= NEST_MAX)) {
 		ring = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 		if (!ring)

@@ -135,113 +135,143 @@ static inline struct rseq *rtr_rseq_area(void)
 	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
 }
 
-enum { RTR_FAST_DONE = 0, RTR_FAST_SLOW = 1, RTR_FAST_OFF = 2 };
-
 /*
  * The fast path, one restartable sequence.  Between labels 1 and 2 it loads
  * the ring from *slot (so that detach is a grace period: see ring.c), finds
  * this CPU's control page, checks the open packet has room and that the
  * compact header fits, reads the TSC, writes the record and commits it with
  * a single 16-byte store of {prod, last_ts}.  Any other case leaves the
- * sequence with status RTR_FAST_SLOW (or RTR_FAST_OFF for a NULL ring).
- * The payload is copied in 8-byte words; the room check accounts for the
- * rounding, so the bytes past the record stay inside the open packet, past
- * @prod, where nobody reads them.
+ * sequence for the slow path (or reports a NULL ring).  The payload is
+ * copied in 8-byte words, unrolled when its length is a constant; the room
+ * check accounts for the rounding, so the bytes past the record stay inside
+ * the open packet, past @prod, where nobody reads them.
+ */
+#define RTR_FAST_ASM(COPY, ADVANCE)						\
+		".pushsection __rseq_cs, \"aw\"\n\t"				\
+		".balign 32\n\t"						\
+		"3:\n\t"							\
+		".long 0x0, 0x0\n\t"						\
+		".quad 1f, (2f - 1f), 4f\n\t"					\
+		".popsection\n\t"						\
+		".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"			\
+		".quad 3b\n\t"							\
+		".popsection\n\t"						\
+		"0:\n\t"							\
+		"leaq 3b(%%rip), %[t0]\n\t"					\
+		"movq %[t0], 8(%[rs])\n\t"	/* rs->rseq_cs = &desc */	\
+		"1:\n\t"							\
+		"movl 4(%[rs]), %k[cpu]\n\t"	/* rs->cpu_id */		\
+		"movq (%[slot]), %[t1]\n\t"	/* ring = *slot */		\
+		"testq %[t1], %[t1]\n\t"					\
+		"jz %l[off]\n\t"						\
+		"cmpl %c[o_ncpus](%[t1]), %k[cpu]\n\t"				\
+		"jae %l[slow]\n\t"						\
+		"movq %[cpu], %[cb]\n\t"					\
+		"imulq %c[o_stride](%[t1]), %[cb]\n\t"				\
+		"addq %c[o_cpus](%[t1]), %[cb]\n\t"	/* control page */	\
+		"movq (%[cb]), %[pos]\n\t"		/* prod */		\
+		"movl %k[pos], %k[t0]\n\t"					\
+		"andl %c[o_pmask](%[t1]), %k[t0]\n\t"	/* offset in packet */	\
+		"jz %l[slow]\n\t"			/* no open packet */	\
+		"addq %[len], %[t0]\n\t"					\
+		"cmpl %c[o_limit](%[t1]), %k[t0]\n\t"				\
+		"ja %l[slow]\n\t"			/* does not fit */	\
+		"movq %[pos], %[t0]\n\t"					\
+		"andq %c[o_bmask](%[t1]), %[t0]\n\t"				\
+		"leaq %c[ctl](%[cb], %[t0]), %[t1]\n\t"	/* record address */	\
+		"rdtsc\n\t"							\
+		"shlq $32, %%rdx\n\t"						\
+		"orq %%rdx, %%rax\n\t"			/* rax = ts */		\
+		"movq %%rax, %%rdx\n\t"						\
+		"subq 8(%[cb]), %%rdx\n\t"		/* ts - last_ts */	\
+		"cmpq %[tsmax], %%rdx\n\t"					\
+		"jae %l[slow]\n\t"		/* needs a full timestamp */	\
+		"movl %%eax, %k[w]\n\t"						\
+		"shll $5, %k[w]\n\t"						\
+		"orl %[id], %k[w]\n\t"						\
+		"movl %k[w], (%[t1])\n\t"		/* compact header */	\
+		COPY								\
+		ADVANCE								\
+		"movq %[pos], %%xmm0\n\t"					\
+		"movq %%rax, %%xmm1\n\t"					\
+		"punpcklqdq %%xmm1, %%xmm0\n\t"					\
+		"movdqa %%xmm0, (%[cb])\n\t"	/* commit {prod, last_ts} */	\
+		"2:\n\t"							\
+		".pushsection __rseq_failure, \"ax\"\n\t"			\
+		".byte 0x0f, 0xb9, 0x3d\n\t"					\
+		".long 0x53053053\n\t"		/* RSEQ_SIG before the abort ip */ \
+		"4:\n\t"							\
+		"jmp 0b\n\t"							\
+		".popsection\n\t"
+
+/* A payload of any length: a loop of 8-byte words. */
+#define RTR_COPY_LOOP								\
+		"xorl %k[t0], %k[t0]\n\t"					\
+		"cmpq %[len], %[t0]\n\t"					\
+		"jae 7f\n\t"							\
+		"6:\n\t"							\
+		"movq (%[src], %[t0]), %[w]\n\t"				\
+		"movq %[w], 4(%[t1], %[t0])\n\t"				\
+		"addq $8, %[t0]\n\t"						\
+		"cmpq %[len], %[t0]\n\t"					\
+		"jb 6b\n\t"							\
+		"7:\n\t"
+
+/* A payload of constant length: the words unrolled by the assembler. */
+#define RTR_COPY_UNROLLED							\
+		".set .Lrtr_off, 0\n\t"						\
+		".rept (%c[len] + 7) / 8\n\t"					\
+		"movq .Lrtr_off(%[src]), %[w]\n\t"				\
+		"movq %[w], 4 + .Lrtr_off(%[t1])\n\t"				\
+		".set .Lrtr_off, .Lrtr_off + 8\n\t"				\
+		".endr\n\t"
+
+#define RTR_FAST_OPERANDS(LEN_CONSTRAINT)					\
+		: [cpu] "=&r"(cpu), [cb] "=&r"(cb), [pos] "=&r"(pos),		\
+		  [t0] "=&r"(t0), [t1] "=&r"(t1), [w] "=&r"(w)			\
+		: [rs] "r"(rs), [slot] "r"(slot), [src] "r"(payload),		\
+		  [id] "rn"(id), [len] LEN_CONSTRAINT((uint64_t)len),		\
+		  [tsmax] "n"((1ull << RTR_EV_TS_BITS)),			\
+		  [ctl] "n"(RTR_CPU_CTL_SIZE),					\
+		  [o_ncpus] "n"(offsetof(struct rtr_ring, fast_ncpus)),		\
+		  [o_stride] "n"(offsetof(struct rtr_ring, cpu_stride)),	\
+		  [o_cpus] "n"(offsetof(struct rtr_ring, cpus)),		\
+		  [o_pmask] "n"(offsetof(struct rtr_ring, packet_mask)),	\
+		  [o_limit] "n"(offsetof(struct rtr_ring, fast_limit)),		\
+		  [o_bmask] "n"(offsetof(struct rtr_ring, buf_mask))		\
+		: "rax", "rdx", "xmm0", "xmm1", "memory", "cc"			\
+		: slow, off
+
+/*
+ * rtr_ring_write_fast() - Return: 0 when the record is in (and @info, if
+ * given, says where), 1 when the slow path must take it, -ENODEV when *slot
+ * is NULL.
  */
 static inline __attribute__((always_inline)) int
 rtr_ring_write_fast(struct rtr_ring *_Atomic *slot, uint32_t id, const void *payload,
 		    uint32_t len, struct rtr_write_info *info)
 {
 	struct rseq *rs = rtr_rseq_area();
-	uint64_t st, cpu, cb, pos, t0, t1;
+	uint64_t cpu, cb, pos, t0, t1, w;
 
-	__asm__ __volatile__(
-		".pushsection __rseq_cs, \"aw\"\n\t"
-		".balign 32\n\t"
-		"3:\n\t"
-		".long 0x0, 0x0\n\t"
-		".quad 1f, (2f - 1f), 4f\n\t"
-		".popsection\n\t"
-		".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"
-		".quad 3b\n\t"
-		".popsection\n\t"
-		"0:\n\t"
-		"leaq 3b(%%rip), %[t0]\n\t"
-		"movq %[t0], 8(%[rs])\n\t"		/* rs->rseq_cs = &desc */
-		"1:\n\t"
-		"movl 4(%[rs]), %k[cpu]\n\t"		/* rs->cpu_id */
-		"movl $2, %k[st]\n\t"
-		"movq (%[slot]), %[t1]\n\t"		/* ring = *slot */
-		"testq %[t1], %[t1]\n\t"
-		"jz 5f\n\t"
-		"movl $1, %k[st]\n\t"
-		"cmpl %c[o_ncpus](%[t1]), %k[cpu]\n\t"
-		"jae 5f\n\t"
-		"movq %[cpu], %[cb]\n\t"
-		"imulq %c[o_stride](%[t1]), %[cb]\n\t"
-		"addq %c[o_cpus](%[t1]), %[cb]\n\t"	/* cb = control page */
-		"movq (%[cb]), %[pos]\n\t"		/* prod */
-		"movl %k[pos], %k[t0]\n\t"
-		"andl %c[o_pmask](%[t1]), %k[t0]\n\t"	/* offset in packet */
-		"jz 5f\n\t"				/* no open packet */
-		"addq %[len], %[t0]\n\t"
-		"cmpl %c[o_limit](%[t1]), %k[t0]\n\t"
-		"ja 5f\n\t"				/* does not fit */
-		"movq %[pos], %[t0]\n\t"
-		"andq %c[o_bmask](%[t1]), %[t0]\n\t"
-		"leaq %c[ctl](%[cb], %[t0]), %[t1]\n\t"	/* t1 = record address */
-		"rdtsc\n\t"
-		"shlq $32, %%rdx\n\t"
-		"orq %%rdx, %%rax\n\t"			/* rax = ts */
-		"movq %%rax, %%rdx\n\t"
-		"subq 8(%[cb]), %%rdx\n\t"		/* ts - last_ts */
-		"cmpq %[tsmax], %%rdx\n\t"
-		"jae 5f\n\t"				/* needs a full timestamp */
-		"movl %%eax, %k[st]\n\t"
-		"shll $5, %k[st]\n\t"
-		"orl %[id], %k[st]\n\t"
-		"movl %k[st], (%[t1])\n\t"		/* compact header */
-		"xorl %k[t0], %k[t0]\n\t"
-		"cmpq %[len], %[t0]\n\t"
-		"jae 7f\n\t"
-		"6:\n\t"
-		"movq (%[src], %[t0]), %[st]\n\t"
-		"movq %[st], 4(%[t1], %[t0])\n\t"
-		"addq $8, %[t0]\n\t"
-		"cmpq %[len], %[t0]\n\t"
-		"jb 6b\n\t"
-		"7:\n\t"
-		"addq %[len], %[pos]\n\t"
-		"addq $4, %[pos]\n\t"
-		"movq %[pos], %%xmm0\n\t"
-		"movq %%rax, %%xmm1\n\t"
-		"punpcklqdq %%xmm1, %%xmm0\n\t"
-		"xorl %k[st], %k[st]\n\t"
-		"movdqa %%xmm0, (%[cb])\n\t"		/* commit {prod, last_ts} */
-		"2:\n\t"
-		"5:\n\t"
-		".pushsection __rseq_failure, \"ax\"\n\t"
-		".byte 0x0f, 0xb9, 0x3d\n\t"
-		".long 0x53053053\n\t"			/* RSEQ_SIG before the abort ip */
-		"4:\n\t"
-		"jmp 0b\n\t"
-		".popsection\n\t"
-		: [st] "=&r"(st), [cpu] "=&r"(cpu), [cb] "=&r"(cb), [pos] "=&r"(pos),
-		  [t0] "=&r"(t0), [t1] "=&r"(t1)
-		: [rs] "r"(rs), [slot] "r"(slot), [src] "r"(payload), [id] "rn"(id),
-		  [len] "rn"((uint64_t)len),
-		  [tsmax] "n"((1ull << RTR_EV_TS_BITS)),
-		  [ctl] "n"(RTR_CPU_CTL_SIZE),
-		  [o_ncpus] "n"(offsetof(struct rtr_ring, fast_ncpus)),
-		  [o_stride] "n"(offsetof(struct rtr_ring, cpu_stride)),
-		  [o_cpus] "n"(offsetof(struct rtr_ring, cpus)),
-		  [o_pmask] "n"(offsetof(struct rtr_ring, packet_mask)),
-		  [o_limit] "n"(offsetof(struct rtr_ring, fast_limit)),
-		  [o_bmask] "n"(offsetof(struct rtr_ring, buf_mask))
-		: "rax", "rdx", "xmm0", "xmm1", "memory", "cc");
-	info->cpu = (uint32_t)cpu;
-	info->pos = pos - RTR_EV_COMPACT_SIZE - len;
-	return (int)st;
+	if (__builtin_constant_p(len) && len <= 64)
+		__asm__ __volatile__ goto(RTR_FAST_ASM(RTR_COPY_UNROLLED,
+						     "addq $4 + %c[len], %[pos]\n\t")
+					RTR_FAST_OPERANDS("n"));
+	else
+		__asm__ __volatile__ goto(RTR_FAST_ASM(RTR_COPY_LOOP,
+						     "addq %[len], %[pos]\n\t"
+						     "addq $4, %[pos]\n\t")
+					RTR_FAST_OPERANDS("rn"));
+	if (info) {
+		info->cpu = (uint32_t)cpu;
+		info->pos = pos - RTR_EV_COMPACT_SIZE - len;
+	}
+	return 0;
+slow:
+	return 1;
+off:
+	return -ENODEV;
 }
 #endif /* __x86_64__ && !RTR_TSAN */
 
@@ -253,7 +283,8 @@ rtr_ring_write_fast(struct rtr_ring *_Atomic *slot, uint32_t id, const void *pay
  * @payload: @len bytes, copied as they are.  The fast path copies 8-byte
  *           words: @payload must be readable up to @len rounded up to 8
  *           (events/ builds records in such a buffer).
- * @info: filled with the stream and position on success.
+ * @info: filled with the stream and position on success, and with the
+ *        stream that counted the loss on failure; may be NULL.
  *
  * Never blocks, allocates or makes a system call, except one futex wake
  * when this record completes a packet that a sleeping consumer waits for.
@@ -271,10 +302,8 @@ static inline int rtr_ring_write_at(struct rtr_ring *_Atomic *slot, uint32_t id,
 	if (rtr_likely(id <= RTR_EV_COMPACT_ID_MAX && len <= RTR_RING_MAX_PAYLOAD)) {
 		int st = rtr_ring_write_fast(slot, id, payload, len, info);
 
-		if (rtr_likely(st == RTR_FAST_DONE))
-			return 0;
-		if (st == RTR_FAST_OFF)
-			return -ENODEV;
+		if (rtr_likely(st <= 0))
+			return st;
 	}
 #endif
 	return rtr_ring_write_slow(slot, id, payload, len, info);
@@ -283,9 +312,7 @@ static inline int rtr_ring_write_at(struct rtr_ring *_Atomic *slot, uint32_t id,
 static inline int rtr_ring_write(struct rtr_ring *_Atomic *slot, uint32_t id,
 				 const void *payload, uint32_t len)
 {
-	struct rtr_write_info info;
-
-	return rtr_ring_write_at(slot, id, payload, len, &info);
+	return rtr_ring_write_at(slot, id, payload, len, NULL);
 }
 
 #endif /* RTR_RINGBUF_RING_H */

@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench/bench_ring.c - ringtrace-bench: what one event of two 64-bit fields
+ * costs the writer.
+ *
+ * Measures, best (minimum) of several repetitions, each thread pinned to its
+ * own CPU:
+ *   floor      read the TSC and store a 24-byte record into a thread-local
+ *              64 KiB ring: the least any tracer can do per event;
+ *   overwrite  rtr_ring_write() of a 16-byte payload, 1 and 2 threads;
+ *   discard    the same with a thread that releases packets without copying
+ *              them, 1 and 2 threads, with the events the ring dropped.
+ * --callgrind MODE runs a fixed number of events of one kind inside
+ * bench_cg_region(), for `valgrind --tool=callgrind
+ * --toggle-collect=bench_cg_region` (scripts/bench.sh): instructions/event.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+#include "ringbuf/ring.h"
+
+#define PROG		"ringtrace-bench"
+#define DEF_EVENTS	20000000ull	/* per thread and repetition */
+#define DEF_REPS	5
+#define WARMUP_EVENTS	200000ull	/* per thread, before a ring's first repetition */
+#define CG_EVENTS	200000ull
+#define CG_WARMUP	5000ull
+#define EVENT_ID	1
+#define PAYLOAD_SIZE	16u
+#define SEED		0x9e3779b97f4a7c15ull
+#define FLOOR_WORDS	8192u		/* 64 KiB of u64, used as a ring */
+#define RELEASE_PAUSE_US 20
+#define MAX_RESULTS	32
+
+enum kind { KIND_FLOOR, KIND_RING };
+
+/* The floor's ring; 3 words of slack so a record never needs to wrap. */
+static __thread uint64_t floor_buf[FLOOR_WORDS + 3] __attribute__((aligned(64)));
+
+static struct rtr_ring *_Atomic slot;
+
+/* ---- the measured loops ------------------------------------------------- */
+
+/* Per event: read the TSC, store {tsc, i, i ^ SEED}. */
+static __attribute__((noinline)) uint64_t run_floor(uint64_t n)
+{
+	uint32_t idx = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t *r = &floor_buf[idx];
+
+		r[0] = __rdtsc();
+		r[1] = i;
+		r[2] = i ^ SEED;
+		idx = (idx + 3) & (FLOOR_WORDS - 1);
+		__asm__ __volatile__("" ::: "memory");
+	}
+	return 0;
+}
+
+/* Per event: one record {i, i ^ SEED}; returns how many writes failed. */
+static __attribute__((noinline)) uint64_t run_ring(uint64_t n)
+{
+	uint64_t fails = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t p[2] = { i, i ^ SEED };
+
+		fails += rtr_ring_write(&slot, EVENT_ID, p, PAYLOAD_SIZE) != 0;
+	}
+	return fails;
+}
+
+static uint64_t run_kind(enum kind k, uint64_t n)
+{
+	return k == KIND_FLOOR ? run_floor(n) : run_ring(n);
+}
+
+/* What callgrind counts (--toggle-collect=bench_cg_region), callees included. */
+static __attribute__((noinline, noclone, used)) uint64_t bench_cg_region(enum kind k,
+									   uint64_t n)
+{
+	return run_kind(k, n);
+}
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		colon[strcspn(colon, "\n")] = 0;
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+static uint64_t ring_lost(const struct rtr_ring *ring)
+{
+	uint64_t n = 0;
+
+	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
+		struct rtr_cpu_ctl *cb = rtr_ring_cpu(ring, cpu);
+
+		n += __atomic_load_n(&cb->lost_full, __ATOMIC_RELAXED) +
+		     __atomic_load_n(&cb->lost_big, __ATOMIC_RELAXED) +
+		     __atomic_load_n(&cb->lost_busy, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+static int ring_open(struct rtr_ring **out, uint32_t mode, uint32_t packets)
+{
+	static unsigned int seq;
+	char path[128];
+	struct rtr_ring_attr attr = {
+		.struct_size = sizeof(attr), .path = path, .mode = mode,
+		.packet_size = 65536, .packets_per_cpu = packets,
+	};
+	int ret;
+
+	snprintf(path, sizeof(path), "/dev/shm/ringtrace-bench.%d.%u", (int)getpid(), seq++);
+	ret = rtr_ring_create(out, &attr);
+	if (ret) {
+		fprintf(stderr, PROG ": cannot create the ring %s: %s\n", path, strerror(-ret));
+		return ret;
+	}
+	__atomic_store_n(&slot, *out, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void ring_close(struct rtr_ring *ring)
+{
+	int ret;
+
+	ret = rtr_ring_detach(&slot);
+	if (ret)
+		fprintf(stderr, PROG ": rtr_ring_detach: %s\n", strerror(-ret));
+	ret = rtr_ring_stop(ring);
+	if (ret)
+		fprintf(stderr, PROG ": rtr_ring_stop: %s\n", strerror(-ret));
+	rtr_ring_destroy(ring, true);
+}
+
+/* ---- threads ---------------------------------------------------------------- */
+
+struct worker {
+	pthread_t t;
+	int cpu;
+	enum kind kind;
+	uint64_t n;
+	int nthreads;
+	int *ready;		/* start barrier */
+	uint64_t t0, t1;
+	uint64_t fails;
+	int err;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	w->err = pin_self(w->cpu);
+	__atomic_add_fetch(w->ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(w->ready, __ATOMIC_ACQUIRE) < w->nthreads)
+		_mm_pause();
+	w->t0 = now_ns();
+	w->fails = run_kind(w->kind, w->n);
+	w->t1 = now_ns();
+	return NULL;
+}
+
+/*
+ * run_threads() - @nthreads threads on @cpus run @n events each, started
+ * together.  Return: wall ns from the first start to the last end, 0 on
+ * error.  Failed writes are added to *@fails.
+ */
+static uint64_t run_threads(enum kind k, int nthreads, const int *cpus, uint64_t n,
+			    uint64_t *fails)
+{
+	struct worker w[2];
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+	int ready = 0, ret, bad = 0;
+
+	for (int i = 0; i < nthreads; i++) {
+		w[i] = (struct worker){ .cpu = cpus[i], .kind = k, .n = n,
+					.nthreads = nthreads, .ready = &ready };
+		ret = pthread_create(&w[i].t, NULL, worker_main, &w[i]);
+		if (ret) {
+			fprintf(stderr, PROG ": pthread_create: %s\n", strerror(ret));
+			exit(1);
+		}
+	}
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(w[i].t, NULL);
+		if (w[i].err) {
+			fprintf(stderr, PROG ": cannot pin a thread to CPU %d: %s\n", w[i].cpu,
+				strerror(-w[i].err));
+			bad = 1;
+		}
+		t0 = w[i].t0 < t0 ? w[i].t0 : t0;
+		t1 = w[i].t1 > t1 ? w[i].t1 : t1;
+		if (fails)
+			*fails += w[i].fails;
+	}
+	return bad ? 0 : t1 - t0;
+}
+
+/*
+ * The discard-mode consumer: releases every closed packet of every CPU
+ * without reading it, then pauses.
+ */
+struct releaser {
+	pthread_t t;
+	struct rtr_ring *ring;
+	int cpu;
+	int stop;
+	int err;
+	uint64_t passes;
+};
+
+static void *releaser_main(void *arg)
+{
+	struct releaser *r = arg;
+	struct rtr_ring *ring = r->ring;
+	struct timespec pause = { 0, RELEASE_PAUSE_US * 1000 };
+
+	r->err = pin_self(r->cpu);
+	/* The default 50 us timer slack would make the pause 3-4 times longer. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
+			struct rtr_cpu_ctl *cb = rtr_ring_cpu(ring, cpu);
+			uint64_t prod = __atomic_load_n(&cb->prod, __ATOMIC_ACQUIRE);
+
+			__atomic_store_n(&cb->cons, prod & ~(uint64_t)ring->packet_mask,
+					 __ATOMIC_RELEASE);
+		}
+		r->passes++;
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
+static void releaser_start(struct releaser *r, struct rtr_ring *ring, int cpu)
+{
+	int ret;
+
+	r->ring = ring;
+	r->cpu = cpu;
+	r->stop = 0;
+	ret = pthread_create(&r->t, NULL, releaser_main, r);
+	if (ret) {
+		fprintf(stderr, PROG ": pthread_create: %s\n", strerror(ret));
+		exit(1);
+	}
+}
+
+static void releaser_stop(struct releaser *r)
+{
+	__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(r->t, NULL);
+	if (r->err) {
+		fprintf(stderr, PROG ": cannot pin the releaser to CPU %d: %s\n", r->cpu,
+			strerror(-r->err));
+		exit(1);
+	}
+}
+
+/* ---- results ------------------------------------------------------------------ */
+
+struct result {
+	const char *name;
+	double value;
+	const char *unit;
+	double vs_floor;	/* cost relative to the floor; < 0: none */
+};
+
+static struct result results[MAX_RESULTS];
+static int nresults;
+
+static void add(const char *name, double value, const char *unit, double vs_floor)
+{
+	if (nresults == MAX_RESULTS) {
+		fprintf(stderr, PROG ": too many results\n");
+		exit(1);
+	}
+	results[nresults++] = (struct result){ name, value, unit, vs_floor };
+}
+
+static void print_table(void)
+{
+	printf("  %-36s %14s  %-14s %s\n", "name", "value", "unit", "x floor");
+	for (int i = 0; i < nresults; i++) {
+		const struct result *r = &results[i];
+
+		bool count = !strcmp(r->unit, "events") || !strcmp(r->unit, "bool");
+
+		printf("  %-36s %14.*f  %-14s", r->name, count ? 0 : 3, r->value, r->unit);
+		if (r->vs_floor >= 0)
+			printf(" %.2f", r->vs_floor);
+		printf("\n");
+	}
+}
+
+static int write_json(const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "[\n");
+	for (int i = 0; i < nresults; i++)
+		fprintf(f, "  {\"name\": \"%s\", \"value\": %.10g, \"unit\": \"%s\"}%s\n",
+			results[i].name, results[i].value, results[i].unit,
+			i + 1 < nresults ? "," : "");
+	fprintf(f, "]\n");
+	if (fclose(f)) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the timed run ------------------------------------------------------------ */
+
+/* The first two CPUs this thread may run on; both the same if only one. */
+static int pick_cpus(int cpus[2])
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, PROG ": sched_getaffinity: %s\n", strerror(errno));
+		return -1;
+	}
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	if (n == 0)
+		return -1;
+	if (n == 1) {
+		cpus[1] = cpus[0];
+		fprintf(stderr, PROG ": only CPU %d is usable: the 2-thread figures share it\n",
+			cpus[0]);
+	}
+	return 0;
+}
+
+/*
+ * struct scenario - one measured figure: @nthreads threads on their own CPUs
+ * write @n events each, into @ring (NULL: the floor), with the releaser
+ * running when @release.  @best: the fastest repetition's wall time.
+ */
+struct scenario {
+	enum kind kind;
+	struct rtr_ring *ring;
+	int nthreads;
+	bool release;
+	uint64_t best;
+	uint64_t events;	/* over all repetitions */
+	uint64_t lost;		/* from the control pages */
+	uint64_t fails;		/* writes that returned non-zero */
+};
+
+static void run_scenario(struct scenario *sc, const int cpus[2], uint64_t n,
+			 struct releaser *rel)
+{
+	uint64_t lost0 = 0, ns;
+
+	if (sc->ring) {
+		/* No writer runs between repetitions: switching rings is safe. */
+		__atomic_store_n(&slot, sc->ring, __ATOMIC_RELEASE);
+		lost0 = ring_lost(sc->ring);
+	}
+	if (sc->release)
+		releaser_start(rel, sc->ring, cpus[1]);
+	ns = run_threads(sc->kind, sc->nthreads, cpus, n, &sc->fails);
+	if (sc->release)
+		releaser_stop(rel);
+	if (!ns)
+		exit(1);
+	if (sc->ring)
+		sc->lost += ring_lost(sc->ring) - lost0;
+	sc->events += (uint64_t)sc->nthreads * n;
+	sc->best = ns < sc->best ? ns : sc->best;
+}
+
+static double mevs(uint64_t events, uint64_t ns)
+{
+	return (double)events * 1e3 / (double)ns;
+}
+
+static int timed_main(const char *json, uint64_t n, int reps)
+{
+	enum { FLOOR1, OW1, D1, FLOOR2, OW2, D2, NSCEN };
+	struct scenario sc[NSCEN] = {
+		[FLOOR1] = { .kind = KIND_FLOOR, .nthreads = 1 },
+		[OW1] = { .kind = KIND_RING, .nthreads = 1 },
+		[D1] = { .kind = KIND_RING, .nthreads = 1, .release = true },
+		[FLOOR2] = { .kind = KIND_FLOOR, .nthreads = 2 },
+		[OW2] = { .kind = KIND_RING, .nthreads = 2 },
+		[D2] = { .kind = KIND_RING, .nthreads = 2, .release = true },
+	};
+	double floor_ns, floor_mevs, floor2_mevs, ow_ns, ow_mevs, ow2_mevs, d_ns, d2_mevs;
+	struct rtr_ring *ow, *dis;
+	struct releaser rel = { 0 };
+	char model[256];
+	int cpus[2];
+	bool rseq;
+
+	if (pick_cpus(cpus))
+		return 1;
+	cpu_model(model, sizeof(model));
+	/* The main thread only waits; keep it off the first measuring CPU. */
+	pin_self(cpus[1]);
+
+	if (ring_open(&ow, RTR_MODE_OVERWRITE, 8))
+		return 1;
+	if (ring_open(&dis, RTR_MODE_DISCARD, 8)) {
+		__atomic_store_n(&slot, ow, __ATOMIC_RELEASE);
+		ring_close(ow);
+		return 1;
+	}
+	rseq = ow->use_rseq && dis->use_rseq;
+	sc[OW1].ring = sc[OW2].ring = ow;
+	sc[D1].ring = sc[D2].ring = dis;
+
+	/* Warm up: fault in the rings and the floor's array, open packets. */
+	run_threads(KIND_FLOOR, 2, cpus, WARMUP_EVENTS, NULL);
+	__atomic_store_n(&slot, ow, __ATOMIC_RELEASE);
+	run_threads(KIND_RING, 2, cpus, WARMUP_EVENTS, NULL);
+	__atomic_store_n(&slot, dis, __ATOMIC_RELEASE);
+	releaser_start(&rel, dis, cpus[1]);
+	run_threads(KIND_RING, 2, cpus, WARMUP_EVENTS, NULL);
+	releaser_stop(&rel);
+	rel.passes = 0;
+
+	/* Each round runs every figure once, so that noise hits them alike. */
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < NSCEN; i++) {
+			if (!r)
+				sc[i].best = UINT64_MAX;
+			run_scenario(&sc[i], cpus, n, &rel);
+		}
+
+	__atomic_store_n(&slot, ow, __ATOMIC_RELEASE);
+	ring_close(ow);
+	__atomic_store_n(&slot, dis, __ATOMIC_RELEASE);
+	/* A tail loss is carried by a packet the releaser must make room for. */
+	releaser_start(&rel, dis, cpus[1]);
+	ring_close(dis);
+	releaser_stop(&rel);
+
+	for (int i = D1; i < NSCEN; i += D2 - D1)
+		if (sc[i].fails != sc[i].lost)
+			fprintf(stderr, PROG ": discard %dt: %" PRIu64 " writes failed but the"
+				" control pages count %" PRIu64 "\n", sc[i].nthreads, sc[i].fails,
+				sc[i].lost);
+
+	floor_ns = (double)sc[FLOOR1].best / (double)n;
+	floor_mevs = mevs(n, sc[FLOOR1].best);
+	floor2_mevs = mevs(2 * n, sc[FLOOR2].best);
+	ow_ns = (double)sc[OW1].best / (double)n;
+	ow_mevs = mevs(n, sc[OW1].best);
+	ow2_mevs = mevs(2 * n, sc[OW2].best);
+	d_ns = (double)sc[D1].best / (double)n;
+	d2_mevs = mevs(2 * n, sc[D2].best);
+
+	add("floor.ns", floor_ns, "ns/event", -1);
+	add("floor.mevents_per_s", floor_mevs, "Mevents/s", -1);
+	add("floor.2t.mevents_per_s", floor2_mevs, "Mevents/s", -1);
+	add("floor.2t.scaling", floor2_mevs / floor_mevs, "x 1t", -1);
+	add("ring.overwrite.1t.ns", ow_ns, "ns/event", ow_ns / floor_ns);
+	add("ring.overwrite.1t.mevents_per_s", ow_mevs, "Mevents/s", floor_mevs / ow_mevs);
+	add("ring.overwrite.1t.ratio_to_floor", ow_ns / floor_ns, "x floor", -1);
+	add("ring.overwrite.2t.mevents_per_s", ow2_mevs, "Mevents/s", floor2_mevs / ow2_mevs);
+	add("ring.overwrite.2t.scaling", ow2_mevs / ow_mevs, "x 1t", -1);
+	add("ring.discard.1t.ns", d_ns, "ns/event", d_ns / floor_ns);
+	add("ring.discard.1t.mevents_per_s", mevs(n, sc[D1].best), "Mevents/s",
+	    d_ns / floor_ns);
+	add("ring.discard.1t.ratio_to_floor", d_ns / floor_ns, "x floor", -1);
+	add("ring.discard.1t.events", (double)sc[D1].events, "events", -1);
+	add("ring.discard.1t.events_lost", (double)sc[D1].lost, "events", -1);
+	add("ring.discard.2t.mevents_per_s", d2_mevs, "Mevents/s", floor2_mevs / d2_mevs);
+	add("ring.discard.2t.events", (double)sc[D2].events, "events", -1);
+	add("ring.discard.2t.events_lost", (double)sc[D2].lost, "events", -1);
+	add("ring.rseq", rseq, "bool", -1);
+
+	printf("ringtrace-bench: %s, CPUs %d and %d, %s path, best of %d x %" PRIu64
+	       " events per thread\n", model, cpus[0], cpus[1], rseq ? "rseq" : "portable",
+	       reps, n);
+	printf("  (discard: a releaser on CPU %d frees packets every %d us, %" PRIu64
+	       " passes in all)\n", cpus[1], RELEASE_PAUSE_US, rel.passes);
+	print_table();
+	if (json && write_json(json))
+		return 1;
+	return 0;
+}
+
+/* ---- callgrind mode ------------------------------------------------------------ */
+
+static uint32_t pow2_at_least(uint64_t x)
+{
+	uint32_t p = 2;
+
+	while (p < x && p < 65536)
+		p <<= 1;
+	return p;
+}
+
+static int callgrind_main(const char *mode, uint64_t n)
+{
+	uint32_t rmode = 0, packets = 8;
+	struct rtr_ring *ring = NULL;
+	uint64_t fails, lost = 0;
+	enum kind k;
+
+	if (!strcmp(mode, "floor")) {
+		k = KIND_FLOOR;
+	} else if (!strcmp(mode, "discard")) {
+		uint64_t bytes = (CG_WARMUP + n) * (RTR_EV_COMPACT_SIZE + PAYLOAD_SIZE);
+
+		k = KIND_RING;
+		rmode = RTR_MODE_DISCARD;
+		/* Room for every event with no consumer: nothing may be dropped. */
+		packets = pow2_at_least(bytes / (65536 - 256) + 3);
+	} else if (!strcmp(mode, "overwrite")) {
+		k = KIND_RING;
+		rmode = RTR_MODE_OVERWRITE;
+	} else {
+		fprintf(stderr, PROG ": --callgrind: '%s' is not floor, discard or overwrite\n",
+			mode);
+		return 2;
+	}
+	if (k == KIND_RING) {
+		/* valgrind has no rseq: pretend we are registered, on CPU 0. */
+		rtr_ring_bench_emulate_rseq();
+		if (ring_open(&ring, rmode, packets))
+			return 1;
+	}
+	fails = run_kind(k, CG_WARMUP);
+	fails += bench_cg_region(k, n);
+	if (ring) {
+		lost = ring_lost(ring);
+		printf("callgrind %s: %" PRIu64 " events measured, %s path, %u packets per CPU,"
+		       " %" PRIu64 " writes failed, %" PRIu64 " lost\n", mode, n,
+		       ring->use_rseq ? "rseq" : "portable", packets, fails, lost);
+		ring_close(ring);
+	} else {
+		printf("callgrind %s: %" PRIu64 " events measured\n", mode, n);
+	}
+	if (fails || lost) {
+		fprintf(stderr, PROG ": --callgrind %s: writes failed: the count is not of"
+			" the fast path\n", mode);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [options]\n"
+		"Measure what writing one event (two 64-bit fields) costs: a TSC read and\n"
+		"a store into a thread-local array (the floor), then rtr_ring_write() in\n"
+		"overwrite and discard mode, on 1 and 2 pinned threads.  Prints a table.\n\n"
+		"  -j, --json FILE       also write the figures to FILE as JSON\n"
+		"  -n, --events N        events per thread and repetition (default %llu;\n"
+		"                        with --callgrind: measured events, default %llu)\n"
+		"  -r, --reps N          repetitions, the best is kept (default %d)\n"
+		"  -c, --callgrind MODE  run N events of MODE (floor, discard, overwrite)\n"
+		"                        in bench_cg_region(), for valgrind --tool=callgrind\n"
+		"                        --toggle-collect=bench_cg_region\n"
+		"  -h, --help            this text\n",
+		DEF_EVENTS, CG_EVENTS, DEF_REPS);
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
+		     uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || end == s || *s == '-' || v < min || v > max) {
+		fprintf(stderr, PROG ": %s: '%s' is not a number from %" PRIu64 " to %" PRIu64
+			"\n", opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "events", required_argument, NULL, 'n' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "callgrind", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *json = NULL, *cg = NULL;
+	uint64_t n = 0, reps = DEF_REPS;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":j:n:r:c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = optarg;
+			break;
+		case 'n':
+			if (parse_u64("--events", optarg, 1000, 1ull << 40, &n))
+				return 2;
+			break;
+		case 'r':
+			if (parse_u64("--reps", optarg, 1, 1000, &reps))
+				return 2;
+			break;
+		case 'c':
+			cg = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			fprintf(stderr, PROG ": %s needs a value\n", argv[optind - 1]);
+			return 2;
+		default:
+			if (optopt)
+				fprintf(stderr, PROG ": unknown option '-%c'\n", optopt);
+			else
+				fprintf(stderr, PROG ": unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "try '" PROG " --help'\n");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\ntry '" PROG " --help'\n",
+			argv[optind]);
+		return 2;
+	}
+	if (cg) {
+		if (json)
+			fprintf(stderr, PROG ": --json is ignored with --callgrind\n");
+		return callgrind_main(cg, n ? n : CG_EVENTS);
+	}
+	return timed_main(json, n ? n : DEF_EVENTS, (int)reps);
+}
