@@ -36,7 +36,7 @@ struct writer {
 	struct rtr_ring *_Atomic *slot;
 	const struct stress_cfg *cfg;
 	uint32_t packet_size;
-	volatile int *stop;
+	int *stop;
 	struct run *runs;
 	size_t nruns, cap;
 	uint64_t seqs;
@@ -104,7 +104,7 @@ static void *writer_main(void *arg)
 	uint64_t t0 = thread_cpu_ns();
 	struct payload p = { .writer = w->id };
 
-	for (uint64_t seq = 0; !*w->stop; seq++) {
+	for (uint64_t seq = 0; !__atomic_load_n(w->stop, __ATOMIC_RELAXED); seq++) {
 		struct rtr_write_info info = { 0, 0 };
 		int ret;
 
@@ -121,7 +121,7 @@ static void *writer_main(void *arg)
 			w->err = ret;
 			break;
 		}
-		w->seqs = seq + 1;
+		__atomic_store_n(&w->seqs, seq + 1, __ATOMIC_RELAXED);
 	}
 	w->cpu_ns = thread_cpu_ns() - t0;
 	return NULL;
@@ -503,7 +503,7 @@ int stress_run(const struct stress_cfg *cfg, struct stress_result *res)
 	char region[4096];
 	struct rtr_ring *ring;
 	struct writer *w;
-	volatile int stop = 0;
+	int stop = 0;
 	uint64_t cpu_ns = 0;
 	double t0;
 	pid_t pid;
@@ -521,6 +521,7 @@ int stress_run(const struct stress_cfg *cfg, struct stress_result *res)
 		return ret;
 	}
 	res->used_rseq = ring->use_rseq;
+	fflush(NULL);	/* the child must not inherit unwritten output */
 	pid = fork();
 	if (pid == 0)
 		_exit(consumer_main(cfg->dir, region, cfg->consumer_delay_us));
@@ -541,12 +542,12 @@ int stress_run(const struct stress_cfg *cfg, struct stress_result *res)
 		bool all_done = cfg->max_events != 0;
 
 		for (uint32_t i = 0; i < cfg->writers; i++)
-			all_done &= w[i].seqs == cfg->max_events;
+			all_done &= __atomic_load_n(&w[i].seqs, __ATOMIC_RELAXED) == cfg->max_events;
 		if (all_done)
 			break;
 		usleep(10000);
 	}
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < cfg->writers; i++) {
 		pthread_join(w[i].t, NULL);
 		if (w[i].err)
