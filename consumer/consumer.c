@@ -143,11 +143,21 @@ RTR_API int rtr_consumer_open(struct rtr_consumer **out, const char *path, char 
 		ret = -ENOMEM;
 		goto err;
 	}
-	/* Start where the producer says the consumer is; clamp nonsense later. */
+	/*
+	 * Start where the region says the consumer is (a consumer may take over
+	 * from another), unless that is past the producer: then from the
+	 * producer's current packet, and count it.
+	 */
 	for (uint32_t i = 0; i < c->h.ncpus; i++) {
 		struct rtr_cpu_ctl *cb = (void *)(c->base + c->h.cpu_off + i * c->h.cpu_stride);
+		uint64_t mask = ~(uint64_t)(c->h.packet_size - 1);
+		uint64_t cons = rtr_load(&cb->cons) & mask, prod = rtr_load_acquire(&cb->prod);
 
-		c->streams[i].cons = rtr_load(&cb->cons) & ~(uint64_t)(c->h.packet_size - 1);
+		if (cons > prod) {
+			cons = prod & mask;
+			c->streams[i].st.bad_position++;
+		}
+		c->streams[i].cons = cons;
 	}
 	*out = c;
 	return 0;

@@ -397,8 +397,19 @@ static int write_rseq(struct rtr_ring *ring, uint32_t id, const void *payload,
 	for (int n = 0; n < COMMIT_TRIES; n++) {
 		uint32_t cpu = __atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
 
-		if (cpu >= ring->ncpus)	/* not registered, or a CPU past the ring */
-			return write_locked(ring, id, payload, len, info);
+		if (cpu >= ring->ncpus) {
+			/*
+			 * This thread has no rseq registration (a raw clone()),
+			 * since the ring covers every possible CPU.  Taking the
+			 * portable path here would mix two protocols on buffers
+			 * that rseq writers own: drop and count instead.
+			 */
+			uint32_t c = (uint32_t)rtr_cpu_current() % ring->ncpus;
+
+			rtr_add(&rtr_ring_cpu(ring, c)->lost_busy, 1);
+			info->cpu = c;
+			return -EBUSY;
+		}
 		cursor_load(ring, &k, cpu, false);
 		ret = append(ring, &k, id, payload, len, info);
 		if (ret != COMMIT_RETRY)
@@ -566,7 +577,9 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	ring->fast_limit = psize - 11;
 	ring->mode = attr->mode;
 	ring->ncpus = ncpus;
-	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available();
+	/* rseq writers index buffers by CPU number: every CPU needs one. */
+	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available() &&
+			 ncpus >= rtr_cpu_possible();
 	/* The fast path compares the CPU with fast_ncpus: 0 sends it all here. */
 	ring->fast_ncpus = ring->use_rseq ? ncpus : 0;
 	ring->hdr = h;

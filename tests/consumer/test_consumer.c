@@ -440,3 +440,26 @@ Test(consumer, writer_killed_mid_write_loses_nothing_committed)
 		run_kill(false, trial);
 	}
 }
+
+Test(consumer, a_consumer_position_past_the_producer_is_not_believed)
+{
+	struct rtr_consumer_packet pkt;
+	struct rtr_consumer_stats st;
+	struct rtr_consumer *c2;
+	uint64_t pos = 0;
+	struct t_ring t;
+
+	t_pin0();
+	t_ring_open(&t, RTR_MODE_DISCARD, P, 4, false);
+	t_ctl(&t, 0)->cons = 1ull << 40;
+	cr_assert_eq(rtr_consumer_open(&c2, t.path, NULL, 0), 0);
+	rtr_consumer_get_stats(c2, 0, &st);
+	cr_expect_eq(st.bad_position, 1);
+	t_ctl(&t, 0)->cons = 0;
+	for (uint64_t i = 0; pos / P < 1; i++)
+		pos = put16(&t, i);
+	cr_assert_eq(rtr_consumer_get(c2, 0, &pkt), 0, "reads from the producer's packet on");
+	cr_expect_eq(pkt.seq, 0);
+	rtr_consumer_close(c2);
+	t_ring_close(&t);
+}

@@ -78,6 +78,13 @@ Test(ringbuf_ring, create_rejects_bad_geometry_and_existing_files)
 	cr_expect_eq(rtr_ring_create(&r, &a), -EEXIST, "a symlink is not followed");
 	unlink(link);
 	rtr_ring_destroy(r, true);
+	/* rseq writers index buffers by CPU: fewer streams than CPUs is portable. */
+	a.path = path;
+	a.ncpus = 1;
+	cr_assert_eq(rtr_ring_create(&r, &a), 0);
+	cr_expect_eq(r->use_rseq, false);
+	cr_expect_eq(r->fast_ncpus, 0, "the fast path stays off");
+	rtr_ring_destroy(r, true);
 	cr_expect_eq(access(path, F_OK), -1, "destroy(unlink) removes the file");
 	rmdir(dir);
 }
