@@ -84,6 +84,8 @@ RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t ma
 	    h->metadata_off + h->metadata_cap > h->cpu_off)
 		FAIL("bad metadata area %llu+%u", (unsigned long long)h->metadata_off,
 		     h->metadata_cap);
+	if (h->metadata_len > h->metadata_cap)
+		FAIL("metadata_len %u exceeds its area's %u bytes", h->metadata_len, h->metadata_cap);
 	if (h->clock_freq == 0)
 		FAIL("clock frequency is 0");
 	return NULL;
@@ -255,15 +257,19 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 		/* get without put: release implicitly, the copy is ours anyway */
 		rtr_consumer_put(c, cpu);
 	}
-	/* Each turn either returns or advances s->cons by at least one packet. */
-	for (;;) {
+	/*
+	 * Each turn returns or advances s->cons by a packet.  A producer that
+	 * keeps moving @prod (or lapping every copy) could keep us here: after
+	 * a buffer's worth of turns, return and let the caller come back.
+	 */
+	for (uint32_t turn = 0;; turn++) {
 		uint64_t prod = rtr_load_acquire(&cb->prod), prod2, size;
 
 		if (prod < s->cons) {
 			s->st.bad_position++;
 			return -EAGAIN;
 		}
-		if (prod - s->cons < P)
+		if (prod - s->cons < P || turn > c->h.packets_per_cpu + 1)
 			return -EAGAIN;
 		if (prod - s->cons > B) {
 			/* Lapped (overwrite mode), or nonsense from the producer. */
@@ -411,4 +417,21 @@ RTR_API void rtr_consumer_get_stats(const struct rtr_consumer *c, uint32_t cpu,
 		*st = c->streams[cpu].st;
 	else
 		memset(st, 0, sizeof(*st));
+}
+
+RTR_API int rtr_consumer_cpu_info(const struct rtr_consumer *c, uint32_t cpu,
+				  struct rtr_consumer_cpu *out)
+{
+	struct rtr_cpu_ctl *cb;
+
+	if (cpu >= c->h.ncpus)
+		return -EINVAL;
+	cb = ctl(c, cpu);
+	out->prod = rtr_load(&cb->prod);
+	out->cons = rtr_load(&cb->cons);
+	out->lost_full = rtr_load(&cb->lost_full);
+	out->lost_big = rtr_load(&cb->lost_big);
+	out->lost_busy = rtr_load(&cb->lost_busy);
+	out->notify_at = rtr_load(&cb->notify_at);
+	return 0;
 }

@@ -603,10 +603,12 @@ err_free:
 /*
  * rtr_ring_detach() - unpublish the ring in @slot and wait until no writer
  * can still be using it.  The fast path reads *slot inside its restartable
- * sequence, so restarting every sequence (membarrier RSEQ) ends its uses;
- * the slow paths run under urcu-bp's read lock, so a grace period ends
- * theirs.  Afterwards the ring may be stopped, flushed and destroyed.
- * Return: 0, or -ENODEV if the slot was already empty.
+ * sequence (threads without rseq registration never read it), so restarting
+ * every sequence in the process (membarrier RSEQ) ends its uses; the slow
+ * paths run under urcu-bp's read lock, so a grace period ends theirs.
+ * Afterwards the ring may be stopped, flushed and destroyed.
+ * Return: 0; -ENODEV if the slot was already empty; -errno from membarrier
+ * for a ring that uses rseq, in which case the ring must not be destroyed.
  */
 RTR_API int rtr_ring_detach(struct rtr_ring *_Atomic *slot)
 {
@@ -614,12 +616,21 @@ RTR_API int rtr_ring_detach(struct rtr_ring *_Atomic *slot)
 
 	if (!ring)
 		return -ENODEV;
-	if (ring->use_rseq && !rseq_emulated) {
-		int ret = rtr_membarrier_rseq();
+	ring->fast_quiesced = true;
+#ifdef RTR_HAVE_RSEQ_FASTPATH
+	if (__rseq_size > 0 && !rseq_emulated) {
+		/* Even a portable ring is read by registered threads' fast path. */
+		int ret = rtr_membarrier_rseq_register();
 
-		if (ret)
-			return ret;
+		if (!ret)
+			ret = rtr_membarrier_rseq();
+		if (ret) {
+			ring->fast_quiesced = false;
+			if (ring->use_rseq)
+				return ret;
+		}
 	}
+#endif
 	urcu_bp_synchronize_rcu();
 	return 0;
 }
@@ -692,13 +703,18 @@ next:;
 /**
  * rtr_ring_flush() - close every CPU's open, non-empty packet so that the
  * consumer can take it now.  Safe while writers run: with rseq it runs on
- * each CPU in turn (pinning the calling thread) and publishes like a writer.
- * Return: 0; -EBUSY if the portable path found a CPU locked for long.
+ * each CPU in turn (pinning the calling thread) and publishes like a writer;
+ * a CPU the thread may not run on is skipped and counted in
+ * @flush_skipped_cpus.
+ * Return: 0; -EBUSY if the portable path found a CPU locked for long;
+ * -EAGAIN if @prod kept changing under 1000 attempts.
  */
 RTR_API int rtr_ring_flush(struct rtr_ring *ring)
 {
 	return flush_all(ring, false, false);
 }
+
+static void stop_flusher(struct rtr_ring *ring);
 
 /*
  * carry_tail_loss() - at stop, when events were dropped after the last
@@ -747,6 +763,8 @@ RTR_API int rtr_ring_stop(struct rtr_ring *ring)
 {
 	int ret;
 
+	/* The flusher publishes with rseq; from here on only plain stores. */
+	stop_flusher(ring);
 	ret = flush_all(ring, true, true);
 	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
 		int r = carry_tail_loss(ring, cpu);
@@ -835,5 +853,10 @@ RTR_API void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file)
 	rtr_shm_unmap(ring->hdr, ring->region_size);
 	close(ring->fd);
 	free(ring->path);
-	free(ring);
+	/*
+	 * Without a membarrier RSEQ (kernels before 5.10) a registered thread's
+	 * fast path may still load this struct once: keep its few bytes.
+	 */
+	if (ring->fast_quiesced)
+		free(ring);
 }

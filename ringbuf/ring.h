@@ -59,6 +59,7 @@ struct rtr_ring {
 	uint64_t region_size;
 	int fd;
 	char *path;
+	bool fast_quiesced;		/* detach ended every fast-path use */
 	int flusher_running;
 	int flusher_stop;
 	unsigned long flusher_thread;	/* pthread_t */
@@ -161,6 +162,8 @@ static inline struct rseq *rtr_rseq_area(void)
 		"movq %[t0], 8(%[rs])\n\t"	/* rs->rseq_cs = &desc */	\
 		"1:\n\t"							\
 		"movl 4(%[rs]), %k[cpu]\n\t"	/* rs->cpu_id */		\
+		"testl %k[cpu], %k[cpu]\n\t"	/* < 0: rseq not registered, */	\
+		"js %l[slow]\n\t"		/* so do not touch the ring */	\
 		"movq (%[slot]), %[t1]\n\t"	/* ring = *slot */		\
 		"testq %[t1], %[t1]\n\t"					\
 		"jz %l[off]\n\t"						\
@@ -287,12 +290,16 @@ off:
  *        stream that counted the loss on failure; may be NULL.
  *
  * Never blocks, allocates or makes a system call, except one futex wake
- * when this record completes a packet that a sleeping consumer waits for.
+ * when this record completes a packet that a sleeping consumer waits for,
+ * and a thread's first slow-path call, which registers the thread with
+ * urcu-bp (that allocates and makes system calls once).
  *
  * Return: 0 on success; -ENODEV when @slot holds no ring; -ENOBUFS when
  * discard mode found no free packet (counted in lost_full); -ENOSPC when
- * the record can never fit in a packet (lost_big); -EBUSY when the portable
- * path found every buffer busy or nesting was too deep (lost_busy).
+ * the record can never fit in a packet (lost_big); -EBUSY (lost_busy) when
+ * the portable path found every buffer locked, nesting was too deep, the
+ * thread has no rseq registration while the ring uses rseq, or @prod kept
+ * changing under 1000 attempts (a peer scribbling on the region).
  */
 static inline int rtr_ring_write_at(struct rtr_ring *_Atomic *slot, uint32_t id,
 				    const void *payload, uint32_t len,

@@ -93,6 +93,22 @@ int rtr_consumer_flush(struct rtr_consumer *c, int timeout_ms);
 /* True once the producer has stopped: drain, then finish. */
 bool rtr_consumer_stopped(const struct rtr_consumer *c);
 
+/**
+ * struct rtr_consumer_cpu - one stream's control page as it reads now
+ * (values straight from the region: informational, not validated).
+ */
+struct rtr_consumer_cpu {
+	uint64_t prod;
+	uint64_t cons;
+	uint64_t lost_full;
+	uint64_t lost_big;
+	uint64_t lost_busy;
+	uint64_t notify_at;
+};
+
+int rtr_consumer_cpu_info(const struct rtr_consumer *c, uint32_t cpu,
+			  struct rtr_consumer_cpu *out);
+
 /* Events the producer counted as lost on @cpu, as of now (cumulative). */
 uint64_t rtr_consumer_lost(const struct rtr_consumer *c, uint32_t cpu);
 

@@ -107,7 +107,7 @@ struct rtr_cpu_ctl {
 
 /*
  * struct rtr_packet_hdr - the CTF packet header and context at the start of
- * every packet (Documentation/ctf.rst).  Packed: events are byte-aligned.
+ * every packet (Documentation/region.rst).  Packed: events are byte-aligned.
  * The four end fields are contiguous so a packet is closed by one copy.
  */
 struct rtr_packet_hdr {

@@ -74,6 +74,7 @@ Test(consumer, region_check_names_each_bad_field)
 	BREAK(cpu_off, good.cpu_off + 64, "past the region");
 	BREAK(metadata_cap, 1u << 30, "metadata");
 	BREAK(metadata_off, good.cpu_off, "metadata");
+	BREAK(metadata_len, good.metadata_cap + 1, "metadata_len");
 	BREAK(clock_freq, 0, "clock");
 #undef BREAK
 	t_ring_close(&t);
