@@ -241,6 +241,9 @@ static const char *check_packet(const struct rtr_consumer *c, uint32_t cpu, uint
 	return NULL;
 }
 
+static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
+			struct rtr_consumer_packet *pkt);
+
 RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			     struct rtr_consumer_packet *pkt)
 {
@@ -305,20 +308,66 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			rtr_store_release(&cb->cons, s->cons);
 			continue;
 		}
-		pkt->cpu = cpu;
-		pkt->seq = p->packet_seq_num;
-		pkt->size = p->content_size / 8;
-		pkt->data = c->copy;
-		pkt->skipped = s->pending;
-		pkt->events_discarded = p->events_discarded;
-		pkt->timestamp_begin = p->timestamp_begin;
-		pkt->timestamp_end = p->timestamp_end;
-		s->pending = 0;
-		s->held = true;
-		s->st.packets++;
-		s->st.bytes += pkt->size;
+		fill_packet(c, s, cpu, pkt);
 		return 0;
 	}
+}
+
+static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
+			struct rtr_consumer_packet *pkt)
+{
+	const struct rtr_packet_hdr *p = (const struct rtr_packet_hdr *)c->copy;
+
+	pkt->cpu = cpu;
+	pkt->seq = p->packet_seq_num;
+	pkt->size = p->content_size / 8;
+	pkt->data = c->copy;
+	pkt->skipped = s->pending;
+	pkt->events_discarded = p->events_discarded;
+	pkt->timestamp_begin = p->timestamp_begin;
+	pkt->timestamp_end = p->timestamp_end;
+	s->pending = 0;
+	s->held = true;
+	s->st.packets++;
+	s->st.bytes += pkt->size;
+}
+
+RTR_API int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu,
+				 struct rtr_consumer_packet *pkt)
+{
+	uint64_t P = c->h.packet_size, prod, start, last_ts;
+	struct rtr_packet_hdr *p = (struct rtr_packet_hdr *)c->copy;
+	struct rtr_cpu_ctl *cb;
+	struct stream *s;
+
+	if (cpu >= c->h.ncpus)
+		return -EINVAL;
+	cb = ctl(c, cpu);
+	s = &c->streams[cpu];
+	if (s->held)
+		rtr_consumer_put(c, cpu);
+	prod = rtr_load_acquire(&cb->prod);
+	last_ts = rtr_load(&cb->last_ts);
+	start = prod & ~(P - 1);
+	if (prod == start || start != s->cons)
+		return -EAGAIN;
+	if (prod - start < RTR_PACKET_HDR_SIZE) {
+		s->st.damaged++;
+		return -EPROTO;
+	}
+	copy_shared(c->copy, slot(c, cpu, start), prod - start);
+	if (last_ts < p->timestamp_begin)
+		last_ts = p->timestamp_begin;
+	p->timestamp_end = last_ts;
+	p->content_size = (prod - start) * 8;
+	p->packet_size = p->content_size;
+	p->events_discarded = rtr_consumer_lost(c, cpu);
+	if (check_packet(c, cpu, start, p)) {
+		s->st.damaged++;
+		return -EPROTO;
+	}
+	fill_packet(c, s, cpu, pkt);
+	return 0;
 }
 
 RTR_API void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -70,6 +71,7 @@ enum { COMMIT_DONE = 0, COMMIT_RETRY = 1 };
 static int commit_rseq(const struct commit *c)
 {
 	struct rseq *rs = rtr_rseq_area();
+	uint8_t *dst = c->dst;	/* advanced past the header inside the sequence */
 	uint64_t st, t0, t1;
 
 	__asm__ __volatile__(
@@ -119,9 +121,9 @@ static int commit_rseq(const struct commit *c)
 		"movl $1, %k[st]\n\t"
 		"jmp 5b\n\t"
 		".popsection\n\t"
-		: [st] "=&r"(st), [t0] "=&r"(t0), [t1] "=&r"(t1)
+		: [st] "=&r"(st), [t0] "=&r"(t0), [t1] "=&r"(t1), [dst] "+r"(dst)
 		: [rs] "r"(rs), [cpu] "r"(c->cpu), [cb] "r"(c->cb), [expect] "r"(c->expect),
-		  [dst] "r"(c->dst), [hdr] "r"(c->hdr), [hlen] "r"(c->hlen),
+		  [hdr] "r"(c->hdr), [hlen] "r"(c->hlen),
 		  [src] "r"(c->payload), [len] "r"(c->len), [newpos] "r"(c->newpos),
 		  [newts] "r"(c->newts)
 		: "xmm0", "xmm1", "memory", "cc");
@@ -432,12 +434,15 @@ RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
 	if (!info)
 		info = &dummy;
 	if (rtr_unlikely(rtr_nest >= NEST_MAX)) {
-		ring = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-		if (!ring)
-			return -ENODEV;
-		info->cpu = (uint32_t)rtr_cpu_current() % ring->ncpus;
-		rtr_add(&rtr_ring_cpu(ring, info->cpu)->lost_busy, 1);
-		return -EBUSY;
+		/* The outer levels registered this thread: the read lock is safe here. */
+		urcu_bp_read_lock();
+		ring = __atomic_load_n(slot, __ATOMIC_CONSUME);
+		if (ring) {
+			info->cpu = (uint32_t)rtr_cpu_current() % ring->ncpus;
+			rtr_add(&rtr_ring_cpu(ring, info->cpu)->lost_busy, 1);
+		}
+		urcu_bp_read_unlock();
+		return ring ? -EBUSY : -ENODEV;
 	}
 	rtr_nest++;
 	urcu_bp_read_lock();
@@ -510,7 +515,7 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	void *addr;
 	int fd, ret;
 
-	if (!out || !attr || attr->struct_size < sizeof(*attr) || !attr->path)
+	if (!out || !attr || attr->struct_size < sizeof(*attr))
 		return -EINVAL;
 	if (attr->mode != RTR_MODE_DISCARD && attr->mode != RTR_MODE_OVERWRITE)
 		return -EINVAL;
@@ -531,12 +536,21 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
 		return -ENOMEM;
-	ring->path = strdup(attr->path);
+	if (attr->path) {
+		ring->path = strdup(attr->path);
+	} else {
+		static unsigned seq;
+		char name[64];
+
+		snprintf(name, sizeof(name), RTR_RING_DEFAULT_DIR "/ringtrace-%d-%u", (int)getpid(),
+			 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+		ring->path = strdup(name);
+	}
 	if (!ring->path) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	ret = rtr_shm_create(attr->path, size, &fd, &addr);
+	ret = rtr_shm_create(ring->path, size, &fd, &addr);
 	if (ret)
 		goto err_free;
 
@@ -593,7 +607,7 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 err_unmap:
 	rtr_shm_unmap(addr, size);
 	close(fd);
-	unlink(attr->path);
+	unlink(ring->path);
 err_free:
 	free(ring->path);
 	free(ring);

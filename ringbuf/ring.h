@@ -70,7 +70,8 @@ struct rtr_ring {
 /**
  * struct rtr_ring_attr - how to create a ring.
  * @struct_size: sizeof(struct rtr_ring_attr), for growth.
- * @path: region file; created O_EXCL, 0600, not following symlinks.
+ * @path: region file; created O_EXCL, 0600, not following symlinks.  NULL:
+ *        RTR_RING_DEFAULT_DIR/ringtrace-PID-N (see @path in struct rtr_ring).
  * @mode: RTR_MODE_DISCARD or RTR_MODE_OVERWRITE.
  * @packet_size: bytes per packet, power of two, 4096..64 MiB (0: 64 KiB).
  * @packets_per_cpu: power of two, 2..65536 (0: 8).
@@ -87,6 +88,7 @@ struct rtr_ring_attr {
 	uint32_t flags;
 };
 #define RTR_RING_PORTABLE	0x1u
+#define RTR_RING_DEFAULT_DIR	"/dev/shm"
 
 /**
  * struct rtr_write_info - where a record went (tests and tools use it).

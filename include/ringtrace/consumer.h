@@ -72,6 +72,19 @@ const struct rtr_region_hdr *rtr_consumer_region(const struct rtr_consumer *c);
  */
 int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu, struct rtr_consumer_packet *pkt);
 
+/**
+ * rtr_consumer_salvage() - take the open packet of stream @cpu as it stands,
+ * up to the last committed record, when its producer will never close it
+ * (it died, or stopped without closing).  The copy's end fields are filled
+ * in: content_size from @prod, timestamp_end from the last record, and
+ * events_discarded from the control page.  A live producer would go on
+ * writing that packet: salvaging it then delivers its beginning twice.
+ * Return: 0 with @pkt filled (release it with rtr_consumer_put()); -EAGAIN
+ * when no packet is open or complete ones remain to be taken first;
+ * -EPROTO when the open packet's header does not check out.
+ */
+int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu, struct rtr_consumer_packet *pkt);
+
 /* rtr_consumer_put() - release the packet last taken on @cpu to the writers. */
 void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu);
 

@@ -412,13 +412,18 @@ static void run_kill(bool rseq, unsigned trial)
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFSIGNALED(status));
 	drain_checked(&t, &next);
-	/* The open packet's committed prefix, [packet start, prod), as recover salvages it. */
+	/* The open packet's committed prefix, [packet start, prod), salvaged. */
 	prod = t_ctl(&t, 0)->prod;
 	if (prod % P) {
-		const uint8_t *d = rtr_ring_cpu_data(t.ring, 0) +
-				   ((prod & ~(uint64_t)(P - 1)) & t.ring->buf_mask);
-		int n = t_parse(d, prod % P, 16, rec, 256);
+		struct rtr_consumer_packet pkt;
+		int n;
 
+		cr_assert_eq(rtr_consumer_salvage(t.c, 0, &pkt), 0);
+		cr_expect_eq(pkt.size, prod % P);
+		cr_expect_eq(pkt.seq, prod / P);
+		cr_expect_eq(pkt.events_discarded, rtr_consumer_lost(t.c, 0));
+		cr_expect_eq(pkt.timestamp_end, t_ctl(&t, 0)->last_ts);
+		n = t_parse(pkt.data, pkt.size, 16, rec, 256);
 		cr_assert_geq(n, 0, "the committed prefix parses");
 		for (int j = 0; j < n; j++) {
 			uint64_t q[2];
@@ -426,7 +431,13 @@ static void run_kill(bool rseq, unsigned trial)
 			memcpy(q, rec[j].payload, 16);
 			cr_assert_eq(q[0], next++);
 			cr_assert_eq(q[1], ~q[0]);
+			cr_assert_leq(rec[j].ts, pkt.timestamp_end);
 		}
+		rtr_consumer_put(t.c, 0);
+	} else {
+		struct rtr_consumer_packet pkt;
+
+		cr_expect_eq(rtr_consumer_salvage(t.c, 0, &pkt), -EAGAIN, "nothing open");
 	}
 	cr_expect_gt(next, 1000, "the writer ran (%lu records)", (unsigned long)next);
 	t_ring_close(&t);

@@ -79,6 +79,20 @@ Test(ringbuf_ring, create_rejects_bad_geometry_and_existing_files)
 	unlink(link);
 	rtr_ring_destroy(r, true);
 	/* rseq writers index buffers by CPU: fewer streams than CPUs is portable. */
+	/* No path: a fresh file under /dev/shm. */
+	a.path = NULL;
+	a.ncpus = 0;
+	cr_assert_eq(rtr_ring_create(&r, &a), 0);
+	cr_expect_eq(strncmp(r->path, "/dev/shm/ringtrace-", 19), 0, "%s", r->path);
+	cr_expect_eq(access(r->path, R_OK | W_OK), 0);
+	{
+		struct rtr_ring *r2;
+
+		cr_assert_eq(rtr_ring_create(&r2, &a), 0);
+		cr_expect_str_neq(r->path, r2->path, "each ring its own file");
+		rtr_ring_destroy(r2, true);
+	}
+	rtr_ring_destroy(r, true);
 	if (sysconf(_SC_NPROCESSORS_CONF) > 1) {
 		a.path = path;
 		a.ncpus = 1;
