@@ -31,7 +31,9 @@
 int rtr_tsan_fence_word;
 #endif
 static __thread int rtr_nest __attribute__((tls_model("initial-exec")));
+#ifdef RTR_HAVE_RSEQ_FASTPATH
 static int rseq_emulated;	/* bench under valgrind: see rtr_ring_bench_emulate_rseq() */
+#endif
 
 #define ROUND8(x)	(((x) + 7) & ~(uint64_t)7)
 #define COMMIT_TRIES	1000	/* bound against a peer that scribbles on @prod */
