@@ -121,6 +121,9 @@ int main(int argc, char **argv)
 	}
 	printf("ringtrace-stress: %u writers on %ld CPUs, consumer in a separate process, %.1f s per mode\n",
 	       cfg.writers, sysconf(_SC_NPROCESSORS_ONLN), cfg.seconds);
+	printf("The writers trace as fast as they can, faster than the consumer can copy to\n"
+	       "files, so discard mode drops events (each one counted in the trace) and\n"
+	       "overwrite mode keeps the newest packets; then every event is checked.\n");
 	for (int m = RTR_MODE_DISCARD; m <= RTR_MODE_OVERWRITE; m++) {
 		struct stress_result res;
 		int ret;
