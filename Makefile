@@ -3,6 +3,7 @@
 # ringtrace top-level Makefile, Kbuild-like:
 #   make            build build/lib/libringtrace.{a,so}, build/bin/*
 #   make V=1        show full commands;  make -s  print nothing
+#   make ringbuf/ring.o   build one object
 #   make O=dir      build out of tree (default: build)
 #   make check      unit + integration tests, then the same tests under ASan+UBSan
 #   make stress     the long race tests (minutes)
@@ -25,6 +26,12 @@ else
   Q := @
   quiet := @printf '  %-7s %s\n'
 endif
+# make -s: not even the short lines (Kbuild's convention).
+ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+  quiet := @:
+endif
+# Short lines name the file as the tree does: ringbuf/ring.o, bin/ringtrace.
+short = $(patsubst $(O)/%,%,$(patsubst $(O)/obj/%,%,$@))
 
 CC ?= cc
 ifeq ($(origin CC),default)
@@ -69,7 +76,7 @@ endef
 define prog_rule
 PROGS += $(O)/bin/$(2)
 $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(O)/lib/libringtrace.a
-	$$(quiet) LD $$@
+	$$(quiet) LD $$(short)
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/lib/libringtrace.a $$(RTR_LIBS) $$($(2)-libs)
 endef
@@ -85,23 +92,27 @@ all: $(O)/lib/libringtrace.a $(O)/lib/libringtrace.so $(PROGS)
 # Objects are built -fPIC once and go into both the static and the shared
 # library; the tracer must not trace itself, so no -pg/-finstrument-functions.
 $(O)/obj/%.o: %.c
-	$(quiet) CC $@
+	$(quiet) CC $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS) -c -o $@ $<
 
+# make ringbuf/ring.o: one object, built where the tree keeps it.
+%.o: %.c FORCE
+	$(Q)$(MAKE) --no-print-directory $(O)/obj/$@
+
 $(O)/lib/libringtrace.a: $(LIB_OBJS)
-	$(quiet) AR $@
+	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(O)/lib/libringtrace.so: $(LIB_OBJS) libringtrace.map
-	$(quiet) LD $@
+	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared $(RTR_LDFLAGS) $(LDFLAGS) -Wl,--version-script=libringtrace.map \
 		-Wl,-soname,libringtrace.so.0 -o $@ $(LIB_OBJS) $(RTR_LIBS)
 
 $(O)/bin/run_tests: $(TEST_OBJS) $(O)/lib/libringtrace.a
-	$(quiet) LD $@
+	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(O)/lib/libringtrace.a $(RTR_LIBS) $(CRITERION_LIBS)
 
