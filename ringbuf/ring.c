@@ -312,11 +312,12 @@ static int append(struct rtr_ring *ring, const struct cursor *k, uint32_t id,
 		return ret == COMMIT_DONE ? COMMIT_RETRY : ret;
 	}
 	if (id > RTR_EV_COMPACT_ID_MAX || k->ts - k->last_ts >= (1ull << RTR_EV_TS_BITS)) {
-		uint32_t w = RTR_EV_EXTENDED;
+		uint8_t *b = (uint8_t *)hdr;
 
-		memcpy(hdr, &w, 4);
-		memcpy((uint8_t *)hdr + 4, &id, 4);
-		memcpy((uint8_t *)hdr + 8, &k->ts, 8);
+		hdr[1] = 0;
+		b[0] = RTR_EV_EXTENDED;
+		memcpy(b + 1, &id, 4);
+		memcpy(b + 5, &k->ts, 8);
 		hlen = RTR_EV_EXTENDED_SIZE;
 	} else {
 		uint32_t w = ((uint32_t)k->ts << 5) | id;

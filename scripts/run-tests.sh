@@ -9,6 +9,8 @@ set -u
 tally=$1; label=$2; shift 2
 echo "  TEST    $label"
 here=$(cd "$(dirname "$0")/.." && pwd)
+# Tests find their helper scripts (tests/interop/*.py) from here.
+export RTR_SRCDIR="$here"
 # Leaks are errors, except the one allocation Criterion's runner keeps.
 export LSAN_OPTIONS="suppressions=$here/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"

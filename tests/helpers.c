@@ -73,11 +73,11 @@ int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out,
 			return -1;
 		memcpy(&w, pkt + pos, 4);
 		if ((w & 31) == RTR_EV_EXTENDED) {
-			if (size - pos < 16)
+			if (size - pos < RTR_EV_EXTENDED_SIZE)
 				return -1;
-			memcpy(&r.id, pkt + pos + 4, 4);
-			memcpy(&r.ts, pkt + pos + 8, 8);
-			pos += 16;
+			memcpy(&r.id, pkt + pos + 1, 4);
+			memcpy(&r.ts, pkt + pos + 5, 8);
+			pos += RTR_EV_EXTENDED_SIZE;
 		} else {
 			uint64_t mask = (1ull << RTR_EV_TS_BITS) - 1;
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <ringtrace/consumer.h>
 #include "ringbuf/ring.h"
+#include "events/ctf.h"
 #include "examples/stress/harness.h"
 
 #define DROPPED_CPU	0xffffffffu
@@ -147,6 +148,33 @@ static int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+static const struct rtr_ctf_field stress_fields[] = {
+	{ "writer", RTR_CTF_U32 },
+	{ "pad", RTR_CTF_U32 },
+	{ "seq", RTR_CTF_U64 },
+	{ "check", RTR_CTF_U64 },
+};
+
+static const struct rtr_ctf_event stress_class = {
+	"stress_event", STRESS_EVENT_ID, stress_fields, 4,
+};
+
+static int write_metadata(const char *dir, const struct rtr_region_hdr *h)
+{
+	char path[4096];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/trace/metadata", dir);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	ret = rtr_ctf_write_metadata(f, h, NULL, &stress_class, 1);
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
 static int consumer_main(const char *dir, const char *region, uint32_t delay_us)
 {
 	struct rtr_consumer *c;
@@ -160,10 +188,20 @@ static int consumer_main(const char *dir, const char *region, uint32_t delay_us)
 		fprintf(stderr, "stress consumer: %s\n", err);
 		return 1;
 	}
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		fprintf(stderr, "stress consumer: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	ret = write_metadata(dir, rtr_consumer_region(c));
+	if (ret) {
+		fprintf(stderr, "stress consumer: metadata: %s\n", strerror(-ret));
+		return 1;
+	}
 	n = rtr_consumer_region(c)->ncpus;
 	fds = calloc(n, sizeof(*fds));
 	for (uint32_t i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/stream_%u", dir, i);
+		snprintf(path, sizeof(path), "%s/trace/stream_%u", dir, i);
 		fds[i] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fds[i] < 0) {
 			fprintf(stderr, "stress consumer: %s: %s\n", path, strerror(errno));
@@ -206,6 +244,7 @@ static int consumer_main(const char *dir, const char *region, uint32_t delay_us)
 		close(fds[i]);
 	}
 	fclose(sum);
+	free(fds);
 	rtr_consumer_close(c);
 	return 0;
 }
@@ -341,6 +380,7 @@ static void check_stream(struct verify *v, uint32_t cpu, const uint8_t *d, size_
 				    cpu, h.packet_seq_num);
 		} else {
 			v->res->lost_packets += h.packet_seq_num;
+			v->res->lost_first_packets += h.packet_seq_num;
 		}
 		if (h.events_discarded < prev_disc)
 			BAD(v, "stream %u: events_discarded went down", cpu);
@@ -360,13 +400,13 @@ static void check_stream(struct verify *v, uint32_t cpu, const uint8_t *d, size_
 			}
 			memcpy(&w, d + off + pos, 4);
 			if ((w & 31) == RTR_EV_EXTENDED) {
-				if (size - pos < 16) {
+				if (size - pos < RTR_EV_EXTENDED_SIZE) {
 					BAD(v, "stream %u: partial extended header", cpu);
 					break;
 				}
-				memcpy(&id, d + off + pos + 4, 4);
-				memcpy(&t, d + off + pos + 8, 8);
-				pos += 16;
+				memcpy(&id, d + off + pos + 1, 4);
+				memcpy(&t, d + off + pos + 5, 8);
+				pos += RTR_EV_EXTENDED_SIZE;
 			} else {
 				uint64_t low = w >> 5, mask = (1ull << RTR_EV_TS_BITS) - 1;
 
@@ -427,7 +467,7 @@ static void verify(struct verify *v)
 		uint8_t *d = NULL;
 		size_t n = 0;
 
-		snprintf(path, sizeof(path), "%s/stream_%u", v->cfg->dir, i);
+		snprintf(path, sizeof(path), "%s/trace/stream_%u", v->cfg->dir, i);
 		if (read_file(path, &d, &n)) {
 			BAD(v, "%s: cannot read", path);
 			free(d);

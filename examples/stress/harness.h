@@ -40,6 +40,7 @@ struct stress_result {
 	uint64_t in_lost_packets;	/* committed into packets the consumer never got */
 	uint64_t packets;		/* packets in the stream files */
 	uint64_t lost_packets;		/* packet_seq_num gaps */
+	uint64_t lost_first_packets;	/* of which before each stream's first packet */
 	uint64_t events_discarded;	/* sum over streams of the final count */
 	uint64_t bytes;
 	double seconds;

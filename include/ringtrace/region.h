@@ -138,7 +138,9 @@ struct rtr_packet_end {
 /*
  * Record header, LTTng's compact form: one little-endian u32 with the event
  * id in bits 0-4 and the low 27 bits of the timestamp in bits 5-31.  Id 31
- * means extended: a u32 id and a u64 full timestamp follow.  The 27-bit form
+ * means extended: byte 0 is 31 (bits 5-7 zero), then a u32 id at byte 1 and
+ * a u64 full timestamp at byte 5, 13 bytes in all (byte-aligned, so CTF
+ * needs no padding field to describe it).  The 27-bit form
  * is used only when the timestamp is less than 2^27 after the previous
  * record's (or the packet's timestamp_begin), so readers rebuild it exactly.
  */
@@ -146,7 +148,7 @@ struct rtr_packet_end {
 #define RTR_EV_EXTENDED		31u
 #define RTR_EV_TS_BITS		27u
 #define RTR_EV_COMPACT_SIZE	4u
-#define RTR_EV_EXTENDED_SIZE	16u
+#define RTR_EV_EXTENDED_SIZE	13u
 
 #ifdef __cplusplus
 }

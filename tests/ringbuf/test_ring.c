@@ -138,7 +138,7 @@ ParameterizedTest(struct variant *v, ringbuf_ring, records_round_trip_exactly)
 	cr_expect_eq(h.stream_instance_id, 0);
 	cr_expect_eq(h.cpu_id, 0);
 	cr_expect_eq(h.packet_seq_num, 0);
-	cr_expect_eq(pkt.size, RTR_PACKET_HDR_SIZE + 2 * 20 + 2 * 32);
+	cr_expect_eq(pkt.size, RTR_PACKET_HDR_SIZE + 2 * 20 + 2 * (RTR_EV_EXTENDED_SIZE + 16));
 	cr_expect_eq(h.content_size, pkt.size * 8);
 	cr_expect_eq(h.packet_size, h.content_size);
 	cr_expect_eq(h.events_discarded, 0);
@@ -170,7 +170,7 @@ ParameterizedTest(struct variant *v, ringbuf_ring, records_round_trip_exactly)
 	cr_assert_eq(rtr_ring_flush(t.ring), 0);
 	cr_assert_eq(rtr_consumer_get(t.c, 0, &pkt), 0);
 	cr_expect_eq(pkt.seq, 1);
-	cr_expect_eq(pkt.size, RTR_PACKET_HDR_SIZE + 4 + 16);
+	cr_expect_eq(pkt.size, RTR_PACKET_HDR_SIZE + RTR_EV_COMPACT_SIZE + RTR_EV_EXTENDED_SIZE);
 	n = t_parse(pkt.data, pkt.size, 0, rec, 8);
 	cr_assert_eq(n, 2);
 	cr_expect_eq(rec[0].id, 7);

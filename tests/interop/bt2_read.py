@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Read a ringtrace CTF directory with babeltrace2's Python bindings.
+
+    bt2_read.py summary DIR   totals, and the stress events' checksums checked
+    bt2_read.py events DIR    one JSON line per event: name, clock cycles, fields
+
+Run with Debian's /usr/bin/python3, where python3-bt2 lives.
+"""
+import json
+import sys
+
+import bt2
+
+MASK = (1 << 64) - 1
+
+
+def checksum(writer, seq):
+    x = ((writer << 40) ^ seq ^ 0x9E3779B97F4A7C15) & MASK
+    x ^= x >> 31
+    x = (x * 0xBF58476D1CE4E5B9) & MASK
+    x ^= x >> 27
+    return x
+
+
+def messages(path):
+    return bt2.TraceCollectionMessageIterator(path)
+
+
+def summary(path):
+    out = {"events": 0, "bad_checksums": 0, "discarded_events": 0,
+           "discarded_events_unknown": 0, "discarded_packets": 0,
+           "packets": 0}
+    for msg in messages(path):
+        if type(msg) is bt2._EventMessageConst:
+            ev = msg.event
+            out["events"] += 1
+            if ev.name == "stress_event":
+                p = ev.payload_field
+                if int(p["check"]) != checksum(int(p["writer"]), int(p["seq"])):
+                    out["bad_checksums"] += 1
+        elif type(msg) is bt2._PacketBeginningMessageConst:
+            out["packets"] += 1
+        elif type(msg) is bt2._DiscardedEventsMessageConst:
+            if msg.count is None:
+                out["discarded_events_unknown"] += 1
+            else:
+                out["discarded_events"] += msg.count
+        elif type(msg) is bt2._DiscardedPacketsMessageConst:
+            out["discarded_packets"] += msg.count or 0
+    print(json.dumps(out))
+
+
+def events(path):
+    for msg in messages(path):
+        if type(msg) is not bt2._EventMessageConst:
+            continue
+        ev = msg.event
+        fields = {}
+        for name, value in ev.payload_field.items():
+            if isinstance(value, bt2._StringFieldConst):
+                fields[name] = str(value)
+            elif isinstance(value, bt2._RealFieldConst):
+                fields[name] = float(value)
+            else:
+                fields[name] = int(value)
+        print(json.dumps({"name": ev.name,
+                          "cycles": msg.default_clock_snapshot.value,
+                          "cpu": int(ev.packet.context_field["cpu_id"]),
+                          "fields": fields}))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("summary", "events"):
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+    {"summary": summary, "events": events}[sys.argv[1]](sys.argv[2])
