@@ -20,7 +20,36 @@ static const char *const type_names[] = {
 	[RTR_CTF_S32] = "int32_t",  [RTR_CTF_S64] = "int64_t",
 	[RTR_CTF_DOUBLE] = "double_t",
 	[RTR_CTF_STRING] = "string",
+	[RTR_CTF_ENUM_U8] = "uint8_t",
+	[RTR_CTF_ENUM_U32] = "uint32_t",
 };
+
+/* An enum label as a TSDL string literal: quotes and backslashes escaped. */
+static void put_label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void put_field(FILE *f, const struct rtr_ctf_field *fl)
+{
+	if ((fl->type == RTR_CTF_ENUM_U8 || fl->type == RTR_CTF_ENUM_U32) && fl->nmap) {
+		fprintf(f, "\t\tenum : %s {", type_names[fl->type]);
+		for (uint32_t m = 0; m < fl->nmap; m++) {
+			fputs(m ? ", " : " ", f);
+			put_label(f, fl->map[m].label);
+			fprintf(f, " = %" PRIu32, fl->map[m].value);
+		}
+		fprintf(f, " } _%s;\n", fl->name);
+		return;
+	}
+	fprintf(f, "\t\t%s _%s;\n", type_names[fl->type], fl->name);
+}
 
 static bool identifier(const char *s)
 {
@@ -56,9 +85,15 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		if (!identifier(ev[i].name))
 			return -EINVAL;
 		for (uint32_t j = 0; j < ev[i].nfields; j++) {
-			if (!identifier(ev[i].fields[j].name) ||
-			    ev[i].fields[j].type > RTR_CTF_STRING)
+			const struct rtr_ctf_field *fl = &ev[i].fields[j];
+
+			if (!identifier(fl->name) || fl->type > RTR_CTF_ENUM_U32)
 				return -EINVAL;
+			for (uint32_t m = 0; m < fl->nmap; m++) {
+				for (const char *c = fl->map[m].label; *c; c++)
+					if (*c < 0x20 || *c > 0x7e)
+						return -EINVAL;
+			}
 		}
 		for (size_t k = 0; k < i; k++) {
 			if (ev[k].id == ev[i].id)
@@ -156,8 +191,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 			ev[i].name, ev[i].id);
 		fprintf(f, "\tfields := struct {\n");
 		for (uint32_t j = 0; j < ev[i].nfields; j++)
-			fprintf(f, "\t\t%s _%s;\n", type_names[ev[i].fields[j].type],
-				ev[i].fields[j].name);
+			put_field(f, &ev[i].fields[j]);
 		fprintf(f, "\t} align(8);\n};\n");
 	}
 	return ferror(f) ? -EIO : 0;

@@ -16,11 +16,20 @@ enum rtr_ctf_type {
 	RTR_CTF_S8, RTR_CTF_S16, RTR_CTF_S32, RTR_CTF_S64,
 	RTR_CTF_DOUBLE,
 	RTR_CTF_STRING,		/* NUL-terminated */
+	RTR_CTF_ENUM_U8,	/* integers with named values (@map) */
+	RTR_CTF_ENUM_U32,
+};
+
+struct rtr_ctf_enum_entry {
+	const char *label;	/* printable ASCII */
+	uint32_t value;
 };
 
 struct rtr_ctf_field {
 	const char *name;
 	enum rtr_ctf_type type;
+	const struct rtr_ctf_enum_entry *map;	/* enums only */
+	uint32_t nmap;
 };
 
 struct rtr_ctf_event {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <ringtrace/consumer.h>
+#include "consumer/convert.h"
 
 #define VERSION "0.1"
 
@@ -20,6 +21,9 @@ static void usage(FILE *f)
 		"usage: ringtrace COMMAND [ARGS]\n\n"
 		"commands:\n"
 		"  info REGION    show a region's geometry, state, and per-CPU positions and losses\n"
+		"  convert REGION -o DIR\n"
+		"                 write the trace held in REGION as a CTF directory DIR (new);\n"
+		"                 the open packets too when the producer stopped or died\n"
 		"  help           this text\n\n"
 		"options:\n"
 		"  -h, --help     this text\n"
@@ -75,6 +79,48 @@ static int cmd_info(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_convert(int argc, char **argv)
+{
+	const char *region = NULL, *dir = NULL;
+	struct rtr_convert_report rep;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			dir = argv[++i];
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "ringtrace convert: unknown option '%s'\n", argv[i]);
+			return 2;
+		} else if (!region) {
+			region = argv[i];
+		} else {
+			fprintf(stderr, "ringtrace convert: unexpected argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!region || !dir) {
+		fprintf(stderr, "usage: ringtrace convert REGION -o DIR\n");
+		return 2;
+	}
+	ret = rtr_convert(region, dir, &rep);
+	if (rep.registry_err[0])
+		fprintf(stderr, "ringtrace convert: %s: %s; counter names are missing from the trace\n",
+			region, rep.registry_err);
+	if (ret) {
+		fprintf(stderr, "ringtrace convert: %s\n", rep.err);
+		return 1;
+	}
+	printf("%s: %" PRIu64 " packets (%" PRIu64 " salvaged from a %s producer), %.1f KiB, "
+	       "%u streams\n", dir, rep.packets, rep.salvaged,
+	       rep.producer_gone ? "stopped or dead" : "running", (double)rep.bytes / 1024,
+	       rep.ncpus);
+	printf("lost: %" PRIu64 " events counted by the producer, %" PRIu64
+	       " packets overwritten or damaged\n", rep.events_lost, rep.lost_packets);
+	if (!rep.producer_gone)
+		printf("the producer is still running: its open packets were left out\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -92,6 +138,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "info"))
 		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "convert"))
+		return cmd_convert(argc - 1, argv + 1);
 	fprintf(stderr, "ringtrace: unknown command '%s' (see ringtrace --help)\n", argv[1]);
 	return 2;
 }

@@ -149,10 +149,10 @@ static int write_all(int fd, const void *buf, size_t n)
 }
 
 static const struct rtr_ctf_field stress_fields[] = {
-	{ "writer", RTR_CTF_U32 },
-	{ "pad", RTR_CTF_U32 },
-	{ "seq", RTR_CTF_U64 },
-	{ "check", RTR_CTF_U64 },
+	{ "writer", RTR_CTF_U32, NULL, 0 },
+	{ "pad", RTR_CTF_U32, NULL, 0 },
+	{ "seq", RTR_CTF_U64, NULL, 0 },
+	{ "check", RTR_CTF_U64, NULL, 0 },
 };
 
 static const struct rtr_ctf_event stress_class = {

@@ -141,7 +141,10 @@ struct written {
 	uint64_t before, after;
 };
 
-static const struct rtr_ctf_field ab[] = { { "a", RTR_CTF_U64 }, { "b", RTR_CTF_S64 } };
+static const struct rtr_ctf_field ab[] = {
+	{ "a", RTR_CTF_U64, NULL, 0 },
+	{ "b", RTR_CTF_S64, NULL, 0 },
+};
 
 ParameterizedTestParameters(interop_babeltrace, every_header_form_round_trips)
 {

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* consumer/convert.h - a region file to a CTF trace directory. */
+#ifndef RTR_CONSUMER_CONVERT_H
+#define RTR_CONSUMER_CONVERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/**
+ * struct rtr_convert_report - what rtr_convert() did.
+ * @err: why it failed, naming the file.
+ * @registry_err: set when the region's registry was damaged: the trace was
+ *                written without counter names.
+ */
+struct rtr_convert_report {
+	uint32_t ncpus;
+	uint64_t packets;
+	uint64_t salvaged;	/* open packets taken up to their last record */
+	uint64_t bytes;
+	uint64_t lost_packets;	/* overwritten or damaged, before delivered ones */
+	uint64_t damaged;
+	uint64_t events_lost;	/* the producer's count, all streams */
+	bool producer_gone;
+	char err[512];
+	char registry_err[160];
+};
+
+/*
+ * rtr_convert() - write the trace held in @region into the new directory
+ * @dir (created 0700; an existing one is an error).  The open packets are
+ * salvaged only when the producer has stopped or is dead.
+ * Return: 0, or -errno with @rep->err set.
+ */
+int rtr_convert(const char *region, const char *dir, struct rtr_convert_report *rep);
+
+#endif /* RTR_CONSUMER_CONVERT_H */

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/*
+ * events/events.c - the traced program's side: start and stop (from code or
+ * from RINGTRACE_* variables at load), the out-of-line halves of the task
+ * model's emitters, task ids, counters and the registry.
+ *
+ * The registry is the part of the trace that is not in any packet: the
+ * names of counters (and, later, typed event classes).  It lives in the
+ * region's metadata area as lines of text, appended under a mutex, so that a
+ * consumer or `ringtrace convert` finds every name even after the packets
+ * that used it were overwritten, and even if this process died.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <ringtrace/ringtrace.h>
+#include "events/registry.h"
+#include "ringbuf/ring.h"
+
+RTR_API int rtr_on;
+RTR_API struct rtr_ring *_Atomic rtr_slot;
+
+#define COUNTERS_MAX 4096
+#define TASK_ID_BATCH 1024
+
+static pthread_mutex_t control = PTHREAD_MUTEX_INITIALIZER;
+static struct rtr_ring *ring;		/* the started ring, under @control */
+static uint64_t next_task_block = 1;
+static __thread uint64_t task_next __attribute__((tls_model("initial-exec")));
+static __thread uint64_t task_end __attribute__((tls_model("initial-exec")));
+
+/* Counters: names kept here (to re-register into a new region) and values. */
+static char *counter_names[COUNTERS_MAX];
+static int64_t counter_values[COUNTERS_MAX];
+static uint32_t ncounters;
+
+RTR_API int rtr_emit(uint32_t id, const void *payload, uint32_t len)
+{
+	return rtr_ring_write(&rtr_slot, id, payload, len);
+}
+
+/*
+ * rtr_emit_text() - @nids 64-bit ids (@a, then @b) and a NUL-terminated text
+ * cut at RTR_TEXT_MAX bytes.  The buffer is 8-byte padded for the ring.
+ */
+RTR_API int rtr_emit_text(uint32_t id, uint64_t a, uint64_t b, int nids, const char *text)
+{
+	uint64_t buf[(16 + RTR_TEXT_MAX + 1 + 7) / 8];
+	uint8_t *p = (uint8_t *)buf;
+	size_t n = text ? strnlen(text, RTR_TEXT_MAX) : 0;
+
+	memcpy(p, &a, 8);
+	memcpy(p + 8, &b, 8);
+	p += 8 * (size_t)nids;
+	if (n)
+		memcpy(p, text, n);
+	p[n] = 0;
+	return rtr_emit(id, buf, (uint32_t)(8 * (size_t)nids + n + 1));
+}
+
+RTR_API void rtr_note(const char *fmt, ...)
+{
+	char text[RTR_TEXT_MAX + 1];
+	va_list ap;
+
+	if (!rtr_on)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rtr_emit_text(RTR_EV_NOTE, 0, 0, 0, text);
+}
+
+/*
+ * rtr_task_id() - a unique task id, never 0.  Each thread takes blocks of
+ * 1024 from a global counter: one atomic add per 1024 ids, and ids stay
+ * small, so records use the 32-bit forms for the first 4 billion tasks.
+ */
+RTR_API uint64_t rtr_task_id(void)
+{
+	if (__builtin_expect(task_next == task_end, 0)) {
+		task_next = __atomic_fetch_add(&next_task_block, TASK_ID_BATCH, __ATOMIC_RELAXED);
+		task_end = task_next + TASK_ID_BATCH;
+	}
+	return task_next++;
+}
+
+RTR_API void rtr_counter_set(uint32_t id, int64_t value)
+{
+	struct {
+		uint32_t id;
+		int64_t value;
+	} __attribute__((packed)) p = { id, value };
+	uint64_t buf[2];
+
+	if (id >= COUNTERS_MAX)
+		return;
+	__atomic_store_n(&counter_values[id], value, __ATOMIC_RELAXED);
+	if (!rtr_on)
+		return;
+	memcpy(buf, &p, sizeof(p));
+	rtr_emit(RTR_EV_COUNTER, buf, sizeof(p));
+}
+
+RTR_API void rtr_counter_add(uint32_t id, int64_t delta)
+{
+	if (id >= COUNTERS_MAX)
+		return;
+	rtr_counter_set(id, __atomic_add_fetch(&counter_values[id], delta, __ATOMIC_RELAXED));
+}
+
+/*
+ * rtr_counter_register() - a counter called @name (printable ASCII, 1..200
+ * bytes, no newline); the same name gives the same id.
+ * Return: 0; -EINVAL for a bad name; -ENOSPC past COUNTERS_MAX counters or
+ * when the region's metadata area is full.
+ */
+RTR_API int rtr_counter_register(const char *name, uint32_t *id)
+{
+	int ret = 0;
+
+	if (!rtr_registry_name_ok(name))
+		return -EINVAL;
+	pthread_mutex_lock(&control);
+	for (uint32_t i = 0; i < ncounters; i++) {
+		if (!strcmp(counter_names[i], name)) {
+			*id = i;
+			goto out;
+		}
+	}
+	if (ncounters == COUNTERS_MAX) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	counter_names[ncounters] = strdup(name);
+	if (!counter_names[ncounters]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (ring)
+		ret = rtr_registry_add_counter(ring->hdr, ncounters, name);
+	if (ret) {
+		free(counter_names[ncounters]);
+		goto out;
+	}
+	*id = ncounters++;
+out:
+	pthread_mutex_unlock(&control);
+	return ret;
+}
+
+RTR_API bool rtr_tracing(void)
+{
+	return __atomic_load_n(&rtr_on, __ATOMIC_RELAXED) != 0;
+}
+
+RTR_API const char *rtr_region_path(void)
+{
+	const char *p;
+
+	pthread_mutex_lock(&control);
+	p = ring ? ring->path : NULL;
+	pthread_mutex_unlock(&control);
+	return p;
+}
+
+/**
+ * rtr_start() - create a region and start tracing into it.
+ * Return: 0; -EALREADY if tracing; -EINVAL for a bad config; -errno from
+ * creating the region (-EEXIST: the file exists, -ENOSPC: no room).
+ */
+RTR_API int rtr_start(const struct rtr_config *cfg)
+{
+	struct rtr_ring_attr attr = { .struct_size = sizeof(attr), .mode = RTR_MODE_DISCARD };
+	struct rtr_ring *r;
+	int ret;
+
+	if (cfg) {
+		if (cfg->struct_size < sizeof(*cfg))
+			return -EINVAL;
+		attr.path = cfg->path;
+		if (cfg->mode)
+			attr.mode = cfg->mode;
+		attr.packet_size = cfg->packet_size;
+		attr.packets_per_cpu = cfg->packets_per_cpu;
+	}
+	pthread_mutex_lock(&control);
+	if (ring) {
+		ret = -EALREADY;
+		goto out;
+	}
+	ret = rtr_ring_create(&r, &attr);
+	if (ret)
+		goto out;
+	for (uint32_t i = 0; i < ncounters && !ret; i++)
+		ret = rtr_registry_add_counter(r->hdr, i, counter_names[i]);
+	if (!ret)
+		ret = rtr_ring_start_flusher(r);
+	if (ret) {
+		rtr_ring_destroy(r, true);
+		goto out;
+	}
+	ring = r;
+	__atomic_store_n(&rtr_slot, r, __ATOMIC_RELEASE);
+	__atomic_store_n(&rtr_on, 1, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&control);
+	return ret;
+}
+
+/**
+ * rtr_stop() - stop tracing: writers see tracing off, every event written
+ * is in a closed packet, the region is marked stopped and left in place
+ * (the consumer, or `ringtrace convert`, reads it).  Safe while other
+ * threads trace.  Return: 0; -ENODEV if not tracing; -errno from the ring.
+ */
+RTR_API int rtr_stop(void)
+{
+	int ret;
+
+	pthread_mutex_lock(&control);
+	if (!ring) {
+		ret = -ENODEV;
+		goto out;
+	}
+	__atomic_store_n(&rtr_on, 0, __ATOMIC_RELEASE);
+	ret = rtr_ring_detach(&rtr_slot);
+	if (ret)
+		goto out;	/* the ring cannot be freed safely: keep it */
+	ret = rtr_ring_stop(ring);
+	rtr_ring_destroy(ring, false);
+	ring = NULL;
+out:
+	pthread_mutex_unlock(&control);
+	return ret;
+}
+
+static uint32_t env_u32(const char *name, uint32_t def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoul(s, &end, 0);
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end || v > 0xffffffffUL) {
+		fprintf(stderr, "ringtrace: %s=%s is not a number; using %u\n", name, s, def);
+		return def;
+	}
+	return (uint32_t)v;
+}
+
+static void stop_at_exit(void)
+{
+	rtr_stop();
+}
+
+/*
+ * At load: RINGTRACE=1 (or RINGTRACE_PATH) starts tracing, so that
+ * `ringtrace record` drives any linked program without code changes.
+ *   RINGTRACE_PATH         region file (default /dev/shm/ringtrace-PID-N)
+ *   RINGTRACE_MODE         discard (default) or overwrite
+ *   RINGTRACE_PACKET_SIZE  bytes, power of two (k/M suffixes)
+ *   RINGTRACE_PACKETS      packets per CPU, power of two
+ * Problems are reported on stderr once; the program runs on untraced.
+ */
+__attribute__((constructor)) static void start_from_env(void)
+{
+	const char *on = getenv("RINGTRACE"), *path = getenv("RINGTRACE_PATH");
+	const char *mode = getenv("RINGTRACE_MODE");
+	struct rtr_config cfg = { .struct_size = sizeof(cfg) };
+	int ret;
+
+	if (!(on && *on && strcmp(on, "0")) && !(path && *path))
+		return;
+	cfg.path = path && *path ? path : NULL;
+	cfg.mode = RTR_MODE_DISCARD;
+	if (mode && !strcmp(mode, "overwrite"))
+		cfg.mode = RTR_MODE_OVERWRITE;
+	else if (mode && *mode && strcmp(mode, "discard"))
+		fprintf(stderr, "ringtrace: RINGTRACE_MODE=%s: use discard or overwrite; using discard\n",
+			mode);
+	cfg.packet_size = env_u32("RINGTRACE_PACKET_SIZE", 0);
+	cfg.packets_per_cpu = env_u32("RINGTRACE_PACKETS", 0);
+	ret = rtr_start(&cfg);
+	if (ret) {
+		fprintf(stderr, "ringtrace: cannot start tracing%s%s: %s\n", cfg.path ? " into " : "",
+			cfg.path ? cfg.path : "", strerror(-ret));
+		return;
+	}
+	atexit(stop_at_exit);
+}

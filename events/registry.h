@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * events/registry.h - the region's metadata area: the names a trace needs
+ * that are in no packet (counter names; later, typed event classes), as
+ * lines of text that the producer appends and any reader parses strictly:
+ *
+ *     counter <id> <name>\n
+ *
+ * Documentation/region.rst, "The metadata area".
+ */
+#ifndef RTR_EVENTS_REGISTRY_H
+#define RTR_EVENTS_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ringtrace/region.h>
+
+#define RTR_REGISTRY_NAME_MAX	200
+#define RTR_REGISTRY_COUNTERS	4096
+
+struct rtr_registry {
+	char *counters[RTR_REGISTRY_COUNTERS];	/* by id; NULL: not registered */
+	uint32_t ncounters;			/* highest id + 1 */
+};
+
+/* A name fit for the registry and for TSDL: 1..200 printable ASCII bytes. */
+bool rtr_registry_name_ok(const char *name);
+
+/* Producer: append a counter line (caller serialises); -ENOSPC when full. */
+int rtr_registry_add_counter(struct rtr_region_hdr *h, uint32_t id, const char *name);
+
+/*
+ * Reader: parse @len bytes of registry text (a copy: the region may change).
+ * Return: 0, or -EPROTO with @err naming the line and the problem.
+ */
+int rtr_registry_parse(const char *text, size_t len, struct rtr_registry *reg, char *err,
+		       size_t errlen);
+void rtr_registry_free(struct rtr_registry *reg);
+
+#endif /* RTR_EVENTS_REGISTRY_H */
