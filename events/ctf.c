@@ -22,6 +22,7 @@ static const char *const type_names[] = {
 	[RTR_CTF_STRING] = "string",
 	[RTR_CTF_ENUM_U8] = "uint8_t",
 	[RTR_CTF_ENUM_U32] = "uint32_t",
+	[RTR_CTF_BYTES] = "uint8_t",
 };
 
 /* An enum label as a TSDL string literal: quotes and backslashes escaped. */
@@ -46,6 +47,11 @@ static void put_field(FILE *f, const struct rtr_ctf_field *fl)
 			fprintf(f, " = %" PRIu32, fl->map[m].value);
 		}
 		fprintf(f, " } _%s;\n", fl->name);
+		return;
+	}
+	if (fl->type == RTR_CTF_BYTES) {
+		fprintf(f, "\t\tuint32_t _%s_len;\n\t\tuint8_t _%s[_%s_len];\n", fl->name, fl->name,
+			fl->name);
 		return;
 	}
 	fprintf(f, "\t\t%s _%s;\n", type_names[fl->type], fl->name);
@@ -87,7 +93,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		for (uint32_t j = 0; j < ev[i].nfields; j++) {
 			const struct rtr_ctf_field *fl = &ev[i].fields[j];
 
-			if (!identifier(fl->name) || fl->type > RTR_CTF_ENUM_U32)
+			if (!identifier(fl->name) || fl->type > RTR_CTF_BYTES)
 				return -EINVAL;
 			for (uint32_t m = 0; m < fl->nmap; m++) {
 				for (const char *c = fl->map[m].label; *c; c++)

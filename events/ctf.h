@@ -18,6 +18,7 @@ enum rtr_ctf_type {
 	RTR_CTF_STRING,		/* NUL-terminated */
 	RTR_CTF_ENUM_U8,	/* integers with named values (@map) */
 	RTR_CTF_ENUM_U32,
+	RTR_CTF_BYTES,		/* u32 length, then that many bytes */
 };
 
 struct rtr_ctf_enum_entry {
