@@ -15,6 +15,7 @@
 #   obj-y += x.o              into libringtrace
 #   progs-y += name           a program; name-objs := a.o b.o (paths relative to the dir)
 #   tests-y += x.o            into the Criterion runner $(O)/bin/run_tests
+#   CFLAGS_x.o := ...         extra flags for one object
 
 O ?= build
 V ?= 0
@@ -94,7 +95,7 @@ all: $(O)/lib/libringtrace.a $(O)/lib/libringtrace.so $(PROGS)
 $(O)/obj/%.o: %.c
 	$(quiet) CC $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS_$(notdir $@)) $(CFLAGS) -c -o $@ $<
 
 # make ringbuf/ring.o: one object, built where the tree keeps it.
 %.o: %.c FORCE

@@ -79,6 +79,8 @@ enum rtr_event_id {
 /* Longest text a label, note or reason keeps (longer text is cut, never lost whole). */
 #define RTR_TEXT_MAX 255
 
+#ifndef RINGTRACE_DISABLE
+
 int rtr_start(const struct rtr_config *cfg);
 int rtr_stop(void);
 bool rtr_tracing(void);
@@ -87,8 +89,6 @@ uint64_t rtr_task_id(void);
 int rtr_counter_register(const char *name, uint32_t *id);
 void rtr_counter_add(uint32_t id, int64_t delta);
 void rtr_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-#ifndef RINGTRACE_DISABLE
 
 /* private: what the inline emitters use */
 struct rtr_ring;
@@ -257,13 +257,14 @@ static inline void rtr_pause(uint64_t d, const char *r) { (void)d; (void)r; }
 static inline void rtr_counter_set(uint32_t id, int64_t v) { (void)id; (void)v; }
 static inline uint64_t rtr_named_wait(uint64_t p, const char *n) { (void)p; (void)n; return 0; }
 static inline uint64_t rtr_named_condition(uint64_t p, const char *n) { (void)p; (void)n; return 0; }
-#define rtr_start(cfg) ((void)(cfg), 0)
-#define rtr_stop() (0)
-#define rtr_tracing() (false)
-#define rtr_task_id() ((uint64_t)0)
-#define rtr_counter_register(name, id) ((void)(name), *(id) = 0, 0)
-#define rtr_counter_add(id, d) ((void)(id), (void)(d))
-#define rtr_note(...) ((void)0)
+static inline int rtr_start(const struct rtr_config *c) { (void)c; return 0; }
+static inline int rtr_stop(void) { return 0; }
+static inline bool rtr_tracing(void) { return false; }
+static inline const char *rtr_region_path(void) { return (const char *)0; }
+static inline uint64_t rtr_task_id(void) { return 0; }
+static inline int rtr_counter_register(const char *n, uint32_t *id) { (void)n; *id = 0; return 0; }
+static inline void rtr_counter_add(uint32_t id, int64_t d) { (void)id; (void)d; }
+static inline __attribute__((format(printf, 1, 2))) void rtr_note(const char *f, ...) { (void)f; }
 
 #endif /* RINGTRACE_DISABLE */
 

@@ -3,7 +3,9 @@
 """Read a ringtrace CTF directory with babeltrace2's Python bindings.
 
     bt2_read.py summary DIR   totals, and the stress events' checksums checked
-    bt2_read.py events DIR    one JSON line per event: name, clock cycles, fields
+    bt2_read.py events DIR    one JSON line per event: name, clock cycles, ns from
+                              the epoch, cpu, fields (strings as "hex:<bytes>",
+                              enums as {"value": N, "labels": [...]})
 
 Run with Debian's /usr/bin/python3, where python3-bt2 lives.
 """
@@ -59,13 +61,24 @@ def events(path):
         fields = {}
         for name, value in ev.payload_field.items():
             if isinstance(value, bt2._StringFieldConst):
-                fields[name] = str(value)
+                raw = str(value).encode("utf-8", "surrogateescape")
+                fields[name] = "hex:" + raw.hex()
             elif isinstance(value, bt2._RealFieldConst):
                 fields[name] = float(value)
+            elif isinstance(value, bt2._EnumerationFieldConst):
+                fields[name] = int(value)
+                try:
+                    fields[name + "@labels"] = list(value.labels)
+                except AssertionError:  # bt2 2.0 asserts on a value with no label
+                    fields[name + "@labels"] = []
+            elif isinstance(value, bt2._ArrayFieldConst):
+                fields[name] = "hex:" + bytes(int(b) for b in value).hex()
             else:
                 fields[name] = int(value)
+        cs = msg.default_clock_snapshot
         print(json.dumps({"name": ev.name,
-                          "cycles": msg.default_clock_snapshot.value,
+                          "cycles": cs.value,
+                          "ns": cs.ns_from_origin,
                           "cpu": int(ev.packet.context_field["cpu_id"]),
                           "fields": fields}))
 

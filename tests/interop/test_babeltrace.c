@@ -225,7 +225,7 @@ ParameterizedTest(bool *rseq, interop_babeltrace, every_header_form_round_trips)
 
 		cr_assert_lt(i, n, "more events than written");
 		cr_assert_eq(sscanf(line, "{\"name\": \"%15[^\"]\", \"cycles\": %" SCNu64
-				    ", \"cpu\": 0, \"fields\": {\"a\": %" SCNu64 ", \"b\": %" SCNd64,
+				    ", \"ns\": %*[0-9-], \"cpu\": 0, \"fields\": {\"a\": %" SCNu64 ", \"b\": %" SCNd64,
 				    name, &cycles, &a, &b), 4, "line: %s", line);
 		cr_expect_str_eq(name, names[i % 5]);
 		cr_expect_eq(a, w[i].a, "event %d field a", i);
