@@ -92,7 +92,10 @@ all: $(O)/lib/libringtrace.a $(O)/lib/libringtrace.so $(PROGS)
 # ---- compile -----------------------------------------------------------------
 # Objects are built -fPIC once and go into both the static and the shared
 # library; the tracer must not trace itself, so no -pg/-finstrument-functions.
-$(O)/obj/%.o: %.c
+# An object also depends on its top directory's Kbuild (CFLAGS_x.o) and on
+# this Makefile (RTR_CFLAGS): changing flags rebuilds what they touch.
+.SECONDEXPANSION:
+$(O)/obj/%.o: %.c $$(firstword $$(subst /, ,$$*))/Kbuild Makefile
 	$(quiet) CC $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS_$(notdir $@)) $(CFLAGS) -c -o $@ $<

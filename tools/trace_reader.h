@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/trace_reader.h - read a CTF trace directory written by ringtrace:
+ * the TSDL that events/ctf.c generates (that format only), and the stream
+ * files through per-file cursors over packets and records.  Every byte of
+ * every file is treated as hostile: each read is bounds-checked, and a
+ * problem is reported with the file, the byte offset and what is wrong.
+ */
+#ifndef RTR_TOOLS_TRACE_READER_H
+#define RTR_TOOLS_TRACE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tr_type {
+	TR_U8, TR_U16, TR_U32, TR_U64,
+	TR_S8, TR_S16, TR_S32, TR_S64,
+	TR_DOUBLE,
+	TR_STRING,	/* NUL-terminated */
+	TR_ENUM8,	/* uint8_t with labels */
+	TR_ENUM32,	/* uint32_t with labels */
+	TR_BYTES,	/* u32 length, then that many bytes */
+};
+
+struct tr_label {
+	char *label;		/* unescaped, printable ASCII */
+	uint32_t len;
+	uint32_t value;
+};
+
+struct tr_field {
+	char *name;		/* without CTF's leading underscore */
+	enum tr_type type;
+	struct tr_label *labels;	/* enums: sorted by value, first label of a value kept */
+	uint32_t nlabels;
+};
+
+struct tr_class {
+	char *name;
+	uint32_t id;
+	uint32_t nfields;
+	struct tr_field *fields;
+	bool fixed;		/* every field has a fixed size ... */
+	uint32_t size;		/* ... and the payload takes this many bytes */
+	uint32_t line;		/* metadata line of the event block */
+};
+
+struct tr_metadata {
+	uint8_t uuid[16];
+	char uuid_str[37];
+	uint64_t freq;		/* clock cycles per second, never 0 */
+	int64_t offset_s;
+	uint64_t offset;	/* cycles */
+	char *hostname;		/* "" when the env block has none */
+	uint32_t vpid;
+	bool has_vpid;
+	struct tr_class *classes;	/* sorted by id */
+	uint32_t nclasses;
+	int32_t by_id[64];	/* index into classes for ids < 64, -1 if none */
+};
+
+struct tr_stream {
+	char *name;		/* file name in the trace directory */
+	char *path;		/* directory/name, for messages */
+	const uint8_t *data;	/* the whole file, mapped; NULL when empty */
+	uint64_t size;
+};
+
+struct tr_trace {
+	char *dir;
+	struct tr_metadata md;
+	struct tr_stream *streams;	/* sorted by name (version order) */
+	uint32_t nstreams;
+};
+
+/*
+ * tr_open() - parse @dir's metadata and map its stream files (every regular
+ * file whose name neither starts with '.' nor is "metadata").
+ * Return: 0, or -1 with @err naming the file (and line) and the problem.
+ */
+int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen);
+void tr_close(struct tr_trace *t);
+
+/* Parse metadata text; @fname only names it in @err.  Return: 0 or -1. */
+int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
+		      char *err, size_t errlen);
+void tr_metadata_free(struct tr_metadata *md);
+
+/* The event class with @id, or NULL. */
+const struct tr_class *tr_class_find(const struct tr_metadata *md, uint32_t id);
+
+enum tr_item {
+	TR_ERROR = -1,		/* damage: c->err says where and what; sticky */
+	TR_END = 0,		/* the file ended cleanly at a packet boundary */
+	TR_EVENT,		/* c->cls, c->ts, c->payload, c->off */
+	TR_LOST_PACKETS,	/* c->lost packets missing before this packet; c->ts its begin */
+	TR_LOST_EVENTS,		/* events_discarded grew by c->lost; c->ts the packet's begin */
+};
+
+/*
+ * struct tr_cursor - one stream file, read item by item: the losses a
+ * packet reveals (before its records), then its records.  A packet's
+ * header is checked when it is reached; a record is checked whole (every
+ * field inside the packet) before it is returned, so a TR_EVENT's payload
+ * can be walked with no further bounds checks.
+ */
+struct tr_cursor {
+	const struct tr_metadata *md;
+	const struct tr_stream *s;
+	uint64_t pos;		/* file offset of the next record or packet */
+	uint64_t pkt_off;	/* current packet: its offset, end offset */
+	uint64_t pkt_end;
+	uint64_t ts_end;	/* its timestamp_end */
+	uint64_t seq;		/* its packet_seq_num */
+	uint64_t discarded;	/* its events_discarded */
+	uint64_t cpu;		/* stream_instance_id of the file's first packet */
+	bool started;		/* a packet has been read */
+	uint64_t pend_packets;	/* losses found at the packet start, not returned yet */
+	uint64_t pend_events;
+
+	/* the current item */
+	uint64_t ts;		/* clock cycles */
+	uint64_t off;		/* file offset of the record */
+	uint64_t lost;
+	const struct tr_class *cls;
+	const uint8_t *payload;
+	uint32_t len;		/* payload bytes */
+
+	/* totals */
+	uint64_t packets, events, events_lost, packets_lost;
+	bool failed;
+	char err[512];
+};
+
+void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stream);
+/* Move to the next item.  Return: enum tr_item. */
+int tr_next(struct tr_cursor *c);
+
+/* Clock cycles to a time since the epoch: seconds (floor) and nanoseconds. */
+struct tr_clock {
+	uint64_t freq;
+	int64_t offset_s;
+	uint64_t offset;
+	double scale;		/* 1e9 / freq */
+	/* cache: the second that starts at @base (offset + cycles) */
+	unsigned __int128 base;
+	int64_t sec;
+	bool valid;
+};
+
+void tr_clock_init(struct tr_clock *k, const struct tr_metadata *md);
+void tr_clock_ns(struct tr_clock *k, uint64_t cycles, int64_t *sec, uint32_t *nsec);
+
+#endif /* RTR_TOOLS_TRACE_READER_H */
