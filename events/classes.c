@@ -7,7 +7,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <ringtrace/ringtrace.h>
+#include <ringtrace/event.h>
 #include "events/classes.h"
+
+/* The registry stores enum rtr_field_type; the metadata writer takes enum rtr_ctf_type. */
+_Static_assert(RTR_FT_u8 == (int)RTR_CTF_U8 && RTR_FT_s64 == (int)RTR_CTF_S64 &&
+	       RTR_FT_f64 == (int)RTR_CTF_DOUBLE && RTR_FT_string == (int)RTR_CTF_STRING &&
+	       RTR_FT_bytes == (int)RTR_CTF_BYTES, "field type codes");
 
 #define F(n, t) { n, RTR_CTF_##t, NULL, 0 }
 
@@ -79,15 +85,20 @@ const char *rtr_event_name(uint32_t id)
 int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 			      const struct rtr_registry *reg, const char *hostname)
 {
-	struct rtr_ctf_event ev[RTR_EV_BUILTIN_COUNT];
+	struct rtr_ctf_event *ev;
+	struct rtr_ctf_field *fields;
 	struct rtr_ctf_enum_entry *names;
 	struct rtr_ctf_field counter[2];
-	uint32_t n = 0;
+	uint32_t n = 0, nf = 0;
 	int ret;
 
 	names = calloc(reg->ncounters ? reg->ncounters : 1, sizeof(*names));
-	if (!names)
-		return -ENOMEM;
+	ev = calloc(RTR_EV_BUILTIN_COUNT + reg->nevents, sizeof(*ev));
+	fields = calloc((size_t)reg->nevents * RTR_REGISTRY_FIELDS + 1, sizeof(*fields));
+	if (!names || !ev || !fields) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (uint32_t i = 0; i < reg->ncounters; i++) {
 		if (reg->counters[i])
 			names[n++] = (struct rtr_ctf_enum_entry){ reg->counters[i], i };
@@ -97,7 +108,21 @@ int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 	for (uint32_t i = 0; i < RTR_EV_BUILTIN_COUNT; i++)
 		ev[i] = builtin[i];
 	ev[RTR_EV_COUNTER].fields = counter;
-	ret = rtr_ctf_write_metadata(f, h, hostname, ev, RTR_EV_BUILTIN_COUNT);
+	/* Typed events: the registry's type codes are enum rtr_ctf_type's. */
+	for (uint32_t i = 0; i < reg->nevents; i++) {
+		const struct rtr_reg_event *r = &reg->events[i];
+
+		ev[RTR_EV_BUILTIN_COUNT + i] = (struct rtr_ctf_event){ r->name, r->id, fields + nf,
+									r->nfields };
+		for (uint32_t j = 0; j < r->nfields; j++)
+			fields[nf++] = (struct rtr_ctf_field){ r->fields[j].name,
+							       (enum rtr_ctf_type)r->fields[j].type,
+							       NULL, 0 };
+	}
+	ret = rtr_ctf_write_metadata(f, h, hostname, ev, RTR_EV_BUILTIN_COUNT + reg->nevents);
+out:
 	free(names);
+	free(ev);
+	free(fields);
 	return ret;
 }

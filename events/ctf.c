@@ -69,6 +69,21 @@ static bool identifier(const char *s)
 	return true;
 }
 
+/* An event name: an identifier, or provider:name (two identifiers). */
+static bool event_name_ok(const char *s)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+	char provider[64];
+
+	if (!colon)
+		return identifier(s);
+	if ((size_t)(colon - s) >= sizeof(provider))
+		return false;
+	memcpy(provider, s, (size_t)(colon - s));
+	provider[colon - s] = 0;
+	return identifier(provider) && identifier(colon + 1);
+}
+
 static void uuid_str(char *out, const uint8_t *u)
 {
 	int o = 0;
@@ -88,7 +103,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 	int64_t off_s, off_ns;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!identifier(ev[i].name))
+		if (!event_name_ok(ev[i].name))
 			return -EINVAL;
 		for (uint32_t j = 0; j < ev[i].nfields; j++) {
 			const struct rtr_ctf_field *fl = &ev[i].fields[j];

@@ -11,12 +11,14 @@
  * that used it were overwritten, and even if this process died.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <ringtrace/ringtrace.h>
+#include <ringtrace/event.h>
 #include "events/registry.h"
 #include "ringbuf/ring.h"
 
@@ -31,6 +33,10 @@ static struct rtr_ring *ring;		/* the started ring, under @control */
 static uint64_t next_task_block = 1;
 static __thread uint64_t task_next __attribute__((tls_model("initial-exec")));
 static __thread uint64_t task_end __attribute__((tls_model("initial-exec")));
+
+/* Typed event classes, in registration order; ids from RTR_REGISTRY_FIRST_ID. */
+static struct rtr_event_class *classes;
+static uint32_t next_class_id = RTR_REGISTRY_FIRST_ID;
 
 /* Counters: names kept here (to re-register into a new region) and values. */
 static char *counter_names[COUNTERS_MAX];
@@ -152,6 +158,86 @@ out:
 	return ret;
 }
 
+static int registry_add_class(struct rtr_ring *r, const struct rtr_event_class *c)
+{
+	struct rtr_reg_field f[RTR_REGISTRY_FIELDS];
+
+	if (c->nfields > RTR_REGISTRY_FIELDS)
+		return -EINVAL;
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		snprintf(f[i].name, sizeof(f[i].name), "%s", c->fields[i].name);
+		f[i].type = c->fields[i].type;
+	}
+	return rtr_registry_add_event(r->hdr, c->id, c->provider, c->name, f, c->nfields);
+}
+
+/* Under @control: make each class's inline flag follow tracing and its switch. */
+static void update_classes(void)
+{
+	for (struct rtr_event_class *c = classes; c; c = c->next)
+		__atomic_store_n(&c->on, rtr_on && c->enabled, __ATOMIC_RELEASE);
+}
+
+/**
+ * rtr_event_register() - make a typed event known (RTR_EVENT_DEFINE() calls
+ * it at load): give it an id, describe it in the region's registry, and
+ * turn it on if tracing.  Registering twice is harmless.
+ * Return: 0; -EINVAL for names that are not identifiers or a bad field;
+ * -ENOSPC when the registry is full.
+ */
+RTR_API int rtr_event_register(struct rtr_event_class *cls)
+{
+	int ret = 0;
+
+	if (!rtr_registry_ident_ok(cls->provider) || !rtr_registry_ident_ok(cls->name) ||
+	    cls->nfields > RTR_REGISTRY_FIELDS)
+		return -EINVAL;
+	for (uint32_t i = 0; i < cls->nfields; i++) {
+		if (!rtr_registry_ident_ok(cls->fields[i].name))
+			return -EINVAL;
+	}
+	pthread_mutex_lock(&control);
+	for (struct rtr_event_class *c = classes; c; c = c->next) {
+		if (c == cls)
+			goto out;
+	}
+	cls->id = next_class_id;
+	if (ring)
+		ret = registry_add_class(ring, cls);
+	if (ret)
+		goto out;
+	next_class_id++;
+	cls->next = classes;
+	classes = cls;
+	update_classes();
+out:
+	pthread_mutex_unlock(&control);
+	return ret;
+}
+
+/**
+ * rtr_event_enable() - switch the typed events whose "provider:name"
+ * matches @glob (fnmatch(3): "myapp:*", "*:request") on or off.
+ * Return: how many events matched.
+ */
+RTR_API int rtr_event_enable(const char *glob, bool enable)
+{
+	char full[160];
+	int n = 0;
+
+	pthread_mutex_lock(&control);
+	for (struct rtr_event_class *c = classes; c; c = c->next) {
+		snprintf(full, sizeof(full), "%s:%s", c->provider, c->name);
+		if (fnmatch(glob, full, 0) == 0) {
+			c->enabled = enable;
+			n++;
+		}
+	}
+	update_classes();
+	pthread_mutex_unlock(&control);
+	return n;
+}
+
 RTR_API bool rtr_tracing(void)
 {
 	return __atomic_load_n(&rtr_on, __ATOMIC_RELAXED) != 0;
@@ -197,6 +283,8 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 		goto out;
 	for (uint32_t i = 0; i < ncounters && !ret; i++)
 		ret = rtr_registry_add_counter(r->hdr, i, counter_names[i]);
+	for (struct rtr_event_class *c = classes; c && !ret; c = c->next)
+		ret = registry_add_class(r, c);
 	if (!ret)
 		ret = rtr_ring_start_flusher(r);
 	if (ret) {
@@ -206,6 +294,7 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 	ring = r;
 	__atomic_store_n(&rtr_slot, r, __ATOMIC_RELEASE);
 	__atomic_store_n(&rtr_on, 1, __ATOMIC_RELEASE);
+	update_classes();
 out:
 	pthread_mutex_unlock(&control);
 	return ret;
@@ -227,6 +316,7 @@ RTR_API int rtr_stop(void)
 		goto out;
 	}
 	__atomic_store_n(&rtr_on, 0, __ATOMIC_RELEASE);
+	update_classes();
 	ret = rtr_ring_detach(&rtr_slot);
 	if (ret)
 		goto out;	/* the ring cannot be freed safely: keep it */

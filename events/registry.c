@@ -23,22 +23,70 @@ bool rtr_registry_name_ok(const char *name)
 	return true;
 }
 
-int rtr_registry_add_counter(struct rtr_region_hdr *h, uint32_t id, const char *name)
+
+bool rtr_registry_ident_ok(const char *s)
+{
+	size_t n = s ? strnlen(s, 64) : 0;
+
+	if (n == 0 || n > 63 || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_'))
+			return false;
+	}
+	return true;
+}
+
+static bool type_ok(uint32_t t)
+{
+	return t <= 9 || t == 12;
+}
+
+/* The text before the length: a reader copies metadata_len bytes. */
+static int append(struct rtr_region_hdr *h, const char *line, size_t n)
 {
 	char *area = (char *)h + h->metadata_off;
 	uint32_t len = h->metadata_len;
+
+	if (n > h->metadata_cap - len)
+		return -ENOSPC;
+	memcpy(area + len, line, n);
+	rtr_store_release(&h->metadata_len, len + (uint32_t)n);
+	return 0;
+}
+
+int rtr_registry_add_counter(struct rtr_region_hdr *h, uint32_t id, const char *name)
+{
 	char line[RTR_REGISTRY_NAME_MAX + 32];
 	int n;
 
 	if (!rtr_registry_name_ok(name) || id >= RTR_REGISTRY_COUNTERS)
 		return -EINVAL;
 	n = snprintf(line, sizeof(line), "counter %u %s\n", id, name);
-	if (n < 0 || (uint32_t)n > h->metadata_cap - len)
-		return -ENOSPC;
-	memcpy(area + len, line, (size_t)n);
-	/* The text before the length: a reader copies metadata_len bytes. */
-	rtr_store_release(&h->metadata_len, len + (uint32_t)n);
-	return 0;
+	return append(h, line, (size_t)n);
+}
+
+int rtr_registry_add_event(struct rtr_region_hdr *h, uint32_t id, const char *provider,
+			   const char *name, const struct rtr_reg_field *fields, uint32_t nfields)
+{
+	char line[64 + 130 + RTR_REGISTRY_FIELDS * 72];
+	size_t o;
+
+	if (!rtr_registry_ident_ok(provider) || !rtr_registry_ident_ok(name) ||
+	    nfields > RTR_REGISTRY_FIELDS || id < RTR_REGISTRY_FIRST_ID)
+		return -EINVAL;
+	o = (size_t)snprintf(line, sizeof(line), "event %u %s:%s %u", id, provider, name, nfields);
+	for (uint32_t i = 0; i < nfields; i++) {
+		if (!rtr_registry_ident_ok(fields[i].name) || !type_ok(fields[i].type))
+			return -EINVAL;
+		o += (size_t)snprintf(line + o, sizeof(line) - o, " %u:%s", fields[i].type,
+				      fields[i].name);
+	}
+	line[o++] = '\n';
+	return append(h, line, o);
 }
 
 static int fail(char *err, size_t errlen, unsigned line, const char *why)
@@ -46,6 +94,71 @@ static int fail(char *err, size_t errlen, unsigned line, const char *why)
 	if (err && errlen)
 		snprintf(err, errlen, "registry line %u: %s", line, why);
 	return -EPROTO;
+}
+
+/* "event <id> <provider>:<name> <nfields>[ <type>:<field>]..." */
+static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *err,
+		       size_t errlen, unsigned lineno)
+{
+	char buf[64 + 130 + RTR_REGISTRY_FIELDS * 72], *tok, *save, *colon;
+	struct rtr_reg_event *ev, *grown;
+	unsigned long v;
+	char *end;
+
+	if (n >= sizeof(buf))
+		return fail(err, errlen, lineno, "event line too long");
+	memcpy(buf, l, n);
+	buf[n] = 0;
+	if (reg->nevents == RTR_REGISTRY_EVENTS)
+		return fail(err, errlen, lineno, "too many event classes");
+	grown = realloc(reg->events, (reg->nevents + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	reg->events = grown;
+	ev = &reg->events[reg->nevents];
+	memset(ev, 0, sizeof(*ev));
+	strtok_r(buf, " ", &save);	/* "event" */
+	tok = strtok_r(NULL, " ", &save);
+	v = tok ? strtoul(tok, &end, 10) : 0;
+	if (!tok || *end || v < RTR_REGISTRY_FIRST_ID || v > UINT32_MAX)
+		return fail(err, errlen, lineno, "bad event id");
+	ev->id = (uint32_t)v;
+	for (uint32_t i = 0; i < reg->nevents; i++) {
+		if (reg->events[i].id == ev->id)
+			return fail(err, errlen, lineno, "event id registered twice");
+	}
+	tok = strtok_r(NULL, " ", &save);
+	colon = tok ? strchr(tok, ':') : NULL;
+	if (!colon)
+		return fail(err, errlen, lineno, "event name is not provider:name");
+	*colon = 0;
+	if (!rtr_registry_ident_ok(tok) || !rtr_registry_ident_ok(colon + 1))
+		return fail(err, errlen, lineno, "event name is not two identifiers");
+	snprintf(ev->name, sizeof(ev->name), "%s:%s", tok, colon + 1);
+	tok = strtok_r(NULL, " ", &save);
+	v = tok ? strtoul(tok, &end, 10) : RTR_REGISTRY_FIELDS + 1;
+	if (!tok || *end || v > RTR_REGISTRY_FIELDS)
+		return fail(err, errlen, lineno, "bad field count");
+	ev->nfields = (uint32_t)v;
+	for (uint32_t i = 0; i < ev->nfields; i++) {
+		tok = strtok_r(NULL, " ", &save);
+		colon = tok ? strchr(tok, ':') : NULL;
+		if (!colon)
+			return fail(err, errlen, lineno, "missing field");
+		v = strtoul(tok, &end, 10);
+		if (end != colon || !type_ok((uint32_t)v) || !rtr_registry_ident_ok(colon + 1))
+			return fail(err, errlen, lineno, "bad field");
+		for (uint32_t k = 0; k < i; k++) {
+			if (!strcmp(ev->fields[k].name, colon + 1))
+				return fail(err, errlen, lineno, "field named twice");
+		}
+		ev->fields[i].type = (uint32_t)v;
+		snprintf(ev->fields[i].name, sizeof(ev->fields[i].name), "%s", colon + 1);
+	}
+	if (strtok_r(NULL, " ", &save))
+		return fail(err, errlen, lineno, "more fields than announced");
+	reg->nevents++;
+	return 0;
 }
 
 static int parse(const char *text, size_t len, struct rtr_registry *reg, char *err,
@@ -67,6 +180,13 @@ static int parse(const char *text, size_t len, struct rtr_registry *reg, char *e
 			return fail(err, errlen, lineno, "no newline at the end");
 		n = (size_t)(nl - l);
 		pos += n + 1;
+		if (n > 6 && !memcmp(l, "event ", 6)) {
+			int ret = parse_event(l, n, reg, err, errlen, lineno);
+
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (n < 10 || memcmp(l, "counter ", 8))
 			return fail(err, errlen, lineno, "unknown entry");
 		id = strtoul(l + 8, &end, 10);
@@ -104,5 +224,6 @@ void rtr_registry_free(struct rtr_registry *reg)
 {
 	for (uint32_t i = 0; i < reg->ncounters; i++)
 		free(reg->counters[i]);
+	free(reg->events);
 	memset(reg, 0, sizeof(*reg));
 }

@@ -5,6 +5,7 @@
  * lines of text that the producer appends and any reader parses strictly:
  *
  *     counter <id> <name>\n
+ *     event <id> <provider>:<name> <nfields>[ <type>:<field>]...\n
  *
  * Documentation/region.rst, "The metadata area".
  */
@@ -19,9 +20,27 @@
 #define RTR_REGISTRY_NAME_MAX	200
 #define RTR_REGISTRY_COUNTERS	4096
 
+#define RTR_REGISTRY_FIELDS	64
+#define RTR_REGISTRY_EVENTS	4096
+#define RTR_REGISTRY_FIRST_ID	32	/* below: the task model's ids */
+
+struct rtr_reg_field {
+	char name[64];
+	uint32_t type;		/* enum rtr_field_type (ringtrace/event.h) */
+};
+
+struct rtr_reg_event {
+	uint32_t id;
+	char name[130];		/* provider:name */
+	uint32_t nfields;
+	struct rtr_reg_field fields[RTR_REGISTRY_FIELDS];
+};
+
 struct rtr_registry {
 	char *counters[RTR_REGISTRY_COUNTERS];	/* by id; NULL: not registered */
 	uint32_t ncounters;			/* highest id + 1 */
+	struct rtr_reg_event *events;
+	uint32_t nevents;
 };
 
 /* A name fit for the registry and for TSDL: 1..200 printable ASCII bytes. */
@@ -29,6 +48,13 @@ bool rtr_registry_name_ok(const char *name);
 
 /* Producer: append a counter line (caller serialises); -ENOSPC when full. */
 int rtr_registry_add_counter(struct rtr_region_hdr *h, uint32_t id, const char *name);
+
+/* Producer: append an event class line; -ENOSPC when full, -EINVAL for bad names. */
+int rtr_registry_add_event(struct rtr_region_hdr *h, uint32_t id, const char *provider,
+			   const char *name, const struct rtr_reg_field *fields, uint32_t nfields);
+
+/* An identifier for TSDL: [A-Za-z_][A-Za-z0-9_]*, 1..63 bytes. */
+bool rtr_registry_ident_ok(const char *s);
 
 /*
  * Reader: parse @len bytes of registry text (a copy: the region may change).

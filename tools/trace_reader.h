@@ -125,7 +125,7 @@ struct tr_cursor {
 	uint64_t lost;
 	const struct tr_class *cls;
 	const uint8_t *payload;
-	uint32_t len;		/* payload bytes */
+	uint64_t len;		/* payload bytes */
 
 	/* totals */
 	uint64_t packets, events, events_lost, packets_lost;

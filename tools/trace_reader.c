@@ -1,0 +1,1358 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/trace_reader.c - see trace_reader.h.  The metadata parser accepts
+ * exactly the TSDL that events/ctf.c writes (fixed parts compared line by
+ * line, the trace/env/clock values and the event blocks parsed), so that
+ * the packet and record layouts decoded here are the ones it describes.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <ringtrace/region.h>
+#include "tools/trace_reader.h"
+
+#define METADATA_MAX	(64u << 20)
+#define TS_MASK		((1ull << RTR_EV_TS_BITS) - 1)
+
+/* ---- metadata ------------------------------------------------------------ */
+
+static const char *const typealiases[] = {
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;",
+	"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;",
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;",
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;",
+	"typealias integer { size = 8; align = 8; signed = true; } := int8_t;",
+	"typealias integer { size = 16; align = 8; signed = true; } := int16_t;",
+	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;",
+	"typealias integer { size = 64; align = 8; signed = true; } := int64_t;",
+	"typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;",
+	"typealias integer { size = 5; align = 1; signed = false; } := uint5_t;",
+	"typealias integer { size = 27; align = 1; signed = false; "
+	"map = clock.tsc.value; } := uint27_clock_t;",
+	"typealias integer { size = 64; align = 8; signed = false; "
+	"map = clock.tsc.value; } := uint64_clock_t;",
+};
+#define NALIASES (sizeof(typealiases) / sizeof(typealiases[0]))
+
+static const char *const packet_header[] = {
+	"uint32_t magic;",
+	"uint8_t uuid[16];",
+	"uint32_t stream_id;",
+	"uint64_t stream_instance_id;",
+	"} align(8);",
+	NULL,
+};
+
+static const char *const stream_block[] = {
+	"id = 0;",
+	"packet.context := struct {",
+	"uint64_clock_t timestamp_begin;",
+	"uint64_t packet_seq_num;",
+	"uint32_t cpu_id;",
+	"uint64_clock_t timestamp_end;",
+	"uint64_t content_size;",
+	"uint64_t packet_size;",
+	"uint64_t events_discarded;",
+	"} align(8);",
+	"event.header := struct {",
+	"enum : uint5_t { compact = 0 ... 30, extended = 31 } id;",
+	"variant <id> {",
+	"struct { uint27_clock_t timestamp; } compact;",
+	"struct { uint32_t id; uint64_clock_t timestamp; } extended;",
+	"} v;",
+	"} align(8);",
+	"};",
+	NULL,
+};
+
+static const struct {
+	const char *name;
+	enum tr_type type;
+	uint32_t size;
+} scalar_types[] = {
+	{ "uint8_t", TR_U8, 1 },   { "uint16_t", TR_U16, 2 }, { "uint32_t", TR_U32, 4 },
+	{ "uint64_t", TR_U64, 8 }, { "int8_t", TR_S8, 1 },    { "int16_t", TR_S16, 2 },
+	{ "int32_t", TR_S32, 4 },  { "int64_t", TR_S64, 8 },  { "double_t", TR_DOUBLE, 8 },
+	{ "string", TR_STRING, 0 },
+};
+
+struct mp {
+	const char *fname;
+	char *err;
+	size_t errlen;
+	const char *p, *end;	/* text not read yet */
+	const char *s;		/* the current line, trimmed */
+	size_t n;
+	uint32_t lineno;
+	struct tr_metadata *md;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int mp_fail(struct mp *m, const char *fmt, ...)
+{
+	size_t o;
+	va_list ap;
+
+	snprintf(m->err, m->errlen, "%s: line %u: ", m->fname, m->lineno);
+	o = strlen(m->err);
+	va_start(ap, fmt);
+	vsnprintf(m->err + o, m->errlen - o, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The current line for a message: at most 60 bytes, non-printables as '?'. */
+static const char *excerpt(const struct mp *m)
+{
+	static __thread char buf[80];
+	size_t n = m->n > 60 ? 60 : m->n, i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)m->s[i];
+
+		buf[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	strcpy(buf + i, m->n > 60 ? "..." : "");
+	return buf;
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r';
+}
+
+/* Advance to the next line; false at the end of the text. */
+static bool mp_line(struct mp *m)
+{
+	const char *e;
+
+	if (m->p >= m->end)
+		return false;
+	e = memchr(m->p, '\n', (size_t)(m->end - m->p));
+	if (!e)
+		e = m->end;
+	m->s = m->p;
+	m->p = e < m->end ? e + 1 : e;
+	m->lineno++;
+	while (m->s < e && is_space(*m->s))
+		m->s++;
+	while (e > m->s && is_space(e[-1]))
+		e--;
+	m->n = (size_t)(e - m->s);
+	return true;
+}
+
+/* Next non-blank line, or an error naming what was expected. */
+static int mp_need(struct mp *m, const char *what)
+{
+	while (mp_line(m)) {
+		if (m->n)
+			return 0;
+	}
+	return mp_fail(m, "metadata ends inside %s", what);
+}
+
+static bool line_is(const struct mp *m, const char *s)
+{
+	size_t n = strlen(s);
+
+	return m->n == n && !memcmp(m->s, s, n);
+}
+
+/* A cursor over the current line. */
+struct lx {
+	const char *s, *e;
+};
+
+static void lx_space(struct lx *x)
+{
+	while (x->s < x->e && is_space(*x->s))
+		x->s++;
+}
+
+static bool lx_eat(struct lx *x, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(x->e - x->s) < n || memcmp(x->s, lit, n))
+		return false;
+	x->s += n;
+	return true;
+}
+
+static bool ident_start(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+}
+
+static bool ident_char(char ch)
+{
+	return ident_start(ch) || (ch >= '0' && ch <= '9');
+}
+
+/* An identifier: its start and length, or false. */
+static bool lx_ident(struct lx *x, const char **id, size_t *n)
+{
+	const char *s = x->s;
+
+	if (s >= x->e || !ident_start(*s))
+		return false;
+	while (s < x->e && ident_char(*s))
+		s++;
+	*id = x->s;
+	*n = (size_t)(s - x->s);
+	x->s = s;
+	return true;
+}
+
+static bool lx_u64(struct lx *x, uint64_t *v)
+{
+	uint64_t r = 0;
+	const char *s = x->s;
+
+	if (s >= x->e || *s < '0' || *s > '9')
+		return false;
+	if (*s == '0' && s + 1 < x->e && s[1] >= '0' && s[1] <= '9')
+		return false;	/* no octal, no leading zeros */
+	for (; s < x->e && *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (r > (UINT64_MAX - d) / 10)
+			return false;
+		r = r * 10 + d;
+	}
+	x->s = s;
+	*v = r;
+	return true;
+}
+
+static bool lx_s64(struct lx *x, int64_t *v)
+{
+	bool neg = lx_eat(x, "-");
+	uint64_t u;
+
+	if (!lx_u64(x, &u))
+		return false;
+	if (neg) {
+		if (u > (uint64_t)INT64_MAX + 1)
+			return false;
+		*v = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
+	} else {
+		if (u > INT64_MAX)
+			return false;
+		*v = (int64_t)u;
+	}
+	return true;
+}
+
+/*
+ * A TSDL string literal with the escapes the writer produces (\" and \\),
+ * unescaped into a new string.  @printable: refuse bytes outside 0x20-0x7e,
+ * else refuse only control bytes.
+ */
+static char *lx_string(struct lx *x, bool printable, uint32_t *len)
+{
+	const char *s = x->s;
+	char *out, *o;
+
+	if (s >= x->e || *s != '"')
+		return NULL;
+	out = malloc((size_t)(x->e - s));
+	if (!out)
+		return NULL;
+	o = out;
+	for (s++; s < x->e && *s != '"'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '\\') {
+			if (s + 1 >= x->e || (s[1] != '"' && s[1] != '\\'))
+				goto bad;
+			ch = (unsigned char)*++s;
+		}
+		if (ch < 0x20 || ch == 0x7f || (printable && ch > 0x7e))
+			goto bad;
+		*o++ = (char)ch;
+	}
+	if (s >= x->e)
+		goto bad;
+	*o = 0;
+	x->s = s + 1;
+	if (len)
+		*len = (uint32_t)(o - out);
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+static bool lx_end(struct lx *x)
+{
+	lx_space(x);
+	return x->s == x->e;
+}
+
+/* "key = " at the start of the line: the key, or false. */
+static bool kv_key(const struct mp *m, struct lx *x, const char *key)
+{
+	x->s = m->s;
+	x->e = m->s + m->n;
+	return lx_eat(x, key) && lx_eat(x, " = ");
+}
+
+static int parse_uuid(const char *s, uint8_t *u)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (strlen(s) != 36)
+		return -1;
+	for (int i = 0, k = 0; i < 36;) {
+		const char *a, *b;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i++] != '-')
+				return -1;
+			continue;
+		}
+		a = s[i] ? strchr(hex, s[i]) : NULL;
+		b = s[i + 1] ? strchr(hex, s[i + 1]) : NULL;
+		if (!a || !b)
+			return -1;
+		u[k++] = (uint8_t)((a - hex) << 4 | (b - hex));
+		i += 2;
+	}
+	return 0;
+}
+
+/* A block of fixed lines, compared one by one. */
+static int parse_fixed(struct mp *m, const char *const *lines, const char *what)
+{
+	for (; *lines; lines++) {
+		if (mp_need(m, what))
+			return -1;
+		if (!line_is(m, *lines))
+			return mp_fail(m, "in %s: expected '%s', found '%s'", what, *lines,
+				       excerpt(m));
+	}
+	return 0;
+}
+
+static int parse_trace(struct mp *m)
+{
+	bool major = false, minor = false, uuid = false, order = false, header = false;
+	struct lx x;
+
+	for (;;) {
+		if (mp_need(m, "the trace block"))
+			return -1;
+		if (line_is(m, "};"))
+			break;
+		if (line_is(m, "major = 1;")) {
+			major = true;
+		} else if (line_is(m, "minor = 8;")) {
+			minor = true;
+		} else if (line_is(m, "byte_order = le;")) {
+			order = true;
+		} else if (kv_key(m, &x, "uuid")) {
+			char *s = lx_string(&x, true, NULL);
+			int bad = !s || !lx_eat(&x, ";") || !lx_end(&x) ||
+				  parse_uuid(s, m->md->uuid);
+
+			if (!bad)
+				memcpy(m->md->uuid_str, s, 37);
+			free(s);
+			if (bad)
+				return mp_fail(m, "bad trace uuid: '%s'", excerpt(m));
+			uuid = true;
+		} else if (line_is(m, "packet.header := struct {")) {
+			if (parse_fixed(m, packet_header, "packet.header"))
+				return -1;
+			header = true;
+		} else {
+			return mp_fail(m, "unexpected line in the trace block: '%s'", excerpt(m));
+		}
+	}
+	if (!major || !minor || !uuid || !order || !header)
+		return mp_fail(m, "the trace block lacks %s",
+			       !major ? "major = 1" : !minor ? "minor = 8" : !uuid ? "its uuid" :
+			       !order ? "byte_order = le" : "its packet.header");
+	return 0;
+}
+
+static int parse_env(struct mp *m)
+{
+	struct lx x;
+
+	for (;;) {
+		const char *key;
+		size_t kn;
+
+		if (mp_need(m, "the env block"))
+			return -1;
+		if (line_is(m, "};"))
+			return 0;
+		x.s = m->s;
+		x.e = m->s + m->n;
+		if (!lx_ident(&x, &key, &kn) || !lx_eat(&x, " = "))
+			return mp_fail(m, "unexpected line in the env block: '%s'", excerpt(m));
+		if (x.s < x.e && *x.s == '"') {
+			char *s = lx_string(&x, false, NULL);
+
+			if (!s || !lx_eat(&x, ";") || !lx_end(&x)) {
+				free(s);
+				return mp_fail(m, "bad env value: '%s'", excerpt(m));
+			}
+			if (kn == 8 && !memcmp(key, "hostname", 8)) {
+				free(m->md->hostname);
+				m->md->hostname = s;
+			} else {
+				free(s);
+			}
+		} else {
+			int64_t v;
+
+			if (!lx_s64(&x, &v) || !lx_eat(&x, ";") || !lx_end(&x))
+				return mp_fail(m, "bad env value: '%s'", excerpt(m));
+			if (kn == 4 && !memcmp(key, "vpid", 4)) {
+				if (v < 0 || v > UINT32_MAX)
+					return mp_fail(m, "bad vpid: '%s'", excerpt(m));
+				m->md->vpid = (uint32_t)v;
+				m->md->has_vpid = true;
+			}
+		}
+	}
+}
+
+static int parse_clock(struct mp *m)
+{
+	bool name = false, freq = false;
+	struct lx x;
+
+	for (;;) {
+		if (mp_need(m, "the clock block"))
+			return -1;
+		if (line_is(m, "};"))
+			break;
+		if (line_is(m, "name = \"tsc\";")) {
+			name = true;
+		} else if (line_is(m, "absolute = false;") || line_is(m, "absolute = true;")) {
+			/* a clock read as wall-clock time either way */
+		} else if (kv_key(m, &x, "uuid") || kv_key(m, &x, "description")) {
+			char *s = lx_string(&x, false, NULL);
+			bool bad = !s || !lx_eat(&x, ";") || !lx_end(&x);
+
+			free(s);
+			if (bad)
+				return mp_fail(m, "bad clock string: '%s'", excerpt(m));
+		} else if (kv_key(m, &x, "freq")) {
+			if (!lx_u64(&x, &m->md->freq) || !lx_eat(&x, ";") || !lx_end(&x) ||
+			    !m->md->freq)
+				return mp_fail(m, "bad clock frequency: '%s'", excerpt(m));
+			freq = true;
+		} else if (kv_key(m, &x, "precision")) {
+			uint64_t v;
+
+			if (!lx_u64(&x, &v) || !lx_eat(&x, ";") || !lx_end(&x))
+				return mp_fail(m, "bad clock precision: '%s'", excerpt(m));
+		} else if (kv_key(m, &x, "offset_s")) {
+			if (!lx_s64(&x, &m->md->offset_s) || !lx_eat(&x, ";") || !lx_end(&x))
+				return mp_fail(m, "bad clock offset_s: '%s'", excerpt(m));
+		} else if (kv_key(m, &x, "offset")) {
+			if (!lx_u64(&x, &m->md->offset) || !lx_eat(&x, ";") || !lx_end(&x))
+				return mp_fail(m, "bad clock offset: '%s'", excerpt(m));
+		} else {
+			return mp_fail(m, "unexpected line in the clock block: '%s'", excerpt(m));
+		}
+	}
+	if (!name || !freq)
+		return mp_fail(m, "the clock block lacks %s", !name ? "name = \"tsc\"" : "freq");
+	return 0;
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+	const struct tr_label *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	/* stable: labels were numbered by position in @len's place */
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Sort by value, keep the first label written for each value. */
+static int sort_labels(struct tr_field *f)
+{
+	uint32_t *lens = malloc((f->nlabels ? f->nlabels : 1) * sizeof(*lens));
+	uint32_t n = 0;
+
+	if (!lens)
+		return -1;
+	for (uint32_t i = 0; i < f->nlabels; i++) {
+		lens[i] = f->labels[i].len;
+		f->labels[i].len = i;
+	}
+	qsort(f->labels, f->nlabels, sizeof(*f->labels), cmp_label);
+	for (uint32_t i = 0; i < f->nlabels; i++) {
+		struct tr_label l = f->labels[i];
+
+		l.len = lens[l.len];
+		if (n && f->labels[n - 1].value == l.value) {
+			free(l.label);
+			continue;
+		}
+		f->labels[n++] = l;
+	}
+	f->nlabels = n;
+	free(lens);
+	return 0;
+}
+
+static void free_field(struct tr_field *f)
+{
+	for (uint32_t i = 0; i < f->nlabels; i++)
+		free(f->labels[i].label);
+	free(f->labels);
+	free(f->name);
+}
+
+/* "enum : uint8_t { "a" = 0, "b" = 1 } _name;" after "enum : ". */
+static int parse_enum(struct mp *m, struct lx *x, struct tr_field *f)
+{
+	uint32_t cap = 0;
+	uint64_t max;
+
+	if (lx_eat(x, "uint8_t {")) {
+		f->type = TR_ENUM8;
+		max = UINT8_MAX;
+	} else if (lx_eat(x, "uint32_t {")) {
+		f->type = TR_ENUM32;
+		max = UINT32_MAX;
+	} else {
+		return mp_fail(m, "bad enum type: '%s'", excerpt(m));
+	}
+	for (;;) {
+		struct tr_label l;
+		uint64_t v;
+
+		lx_space(x);
+		if (lx_eat(x, "}"))
+			break;
+		if (f->nlabels && !lx_eat(x, ","))
+			return mp_fail(m, "expected ',' or '}' in enum: '%s'", excerpt(m));
+		lx_space(x);
+		l.label = lx_string(x, true, &l.len);
+		if (!l.label)
+			return mp_fail(m, "bad enum label: '%s'", excerpt(m));
+		if (!lx_eat(x, " = ") || !lx_u64(x, &v) || v > max) {
+			free(l.label);
+			return mp_fail(m, "bad enum value: '%s'", excerpt(m));
+		}
+		l.value = (uint32_t)v;
+		if (f->nlabels == cap) {
+			struct tr_label *nl;
+
+			cap = cap ? cap * 2 : 16;
+			nl = realloc(f->labels, cap * sizeof(*nl));
+			if (!nl) {
+				free(l.label);
+				return mp_fail(m, "out of memory");
+			}
+			f->labels = nl;
+		}
+		f->labels[f->nlabels++] = l;
+	}
+	if (sort_labels(f))
+		return mp_fail(m, "out of memory");
+	lx_space(x);
+	return 0;
+}
+
+/* One line of a fields struct, into @c's field list. */
+static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
+{
+	struct tr_field f = { 0 };
+	struct lx x = { m->s, m->s + m->n };
+	const char *name, *ref = NULL;
+	size_t nn, rn = 0;
+	uint32_t i;
+
+	if (lx_eat(&x, "enum : ")) {
+		if (parse_enum(m, &x, &f))
+			goto fail;
+	} else {
+		for (i = 0; i < sizeof(scalar_types) / sizeof(scalar_types[0]); i++) {
+			size_t tn = strlen(scalar_types[i].name);
+
+			if ((size_t)(x.e - x.s) > tn && !memcmp(x.s, scalar_types[i].name, tn) &&
+			    x.s[tn] == ' ') {
+				f.type = scalar_types[i].type;
+				x.s += tn + 1;
+				break;
+			}
+		}
+		if (i == sizeof(scalar_types) / sizeof(scalar_types[0])) {
+			mp_fail(m, "unknown field type: '%s'", excerpt(m));
+			goto fail;
+		}
+	}
+	if (!lx_eat(&x, "_") || !lx_ident(&x, &name, &nn)) {
+		mp_fail(m, "bad field name: '%s'", excerpt(m));
+		goto fail;
+	}
+	if (f.type == TR_U8 && lx_eat(&x, "[")) {
+		if (!lx_eat(&x, "_") || !lx_ident(&x, &ref, &rn) || !lx_eat(&x, "]")) {
+			mp_fail(m, "bad sequence length: '%s'", excerpt(m));
+			goto fail;
+		}
+	}
+	if (!lx_eat(&x, ";") || !lx_end(&x)) {
+		mp_fail(m, "expected ';' after the field name: '%s'", excerpt(m));
+		goto fail;
+	}
+	if (ref) {
+		/* uint8_t _x[_x_len]; right after uint32_t _x_len; */
+		struct tr_field *prev = c->nfields ? &c->fields[c->nfields - 1] : NULL;
+
+		if (rn != nn + 4 || memcmp(ref, name, nn) || memcmp(ref + nn, "_len", 4) || !prev ||
+		    prev->type != TR_U32 || strlen(prev->name) != rn ||
+		    memcmp(prev->name, ref, rn)) {
+			mp_fail(m, "a byte sequence must follow its length field 'uint32_t _%.*s_len;': "
+				"'%s'", (int)nn, name, excerpt(m));
+			goto fail;
+		}
+		prev->type = TR_BYTES;
+		prev->name[nn] = 0;
+		return 0;
+	}
+	f.name = strndup(name, nn);
+	if (!f.name) {
+		mp_fail(m, "out of memory");
+		goto fail;
+	}
+	if (c->nfields == *cap) {
+		struct tr_field *nf;
+
+		*cap = *cap ? *cap * 2 : 8;
+		nf = realloc(c->fields, *cap * sizeof(*nf));
+		if (!nf) {
+			mp_fail(m, "out of memory");
+			goto fail;
+		}
+		c->fields = nf;
+	}
+	c->fields[c->nfields++] = f;
+	return 0;
+fail:
+	free_field(&f);
+	return -1;
+}
+
+static uint32_t type_size(enum tr_type t)
+{
+	switch (t) {
+	case TR_U8: case TR_S8: case TR_ENUM8:
+		return 1;
+	case TR_U16: case TR_S16:
+		return 2;
+	case TR_U32: case TR_S32: case TR_ENUM32:
+		return 4;
+	case TR_U64: case TR_S64: case TR_DOUBLE:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+static void free_class(struct tr_class *c)
+{
+	for (uint32_t i = 0; i < c->nfields; i++)
+		free_field(&c->fields[i]);
+	free(c->fields);
+	free(c->name);
+}
+
+static int parse_event(struct mp *m, struct tr_class *c)
+{
+	uint32_t cap = 0;
+	uint64_t id;
+	struct lx x;
+	char *name;
+
+	memset(c, 0, sizeof(*c));
+	c->line = m->lineno;
+	if (mp_need(m, "an event block"))
+		return -1;
+	name = kv_key(m, &x, "name") ? lx_string(&x, true, NULL) : NULL;
+	if (!name || !lx_eat(&x, ";") || !lx_end(&x) || !ident_start(name[0])) {
+		free(name);
+		return mp_fail(m, "expected the event's 'name = \"identifier\";': '%s'", excerpt(m));
+	}
+	c->name = name;
+	for (const char *s = name; *s; s++) {
+		if (!ident_char(*s))
+			return mp_fail(m, "event name is not an identifier: '%s'", excerpt(m));
+	}
+	if (mp_need(m, "an event block"))
+		return -1;
+	if (!kv_key(m, &x, "id") || !lx_u64(&x, &id) || id > UINT32_MAX || !lx_eat(&x, ";") ||
+	    !lx_end(&x))
+		return mp_fail(m, "expected the event's 'id = N;': '%s'", excerpt(m));
+	c->id = (uint32_t)id;
+	if (mp_need(m, "an event block"))
+		return -1;
+	if (!line_is(m, "stream_id = 0;"))
+		return mp_fail(m, "expected 'stream_id = 0;': '%s'", excerpt(m));
+	if (mp_need(m, "an event block"))
+		return -1;
+	if (!line_is(m, "fields := struct {"))
+		return mp_fail(m, "expected 'fields := struct {': '%s'", excerpt(m));
+	for (;;) {
+		if (mp_need(m, "an event's fields"))
+			return -1;
+		if (line_is(m, "} align(8);"))
+			break;
+		if (parse_field(m, c, &cap))
+			return -1;
+	}
+	if (mp_need(m, "an event block"))
+		return -1;
+	if (!line_is(m, "};"))
+		return mp_fail(m, "expected '};' closing the event block: '%s'", excerpt(m));
+	c->fixed = true;
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		uint32_t sz = type_size(c->fields[i].type);
+
+		if (!sz)
+			c->fixed = false;
+		c->size += sz;
+	}
+	if (!c->fixed)
+		c->size = 0;
+	return 0;
+}
+
+static int cmp_class(const void *a, const void *b)
+{
+	const struct tr_class *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void tr_metadata_free(struct tr_metadata *md)
+{
+	for (uint32_t i = 0; i < md->nclasses; i++)
+		free_class(&md->classes[i]);
+	free(md->classes);
+	free(md->hostname);
+	memset(md, 0, sizeof(*md));
+}
+
+int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
+		      char *err, size_t errlen)
+{
+	struct mp m = { fname, err, errlen, text, text + len, text, 0, 0, md };
+	bool trace = false, env = false, clock = false, stream = false;
+	uint32_t aliases = 0, cap = 0;
+	const char *nul;
+
+	memset(md, 0, sizeof(*md));
+	for (int i = 0; i < 64; i++)
+		md->by_id[i] = -1;
+	nul = memchr(text, 0, len);
+	if (nul) {
+		m.lineno = 1;
+		for (const char *s = text; s < nul; s++)
+			m.lineno += *s == '\n';
+		mp_fail(&m, "NUL byte in the metadata text");
+		goto fail;
+	}
+	if (!mp_line(&m) || m.n < 12 || memcmp(m.s, "/* CTF 1.8", 10) ||
+	    memcmp(m.s + m.n - 2, "*/", 2)) {
+		if (!m.lineno)
+			m.lineno = 1;
+		mp_fail(&m, "not ringtrace's CTF 1.8 text metadata (it must start with \"/* CTF 1.8\")");
+		goto fail;
+	}
+	while (mp_line(&m)) {
+		if (!m.n)
+			continue;
+		if (m.n > 10 && !memcmp(m.s, "typealias ", 10)) {
+			uint32_t i;
+
+			for (i = 0; i < NALIASES; i++) {
+				if (line_is(&m, typealiases[i]))
+					break;
+			}
+			if (i == NALIASES || aliases & (1u << i)) {
+				mp_fail(&m, "%s typealias: '%s'", i == NALIASES ? "unknown" : "repeated",
+					excerpt(&m));
+				goto fail;
+			}
+			aliases |= 1u << i;
+			continue;
+		}
+		if (aliases != (1u << NALIASES) - 1) {
+			mp_fail(&m, "the typealiases must come first, all %zu of them", NALIASES);
+			goto fail;
+		}
+		if (line_is(&m, "trace {") && !trace) {
+			if (parse_trace(&m))
+				goto fail;
+			trace = true;
+		} else if (line_is(&m, "env {") && !env) {
+			if (parse_env(&m))
+				goto fail;
+			env = true;
+		} else if (line_is(&m, "clock {") && !clock) {
+			if (parse_clock(&m))
+				goto fail;
+			clock = true;
+		} else if (line_is(&m, "stream {") && !stream) {
+			if (parse_fixed(&m, stream_block, "the stream block"))
+				goto fail;
+			stream = true;
+		} else if (line_is(&m, "event {")) {
+			struct tr_class c;
+
+			if (!trace || !clock || !stream) {
+				mp_fail(&m, "event block before the trace, clock and stream blocks");
+				goto fail;
+			}
+			if (md->nclasses == cap) {
+				struct tr_class *nc;
+
+				cap = cap ? cap * 2 : 16;
+				nc = realloc(md->classes, cap * sizeof(*nc));
+				if (!nc) {
+					mp_fail(&m, "out of memory");
+					goto fail;
+				}
+				md->classes = nc;
+			}
+			if (parse_event(&m, &c)) {
+				free_class(&c);
+				goto fail;
+			}
+			md->classes[md->nclasses++] = c;
+		} else {
+			mp_fail(&m, "unexpected line: '%s'", excerpt(&m));
+			goto fail;
+		}
+	}
+	if (!trace || !clock || !stream) {
+		mp_fail(&m, "metadata ends without its %s block",
+			!trace ? "trace" : !clock ? "clock" : "stream");
+		goto fail;
+	}
+	if (!md->hostname && !(md->hostname = strdup(""))) {
+		mp_fail(&m, "out of memory");
+		goto fail;
+	}
+	qsort(md->classes, md->nclasses, sizeof(*md->classes), cmp_class);
+	for (uint32_t i = 0; i < md->nclasses; i++) {
+		if (i && md->classes[i].id == md->classes[i - 1].id) {
+			m.lineno = md->classes[i].line > md->classes[i - 1].line ?
+				   md->classes[i].line : md->classes[i - 1].line;
+			m.s = "";
+			mp_fail(&m, "event id %u is used twice", md->classes[i].id);
+			goto fail;
+		}
+		if (md->classes[i].id < 64)
+			md->by_id[md->classes[i].id] = (int32_t)i;
+	}
+	return 0;
+fail:
+	tr_metadata_free(md);
+	return -1;
+}
+
+const struct tr_class *tr_class_find(const struct tr_metadata *md, uint32_t id)
+{
+	uint32_t lo = 0, hi = md->nclasses;
+
+	if (id < 64)
+		return md->by_id[id] < 0 ? NULL : &md->classes[md->by_id[id]];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (md->classes[mid].id == id)
+			return &md->classes[mid];
+		if (md->classes[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ---- the directory --------------------------------------------------------- */
+
+__attribute__((format(printf, 3, 4)))
+static int errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen)
+{
+	char *path, *text = NULL;
+	struct stat st;
+	size_t got = 0;
+	int fd, ret = -1;
+
+	if (asprintf(&path, "%s/metadata", t->dir) < 0)
+		return errf(err, errlen, "%s: out of memory", t->dir);
+	fd = openat(dirfd, "metadata", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		errf(err, errlen, "%s: %s%s", path, strerror(errno),
+		     errno == ENOENT ? " (not a CTF trace directory)" : "");
+		goto out;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		errf(err, errlen, "%s: not a regular file", path);
+		goto out;
+	}
+	if (st.st_size > METADATA_MAX) {
+		errf(err, errlen, "%s: %lld bytes, more than metadata can be", path,
+		     (long long)st.st_size);
+		goto out;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		errf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			errf(err, errlen, "%s: %s", path, n ? strerror(errno) : "file shrank");
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	ret = tr_parse_metadata(&t->md, text, got, path, err, errlen);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	free(path);
+	return ret;
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct tr_stream *x = a, *y = b;
+
+	return strverscmp(x->name, y->name);
+}
+
+static int map_stream(struct tr_trace *t, int dirfd, const char *name, char *err, size_t errlen)
+{
+	struct tr_stream *s, *ns;
+	struct stat st;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, 0) || !S_ISREG(st.st_mode))
+		return 0;	/* not a regular file (or gone): not a stream */
+	ns = realloc(t->streams, (t->nstreams + 1) * sizeof(*ns));
+	if (!ns)
+		return errf(err, errlen, "%s: out of memory", t->dir);
+	t->streams = ns;
+	s = &t->streams[t->nstreams];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name || asprintf(&s->path, "%s/%s", t->dir, name) < 0) {
+		free(s->name);
+		return errf(err, errlen, "%s: out of memory", t->dir);
+	}
+	t->nstreams++;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errf(err, errlen, "%s: %s", s->path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errf(err, errlen, "%s: not a regular file", s->path);
+	}
+	s->size = (uint64_t)st.st_size;
+	if (s->size) {
+		void *p = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			int e = errno;
+
+			close(fd);
+			s->size = 0;
+			return errf(err, errlen, "%s: mmap: %s", s->path, strerror(e));
+		}
+		madvise(p, s->size, MADV_SEQUENTIAL);
+		s->data = p;
+	}
+	close(fd);
+	return 0;
+}
+
+int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen)
+{
+	struct dirent *de;
+	int dirfd;
+	DIR *d;
+
+	memset(t, 0, sizeof(*t));
+	t->dir = strdup(dir);
+	if (!t->dir)
+		return errf(err, errlen, "%s: out of memory", dir);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		errf(err, errlen, "%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (read_metadata(t, dirfd, err, errlen)) {
+		close(dirfd);
+		goto fail;
+	}
+	d = fdopendir(dirfd);
+	if (!d) {
+		errf(err, errlen, "%s: %s", dir, strerror(errno));
+		close(dirfd);
+		goto fail;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
+			continue;
+		if (map_stream(t, dirfd, de->d_name, err, errlen)) {
+			closedir(d);
+			goto fail;
+		}
+	}
+	closedir(d);
+	qsort(t->streams, t->nstreams, sizeof(*t->streams), cmp_stream);
+	return 0;
+fail:
+	tr_close(t);
+	return -1;
+}
+
+void tr_close(struct tr_trace *t)
+{
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		if (t->streams[i].data)
+			munmap((void *)t->streams[i].data, t->streams[i].size);
+		free(t->streams[i].name);
+		free(t->streams[i].path);
+	}
+	free(t->streams);
+	tr_metadata_free(&t->md);
+	free(t->dir);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- stream cursors ------------------------------------------------------------ */
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+__attribute__((format(printf, 3, 4), cold))
+static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
+{
+	size_t o;
+	va_list ap;
+
+	snprintf(c->err, sizeof(c->err), "%s: offset %" PRIu64 ": ", c->s->path, off);
+	o = strlen(c->err);
+	va_start(ap, fmt);
+	vsnprintf(c->err + o, sizeof(c->err) - o, fmt, ap);
+	va_end(ap);
+	c->failed = true;
+	return TR_ERROR;
+}
+
+void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stream)
+{
+	memset(c, 0, sizeof(*c));
+	c->md = &t->md;
+	c->s = &t->streams[stream];
+}
+
+static int open_packet(struct tr_cursor *c)
+{
+	const uint8_t *p = c->s->data + c->pos;
+	uint64_t off = c->pos, left = c->s->size - c->pos;
+	uint64_t sid, ts_begin, ts_end, seq, content, psize, discarded;
+	uint32_t magic, stream_id, cpu;
+
+	if (left < RTR_PACKET_HDR_SIZE)
+		return fail(c, off, "truncated packet header: %" PRIu64 " of %u bytes", left,
+			    RTR_PACKET_HDR_SIZE);
+	magic = ld32(p + offsetof(struct rtr_packet_hdr, magic));
+	stream_id = ld32(p + offsetof(struct rtr_packet_hdr, stream_id));
+	sid = ld64(p + offsetof(struct rtr_packet_hdr, stream_instance_id));
+	ts_begin = ld64(p + offsetof(struct rtr_packet_hdr, timestamp_begin));
+	seq = ld64(p + offsetof(struct rtr_packet_hdr, packet_seq_num));
+	cpu = ld32(p + offsetof(struct rtr_packet_hdr, cpu_id));
+	ts_end = ld64(p + offsetof(struct rtr_packet_hdr, timestamp_end));
+	content = ld64(p + offsetof(struct rtr_packet_hdr, content_size));
+	psize = ld64(p + offsetof(struct rtr_packet_hdr, packet_size));
+	discarded = ld64(p + offsetof(struct rtr_packet_hdr, events_discarded));
+
+	if (magic != RTR_CTF_MAGIC)
+		return fail(c, off, "bad packet magic 0x%08x (expected 0x%08x)", magic,
+			    RTR_CTF_MAGIC);
+	if (memcmp(p + offsetof(struct rtr_packet_hdr, uuid), c->md->uuid, 16))
+		return fail(c, off + offsetof(struct rtr_packet_hdr, uuid),
+			    "packet uuid differs from the metadata's %s", c->md->uuid_str);
+	if (stream_id != 0)
+		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_id),
+			    "stream_id %u (the trace has stream class 0 only)", stream_id);
+	if (sid != cpu)
+		return fail(c, off + offsetof(struct rtr_packet_hdr, cpu_id),
+			    "cpu_id %u differs from stream_instance_id %" PRIu64, cpu, sid);
+	if (c->started && sid != c->cpu)
+		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_instance_id),
+			    "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64, sid, c->cpu);
+	off += RTR_PACKET_END_OFF;	/* the end fields */
+	if (content % 8)
+		return fail(c, off + 8, "content_size %" PRIu64 " bits is not a whole number of bytes",
+			    content);
+	if (content < (uint64_t)RTR_PACKET_HDR_SIZE * 8)
+		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte packet "
+			    "header", content, RTR_PACKET_HDR_SIZE);
+	if (psize != content)
+		return fail(c, off + 16, "packet_size %" PRIu64 " differs from content_size %" PRIu64,
+			    psize, content);
+	if (content / 8 > left)
+		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
+			    "the end of the file (%" PRIu64 " bytes left)", content, content / 8, left);
+	if (ts_end < ts_begin)
+		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
+			    ts_end, ts_begin);
+	if (c->started) {
+		if (seq <= c->seq)
+			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, packet_seq_num),
+				    "packet_seq_num %" PRIu64 " does not follow %" PRIu64, seq, c->seq);
+		if (ts_begin < c->ts_end)
+			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, timestamp_begin),
+				    "timestamp_begin %" PRIu64 " before the previous packet's "
+				    "timestamp_end %" PRIu64, ts_begin, c->ts_end);
+		if (discarded < c->discarded)
+			return fail(c, off + 24, "events_discarded %" PRIu64 " below the previous "
+				    "packet's %" PRIu64, discarded, c->discarded);
+		c->pend_packets = seq - c->seq - 1;
+		c->pend_events = discarded - c->discarded;
+	} else {
+		c->pend_packets = seq;	/* the packets before the first one */
+		c->pend_events = discarded;
+		c->cpu = sid;
+		c->started = true;
+	}
+	c->packets_lost += c->pend_packets;
+	c->events_lost += c->pend_events;
+	c->pkt_off = c->pos;
+	c->pkt_end = c->pos + content / 8;
+	c->pos += RTR_PACKET_HDR_SIZE;
+	c->seq = seq;
+	c->discarded = discarded;
+	c->ts_end = ts_end;
+	c->ts = ts_begin;
+	c->packets++;
+	return 0;
+}
+
+/* Walk a variable-size payload of @left bytes; its length, or TR_ERROR. */
+static int64_t walk_fields(struct tr_cursor *c, const struct tr_class *cls, const uint8_t *pl,
+			   uint64_t left, uint64_t off)
+{
+	uint64_t o = 0;
+
+	for (uint32_t i = 0; i < cls->nfields; i++) {
+		const struct tr_field *f = &cls->fields[i];
+		uint32_t sz = type_size(f->type);
+
+		if (sz) {
+			if (left - o < sz)
+				goto past;
+			o += sz;
+		} else if (f->type == TR_STRING) {
+			const uint8_t *z = memchr(pl + o, 0, left - o);
+
+			if (!z)
+				return fail(c, off + o, "%s: string field '%s' has no NUL before the "
+					    "packet end", cls->name, f->name);
+			o = (uint64_t)(z - pl) + 1;
+		} else {
+			uint32_t n;
+
+			if (left - o < 4)
+				goto past;
+			n = ld32(pl + o);
+			o += 4;
+			if (left - o < n)
+				return fail(c, off + o - 4, "%s: byte sequence '%s' of %u bytes runs "
+					    "past the packet end (%" PRIu64 " bytes left)", cls->name,
+					    f->name, n, left - o);
+			o += n;
+		}
+		continue;
+past:
+		return fail(c, off + o, "%s: field '%s' runs past the packet end", cls->name, f->name);
+	}
+	return (int64_t)o;
+}
+
+static int next_record(struct tr_cursor *c)
+{
+	const uint8_t *p = c->s->data + c->pos;
+	uint64_t left = c->pkt_end - c->pos, ts, len;
+	const struct tr_class *cls;
+	uint32_t w, id, hl;
+
+	if (left < RTR_EV_COMPACT_SIZE)
+		return fail(c, c->pos, "truncated record header: %" PRIu64 " bytes left in the packet",
+			    left);
+	w = ld32(p);
+	id = w & 31;
+	if (__builtin_expect(id != RTR_EV_EXTENDED, 1)) {
+		ts = (c->ts & ~TS_MASK) | (w >> 5);
+		if (ts < c->ts) {
+			ts += 1ull << RTR_EV_TS_BITS;
+			if (ts < c->ts)
+				return fail(c, c->pos, "timestamp overflows 64 bits");
+		}
+		hl = RTR_EV_COMPACT_SIZE;
+	} else {
+		if (left < RTR_EV_EXTENDED_SIZE)
+			return fail(c, c->pos, "truncated extended record header: %" PRIu64
+				    " bytes left in the packet", left);
+		if (p[0] != RTR_EV_EXTENDED)
+			return fail(c, c->pos, "extended record header: bits 5-7 of byte 0 are not zero");
+		id = ld32(p + 1);
+		ts = ld64(p + 5);
+		if (ts < c->ts)
+			return fail(c, c->pos, "timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
+				    ts, c->ts);
+		hl = RTR_EV_EXTENDED_SIZE;
+	}
+	if (ts > c->ts_end)
+		return fail(c, c->pos, "timestamp %" PRIu64 " after the packet's timestamp_end %"
+			    PRIu64, ts, c->ts_end);
+	cls = id < 64 ? (c->md->by_id[id] < 0 ? NULL : &c->md->classes[c->md->by_id[id]]) :
+	      tr_class_find(c->md, id);
+	if (!cls)
+		return fail(c, c->pos, "unknown event id %u", id);
+	left -= hl;
+	if (cls->fixed) {
+		if (left < cls->size)
+			return fail(c, c->pos, "%s record of %u payload bytes runs past the packet end "
+				    "(%" PRIu64 " bytes left)", cls->name, cls->size, left);
+		len = cls->size;
+	} else {
+		int64_t n = walk_fields(c, cls, p + hl, left, c->pos + hl);
+
+		if (n < 0)
+			return TR_ERROR;
+		len = (uint64_t)n;
+	}
+	c->off = c->pos;
+	c->ts = ts;
+	c->cls = cls;
+	c->payload = p + hl;
+	c->len = len;
+	c->pos += hl + len;
+	c->events++;
+	return TR_EVENT;
+}
+
+int tr_next(struct tr_cursor *c)
+{
+	if (c->failed)
+		return TR_ERROR;
+	for (;;) {
+		if (c->pos < c->pkt_end && !c->pend_packets && !c->pend_events)
+			return next_record(c);
+		if (c->pend_packets) {
+			c->lost = c->pend_packets;
+			c->pend_packets = 0;
+			return TR_LOST_PACKETS;
+		}
+		if (c->pend_events) {
+			c->lost = c->pend_events;
+			c->pend_events = 0;
+			return TR_LOST_EVENTS;
+		}
+		if (c->pos >= c->s->size)
+			return TR_END;
+		if (open_packet(c))
+			return TR_ERROR;
+	}
+}
+
+/* ---- the clock ----------------------------------------------------------------- */
+
+void tr_clock_init(struct tr_clock *k, const struct tr_metadata *md)
+{
+	memset(k, 0, sizeof(*k));
+	k->freq = md->freq;
+	k->offset_s = md->offset_s;
+	k->offset = md->offset;
+	k->scale = 1e9 / (double)md->freq;
+}
+
+/* ns = offset_s * 1e9 + (offset + cycles) * 1e9 / freq, exactly (floor). */
+void tr_clock_ns(struct tr_clock *k, uint64_t cycles, int64_t *sec, uint32_t *nsec)
+{
+	unsigned __int128 t = (unsigned __int128)k->offset + cycles;
+	uint64_t rem, q;
+
+	if (__builtin_expect(!k->valid || t < k->base || t - k->base >= k->freq, 0)) {
+		unsigned __int128 s = t / k->freq;
+		__int128 ss = (__int128)k->offset_s + (__int128)s;
+
+		k->base = s * k->freq;
+		k->sec = ss > INT64_MAX ? INT64_MAX : (int64_t)ss;
+		k->valid = true;
+	}
+	rem = (uint64_t)(t - k->base);
+	if (k->freq == 1000000000u) {
+		q = rem;
+	} else {
+		unsigned __int128 num = (unsigned __int128)rem * 1000000000u;
+
+		q = (uint64_t)((double)rem * k->scale);
+		if (q > 999999999u)
+			q = 999999999u;
+		while (q && (unsigned __int128)q * k->freq > num)
+			q--;
+		while ((unsigned __int128)(q + 1) * k->freq <= num)
+			q++;
+	}
+	*sec = k->sec;
+	*nsec = (uint32_t)q;
+}
