@@ -152,4 +152,8 @@ struct tr_clock {
 void tr_clock_init(struct tr_clock *k, const struct tr_metadata *md);
 void tr_clock_ns(struct tr_clock *k, uint64_t cycles, int64_t *sec, uint32_t *nsec);
 
+/* The ringtrace subcommands: argv[0] is the command's name.  Exit status. */
+int rtr_cmd_dump(int argc, char **argv);
+int rtr_cmd_check(int argc, char **argv);
+
 #endif /* RTR_TOOLS_TRACE_READER_H */

@@ -29,7 +29,7 @@ struct session {
 
 static void session_start(struct session *s, uint32_t mode)
 {
-	struct rtr_config cfg = { .struct_size = sizeof(cfg), .mode = mode, .packet_size = 16384 };
+	struct rtr_config cfg = { .struct_size = sizeof(cfg), .mode = mode };
 
 	strcpy(s->dir, "/dev/shm/rtr-ev-XXXXXX");
 	cr_assert_not_null(mkdtemp(s->dir));
