@@ -12,6 +12,7 @@
 #include <time.h>
 #include <ringtrace/consumer.h>
 #include "consumer/convert.h"
+#include "tools/trace_reader.h"
 
 #define VERSION "0.1"
 
@@ -24,6 +25,9 @@ static void usage(FILE *f)
 		"  convert REGION -o DIR\n"
 		"                 write the trace held in REGION as a CTF directory DIR (new);\n"
 		"                 the open packets too when the producer stopped or died\n"
+		"  dump [--clock-seconds] [--no-delta] DIR\n"
+		"                 print every event of the CTF trace in DIR, streams merged in time\n"
+		"  check DIR      validate the CTF trace in DIR: packets, records, losses, damage\n"
 		"  help           this text\n\n"
 		"options:\n"
 		"  -h, --help     this text\n"
@@ -140,6 +144,10 @@ int main(int argc, char **argv)
 		return cmd_info(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "convert"))
 		return cmd_convert(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "dump"))
+		return rtr_cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check"))
+		return rtr_cmd_check(argc - 1, argv + 1);
 	fprintf(stderr, "ringtrace: unknown command '%s' (see ringtrace --help)\n", argv[1]);
 	return 2;
 }

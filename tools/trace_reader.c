@@ -1171,6 +1171,7 @@ static int open_packet(struct tr_cursor *c)
 		c->pend_packets = seq;	/* the packets before the first one */
 		c->pend_events = discarded;
 		c->cpu = sid;
+		c->first_seq = seq;
 		c->started = true;
 	}
 	c->packets_lost += c->pend_packets;

@@ -116,6 +116,7 @@ struct tr_cursor {
 	uint64_t discarded;	/* its events_discarded */
 	uint64_t cpu;		/* stream_instance_id of the file's first packet */
 	bool started;		/* a packet has been read */
+	uint64_t first_seq;	/* the first packet's packet_seq_num: packets lost before it */
 	uint64_t pend_packets;	/* losses found at the packet start, not returned yet */
 	uint64_t pend_events;
 

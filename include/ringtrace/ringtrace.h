@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <ringtrace/region.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,7 +27,7 @@ extern "C" {
  * struct rtr_config - how rtr_start() traces.
  * @struct_size: sizeof(struct rtr_config).
  * @path: region file (NULL: /dev/shm/ringtrace-PID-N).
- * @mode: 1 discard (default), 2 overwrite (flight recorder).
+ * @mode: RTR_MODE_DISCARD (0 means it too) or RTR_MODE_OVERWRITE (a flight recorder).
  * @packet_size: bytes per packet, power of two (0: 64 KiB).
  * @packets_per_cpu: power of two (0: 8).
  */

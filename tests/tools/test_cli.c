@@ -12,8 +12,8 @@
 
 TestSuite(tools_cli, .timeout = 30);
 
-/* Run the ringtrace built beside this runner; return its exit status. */
-static int run(const char *args, char *out, size_t len)
+/* Run @prog (ringtrace, by default) built beside this runner; return its exit status. */
+static int run_prog(const char *prog, const char *args, char *out, size_t len)
 {
 	char exe[PATH_MAX], cmd[PATH_MAX + 512];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -23,7 +23,7 @@ static int run(const char *args, char *out, size_t len)
 
 	cr_assert_gt(n, 0);
 	exe[n] = 0;
-	snprintf(cmd, sizeof(cmd), "%s/ringtrace %s 2>&1", dirname(exe), args);
+	snprintf(cmd, sizeof(cmd), "%s/%s %s 2>&1", dirname(exe), prog, args);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (got + 1 < len && !feof(p))
@@ -31,6 +31,39 @@ static int run(const char *args, char *out, size_t len)
 	out[got] = 0;
 	st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run(const char *args, char *out, size_t len)
+{
+	return run_prog("ringtrace", args, out, len);
+}
+
+/* The documentation's examples (examples/api/tour.c) run and make a trace babeltrace2 reads. */
+Test(tools_cli, the_api_tour_traces_and_converts)
+{
+	char dir[] = "/dev/shm/rtr-tour-XXXXXX", args[256], cmd[256];
+	static char out[8192];
+	FILE *p;
+	size_t n;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(args, sizeof(args), "%s/region", dir);
+	cr_assert_eq(run_prog("ringtrace-tour", args, out, sizeof(out)), 0, "%s", out);
+	cr_expect_not_null(strstr(out, "trace region: "), "%s", out);
+	snprintf(args, sizeof(args), "convert %s/region -o %s/trace", dir, dir);
+	cr_assert_eq(run(args, out, sizeof(out)), 0, "%s", out);
+	snprintf(cmd, sizeof(cmd), "babeltrace2 %s/trace 2>&1", dir);
+	p = popen(cmd, "r");
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	cr_assert_eq(pclose(p), 0, "%s", out);
+	cr_expect_not_null(strstr(out, "myapp:request: { cpu_id = "), "%s", out);
+	cr_expect_not_null(strstr(out, "path = \"/index.html\""), "%s", out);
+	cr_expect_not_null(strstr(out, "counter = ( \"queue length\" : container = 0 ), value = 2"),
+			   "%s", out);
+	cr_expect_null(strstr(out, "WARNING"), "%s", out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
 }
 
 Test(tools_cli, info_shows_positions_and_losses)

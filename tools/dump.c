@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/dump.c - `ringtrace dump DIR`: every event of a trace as one line of
+ * text, babeltrace2-like, all streams merged in timestamp order (a k-way
+ * merge over the per-file cursors, ties in stream order), the losses in line
+ * where they happen.  A trace holds millions of events, so lines are
+ * formatted by hand into a large buffer: no printf per field, the time of
+ * day recomputed only when the second changes.
+ */
+#include <endian.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "tools/trace_reader.h"
+
+#define OUT_CAP		(4u << 20)
+#define CHUNK		16384u		/* string/bytes input per buffer check */
+
+struct out {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+struct dfield {
+	const struct tr_field *f;
+	char *lead;		/* " name = " or ", name = " */
+	size_t leadn;
+	const struct tr_label **tab;	/* enums: label by value, when dense */
+	uint32_t ntab;
+};
+
+struct dclass {
+	char *head;		/* "name: {" */
+	size_t headn;
+	size_t bound;		/* room for the head, the fixed-size fields and the tail */
+	struct dfield *f;
+};
+
+struct dstream {
+	struct tr_cursor c;
+	char *pre;		/* " host cpu N " */
+	size_t pren;
+	char *lpre;		/* " cpu N: lost " */
+	size_t lpren;
+	int item;		/* enum tr_item the cursor is on */
+};
+
+struct dump {
+	const struct tr_trace *t;
+	struct dclass *cls;
+	struct dstream *s;
+	struct out o;
+	struct tr_clock clk;
+	bool clock_seconds, delta;
+	/* the cached "[HH:MM:SS." (or "[SECONDS.") of second @tsec */
+	char tstr[48];
+	size_t tn;
+	int64_t tsec;
+	bool tvalid;
+	/* the previous event's time, for the delta */
+	int64_t psec;
+	uint32_t pnsec;
+	bool have_prev;
+	uint64_t events;
+};
+
+static char dig2[200];
+
+static void init_digits(void)
+{
+	for (int i = 0; i < 100; i++) {
+		dig2[2 * i] = (char)('0' + i / 10);
+		dig2[2 * i + 1] = (char)('0' + i % 10);
+	}
+}
+
+static __attribute__((noreturn)) void oom(void)
+{
+	fprintf(stderr, "ringtrace dump: out of memory\n");
+	exit(1);
+}
+
+static void out_flush(struct out *o)
+{
+	if (o->len && !o->failed && fwrite(o->buf, 1, o->len, stdout) != o->len)
+		o->failed = true;
+	o->len = 0;
+}
+
+static __attribute__((noinline)) void out_grow(struct out *o, size_t n)
+{
+	out_flush(o);
+	if (n > o->cap) {
+		char *b = realloc(o->buf, n);
+
+		if (!b)
+			oom();
+		o->buf = b;
+		o->cap = n;
+	}
+}
+
+/* Room for @n more bytes: where to write them. */
+static inline char *out_room(struct out *o, size_t n)
+{
+	if (__builtin_expect(o->cap - o->len < n, 0))
+		out_grow(o, n);
+	return o->buf + o->len;
+}
+
+static inline char *put(char *p, const void *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static inline char *put_u64(char *p, uint64_t v)
+{
+	char tmp[20], *e = tmp + sizeof(tmp), *q = e;
+
+	while (v >= 100) {
+		uint64_t d = v / 100;
+
+		q -= 2;
+		memcpy(q, dig2 + 2 * (v - d * 100), 2);
+		v = d;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, dig2 + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return put(p, q, (size_t)(e - q));
+}
+
+static inline char *put_s64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/* Nine digits, zero-padded. */
+static inline char *put_9(char *p, uint32_t v)
+{
+	p[0] = (char)('0' + v / 100000000);
+	v %= 100000000;
+	memcpy(p + 1, dig2 + 2 * (v / 1000000), 2);
+	v %= 1000000;
+	memcpy(p + 3, dig2 + 2 * (v / 10000), 2);
+	v %= 10000;
+	memcpy(p + 5, dig2 + 2 * (v / 100), 2);
+	memcpy(p + 7, dig2 + 2 * (v % 100), 2);
+	return p + 9;
+}
+
+/* The shortest of %.15g..%.17g that reads back as the same double. */
+static char *put_double(char *p, double v)
+{
+	char b[40];
+	int n = 0;
+
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(b, sizeof(b), "%.*g", prec, v);
+		if (strtod(b, NULL) == v)
+			break;
+	}
+	return put(p, b, (size_t)n);
+}
+
+static const char hexd[] = "0123456789abcdef";
+
+/* 0: as is; else the character after the backslash, or 'x' for \xNN. */
+static char esc[256];
+
+static void init_escapes(void)
+{
+	for (int i = 0; i < 256; i++)
+		esc[i] = i < 0x20 || i >= 0x7f ? 'x' : 0;
+	esc['"'] = '"';
+	esc['\\'] = '\\';
+	esc['\n'] = 'n';
+	esc['\t'] = 't';
+}
+
+static void put_string(struct out *o, const uint8_t *s, size_t n)
+{
+	char *p = out_room(o, 1);
+
+	*p = '"';
+	o->len++;
+	while (n) {
+		size_t chunk = n > CHUNK ? CHUNK : n;
+		const uint8_t *e = s + chunk;
+
+		p = out_room(o, 4 * chunk + 1);
+		while (s < e) {
+			const uint8_t *r = s;
+
+			while (r < e && !esc[*r])
+				r++;
+			p = put(p, s, (size_t)(r - s));
+			s = r;
+			if (s < e) {
+				*p++ = '\\';
+				*p++ = esc[*s];
+				if (esc[*s] == 'x') {
+					*p++ = hexd[*s >> 4];
+					*p++ = hexd[*s & 15];
+				}
+				s++;
+			}
+		}
+		o->len = (size_t)(p - o->buf);
+		n -= chunk;
+	}
+	p = out_room(o, 1);
+	*p = '"';
+	o->len++;
+}
+
+static void put_bytes(struct out *o, const uint8_t *s, size_t n)
+{
+	char *p = out_room(o, 2);
+
+	p[0] = '0';
+	p[1] = 'x';
+	o->len += 2;
+	while (n) {
+		size_t chunk = n > CHUNK ? CHUNK : n;
+
+		p = out_room(o, 2 * chunk);
+		for (size_t i = 0; i < chunk; i++) {
+			*p++ = hexd[s[i] >> 4];
+			*p++ = hexd[s[i] & 15];
+		}
+		o->len = (size_t)(p - o->buf);
+		s += chunk;
+		n -= chunk;
+	}
+}
+
+static const struct tr_label *find_label(const struct dfield *df, uint32_t v)
+{
+	const struct tr_field *f = df->f;
+	uint32_t lo = 0, hi = f->nlabels;
+
+	if (df->tab)
+		return v < df->ntab ? df->tab[v] : NULL;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (f->labels[mid].value == v)
+			return &f->labels[mid];
+		if (f->labels[mid].value < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static char *put_enum(char *p, const struct dfield *df, uint32_t v)
+{
+	const struct tr_label *l = find_label(df, v);
+
+	if (l) {
+		p = put(p, l->label, l->len);
+		*p++ = ' ';
+		*p++ = '(';
+		p = put_u64(p, v);
+		*p++ = ')';
+		return p;
+	}
+	return put_u64(p, v);
+}
+
+static inline uint16_t ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return le16toh(v);
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+/* "[HH:MM:SS.nnnnnnnnn" (or "[SECONDS.nnnnnnnnn"), without the closing bracket. */
+static char *put_time(struct dump *d, char *p, int64_t sec, uint32_t nsec)
+{
+	if (__builtin_expect(!d->tvalid || sec != d->tsec, 0)) {
+		time_t tt = (time_t)sec;
+		struct tm tm;
+
+		d->tvalid = true;
+		d->tsec = sec;
+		if (!d->clock_seconds && sec >= 0 && localtime_r(&tt, &tm))
+			d->tn = (size_t)snprintf(d->tstr, sizeof(d->tstr), "[%02d:%02d:%02d.",
+						 tm.tm_hour, tm.tm_min, tm.tm_sec);
+		else if (sec >= 0)
+			d->tn = (size_t)snprintf(d->tstr, sizeof(d->tstr), "[%" PRId64 ".", sec);
+		else
+			d->tn = 0;	/* before the epoch: not cached */
+	}
+	if (__builtin_expect(!d->tn, 0)) {
+		/* sec < 0: show -|t| */
+		uint64_t s = (uint64_t)0 - (uint64_t)sec;
+
+		if (nsec) {
+			s--;
+			nsec = 1000000000u - nsec;
+		}
+		p = put(p, "[-", 2);
+		p = put_u64(p, s);
+		*p++ = '.';
+		return put_9(p, nsec);
+	}
+	p = put(p, d->tstr, d->tn);
+	return put_9(p, nsec);
+}
+
+static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
+{
+	__int128 dt;
+
+	if (!d->have_prev) {
+		d->have_prev = true;
+		p = put(p, " (+?.????????" "?)", 15);
+	} else {
+		dt = ((__int128)sec - d->psec) * 1000000000 + (__int128)nsec - d->pnsec;
+		p = put(p, " (+", 3);
+		if (dt < 0) {
+			p[-1] = '-';
+			dt = -dt;
+		}
+		if (dt < 1000000000) {
+			*p++ = '0';
+		} else {
+			__int128 s = dt / 1000000000;
+
+			p = put_u64(p, s > UINT64_MAX ? UINT64_MAX : (uint64_t)s);
+			dt -= s * 1000000000;
+		}
+		*p++ = '.';
+		p = put_9(p, (uint32_t)dt);
+		*p++ = ')';
+	}
+	d->psec = sec;
+	d->pnsec = nsec;
+	return p;
+}
+
+static void emit_event(struct dump *d, struct dstream *ds)
+{
+	const struct tr_class *cls = ds->c.cls;
+	const struct dclass *dc = &d->cls[cls - d->t->md.classes];
+	const uint8_t *pl = ds->c.payload;
+	struct out *o = &d->o;
+	int64_t sec;
+	uint32_t nsec;
+	char *p;
+
+	tr_clock_ns(&d->clk, ds->c.ts, &sec, &nsec);
+	p = out_room(o, 96 + ds->pren + dc->bound);
+	p = put_time(d, p, sec, nsec);
+	*p++ = ']';
+	if (d->delta)
+		p = put_delta(d, p, sec, nsec);
+	p = put(p, ds->pre, ds->pren);
+	p = put(p, dc->head, dc->headn);
+	for (uint32_t i = 0; i < cls->nfields; i++) {
+		const struct dfield *df = &dc->f[i];
+
+		p = put(p, df->lead, df->leadn);
+		switch (df->f->type) {
+		case TR_U8:
+			p = put_u64(p, *pl);
+			pl += 1;
+			break;
+		case TR_U16:
+			p = put_u64(p, ld16(pl));
+			pl += 2;
+			break;
+		case TR_U32:
+			p = put_u64(p, ld32(pl));
+			pl += 4;
+			break;
+		case TR_U64:
+			p = put_u64(p, ld64(pl));
+			pl += 8;
+			break;
+		case TR_S8:
+			p = put_s64(p, (int8_t)*pl);
+			pl += 1;
+			break;
+		case TR_S16:
+			p = put_s64(p, (int16_t)ld16(pl));
+			pl += 2;
+			break;
+		case TR_S32:
+			p = put_s64(p, (int32_t)ld32(pl));
+			pl += 4;
+			break;
+		case TR_S64:
+			p = put_s64(p, (int64_t)ld64(pl));
+			pl += 8;
+			break;
+		case TR_DOUBLE: {
+			uint64_t u = ld64(pl);
+			double v;
+
+			memcpy(&v, &u, 8);
+			p = put_double(p, v);
+			pl += 8;
+			break;
+		}
+		case TR_ENUM8:
+			p = put_enum(p, df, *pl);
+			pl += 1;
+			break;
+		case TR_ENUM32:
+			p = put_enum(p, df, ld32(pl));
+			pl += 4;
+			break;
+		case TR_STRING: {
+			/* the cursor found the NUL inside the record */
+			size_t n = strlen((const char *)pl);
+
+			o->len = (size_t)(p - o->buf);
+			put_string(o, pl, n);
+			p = out_room(o, dc->bound);
+			pl += n + 1;
+			break;
+		}
+		case TR_BYTES: {
+			uint32_t n = ld32(pl);
+
+			o->len = (size_t)(p - o->buf);
+			put_bytes(o, pl + 4, n);
+			p = out_room(o, dc->bound);
+			pl += 4 + (size_t)n;
+			break;
+		}
+		}
+	}
+	p = put(p, " }\n", 3);
+	o->len = (size_t)(p - o->buf);
+	d->events++;
+}
+
+static void emit_loss(struct dump *d, struct dstream *ds, const char *what)
+{
+	struct out *o = &d->o;
+	int64_t sec;
+	uint32_t nsec;
+	char *p;
+
+	tr_clock_ns(&d->clk, ds->c.ts, &sec, &nsec);
+	p = out_room(o, 96 + ds->lpren + 16);
+	p = put_time(d, p, sec, nsec);
+	*p++ = ']';
+	p = put(p, ds->lpre, ds->lpren);
+	p = put_u64(p, ds->c.lost);
+	*p++ = ' ';
+	p = put(p, what, strlen(what));
+	*p++ = '\n';
+	o->len = (size_t)(p - o->buf);
+}
+
+static void setup_classes(struct dump *d)
+{
+	const struct tr_metadata *md = &d->t->md;
+
+	d->cls = calloc(md->nclasses ? md->nclasses : 1, sizeof(*d->cls));
+	if (!d->cls)
+		oom();
+	for (uint32_t i = 0; i < md->nclasses; i++) {
+		const struct tr_class *c = &md->classes[i];
+		struct dclass *dc = &d->cls[i];
+
+		if (asprintf(&dc->head, "%s: {", c->name) < 0)
+			oom();
+		dc->headn = strlen(dc->head);
+		dc->bound = dc->headn + 4;
+		dc->f = calloc(c->nfields ? c->nfields : 1, sizeof(*dc->f));
+		if (!dc->f)
+			oom();
+		for (uint32_t j = 0; j < c->nfields; j++) {
+			const struct tr_field *f = &c->fields[j];
+			struct dfield *df = &dc->f[j];
+			uint32_t maxlabel = 0, maxval = 0;
+
+			df->f = f;
+			if (asprintf(&df->lead, "%s%s = ", j ? ", " : " ", f->name) < 0)
+				oom();
+			df->leadn = strlen(df->lead);
+			for (uint32_t k = 0; k < f->nlabels; k++) {
+				if (f->labels[k].len > maxlabel)
+					maxlabel = f->labels[k].len;
+				maxval = f->labels[k].value;	/* sorted */
+			}
+			dc->bound += df->leadn + 40 + maxlabel;
+			if (f->nlabels && maxval < 4096) {
+				df->ntab = maxval + 1;
+				df->tab = calloc(df->ntab, sizeof(*df->tab));
+				if (!df->tab)
+					oom();
+				for (uint32_t k = 0; k < f->nlabels; k++)
+					df->tab[f->labels[k].value] = &f->labels[k];
+			}
+		}
+	}
+}
+
+static void free_classes(struct dump *d)
+{
+	for (uint32_t i = 0; d->cls && i < d->t->md.nclasses; i++) {
+		for (uint32_t j = 0; j < d->t->md.classes[i].nfields; j++) {
+			free(d->cls[i].f[j].lead);
+			free(d->cls[i].f[j].tab);
+		}
+		free(d->cls[i].f);
+		free(d->cls[i].head);
+	}
+	free(d->cls);
+}
+
+/* The stream's line prefixes, once its first packet told its CPU. */
+static void stream_prefix(struct dump *d, struct dstream *ds)
+{
+	const char *host = d->t->md.hostname;
+
+	if (ds->pre)
+		return;
+	if (asprintf(&ds->pre, " %s%scpu %" PRIu64 " ", host, *host ? " " : "", ds->c.cpu) < 0 ||
+	    asprintf(&ds->lpre, " cpu %" PRIu64 ": lost ", ds->c.cpu) < 0)
+		oom();
+	ds->pren = strlen(ds->pre);
+	ds->lpren = strlen(ds->lpre);
+}
+
+static bool before(const struct dump *d, uint32_t a, uint32_t b)
+{
+	uint64_t ta = d->s[a].c.ts, tb = d->s[b].c.ts;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void sift_down(const struct dump *d, uint32_t *heap, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+
+		if (l < n && before(d, heap[l], heap[m]))
+			m = l;
+		if (l + 1 < n && before(d, heap[l + 1], heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		uint32_t x = heap[i];
+
+		heap[i] = heap[m];
+		heap[m] = x;
+		i = m;
+	}
+}
+
+static void damage(struct dump *d, struct dstream *ds)
+{
+	out_flush(&d->o);
+	fflush(stdout);
+	fprintf(stderr, "ringtrace dump: %s\n", ds->c.err);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ringtrace dump [--clock-seconds] [--no-delta] DIR\n\n"
+		"Print every event of the CTF trace in DIR as a line of text, all streams\n"
+		"merged in timestamp order:\n"
+		"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N NAME: { field = value, ... }\n"
+		"and the losses where they happen ([time] cpu N: lost K events|packets).\n"
+		"A summary goes to stderr.\n\n"
+		"  --clock-seconds  print the time as [SECONDS.nnnnnnnnn] since the epoch\n"
+		"  --no-delta       leave out the time since the previous event\n"
+		"  -h, --help       this text\n\n"
+		"exit status: 0 done, 1 damaged trace (what was decodable is printed, then the\n"
+		"damage: file and offset), 2 usage\n");
+}
+
+int rtr_cmd_dump(int argc, char **argv)
+{
+	struct dump d = { .delta = true };
+	uint64_t lost_events = 0, lost_packets = 0;
+	const char *dir = NULL;
+	uint32_t *heap, n = 0;
+	struct tr_trace t;
+	char err[1024];
+	int status = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--clock-seconds")) {
+			d.clock_seconds = true;
+		} else if (!strcmp(argv[i], "--no-delta")) {
+			d.delta = false;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "ringtrace dump: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		} else if (!dir) {
+			dir = argv[i];
+		} else {
+			fprintf(stderr, "ringtrace dump: unexpected argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!dir) {
+		usage(stderr);
+		return 2;
+	}
+	if (tr_open(&t, dir, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace dump: %s\n", err);
+		return 1;
+	}
+	init_digits();
+	init_escapes();
+	d.t = &t;
+	tr_clock_init(&d.clk, &t.md);
+	setup_classes(&d);
+	d.o.cap = OUT_CAP;
+	d.o.buf = malloc(d.o.cap);
+	d.s = calloc(t.nstreams ? t.nstreams : 1, sizeof(*d.s));
+	heap = calloc(t.nstreams ? t.nstreams : 1, sizeof(*heap));
+	if (!d.o.buf || !d.s || !heap)
+		oom();
+
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		int r;
+
+		tr_cursor_init(&d.s[i].c, &t, i);
+		r = tr_next(&d.s[i].c);
+		if (r == TR_ERROR) {
+			damage(&d, &d.s[i]);
+			status = 1;
+		} else if (r != TR_END) {
+			d.s[i].item = r;
+			stream_prefix(&d, &d.s[i]);
+			heap[n++] = i;
+		}
+	}
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(&d, heap, n, i);
+
+	while (n) {
+		struct dstream *ds = &d.s[heap[0]];
+		int r;
+
+		if (__builtin_expect(ds->item == TR_EVENT, 1))
+			emit_event(&d, ds);
+		else
+			emit_loss(&d, ds, ds->item == TR_LOST_EVENTS ? "events" : "packets");
+		r = tr_next(&ds->c);
+		if (__builtin_expect(r > 0, 1)) {
+			ds->item = r;
+		} else {
+			if (r == TR_ERROR) {
+				damage(&d, ds);
+				status = 1;
+			}
+			heap[0] = heap[--n];
+		}
+		sift_down(&d, heap, n, 0);
+	}
+	out_flush(&d.o);
+	if (fflush(stdout) || d.o.failed) {
+		fprintf(stderr, "ringtrace dump: writing the output failed\n");
+		status = 1;
+	}
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		lost_events += d.s[i].c.events_lost;
+		lost_packets += d.s[i].c.packets_lost;
+	}
+	fprintf(stderr, "dump: %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
+		" packets lost\n", d.events, lost_events, lost_packets);
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		free(d.s[i].pre);
+		free(d.s[i].lpre);
+	}
+	free(heap);
+	free(d.s);
+	free(d.o.buf);
+	free_classes(&d);
+	tr_close(&t);
+	return status;
+}
