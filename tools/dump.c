@@ -9,6 +9,7 @@
  */
 #include <endian.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,24 +118,77 @@ static inline char *put(char *p, const void *s, size_t n)
 	return p + n;
 }
 
+static const uint64_t pow10[20] = {
+	0, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* Decimal digits of @v: 1..20. */
+static inline unsigned ndigits(uint64_t v)
+{
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t - (v < pow10[t]) + 1;
+}
+
 static inline char *put_u64(char *p, uint64_t v)
 {
-	char tmp[20], *e = tmp + sizeof(tmp), *q = e;
+	unsigned n = ndigits(v);
+	char *e = p + n;
 
 	while (v >= 100) {
 		uint64_t d = v / 100;
 
-		q -= 2;
-		memcpy(q, dig2 + 2 * (v - d * 100), 2);
+		e -= 2;
+		memcpy(e, dig2 + 2 * (v - d * 100), 2);
 		v = d;
 	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, dig2 + 2 * v, 2);
-	} else {
-		*--q = (char)('0' + v);
-	}
-	return put(p, q, (size_t)(e - q));
+	if (v >= 10)
+		memcpy(e - 2, dig2 + 2 * v, 2);
+	else
+		e[-1] = (char)('0' + v);
+	return p + n;
+}
+
+/*
+ * Copy a short string whose buffer is readable 32 bytes past its start (or
+ * its length): one or two vector moves instead of a call.  The output has
+ * PAD bytes of slack reserved after each such copy.
+ */
+#define PAD 32
+static inline char *put_pad(char *p, const char *s, size_t n)
+{
+	if (n <= 16)
+		memcpy(p, s, 16);
+	else if (n <= 32)
+		memcpy(p, s, 32);
+	else
+		memcpy(p, s, n);
+	return p + n;
+}
+
+/* asprintf() into a buffer padded for put_pad(). */
+__attribute__((format(printf, 2, 3)))
+static char *padded(size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	char *s, *b;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	b = calloc(1, (size_t)n + PAD + 1);
+	if (!b)
+		oom();
+	memcpy(b, s, (size_t)n);
+	free(s);
+	*len = (size_t)n;
+	return b;
 }
 
 static inline char *put_s64(char *p, int64_t v)
@@ -335,7 +389,7 @@ static char *put_time(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 		*p++ = '.';
 		return put_9(p, nsec);
 	}
-	p = put(p, d->tstr, d->tn);
+	p = put_pad(p, d->tstr, d->tn);
 	return put_9(p, nsec);
 }
 
@@ -381,17 +435,17 @@ static void emit_event(struct dump *d, struct dstream *ds)
 	char *p;
 
 	tr_clock_ns(&d->clk, ds->c.ts, &sec, &nsec);
-	p = out_room(o, 96 + ds->pren + dc->bound);
+	p = out_room(o, 128 + ds->pren + dc->bound);
 	p = put_time(d, p, sec, nsec);
 	*p++ = ']';
 	if (d->delta)
 		p = put_delta(d, p, sec, nsec);
-	p = put(p, ds->pre, ds->pren);
-	p = put(p, dc->head, dc->headn);
+	p = put_pad(p, ds->pre, ds->pren);
+	p = put_pad(p, dc->head, dc->headn);
 	for (uint32_t i = 0; i < cls->nfields; i++) {
 		const struct dfield *df = &dc->f[i];
 
-		p = put(p, df->lead, df->leadn);
+		p = put_pad(p, df->lead, df->leadn);
 		switch (df->f->type) {
 		case TR_U8:
 			p = put_u64(p, *pl);
@@ -476,10 +530,10 @@ static void emit_loss(struct dump *d, struct dstream *ds, const char *what)
 	char *p;
 
 	tr_clock_ns(&d->clk, ds->c.ts, &sec, &nsec);
-	p = out_room(o, 96 + ds->lpren + 16);
+	p = out_room(o, 128 + ds->lpren + 32);
 	p = put_time(d, p, sec, nsec);
 	*p++ = ']';
-	p = put(p, ds->lpre, ds->lpren);
+	p = put_pad(p, ds->lpre, ds->lpren);
 	p = put_u64(p, ds->c.lost);
 	*p++ = ' ';
 	p = put(p, what, strlen(what));
@@ -498,10 +552,8 @@ static void setup_classes(struct dump *d)
 		const struct tr_class *c = &md->classes[i];
 		struct dclass *dc = &d->cls[i];
 
-		if (asprintf(&dc->head, "%s: {", c->name) < 0)
-			oom();
-		dc->headn = strlen(dc->head);
-		dc->bound = dc->headn + 4;
+		dc->head = padded(&dc->headn, "%s: {", c->name);
+		dc->bound = dc->headn + PAD + 4;
 		dc->f = calloc(c->nfields ? c->nfields : 1, sizeof(*dc->f));
 		if (!dc->f)
 			oom();
@@ -511,15 +563,13 @@ static void setup_classes(struct dump *d)
 			uint32_t maxlabel = 0, maxval = 0;
 
 			df->f = f;
-			if (asprintf(&df->lead, "%s%s = ", j ? ", " : " ", f->name) < 0)
-				oom();
-			df->leadn = strlen(df->lead);
+			df->lead = padded(&df->leadn, "%s%s = ", j ? ", " : " ", f->name);
 			for (uint32_t k = 0; k < f->nlabels; k++) {
 				if (f->labels[k].len > maxlabel)
 					maxlabel = f->labels[k].len;
 				maxval = f->labels[k].value;	/* sorted */
 			}
-			dc->bound += df->leadn + 40 + maxlabel;
+			dc->bound += df->leadn + PAD + 48 + maxlabel;
 			if (f->nlabels && maxval < 4096) {
 				df->ntab = maxval + 1;
 				df->tab = calloc(df->ntab, sizeof(*df->tab));
@@ -552,11 +602,8 @@ static void stream_prefix(struct dump *d, struct dstream *ds)
 
 	if (ds->pre)
 		return;
-	if (asprintf(&ds->pre, " %s%scpu %" PRIu64 " ", host, *host ? " " : "", ds->c.cpu) < 0 ||
-	    asprintf(&ds->lpre, " cpu %" PRIu64 ": lost ", ds->c.cpu) < 0)
-		oom();
-	ds->pren = strlen(ds->pre);
-	ds->lpren = strlen(ds->lpre);
+	ds->pre = padded(&ds->pren, " %s%scpu %" PRIu64 " ", host, *host ? " " : "", ds->c.cpu);
+	ds->lpre = padded(&ds->lpren, " cpu %" PRIu64 ": lost ", ds->c.cpu);
 }
 
 static bool before(const struct dump *d, uint32_t a, uint32_t b)
