@@ -22,6 +22,8 @@
 
 struct stream {
 	uint64_t cons;		/* our position: next packet to take */
+	uint64_t last_discarded;	/* events_discarded of the last packet taken */
+	uint64_t last_ts;	/* timestamp_end of the last packet taken */
 	uint64_t pending;	/* lapped packets not yet reported in a packet's @skipped */
 	bool held;		/* a packet was taken and not yet put */
 	struct rtr_consumer_stats st;
@@ -326,6 +328,8 @@ static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
 	pkt->events_discarded = p->events_discarded;
 	pkt->timestamp_begin = p->timestamp_begin;
 	pkt->timestamp_end = p->timestamp_end;
+	s->last_discarded = p->events_discarded;
+	s->last_ts = p->timestamp_end;
 	s->pending = 0;
 	s->held = true;
 	s->st.packets++;
@@ -366,6 +370,42 @@ RTR_API int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu,
 		s->st.damaged++;
 		return -EPROTO;
 	}
+	fill_packet(c, s, cpu, pkt);
+	return 0;
+}
+
+RTR_API int rtr_consumer_tail(struct rtr_consumer *c, uint32_t cpu,
+			      struct rtr_consumer_packet *pkt)
+{
+	struct rtr_packet_hdr *p = (struct rtr_packet_hdr *)c->copy;
+	uint64_t P = c->h.packet_size, prod, lost, ts;
+	struct rtr_cpu_ctl *cb;
+	struct stream *s;
+
+	if (cpu >= c->h.ncpus)
+		return -EINVAL;
+	cb = ctl(c, cpu);
+	s = &c->streams[cpu];
+	if (s->held)
+		rtr_consumer_put(c, cpu);
+	prod = rtr_load_acquire(&cb->prod);
+	lost = rtr_consumer_lost(c, cpu);
+	if (prod > s->cons || lost <= s->last_discarded)
+		return -EAGAIN;
+	ts = rtr_load(&cb->last_ts);
+	if (ts < s->last_ts)
+		ts = s->last_ts;
+	memset(p, 0, RTR_PACKET_HDR_SIZE);
+	p->magic = RTR_CTF_MAGIC;
+	memcpy(p->uuid, c->h.uuid, sizeof(p->uuid));
+	p->stream_instance_id = cpu;
+	p->cpu_id = cpu;
+	p->timestamp_begin = ts;
+	p->timestamp_end = ts;
+	p->packet_seq_num = s->cons / P;
+	p->content_size = (uint64_t)RTR_PACKET_HDR_SIZE * 8;
+	p->packet_size = p->content_size;
+	p->events_discarded = lost;
 	fill_packet(c, s, cpu, pkt);
 	return 0;
 }

@@ -178,6 +178,13 @@ int rtr_convert(const char *region, const char *dir, struct rtr_convert_report *
 			rep->bytes += pkt.size;
 			ret = write_all(fd, pkt.data, pkt.size);
 		}
+		/* Losses after the last packet: one more, header only, to tell them. */
+		if (!ret && gone && rtr_consumer_tail(c, cpu, &pkt) == 0) {
+			rtr_consumer_put(c, cpu);
+			rep->packets++;
+			rep->bytes += pkt.size;
+			ret = write_all(fd, pkt.data, pkt.size);
+		}
 		if (ret)
 			snprintf(rep->err, sizeof(rep->err), "%s/%s: %s", dir, name, strerror(-ret));
 		else if (fsync(fd))

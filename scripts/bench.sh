@@ -5,9 +5,17 @@
 # 1. BUILD_DIR/bin/ringtrace-bench: ns/event and throughput, floor vs ring,
 #    written to BUILD_DIR/bench/results.json;
 # 2. the same program under callgrind, counting only bench_cg_region(), for
-#    instructions/event of the floor and of the ring's write in both modes,
-#    printed and merged into results.json.
-# RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000).
+#    instructions/event of the floor and of the ring's write in both modes;
+# 3. BUILD_DIR/bin/ringtrace-events-bench: ns/call of the task model's calls
+#    and of a typed event, tracing off and on, and the bytes/event of a task
+#    mix on disk;
+# 4. the same program under callgrind: instructions per call;
+# 5. if `ringtrace dump` is built: dump and babeltrace2 reading the same trace
+#    of a few million events (ringtrace-events-bench --make-trace), Mevents/s.
+# Every figure is printed and merged into BUILD_DIR/bench/results.json.
+# RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000);
+# RTR_BENCH_TRACE_REQUESTS the requests in the dump's trace (300000, about
+# 11 events each).
 set -eu
 
 if [ $# -ne 1 ]; then
@@ -16,14 +24,22 @@ if [ $# -ne 1 ]; then
 fi
 build=$1
 bench=$build/bin/ringtrace-bench
+events=$build/bin/ringtrace-events-bench
+ringtrace=$build/bin/ringtrace
 out=$build/bench
 json=$out/results.json
+events_json=$out/events.json
+rows=$out/bench.rows
 cg_events=${RTR_BENCH_CG_EVENTS:-200000}
+trace_requests=${RTR_BENCH_TRACE_REQUESTS:-300000}
+status=0
 
-if [ ! -x "$bench" ]; then
-	echo "bench.sh: $bench not found: run make first" >&2
-	exit 1
-fi
+for prog in "$bench" "$events"; do
+	if [ ! -x "$prog" ]; then
+		echo "bench.sh: $prog not found: run make first" >&2
+		exit 1
+	fi
+done
 if ! command -v valgrind >/dev/null 2>&1; then
 	echo "bench.sh: valgrind is not installed; it counts the instructions per event." >&2
 	echo "bench.sh: run scripts/deps.sh bench as root (apt-get install valgrind)." >&2
@@ -34,25 +50,20 @@ if ! command -v python3 >/dev/null 2>&1; then
 	exit 1
 fi
 mkdir -p "$out"
-
-"$bench" --json "$json"
-
-echo
-echo "callgrind: $cg_events events per mode, instructions counted in bench_cg_region()"
-printf '  %-36s %14s  %-14s %s\n' name value unit "x floor"
-rows=$out/callgrind.rows
 : >"$rows"
-floor_ir=
-for mode in floor discard overwrite; do
-	cg_out=$out/callgrind.$mode.out
-	log=$out/callgrind.$mode.log
+
+# cg_count PROG MODE: PROG --callgrind MODE under callgrind; prints the
+# instructions per event counted in bench_cg_region().
+cg_count() {
+	cg_out=$out/callgrind.$(basename "$1").$2.out
+	log=$out/callgrind.$(basename "$1").$2.log
 	rm -f "$cg_out"
 	if ! valgrind --tool=callgrind --callgrind-out-file="$cg_out" \
 		--collect-atstart=no --toggle-collect=bench_cg_region \
-		"$bench" --callgrind "$mode" --events "$cg_events" >"$log" 2>&1; then
-		echo "bench.sh: callgrind run of '$mode' failed:" >&2
+		"$1" --callgrind "$2" --events "$cg_events" >"$log" 2>&1; then
+		echo "bench.sh: callgrind run of $(basename "$1") '$2' failed:" >&2
 		cat "$log" >&2
-		exit 1
+		return 1
 	fi
 	# "totals:" (or the older "summary:") is the sum of the collected Ir.
 	total=$(awk '/^totals:/ { t = $2 } /^summary:/ { s = $2 }
@@ -60,39 +71,154 @@ for mode in floor discard overwrite; do
 	case "$total" in
 	'' | *[!0-9]*)
 		echo "bench.sh: no instruction total in $cg_out" >&2
-		exit 1 ;;
+		return 1 ;;
 	esac
-	per=$(awk -v t="$total" -v n="$cg_events" 'BEGIN { printf "%.3f", t / n }')
+	awk -v t="$total" -v n="$cg_events" 'BEGIN { printf "%.3f", t / n }'
+}
+
+# row NAME VALUE UNIT [RATIO]: print a table line and keep the figure.
+row() {
+	case $3 in
+	events) printf '  %-36s %14.0f  %-14s%s\n' "$1" "$2" "$3" "${4:-}" ;;
+	*) printf '  %-36s %14.3f  %-14s%s\n' "$1" "$2" "$3" "${4:-}" ;;
+	esac
+	printf '%s %s %s\n' "$1" "$2" "$3" >>"$rows"
+}
+
+# vs_floor VALUE: " RATIO" to the floor's instructions.
+vs_floor() {
+	awk -v a="$1" -v b="$floor_ir" 'BEGIN { printf " %.2f", a / b }'
+}
+
+header() {
+	printf '  %-36s %14s  %-14s %s\n' name value unit "x floor"
+}
+
+# ---- 1, 2: the ring ----------------------------------------------------------
+"$bench" --json "$json"
+
+echo
+echo "callgrind: $cg_events events per mode, instructions counted in bench_cg_region()"
+header
+floor_ir=
+for mode in floor discard overwrite; do
+	per=$(cg_count "$bench" "$mode")
 	case $mode in
 	floor)
-		name=floor.instructions
 		floor_ir=$per
-		ratio= ;;
+		row floor.instructions "$per" instructions/event ;;
 	*)
-		name=ring.$mode.1t.instructions
-		ratio=$(awk -v a="$per" -v b="$floor_ir" 'BEGIN { printf " %.2f", a / b }') ;;
+		row "ring.$mode.1t.instructions" "$per" instructions/event "$(vs_floor "$per")" ;;
 	esac
-	printf '  %-36s %14.3f  %-14s%s\n' "$name" "$per" "instr/event" "$ratio"
-	printf '%s %s\n' "$name" "$per" >>"$rows"
 done
 
-python3 - "$json" "$rows" <<'EOF'
+# ---- 3, 4: the task model's calls ------------------------------------------------
+echo
+"$events" --json "$events_json" || status=$?
+if [ ! -s "$events_json" ]; then
+	echo "bench.sh: $events wrote no figures" >&2
+	exit 1
+fi
+
+echo
+echo "callgrind: $cg_events calls per figure, instructions counted in bench_cg_region()"
+echo "  (tracing on: overwrite mode, the rseq path emulated on CPU 0)"
+header
+for call in empty_loop disabled switch create read read64 try_read resolve becomes signal \
+	should_resolve counter_set label note pause fail typed2x64; do
+	per=$(cg_count "$events" "$call")
+	row "events.$call.instructions" "$per" instructions/event "$(vs_floor "$per")"
+done
+
+# ---- 5: reading a trace: ringtrace dump and babeltrace2 ----------------------------
+# best_ns CMD...: the fastest of 3 runs of CMD, output discarded, in ns.
+best_ns() {
+	best=
+	for _ in 1 2 3; do
+		t0=$(date +%s%N)
+		"$@" >/dev/null || return 1
+		t1=$(date +%s%N)
+		ns=$((t1 - t0))
+		if [ -z "$best" ] || [ "$ns" -lt "$best" ]; then
+			best=$ns
+		fi
+	done
+	echo "$best"
+}
+
+echo
+if ! "$ringtrace" --help 2>/dev/null | grep -qw dump; then
+	echo "dump: skipped: ringtrace dump not built"
+elif ! command -v babeltrace2 >/dev/null 2>&1; then
+	echo "dump: skipped: babeltrace2 is not installed (scripts/deps.sh bench)"
+else
+	tmp=$(mktemp -d /dev/shm/ringtrace-bench-dump.XXXXXX)
+	trap 'rm -rf "$tmp"' EXIT
+	trace=$tmp/trace
+	trace_ok=0
+	if ! made=$("$events" --make-trace "$trace" --events "$trace_requests"); then
+		echo "bench.sh: the trace for the readers is not whole: no dump figures" >&2
+		trace_ok=1
+	else
+		echo "dump: $made"
+		made=$(echo "$made" | awk '{ print $2 }')
+		count=$(babeltrace2 "$trace" | wc -l)
+		if [ "$count" -ne "$made" ]; then
+			echo "bench.sh: babeltrace2 reads $count events, the bench wrote $made:" \
+				"no dump figures" >&2
+			trace_ok=1
+		fi
+		lines=$("$ringtrace" dump "$trace" | wc -l)
+		echo "dump: babeltrace2 prints $count lines, ringtrace dump $lines;" \
+			"best of 3 runs each, output to /dev/null"
+		header
+	fi
+	if [ "$trace_ok" -ne 0 ]; then
+		status=1
+	elif bt_ns=$(best_ns babeltrace2 "$trace") &&
+		dump_ns=$(best_ns "$ringtrace" dump "$trace"); then
+		bt=$(awk -v n="$count" -v t="$bt_ns" 'BEGIN { printf "%.3f", n * 1e3 / t }')
+		dump=$(awk -v n="$count" -v t="$dump_ns" 'BEGIN { printf "%.3f", n * 1e3 / t }')
+		row dump.events "$count" events
+		row babeltrace2.mevents_per_s "$bt" Mevents/s
+		row dump.mevents_per_s "$dump" Mevents/s
+		row dump.ratio_to_babeltrace2 \
+			"$(awk -v a="$dump" -v b="$bt" 'BEGIN { printf "%.3f", a / b }')" \
+			"x babeltrace2"
+	else
+		echo "bench.sh: a reader failed on $trace: no dump figures" >&2
+		status=1
+	fi
+fi
+
+python3 - "$json" "$events_json" "$rows" <<'EOF'
 import json
 import sys
 
-path, rows = sys.argv[1], sys.argv[2]
+path, events, rows = sys.argv[1], sys.argv[2], sys.argv[3]
 with open(path) as f:
     results = json.load(f)
+
+
+def put(name, value, unit):
+    global results
+    results = [r for r in results if r["name"] != name]
+    results.append({"name": name, "value": value, "unit": unit})
+
+
+with open(events) as f:
+    for r in json.load(f):
+        put(r["name"], r["value"], r["unit"])
 with open(rows) as f:
     for line in f:
-        name, value = line.split()
-        results = [r for r in results if r["name"] != name]
-        results.append({"name": name, "value": float(value), "unit": "instructions/event"})
+        name, value, unit = line.split(maxsplit=2)
+        put(name, float(value), unit.strip())
 with open(path + ".tmp", "w") as f:
     json.dump(results, f, indent=2)
     f.write("\n")
 EOF
 mv "$json.tmp" "$json"
-rm -f "$rows"
+rm -f "$rows" "$events_json"
 echo
 echo "results: $json"
+exit "$status"

@@ -26,6 +26,7 @@ struct out {
 };
 
 struct dfield {
+	enum tr_type type;
 	const struct tr_field *f;
 	char *lead;		/* " name = " or ", name = " */
 	size_t leadn;
@@ -118,7 +119,7 @@ static inline char *put(char *p, const void *s, size_t n)
 	return p + n;
 }
 
-static const uint64_t pow10[20] = {
+static const uint64_t pow10_tab[20] = {
 	0, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
 	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
 	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
@@ -130,26 +131,55 @@ static inline unsigned ndigits(uint64_t v)
 {
 	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
 
-	return t - (v < pow10[t]) + 1;
+	return t - (v < pow10_tab[t]) + 1;
 }
 
-static inline char *put_u64(char *p, uint64_t v)
+/* Exactly 8 digits, zero-padded: two independent halves. */
+static inline void put_8(char *p, uint32_t x)
 {
-	unsigned n = ndigits(v);
+	uint32_t a = x / 10000, b = x % 10000;
+
+	memcpy(p, dig2 + 2 * (a / 100), 2);
+	memcpy(p + 2, dig2 + 2 * (a % 100), 2);
+	memcpy(p + 4, dig2 + 2 * (b / 100), 2);
+	memcpy(p + 6, dig2 + 2 * (b % 100), 2);
+}
+
+/* @x < 10^8, no padding. */
+static inline char *put_small(char *p, uint32_t x)
+{
+	unsigned n = ndigits(x);
 	char *e = p + n;
 
-	while (v >= 100) {
-		uint64_t d = v / 100;
+	while (x >= 100) {
+		uint32_t d = x / 100;
 
 		e -= 2;
-		memcpy(e, dig2 + 2 * (v - d * 100), 2);
-		v = d;
+		memcpy(e, dig2 + 2 * (x - d * 100), 2);
+		x = d;
 	}
-	if (v >= 10)
-		memcpy(e - 2, dig2 + 2 * v, 2);
+	if (x >= 10)
+		memcpy(e - 2, dig2 + 2 * x, 2);
 	else
-		e[-1] = (char)('0' + v);
+		e[-1] = (char)('0' + x);
 	return p + n;
+}
+
+static inline __attribute__((always_inline)) char *put_u64(char *p, uint64_t v)
+{
+	if (v < 100000000u)
+		return put_small(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = put_small(p, (uint32_t)(v / 100000000u));
+	} else {
+		uint64_t hi = v / 100000000u;
+
+		p = put_small(p, (uint32_t)(hi / 100000000u));
+		put_8(p, (uint32_t)(hi % 100000000u));
+		p += 8;
+	}
+	put_8(p, (uint32_t)(v % 100000000u));
+	return p + 8;
 }
 
 /*
@@ -203,14 +233,8 @@ static inline char *put_s64(char *p, int64_t v)
 /* Nine digits, zero-padded. */
 static inline char *put_9(char *p, uint32_t v)
 {
-	p[0] = (char)('0' + v / 100000000);
-	v %= 100000000;
-	memcpy(p + 1, dig2 + 2 * (v / 1000000), 2);
-	v %= 1000000;
-	memcpy(p + 3, dig2 + 2 * (v / 10000), 2);
-	v %= 10000;
-	memcpy(p + 5, dig2 + 2 * (v / 100), 2);
-	memcpy(p + 7, dig2 + 2 * (v % 100), 2);
+	p[0] = (char)('0' + v / 100000000u);
+	put_8(p + 1, v % 100000000u);
 	return p + 9;
 }
 
@@ -360,7 +384,7 @@ static inline uint64_t ld64(const uint8_t *p)
 }
 
 /* "[HH:MM:SS.nnnnnnnnn" (or "[SECONDS.nnnnnnnnn"), without the closing bracket. */
-static char *put_time(struct dump *d, char *p, int64_t sec, uint32_t nsec)
+static inline __attribute__((always_inline)) char *put_time(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 {
 	if (__builtin_expect(!d->tvalid || sec != d->tsec, 0)) {
 		time_t tt = (time_t)sec;
@@ -401,7 +425,10 @@ static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 		d->have_prev = true;
 		p = put(p, " (+?.????????" "?)", 15);
 	} else {
-		dt = ((__int128)sec - d->psec) * 1000000000 + (__int128)nsec - d->pnsec;
+		if (sec == d->psec)
+			dt = (int64_t)nsec - (int64_t)d->pnsec;
+		else
+			dt = ((__int128)sec - d->psec) * 1000000000 + (__int128)nsec - d->pnsec;
 		p = put(p, " (+", 3);
 		if (dt < 0) {
 			p[-1] = '-';
@@ -446,7 +473,7 @@ static void emit_event(struct dump *d, struct dstream *ds)
 		const struct dfield *df = &dc->f[i];
 
 		p = put_pad(p, df->lead, df->leadn);
-		switch (df->f->type) {
+		switch (df->type) {
 		case TR_U8:
 			p = put_u64(p, *pl);
 			pl += 1;
@@ -563,6 +590,7 @@ static void setup_classes(struct dump *d)
 			uint32_t maxlabel = 0, maxval = 0;
 
 			df->f = f;
+			df->type = f->type;
 			df->lead = padded(&df->leadn, "%s%s = ", j ? ", " : " ", f->name);
 			for (uint32_t k = 0; k < f->nlabels; k++) {
 				if (f->labels[k].len > maxlabel)

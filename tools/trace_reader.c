@@ -1324,36 +1324,15 @@ void tr_clock_init(struct tr_clock *k, const struct tr_metadata *md)
 	k->offset_s = md->offset_s;
 	k->offset = md->offset;
 	k->scale = 1e9 / (double)md->freq;
+	k->small = md->freq <= UINT64_MAX / 1000000000u;
 }
 
-/* ns = offset_s * 1e9 + (offset + cycles) * 1e9 / freq, exactly (floor). */
-void tr_clock_ns(struct tr_clock *k, uint64_t cycles, int64_t *sec, uint32_t *nsec)
+void tr_clock_second(struct tr_clock *k, unsigned __int128 t)
 {
-	unsigned __int128 t = (unsigned __int128)k->offset + cycles;
-	uint64_t rem, q;
+	unsigned __int128 s = t / k->freq;
+	__int128 ss = (__int128)k->offset_s + (__int128)s;
 
-	if (__builtin_expect(!k->valid || t < k->base || t - k->base >= k->freq, 0)) {
-		unsigned __int128 s = t / k->freq;
-		__int128 ss = (__int128)k->offset_s + (__int128)s;
-
-		k->base = s * k->freq;
-		k->sec = ss > INT64_MAX ? INT64_MAX : (int64_t)ss;
-		k->valid = true;
-	}
-	rem = (uint64_t)(t - k->base);
-	if (k->freq == 1000000000u) {
-		q = rem;
-	} else {
-		unsigned __int128 num = (unsigned __int128)rem * 1000000000u;
-
-		q = (uint64_t)((double)rem * k->scale);
-		if (q > 999999999u)
-			q = 999999999u;
-		while (q && (unsigned __int128)q * k->freq > num)
-			q--;
-		while ((unsigned __int128)(q + 1) * k->freq <= num)
-			q++;
-	}
-	*sec = k->sec;
-	*nsec = (uint32_t)q;
+	k->base = s * k->freq;
+	k->sec = ss > INT64_MAX ? INT64_MAX : (int64_t)ss;
+	k->valid = true;
 }

@@ -148,10 +148,48 @@ struct tr_clock {
 	unsigned __int128 base;
 	int64_t sec;
 	bool valid;
+	bool small;		/* freq * 1e9 fits in 64 bits */
 };
 
 void tr_clock_init(struct tr_clock *k, const struct tr_metadata *md);
-void tr_clock_ns(struct tr_clock *k, uint64_t cycles, int64_t *sec, uint32_t *nsec);
+void tr_clock_second(struct tr_clock *k, unsigned __int128 t);
+
+/* ns = offset_s * 1e9 + (offset + cycles) * 1e9 / freq, exactly (floor). */
+static inline void tr_clock_ns(struct tr_clock *k, uint64_t cycles, int64_t *sec, uint32_t *nsec)
+{
+	unsigned __int128 t = (unsigned __int128)k->offset + cycles;
+	uint64_t rem, q;
+
+	if (__builtin_expect(!k->valid || t < k->base || t - k->base >= k->freq, 0))
+		tr_clock_second(k, t);
+	rem = (uint64_t)(t - k->base);	/* < freq */
+	if (k->freq == 1000000000u) {
+		q = rem;
+	} else if (k->small) {
+		/* rem * 1e9 fits in 64 bits: estimate, then correct by one */
+		uint64_t num = rem * 1000000000u;
+
+		q = (uint64_t)((double)rem * k->scale);
+		if (q > 999999999u)
+			q = 999999999u;
+		while (q && q * k->freq > num)
+			q--;
+		while (num - q * k->freq >= k->freq)
+			q++;
+	} else {
+		unsigned __int128 num = (unsigned __int128)rem * 1000000000u;
+
+		q = (uint64_t)((double)rem * k->scale);
+		if (q > 999999999u)
+			q = 999999999u;
+		while (q && (unsigned __int128)q * k->freq > num)
+			q--;
+		while ((unsigned __int128)(q + 1) * k->freq <= num)
+			q++;
+	}
+	*sec = k->sec;
+	*nsec = (uint32_t)q;
+}
 
 /* The ringtrace subcommands: argv[0] is the command's name.  Exit status. */
 int rtr_cmd_dump(int argc, char **argv);

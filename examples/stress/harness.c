@@ -226,8 +226,19 @@ static int consumer_main(const char *dir, const char *region, uint32_t delay_us)
 					usleep(delay_us);
 			}
 		}
-		if (stopped && !got)
-			break;	/* stopped was seen before a pass that found nothing */
+		if (stopped && !got) {
+			/* Stopped was seen before a pass that found nothing. */
+			for (uint32_t i = 0; i < n; i++) {
+				struct rtr_consumer_packet pkt;
+
+				if (rtr_consumer_tail(c, i, &pkt) == 0) {
+					rtr_consumer_put(c, i);
+					if (write_all(fds[i], pkt.data, pkt.size))
+						return 1;
+				}
+			}
+			break;
+		}
 		if (!got)
 			rtr_consumer_wait(c, 100);
 	}

@@ -85,6 +85,17 @@ int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu, struct rtr_consumer_p
  */
 int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu, struct rtr_consumer_packet *pkt);
 
+/**
+ * rtr_consumer_tail() - when the producer is gone (stopped or dead) and every
+ * packet of @cpu was taken, events it dropped after its last packet (discard
+ * mode, buffer full) are in no packet.  This makes the packet that tells
+ * them: header only, the next sequence number, events_discarded the final
+ * count, timestamps at the stream's last.  Call it last, once per stream.
+ * Return: 0 with @pkt filled (put it like any other); -EAGAIN when there is
+ * nothing to tell, or packets remain to be taken first.
+ */
+int rtr_consumer_tail(struct rtr_consumer *c, uint32_t cpu, struct rtr_consumer_packet *pkt);
+
 /* rtr_consumer_put() - release the packet last taken on @cpu to the writers. */
 void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu);
 

@@ -434,3 +434,90 @@ Test(events, compiled_out_calls_leave_no_code)
 	/* Sanitizer builds keep a frame; a plain build leaves only "ret". */
 	cr_expect(strstr(buf, "ret") && !strstr(buf, "call"), "all_calls is not empty:\n%s", buf);
 }
+
+/*
+ * Tracing stopped and started again while four threads call the API flat
+ * out: no crash (the ASan run checks no access to an unmapped region), each
+ * region converts to a trace babeltrace2 reads, and every event it holds
+ * is one that was emitted.
+ */
+struct busy {
+	pthread_t t;
+	uint32_t k;
+	int *stop;
+	uint64_t calls;
+};
+
+static void *busy_main(void *arg)
+{
+	struct busy *b = arg;
+
+	while (!__atomic_load_n(b->stop, __ATOMIC_RELAXED)) {
+		uint64_t n = b->calls++;
+
+		rtr_read(b->k * 1000000ull + (n & 0xffff), n & 0xffff);
+		if ((n & 63) == 0)
+			rtr_label(b->k, "busy");
+	}
+	return NULL;
+}
+
+Test(events, stop_and_start_while_threads_trace)
+{
+	struct busy b[4];
+	struct session s[3];
+	int stop = 0;
+
+	/* Overwrite, discard (no consumer: it fills and drops), overwrite. */
+	session_start(&s[0], 2);
+	for (uint32_t k = 0; k < 4; k++) {
+		b[k] = (struct busy){ .k = k + 1, .stop = &stop };
+		pthread_create(&b[k].t, NULL, busy_main, &b[k]);
+	}
+	usleep(20000);
+	for (int i = 1; i < 3; i++) {
+		struct rtr_convert_report rep;
+
+		cr_assert_eq(rtr_stop(), 0);
+		usleep(5000);	/* threads call with tracing off */
+		session_start(&s[i], i == 1 ? 1 : 2);
+		usleep(20000);
+		cr_assert_eq(rtr_convert(s[i - 1].region, s[i - 1].trace, &rep), 0, "%s", rep.err);
+		cr_expect_gt(rep.packets, 0);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (uint32_t k = 0; k < 4; k++) {
+		pthread_join(b[k].t, NULL);
+		cr_expect_gt(b[k].calls, 1000);
+	}
+	for (int i = 0; i < 3; i++) {
+		char cmd[256], *out, *l;
+		int events = 0;
+
+		if (i == 2) {
+			out = session_read(&s[2]);
+		} else {
+			const char *src = getenv("RTR_SRCDIR");
+			size_t len = 0, n;
+			FILE *p;
+
+			out = malloc(64 << 20);
+			snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/bt2_read.py' "
+				 "events '%s'", src ? src : ".", s[i].trace);
+			p = popen(cmd, "r");
+			while ((n = fread(out + len, 1, (64 << 20) - len - 1, p)) > 0)
+				len += n;
+			out[len] = 0;
+			cr_assert_eq(pclose(p), 0);
+		}
+		for (l = strtok(out, "\n"); l; l = strtok(NULL, "\n"), events++) {
+			char name[32];
+
+			cr_assert_eq(sscanf(l, "{\"name\": \"%31[^\"]\"", name), 1);
+			cr_assert(!strcmp(name, "read") || !strcmp(name, "label"), "%s", l);
+		}
+		cr_expect_gt(events, 0, "session %d traced", i);
+		free(out);
+		session_end(&s[i]);
+	}
+}
