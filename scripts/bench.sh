@@ -55,8 +55,12 @@ mkdir -p "$out"
 # cg_count PROG MODE: PROG --callgrind MODE under callgrind; prints the
 # instructions per event counted in bench_cg_region().
 cg_count() {
-	cg_out=$out/callgrind.$(basename "$1").$2.out
-	log=$out/callgrind.$(basename "$1").$2.log
+	case $(basename "$1") in
+	ringtrace-bench) tag=$2 ;;
+	*) tag=events.$2 ;;
+	esac
+	cg_out=$out/callgrind.$tag.out
+	log=$out/callgrind.$tag.log
 	rm -f "$cg_out"
 	if ! valgrind --tool=callgrind --callgrind-out-file="$cg_out" \
 		--collect-atstart=no --toggle-collect=bench_cg_region \
