@@ -96,6 +96,12 @@ struct rtr_ring;
 extern int rtr_on;
 extern struct rtr_ring *_Atomic rtr_slot;
 int rtr_emit(uint32_t id, const void *payload, uint32_t len);
+int rtr_emit4(uint32_t id, const void *payload);	/* fixed sizes: see events.c */
+int rtr_emit8(uint32_t id, const void *payload);
+int rtr_emit9(uint32_t id, const void *payload);
+int rtr_emit12(uint32_t id, const void *payload);
+int rtr_emit16(uint32_t id, const void *payload);
+int rtr_emit17(uint32_t id, const void *payload);
 int rtr_emit_text(uint32_t id, uint64_t a, uint64_t b, int nids, const char *text);
 /* public: */
 
@@ -110,11 +116,11 @@ static inline void rtr_emit_pair_(uint32_t id32, uint32_t id64, uint64_t a, uint
 	if (((a | b) >> 32) == 0) {
 		uint32_t p[2] = { (uint32_t)a, (uint32_t)b };
 
-		rtr_emit(id32, p, 8);
+		rtr_emit8(id32, p);
 	} else {
 		uint64_t p[2] = { a, b };
 
-		rtr_emit(id64, p, 16);
+		rtr_emit16(id64, p);
 	}
 }
 
@@ -123,9 +129,9 @@ static inline void rtr_emit_one_(uint32_t id32, uint32_t id64, uint64_t a)
 	if ((a >> 32) == 0) {
 		uint64_t p = (uint32_t)a;
 
-		rtr_emit(id32, &p, 4);
+		rtr_emit4(id32, &p);
 	} else {
-		rtr_emit(id64, &a, 8);
+		rtr_emit8(id64, &a);
 	}
 }
 
@@ -143,11 +149,11 @@ static inline void rtr_create(uint64_t parent, uint64_t child, uint8_t kind)
 		if (((parent | child) >> 32) == 0) {
 			uint32_t p[4] = { (uint32_t)parent, (uint32_t)child, kind, 0 };
 
-			rtr_emit(RTR_EV_CREATE, p, 9);
+			rtr_emit9(RTR_EV_CREATE, p);
 		} else {
 			uint64_t p[3] = { parent, child, kind };
 
-			rtr_emit(RTR_EV_CREATE64, p, 17);
+			rtr_emit17(RTR_EV_CREATE64, p);
 		}
 	}
 }
