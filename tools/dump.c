@@ -16,7 +16,7 @@
 #include <time.h>
 #include "tools/trace_reader.h"
 
-#define OUT_CAP		(4u << 20)
+#define OUT_CAP		(256u << 10)
 #define CHUNK		16384u		/* string/bytes input per buffer check */
 
 struct out {
@@ -384,7 +384,8 @@ static inline uint64_t ld64(const uint8_t *p)
 }
 
 /* "[HH:MM:SS.nnnnnnnnn" (or "[SECONDS.nnnnnnnnn"), without the closing bracket. */
-static inline __attribute__((always_inline)) char *put_time(struct dump *d, char *p, int64_t sec, uint32_t nsec)
+static inline __attribute__((always_inline)) char *put_time(struct dump *d, char *p, int64_t sec,
+							   uint32_t nsec)
 {
 	if (__builtin_expect(!d->tvalid || sec != d->tsec, 0)) {
 		time_t tt = (time_t)sec;

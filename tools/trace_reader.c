@@ -499,7 +499,8 @@ static int sort_labels(struct tr_field *f)
 		lens[i] = f->labels[i].len;
 		f->labels[i].len = i;
 	}
-	qsort(f->labels, f->nlabels, sizeof(*f->labels), cmp_label);
+	if (f->nlabels)
+		qsort(f->labels, f->nlabels, sizeof(*f->labels), cmp_label);
 	for (uint32_t i = 0; i < f->nlabels; i++) {
 		struct tr_label l = f->labels[i];
 
@@ -624,8 +625,8 @@ static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
 		if (rn != nn + 4 || memcmp(ref, name, nn) || memcmp(ref + nn, "_len", 4) || !prev ||
 		    prev->type != TR_U32 || strlen(prev->name) != rn ||
 		    memcmp(prev->name, ref, rn)) {
-			mp_fail(m, "a byte sequence must follow its length field 'uint32_t _%.*s_len;': "
-				"'%s'", (int)nn, name, excerpt(m));
+			mp_fail(m, "a byte sequence must follow its length field "
+				"'uint32_t _%.*s_len;': '%s'", (int)nn, name, excerpt(m));
 			goto fail;
 		}
 		prev->type = TR_BYTES;
@@ -679,6 +680,27 @@ static void free_class(struct tr_class *c)
 	free(c->name);
 }
 
+static bool identifier(const char *s, const char *e)
+{
+	if (s == e || !ident_start(*s))
+		return false;
+	for (; s < e; s++) {
+		if (!ident_char(*s))
+			return false;
+	}
+	return true;
+}
+
+/* An event name: an identifier, or provider:name (two identifiers). */
+static bool event_name_ok(const char *s)
+{
+	const char *colon = strchr(s, ':'), *e = s + strlen(s);
+
+	if (!colon)
+		return identifier(s, e);
+	return identifier(s, colon) && identifier(colon + 1, e);
+}
+
 static int parse_event(struct mp *m, struct tr_class *c)
 {
 	uint32_t cap = 0;
@@ -691,15 +713,14 @@ static int parse_event(struct mp *m, struct tr_class *c)
 	if (mp_need(m, "an event block"))
 		return -1;
 	name = kv_key(m, &x, "name") ? lx_string(&x, true, NULL) : NULL;
-	if (!name || !lx_eat(&x, ";") || !lx_end(&x) || !ident_start(name[0])) {
+	if (!name || !lx_eat(&x, ";") || !lx_end(&x)) {
 		free(name);
-		return mp_fail(m, "expected the event's 'name = \"identifier\";': '%s'", excerpt(m));
+		return mp_fail(m, "expected the event's 'name = \"...\";': '%s'", excerpt(m));
 	}
 	c->name = name;
-	for (const char *s = name; *s; s++) {
-		if (!ident_char(*s))
-			return mp_fail(m, "event name is not an identifier: '%s'", excerpt(m));
-	}
+	if (!event_name_ok(name))
+		return mp_fail(m, "event name is neither an identifier nor provider:name: '%s'",
+			       excerpt(m));
 	if (mp_need(m, "an event block"))
 		return -1;
 	if (!kv_key(m, &x, "id") || !lx_u64(&x, &id) || id > UINT32_MAX || !lx_eat(&x, ";") ||
@@ -778,7 +799,8 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 	    memcmp(m.s + m.n - 2, "*/", 2)) {
 		if (!m.lineno)
 			m.lineno = 1;
-		mp_fail(&m, "not ringtrace's CTF 1.8 text metadata (it must start with \"/* CTF 1.8\")");
+		mp_fail(&m, "not ringtrace's CTF 1.8 text metadata "
+			"(it must start with \"/* CTF 1.8\")");
 		goto fail;
 	}
 	while (mp_line(&m)) {
@@ -792,8 +814,8 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 					break;
 			}
 			if (i == NALIASES || aliases & (1u << i)) {
-				mp_fail(&m, "%s typealias: '%s'", i == NALIASES ? "unknown" : "repeated",
-					excerpt(&m));
+				mp_fail(&m, "%s typealias: '%s'",
+					i == NALIASES ? "unknown" : "repeated", excerpt(&m));
 				goto fail;
 			}
 			aliases |= 1u << i;
@@ -823,7 +845,8 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 			struct tr_class c;
 
 			if (!trace || !clock || !stream) {
-				mp_fail(&m, "event block before the trace, clock and stream blocks");
+				mp_fail(&m, "event block before the trace, clock and stream "
+					"blocks");
 				goto fail;
 			}
 			if (md->nclasses == cap) {
@@ -856,7 +879,8 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 		mp_fail(&m, "out of memory");
 		goto fail;
 	}
-	qsort(md->classes, md->nclasses, sizeof(*md->classes), cmp_class);
+	if (md->nclasses)
+		qsort(md->classes, md->nclasses, sizeof(*md->classes), cmp_class);
 	for (uint32_t i = 0; i < md->nclasses; i++) {
 		if (i && md->classes[i].id == md->classes[i - 1].id) {
 			m.lineno = md->classes[i].line > md->classes[i - 1].line ?
@@ -1041,7 +1065,8 @@ int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen)
 		}
 	}
 	closedir(d);
-	qsort(t->streams, t->nstreams, sizeof(*t->streams), cmp_stream);
+	if (t->nstreams)
+		qsort(t->streams, t->nstreams, sizeof(*t->streams), cmp_stream);
 	return 0;
 fail:
 	tr_close(t);
@@ -1140,24 +1165,26 @@ static int open_packet(struct tr_cursor *c)
 			    "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64, sid, c->cpu);
 	off += RTR_PACKET_END_OFF;	/* the end fields */
 	if (content % 8)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits is not a whole number of bytes",
-			    content);
+		return fail(c, off + 8, "content_size %" PRIu64 " bits is not a whole number "
+			    "of bytes", content);
 	if (content < (uint64_t)RTR_PACKET_HDR_SIZE * 8)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte packet "
-			    "header", content, RTR_PACKET_HDR_SIZE);
+		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte "
+			    "packet header", content, RTR_PACKET_HDR_SIZE);
 	if (psize != content)
-		return fail(c, off + 16, "packet_size %" PRIu64 " differs from content_size %" PRIu64,
-			    psize, content);
+		return fail(c, off + 16, "packet_size %" PRIu64 " differs from content_size %"
+			    PRIu64, psize, content);
 	if (content / 8 > left)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
-			    "the end of the file (%" PRIu64 " bytes left)", content, content / 8, left);
+		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
+			    "past the end of the file (%" PRIu64 " bytes left)", content,
+			    content / 8, left);
 	if (ts_end < ts_begin)
 		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
 			    ts_end, ts_begin);
 	if (c->started) {
 		if (seq <= c->seq)
 			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, packet_seq_num),
-				    "packet_seq_num %" PRIu64 " does not follow %" PRIu64, seq, c->seq);
+				    "packet_seq_num %" PRIu64 " does not follow %" PRIu64, seq,
+				    c->seq);
 		if (ts_begin < c->ts_end)
 			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, timestamp_begin),
 				    "timestamp_begin %" PRIu64 " before the previous packet's "
@@ -1205,8 +1232,8 @@ static int64_t walk_fields(struct tr_cursor *c, const struct tr_class *cls, cons
 			const uint8_t *z = memchr(pl + o, 0, left - o);
 
 			if (!z)
-				return fail(c, off + o, "%s: string field '%s' has no NUL before the "
-					    "packet end", cls->name, f->name);
+				return fail(c, off + o, "%s: string field '%s' has no NUL "
+					    "before the packet end", cls->name, f->name);
 			o = (uint64_t)(z - pl) + 1;
 		} else {
 			uint32_t n;
@@ -1216,14 +1243,15 @@ static int64_t walk_fields(struct tr_cursor *c, const struct tr_class *cls, cons
 			n = ld32(pl + o);
 			o += 4;
 			if (left - o < n)
-				return fail(c, off + o - 4, "%s: byte sequence '%s' of %u bytes runs "
-					    "past the packet end (%" PRIu64 " bytes left)", cls->name,
-					    f->name, n, left - o);
+				return fail(c, off + o - 4, "%s: byte sequence '%s' of %u "
+					    "bytes runs past the packet end (%" PRIu64
+					    " bytes left)", cls->name, f->name, n, left - o);
 			o += n;
 		}
 		continue;
 past:
-		return fail(c, off + o, "%s: field '%s' runs past the packet end", cls->name, f->name);
+		return fail(c, off + o, "%s: field '%s' runs past the packet end", cls->name,
+			    f->name);
 	}
 	return (int64_t)o;
 }
@@ -1236,8 +1264,9 @@ static int next_record(struct tr_cursor *c)
 	uint32_t w, id, hl;
 
 	if (left < RTR_EV_COMPACT_SIZE)
-		return fail(c, c->pos, "truncated record header: %" PRIu64 " bytes left in the packet",
-			    left);
+		return fail(c, c->pos, "truncated record header: %" PRIu64 " bytes left in the "
+			    "packet", left);
+	__builtin_prefetch(p + 512);
 	w = ld32(p);
 	id = w & 31;
 	if (__builtin_expect(id != RTR_EV_EXTENDED, 1)) {
@@ -1253,12 +1282,13 @@ static int next_record(struct tr_cursor *c)
 			return fail(c, c->pos, "truncated extended record header: %" PRIu64
 				    " bytes left in the packet", left);
 		if (p[0] != RTR_EV_EXTENDED)
-			return fail(c, c->pos, "extended record header: bits 5-7 of byte 0 are not zero");
+			return fail(c, c->pos, "extended record header: bits 5-7 of byte 0 are "
+				    "not zero");
 		id = ld32(p + 1);
 		ts = ld64(p + 5);
 		if (ts < c->ts)
-			return fail(c, c->pos, "timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
-				    ts, c->ts);
+			return fail(c, c->pos, "timestamp %" PRIu64 " goes back (previous %"
+				    PRIu64 ")", ts, c->ts);
 		hl = RTR_EV_EXTENDED_SIZE;
 	}
 	if (ts > c->ts_end)
@@ -1271,8 +1301,9 @@ static int next_record(struct tr_cursor *c)
 	left -= hl;
 	if (cls->fixed) {
 		if (left < cls->size)
-			return fail(c, c->pos, "%s record of %u payload bytes runs past the packet end "
-				    "(%" PRIu64 " bytes left)", cls->name, cls->size, left);
+			return fail(c, c->pos, "%s record of %u payload bytes runs past the "
+				    "packet end (%" PRIu64 " bytes left)", cls->name, cls->size,
+				    left);
 		len = cls->size;
 	} else {
 		int64_t n = walk_fields(c, cls, p + hl, left, c->pos + hl);
