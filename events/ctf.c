@@ -99,7 +99,7 @@ static void uuid_str(char *out, const uint8_t *u)
 int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *hostname,
 			   const struct rtr_ctf_event *ev, size_t n)
 {
-	char uuid[40], host[256];
+	char uuid[40], host[256], safe_host[256];
 	int64_t off_s, off_ns;
 
 	for (size_t i = 0; i < n; i++) {
@@ -126,6 +126,12 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 			strcpy(host, "unknown");
 		host[sizeof(host) - 1] = 0;
 		hostname = host;
+	}
+	/* A TSDL string: printable, no quote or backslash to escape. */
+	snprintf(safe_host, sizeof(safe_host), "%s", hostname);
+	for (char *c = safe_host; *c; c++) {
+		if (*c < 0x20 || *c > 0x7e || *c == '"' || *c == '\\')
+			*c = '_';
 	}
 	uuid_str(uuid, h->uuid);
 	/* CTF: ns = offset_s * 1e9 + (offset + value) * 1e9 / freq */
@@ -173,7 +179,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		   "\tregion_abi_minor = %u;\n"
 		   "\tmode = \"%s\";\n"
 		   "\tvpid = %u;\n"
-		   "};\n\n", hostname, h->abi_major, h->abi_minor,
+		   "};\n\n", safe_host, h->abi_major, h->abi_minor,
 		h->mode == RTR_MODE_DISCARD ? "discard" : "overwrite", h->producer_pid);
 	fprintf(f, "clock {\n"
 		   "\tname = \"tsc\";\n"
@@ -187,7 +193,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		   "};\n\n", uuid,
 		h->clock_freq == 1000000000 ? "CLOCK_MONOTONIC, ns" : "invariant TSC",
 		h->clock_freq, off_s,
-		(uint64_t)((double)off_ns * (double)h->clock_freq / 1e9));
+		(uint64_t)((unsigned __int128)off_ns * h->clock_freq / 1000000000u));
 	fprintf(f, "stream {\n"
 		   "\tid = 0;\n"
 		   "\tpacket.context := struct {\n"

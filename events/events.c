@@ -34,7 +34,12 @@ static uint64_t next_task_block = 1;
 static __thread uint64_t task_next __attribute__((tls_model("initial-exec")));
 static __thread uint64_t task_end __attribute__((tls_model("initial-exec")));
 
-/* Typed event classes, in registration order; ids from RTR_REGISTRY_FIRST_ID. */
+/*
+ * Typed event classes, in registration order; ids from RTR_REGISTRY_FIRST_ID,
+ * right after the task model's, so that the first ten (21..30) take the
+ * compact record header and the fast path.
+ */
+_Static_assert(RTR_REGISTRY_FIRST_ID == RTR_EV_BUILTIN_COUNT, "typed ids follow the task model's");
 static struct rtr_event_class *classes;
 static uint32_t next_class_id = RTR_REGISTRY_FIRST_ID;
 

@@ -140,7 +140,8 @@ Test(events_typed, events_switch_on_and_off_by_name_and_glob)
 Test(events_typed, classes_are_off_when_tracing_is_off)
 {
 	cr_expect_eq(rtr_class_test_pair.on, 0);
-	cr_expect_geq(rtr_class_test_pair.id, 32, "typed ids follow the task model's");
+	cr_expect_geq(rtr_class_test_pair.id, RTR_EV_BUILTIN_COUNT, "typed ids follow the task model's");
+	cr_expect_leq(rtr_class_test_pair.id, RTR_EV_COMPACT_ID_MAX, "the first ones are compact");
 	cr_expect_neq(rtr_class_test_pair.id, rtr_class_test_all.id);
 	RTR_TRACE(test, pair, .first = 1);	/* no ring: nothing happens */
 }

@@ -239,3 +239,28 @@ ParameterizedTest(bool *rseq, interop_babeltrace, every_header_form_round_trips)
 	cr_expect_eq(system(cmd), 0);
 	t_ring_close(&t);
 }
+
+/* The env and clock blocks: a hostile hostname cannot break the TSDL, and
+ * the clock offset is exact to the cycle (no detour through a double). */
+Test(interop_babeltrace, metadata_env_and_clock_are_exact_and_safe)
+{
+	struct rtr_region_hdr h;
+	char *text = NULL, line[128];
+	size_t len = 0;
+	FILE *f;
+
+	memset(&h, 0, sizeof(h));
+	h.abi_major = 1;
+	h.mode = RTR_MODE_DISCARD;
+	h.clock_freq = 2596125104ull;
+	h.clock_offset_ns = 1795314492452353640ll;	/* s = 1795314492, ns = 452353640 */
+	f = open_memstream(&text, &len);
+	cr_assert_eq(rtr_ctf_write_metadata(f, &h, "evil\"host\\name\x01", NULL, 0), 0);
+	fclose(f);
+	cr_expect_not_null(strstr(text, "hostname = \"evil_host_name_\";"), "%s", text);
+	cr_expect_not_null(strstr(text, "offset_s = 1795314492;"), "%s", text);
+	snprintf(line, sizeof(line), "offset = %" PRIu64 ";",
+		 (uint64_t)((unsigned __int128)452353640u * 2596125104ull / 1000000000u));
+	cr_expect_not_null(strstr(text, line), "want %s in\n%s", line, text);
+	free(text);
+}
