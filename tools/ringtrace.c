@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/ringtrace.c - the ringtrace command.  Today: `info`, a look at a
- * region (live or left by a dead process).  record, consume, dump, check,
- * recover and view come with the events, consumer and viewer work.
+ * tools/ringtrace.c - the ringtrace command: `info` (a look at a region,
+ * live or left by a dead process), `convert` (a region to a CTF directory),
+ * `dump` and `check` (tools/dump.c, tools/check.c).  record, consume,
+ * recover and view come with the consumer and viewer work.
  */
 #include <errno.h>
 #include <inttypes.h>
