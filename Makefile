@@ -153,7 +153,7 @@ bench: deps-bench all
 	$(Q)scripts/bench.sh $(O)
 
 demo: deps all
-	$(Q)$(O)/bin/ringtrace-stress --seconds $${RTR_DEMO_SECONDS:-5}
+	$(Q)scripts/demo.sh $(O)
 
 deps-bench:
 	$(Q)scripts/deps.sh bench
