@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ringtrace/ringtrace.h>
 #include <ringtrace/event.h>
 #include "events/classes.h"
@@ -13,7 +14,8 @@
 /* The registry stores enum rtr_field_type; the metadata writer takes enum rtr_ctf_type. */
 _Static_assert(RTR_FT_u8 == (int)RTR_CTF_U8 && RTR_FT_s64 == (int)RTR_CTF_S64 &&
 	       RTR_FT_f64 == (int)RTR_CTF_DOUBLE && RTR_FT_string == (int)RTR_CTF_STRING &&
-	       RTR_FT_bytes == (int)RTR_CTF_BYTES, "field type codes");
+	       RTR_FT_bytes == (int)RTR_CTF_BYTES && RTR_FT_enum == (int)RTR_CTF_ENUM_U32,
+	       "field type codes");
 
 #define F(n, t) { n, RTR_CTF_##t, NULL, 0 }
 
@@ -85,12 +87,36 @@ const char *rtr_event_name(uint32_t id)
 int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 			      const struct rtr_registry *reg, const char *hostname)
 {
-	struct rtr_ctf_event *ev;
-	struct rtr_ctf_field *fields;
-	struct rtr_ctf_enum_entry *names;
+	struct rtr_ctf_event *ev = NULL;
+	struct rtr_ctf_field *fields = NULL;
+	struct rtr_ctf_enum_entry *names = NULL;
 	struct rtr_ctf_field counter[2];
-	uint32_t n = 0, nf = 0;
+	struct rtr_ctf_enum_entry *maps = NULL;
+	uint32_t n = 0, nf = 0, nm = 0, nlabels = 0;
+	char *labels = NULL, *lp;
+	size_t labels_len = 0;
 	int ret;
+
+	/* Enum fields' labels, split once into one buffer and one entry array. */
+	for (uint32_t i = 0; i < reg->nevents; i++) {
+		for (uint32_t j = 0; j < reg->events[i].nfields; j++) {
+			const char *l = reg->events[i].fields[j].labels;
+
+			if (!l)
+				continue;
+			labels_len += strlen(l) + 1;
+			nlabels += 1;
+			for (; *l; l++)
+				nlabels += *l == '|';
+		}
+	}
+	labels = malloc(labels_len + 1);
+	maps = calloc(nlabels + 1, sizeof(*maps));
+	if (!labels || !maps) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	lp = labels;
 
 	names = calloc(reg->ncounters ? reg->ncounters : 1, sizeof(*names));
 	ev = calloc(RTR_EV_BUILTIN_COUNT + reg->nevents, sizeof(*ev));
@@ -114,15 +140,31 @@ int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 
 		ev[RTR_EV_BUILTIN_COUNT + i] = (struct rtr_ctf_event){ r->name, r->id, fields + nf,
 									r->nfields };
-		for (uint32_t j = 0; j < r->nfields; j++)
-			fields[nf++] = (struct rtr_ctf_field){ r->fields[j].name,
-							       (enum rtr_ctf_type)r->fields[j].type,
-							       NULL, 0 };
+		for (uint32_t j = 0; j < r->nfields; j++) {
+			struct rtr_ctf_field *fl = &fields[nf++];
+
+			*fl = (struct rtr_ctf_field){ r->fields[j].name,
+						      (enum rtr_ctf_type)r->fields[j].type, NULL, 0 };
+			if (r->fields[j].labels) {
+				uint32_t v = 0;
+				char *save;
+
+				strcpy(lp, r->fields[j].labels);
+				fl->type = RTR_CTF_ENUM_U32;
+				fl->map = maps + nm;
+				for (char *t = strtok_r(lp, "|", &save); t; t = strtok_r(NULL, "|", &save))
+					maps[nm++] = (struct rtr_ctf_enum_entry){ t, v++ };
+				fl->nmap = v;
+				lp += strlen(r->fields[j].labels) + 1;
+			}
+		}
 	}
 	ret = rtr_ctf_write_metadata(f, h, hostname, ev, RTR_EV_BUILTIN_COUNT + reg->nevents);
 out:
 	free(names);
 	free(ev);
 	free(fields);
+	free(maps);
+	free(labels);
 	return ret;
 }

@@ -179,17 +179,49 @@ out:
 	return ret;
 }
 
+/* "a|b|c" from an enum field's labels, or NULL; -EINVAL for a bad label. */
+static int join_labels(const struct rtr_field_desc *d, char **out)
+{
+	size_t len = 0, o = 0;
+	char *s;
+
+	*out = NULL;
+	if (d->type != RTR_FT_enum)
+		return d->labels ? -EINVAL : 0;
+	if (!d->labels || d->nlabels == 0 || d->nlabels > RTR_REGISTRY_LABELS)
+		return -EINVAL;
+	for (uint32_t i = 0; i < d->nlabels; i++) {
+		if (!rtr_registry_ident_ok(d->labels[i]))
+			return -EINVAL;
+		len += strlen(d->labels[i]) + 1;
+	}
+	s = malloc(len);
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->nlabels; i++)
+		o += (size_t)sprintf(s + o, "%s%s", i ? "|" : "", d->labels[i]);
+	*out = s;
+	return 0;
+}
+
 static int registry_add_class(struct rtr_ring *r, const struct rtr_event_class *c)
 {
 	struct rtr_reg_field f[RTR_REGISTRY_FIELDS];
+	int ret = 0;
 
 	if (c->nfields > RTR_REGISTRY_FIELDS)
 		return -EINVAL;
-	for (uint32_t i = 0; i < c->nfields; i++) {
+	memset(f, 0, sizeof(f));
+	for (uint32_t i = 0; i < c->nfields && !ret; i++) {
 		snprintf(f[i].name, sizeof(f[i].name), "%s", c->fields[i].name);
 		f[i].type = c->fields[i].type;
+		ret = join_labels(&c->fields[i], &f[i].labels);
 	}
-	return rtr_registry_add_event(r->hdr, c->id, c->provider, c->name, f, c->nfields);
+	if (!ret)
+		ret = rtr_registry_add_event(r->hdr, c->id, c->provider, c->name, f, c->nfields);
+	for (uint32_t i = 0; i < c->nfields; i++)
+		free(f[i].labels);
+	return ret;
 }
 
 /* Under @control: make each class's inline flag follow tracing and its switch. */
@@ -214,8 +246,12 @@ RTR_API int rtr_event_register(struct rtr_event_class *cls)
 	    cls->nfields > RTR_REGISTRY_FIELDS)
 		return -EINVAL;
 	for (uint32_t i = 0; i < cls->nfields; i++) {
-		if (!rtr_registry_ident_ok(cls->fields[i].name))
+		char *labels;
+
+		if (!rtr_registry_ident_ok(cls->fields[i].name) ||
+		    join_labels(&cls->fields[i], &labels))
 			return -EINVAL;
+		free(labels);
 	}
 	pthread_mutex_lock(&control);
 	for (struct rtr_event_class *c = classes; c; c = c->next) {

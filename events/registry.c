@@ -42,7 +42,31 @@ bool rtr_registry_ident_ok(const char *s)
 
 static bool type_ok(uint32_t t)
 {
-	return t <= 9 || t == 12;
+	return t <= 9 || t == 11 || t == 12;
+}
+
+#define LINE_MAX_ (64 + 130 + RTR_REGISTRY_FIELDS * 72 + 16384)
+
+/* "a|b|c": 1..RTR_REGISTRY_LABELS identifiers. */
+static bool labels_ok(const char *s)
+{
+	char label[64];
+	uint32_t n = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, "|");
+
+		if (len == 0 || len >= sizeof(label) || ++n > RTR_REGISTRY_LABELS)
+			return false;
+		memcpy(label, s, len);
+		label[len] = 0;
+		if (!rtr_registry_ident_ok(label))
+			return false;
+		s += len;
+		if (*s == '|' && !*++s)
+			return false;
+	}
+	return n > 0;
 }
 
 /* The text before the length: a reader copies metadata_len bytes. */
@@ -72,7 +96,7 @@ int rtr_registry_add_counter(struct rtr_region_hdr *h, uint32_t id, const char *
 int rtr_registry_add_event(struct rtr_region_hdr *h, uint32_t id, const char *provider,
 			   const char *name, const struct rtr_reg_field *fields, uint32_t nfields)
 {
-	char line[64 + 130 + RTR_REGISTRY_FIELDS * 72];
+	static char line[LINE_MAX_];	/* callers serialise */
 	size_t o;
 
 	if (!rtr_registry_ident_ok(provider) || !rtr_registry_ident_ok(name) ||
@@ -80,10 +104,15 @@ int rtr_registry_add_event(struct rtr_region_hdr *h, uint32_t id, const char *pr
 		return -EINVAL;
 	o = (size_t)snprintf(line, sizeof(line), "event %u %s:%s %u", id, provider, name, nfields);
 	for (uint32_t i = 0; i < nfields; i++) {
-		if (!rtr_registry_ident_ok(fields[i].name) || !type_ok(fields[i].type))
+		if (!rtr_registry_ident_ok(fields[i].name) || !type_ok(fields[i].type) ||
+		    (fields[i].type == 11) != (fields[i].labels != NULL) ||
+		    (fields[i].labels && !labels_ok(fields[i].labels)))
 			return -EINVAL;
-		o += (size_t)snprintf(line + o, sizeof(line) - o, " %u:%s", fields[i].type,
-				      fields[i].name);
+		o += (size_t)snprintf(line + o, sizeof(line) - o, " %u:%s%s%s", fields[i].type,
+				      fields[i].name, fields[i].labels ? "=" : "",
+				      fields[i].labels ? fields[i].labels : "");
+		if (o >= sizeof(line) - 1)
+			return -ENOSPC;
 	}
 	line[o++] = '\n';
 	return append(h, line, o);
@@ -100,7 +129,8 @@ static int fail(char *err, size_t errlen, unsigned line, const char *why)
 static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *err,
 		       size_t errlen, unsigned lineno)
 {
-	char buf[64 + 130 + RTR_REGISTRY_FIELDS * 72], *tok, *save, *colon;
+	static __thread char buf[LINE_MAX_];
+	char *tok, *save, *colon, *eq;
 	struct rtr_reg_event *ev, *grown;
 	unsigned long v;
 	char *end;
@@ -127,6 +157,7 @@ static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *
 		if (reg->events[i].id == ev->id)
 			return fail(err, errlen, lineno, "event id registered twice");
 	}
+	reg->nevents++;	/* from here, rtr_registry_free() frees what it holds */
 	tok = strtok_r(NULL, " ", &save);
 	colon = tok ? strchr(tok, ':') : NULL;
 	if (!colon)
@@ -146,8 +177,18 @@ static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *
 		if (!colon)
 			return fail(err, errlen, lineno, "missing field");
 		v = strtoul(tok, &end, 10);
+		eq = strchr(colon + 1, '=');
+		if (eq)
+			*eq++ = 0;
 		if (end != colon || !type_ok((uint32_t)v) || !rtr_registry_ident_ok(colon + 1))
 			return fail(err, errlen, lineno, "bad field");
+		if ((v == 11) != (eq != NULL) || (eq && !labels_ok(eq)))
+			return fail(err, errlen, lineno, "bad enum labels");
+		if (eq) {
+			ev->fields[i].labels = strdup(eq);
+			if (!ev->fields[i].labels)
+				return -ENOMEM;
+		}
 		for (uint32_t k = 0; k < i; k++) {
 			if (!strcmp(ev->fields[k].name, colon + 1))
 				return fail(err, errlen, lineno, "field named twice");
@@ -157,7 +198,6 @@ static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *
 	}
 	if (strtok_r(NULL, " ", &save))
 		return fail(err, errlen, lineno, "more fields than announced");
-	reg->nevents++;
 	return 0;
 }
 
@@ -224,6 +264,10 @@ void rtr_registry_free(struct rtr_registry *reg)
 {
 	for (uint32_t i = 0; i < reg->ncounters; i++)
 		free(reg->counters[i]);
+	for (uint32_t i = 0; i < reg->nevents; i++) {
+		for (uint32_t j = 0; j < reg->events[i].nfields; j++)
+			free(reg->events[i].fields[j].labels);
+	}
 	free(reg->events);
 	memset(reg, 0, sizeof(*reg));
 }

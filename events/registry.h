@@ -5,7 +5,7 @@
  * lines of text that the producer appends and any reader parses strictly:
  *
  *     counter <id> <name>\n
- *     event <id> <provider>:<name> <nfields>[ <type>:<field>]...\n
+ *     event <id> <provider>:<name> <nfields>[ <type>:<field>[=<l0>|<l1>...]]...\n
  *
  * Documentation/region.rst, "The metadata area".
  */
@@ -27,7 +27,10 @@
 struct rtr_reg_field {
 	char name[64];
 	uint32_t type;		/* enum rtr_field_type (ringtrace/event.h) */
+	char *labels;		/* enum (type 11): "a|b|c", label i = value i */
 };
+
+#define RTR_REGISTRY_LABELS	256	/* labels of one enum field */
 
 struct rtr_reg_event {
 	uint32_t id;

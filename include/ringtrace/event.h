@@ -16,7 +16,13 @@
  *     RTR_TRACE(myapp, request, .id = 7, .status = 200, .path = "/", .ms = 1.5);
  *
  * Field types: u8 u16 u32 u64 s8 s16 s32 s64 f64 string (cut at
- * RTR_TEXT_MAX bytes) bytes (struct rtr_bytes, cut at RTR_BYTES_MAX).  The
+ * RTR_TEXT_MAX bytes) bytes (struct rtr_bytes, cut at RTR_BYTES_MAX), and
+ * enum, a u32 whose values name labels declared with RTR_ENUM():
+ *
+ *     RTR_ENUM(myapp_status, "ok", "not_found", "error");   (values 0, 1, 2)
+ *     #define MYAPP_REPLY(F) F(u64, id) F(enum, status, myapp_status)
+ *
+ * The
  * event is registered at load time, described in the CTF metadata as
  * "myapp:request", and can be switched on and off by name or glob with
  * rtr_event_enable().  Off, a call costs one load and one branch; with
@@ -46,13 +52,19 @@ struct rtr_bytes {
 enum rtr_field_type {
 	RTR_FT_u8 = 0, RTR_FT_u16 = 1, RTR_FT_u32 = 2, RTR_FT_u64 = 3,
 	RTR_FT_s8 = 4, RTR_FT_s16 = 5, RTR_FT_s32 = 6, RTR_FT_s64 = 7,
-	RTR_FT_f64 = 8, RTR_FT_string = 9, RTR_FT_bytes = 12,
+	RTR_FT_f64 = 8, RTR_FT_string = 9, RTR_FT_enum = 11, RTR_FT_bytes = 12,
 };
 
 struct rtr_field_desc {
 	const char *name;
 	uint32_t type;		/* enum rtr_field_type */
+	const char *const *labels;	/* enum: label of value i, identifiers */
+	uint32_t nlabels;
 };
+
+/* RTR_ENUM(name, "label0", "label1", ...) - the labels of an enum field. */
+#define RTR_ENUM(name, ...) static const char *const rtr_enum_##name[] = { __VA_ARGS__ }
+#define RTR_ENUM_MAX 256
 
 /**
  * struct rtr_event_class - one typed event; RTR_EVENT_DEFINE() makes it.
@@ -90,6 +102,7 @@ static inline int rtr_event_enable(const char *g, bool e) { (void)g; (void)e; re
 #define RTR_CT_f64 double
 #define RTR_CT_string const char *
 #define RTR_CT_bytes struct rtr_bytes
+#define RTR_CT_enum uint32_t
 #define RTR_MAX_u8 1
 #define RTR_MAX_u16 2
 #define RTR_MAX_u32 4
@@ -101,6 +114,20 @@ static inline int rtr_event_enable(const char *g, bool e) { (void)g; (void)e; re
 #define RTR_MAX_f64 8
 #define RTR_MAX_string (RTR_TEXT_MAX + 1)
 #define RTR_MAX_bytes (4 + RTR_BYTES_MAX)
+#define RTR_MAX_enum 4
+#define RTR_LABELS_NONE_ (const char *const *)0, 0
+#define RTR_LABELS_u8(...) RTR_LABELS_NONE_
+#define RTR_LABELS_u16(...) RTR_LABELS_NONE_
+#define RTR_LABELS_u32(...) RTR_LABELS_NONE_
+#define RTR_LABELS_u64(...) RTR_LABELS_NONE_
+#define RTR_LABELS_s8(...) RTR_LABELS_NONE_
+#define RTR_LABELS_s16(...) RTR_LABELS_NONE_
+#define RTR_LABELS_s32(...) RTR_LABELS_NONE_
+#define RTR_LABELS_s64(...) RTR_LABELS_NONE_
+#define RTR_LABELS_f64(...) RTR_LABELS_NONE_
+#define RTR_LABELS_string(...) RTR_LABELS_NONE_
+#define RTR_LABELS_bytes(...) RTR_LABELS_NONE_
+#define RTR_LABELS_enum(e) rtr_enum_##e, (uint32_t)(sizeof(rtr_enum_##e) / sizeof(rtr_enum_##e[0]))
 
 #define RTR_PACK_SCALAR_(t)							\
 	static inline uint8_t *rtr_pack_##t(uint8_t *p, RTR_CT_##t v)		\
@@ -117,6 +144,7 @@ RTR_PACK_SCALAR_(s16)
 RTR_PACK_SCALAR_(s32)
 RTR_PACK_SCALAR_(s64)
 RTR_PACK_SCALAR_(f64)
+RTR_PACK_SCALAR_(enum)
 
 static inline uint8_t *rtr_pack_string(uint8_t *p, const char *s)
 {
@@ -138,10 +166,10 @@ static inline uint8_t *rtr_pack_bytes(uint8_t *p, struct rtr_bytes b)
 	return p + 4 + n;
 }
 
-#define RTR_EVENT_MEMBER_(t, n) RTR_CT_##t n;
-#define RTR_EVENT_SIZE_(t, n) + RTR_MAX_##t
-#define RTR_EVENT_PACK_(t, n) p_ = rtr_pack_##t(p_, a_.n);
-#define RTR_EVENT_DESC_(t, n) { #n, RTR_FT_##t },
+#define RTR_EVENT_MEMBER_(t, n, ...) RTR_CT_##t n;
+#define RTR_EVENT_SIZE_(t, n, ...) + RTR_MAX_##t
+#define RTR_EVENT_PACK_(t, n, ...) p_ = rtr_pack_##t(p_, a_.n);
+#define RTR_EVENT_DESC_(t, n, ...) { #n, RTR_FT_##t, RTR_LABELS_##t(__VA_ARGS__) },
 /* public: */
 
 #ifndef RINGTRACE_DISABLE
@@ -170,7 +198,7 @@ static inline uint8_t *rtr_pack_bytes(uint8_t *p, struct rtr_bytes b)
 #ifndef RINGTRACE_DISABLE
 #define RTR_EVENT_DEFINE(prov, name, FIELDS)					\
 	static const struct rtr_field_desc rtr_fields_##prov##_##name[] = {	\
-		FIELDS(RTR_EVENT_DESC_) { (const char *)0, 0 }			\
+		FIELDS(RTR_EVENT_DESC_) { (const char *)0, 0, RTR_LABELS_NONE_ }	\
 	};									\
 	struct rtr_event_class rtr_class_##prov##_##name = {			\
 		0, 0, #prov, #name, rtr_fields_##prov##_##name,			\

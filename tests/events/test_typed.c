@@ -19,6 +19,11 @@
 	F(s64, h) F(f64, x) F(string, s) F(bytes, blob)
 #define TEST_PAIR(F) F(u64, first) F(u64, second)
 #define OTHER_PING(F) F(u32, n)
+#define TEST_REPLY(F) F(u64, id) F(enum, status, test_status)
+
+RTR_ENUM(test_status, "ok", "not_found", "error");
+RTR_EVENT_DECLARE(test, reply, TEST_REPLY)
+RTR_EVENT_DEFINE(test, reply, TEST_REPLY)
 
 RTR_EVENT_DECLARE(test, all, TEST_ALL)
 RTR_EVENT_DEFINE(test, all, TEST_ALL)
@@ -77,6 +82,8 @@ static void emit_all(void)
 	RTR_TRACE(test, all, .e = INT8_MAX, .f = INT16_MAX, .g = INT32_MAX, .h = INT64_MAX,
 		  .x = DBL_MAX, .blob = RTR_BYTES(blob, sizeof(blob)));
 	RTR_TRACE(test, pair, .first = 1, .second = 2);
+	RTR_TRACE(test, reply, .id = 9, .status = 1);
+	RTR_TRACE(test, reply, .id = 10, .status = 7);	/* no label: the number */
 }
 
 Test(events_typed, every_field_type_round_trips_at_its_limits)
@@ -104,19 +111,23 @@ Test(events_typed, every_field_type_round_trips_at_its_limits)
 	cr_expect_not_null(strstr(l2, blob_hex), "bytes cut at RTR_BYTES_MAX, intact");
 	cr_expect_not_null(strstr(l3, "\"name\": \"test:pair\", ") &&
 			   strstr(l3, "\"first\": 1, \"second\": 2"), "%s", l3);
+	cr_expect_not_null(strstr(l3, "\"name\": \"test:reply\"") &&
+			   strstr(l3, "\"id\": 9, \"status\": 1, \"status@labels\": [\"not_found\"]"),
+			   "%s", l3);
+	cr_expect_not_null(strstr(l3, "\"id\": 10, \"status\": 7, \"status@labels\": []"), "%s", l3);
 	free(out);
 }
 
 static void emit_switched(void)
 {
-	cr_expect_eq(rtr_event_enable("test:*", false), 2);
+	cr_expect_eq(rtr_event_enable("test:*", false), 3);
 	RTR_TRACE(test, pair, .first = 1);	/* off */
 	RTR_TRACE(other, ping, .n = 1);		/* on */
 	cr_expect_eq(rtr_event_enable("*:pair", true), 1);
 	RTR_TRACE(test, pair, .first = 2);	/* on again */
 	RTR_TRACE(test, all, .a = 3);		/* still off */
 	cr_expect_eq(rtr_event_enable("nothing:matches", false), 0);
-	cr_expect_eq(rtr_event_enable("*", true), 3);
+	cr_expect_eq(rtr_event_enable("*", true), 4);
 	RTR_TRACE(test, all, .a = 4);
 }
 

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/events/test_registry.c - the registry parser takes what the
+ * producer writes and refuses, naming the line, anything else (it reads a
+ * region another process may have scribbled on).
+ */
+#include <errno.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include "events/registry.h"
+
+TestSuite(events_registry, .timeout = 10);
+
+static const char good[] =
+	"counter 0 requests \"in\" flight\n"
+	"counter 7 other\n"
+	"event 21 myapp:request 3 3:id 9:path 11:status=ok|not_found|error\n"
+	"event 40 myapp:empty 0\n";
+
+Test(events_registry, parses_what_the_producer_writes)
+{
+	struct rtr_registry reg;
+	char err[160] = "";
+
+	cr_assert_eq(rtr_registry_parse(good, strlen(good), &reg, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(reg.counters[0], "requests \"in\" flight");
+	cr_expect_str_eq(reg.counters[7], "other");
+	cr_expect_null(reg.counters[3]);
+	cr_expect_eq(reg.ncounters, 8);
+	cr_assert_eq(reg.nevents, 2);
+	cr_expect_eq(reg.events[0].id, 21);
+	cr_expect_str_eq(reg.events[0].name, "myapp:request");
+	cr_expect_eq(reg.events[0].nfields, 3);
+	cr_expect_str_eq(reg.events[0].fields[1].name, "path");
+	cr_expect_eq(reg.events[0].fields[1].type, 9);
+	cr_expect_str_eq(reg.events[0].fields[2].labels, "ok|not_found|error");
+	cr_expect_eq(reg.events[1].nfields, 0);
+	rtr_registry_free(&reg);
+}
+
+Test(events_registry, refuses_anything_else_naming_the_line)
+{
+	static const struct {
+		const char *text;
+		const char *why;
+	} bad[] = {
+		{ "counter 0 a\ncounter 0 b\n", "line 2: counter id registered twice" },
+		{ "counter 0 a", "line 1: no newline" },
+		{ "counter 4096 a\n", "bad counter id" },
+		{ "counter x a\n", "bad counter id" },
+		{ "counter 1 \x01\x02\x03\n", "not printable" },
+		{ "gauge 1 a\n", "unknown entry" },
+		{ "event 5 a:b 0\n", "bad event id" },
+		{ "event 21 ab 0\n", "provider:name" },
+		{ "event 21 a-b:c 0\n", "two identifiers" },
+		{ "event 21 a:b 2 3:x\n", "missing field" },
+		{ "event 21 a:b 1 3:x 3:y\n", "more fields" },
+		{ "event 21 a:b 1 10:x\n", "bad field" },
+		{ "event 21 a:b 2 3:x 3:x\n", "named twice" },
+		{ "event 21 a:b 1 11:x\n", "enum labels" },
+		{ "event 21 a:b 1 11:x=ok||no\n", "enum labels" },
+		{ "event 21 a:b 1 11:x=ok|\n", "enum labels" },
+		{ "event 21 a:b 1 11:x=o-k\n", "enum labels" },
+		{ "event 21 a:b 1 3:x=ok\n", "enum labels" },
+		{ "event 21 a:b 65 3:x\n", "field count" },
+		{ "event 21 a:b 0\nevent 21 c:d 0\n", "line 2: event id registered twice" },
+		/* a good line, then damage: what was allocated is freed (LSan) */
+		{ "counter 1 ok\nevent 21 a:b 1 11:s=x|y\nevent 22 a:c 1 11:s=x|\n", "line 3" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rtr_registry reg;
+		char err[160] = "";
+
+		cr_expect_eq(rtr_registry_parse(bad[i].text, strlen(bad[i].text), &reg, err,
+						 sizeof(err)), -EPROTO, "accepted: %s", bad[i].text);
+		cr_expect_not_null(strstr(err, bad[i].why), "case %zu: '%s' does not say '%s'", i,
+				   err, bad[i].why);
+		cr_expect_eq(reg.nevents, 0, "freed on failure");
+	}
+}
+
+Test(events_registry, writer_refuses_what_the_parser_would)
+{
+	static char page[8192] __attribute__((aligned(64)));
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)page;
+	struct rtr_reg_field f[2] = { { "x", 11, (char *)"a|b" }, { "y", 3, NULL } };
+	struct rtr_registry reg;
+	char err[160];
+
+	h->metadata_off = 4096;
+	h->metadata_cap = 4096;
+	cr_assert_eq(rtr_registry_add_event(h, 21, "p", "e", f, 2), 0);
+	cr_expect_eq(rtr_registry_add_event(h, 5, "p", "e", f, 2), -EINVAL, "a task model id");
+	f[0].labels = (char *)"a|";
+	cr_expect_eq(rtr_registry_add_event(h, 22, "p", "e", f, 2), -EINVAL);
+	f[0].labels = NULL;
+	cr_expect_eq(rtr_registry_add_event(h, 22, "p", "e", f, 2), -EINVAL, "enum without labels");
+	cr_expect_eq(rtr_registry_add_counter(h, 0, "c"), 0);
+	cr_assert_eq(rtr_registry_parse(page + 4096, h->metadata_len, &reg, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(reg.nevents, 1);
+	cr_expect_str_eq(reg.events[0].fields[0].labels, "a|b");
+	rtr_registry_free(&reg);
+	for (int i = 0; i < 1000; i++) {
+		if (rtr_registry_add_counter(h, (uint32_t)(i % 4096), "a counter name of some length"))
+			break;
+	}
+	cr_expect_eq(rtr_registry_add_counter(h, 1, "c"), -ENOSPC, "a full area says so");
+	cr_expect_leq(h->metadata_len, h->metadata_cap);
+}
