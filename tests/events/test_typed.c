@@ -34,7 +34,7 @@ RTR_EVENT_DEFINE(other, ping, OTHER_PING)
 
 TestSuite(events_typed, .timeout = 60);
 
-static char *trace_and_read(void (*emit)(void))
+static char *trace_and_read_cfg(void (*emit)(void), uint32_t mode)
 {
 	char dir[] = "/dev/shm/rtr-typed-XXXXXX", region[96], trace[96], cmd[512];
 	struct rtr_config cfg = { .struct_size = sizeof(cfg) };
@@ -48,6 +48,7 @@ static char *trace_and_read(void (*emit)(void))
 	snprintf(region, sizeof(region), "%s/region", dir);
 	snprintf(trace, sizeof(trace), "%s/trace", dir);
 	cfg.path = region;
+	cfg.mode = mode;
 	cr_assert_eq(rtr_start(&cfg), 0);
 	emit();
 	cr_assert_eq(rtr_stop(), 0);
@@ -57,17 +58,26 @@ static char *trace_and_read(void (*emit)(void))
 	n = fread(out, 1, cap - 1, p);
 	out[n] = 0;
 	cr_assert_eq(pclose(p), 0);
-	cr_expect_eq(n, 0, "babeltrace2 said: %s", out);
+	if (mode == RTR_MODE_DISCARD)
+		cr_expect_eq(n, 0, "babeltrace2 said: %s", out);
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/bt2_read.py' events '%s'",
 		 src ? src : ".", trace);
 	p = popen(cmd, "r");
-	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0)
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
 		len += n;
+		if (cap - len < 65536)
+			out = realloc(out, cap *= 2);
+	}
 	out[len] = 0;
 	cr_assert_eq(pclose(p), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_expect_eq(system(cmd), 0);
 	return out;
+}
+
+static char *trace_and_read(void (*emit)(void))
+{
+	return trace_and_read_cfg(emit, RTR_MODE_DISCARD);
 }
 
 static void emit_all(void)
@@ -155,4 +165,36 @@ Test(events_typed, classes_are_off_when_tracing_is_off)
 	cr_expect_leq(rtr_class_test_pair.id, RTR_EV_COMPACT_ID_MAX, "the first ones are compact");
 	cr_expect_neq(rtr_class_test_pair.id, rtr_class_test_all.id);
 	RTR_TRACE(test, pair, .first = 1);	/* no ring: nothing happens */
+}
+
+/*
+ * Overwrite mode: the packets that first used a counter name and a typed
+ * event are overwritten many times over; the events that remain still
+ * carry their names (from the registry, not from any packet).
+ */
+static uint32_t survivor;
+
+static void emit_overwritten(void)
+{
+	cr_assert_eq(rtr_counter_register("survivor", &survivor), 0);
+	rtr_counter_set(survivor, 1);
+	RTR_TRACE(test, reply, .id = 1, .status = 2);
+	for (uint64_t i = 0; i < 2000000; i++)	/* ~24 MB through a 1 MiB ring */
+		rtr_read(i & 0xffff, 1);
+	rtr_counter_set(survivor, 2);
+	RTR_TRACE(test, reply, .id = 2, .status = 0);
+}
+
+Test(events_typed, names_survive_their_first_packets_being_overwritten)
+{
+	char *out;
+
+	t_pin0();	/* one stream: the overwrite is certain */
+	out = trace_and_read_cfg(emit_overwritten, RTR_MODE_OVERWRITE);
+	cr_expect_null(strstr(out, "\"id\": 1, "), "the first events were overwritten");
+	cr_expect_not_null(strstr(out, "\"counter@labels\": [\"survivor\"]"), "counter name lost");
+	cr_expect_not_null(strstr(out, "\"name\": \"test:reply\"") &&
+			   strstr(out, "\"id\": 2, \"status\": 0, \"status@labels\": [\"ok\"]"),
+			   "typed event or enum label lost");
+	free(out);
 }
