@@ -246,6 +246,20 @@ static const char *check_packet(const struct rtr_consumer *c, uint32_t cpu, uint
 static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
 			struct rtr_consumer_packet *pkt);
 
+/*
+ * take_stream() - the stream of @cpu, with the packet a previous call took
+ * and did not put released (the copy is ours anyway); NULL out of range.
+ */
+static struct stream *take_stream(struct rtr_consumer *c, uint32_t cpu, struct rtr_cpu_ctl **cb)
+{
+	if (cpu >= c->h.ncpus)
+		return NULL;
+	*cb = ctl(c, cpu);
+	if (c->streams[cpu].held)
+		rtr_consumer_put(c, cpu);
+	return &c->streams[cpu];
+}
+
 RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			     struct rtr_consumer_packet *pkt)
 {
@@ -254,14 +268,9 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 	struct rtr_cpu_ctl *cb;
 	struct stream *s;
 
-	if (cpu >= c->h.ncpus)
+	s = take_stream(c, cpu, &cb);
+	if (!s)
 		return -EINVAL;
-	cb = ctl(c, cpu);
-	s = &c->streams[cpu];
-	if (s->held) {
-		/* get without put: release implicitly, the copy is ours anyway */
-		rtr_consumer_put(c, cpu);
-	}
 	/*
 	 * Each turn returns or advances s->cons by a packet.  A producer that
 	 * keeps moving @prod (or lapping every copy) could keep us here: after
@@ -344,12 +353,9 @@ RTR_API int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu,
 	struct rtr_cpu_ctl *cb;
 	struct stream *s;
 
-	if (cpu >= c->h.ncpus)
+	s = take_stream(c, cpu, &cb);
+	if (!s)
 		return -EINVAL;
-	cb = ctl(c, cpu);
-	s = &c->streams[cpu];
-	if (s->held)
-		rtr_consumer_put(c, cpu);
 	prod = rtr_load_acquire(&cb->prod);
 	last_ts = rtr_load(&cb->last_ts);
 	start = prod & ~(P - 1);
@@ -382,12 +388,9 @@ RTR_API int rtr_consumer_tail(struct rtr_consumer *c, uint32_t cpu,
 	struct rtr_cpu_ctl *cb;
 	struct stream *s;
 
-	if (cpu >= c->h.ncpus)
+	s = take_stream(c, cpu, &cb);
+	if (!s)
 		return -EINVAL;
-	cb = ctl(c, cpu);
-	s = &c->streams[cpu];
-	if (s->held)
-		rtr_consumer_put(c, cpu);
 	prod = rtr_load_acquire(&cb->prod);
 	lost = rtr_consumer_lost(c, cpu);
 	if (prod > s->cons || lost <= s->last_discarded)

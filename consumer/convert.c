@@ -18,24 +18,8 @@
 #include "consumer/convert.h"
 #include "events/classes.h"
 #include "ringbuf/compiler.h"
+#include "platform/platform.h"
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static bool producer_gone(const struct rtr_consumer *c)
 {
@@ -165,7 +149,7 @@ int rtr_convert(const char *region, const char *dir, struct rtr_convert_report *
 				rep->packets++;
 				rep->bytes += pkt.size;
 				got = 1;
-				ret = write_all(fd, pkt.data, pkt.size);
+				ret = rtr_write_all(fd, pkt.data, pkt.size);
 			}
 			if (!got)
 				break;
@@ -176,14 +160,14 @@ int rtr_convert(const char *region, const char *dir, struct rtr_convert_report *
 			rep->salvaged++;
 			rep->packets++;
 			rep->bytes += pkt.size;
-			ret = write_all(fd, pkt.data, pkt.size);
+			ret = rtr_write_all(fd, pkt.data, pkt.size);
 		}
 		/* Losses after the last packet: one more, header only, to tell them. */
 		if (!ret && gone && rtr_consumer_tail(c, cpu, &pkt) == 0) {
 			rtr_consumer_put(c, cpu);
 			rep->packets++;
 			rep->bytes += pkt.size;
-			ret = write_all(fd, pkt.data, pkt.size);
+			ret = rtr_write_all(fd, pkt.data, pkt.size);
 		}
 		if (ret)
 			snprintf(rep->err, sizeof(rep->err), "%s/%s: %s", dir, name, strerror(-ret));

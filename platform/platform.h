@@ -16,6 +16,7 @@
 int rtr_shm_create(const char *path, uint64_t size, int *fd, void **addr);
 int rtr_shm_open(const char *path, bool writable, int *fd, void **addr, uint64_t *size);
 void rtr_shm_unmap(void *addr, uint64_t size);
+int rtr_write_all(int fd, const void *buf, size_t n);
 
 /* Futex words in shared memory (platform/unix/futex.c). */
 int rtr_futex_wait(uint32_t *word, uint32_t expected, int timeout_ms);

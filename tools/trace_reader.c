@@ -1089,21 +1089,6 @@ void tr_close(struct tr_trace *t)
 
 /* ---- stream cursors ------------------------------------------------------------ */
 
-static inline uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return le32toh(v);
-}
-
-static inline uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
 
 __attribute__((format(printf, 3, 4), cold))
 static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)

@@ -11,7 +11,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <endian.h>
 #include <stdint.h>
+#include <string.h>
 
 enum tr_type {
 	TR_U8, TR_U16, TR_U32, TR_U64,
@@ -194,5 +196,30 @@ static inline void tr_clock_ns(struct tr_clock *k, uint64_t cycles, int64_t *sec
 /* The ringtrace subcommands: argv[0] is the command's name.  Exit status. */
 int rtr_cmd_dump(int argc, char **argv);
 int rtr_cmd_check(int argc, char **argv);
+
+/* Little-endian loads from trace bytes, at any alignment. */
+static inline uint16_t ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return le16toh(v);
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
 
 #endif /* RTR_TOOLS_TRACE_READER_H */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <ringtrace/consumer.h>
 #include "ringbuf/ring.h"
+#include "platform/platform.h"
 #include "events/ctf.h"
 #include "examples/stress/harness.h"
 
@@ -130,23 +131,6 @@ static void *writer_main(void *arg)
 
 /* ---- consumer process ------------------------------------------------------ */
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static const struct rtr_ctf_field stress_fields[] = {
 	{ "writer", RTR_CTF_U32, NULL, 0 },
@@ -218,7 +202,7 @@ static int consumer_main(const char *dir, const char *region, uint32_t delay_us)
 			while (rtr_consumer_get(c, i, &pkt) == 0) {
 				rtr_consumer_put(c, i);
 				got = true;
-				if (write_all(fds[i], pkt.data, pkt.size)) {
+				if (rtr_write_all(fds[i], pkt.data, pkt.size)) {
 					fprintf(stderr, "stress consumer: write: %s\n", strerror(errno));
 					return 1;
 				}
@@ -233,7 +217,7 @@ static int consumer_main(const char *dir, const char *region, uint32_t delay_us)
 
 				if (rtr_consumer_tail(c, i, &pkt) == 0) {
 					rtr_consumer_put(c, i);
-					if (write_all(fds[i], pkt.data, pkt.size))
+					if (rtr_write_all(fds[i], pkt.data, pkt.size))
 						return 1;
 				}
 			}

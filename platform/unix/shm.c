@@ -2,6 +2,7 @@
 /* platform/unix/shm.c - region files: created safely, mapped MAP_SHARED. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +74,25 @@ int rtr_shm_open(const char *path, bool writable, int *fd, void **addr, uint64_t
 err:
 	close(f);
 	return ret;
+}
+
+/* write(2) until all of @buf is written; -errno (-ENOSPC: disk full). */
+int rtr_write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 void rtr_shm_unmap(void *addr, uint64_t size)

@@ -731,14 +731,6 @@ static void base_trace(struct tb *b)
 	tb_finish(b, NULL, NULL);
 }
 
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 static void st64(uint8_t *p, uint64_t v)
 {
 	memcpy(p, &v, 8);
