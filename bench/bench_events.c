@@ -27,23 +27,20 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <sys/sysinfo.h>
-#include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 #include <ringtrace/ringtrace.h>
 #include <ringtrace/event.h>
 #include "consumer/convert.h"
+#include "platform/platform.h"
 #include "ringbuf/ring.h"
+#include "bench/bench_common.h"
 
 #define PROG		"ringtrace-events-bench"
 #define DEF_EVENTS	4000000ull	/* per call and repetition */
@@ -55,20 +52,16 @@
 #define TRACE_REQUESTS	300000ull	/* --make-trace: about 3.3 million events */
 #define MIX_NOTE_EVERY	64		/* requests per note in the mix */
 #define MIX_BOUND	16u		/* bytes per mix event (about 12.3): sizes the region */
-#define SEED		0x9e3779b97f4a7c15ull
-#define FLOOR_WORDS	8192u		/* 64 KiB of u64, used as a ring */
 #define HIGH		(1ull << 32)	/* ids from here take the 64-bit records */
 #define PACKET_SIZE	65536u
 #define PACKETS		8u
-#define MAX_RESULTS	64
 
 /* The typed event: two u64 fields. */
 #define BENCH_TWO(F) F(u64, a) F(u64, b)
 RTR_EVENT_DECLARE(bench, two, BENCH_TWO)
 RTR_EVENT_DEFINE(bench, two, BENCH_TWO)
 
-/* The floor's ring; 3 words of slack so a record never needs to wrap. */
-static __thread uint64_t floor_buf[FLOOR_WORDS + 3] __attribute__((aligned(64)));
+const char bench_prog[] = PROG;
 
 static uint32_t counter;	/* for counter_set and the mix */
 static char region[128];	/* the current session's region file */
@@ -81,7 +74,6 @@ static char region[128];	/* the current session's region file */
  * class's flag) on every call and cannot hoist, merge or drop calls.  Ids
  * stay below 2^31, so the 32-bit record forms are used, except in read64.
  */
-#define BARRIER() __asm__ __volatile__("" ::: "memory")
 #define ID_A(i) (((i) & 0x7fffffffull) + 1)
 #define ID_B(i) (((i) & 0x7fffffffull) + 2)
 
@@ -90,25 +82,9 @@ static char region[128];	/* the current session's region file */
 	{									\
 		for (uint64_t i = 0; i < n; i++) {				\
 			call;							\
-			BARRIER();						\
+			BENCH_BARRIER();					\
 		}								\
 	}
-
-/* Per event: read the TSC, store {tsc, i, i ^ SEED}. */
-static __attribute__((noinline)) void run_floor(uint64_t n)
-{
-	uint32_t idx = 0;
-
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t *r = &floor_buf[idx];
-
-		r[0] = __rdtsc();
-		r[1] = i;
-		r[2] = i ^ SEED;
-		idx = (idx + 3) & (FLOOR_WORDS - 1);
-		BARRIER();
-	}
-}
 
 RUN_LOOP(run_empty, (void)0)
 RUN_LOOP(run_disabled, rtr_read(ID_A(i), ID_B(i)))
@@ -126,7 +102,7 @@ RUN_LOOP(run_label, rtr_label(ID_A(i), "GET /api/items"))
 RUN_LOOP(run_note, rtr_note("request %d", (int)i))
 RUN_LOOP(run_pause, rtr_pause(i, "gc"))
 RUN_LOOP(run_fail, rtr_fail(ID_A(i), ID_B(i), "timeout"))
-RUN_LOOP(run_typed2x64, RTR_TRACE(bench, two, .a = i, .b = i ^ SEED))
+RUN_LOOP(run_typed2x64, RTR_TRACE(bench, two, .a = i, .b = i ^ BENCH_SEED))
 
 /*
  * struct call - one measured figure: events.<name>.ns, and the --callgrind
@@ -142,7 +118,7 @@ struct call {
 };
 
 static const struct call calls[] = {
-	{ "floor", run_floor, false, 1 },
+	{ "floor", bench_floor, false, 1 },	/* bench_common.c */
 	{ "empty_loop", run_empty, false, 16 },
 	{ "disabled", run_disabled, false, 16 },
 	{ "switch", run_switch, true, 1 },
@@ -208,68 +184,12 @@ static __attribute__((noinline)) uint64_t run_mix(uint64_t nreq)
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static int pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 /* The first CPU this thread may run on, or -1. */
 static int first_cpu(void)
 {
-	cpu_set_t set;
+	int cpu;
 
-	if (sched_getaffinity(0, sizeof(set), &set)) {
-		fprintf(stderr, PROG ": sched_getaffinity: %s\n", strerror(errno));
-		return -1;
-	}
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			return c;
-	return -1;
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "re");
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) || !colon)
-			continue;
-		colon++;
-		while (*colon == ' ' || *colon == '\t')
-			colon++;
-		colon[strcspn(colon, "\n")] = 0;
-		snprintf(buf, len, "%s", colon);
-		break;
-	}
-	fclose(f);
-}
-
-static uint32_t pow2_at_least(uint64_t x)
-{
-	uint32_t p = 2;
-
-	while (p < x && p < 65536)
-		p <<= 1;
-	return p;
+	return bench_usable_cpus(&cpu, 1) == 1 ? cpu : -1;
 }
 
 /* ---- tracing sessions ------------------------------------------------------- */
@@ -295,18 +215,8 @@ static int session_start(uint32_t mode, uint32_t packets)
 static uint64_t session_lost(void)
 {
 	struct rtr_ring *ring = __atomic_load_n(&rtr_slot, __ATOMIC_ACQUIRE);
-	uint64_t n = 0;
 
-	if (!ring)
-		return 0;
-	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
-		struct rtr_cpu_ctl *cb = rtr_ring_cpu(ring, cpu);
-
-		n += __atomic_load_n(&cb->lost_full, __ATOMIC_RELAXED) +
-		     __atomic_load_n(&cb->lost_big, __ATOMIC_RELAXED) +
-		     __atomic_load_n(&cb->lost_busy, __ATOMIC_RELAXED);
-	}
-	return n;
+	return ring ? bench_ring_lost(ring) : 0;
 }
 
 static bool session_rseq(void)
@@ -484,7 +394,7 @@ struct mix {
 static int make_mix(const char *dir, uint64_t nreq, struct mix *m)
 {
 	uint64_t bound = (nreq * 12 + 2) * MIX_BOUND;
-	uint32_t packets = pow2_at_least(bound / (PACKET_SIZE - 256) + 3);
+	uint32_t packets = bench_pow2_at_least(bound / (PACKET_SIZE - 256) + 3);
 	uint64_t need = (uint64_t)get_nprocs_conf() * packets * PACKET_SIZE;
 	struct statvfs fs;
 	int ret;
@@ -539,72 +449,14 @@ static bool mix_whole(const struct mix *m)
 	return ok;
 }
 
-/* ---- results ------------------------------------------------------------------ */
-
-struct result {
-	const char *name;
-	double value;
-	const char *unit;
-	double vs_floor;	/* cost relative to the floor; < 0: none */
-};
-
-static struct result results[MAX_RESULTS];
-static int nresults;
-
-static void add(const char *name, double value, const char *unit, double vs_floor)
-{
-	if (nresults == MAX_RESULTS) {
-		fprintf(stderr, PROG ": too many results\n");
-		exit(1);
-	}
-	results[nresults++] = (struct result){ name, value, unit, vs_floor };
-}
-
-static void print_table(void)
-{
-	printf("  %-36s %14s  %-14s %s\n", "name", "value", "unit", "x floor");
-	for (int i = 0; i < nresults; i++) {
-		const struct result *r = &results[i];
-
-		bool count = !strcmp(r->unit, "events") || !strcmp(r->unit, "bool") ||
-			     !strcmp(r->unit, "packets");
-
-		printf("  %-36s %14.*f  %-14s", r->name, count ? 0 : 3, r->value, r->unit);
-		if (r->vs_floor >= 0)
-			printf(" %.2f", r->vs_floor);
-		printf("\n");
-	}
-}
-
-static int write_json(const char *path)
-{
-	FILE *f = fopen(path, "we");
-
-	if (!f) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "[\n");
-	for (int i = 0; i < nresults; i++)
-		fprintf(f, "  {\"name\": \"%s\", \"value\": %.10g, \"unit\": \"%s\"}%s\n",
-			results[i].name, results[i].value, results[i].unit,
-			i + 1 < nresults ? "," : "");
-	fprintf(f, "]\n");
-	if (fclose(f)) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- the timed run ------------------------------------------------------------ */
 
 static uint64_t time_call(const struct call *c, uint64_t n)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = rtr_monotonic_ns();
 
 	c->run(n);
-	return now_ns() - t0;
+	return rtr_monotonic_ns() - t0;
 }
 
 /* Run every call of one state (tracing on or off) once; keep the best times. */
@@ -631,11 +483,11 @@ static int timed_main(const char *json, uint64_t n, int reps)
 	int cpu;
 
 	cpu = first_cpu();
-	if (cpu < 0 || pin_self(cpu)) {
+	if (cpu < 0 || bench_pin_self(cpu)) {
 		fprintf(stderr, PROG ": cannot pin to a CPU\n");
 		return 1;
 	}
-	cpu_model(model, sizeof(model));
+	bench_cpu_model(model, sizeof(model));
 
 	/* Warm up: fault in the floor's array, the code, a first region. */
 	for (int i = 0; i < NCALLS; i++)
@@ -683,28 +535,28 @@ static int timed_main(const char *json, uint64_t n, int reps)
 		double ns = (double)best[i] / (double)(n * calls[i].scale);
 
 		snprintf(names[i], sizeof(names[i]), "events.%s.ns", calls[i].name);
-		add(names[i], ns, "ns/event", i ? ns / floor_ns : -1);
+		bench_add(names[i], ns, "ns/event", i ? ns / floor_ns : -1);
 	}
 	for (int i = 0; i < NCALLS; i++) {
 		if (!strcmp(calls[i].name, "read"))
-			add("events.read.ratio_to_floor", (double)best[i] / (double)best[0],
+			bench_add("events.read.ratio_to_floor", (double)best[i] / (double)best[0],
 			    "x floor", -1);
 		if (!strcmp(calls[i].name, "typed2x64"))
-			add("events.typed2x64.ratio_to_floor", (double)best[i] / (double)best[0],
+			bench_add("events.typed2x64.ratio_to_floor", (double)best[i] / (double)best[0],
 			    "x floor", -1);
 	}
-	add("events.overwrite.events_lost", (double)lost, "events", -1);
-	add("events.rseq", rseq, "bool", -1);
-	add("events.task_mix.events", (double)m.events, "events", -1);
-	add("events.task_mix.events_in_trace", (double)m.st.events, "events", -1);
-	add("events.task_mix.events_lost",
+	bench_add("events.overwrite.events_lost", (double)lost, "events", -1);
+	bench_add("events.rseq", rseq, "bool", -1);
+	bench_add("events.task_mix.events", (double)m.events, "events", -1);
+	bench_add("events.task_mix.events_in_trace", (double)m.st.events, "events", -1);
+	bench_add("events.task_mix.events_lost",
 	    (double)(m.lost + m.rep.events_lost + (m.events > m.st.events ?
 						   m.events - m.st.events : 0)),
 	    "events", -1);
-	add("events.task_mix.packets", (double)m.st.packets, "packets", -1);
-	add("events.task_mix.bytes_per_event", (double)m.st.record_bytes / (double)m.events,
+	bench_add("events.task_mix.packets", (double)m.st.packets, "packets", -1);
+	bench_add("events.task_mix.bytes_per_event", (double)m.st.record_bytes / (double)m.events,
 	    "bytes/event", -1);
-	add("events.task_mix.file_bytes_per_event", (double)m.st.file_bytes / (double)m.events,
+	bench_add("events.task_mix.file_bytes_per_event", (double)m.st.file_bytes / (double)m.events,
 	    "bytes/event", -1);
 
 	printf("ringtrace-events-bench: %s, CPU %d, %s path, best of %d x %" PRIu64
@@ -712,10 +564,10 @@ static int timed_main(const char *json, uint64_t n, int reps)
 	printf("  (tracing on: overwrite mode, %u x %u KiB packets per CPU; task mix: %llu"
 	       " requests, discard mode, converted)\n", PACKETS, PACKET_SIZE / 1024,
 	       MIX_REQUESTS);
-	print_table();
+	bench_print_table();
 	if (!whole)
 		printf("  *** the task mix lost events: see above ***\n");
-	if (json && write_json(json))
+	if (json && bench_write_json(json))
 		return 1;
 	return whole && !lost ? 0 : 1;
 }
@@ -728,7 +580,7 @@ static int make_trace_main(const char *dir, uint64_t nreq)
 	int cpu = first_cpu();
 
 	if (cpu >= 0)
-		pin_self(cpu);
+		bench_pin_self(cpu);
 	if (make_mix(dir, nreq, &m))
 		return 1;
 	printf("%s: %" PRIu64 " events, %" PRIu64 " packets, %" PRIu64 " bytes\n", dir,
@@ -823,97 +675,23 @@ static void usage(FILE *f)
 		DEF_EVENTS, CG_EVENTS, TRACE_REQUESTS, DEF_REPS);
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
-		     uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || *s == '-' || v < min || v > max) {
-		fprintf(stderr, PROG ": %s: '%s' is not a number from %" PRIu64 " to %" PRIu64
-			"\n", opt, s, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "events", required_argument, NULL, 'n' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "callgrind", required_argument, NULL, 'c' },
-		{ "make-trace", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *json = NULL, *cg = NULL, *trace = NULL;
-	uint64_t n = 0, reps = DEF_REPS;
-	int c, ret;
+	struct bench_args a = { .reps = DEF_REPS };
+	int ret;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":j:n:r:c:t:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = optarg;
-			break;
-		case 'n':
-			/* Ids stay in 31 bits (ID_A), and so do the mix's. */
-			if (parse_u64("--events", optarg, 1000, 1ull << 30, &n))
-				return 2;
-			break;
-		case 'r':
-			if (parse_u64("--reps", optarg, 1, 1000, &reps))
-				return 2;
-			break;
-		case 'c':
-			cg = optarg;
-			break;
-		case 't':
-			trace = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case ':':
-			fprintf(stderr, PROG ": %s needs a value\n", argv[optind - 1]);
-			return 2;
-		default:
-			if (optopt)
-				fprintf(stderr, PROG ": unknown option '-%c'\n", optopt);
-			else
-				fprintf(stderr, PROG ": unknown option '%s'\n", argv[optind - 1]);
-			fprintf(stderr, "try '" PROG " --help'\n");
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\ntry '" PROG " --help'\n",
-			argv[optind]);
-		return 2;
-	}
-	if (cg && trace) {
-		fprintf(stderr, PROG ": --callgrind and --make-trace do not mix\n");
-		return 2;
-	}
+	/* Ids stay in 31 bits (ID_A), and so do the mix's. */
+	ret = bench_parse_args(argc, argv, true, 1ull << 30, usage, &a);
+	if (ret >= 0)
+		return ret;
 	ret = rtr_counter_register("bench.inflight", &counter);
 	if (ret) {
 		fprintf(stderr, PROG ": rtr_counter_register: %s\n", strerror(-ret));
 		return 1;
 	}
-	if (cg) {
-		if (json)
-			fprintf(stderr, PROG ": --json is ignored with --callgrind\n");
-		return callgrind_main(cg, n ? n : CG_EVENTS);
-	}
-	if (trace) {
-		if (json)
-			fprintf(stderr, PROG ": --json is ignored with --make-trace\n");
-		return make_trace_main(trace, n ? n : TRACE_REQUESTS);
-	}
-	return timed_main(json, n ? n : DEF_EVENTS, (int)reps);
+	if (a.callgrind)
+		return callgrind_main(a.callgrind, a.n ? a.n : CG_EVENTS);
+	if (a.trace)
+		return make_trace_main(a.trace, a.n ? a.n : TRACE_REQUESTS);
+	return timed_main(a.json, a.n ? a.n : DEF_EVENTS, (int)a.reps);
 }

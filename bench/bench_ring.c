@@ -14,11 +14,8 @@
  * bench_cg_region(), for `valgrind --tool=callgrind
  * --toggle-collect=bench_cg_region` (scripts/bench.sh): instructions/event.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
+#include "platform/platform.h"
 #include "ringbuf/ring.h"
+#include "bench/bench_common.h"
 
 #define PROG		"ringtrace-bench"
 #define DEF_EVENTS	20000000ull	/* per thread and repetition */
@@ -37,44 +36,25 @@
 #define CG_WARMUP	5000ull
 #define EVENT_ID	1
 #define PAYLOAD_SIZE	16u
-#define SEED		0x9e3779b97f4a7c15ull
-#define FLOOR_WORDS	8192u		/* 64 KiB of u64, used as a ring */
 #define RELEASE_PAUSE_US 20
-#define MAX_RESULTS	32
+
+const char bench_prog[] = PROG;
 
 enum kind { KIND_FLOOR, KIND_RING };
-
-/* The floor's ring; 3 words of slack so a record never needs to wrap. */
-static __thread uint64_t floor_buf[FLOOR_WORDS + 3] __attribute__((aligned(64)));
 
 static struct rtr_ring *_Atomic slot;
 
 /* ---- the measured loops ------------------------------------------------- */
 
-/* Per event: read the TSC, store {tsc, i, i ^ SEED}. */
-static __attribute__((noinline)) uint64_t run_floor(uint64_t n)
-{
-	uint32_t idx = 0;
+/* The floor is bench_floor() (bench_common.c). */
 
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t *r = &floor_buf[idx];
-
-		r[0] = __rdtsc();
-		r[1] = i;
-		r[2] = i ^ SEED;
-		idx = (idx + 3) & (FLOOR_WORDS - 1);
-		__asm__ __volatile__("" ::: "memory");
-	}
-	return 0;
-}
-
-/* Per event: one record {i, i ^ SEED}; returns how many writes failed. */
+/* Per event: one record {i, i ^ BENCH_SEED}; returns how many writes failed. */
 static __attribute__((noinline)) uint64_t run_ring(uint64_t n)
 {
 	uint64_t fails = 0;
 
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t p[2] = { i, i ^ SEED };
+		uint64_t p[2] = { i, i ^ BENCH_SEED };
 
 		fails += rtr_ring_write(&slot, EVENT_ID, p, PAYLOAD_SIZE) != 0;
 	}
@@ -83,7 +63,11 @@ static __attribute__((noinline)) uint64_t run_ring(uint64_t n)
 
 static uint64_t run_kind(enum kind k, uint64_t n)
 {
-	return k == KIND_FLOOR ? run_floor(n) : run_ring(n);
+	if (k == KIND_FLOOR) {
+		bench_floor(n);
+		return 0;
+	}
+	return run_ring(n);
 }
 
 /* What callgrind counts (--toggle-collect=bench_cg_region), callees included. */
@@ -94,60 +78,6 @@ static __attribute__((noinline, noclone, used)) uint64_t bench_cg_region(enum ki
 }
 
 /* ---- helpers ---------------------------------------------------------------- */
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static int pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "re");
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) || !colon)
-			continue;
-		colon++;
-		while (*colon == ' ' || *colon == '\t')
-			colon++;
-		colon[strcspn(colon, "\n")] = 0;
-		snprintf(buf, len, "%s", colon);
-		break;
-	}
-	fclose(f);
-}
-
-static uint64_t ring_lost(const struct rtr_ring *ring)
-{
-	uint64_t n = 0;
-
-	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
-		struct rtr_cpu_ctl *cb = rtr_ring_cpu(ring, cpu);
-
-		n += __atomic_load_n(&cb->lost_full, __ATOMIC_RELAXED) +
-		     __atomic_load_n(&cb->lost_big, __ATOMIC_RELAXED) +
-		     __atomic_load_n(&cb->lost_busy, __ATOMIC_RELAXED);
-	}
-	return n;
-}
 
 static int ring_open(struct rtr_ring **out, uint32_t mode, uint32_t packets)
 {
@@ -200,13 +130,13 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	w->err = pin_self(w->cpu);
+	w->err = bench_pin_self(w->cpu);
 	__atomic_add_fetch(w->ready, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(w->ready, __ATOMIC_ACQUIRE) < w->nthreads)
 		_mm_pause();
-	w->t0 = now_ns();
+	w->t0 = rtr_monotonic_ns();
 	w->fails = run_kind(w->kind, w->n);
-	w->t1 = now_ns();
+	w->t1 = rtr_monotonic_ns();
 	return NULL;
 }
 
@@ -265,7 +195,7 @@ static void *releaser_main(void *arg)
 	struct rtr_ring *ring = r->ring;
 	struct timespec pause = { 0, RELEASE_PAUSE_US * 1000 };
 
-	r->err = pin_self(r->cpu);
+	r->err = bench_pin_self(r->cpu);
 	/* The default 50 us timer slack would make the pause 3-4 times longer. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
@@ -307,79 +237,14 @@ static void releaser_stop(struct releaser *r)
 	}
 }
 
-/* ---- results ------------------------------------------------------------------ */
-
-struct result {
-	const char *name;
-	double value;
-	const char *unit;
-	double vs_floor;	/* cost relative to the floor; < 0: none */
-};
-
-static struct result results[MAX_RESULTS];
-static int nresults;
-
-static void add(const char *name, double value, const char *unit, double vs_floor)
-{
-	if (nresults == MAX_RESULTS) {
-		fprintf(stderr, PROG ": too many results\n");
-		exit(1);
-	}
-	results[nresults++] = (struct result){ name, value, unit, vs_floor };
-}
-
-static void print_table(void)
-{
-	printf("  %-36s %14s  %-14s %s\n", "name", "value", "unit", "x floor");
-	for (int i = 0; i < nresults; i++) {
-		const struct result *r = &results[i];
-
-		bool count = !strcmp(r->unit, "events") || !strcmp(r->unit, "bool");
-
-		printf("  %-36s %14.*f  %-14s", r->name, count ? 0 : 3, r->value, r->unit);
-		if (r->vs_floor >= 0)
-			printf(" %.2f", r->vs_floor);
-		printf("\n");
-	}
-}
-
-static int write_json(const char *path)
-{
-	FILE *f = fopen(path, "we");
-
-	if (!f) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "[\n");
-	for (int i = 0; i < nresults; i++)
-		fprintf(f, "  {\"name\": \"%s\", \"value\": %.10g, \"unit\": \"%s\"}%s\n",
-			results[i].name, results[i].value, results[i].unit,
-			i + 1 < nresults ? "," : "");
-	fprintf(f, "]\n");
-	if (fclose(f)) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- the timed run ------------------------------------------------------------ */
 
 /* The first two CPUs this thread may run on; both the same if only one. */
 static int pick_cpus(int cpus[2])
 {
-	cpu_set_t set;
-	int n = 0;
+	int n = bench_usable_cpus(cpus, 2);
 
-	if (sched_getaffinity(0, sizeof(set), &set)) {
-		fprintf(stderr, PROG ": sched_getaffinity: %s\n", strerror(errno));
-		return -1;
-	}
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	if (n == 0)
+	if (n <= 0)
 		return -1;
 	if (n == 1) {
 		cpus[1] = cpus[0];
@@ -413,7 +278,7 @@ static void run_scenario(struct scenario *sc, const int cpus[2], uint64_t n,
 	if (sc->ring) {
 		/* No writer runs between repetitions: switching rings is safe. */
 		__atomic_store_n(&slot, sc->ring, __ATOMIC_RELEASE);
-		lost0 = ring_lost(sc->ring);
+		lost0 = bench_ring_lost(sc->ring);
 	}
 	if (sc->release)
 		releaser_start(rel, sc->ring, cpus[1]);
@@ -423,7 +288,7 @@ static void run_scenario(struct scenario *sc, const int cpus[2], uint64_t n,
 	if (!ns)
 		exit(1);
 	if (sc->ring)
-		sc->lost += ring_lost(sc->ring) - lost0;
+		sc->lost += bench_ring_lost(sc->ring) - lost0;
 	sc->events += (uint64_t)sc->nthreads * n;
 	sc->best = ns < sc->best ? ns : sc->best;
 }
@@ -453,9 +318,9 @@ static int timed_main(const char *json, uint64_t n, int reps)
 
 	if (pick_cpus(cpus))
 		return 1;
-	cpu_model(model, sizeof(model));
+	bench_cpu_model(model, sizeof(model));
 	/* The main thread only waits; keep it off the first measuring CPU. */
-	pin_self(cpus[1]);
+	bench_pin_self(cpus[1]);
 
 	if (ring_open(&ow, RTR_MODE_OVERWRITE, 8))
 		return 1;
@@ -509,47 +374,38 @@ static int timed_main(const char *json, uint64_t n, int reps)
 	d_ns = (double)sc[D1].best / (double)n;
 	d2_mevs = mevs(2 * n, sc[D2].best);
 
-	add("floor.ns", floor_ns, "ns/event", -1);
-	add("floor.mevents_per_s", floor_mevs, "Mevents/s", -1);
-	add("floor.2t.mevents_per_s", floor2_mevs, "Mevents/s", -1);
-	add("floor.2t.scaling", floor2_mevs / floor_mevs, "x 1t", -1);
-	add("ring.overwrite.1t.ns", ow_ns, "ns/event", ow_ns / floor_ns);
-	add("ring.overwrite.1t.mevents_per_s", ow_mevs, "Mevents/s", floor_mevs / ow_mevs);
-	add("ring.overwrite.1t.ratio_to_floor", ow_ns / floor_ns, "x floor", -1);
-	add("ring.overwrite.2t.mevents_per_s", ow2_mevs, "Mevents/s", floor2_mevs / ow2_mevs);
-	add("ring.overwrite.2t.scaling", ow2_mevs / ow_mevs, "x 1t", -1);
-	add("ring.discard.1t.ns", d_ns, "ns/event", d_ns / floor_ns);
-	add("ring.discard.1t.mevents_per_s", mevs(n, sc[D1].best), "Mevents/s",
+	bench_add("floor.ns", floor_ns, "ns/event", -1);
+	bench_add("floor.mevents_per_s", floor_mevs, "Mevents/s", -1);
+	bench_add("floor.2t.mevents_per_s", floor2_mevs, "Mevents/s", -1);
+	bench_add("floor.2t.scaling", floor2_mevs / floor_mevs, "x 1t", -1);
+	bench_add("ring.overwrite.1t.ns", ow_ns, "ns/event", ow_ns / floor_ns);
+	bench_add("ring.overwrite.1t.mevents_per_s", ow_mevs, "Mevents/s", floor_mevs / ow_mevs);
+	bench_add("ring.overwrite.1t.ratio_to_floor", ow_ns / floor_ns, "x floor", -1);
+	bench_add("ring.overwrite.2t.mevents_per_s", ow2_mevs, "Mevents/s", floor2_mevs / ow2_mevs);
+	bench_add("ring.overwrite.2t.scaling", ow2_mevs / ow_mevs, "x 1t", -1);
+	bench_add("ring.discard.1t.ns", d_ns, "ns/event", d_ns / floor_ns);
+	bench_add("ring.discard.1t.mevents_per_s", mevs(n, sc[D1].best), "Mevents/s",
 	    d_ns / floor_ns);
-	add("ring.discard.1t.ratio_to_floor", d_ns / floor_ns, "x floor", -1);
-	add("ring.discard.1t.events", (double)sc[D1].events, "events", -1);
-	add("ring.discard.1t.events_lost", (double)sc[D1].lost, "events", -1);
-	add("ring.discard.2t.mevents_per_s", d2_mevs, "Mevents/s", floor2_mevs / d2_mevs);
-	add("ring.discard.2t.events", (double)sc[D2].events, "events", -1);
-	add("ring.discard.2t.events_lost", (double)sc[D2].lost, "events", -1);
-	add("ring.rseq", rseq, "bool", -1);
+	bench_add("ring.discard.1t.ratio_to_floor", d_ns / floor_ns, "x floor", -1);
+	bench_add("ring.discard.1t.events", (double)sc[D1].events, "events", -1);
+	bench_add("ring.discard.1t.events_lost", (double)sc[D1].lost, "events", -1);
+	bench_add("ring.discard.2t.mevents_per_s", d2_mevs, "Mevents/s", floor2_mevs / d2_mevs);
+	bench_add("ring.discard.2t.events", (double)sc[D2].events, "events", -1);
+	bench_add("ring.discard.2t.events_lost", (double)sc[D2].lost, "events", -1);
+	bench_add("ring.rseq", rseq, "bool", -1);
 
 	printf("ringtrace-bench: %s, CPUs %d and %d, %s path, best of %d x %" PRIu64
 	       " events per thread\n", model, cpus[0], cpus[1], rseq ? "rseq" : "portable",
 	       reps, n);
 	printf("  (discard: a releaser on CPU %d frees packets every %d us, %" PRIu64
 	       " passes in all)\n", cpus[1], RELEASE_PAUSE_US, rel.passes);
-	print_table();
-	if (json && write_json(json))
+	bench_print_table();
+	if (json && bench_write_json(json))
 		return 1;
 	return 0;
 }
 
 /* ---- callgrind mode ------------------------------------------------------------ */
-
-static uint32_t pow2_at_least(uint64_t x)
-{
-	uint32_t p = 2;
-
-	while (p < x && p < 65536)
-		p <<= 1;
-	return p;
-}
 
 static int callgrind_main(const char *mode, uint64_t n)
 {
@@ -566,7 +422,7 @@ static int callgrind_main(const char *mode, uint64_t n)
 		k = KIND_RING;
 		rmode = RTR_MODE_DISCARD;
 		/* Room for every event with no consumer: nothing may be dropped. */
-		packets = pow2_at_least(bytes / (65536 - 256) + 3);
+		packets = bench_pow2_at_least(bytes / (65536 - 256) + 3);
 	} else if (!strcmp(mode, "overwrite")) {
 		k = KIND_RING;
 		rmode = RTR_MODE_OVERWRITE;
@@ -584,7 +440,7 @@ static int callgrind_main(const char *mode, uint64_t n)
 	fails = run_kind(k, CG_WARMUP);
 	fails += bench_cg_region(k, n);
 	if (ring) {
-		lost = ring_lost(ring);
+		lost = bench_ring_lost(ring);
 		printf("callgrind %s: %" PRIu64 " events measured, %s path, %u packets per CPU,"
 		       " %" PRIu64 " writes failed, %" PRIu64 " lost\n", mode, n,
 		       ring->use_rseq ? "rseq" : "portable", packets, fails, lost);
@@ -620,78 +476,15 @@ static void usage(FILE *f)
 		DEF_EVENTS, CG_EVENTS, DEF_REPS);
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
-		     uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || *s == '-' || v < min || v > max) {
-		fprintf(stderr, PROG ": %s: '%s' is not a number from %" PRIu64 " to %" PRIu64
-			"\n", opt, s, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "events", required_argument, NULL, 'n' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "callgrind", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *json = NULL, *cg = NULL;
-	uint64_t n = 0, reps = DEF_REPS;
-	int c;
+	struct bench_args a = { .reps = DEF_REPS };
+	int ret;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":j:n:r:c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = optarg;
-			break;
-		case 'n':
-			if (parse_u64("--events", optarg, 1000, 1ull << 40, &n))
-				return 2;
-			break;
-		case 'r':
-			if (parse_u64("--reps", optarg, 1, 1000, &reps))
-				return 2;
-			break;
-		case 'c':
-			cg = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case ':':
-			fprintf(stderr, PROG ": %s needs a value\n", argv[optind - 1]);
-			return 2;
-		default:
-			if (optopt)
-				fprintf(stderr, PROG ": unknown option '-%c'\n", optopt);
-			else
-				fprintf(stderr, PROG ": unknown option '%s'\n", argv[optind - 1]);
-			fprintf(stderr, "try '" PROG " --help'\n");
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\ntry '" PROG " --help'\n",
-			argv[optind]);
-		return 2;
-	}
-	if (cg) {
-		if (json)
-			fprintf(stderr, PROG ": --json is ignored with --callgrind\n");
-		return callgrind_main(cg, n ? n : CG_EVENTS);
-	}
-	return timed_main(json, n ? n : DEF_EVENTS, (int)reps);
+	ret = bench_parse_args(argc, argv, false, 1ull << 40, usage, &a);
+	if (ret >= 0)
+		return ret;
+	if (a.callgrind)
+		return callgrind_main(a.callgrind, a.n ? a.n : CG_EVENTS);
+	return timed_main(a.json, a.n ? a.n : DEF_EVENTS, (int)a.reps);
 }
