@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/model.h - the task model of one or more traces, rebuilt from their
+ * events (Documentation/events.rst, design-anchors §1.6): tasks, arrows,
+ * runs on CPUs, counters, notes, pauses, losses and damage, all on one time
+ * axis.  What `ringtrace stats`, `export` and `view` draw from.
+ *
+ * Layout: flat arrays, each with its count, indices (uint32_t) instead of
+ * pointers, RTR_MODEL_NONE for "none", strings as offsets into one pool
+ * (rtr_model_str()).  Everything is owned by struct rtr_model and freed by
+ * rtr_model_free().
+ *
+ * Time: every time in the model is an int64_t count of nanoseconds since
+ * @origin_ns, the earliest item (event, or packet start for a loss) of all
+ * the traces loaded; origin_ns itself is nanoseconds since the Unix epoch.
+ * Each trace's times are converted with its own clock (frequency and the
+ * offset in its metadata, exactly as `ringtrace dump` prints them), so traces
+ * from several processes or hosts share the axis.  Times relative to the
+ * origin stay below 2^53 (exact as a double, e.g. in JavaScript) for any
+ * trace shorter than 104 days.
+ *
+ * Task ids are per trace: the task with id 5 in one trace and id 5 in
+ * another are two tasks.
+ */
+#ifndef RTR_TOOLS_MODEL_H
+#define RTR_TOOLS_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "No task", "no counter", ...: the null index. */
+#define RTR_MODEL_NONE		UINT32_MAX
+
+/* The kind value of a task the trace never saw created (see RTR_TASK_PREEXISTING). */
+#define RTR_MODEL_KIND_UNKNOWN	UINT32_MAX
+
+/**
+ * enum rtr_task_flags - what is known about a task (struct rtr_model_task.flags).
+ * @RTR_TASK_CREATED: a create event for it is in the trace; without it the
+ *	task existed before the trace (or its create was lost) and @created is
+ *	the first time the trace mentions it.
+ * @RTR_TASK_PREEXISTING: the opposite of RTR_TASK_CREATED, kept as its own
+ *	bit for readability; exactly one of the two is set.
+ * @RTR_TASK_RESOLVED: resolved (or failed): @resolved is valid.
+ * @RTR_TASK_FAILED: failed (rtr_fail()); @reason is the text given.
+ * @RTR_TASK_SHOULD_RESOLVE: rtr_should_resolve() was called for it.
+ * @RTR_TASK_NEVER_RESOLVED: marked should_resolve, and neither it nor the
+ *	task at the end of its becomes chain was resolved by the end of the
+ *	trace: drawn red to the right edge (mirage: "should-resolve thread
+ *	never resolved").  @end is then the end of the trace.
+ * @RTR_TASK_BECAME: it merged into another task (@becomes).
+ */
+enum rtr_task_flags {
+	RTR_TASK_CREATED = 1u << 0,
+	RTR_TASK_PREEXISTING = 1u << 1,
+	RTR_TASK_RESOLVED = 1u << 2,
+	RTR_TASK_FAILED = 1u << 3,
+	RTR_TASK_SHOULD_RESOLVE = 1u << 4,
+	RTR_TASK_NEVER_RESOLVED = 1u << 5,
+	RTR_TASK_BECAME = 1u << 6,
+};
+
+/**
+ * struct rtr_model_task - one task: a line from @created to @end.
+ * @id: its id in its trace (never 0: id 0 means "no task").
+ * @trace: index into rtr_model.traces.
+ * @kind: enum rtr_task_kind value from its create event (user kinds from
+ *	64 kept as they are), RTR_MODEL_KIND_UNKNOWN when not created in the trace.
+ * @kind_name: string: the kind's name from the trace metadata ("wait",
+ *	"bind", ...), "kind N" for a value the metadata does not name,
+ *	"preexisting" for RTR_MODEL_KIND_UNKNOWN.
+ * @flags: enum rtr_task_flags.
+ * @parent: index of the task that created it, or RTR_MODEL_NONE (created by
+ *	task 0, or not created in the trace).
+ * @parent_id: that task's id (0 when none), even when the parent is not a task
+ *	of the model.
+ * @created: time of its create event, or of its first mention.
+ * @resolved: time it was resolved or failed; valid with RTR_TASK_RESOLVED.
+ * @end: where its line ends: @resolved if resolved; the end of its trace if
+ *	RTR_TASK_NEVER_RESOLVED; otherwise the last time the trace mentions it
+ *	(any event naming it, or the end of its last run), never before @created.
+ * @becomes: index of the task it merged into (rtr_becomes(this, main)), or
+ *	RTR_MODEL_NONE; follow it for the whole chain.
+ * @becomes_ts: time of that becomes event.
+ * @became_from: index of a task that merged into this one (the latest, when
+ *	several did), or RTR_MODEL_NONE: the chain backwards.
+ * @name: string: its first label ("" if none).
+ * @reason: string: why it failed ("" unless RTR_TASK_FAILED).
+ * @label_first: its labels are rtr_model.labels[label_first .. +nlabels], in
+ *	time order.
+ * @nlabels: how many labels.
+ * @run_first: the times it ran are rtr_model.runs[run_first .. +nruns], in
+ *	time order.
+ * @nruns: how many runs.
+ */
+struct rtr_model_task {
+	uint64_t id;
+	uint32_t trace;
+	uint32_t kind;
+	uint32_t kind_name;
+	uint32_t flags;
+	uint32_t parent;
+	uint64_t parent_id;
+	int64_t created;
+	int64_t resolved;
+	int64_t end;
+	uint32_t becomes;
+	int64_t becomes_ts;
+	uint32_t became_from;
+	uint32_t name;
+	uint32_t reason;
+	uint32_t label_first;
+	uint32_t nlabels;
+	uint32_t run_first;
+	uint32_t nruns;
+};
+
+/**
+ * enum rtr_arrow_kind - the interactions drawn as arrows (design-anchors §1.7).
+ * @RTR_ARROW_READ: @to read @from's result (blue; red if @from failed).
+ *	Drawn from @from at @t_from (its resolution) to @to at @ts.
+ * @RTR_ARROW_TRY_READ: @to looked at @from, not ready (yellow).
+ * @RTR_ARROW_RESOLVE: @from resolved @to (green), or failed it
+ *	(RTR_ARROW_FAILURE set).
+ * @RTR_ARROW_SIGNAL: @from woke @to (orange).
+ *
+ * For READ and TRY_READ the arrow points at the reader, as mirage draws it:
+ * @from is the input, @to the reader.
+ */
+enum rtr_arrow_kind {
+	RTR_ARROW_READ = 0,
+	RTR_ARROW_TRY_READ = 1,
+	RTR_ARROW_RESOLVE = 2,
+	RTR_ARROW_SIGNAL = 3,
+};
+
+/**
+ * enum rtr_arrow_flags - struct rtr_model_arrow.flags.
+ * @RTR_ARROW_HIDDEN: a try_read that the same reader's read of the same
+ *	input follows (mirage hides the yellow arrow then).
+ * @RTR_ARROW_FAILURE: a resolve that is an rtr_fail().
+ */
+enum rtr_arrow_flags {
+	RTR_ARROW_HIDDEN = 1u << 0,
+	RTR_ARROW_FAILURE = 1u << 1,
+};
+
+/**
+ * struct rtr_model_arrow - one interaction between two tasks.
+ * @ts: time of the event.
+ * @t_from: where the arrow starts in time: for a read, @from's resolution
+ *	if it came before @ts, else @ts; @ts for the others.
+ * @from: task index (see enum rtr_arrow_kind for the direction).
+ * @to: task index.
+ * @kind: enum rtr_arrow_kind.
+ * @flags: enum rtr_arrow_flags.
+ * @cpu: index into rtr_model.cpus of the stream that recorded it.
+ *
+ * Only interactions between two tasks (ids other than 0) are arrows; the
+ * array is sorted by @ts (ties in trace, then recording order).
+ */
+struct rtr_model_arrow {
+	int64_t ts;
+	int64_t t_from;
+	uint32_t from;
+	uint32_t to;
+	uint8_t kind;
+	uint8_t flags;
+	uint32_t cpu;
+};
+
+/**
+ * struct rtr_model_label - a label on a task (rtr_label()).
+ * @ts: when.
+ * @task: task index.
+ * @text: string (arbitrary bytes but NUL; not necessarily UTF-8).
+ * @len: its length in bytes.
+ *
+ * rtr_model.labels is grouped by task (in task index order), each task's
+ * labels in time order: see rtr_model_task.label_first.
+ */
+struct rtr_model_label {
+	int64_t ts;
+	uint32_t task;
+	uint32_t text;
+	uint32_t len;
+};
+
+/**
+ * struct rtr_model_run - a task running on a CPU, from @start to @end.
+ * @start: its switch event.
+ * @end: the next switch on the same CPU; or, when the CPU's stream then
+ *	loses events or packets, ends or is damaged, the CPU's last event before
+ *	that (what ran during a gap is unknown).
+ * @task: task index.
+ * @cpu: index into rtr_model.cpus.
+ *
+ * Derived from rtr_switch() alone: a trace records the CPU of each event
+ * but not the thread, so a switch on a CPU ends the run of whatever task
+ * the previous switch on that CPU started (switch to task 0, idle, ends it
+ * without starting one).  rtr_model.runs is grouped by task (see
+ * rtr_model_task.run_first); rtr_model.cpu_runs lists the same runs by CPU.
+ */
+struct rtr_model_run {
+	int64_t start;
+	int64_t end;
+	uint32_t task;
+	uint32_t cpu;
+};
+
+/**
+ * struct rtr_model_sample - a counter's value from @ts on (a step function).
+ * @ts: when it changed.
+ * @value: the new value.
+ */
+struct rtr_model_sample {
+	int64_t ts;
+	int64_t value;
+};
+
+/**
+ * struct rtr_model_counter - one named counter of one trace.
+ * @name: string: its registered name ("counter N" if the metadata does not
+ *	name id N).
+ * @trace: trace index.
+ * @id: its id in that trace.
+ * @group: index of the first counter (over all traces) whose name has the same
+ *	prefix before '#' (the whole name if it has no '#'): counters of one
+ *	group share a scale (mirage: "buflen#1", "buflen#2").
+ * @sample_first: its samples are rtr_model.samples[sample_first .. +nsamples],
+ *	in time order.
+ * @nsamples: how many.
+ * @min: smallest value.
+ * @max: largest value.
+ */
+struct rtr_model_counter {
+	uint32_t name;
+	uint32_t trace;
+	uint32_t id;
+	uint32_t group;
+	uint32_t sample_first;
+	uint32_t nsamples;
+	int64_t min;
+	int64_t max;
+};
+
+/**
+ * struct rtr_model_note - a note (rtr_note()): a marker.
+ * @ts: when.
+ * @cpu: index into rtr_model.cpus.
+ * @text: string.
+ * @len: its length in bytes.
+ */
+struct rtr_model_note {
+	int64_t ts;
+	uint32_t cpu;
+	uint32_t text;
+	uint32_t len;
+};
+
+/**
+ * struct rtr_model_pause - a stall (rtr_pause()): a shaded region.
+ * @start: @end minus the duration the event gives (clamped at the origin).
+ * @end: the event's time: rtr_pause() is called once the stall is over.
+ * @cpu: index into rtr_model.cpus.
+ * @reason: string.
+ * @len: its length in bytes.
+ */
+struct rtr_model_pause {
+	int64_t start;
+	int64_t end;
+	uint32_t cpu;
+	uint32_t reason;
+	uint32_t len;
+};
+
+/**
+ * enum rtr_loss_kind - struct rtr_model_loss.kind.
+ * @RTR_LOSS_EVENTS: events the ring discarded (discard mode, ring full).
+ * @RTR_LOSS_PACKETS: whole packets missing (overwritten, or not consumed).
+ */
+enum rtr_loss_kind {
+	RTR_LOSS_EVENTS = 0,
+	RTR_LOSS_PACKETS = 1,
+};
+
+/**
+ * struct rtr_model_loss - where a CPU's stream lost data.
+ * @ts: the beginning of the packet that reveals the loss: the lost data
+ *	lies between the CPU's previous event and @ts.
+ * @count: how many events or packets.
+ * @cpu: index into rtr_model.cpus.
+ * @kind: enum rtr_loss_kind.
+ */
+struct rtr_model_loss {
+	int64_t ts;
+	uint64_t count;
+	uint32_t cpu;
+	uint32_t kind;
+};
+
+/**
+ * struct rtr_model_cpu - one stream file: one CPU of one trace.
+ * @trace: trace index.
+ * @cpu: the CPU number (the packets' cpu_id).
+ * @stream: the stream file's name within its trace directory.
+ * @first: time of its first item (0 when it has none).
+ * @last: time of its last event, or of the end of its last packet,
+ *	whichever is later.
+ * @events: events read.
+ * @events_lost: events discarded, in total.
+ * @packets_lost: packets missing, in total.
+ * @damaged: the stream is damaged: what follows the damage is not in the
+ *	model (rtr_model.damage has the message).
+ * @run_first: its runs are rtr_model.runs[cpu_runs[run_first .. +nruns]],
+ *	in time order.
+ * @nruns: how many.
+ */
+struct rtr_model_cpu {
+	uint32_t trace;
+	uint32_t cpu;
+	uint32_t stream;
+	int64_t first;
+	int64_t last;
+	uint64_t events;
+	uint64_t events_lost;
+	uint64_t packets_lost;
+	bool damaged;
+	uint32_t run_first;
+	uint32_t nruns;
+};
+
+/**
+ * struct rtr_model_trace - one trace directory.
+ * @dir: string: the directory as given.
+ * @hostname: string: the host it was recorded on ("" if unknown).
+ * @vpid: the traced process's id (0 if unknown).
+ * @offset_ns: the trace's clock offset: nanoseconds since the epoch of its
+ *	clock's zero (metadata offset_s and offset).  A trace time t in cycles
+ *	is at offset_ns + t * 1e9 / freq on the absolute axis.
+ * @freq: its clock's frequency (cycles per second).
+ * @first: time of its first item.
+ * @last: time of its last item.
+ * @events: events read.
+ * @cpu_first: its CPUs are rtr_model.cpus[cpu_first .. +ncpus].
+ * @ncpus: how many stream files.
+ * @damaged: at least one of its streams is damaged.
+ */
+struct rtr_model_trace {
+	uint32_t dir;
+	uint32_t hostname;
+	uint32_t vpid;
+	int64_t offset_ns;
+	uint64_t freq;
+	int64_t first;
+	int64_t last;
+	uint64_t events;
+	uint32_t cpu_first;
+	uint32_t ncpus;
+	bool damaged;
+};
+
+/**
+ * struct rtr_model_damage - a damaged stream, as trace_reader reports it.
+ * @trace: trace index.
+ * @cpu: index into rtr_model.cpus, or RTR_MODEL_NONE if no CPU is known
+ *	(the first packet is bad).
+ * @ts: time of the stream's last good item (0 if none).
+ * @message: string: "DIR/FILE: offset N: what is wrong".
+ */
+struct rtr_model_damage {
+	uint32_t trace;
+	uint32_t cpu;
+	int64_t ts;
+	uint32_t message;
+};
+
+/**
+ * struct rtr_model - everything rtr_model_load() rebuilt.
+ * @origin_ns: nanoseconds since the epoch of time 0 (the earliest item).
+ * @start: the earliest time (0 unless nothing was read).
+ * @end: the latest time of all traces.
+ * @events: events read, all traces.
+ * @traces: the traces, in the order given; @ntraces of them.
+ * @cpus: the stream files, grouped by trace, each trace's in file order;
+ *	@ncpus.
+ * @tasks: the tasks, grouped by trace, each trace's in order of first
+ *	mention (so by @created, except tasks mentioned before their create
+ *	event); @ntasks.
+ * @arrows: sorted by time; @narrows.
+ * @labels: grouped by task; @nlabels.
+ * @runs: grouped by task; @nruns.
+ * @cpu_runs: indices into @runs grouped by CPU (rtr_model_cpu.run_first),
+ *	each CPU's in time order; @nruns of them.
+ * @counters: grouped by trace, by id; @ncounters.
+ * @samples: grouped by counter; @nsamples.
+ * @notes: sorted by time; @nnotes.
+ * @pauses: sorted by end time; @npauses.
+ * @losses: sorted by time; @nlosses.
+ * @damage: one per damaged stream; @ndamage.
+ * @strs: the string pool: a string is @strs + offset, NUL-terminated.
+ * @strs_len: bytes used in it.
+ */
+struct rtr_model {
+	int64_t origin_ns;
+	int64_t start;
+	int64_t end;
+	uint64_t events;
+	struct rtr_model_trace *traces;
+	uint32_t ntraces;
+	struct rtr_model_cpu *cpus;
+	uint32_t ncpus;
+	struct rtr_model_task *tasks;
+	uint32_t ntasks;
+	struct rtr_model_arrow *arrows;
+	uint32_t narrows;
+	struct rtr_model_label *labels;
+	uint32_t nlabels;
+	struct rtr_model_run *runs;
+	uint32_t *cpu_runs;
+	uint32_t nruns;
+	struct rtr_model_counter *counters;
+	uint32_t ncounters;
+	struct rtr_model_sample *samples;
+	uint32_t nsamples;
+	struct rtr_model_note *notes;
+	uint32_t nnotes;
+	struct rtr_model_pause *pauses;
+	uint32_t npauses;
+	struct rtr_model_loss *losses;
+	uint32_t nlosses;
+	struct rtr_model_damage *damage;
+	uint32_t ndamage;
+	/* private: */
+	char *strs;
+	size_t strs_len;
+	size_t strs_cap;
+};
+
+/* rtr_model_str() - the string at pool offset @off. */
+static inline const char *rtr_model_str(const struct rtr_model *m, uint32_t off)
+{
+	return m->strs + off;
+}
+
+/**
+ * rtr_model_load() - read the traces in @dirs into @m.
+ * @m: the model to fill (its previous contents are not freed).
+ * @dirs: trace directories.
+ * @ndirs: how many (at least 1).
+ * @err: where to put the message of a fatal error.
+ * @errlen: its size.
+ *
+ * A damaged stream does not stop the load: everything before the damage is
+ * kept, and the damage is listed in @m->damage.
+ *
+ * Return: 0, the whole of every trace loaded; 1, loaded with damage
+ * (@m->ndamage > 0); -1, a trace could not be opened or memory ran out:
+ * @err says which and why, and @m holds nothing (rtr_model_free() is still
+ * safe).
+ */
+int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err, size_t errlen);
+
+/* rtr_model_free() - free what rtr_model_load() allocated; @m is then empty. */
+void rtr_model_free(struct rtr_model *m);
+
+/*
+ * rtr_model_last_task() - the task at the end of @task's becomes chain
+ * (@task itself when it became nothing).  Cycles are cut.
+ */
+uint32_t rtr_model_last_task(const struct rtr_model *m, uint32_t task);
+
+/* The ringtrace subcommands built on the model: argv[0] is the command's name.  Exit status. */
+int rtr_cmd_stats(int argc, char **argv);
+int rtr_cmd_export(int argc, char **argv);
+
+#endif /* RTR_TOOLS_MODEL_H */
