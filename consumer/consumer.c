@@ -37,6 +37,9 @@ struct rtr_consumer {
 	uint64_t bufsize;		/* N * P */
 	struct stream *streams;
 	uint8_t *copy;			/* one packet */
+	bool readonly;			/* a snapshot: never moves the region's @cons */
+	rtr_consumer_damage_fn damage_fn;
+	void *damage_arg;
 };
 
 #define FAIL(...) do { snprintf(buf, sizeof(buf), __VA_ARGS__); return buf; } while (0)
@@ -246,6 +249,18 @@ static const char *check_packet(const struct rtr_consumer *c, uint32_t cpu, uint
 static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
 			struct rtr_consumer_packet *pkt);
 
+static void damaged(struct rtr_consumer *c, uint32_t cpu, uint64_t seq, const char *why)
+{
+	if (c->damage_fn)
+		c->damage_fn(c->damage_arg, cpu, seq, why);
+}
+
+RTR_API void rtr_consumer_on_damage(struct rtr_consumer *c, rtr_consumer_damage_fn fn, void *arg)
+{
+	c->damage_fn = fn;
+	c->damage_arg = arg;
+}
+
 /*
  * take_stream() - the stream of @cpu, with the packet a previous call took
  * and did not put released (the copy is ours anyway); NULL out of range.
@@ -278,6 +293,7 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 	 */
 	for (uint32_t turn = 0;; turn++) {
 		uint64_t prod = rtr_load_acquire(&cb->prod), prod2, size;
+		const char *why;
 
 		if (prod < s->cons) {
 			s->st.bad_position++;
@@ -312,11 +328,14 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 				continue;
 			}
 		}
-		if (check_packet(c, cpu, s->cons, p)) {
+		why = check_packet(c, cpu, s->cons, p);
+		if (why) {
+			damaged(c, cpu, s->cons / P, why);
 			s->st.damaged++;
 			s->pending++;
 			s->cons += P;
-			rtr_store_release(&cb->cons, s->cons);
+			if (!c->readonly)
+				rtr_store_release(&cb->cons, s->cons);
 			continue;
 		}
 		fill_packet(c, s, cpu, pkt);
@@ -352,6 +371,7 @@ RTR_API int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu,
 	struct rtr_packet_hdr *p = (struct rtr_packet_hdr *)c->copy;
 	struct rtr_cpu_ctl *cb;
 	struct stream *s;
+	const char *why;
 
 	s = take_stream(c, cpu, &cb);
 	if (!s)
@@ -362,6 +382,7 @@ RTR_API int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu,
 	if (prod == start || start != s->cons)
 		return -EAGAIN;
 	if (prod - start < RTR_PACKET_HDR_SIZE) {
+		damaged(c, cpu, start / P, "open packet shorter than its header");
 		s->st.damaged++;
 		return -EPROTO;
 	}
@@ -372,7 +393,9 @@ RTR_API int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu,
 	p->content_size = (prod - start) * 8;
 	p->packet_size = p->content_size;
 	p->events_discarded = rtr_consumer_lost(c, cpu);
-	if (check_packet(c, cpu, start, p)) {
+	why = check_packet(c, cpu, start, p);
+	if (why) {
+		damaged(c, cpu, start / P, why);
 		s->st.damaged++;
 		return -EPROTO;
 	}
@@ -424,7 +447,23 @@ RTR_API void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu)
 		return;
 	s->held = false;
 	s->cons += c->h.packet_size;
-	rtr_store_release(&ctl(c, cpu)->cons, s->cons);
+	if (!c->readonly)
+		rtr_store_release(&ctl(c, cpu)->cons, s->cons);
+}
+
+RTR_API void rtr_consumer_rewind(struct rtr_consumer *c)
+{
+	uint64_t P = c->h.packet_size, keep = c->bufsize - P;
+
+	c->readonly = true;
+	for (uint32_t i = 0; i < c->h.ncpus; i++) {
+		struct stream *s = &c->streams[i];
+		uint64_t cur = rtr_load_acquire(&ctl(c, i)->prod) & ~(P - 1);
+
+		s->held = false;
+		s->pending = 0;
+		s->cons = cur > keep ? cur - keep : 0;
+	}
 }
 
 static bool any_ready(struct rtr_consumer *c)
@@ -472,13 +511,36 @@ RTR_API int rtr_consumer_wait(struct rtr_consumer *c, int timeout_ms)
 	return 1;
 }
 
+RTR_API uint32_t rtr_consumer_flush_request(struct rtr_consumer *c)
+{
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
+	uint32_t req = rtr_add(&h->flush_req, 1);
+
+	rtr_futex_wake(&h->flush_req, INT_MAX);
+	return req;
+}
+
+RTR_API bool rtr_consumer_flush_done(const struct rtr_consumer *c, uint32_t ticket)
+{
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
+
+	return (int32_t)(rtr_load_acquire(&h->flush_done) - ticket) >= 0;
+}
+
+RTR_API bool rtr_consumer_open_packets(const struct rtr_consumer *c)
+{
+	for (uint32_t i = 0; i < c->h.ncpus; i++)
+		if (rtr_load_acquire(&ctl(c, i)->prod) & (c->h.packet_size - 1))
+			return true;
+	return false;
+}
+
 RTR_API int rtr_consumer_flush(struct rtr_consumer *c, int timeout_ms)
 {
 	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
 	uint64_t deadline = rtr_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull;
-	uint32_t req = rtr_add(&h->flush_req, 1);
+	uint32_t req = rtr_consumer_flush_request(c);
 
-	rtr_futex_wake(&h->flush_req, INT_MAX);
 	for (;;) {
 		uint32_t done = rtr_load_acquire(&h->flush_done);
 		uint64_t now;

@@ -33,4 +33,15 @@ struct rtr_convert_report {
  */
 int rtr_convert(const char *region, const char *dir, struct rtr_convert_report *rep);
 
+struct rtr_out_opts;
+struct rtr_session;
+
+/*
+ * rtr_convert_session() - the same, to the output @opts, leaving the session
+ * @s open on success (and on output errors) for a detailed report; the
+ * caller closes it if @s->c is set.
+ */
+int rtr_convert_session(const char *region, const struct rtr_out_opts *opts,
+			struct rtr_session *s, struct rtr_convert_report *rep);
+
 #endif /* RTR_CONSUMER_CONVERT_H */

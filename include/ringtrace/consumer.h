@@ -114,6 +114,32 @@ int rtr_consumer_wait(struct rtr_consumer *c, int timeout_ms);
  */
 int rtr_consumer_flush(struct rtr_consumer *c, int timeout_ms);
 
+/*
+ * rtr_consumer_flush_request() - the same request, without waiting: the
+ * ticket tells when it is served (rtr_consumer_flush_done()), so a consumer
+ * goes on draining meanwhile.
+ */
+uint32_t rtr_consumer_flush_request(struct rtr_consumer *c);
+bool rtr_consumer_flush_done(const struct rtr_consumer *c, uint32_t ticket);
+
+/* True if some stream has an open packet with records in it (one to flush). */
+bool rtr_consumer_open_packets(const struct rtr_consumer *c);
+
+/**
+ * rtr_consumer_rewind() - make @c a snapshot reader: every stream starts
+ * at the oldest packet the ring may still hold (in overwrite mode, the
+ * N-1 packets before the open one), and taking packets never moves the
+ * region's consumer position, so another consumer is not disturbed.
+ */
+void rtr_consumer_rewind(struct rtr_consumer *c);
+
+/*
+ * rtr_consumer_on_damage() - call @fn for each packet found damaged (its
+ * stream, sequence number and what is wrong with it), as it is skipped.
+ */
+typedef void (*rtr_consumer_damage_fn)(void *arg, uint32_t cpu, uint64_t seq, const char *why);
+void rtr_consumer_on_damage(struct rtr_consumer *c, rtr_consumer_damage_fn fn, void *arg);
+
 /* True once the producer has stopped: drain, then finish. */
 bool rtr_consumer_stopped(const struct rtr_consumer *c);
 

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: MIT
+/*
+ * consumer/output.c - write packets as a CTF trace directory, rotated into
+ * chunks or not, or as the framed stream of `-o -` (consumer/output.h).
+ *
+ * Invariants, whatever fails and whenever the process dies:
+ *  - a stream file only ever ends on a packet boundary (a packet that
+ *    could not be written whole is cut off again with ftruncate());
+ *  - a chunk's metadata is written (to a temporary name, then renamed)
+ *    before its first packet, so every chunk on disk is a trace;
+ *  - nothing is created through a symlink, nothing existing is replaced
+ *    unless asked (--force), and then only a ringtrace trace.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <endian.h>
+#include "consumer/output.h"
+#include "platform/platform.h"
+
+struct rtr_out {
+	struct rtr_out_opts o;
+	bool stream;
+	int topfd;		/* the trace directory */
+	int chunkfd;		/* the chunk being written (== topfd without rotation) */
+	bool rotating;
+	bool chunk_open;
+	uint64_t chunk_index;	/* of the next chunk to open */
+	uint64_t chunk_bytes;
+	uint64_t chunk_start_ns;
+	char chunk_name[64];
+	int *sfd;		/* per CPU: stream file of the chunk, or -1 */
+	uint64_t *ssize;	/* its size: always a packet boundary */
+	uint32_t nsfd;
+	char *md;
+	size_t mdlen;
+	uint64_t watermark;
+	struct rtr_out_report rep;
+};
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Stop writing for good: the first error is the one reported. */
+static int fail(struct rtr_out *o, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct rtr_out *o, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->rep.failed)
+		return ret;
+	o->rep.failed = true;
+	va_start(ap, fmt);
+	vsnprintf(o->rep.err, sizeof(o->rep.err), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static mode_t dir_mode(mode_t m)
+{
+	return m | ((m & 0444) >> 2);	/* r gives x */
+}
+
+/* Names a trace directory may hold, and nothing else, for --force. */
+static bool trace_entry(const char *n, bool sub)
+{
+	if (!strcmp(n, "metadata") || !strncmp(n, "stream_", 7) ||
+	    !strncmp(n, RTR_STATE_FILE, sizeof(RTR_STATE_FILE) - 1) || !strncmp(n, ".metadata", 9))
+		return true;
+	return !sub && (!strncmp(n, "chunk-", 6) || !strncmp(n, "snapshot-", 9));
+}
+
+/* Remove a trace's files from @dfd (and its chunks'); refuse anything else. */
+static int empty_trace_dir(int dfd, bool sub, char *bad, size_t badlen)
+{
+	DIR *d;
+	struct dirent *e;
+	int ret = 0, fd = dup(dfd);
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	/* First pass: check everything, so that a refusal removes nothing. */
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!trace_entry(e->d_name, sub)) {
+			snprintf(bad, badlen, "%s", e->d_name);
+			ret = -ENOTEMPTY;
+			goto out;
+		}
+	}
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			ret = -errno;
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sfd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sfd < 0) {
+				ret = -errno;
+				break;
+			}
+			ret = empty_trace_dir(sfd, true, bad, badlen);
+			close(sfd);
+			if (ret)
+				break;
+			if (unlinkat(dfd, e->d_name, AT_REMOVEDIR) < 0) {
+				ret = -errno;
+				break;
+			}
+		} else if (unlinkat(dfd, e->d_name, 0) < 0) {
+			ret = -errno;
+			break;
+		}
+	}
+out:
+	closedir(d);
+	return ret;
+}
+
+int rtr_mkdir_new(const char *path, mode_t mode, bool force, char *err, size_t errlen)
+{
+	struct stat st;
+	char bad[256] = "";
+	int fd, ret;
+
+	if (mkdir(path, dir_mode(mode)) == 0)
+		goto open;
+	if (errno != EEXIST) {
+		ret = -errno;
+		set_err(err, errlen, "%s: cannot create the directory: %s", path, strerror(errno));
+		return ret;
+	}
+	if (lstat(path, &st) < 0) {
+		ret = -errno;
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		set_err(err, errlen, "%s: is a symbolic link; ringtrace does not write through one",
+			path);
+		return -ELOOP;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "%s: exists and is not a directory", path);
+		return -EEXIST;
+	}
+	if (!force) {
+		set_err(err, errlen, "%s: exists; an existing trace is never overwritten "
+			"(--force replaces it)", path);
+		return -EEXIST;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = empty_trace_dir(fd, false, bad, sizeof(bad));
+	close(fd);
+	if (ret == -ENOTEMPTY) {
+		set_err(err, errlen, "%s: holds '%s', which is not part of a ringtrace trace; "
+			"not replaced even with --force", path, bad);
+		return ret;
+	}
+	if (ret) {
+		set_err(err, errlen, "%s: cannot empty it: %s", path, strerror(-ret));
+		return ret;
+	}
+open:
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	return fd;
+}
+
+/* Write @len bytes as @dfd/@name, atomically: a temporary name, then rename. */
+static int write_file_atomic(int dfd, const char *name, const void *data, size_t len,
+			     mode_t mode, bool sync)
+{
+	char tmp[300];
+	int fd, ret;
+
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	ret = rtr_write_all(fd, data, len);
+	if (!ret && sync && fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	if (!ret && renameat(dfd, tmp, dfd, name) < 0)
+		ret = -errno;
+	if (ret)
+		unlinkat(dfd, tmp, 0);
+	return ret;
+}
+
+static int write_frame(struct rtr_out *o, uint32_t type, uint32_t arg, const void *data,
+		       uint64_t len)
+{
+	uint8_t hdr[RTR_FRAME_HDR];
+	uint32_t t = htole32(type), a = htole32(arg);
+	uint64_t l = htole64(len);
+	int ret;
+
+	if (o->rep.failed)
+		return -EIO;
+	memcpy(hdr, &t, 4);
+	memcpy(hdr + 4, &a, 4);
+	memcpy(hdr + 8, &l, 8);
+	ret = rtr_write_all(o->o.fd, hdr, sizeof(hdr));
+	if (!ret && len)
+		ret = rtr_write_all(o->o.fd, data, len);
+	if (ret)
+		return fail(o, ret, "standard output: %s%s", strerror(-ret),
+			    ret == -EPIPE ? " (the reader has gone)" : "");
+	return 0;
+}
+
+int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *err, size_t errlen)
+{
+	struct rtr_out *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	o->o = *opts;
+	if (!o->o.file_mode)
+		o->o.file_mode = 0600;
+	if (!o->o.chunk_prefix)
+		o->o.chunk_prefix = "chunk";
+	o->topfd = o->chunkfd = -1;
+	o->stream = !strcmp(opts->path, "-");
+	o->rotating = opts->rotate_size || opts->rotate_ns;
+	if (o->stream) {
+		uint8_t pro[RTR_STREAM_PROLOGUE] = RTR_STREAM_MAGIC;
+		uint32_t v = htole32(RTR_STREAM_VERSION);
+		int ret;
+
+		if (o->rotating) {
+			set_err(err, errlen, "rotation needs an output directory, not '-'");
+			free(o);
+			return -EINVAL;
+		}
+		memcpy(pro + 8, &v, 4);
+		ret = rtr_write_all(o->o.fd, pro, sizeof(pro));
+		if (ret) {
+			set_err(err, errlen, "standard output: %s", strerror(-ret));
+			free(o);
+			return ret;
+		}
+	} else {
+		o->topfd = rtr_mkdir_new(opts->path, o->o.file_mode, opts->force, err, errlen);
+		if (o->topfd < 0) {
+			int ret = o->topfd;
+
+			free(o);
+			return ret;
+		}
+	}
+	*out = o;
+	return 0;
+}
+
+/* The metadata of chunk @idx: the TSDL with the chunk's index in its env. */
+static int write_chunk_metadata(struct rtr_out *o)
+{
+	static const char env[] = "\nenv {\n";
+	const char *at = o->rotating ? memmem(o->md, o->mdlen, env, sizeof(env) - 1) : NULL;
+	char line[64];
+	char *text;
+	size_t n, len;
+	int ret;
+
+	if (!at)
+		return write_file_atomic(o->chunkfd, "metadata", o->md, o->mdlen, o->o.file_mode,
+					 true);
+	n = (size_t)(at - o->md) + sizeof(env) - 1;
+	len = (size_t)snprintf(line, sizeof(line), "\tchunk_index = %" PRIu64 ";\n",
+			       o->chunk_index - 1);
+	text = malloc(o->mdlen + len);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, o->md, n);
+	memcpy(text + n, line, len);
+	memcpy(text + n + len, o->md + n, o->mdlen - n);
+	ret = write_file_atomic(o->chunkfd, "metadata", text, o->mdlen + len, o->o.file_mode, true);
+	free(text);
+	return ret;
+}
+
+static void close_streams(struct rtr_out *o)
+{
+	for (uint32_t i = 0; i < o->nsfd; i++) {
+		if (o->sfd[i] >= 0) {
+			if (fsync(o->sfd[i]) < 0 && !o->rep.failed)
+				fail(o, -errno, "%s/%s/stream_%u: fsync: %s", o->o.path,
+				     o->chunk_name, i, strerror(errno));
+			close(o->sfd[i]);
+		}
+		o->sfd[i] = -1;
+		o->ssize[i] = 0;
+	}
+}
+
+static void close_chunk(struct rtr_out *o)
+{
+	if (!o->chunk_open)
+		return;
+	close_streams(o);
+	if (o->rotating && o->chunkfd >= 0)
+		close(o->chunkfd);
+	o->chunkfd = -1;
+	o->chunk_open = false;
+	o->rep.chunks++;
+}
+
+static int open_chunk(struct rtr_out *o)
+{
+	int ret;
+
+	if (!o->md)
+		return fail(o, -EINVAL, "%s: a packet came before the metadata", o->o.path);
+	if (o->rotating) {
+		snprintf(o->chunk_name, sizeof(o->chunk_name), "%s-%06" PRIu64, o->o.chunk_prefix,
+			 o->chunk_index);
+		if (mkdirat(o->topfd, o->chunk_name, dir_mode(o->o.file_mode)) < 0)
+			return fail(o, -errno, "%s/%s: cannot create the chunk: %s", o->o.path,
+				    o->chunk_name, strerror(errno));
+		o->chunkfd = openat(o->topfd, o->chunk_name,
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (o->chunkfd < 0)
+			return fail(o, -errno, "%s/%s: %s", o->o.path, o->chunk_name,
+				    strerror(errno));
+	} else {
+		snprintf(o->chunk_name, sizeof(o->chunk_name), ".");
+		o->chunkfd = o->topfd;
+	}
+	o->chunk_index++;
+	ret = write_chunk_metadata(o);
+	if (ret) {
+		fail(o, ret, "%s/%s/metadata: %s", o->o.path, o->chunk_name, strerror(-ret));
+		if (o->rotating) {
+			/* A chunk with no metadata would not be a trace: remove it. */
+			close(o->chunkfd);
+			unlinkat(o->topfd, o->chunk_name, AT_REMOVEDIR);
+		}
+		o->chunkfd = -1;
+		return ret;
+	}
+	o->chunk_open = true;
+	o->chunk_bytes = 0;
+	o->chunk_start_ns = rtr_monotonic_ns();
+	return 0;
+}
+
+int rtr_out_metadata(struct rtr_out *o, const char *text, size_t len)
+{
+	char *md;
+
+	if (o->rep.failed)
+		return -EIO;
+	if (o->md && o->mdlen == len && !memcmp(o->md, text, len))
+		return 0;
+	md = malloc(len ? len : 1);
+	if (!md)
+		return fail(o, -ENOMEM, "metadata: out of memory");
+	memcpy(md, text, len);
+	free(o->md);
+	o->md = md;
+	o->mdlen = len;
+	if (o->stream)
+		return write_frame(o, RTR_FRAME_METADATA, 0, text, len);
+	if (!o->chunk_open) {
+		/* Without rotation the directory is the trace: metadata at once. */
+		return o->rotating ? 0 : open_chunk(o);
+	}
+	{
+		int ret = write_chunk_metadata(o);
+
+		if (ret)
+			return fail(o, ret, "%s/%s/metadata: %s", o->o.path, o->chunk_name,
+				    strerror(-ret));
+	}
+	return 0;
+}
+
+static bool rotate_due(const struct rtr_out *o)
+{
+	if (!o->rotating || !o->chunk_open || !o->chunk_bytes)
+		return false;
+	if (o->o.rotate_size && o->chunk_bytes >= o->o.rotate_size)
+		return true;
+	return o->o.rotate_ns && rtr_monotonic_ns() - o->chunk_start_ns >= o->o.rotate_ns;
+}
+
+static int stream_fd(struct rtr_out *o, uint32_t cpu)
+{
+	char name[32];
+
+	if (cpu >= o->nsfd) {
+		uint32_t n = cpu + 1 > 2 * o->nsfd ? cpu + 1 : 2 * o->nsfd;
+		int *sfd = realloc(o->sfd, n * sizeof(*sfd));
+		uint64_t *ssize;
+
+		if (!sfd)
+			return -ENOMEM;
+		o->sfd = sfd;
+		ssize = realloc(o->ssize, n * sizeof(*ssize));
+		if (!ssize)
+			return -ENOMEM;
+		o->ssize = ssize;
+		for (uint32_t i = o->nsfd; i < n; i++) {
+			o->sfd[i] = -1;
+			o->ssize[i] = 0;
+		}
+		o->nsfd = n;
+	}
+	if (o->sfd[cpu] >= 0)
+		return o->sfd[cpu];
+	snprintf(name, sizeof(name), "stream_%u", cpu);
+	o->sfd[cpu] = openat(o->chunkfd, name,
+			     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND,
+			     o->o.file_mode);
+	if (o->sfd[cpu] < 0)
+		return -errno;
+	o->ssize[cpu] = 0;
+	return o->sfd[cpu];
+}
+
+int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t size)
+{
+	int fd, ret;
+
+	if (o->rep.failed)
+		return -EIO;
+	if (cpu > 65535)
+		return fail(o, -EINVAL, "packet of stream %u: no such CPU", cpu);
+	if (o->stream) {
+		ret = write_frame(o, RTR_FRAME_PACKET, cpu, data, size);
+		goto done;
+	}
+	if (rotate_due(o))
+		close_chunk(o);
+	if (!o->chunk_open && (ret = open_chunk(o)))
+		return ret;
+	fd = stream_fd(o, cpu);
+	if (fd < 0)
+		return fail(o, fd, "%s/%s/stream_%u: %s", o->o.path, o->chunk_name, cpu,
+			    strerror(-fd));
+	ret = rtr_write_all(fd, data, size);
+	if (ret) {
+		/* Take back what part of the packet went out: files end on packets. */
+		int tr = ftruncate(fd, (off_t)o->ssize[cpu]);
+
+		return fail(o, ret, "%s/%s/stream_%u: %s%s", o->o.path, o->chunk_name, cpu,
+			    strerror(-ret), tr ? " (and the partial packet could not be cut off)" : "");
+	}
+	o->ssize[cpu] += size;
+	o->chunk_bytes += size;
+done:
+	if (!ret) {
+		o->rep.packets++;
+		o->rep.bytes += size;
+	}
+	return ret;
+}
+
+/* The state file: for `dump --follow`, how far each stream file is whole. */
+static int write_state(struct rtr_out *o, const char *state)
+{
+	char buf[4096];
+	size_t n;
+
+	n = (size_t)snprintf(buf, sizeof(buf),
+			     "ringtrace-state 1\nstate %s\nchunk %s\nwatermark %" PRIu64 "\n",
+			     state, o->chunk_open ? o->chunk_name : "-", o->watermark);
+	for (uint32_t i = 0; o->chunk_open && i < o->nsfd && n < sizeof(buf) - 64; i++)
+		if (o->sfd[i] >= 0)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "stream %u %" PRIu64 "\n", i,
+					      o->ssize[i]);
+	return write_file_atomic(o->topfd, RTR_STATE_FILE, buf, n, o->o.file_mode, false);
+}
+
+int rtr_out_progress(struct rtr_out *o, uint64_t watermark)
+{
+	uint64_t w = htole64(watermark);
+	int ret;
+
+	if (o->rep.failed)
+		return -EIO;
+	if (watermark > o->watermark)
+		o->watermark = watermark;
+	if (o->stream)
+		return write_frame(o, RTR_FRAME_PROGRESS, 0, &w, sizeof(w));
+	ret = write_state(o, "recording");
+	if (ret)
+		return fail(o, ret, "%s/%s: %s", o->o.path, RTR_STATE_FILE, strerror(-ret));
+	return 0;
+}
+
+bool rtr_out_failed(const struct rtr_out *o)
+{
+	return o->rep.failed;
+}
+
+const struct rtr_out_report *rtr_out_report(const struct rtr_out *o)
+{
+	return &o->rep;
+}
+
+int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
+{
+	int ret = 0;
+
+	if (!o)
+		return 0;
+	if (o->stream) {
+		if (!o->rep.failed)
+			write_frame(o, RTR_FRAME_END, complete ? 0 : 1, NULL, 0);
+	} else {
+		/* A trace with no packet at all is still a trace: its metadata. */
+		if (!o->chunk_open && !o->rep.failed && o->md && !o->rep.chunks && !o->rotating)
+			open_chunk(o);
+		close_chunk(o);
+		/* The state file stays: `dump --follow` learns the trace is complete. */
+		write_state(o, o->rep.failed ? "failed" : complete ? "done" : "stopped");
+		if (fsync(o->topfd) < 0 && !o->rep.failed)
+			fail(o, -errno, "%s: fsync: %s", o->o.path, strerror(errno));
+		close(o->topfd);
+	}
+	if (o->rep.failed)
+		ret = -EIO;
+	if (rep)
+		*rep = o->rep;
+	free(o->sfd);
+	free(o->ssize);
+	free(o->md);
+	free(o);
+	return ret;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * consumer/output.h - where a consumer puts packets: a CTF trace directory
+ * (optionally rotated into chunks, each a complete trace), or the framed
+ * byte stream of `-o -`.  Documentation/consumer.rst.
+ */
+#ifndef RTR_CONSUMER_OUTPUT_H
+#define RTR_CONSUMER_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * The framed stream: an 16-byte prologue, then frames, little-endian:
+ *   prologue  "RTRSTRM\0", u32 version (1), u32 0
+ *   frame     u32 type, u32 arg, u64 len, then len bytes
+ * METADATA carries the whole TSDL text (it replaces the previous one), PACKET
+ * one CTF packet of stream @arg (the CPU), PROGRESS a u64 watermark: every
+ * event before that clock value is in a frame already, END the clean end
+ * (arg 0: complete, 1: the writer stopped early).  A stream that ends with
+ * no END frame was cut.
+ */
+#define RTR_STREAM_MAGIC "RTRSTRM"
+#define RTR_STREAM_VERSION 1
+#define RTR_STREAM_PROLOGUE 16
+#define RTR_FRAME_HDR 16
+#define RTR_FRAME_METADATA_MAX (16u << 20)
+#define RTR_FRAME_PACKET_MAX (64u << 20)
+
+enum rtr_frame_type {
+	RTR_FRAME_METADATA = 1,
+	RTR_FRAME_PACKET = 2,
+	RTR_FRAME_PROGRESS = 3,
+	RTR_FRAME_END = 4,
+};
+
+/* The hidden state file of a trace directory being written (`dump --follow`). */
+#define RTR_STATE_FILE ".ringtrace-state"
+
+/**
+ * struct rtr_out_opts - how to write.
+ * @path: a directory to create, or "-" for the framed stream on @fd.
+ * @fd: the stream's file descriptor (with @path "-").
+ * @force: an existing trace directory at @path may be replaced.
+ * @file_mode: of every file and, with the x bits added, every directory.
+ * @rotate_size: start a new chunk once a chunk holds this many bytes (0: never).
+ * @rotate_ns: start a new chunk once a chunk is this old (0: never).
+ * @chunk_prefix: with rotation, chunks are @path/@chunk_prefix-NNNNNN;
+ *                "chunk" when NULL.
+ */
+struct rtr_out_opts {
+	const char *path;
+	int fd;
+	bool force;
+	mode_t file_mode;
+	uint64_t rotate_size;
+	uint64_t rotate_ns;
+	const char *chunk_prefix;
+};
+
+struct rtr_out;
+
+/**
+ * struct rtr_out_report - what was written.
+ * @chunks: trace directories complete on disk (1 without rotation).
+ * @failed: writing stopped at an error: @err names the file and why; what
+ *          was written before stays a valid trace.
+ */
+struct rtr_out_report {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t chunks;
+	bool failed;
+	char err[600];
+};
+
+/* Create the output (the directory, or the stream's prologue).  Return: 0 or -errno. */
+int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *err, size_t errlen);
+
+/* The TSDL text for the current chunk and the next ones; copied. */
+int rtr_out_metadata(struct rtr_out *o, const char *text, size_t len);
+
+/* Append one whole packet of stream @cpu.  Return: 0, or -errno once failed. */
+int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t size);
+
+/* Every event before @watermark (trace clock) has been given. */
+int rtr_out_progress(struct rtr_out *o, uint64_t watermark);
+
+/* True once writing has failed; the report says why. */
+bool rtr_out_failed(const struct rtr_out *o);
+const struct rtr_out_report *rtr_out_report(const struct rtr_out *o);
+
+/*
+ * rtr_out_close() - fsync, mark the trace finished (@complete false: the
+ * writer stopped early), copy the report to @rep (may be NULL), free.
+ * Return: 0 or the first error.
+ */
+int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep);
+
+/*
+ * rtr_mkdir_new() - create directory @path (mode @mode) without following a
+ * symlink at its last component; with @force, an existing directory that
+ * holds a ringtrace trace (or nothing) is emptied first.
+ * Return: an O_DIRECTORY descriptor, or -errno with @err set.
+ */
+int rtr_mkdir_new(const char *path, mode_t mode, bool force, char *err, size_t errlen);
+
+#endif /* RTR_CONSUMER_OUTPUT_H */

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * consumer/session.c - the consumer loop over one region (session.h).
+ *
+ * Nothing read from the region is trusted: packets come through
+ * rtr_consumer_get(), which copies and checks them; the registry is copied
+ * out with pread() and parsed strictly; a registry that does not parse
+ * costs the counter and typed-event names, never the packets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "consumer/session.h"
+#include "events/classes.h"
+#include "platform/platform.h"
+
+static void on_damage(void *arg, uint32_t cpu, uint64_t seq, const char *why)
+{
+	struct rtr_session *s = arg;
+
+	if (s->damage_count < RTR_DAMAGE_LOG) {
+		s->damage[s->damage_count].cpu = cpu;
+		s->damage[s->damage_count].seq = seq;
+		snprintf(s->damage[s->damage_count].why, sizeof(s->damage[0].why), "%s", why);
+	}
+	s->damage_count++;
+}
+
+int rtr_session_open(struct rtr_session *s, const char *region, char *err, size_t errlen)
+{
+	const struct rtr_region_hdr *h;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->region = region;
+	s->flush_ms = 1000;
+	ret = rtr_consumer_open(&s->c, region, err, errlen);
+	if (ret)
+		return ret;
+	h = rtr_consumer_region(s->c);
+	s->ncpus = h->ncpus;
+	s->producer = (pid_t)h->producer_pid;
+	s->cpu = calloc(s->ncpus, sizeof(*s->cpu));
+	if (!s->cpu) {
+		rtr_consumer_close(s->c);
+		s->c = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rtr_consumer_on_damage(s->c, on_damage, s);
+	return 0;
+}
+
+void rtr_session_close(struct rtr_session *s)
+{
+	rtr_consumer_close(s->c);
+	s->c = NULL;
+	free(s->cpu);
+	s->cpu = NULL;
+}
+
+/* Copy the registry out of the live region, then parse the copy. */
+static int read_registry(struct rtr_session *s, struct rtr_registry *reg, uint32_t *len)
+{
+	struct rtr_region_hdr h;
+	char *text = NULL;
+	int fd, ret = 0;
+
+	fd = open(s->region, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &h, sizeof(h), 0) != sizeof(h)) {
+		ret = -EIO;
+		goto out;
+	}
+	/* The copy rtr_consumer_open() checked fixes the area; only the length moves. */
+	h.metadata_off = rtr_consumer_region(s->c)->metadata_off;
+	h.metadata_cap = rtr_consumer_region(s->c)->metadata_cap;
+	*len = h.metadata_len;
+	if (h.metadata_len > h.metadata_cap) {
+		snprintf(s->registry_err, sizeof(s->registry_err),
+			 "registry length %u exceeds its area's %u bytes", h.metadata_len,
+			 h.metadata_cap);
+		ret = -EPROTO;
+		goto out;
+	}
+	text = malloc(h.metadata_len + 1);
+	if (!text) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, text, h.metadata_len, (off_t)h.metadata_off) != (ssize_t)h.metadata_len) {
+		ret = -EIO;
+		goto out;
+	}
+	ret = rtr_registry_parse(text, h.metadata_len, reg, s->registry_err,
+				 sizeof(s->registry_err));
+out:
+	free(text);
+	close(fd);
+	return ret;
+}
+
+int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
+{
+	struct rtr_registry reg;
+	char *text = NULL;
+	size_t len = 0;
+	uint32_t mlen = 0;
+	FILE *f;
+	int ret;
+
+	/* Cheap test first: the registry only grows. */
+	if (s->have_metadata) {
+		struct rtr_region_hdr h;
+		int fd = open(s->region, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		bool same;
+
+		if (fd < 0)
+			return 0;
+		same = pread(fd, &h, sizeof(h), 0) == sizeof(h) && h.metadata_len == s->metadata_len;
+		close(fd);
+		if (same)
+			return 0;
+	}
+	ret = read_registry(s, &reg, &mlen);
+	if (ret == -EPROTO || ret == -EIO) {
+		/* Keep the packets; only the names are lost. */
+		memset(&reg, 0, sizeof(reg));
+		if (ret == -EIO)
+			snprintf(s->registry_err, sizeof(s->registry_err), "registry unreadable");
+	} else if (ret) {
+		return ret;
+	}
+	f = open_memstream(&text, &len);
+	if (!f) {
+		rtr_registry_free(&reg);
+		return -ENOMEM;
+	}
+	ret = rtr_events_write_metadata(f, rtr_consumer_region(s->c), &reg, NULL);
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	rtr_registry_free(&reg);
+	if (!ret)
+		ret = rtr_out_metadata(o, text, len);
+	free(text);
+	if (!ret) {
+		s->have_metadata = true;
+		s->metadata_len = mlen;
+	}
+	return ret;
+}
+
+static int put_packet(struct rtr_session *s, struct rtr_out *o,
+		      const struct rtr_consumer_packet *pkt, bool salvaged)
+{
+	struct rtr_session_cpu *a = &s->cpu[pkt->cpu];
+	int ret;
+
+	ret = rtr_out_packet(o, pkt->cpu, pkt->data, pkt->size);
+	rtr_consumer_put(s->c, pkt->cpu);
+	if (ret)
+		return ret;
+	a->packets++;
+	a->bytes += pkt->size;
+	a->salvaged += salvaged;
+	return 0;
+}
+
+static void account(struct rtr_session *s)
+{
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		struct rtr_consumer_stats st;
+
+		rtr_consumer_get_stats(s->c, i, &st);
+		s->cpu[i].damaged = st.damaged;
+		s->cpu[i].lapped = st.lapped;
+		s->cpu[i].lost_packets = st.damaged + st.lapped;
+		s->cpu[i].lost_events = rtr_consumer_lost(s->c, i);
+	}
+}
+
+long rtr_session_drain(struct rtr_session *s, struct rtr_out *o)
+{
+	long n = 0;
+
+	/* A registry that grew comes before the packets that use it. */
+	if (rtr_session_metadata(s, o) && rtr_out_failed(o))
+		return -EIO;
+	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {
+		struct rtr_consumer_packet pkt;
+		/* Bounded: a producer writing faster than we read gets a buffer a pass. */
+		uint32_t max = rtr_consumer_region(s->c)->packets_per_cpu;
+
+		for (uint32_t k = 0; k < max && rtr_consumer_get(s->c, cpu, &pkt) == 0; k++) {
+			int ret = put_packet(s, o, &pkt, false);
+
+			if (ret)
+				return ret;
+			n++;
+		}
+	}
+	account(s);
+	return n;
+}
+
+bool rtr_session_producer_gone(const struct rtr_session *s)
+{
+	if (rtr_consumer_stopped(s->c))
+		return true;
+	return s->producer > 0 && kill(s->producer, 0) < 0 && errno == ESRCH;
+}
+
+int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
+{
+	uint64_t now = rtr_monotonic_ns();
+
+	if (s->flush_pending) {
+		if (rtr_consumer_flush_done(s->c, s->flush_ticket)) {
+			long n = rtr_session_drain(s, o);
+
+			s->flush_pending = false;
+			if (n < 0)
+				return (int)n;
+			return rtr_out_progress(o, s->flush_ts);
+		}
+		if (now - s->flush_sent_ns > 5000000000ull && !s->flush_warned) {
+			s->flush_warned = true;
+			fprintf(stderr, "ringtrace: %s: the producer has not closed its packets for 5 s "
+				"(its flusher thread is stuck or gone)\n", s->region);
+		}
+		return 0;
+	}
+	if (s->flush_ms <= 0 || now < s->next_flush_ns)
+		return 0;
+	s->next_flush_ns = now + (uint64_t)s->flush_ms * 1000000ull;
+	s->flush_ts = rtr_clock_read();
+	if (!rtr_consumer_open_packets(s->c)) {
+		/* Nothing open: every event before now is in a complete packet. */
+		long n = rtr_session_drain(s, o);
+
+		return n < 0 ? (int)n : rtr_out_progress(o, s->flush_ts);
+	}
+	s->flush_ticket = rtr_consumer_flush_request(s->c);
+	s->flush_sent_ns = now;
+	s->flush_pending = true;
+	return 0;
+}
+
+int rtr_session_finish(struct rtr_session *s, struct rtr_out *o)
+{
+	long n = rtr_session_drain(s, o);
+
+	if (n < 0)
+		return (int)n;
+	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {
+		struct rtr_consumer_packet pkt;
+		int ret;
+
+		ret = rtr_consumer_salvage(s->c, cpu, &pkt);
+		if (ret == 0) {
+			ret = put_packet(s, o, &pkt, true);
+			if (ret)
+				return ret;
+		} else if (ret == -EPROTO) {
+			s->cpu[cpu].unsalvageable = true;
+		}
+		/* Losses after the last packet: one more, header only, to tell them. */
+		if (rtr_consumer_tail(s->c, cpu, &pkt) == 0) {
+			ret = put_packet(s, o, &pkt, false);
+			if (ret)
+				return ret;
+		}
+	}
+	account(s);
+	return rtr_out_progress(o, rtr_clock_read());
+}
+
+int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
+			 struct rtr_session *s, struct rtr_out_report *orep, char *err,
+			 size_t errlen)
+{
+	struct rtr_out *o;
+	uint64_t *target;
+	bool gone;
+	int ret;
+
+	ret = rtr_session_open(s, region, err, errlen);
+	if (ret)
+		return ret;
+	if (rtr_consumer_region(s->c)->mode != RTR_MODE_OVERWRITE) {
+		snprintf(err, errlen, "%s: a discard-mode region is streamed, not snapshot "
+			 "(snapshots are for overwrite mode)", region);
+		ret = -EINVAL;
+		goto out;
+	}
+	gone = rtr_session_producer_gone(s);
+	/* A live producer closes its open packets first, so the snapshot ends now. */
+	if (!gone && rtr_consumer_open_packets(s->c) && rtr_consumer_flush(s->c, 1000))
+		fprintf(stderr, "ringtrace: %s: the producer did not close its packets within 1 s; "
+			"the snapshot leaves the open ones out\n", region);
+	rtr_consumer_rewind(s->c);
+	target = calloc(s->ncpus, sizeof(*target));
+	if (!target) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		struct rtr_consumer_cpu ci;
+
+		rtr_consumer_cpu_info(s->c, i, &ci);
+		target[i] = ci.prod / rtr_consumer_region(s->c)->packet_size;
+	}
+	ret = rtr_out_open(&o, opts, err, errlen);
+	if (ret) {
+		free(target);
+		goto out;
+	}
+	ret = rtr_session_metadata(s, o);
+	/* The packets complete when the snapshot was asked for, and no more. */
+	for (uint32_t cpu = 0; cpu < s->ncpus && !ret; cpu++) {
+		struct rtr_consumer_packet pkt;
+
+		while (!ret && rtr_consumer_get(s->c, cpu, &pkt) == 0) {
+			if (pkt.seq >= target[cpu]) {
+				rtr_consumer_put(s->c, cpu);
+				break;
+			}
+			ret = put_packet(s, o, &pkt, false);
+		}
+	}
+	free(target);
+	account(s);
+	if (!ret && gone) {
+		/* A dead producer's open packets are part of what the ring holds. */
+		ret = rtr_session_finish(s, o);
+	}
+	if (ret && rtr_out_failed(o))
+		snprintf(err, errlen, "%s", rtr_out_report(o)->err);
+	{
+		int cret = rtr_out_close(o, !ret, orep);
+
+		if (!ret && cret) {
+			ret = cret;
+			snprintf(err, errlen, "%s", orep->err);
+		}
+	}
+	if (!ret)
+		return 0;
+out:
+	rtr_session_close(s);
+	return ret;
+}
+
+void rtr_session_totals(const struct rtr_session *s, struct rtr_session_cpu *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		t->packets += s->cpu[i].packets;
+		t->bytes += s->cpu[i].bytes;
+		t->salvaged += s->cpu[i].salvaged;
+		t->lost_events += s->cpu[i].lost_events;
+		t->lost_packets += s->cpu[i].lost_packets;
+		t->damaged += s->cpu[i].damaged;
+		t->lapped += s->cpu[i].lapped;
+		t->unsalvageable |= s->cpu[i].unsalvageable;
+	}
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * consumer/session.h - the consumer loop over one region: keep the output's
+ * metadata in step with the region's registry, drain complete packets,
+ * close quiet CPUs' packets on a timer, and at the end take the open
+ * packets of a producer that is gone.  `ringtrace record`, `consume`,
+ * `convert`, `recover` and `snapshot` are this loop with different ends.
+ * Documentation/consumer.rst.
+ */
+#ifndef RTR_CONSUMER_SESSION_H
+#define RTR_CONSUMER_SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <ringtrace/consumer.h>
+#include "consumer/output.h"
+
+#define RTR_DAMAGE_LOG 32
+
+/**
+ * struct rtr_session_cpu - one stream's account.
+ * @packets, @bytes: written.  @salvaged: open packets taken at the end.
+ * @lost_events: the producer's count of events it dropped.
+ * @lost_packets: packets overwritten before they could be read, or damaged.
+ */
+struct rtr_session_cpu {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t salvaged;
+	uint64_t lost_events;
+	uint64_t lost_packets;
+	uint64_t damaged;
+	uint64_t lapped;
+	bool unsalvageable;	/* the open packet was there but could not be taken */
+};
+
+struct rtr_session {
+	struct rtr_consumer *c;
+	const char *region;
+	pid_t producer;			/* from the header; 0 if unknown */
+	uint32_t ncpus;
+	struct rtr_session_cpu *cpu;
+	uint32_t metadata_len;		/* of the registry last turned into TSDL */
+	bool have_metadata;
+	char registry_err[200];		/* the registry could not be read: names missing */
+	int flush_ms;
+	uint64_t next_flush_ns;
+	bool flush_pending;
+	uint32_t flush_ticket;
+	uint64_t flush_ts;		/* clock value read before the request */
+	uint64_t flush_sent_ns;
+	bool flush_warned;
+	uint64_t damage_count;
+	struct {
+		uint32_t cpu;
+		uint64_t seq;
+		char why[80];
+	} damage[RTR_DAMAGE_LOG];	/* the first ones, for the report */
+};
+
+/* Attach to @region.  Return: 0 or -errno (-EAGAIN: not created yet) with @err. */
+int rtr_session_open(struct rtr_session *s, const char *region, char *err, size_t errlen);
+void rtr_session_close(struct rtr_session *s);
+
+/* Give @o the TSDL for the region's registry as it is now, if it changed. */
+int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o);
+
+/* Write every complete packet.  Return: packets written, or -errno (output failed). */
+long rtr_session_drain(struct rtr_session *s, struct rtr_out *o);
+
+/*
+ * rtr_session_tick() - the flush timer: every @s->flush_ms ask the producer
+ * to close its non-empty open packets; once it has, tell @o the watermark.
+ */
+int rtr_session_tick(struct rtr_session *s, struct rtr_out *o);
+
+/* The producer stopped tracing, or its process is gone. */
+bool rtr_session_producer_gone(const struct rtr_session *s);
+
+/*
+ * rtr_session_finish() - the producer is gone: drain, take each open packet
+ * up to its last record, and the header-only packet that tells losses after
+ * the last one.  Return: 0 or -errno from the output.
+ */
+int rtr_session_finish(struct rtr_session *s, struct rtr_out *o);
+
+/*
+ * rtr_session_snapshot() - write what the ring of @region holds now into the
+ * new trace @opts->path (overwrite mode): a second, read-only reader, after
+ * the producer closed its open packets (if it is alive to do so).
+ * Return: 0, and @report stays open for its figures (rtr_session_close() it);
+ * or -errno with @err set and nothing left open.
+ */
+int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
+			 struct rtr_session *report, struct rtr_out_report *orep, char *err,
+			 size_t errlen);
+
+/* Totals over the streams. */
+void rtr_session_totals(const struct rtr_session *s, struct rtr_session_cpu *t);
+
+#endif /* RTR_CONSUMER_SESSION_H */
