@@ -546,6 +546,26 @@ const struct rtr_out_report *rtr_out_report(const struct rtr_out *o)
 	return &o->rep;
 }
 
+void rtr_out_abandon(struct rtr_out *o, const char *path)
+{
+	bool empty;
+
+	if (!o)
+		return;
+	empty = !o->stream && !o->rep.packets;
+	if (empty) {
+		close_chunk(o);
+		unlinkat(o->topfd, "metadata", 0);
+		unlinkat(o->topfd, RTR_STATE_FILE, 0);
+		close(o->topfd);
+		rmdir(path);
+	}
+	free(o->sfd);
+	free(o->ssize);
+	free(o->md);
+	free(o);
+}
+
 int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 {
 	int ret = 0;

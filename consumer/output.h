@@ -100,6 +100,12 @@ const struct rtr_out_report *rtr_out_report(const struct rtr_out *o);
 int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep);
 
 /*
+ * rtr_out_abandon() - close an output that never got a packet (the program
+ * could not be traced) and remove the directory it created.
+ */
+void rtr_out_abandon(struct rtr_out *o, const char *path);
+
+/*
  * rtr_mkdir_new() - create directory @path (mode @mode) without following a
  * symlink at its last component; with @force, an existing directory that
  * holds a ringtrace trace (or nothing) is emptied first.

@@ -2,8 +2,8 @@
 /*
  * tools/ringtrace.c - the ringtrace command: `info` (a look at a region,
  * live or left by a dead process), `convert` (a region to a CTF directory),
- * `dump` and `check` (tools/dump.c, tools/check.c).  record, consume,
- * recover and view come with the consumer and viewer work.
+ * and the dispatch to the others: `record`, `consume`, `snapshot`,
+ * `recover` (tools/record.c), `dump` and `check` (tools/dump.c, check.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +13,7 @@
 #include <time.h>
 #include <ringtrace/consumer.h>
 #include "consumer/convert.h"
+#include "tools/commands.h"
 #include "tools/trace_reader.h"
 
 #define VERSION "0.1"
@@ -22,6 +23,15 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ringtrace COMMAND [ARGS]\n\n"
 		"commands:\n"
+		"  record [OPTIONS] [--] PROGRAM [ARGS]\n"
+		"                 run PROGRAM with a region and write its trace (-o DIR or -o -),\n"
+		"                 rotating chunks, or as a flight recorder (--mode overwrite)\n"
+		"  consume REGION|- -o DIR\n"
+		"                 consume a region a program made itself, or a stream from stdin\n"
+		"  snapshot REGION -o DIR\n"
+		"                 write what an overwrite-mode ring holds now, the program running\n"
+		"  recover REGION -o DIR\n"
+		"                 rebuild the trace of a process that crashed, with a report\n"
 		"  info REGION    show a region's geometry, state, and per-CPU positions and losses\n"
 		"  convert REGION -o DIR\n"
 		"                 write the trace held in REGION as a CTF directory DIR (new);\n"
@@ -149,6 +159,14 @@ int main(int argc, char **argv)
 		return rtr_cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check"))
 		return rtr_cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "record"))
+		return rtr_cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "consume"))
+		return rtr_cmd_consume(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "snapshot"))
+		return rtr_cmd_snapshot(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "recover"))
+		return rtr_cmd_recover(argc - 1, argv + 1);
 	fprintf(stderr, "ringtrace: unknown command '%s' (see ringtrace --help)\n", argv[1]);
 	return 2;
 }

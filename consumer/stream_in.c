@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * consumer/stream_in.c - read the framed stream of `-o -` (output.h) and
+ * write it out again: `ringtrace consume - -o DIR`, and the spooling side
+ * of every tool that reads '-'.  The stream comes from another machine or
+ * program: every length is checked before anything is allocated or read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <endian.h>
+#include "consumer/output.h"
+#include "consumer/stream_in.h"
+#include "ringbuf/compiler.h"
+#include <ringtrace/region.h>
+
+/* Read exactly @n bytes.  Return: 1, 0 at a clean end (nothing read), -errno. */
+static int read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (uint8_t *)buf + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return got ? -EPIPE : 0;
+		got += (size_t)r;
+	}
+	return 1;
+}
+
+int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep)
+{
+	uint8_t pro[RTR_STREAM_PROLOGUE], hdr[RTR_FRAME_HDR];
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	bool have_md = false;
+	uint32_t version;
+	int ret;
+
+	memset(rep, 0, sizeof(*rep));
+	ret = read_full(fd, pro, sizeof(pro));
+	if (ret <= 0) {
+		snprintf(rep->err, sizeof(rep->err), "standard input: %s",
+			 ret ? strerror(-ret) : "empty, not a ringtrace stream");
+		return ret ? ret : -EPROTO;
+	}
+	if (memcmp(pro, RTR_STREAM_MAGIC, 8)) {
+		snprintf(rep->err, sizeof(rep->err), "standard input: not a ringtrace stream "
+			 "(no RTRSTRM prologue; a trace directory is read by its path)");
+		return -EPROTO;
+	}
+	memcpy(&version, pro + 8, 4);
+	if (le32toh(version) != RTR_STREAM_VERSION) {
+		snprintf(rep->err, sizeof(rep->err), "standard input: stream version %u, this "
+			 "reader knows %u", le32toh(version), RTR_STREAM_VERSION);
+		return -EPROTO;
+	}
+	for (;;) {
+		uint32_t type, arg;
+		uint64_t len, max;
+
+		ret = read_full(fd, hdr, sizeof(hdr));
+		if (ret == 0) {
+			snprintf(rep->err, sizeof(rep->err), "standard input: the stream was cut "
+				 "after %" PRIu64 " bytes (no end frame): the writer died or the "
+				 "connection broke", rep->bytes);
+			ret = -EPIPE;
+			break;
+		}
+		if (ret < 0) {
+			snprintf(rep->err, sizeof(rep->err), "standard input: %s after %" PRIu64
+				 " bytes", strerror(-ret), rep->bytes);
+			break;
+		}
+		memcpy(&type, hdr, 4);
+		memcpy(&arg, hdr + 4, 4);
+		memcpy(&len, hdr + 8, 8);
+		type = le32toh(type);
+		arg = le32toh(arg);
+		len = le64toh(len);
+		rep->bytes += sizeof(hdr);
+		max = type == RTR_FRAME_METADATA ? RTR_FRAME_METADATA_MAX :
+		      type == RTR_FRAME_PACKET ? RTR_FRAME_PACKET_MAX :
+		      type == RTR_FRAME_PROGRESS ? 8 : 0;
+		if (type < RTR_FRAME_METADATA || type > RTR_FRAME_END || len > max ||
+		    (type == RTR_FRAME_PROGRESS && len != 8) ||
+		    (type == RTR_FRAME_PACKET && (len < RTR_PACKET_HDR_SIZE || arg > 65535))) {
+			snprintf(rep->err, sizeof(rep->err), "standard input: bad frame at byte %"
+				 PRIu64 " (type %u, %" PRIu64 " bytes, arg %u)", rep->bytes - 16,
+				 type, len, arg);
+			ret = -EPROTO;
+			break;
+		}
+		if (len > cap) {
+			uint8_t *nb = realloc(buf, len);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				snprintf(rep->err, sizeof(rep->err), "out of memory");
+				break;
+			}
+			buf = nb;
+			cap = len;
+		}
+		if (len && (ret = read_full(fd, buf, len)) != 1) {
+			snprintf(rep->err, sizeof(rep->err), "standard input: the stream was cut "
+				 "inside a frame at byte %" PRIu64, rep->bytes);
+			ret = ret ? ret : -EPIPE;
+			break;
+		}
+		rep->bytes += len;
+		if (type == RTR_FRAME_END) {
+			rep->ended = true;
+			rep->writer_stopped_early = arg != 0;
+			ret = 0;
+			break;
+		}
+		if (type == RTR_FRAME_METADATA) {
+			ret = rtr_out_metadata(o, (const char *)buf, len);
+			have_md = true;
+		} else if (type == RTR_FRAME_PACKET) {
+			if (!have_md) {
+				snprintf(rep->err, sizeof(rep->err), "standard input: a packet before "
+					 "the metadata at byte %" PRIu64, rep->bytes - len - 16);
+				ret = -EPROTO;
+				break;
+			}
+			ret = rtr_out_packet(o, arg, buf, len);
+			rep->packets++;
+		} else {
+			uint64_t w;
+
+			memcpy(&w, buf, 8);
+			ret = rtr_out_progress(o, le64toh(w));
+		}
+		if (ret) {
+			snprintf(rep->err, sizeof(rep->err), "%s", rtr_out_report(o)->err);
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}

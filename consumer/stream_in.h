@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* consumer/stream_in.h - read the framed stream of `-o -` into an output. */
+#ifndef RTR_CONSUMER_STREAM_IN_H
+#define RTR_CONSUMER_STREAM_IN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rtr_out;
+
+/**
+ * struct rtr_stream_report - what came in.
+ * @ended: the END frame arrived (the stream was not cut).
+ * @writer_stopped_early: the writer said its trace is incomplete.
+ * @err: why reading or writing stopped.
+ */
+struct rtr_stream_report {
+	uint64_t bytes;
+	uint64_t packets;
+	bool ended;
+	bool writer_stopped_early;
+	char err[700];
+};
+
+/*
+ * rtr_stream_copy() - read frames from @fd until the END frame and give
+ * them to @o (opened by the caller, closed by the caller).
+ * Return: 0 at the END frame; -errno (cut, damaged, output failed) with
+ * @rep->err set.  Everything before the problem has been given to @o.
+ */
+int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep);
+
+#endif /* RTR_CONSUMER_STREAM_IN_H */
