@@ -421,6 +421,11 @@ static int parse_env(struct mp *m)
 
 			if (!lx_s64(&x, &v) || !lx_eat(&x, ";") || !lx_end(&x))
 				return mp_fail(m, "bad env value: '%s'", excerpt(m));
+			if (kn == 11 && !memcmp(key, "chunk_index", 11)) {
+				if (v < 0)
+					return mp_fail(m, "bad chunk_index: '%s'", excerpt(m));
+				m->md->chunk_index = (uint64_t)v;
+			}
 			if (kn == 4 && !memcmp(key, "vpid", 4)) {
 				if (v < 0 || v > UINT32_MAX)
 					return mp_fail(m, "bad vpid: '%s'", excerpt(m));
@@ -1112,6 +1117,18 @@ void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stre
 	c->s = &t->streams[stream];
 }
 
+void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
+{
+	if (!prev->started)
+		return;
+	c->started = true;
+	c->cpu = prev->cpu;
+	c->seq = prev->seq;
+	c->discarded = prev->discarded;
+	c->ts_end = prev->ts_end;
+	c->first_seq = prev->first_seq;
+}
+
 static int open_packet(struct tr_cursor *c)
 {
 	const uint8_t *p = c->s->data + c->pos;
@@ -1180,10 +1197,13 @@ static int open_packet(struct tr_cursor *c)
 		c->pend_packets = seq - c->seq - 1;
 		c->pend_events = discarded - c->discarded;
 	} else {
-		c->pend_packets = seq;	/* the packets before the first one */
-		c->pend_events = discarded;
+		/* In a rotated trace's later chunk, what came before is in earlier chunks. */
+		bool later = c->md->chunk_index > 0;
+
+		c->pend_packets = later ? 0 : seq;	/* the packets before the first one */
+		c->pend_events = later ? 0 : discarded;
 		c->cpu = sid;
-		c->first_seq = seq;
+		c->first_seq = later ? 0 : seq;
 		c->started = true;
 	}
 	c->packets_lost += c->pend_packets;

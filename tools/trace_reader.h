@@ -57,6 +57,7 @@ struct tr_metadata {
 	char *hostname;		/* "" when the env block has none */
 	uint32_t vpid;
 	bool has_vpid;
+	uint64_t chunk_index;	/* env chunk_index: > 0 in a rotated trace's later chunks */
 	struct tr_class *classes;	/* sorted by id */
 	uint32_t nclasses;
 	int32_t by_id[64];	/* index into classes for ids < 64, -1 if none */
@@ -137,6 +138,11 @@ struct tr_cursor {
 };
 
 void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stream);
+/*
+ * tr_cursor_continue() - @c reads the next chunk of the stream @prev read
+ * (rotation): its first packet must follow @prev's last, and a gap counts.
+ */
+void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev);
 /* Move to the next item.  Return: enum tr_item. */
 int tr_next(struct tr_cursor *c);
 
