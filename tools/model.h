@@ -191,8 +191,9 @@ struct rtr_model_label {
  * struct rtr_model_run - a task running on a CPU, from @start to @end.
  * @start: its switch event.
  * @end: the next switch on the same CPU; or, when the CPU's stream then
- *	loses events or packets, ends or is damaged, the CPU's last event before
- *	that (what ran during a gap is unknown).
+ *	loses events or packets or is damaged, the CPU's last item before that
+ *	(what ran during a gap is unknown); or, at the end of the stream, the
+ *	CPU's last time (rtr_model_cpu.last).
  * @task: task index.
  * @cpu: index into rtr_model.cpus.
  *
@@ -303,7 +304,8 @@ struct rtr_model_loss {
 /**
  * struct rtr_model_cpu - one stream file: one CPU of one trace.
  * @trace: trace index.
- * @cpu: the CPU number (the packets' cpu_id).
+ * @cpu: the CPU number (the packets' cpu_id), RTR_MODEL_NONE if the stream
+ *	has no valid packet.
  * @stream: the stream file's name within its trace directory.
  * @first: time of its first item (0 when it has none).
  * @last: time of its last event, or of the end of its last packet,
@@ -364,8 +366,8 @@ struct rtr_model_trace {
 /**
  * struct rtr_model_damage - a damaged stream, as trace_reader reports it.
  * @trace: trace index.
- * @cpu: index into rtr_model.cpus, or RTR_MODEL_NONE if no CPU is known
- *	(the first packet is bad).
+ * @cpu: index into rtr_model.cpus: the damaged stream file (whose cpu is
+ *	RTR_MODEL_NONE if not one packet of it was valid).
  * @ts: time of the stream's last good item (0 if none).
  * @message: string: "DIR/FILE: offset N: what is wrong".
  */

@@ -1351,6 +1351,106 @@ int tr_next(struct tr_cursor *c)
 	}
 }
 
+/* ---- the time merge ------------------------------------------------------------ */
+
+int tr_merge_init(struct tr_merge *mg, const struct tr_trace *t)
+{
+	uint32_t n = t->nstreams ? t->nstreams : 1;
+
+	memset(mg, 0, sizeof(*mg));
+	mg->c = calloc(n, sizeof(*mg->c));
+	mg->item = calloc(n, sizeof(*mg->item));
+	mg->heap = calloc(n, sizeof(*mg->heap));
+	if (!mg->c || !mg->item || !mg->heap) {
+		tr_merge_free(mg);
+		return -ENOMEM;
+	}
+	mg->nstreams = t->nstreams;
+	mg->advance = UINT32_MAX;
+	for (uint32_t i = 0; i < t->nstreams; i++)
+		tr_cursor_init(&mg->c[i], t, i);
+	return 0;
+}
+
+void tr_merge_free(struct tr_merge *mg)
+{
+	free(mg->c);
+	free(mg->item);
+	free(mg->heap);
+	memset(mg, 0, sizeof(*mg));
+}
+
+static inline bool merge_before(const struct tr_merge *mg, uint32_t a, uint32_t b)
+{
+	uint64_t ta = mg->c[a].ts, tb = mg->c[b].ts;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void merge_sift(struct tr_merge *mg, uint32_t i)
+{
+	uint32_t *heap = mg->heap, n = mg->n;
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i, x;
+
+		if (l < n && merge_before(mg, heap[l], heap[m]))
+			m = l;
+		if (l + 1 < n && merge_before(mg, heap[l + 1], heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		x = heap[i];
+		heap[i] = heap[m];
+		heap[m] = x;
+		i = m;
+	}
+}
+
+int tr_merge_next(struct tr_merge *mg, uint32_t *stream)
+{
+	int r;
+
+	if (__builtin_expect(mg->primed < mg->nstreams, 0)) {
+		while (mg->primed < mg->nstreams) {
+			uint32_t i = mg->primed++;
+
+			r = tr_next(&mg->c[i]);
+			if (r == TR_ERROR) {
+				*stream = i;
+				return TR_ERROR;
+			}
+			if (r != TR_END) {
+				mg->item[i] = r;
+				mg->heap[mg->n++] = i;
+			}
+		}
+		for (uint32_t i = mg->n / 2; i-- > 0;)
+			merge_sift(mg, i);
+	}
+	if (mg->advance != UINT32_MAX) {
+		uint32_t s = mg->advance;
+
+		mg->advance = UINT32_MAX;
+		r = tr_next(&mg->c[s]);
+		if (__builtin_expect(r > 0, 1)) {
+			mg->item[s] = r;
+			merge_sift(mg, 0);
+		} else {
+			mg->heap[0] = mg->heap[--mg->n];
+			merge_sift(mg, 0);
+			if (r == TR_ERROR) {
+				*stream = s;
+				return TR_ERROR;
+			}
+		}
+	}
+	if (!mg->n)
+		return TR_END;
+	*stream = mg->advance = mg->heap[0];
+	return mg->item[mg->heap[0]];
+}
+
 /* ---- the clock ----------------------------------------------------------------- */
 
 void tr_clock_init(struct tr_clock *k, const struct tr_metadata *md)

@@ -146,6 +146,35 @@ void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev);
 /* Move to the next item.  Return: enum tr_item. */
 int tr_next(struct tr_cursor *c);
 
+/*
+ * struct tr_merge - all the streams of one trace, item by item in timestamp
+ * order (a k-way merge over one cursor per stream file; ties go to the
+ * stream that sorts first).  tr_merge_next() moves the stream it returned
+ * last, so that stream's cursor (@c[stream]) holds the item until the next
+ * call.
+ */
+struct tr_merge {
+	struct tr_cursor *c;	/* one per stream file */
+	int *item;		/* the item each stream's cursor is on */
+	uint32_t *heap;		/* streams with an item, earliest first */
+	uint32_t n;
+	uint32_t nstreams;
+	uint32_t primed;	/* streams read up to their first item */
+	uint32_t advance;	/* the stream to move on the next call, or UINT32_MAX */
+};
+
+/* tr_merge_init() - merge @t's streams.  Return: 0, or -ENOMEM. */
+int tr_merge_init(struct tr_merge *mg, const struct tr_trace *t);
+void tr_merge_free(struct tr_merge *mg);
+
+/*
+ * tr_merge_next() - the next item of the trace, in *@stream's cursor.
+ * Return: its enum tr_item; TR_ERROR when *@stream is damaged (its cursor's
+ * err says where; the merge goes on without it); TR_END when every stream
+ * has ended.
+ */
+int tr_merge_next(struct tr_merge *mg, uint32_t *stream);
+
 /* Clock cycles to a time since the epoch: seconds (floor) and nanoseconds. */
 struct tr_clock {
 	uint64_t freq;

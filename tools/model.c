@@ -1,0 +1,1245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/model.c - rebuild the task model (model.h) from trace directories.
+ * Each trace is read once, its streams merged in time order (tr_merge), so
+ * that a task is seen created before it is read and a try_read before the
+ * read that hides it.  Items go into growing flat arrays; task ids are found
+ * through an open-addressing hash per trace.  Grouping (labels and runs by
+ * task, samples by counter, runs by CPU) is done at the end with counting
+ * sorts, and the traces' time-sorted arrays are merged with a natural merge
+ * sort, so the load is linear in the events but for that merge.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tools/model.h"
+#include "tools/trace_reader.h"
+
+/* What an event class means to the model, from its name and field types. */
+enum op {
+	OP_OTHER = 0,
+	OP_SWITCH32, OP_SWITCH64,
+	OP_CREATE32, OP_CREATE64,
+	OP_READ32, OP_READ64,
+	OP_TRY_READ32, OP_TRY_READ64,
+	OP_RESOLVE32, OP_RESOLVE64,
+	OP_BECOMES32, OP_BECOMES64,
+	OP_SIGNAL32, OP_SIGNAL64,
+	OP_SHOULD32, OP_SHOULD64,
+	OP_COUNTER,
+	OP_FAIL,
+	OP_LABEL,
+	OP_NOTE,
+	OP_PAUSE,
+};
+
+static const struct {
+	const char *name;
+	enum op op;
+	uint32_t nfields;
+	enum tr_type types[3];
+} op_classes[] = {
+	{ "switch", OP_SWITCH32, 1, { TR_U32 } },
+	{ "switch64", OP_SWITCH64, 1, { TR_U64 } },
+	{ "create", OP_CREATE32, 3, { TR_U32, TR_U32, TR_ENUM8 } },
+	{ "create64", OP_CREATE64, 3, { TR_U64, TR_U64, TR_ENUM8 } },
+	{ "read", OP_READ32, 2, { TR_U32, TR_U32 } },
+	{ "read64", OP_READ64, 2, { TR_U64, TR_U64 } },
+	{ "try_read", OP_TRY_READ32, 2, { TR_U32, TR_U32 } },
+	{ "try_read64", OP_TRY_READ64, 2, { TR_U64, TR_U64 } },
+	{ "resolve", OP_RESOLVE32, 2, { TR_U32, TR_U32 } },
+	{ "resolve64", OP_RESOLVE64, 2, { TR_U64, TR_U64 } },
+	{ "becomes", OP_BECOMES32, 2, { TR_U32, TR_U32 } },
+	{ "becomes64", OP_BECOMES64, 2, { TR_U64, TR_U64 } },
+	{ "signal", OP_SIGNAL32, 2, { TR_U32, TR_U32 } },
+	{ "signal64", OP_SIGNAL64, 2, { TR_U64, TR_U64 } },
+	{ "should_resolve", OP_SHOULD32, 1, { TR_U32 } },
+	{ "should_resolve64", OP_SHOULD64, 1, { TR_U64 } },
+	{ "counter", OP_COUNTER, 2, { TR_ENUM32, TR_S64 } },
+	{ "fail", OP_FAIL, 3, { TR_U64, TR_U64, TR_STRING } },
+	{ "label", OP_LABEL, 2, { TR_U64, TR_STRING } },
+	{ "note", OP_NOTE, 1, { TR_STRING } },
+	{ "pause", OP_PAUSE, 2, { TR_U64, TR_STRING } },
+};
+
+/* uint64_t key (never 0) to uint32_t value, open addressing, linear probing. */
+struct idmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t mask;
+	uint32_t n;
+};
+
+/* What a stream file is doing while its trace is read. */
+struct sstate {
+	uint32_t cpu;		/* index into m->cpus */
+	uint32_t running;	/* task index, or RTR_MODEL_NONE */
+	int64_t since;
+	int64_t last;		/* time of the last item */
+	bool any;		/* an item has been read */
+};
+
+enum cap {
+	CAP_TASKS, CAP_ARROWS, CAP_LABELS, CAP_RUNS, CAP_COUNTERS, CAP_SAMPLES, CAP_NOTES,
+	CAP_PAUSES, CAP_LOSSES, CAP_DAMAGE, CAP_CPUS, CAP_TRACES,
+	CAP_TRY_HEAD, CAP_TRY_NEXT, CAP_SAMPLE_COUNTER,
+	NCAPS
+};
+
+struct loader {
+	struct rtr_model *m;
+	char *err;
+	size_t errlen;
+	uint32_t caps[NCAPS];	/* capacities of the arrays (enum cap) */
+	/* per task: the latest try_read arrow not yet followed by a read */
+	uint32_t *try_head;
+	/* per arrow: the reader's previous pending try_read */
+	uint32_t *try_next;
+	/* per sample: its counter, until they are grouped */
+	uint32_t *sample_counter;
+	/* the trace being read */
+	const struct tr_trace *t;
+	uint32_t trace;
+	struct tr_clock clk;
+	uint8_t *ops;		/* enum op per class */
+	struct idmap tasks;
+	struct idmap counters;
+	uint32_t kind_names[256];	/* string per kind value, 0 not made yet */
+	const struct tr_field *kind_field;
+	const struct tr_field *counter_field;
+	uint32_t preexisting;	/* the string "preexisting" */
+};
+
+
+__attribute__((format(printf, 2, 3)))
+static int fatal(struct loader *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(l->err, l->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int nomem(struct loader *l)
+{
+	return fatal(l, "out of memory");
+}
+
+/* Room for one more element in *@p (holding @n, capacity l->caps[@which]). */
+static int grow(struct loader *l, void **p, uint32_t n, size_t size, enum cap which)
+{
+	uint32_t cap = l->caps[which];
+	void *q;
+
+	if (n < cap)
+		return 0;
+	if (cap >= UINT32_MAX / 2)
+		return fatal(l, "the traces hold more than 2^31 items of one sort");
+	cap = cap ? 2 * cap : 1024;
+	q = realloc(*p, (size_t)cap * size);
+	if (!q)
+		return nomem(l);
+	*p = q;
+	l->caps[which] = cap;
+	return 0;
+}
+
+/* Append an element to *@p (holding *@n): where it goes, or NULL. */
+static void *push(struct loader *l, void **p, uint32_t *n, size_t size, enum cap which)
+{
+	if (grow(l, p, *n, size, which))
+		return NULL;
+	return (char *)*p + (size_t)(*n)++ * size;
+}
+
+#define PUSH(l, arr, n, which) \
+	((__typeof__(&(arr)[0]))push((l), (void **)&(arr), &(n), sizeof(*(arr)), (which)))
+
+/* ---- strings -------------------------------------------------------------------- */
+
+/* Add @n bytes of @s (and a NUL) to the pool: its offset, or -1. */
+static int64_t str_add(struct loader *l, const char *s, size_t n)
+{
+	struct rtr_model *m = l->m;
+	size_t off = m->strs_len;
+
+	if (m->strs_cap - m->strs_len < n + 1) {
+		size_t cap = m->strs_cap ? m->strs_cap : 4096;
+		char *p;
+
+		while (cap - m->strs_len < n + 1)
+			cap *= 2;
+		if (cap > (size_t)UINT32_MAX + 1) {
+			fatal(l, "the traces' strings exceed 4 GiB");
+			return -1;
+		}
+		p = realloc(m->strs, cap);
+		if (!p) {
+			nomem(l);
+			return -1;
+		}
+		m->strs = p;
+		m->strs_cap = cap;
+	}
+	memcpy(m->strs + off, s, n);
+	m->strs[off + n] = 0;
+	m->strs_len += n + 1;
+	return (int64_t)off;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int64_t str_fmt(struct loader *l, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	return str_add(l, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* ---- the id map ----------------------------------------------------------------- */
+
+static inline uint32_t idmap_slot(const struct idmap *h, uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & h->mask;
+}
+
+static inline uint32_t idmap_find(const struct idmap *h, uint64_t key)
+{
+	uint32_t i = idmap_slot(h, key);
+
+	while (h->keys[i]) {
+		if (h->keys[i] == key)
+			return h->vals[i];
+		i = (i + 1) & h->mask;
+	}
+	return RTR_MODEL_NONE;
+}
+
+static int idmap_init(struct idmap *h)
+{
+	h->mask = 1023;
+	h->n = 0;
+	h->keys = calloc(h->mask + 1, sizeof(*h->keys));
+	h->vals = calloc(h->mask + 1, sizeof(*h->vals));
+	return h->keys && h->vals ? 0 : -1;
+}
+
+static void idmap_free(struct idmap *h)
+{
+	free(h->keys);
+	free(h->vals);
+	memset(h, 0, sizeof(*h));
+}
+
+static void idmap_put_new(struct idmap *h, uint64_t key, uint32_t val)
+{
+	uint32_t i = idmap_slot(h, key);
+
+	while (h->keys[i])
+		i = (i + 1) & h->mask;
+	h->keys[i] = key;
+	h->vals[i] = val;
+	h->n++;
+}
+
+/* Insert @key (not present); half full at most.  Return: 0 or -1. */
+static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
+{
+	if (h->n + 1 > (h->mask + 1) / 2) {
+		struct idmap g = { .mask = 2 * h->mask + 1 };
+
+		if (g.mask == UINT32_MAX)
+			return -1;
+		g.keys = calloc((size_t)g.mask + 1, sizeof(*g.keys));
+		g.vals = calloc((size_t)g.mask + 1, sizeof(*g.vals));
+		if (!g.keys || !g.vals) {
+			idmap_free(&g);
+			return -1;
+		}
+		for (uint32_t i = 0; i <= h->mask; i++) {
+			if (h->keys[i])
+				idmap_put_new(&g, h->keys[i], h->vals[i]);
+		}
+		idmap_free(h);
+		*h = g;
+	}
+	idmap_put_new(h, key, val);
+	return 0;
+}
+
+/* ---- tasks ---------------------------------------------------------------------- */
+
+/* The task @id of the trace being read, made (as preexisting) if new. */
+static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_task *t;
+	uint32_t i = idmap_find(&l->tasks, id);
+
+	if (__builtin_expect(i != RTR_MODEL_NONE, 1)) {
+		t = &m->tasks[i];
+		if (ts > t->end)
+			t->end = ts;
+		return i;
+	}
+	i = m->ntasks;
+	if (grow(l, (void **)&l->try_head, i, sizeof(*l->try_head), CAP_TRY_HEAD) ||
+	    !PUSH(l, m->tasks, m->ntasks, CAP_TASKS))
+		return RTR_MODEL_NONE;
+	if (idmap_put(&l->tasks, id, i)) {
+		nomem(l);
+		return RTR_MODEL_NONE;
+	}
+	l->try_head[i] = RTR_MODEL_NONE;
+	t = &m->tasks[i];
+	*t = (struct rtr_model_task){
+		.id = id, .trace = l->trace, .kind = RTR_MODEL_KIND_UNKNOWN,
+		.kind_name = l->preexisting, .flags = RTR_TASK_PREEXISTING,
+		.parent = RTR_MODEL_NONE, .created = ts, .end = ts,
+		.becomes = RTR_MODEL_NONE, .became_from = RTR_MODEL_NONE,
+	};
+	return i;
+}
+
+static uint32_t kind_name(struct loader *l, uint8_t kind)
+{
+	const struct tr_field *f = l->kind_field;
+	int64_t s = -1;
+
+	if (l->kind_names[kind])
+		return l->kind_names[kind];
+	for (uint32_t i = 0; f && i < f->nlabels; i++) {
+		if (f->labels[i].value == kind) {
+			s = str_add(l, f->labels[i].label, f->labels[i].len);
+			break;
+		}
+	}
+	if (s < 0)
+		s = str_fmt(l, "kind %u", kind);
+	if (s < 0)
+		return 0;
+	return l->kind_names[kind] = (uint32_t)s;
+}
+
+static int on_create(struct loader *l, uint64_t parent, uint64_t child, uint8_t kind, int64_t ts)
+{
+	struct rtr_model *m = l->m;
+	uint32_t p = RTR_MODEL_NONE, c;
+	struct rtr_model_task *t;
+
+	if (parent) {
+		p = task_get(l, parent, ts);
+		if (p == RTR_MODEL_NONE)
+			return -1;
+	}
+	if (!child)
+		return 0;
+	c = task_get(l, child, ts);
+	if (c == RTR_MODEL_NONE)
+		return -1;
+	t = &m->tasks[c];
+	if (t->flags & RTR_TASK_CREATED)
+		return 0;	/* created twice: the first one stands */
+	t->flags = (t->flags & ~RTR_TASK_PREEXISTING) | RTR_TASK_CREATED;
+	t->kind = kind;
+	t->kind_name = kind_name(l, kind);
+	t->parent = p == c ? RTR_MODEL_NONE : p;
+	t->parent_id = parent;
+	if (!t->kind_name)
+		return -1;
+	return 0;
+}
+
+static int add_arrow(struct loader *l, uint32_t from, uint32_t to, int kind, int flags, int64_t ts,
+		     uint32_t cpu)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_arrow *a;
+	uint32_t i = m->narrows;
+
+	if (grow(l, (void **)&l->try_next, i, sizeof(*l->try_next), CAP_TRY_NEXT))
+		return -1;
+	a = PUSH(l, m->arrows, m->narrows, CAP_ARROWS);
+	if (!a)
+		return -1;
+	*a = (struct rtr_model_arrow){ .ts = ts, .t_from = ts, .from = from, .to = to,
+				       .kind = (uint8_t)kind, .flags = (uint8_t)flags, .cpu = cpu };
+	l->try_next[i] = RTR_MODEL_NONE;
+	if (kind == RTR_ARROW_TRY_READ) {
+		l->try_next[i] = l->try_head[to];
+		l->try_head[to] = i;
+	} else if (kind == RTR_ARROW_READ) {
+		const struct rtr_model_task *in = &m->tasks[from];
+		uint32_t *pp = &l->try_head[to];
+		int walk = 0;
+
+		if ((in->flags & RTR_TASK_RESOLVED) && in->resolved <= ts)
+			a->t_from = in->resolved;
+		/* hide this reader's pending try_reads of the same input (a bounded walk) */
+		while (*pp != RTR_MODEL_NONE && walk++ < 64) {
+			if (m->arrows[*pp].from == from) {
+				m->arrows[*pp].flags |= RTR_ARROW_HIDDEN;
+				*pp = l->try_next[*pp];
+			} else {
+				pp = &l->try_next[*pp];
+			}
+		}
+	}
+	return 0;
+}
+
+/* An interaction: @a acts on @b (for reads, @a is the reader). */
+static int on_pair(struct loader *l, enum op op, uint64_t a, uint64_t b, int64_t ts, uint32_t cpu)
+{
+	struct rtr_model *m = l->m;
+	uint32_t ia = RTR_MODEL_NONE, ib = RTR_MODEL_NONE;
+	struct rtr_model_task *t;
+
+	if (a && (ia = task_get(l, a, ts)) == RTR_MODEL_NONE)
+		return -1;
+	if (b && (ib = task_get(l, b, ts)) == RTR_MODEL_NONE)
+		return -1;
+	switch (op) {
+	case OP_READ32:
+	case OP_READ64:
+		return a && b ? add_arrow(l, ib, ia, RTR_ARROW_READ, 0, ts, cpu) : 0;
+	case OP_TRY_READ32:
+	case OP_TRY_READ64:
+		return a && b ? add_arrow(l, ib, ia, RTR_ARROW_TRY_READ, 0, ts, cpu) : 0;
+	case OP_RESOLVE32:
+	case OP_RESOLVE64:
+		if (!b)
+			return 0;
+		t = &m->tasks[ib];
+		if (!(t->flags & RTR_TASK_RESOLVED)) {
+			t->flags |= RTR_TASK_RESOLVED;
+			t->resolved = ts;
+		}
+		return a ? add_arrow(l, ia, ib, RTR_ARROW_RESOLVE, 0, ts, cpu) : 0;
+	case OP_BECOMES32:
+	case OP_BECOMES64:
+		if (!a || !b || ia == ib)
+			return 0;
+		t = &m->tasks[ia];
+		t->flags |= RTR_TASK_BECAME;
+		t->becomes = ib;
+		t->becomes_ts = ts;
+		m->tasks[ib].became_from = ia;
+		return 0;
+	case OP_SIGNAL32:
+	case OP_SIGNAL64:
+		return a && b ? add_arrow(l, ia, ib, RTR_ARROW_SIGNAL, 0, ts, cpu) : 0;
+	default:
+		return 0;
+	}
+}
+
+static int on_fail(struct loader *l, uint64_t resolver, uint64_t task, const uint8_t *reason,
+		   int64_t ts, uint32_t cpu)
+{
+	struct rtr_model *m = l->m;
+	uint32_t ia = RTR_MODEL_NONE, ib;
+	struct rtr_model_task *t;
+
+	if (!task)
+		return 0;
+	if (resolver && (ia = task_get(l, resolver, ts)) == RTR_MODEL_NONE)
+		return -1;
+	if ((ib = task_get(l, task, ts)) == RTR_MODEL_NONE)
+		return -1;
+	t = &m->tasks[ib];
+	if (!(t->flags & RTR_TASK_RESOLVED)) {
+		int64_t s = str_add(l, (const char *)reason, strlen((const char *)reason));
+
+		if (s < 0)
+			return -1;
+		t = &m->tasks[ib];
+		t->flags |= RTR_TASK_RESOLVED | RTR_TASK_FAILED;
+		t->resolved = ts;
+		t->reason = (uint32_t)s;
+	}
+	return resolver ? add_arrow(l, ia, ib, RTR_ARROW_RESOLVE, RTR_ARROW_FAILURE, ts, cpu) : 0;
+}
+
+static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_t ts)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_label *lb;
+	size_t n = strlen((const char *)text);
+	uint32_t i;
+	int64_t s;
+
+	if (!task)
+		return 0;
+	if ((i = task_get(l, task, ts)) == RTR_MODEL_NONE)
+		return -1;
+	if ((s = str_add(l, (const char *)text, n)) < 0)
+		return -1;
+	lb = PUSH(l, m->labels, m->nlabels, CAP_LABELS);
+	if (!lb)
+		return -1;
+	*lb = (struct rtr_model_label){ .ts = ts, .task = i, .text = (uint32_t)s,
+					.len = (uint32_t)n };
+	if (!m->tasks[i].name)
+		m->tasks[i].name = (uint32_t)s;
+	return 0;
+}
+
+/* ---- runs ----------------------------------------------------------------------- */
+
+/* End the run on @ss's CPU at @ts, if one is open. */
+static int run_end(struct loader *l, struct sstate *ss, int64_t ts)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_run *r;
+	struct rtr_model_task *t;
+
+	if (ss->running == RTR_MODEL_NONE)
+		return 0;
+	r = PUSH(l, m->runs, m->nruns, CAP_RUNS);
+	if (!r)
+		return -1;
+	if (ts < ss->since)
+		ts = ss->since;
+	*r = (struct rtr_model_run){ .start = ss->since, .end = ts, .task = ss->running,
+				     .cpu = ss->cpu };
+	t = &m->tasks[ss->running];
+	if (ts > t->end)
+		t->end = ts;
+	ss->running = RTR_MODEL_NONE;
+	return 0;
+}
+
+static int on_switch(struct loader *l, struct sstate *ss, uint64_t task, int64_t ts)
+{
+	uint32_t i = RTR_MODEL_NONE;
+
+	if (task && (i = task_get(l, task, ts)) == RTR_MODEL_NONE)
+		return -1;
+	if (i == ss->running)
+		return 0;
+	if (run_end(l, ss, ts))
+		return -1;
+	ss->running = i;
+	ss->since = ts;
+	return 0;
+}
+
+/* ---- counters, notes, pauses ---------------------------------------------------- */
+
+static int on_counter(struct loader *l, uint32_t id, int64_t value, int64_t ts)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_counter *c;
+	struct rtr_model_sample *s;
+	uint32_t i = idmap_find(&l->counters, (uint64_t)id + 1);
+
+	if (i == RTR_MODEL_NONE) {
+		const struct tr_field *f = l->counter_field;
+		int64_t name = -1;
+
+		for (uint32_t k = 0; f && k < f->nlabels; k++) {
+			if (f->labels[k].value == id) {
+				name = str_add(l, f->labels[k].label, f->labels[k].len);
+				break;
+			}
+		}
+		if (name < 0)
+			name = str_fmt(l, "counter %u", id);
+		if (name < 0)
+			return -1;
+		i = m->ncounters;
+		c = PUSH(l, m->counters, m->ncounters, CAP_COUNTERS);
+		if (!c)
+			return -1;
+		if (idmap_put(&l->counters, (uint64_t)id + 1, i))
+			return nomem(l);
+		*c = (struct rtr_model_counter){ .name = (uint32_t)name, .trace = l->trace,
+						 .id = id, .group = i, .min = value,
+						 .max = value };
+	}
+	c = &m->counters[i];
+	c->nsamples++;
+	if (value < c->min)
+		c->min = value;
+	if (value > c->max)
+		c->max = value;
+	if (grow(l, (void **)&l->sample_counter, m->nsamples, sizeof(*l->sample_counter),
+		 CAP_SAMPLE_COUNTER))
+		return -1;
+	l->sample_counter[m->nsamples] = i;
+	s = PUSH(l, m->samples, m->nsamples, CAP_SAMPLES);
+	if (!s)
+		return -1;
+	*s = (struct rtr_model_sample){ .ts = ts, .value = value };
+	return 0;
+}
+
+static int on_note(struct loader *l, const uint8_t *text, int64_t ts, uint32_t cpu)
+{
+	struct rtr_model *m = l->m;
+	size_t n = strlen((const char *)text);
+	struct rtr_model_note *no;
+	int64_t s = str_add(l, (const char *)text, n);
+
+	if (s < 0 || !(no = PUSH(l, m->notes, m->nnotes, CAP_NOTES)))
+		return -1;
+	*no = (struct rtr_model_note){ .ts = ts, .cpu = cpu, .text = (uint32_t)s,
+				       .len = (uint32_t)n };
+	return 0;
+}
+
+static int on_pause(struct loader *l, uint64_t dur, const uint8_t *reason, int64_t ts,
+		    uint32_t cpu)
+{
+	struct rtr_model *m = l->m;
+	size_t n = strlen((const char *)reason);
+	struct rtr_model_pause *p;
+	int64_t s = str_add(l, (const char *)reason, n);
+	int64_t start;
+
+	if (s < 0 || !(p = PUSH(l, m->pauses, m->npauses, CAP_PAUSES)))
+		return -1;
+	if (__builtin_sub_overflow(ts, dur > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)dur,
+				   &start))
+		start = INT64_MIN;
+	*p = (struct rtr_model_pause){ .start = start, .end = ts, .cpu = cpu,
+				       .reason = (uint32_t)s, .len = (uint32_t)n };
+	return 0;
+}
+
+/* ---- one event ------------------------------------------------------------------ */
+
+static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor *c, int64_t ts)
+{
+	const uint8_t *pl = c->payload;
+	enum op op = l->ops[c->cls - l->t->md.classes];
+
+	switch (op) {
+	case OP_OTHER:
+		return 0;
+	case OP_SWITCH32:
+		return on_switch(l, ss, ld32(pl), ts);
+	case OP_SWITCH64:
+		return on_switch(l, ss, ld64(pl), ts);
+	case OP_CREATE32:
+		return on_create(l, ld32(pl), ld32(pl + 4), pl[8], ts);
+	case OP_CREATE64:
+		return on_create(l, ld64(pl), ld64(pl + 8), pl[16], ts);
+	case OP_READ32:
+	case OP_TRY_READ32:
+	case OP_RESOLVE32:
+	case OP_BECOMES32:
+	case OP_SIGNAL32:
+		return on_pair(l, op, ld32(pl), ld32(pl + 4), ts, ss->cpu);
+	case OP_READ64:
+	case OP_TRY_READ64:
+	case OP_RESOLVE64:
+	case OP_BECOMES64:
+	case OP_SIGNAL64:
+		return on_pair(l, op, ld64(pl), ld64(pl + 8), ts, ss->cpu);
+	case OP_SHOULD32:
+	case OP_SHOULD64: {
+		uint64_t id = op == OP_SHOULD32 ? ld32(pl) : ld64(pl);
+		uint32_t i;
+
+		if (!id)
+			return 0;
+		if ((i = task_get(l, id, ts)) == RTR_MODEL_NONE)
+			return -1;
+		l->m->tasks[i].flags |= RTR_TASK_SHOULD_RESOLVE;
+		return 0;
+	}
+	case OP_COUNTER:
+		return on_counter(l, ld32(pl), (int64_t)ld64(pl + 4), ts);
+	case OP_FAIL:
+		return on_fail(l, ld64(pl), ld64(pl + 8), pl + 16, ts, ss->cpu);
+	case OP_LABEL:
+		return on_label(l, ld64(pl), pl + 8, ts);
+	case OP_NOTE:
+		return on_note(l, pl, ts, ss->cpu);
+	case OP_PAUSE:
+		return on_pause(l, ld64(pl), pl + 8, ts, ss->cpu);
+	}
+	return 0;
+}
+
+/* ---- one trace ------------------------------------------------------------------ */
+
+static void setup_ops(struct loader *l)
+{
+	const struct tr_metadata *md = &l->t->md;
+
+	for (uint32_t i = 0; i < md->nclasses; i++) {
+		const struct tr_class *c = &md->classes[i];
+
+		l->ops[i] = OP_OTHER;
+		for (size_t k = 0; k < sizeof(op_classes) / sizeof(op_classes[0]); k++) {
+			bool same = !strcmp(c->name, op_classes[k].name) &&
+				    c->nfields == op_classes[k].nfields;
+
+			for (uint32_t j = 0; same && j < c->nfields; j++)
+				same = c->fields[j].type == op_classes[k].types[j];
+			if (!same)
+				continue;
+			l->ops[i] = (uint8_t)op_classes[k].op;
+			if (op_classes[k].op == OP_CREATE32 && !l->kind_field)
+				l->kind_field = &c->fields[2];
+			if (op_classes[k].op == OP_CREATE64)
+				l->kind_field = l->kind_field ? l->kind_field : &c->fields[2];
+			if (op_classes[k].op == OP_COUNTER)
+				l->counter_field = &c->fields[0];
+			break;
+		}
+	}
+}
+
+/* Cycles of the trace's clock to nanoseconds since the epoch (saturated). */
+static inline int64_t abs_ns(struct loader *l, uint64_t cycles)
+{
+	int64_t sec, ns;
+	uint32_t nsec;
+
+	tr_clock_ns(&l->clk, cycles, &sec, &nsec);
+	if (__builtin_mul_overflow(sec, 1000000000, &ns) || __builtin_add_overflow(ns, nsec, &ns))
+		return sec < 0 ? INT64_MIN : INT64_MAX;
+	return ns;
+}
+
+static int add_loss(struct loader *l, struct sstate *ss, const struct tr_cursor *c, int item,
+		    int64_t ts)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_loss *lo = PUSH(l, m->losses, m->nlosses, CAP_LOSSES);
+
+	if (!lo)
+		return -1;
+	*lo = (struct rtr_model_loss){ .ts = ts, .count = c->lost, .cpu = ss->cpu,
+				       .kind = item == TR_LOST_EVENTS ? RTR_LOSS_EVENTS :
+				       RTR_LOSS_PACKETS };
+	/* what ran across the gap is unknown: the run ends with the last event seen */
+	return run_end(l, ss, ss->any ? ss->last : ts);
+}
+
+static int add_damage(struct loader *l, struct sstate *ss, const struct tr_cursor *c)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_damage *d;
+	int64_t s = str_add(l, c->err, strlen(c->err));
+
+	if (s < 0 || !(d = PUSH(l, m->damage, m->ndamage, CAP_DAMAGE)))
+		return -1;
+	*d = (struct rtr_model_damage){ .trace = l->trace, .cpu = ss->cpu,
+					.ts = ss->any ? ss->last : INT64_MIN,
+					.message = (uint32_t)s };
+	m->cpus[ss->cpu].damaged = true;
+	m->traces[l->trace].damaged = true;
+	return run_end(l, ss, ss->any ? ss->last : 0);
+}
+
+static int load_trace(struct loader *l, const struct tr_trace *t, const char *dir)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_trace *tr;
+	struct sstate *ss = NULL;
+	struct tr_merge mg;
+	uint32_t s;
+	int64_t str;
+	int r, ret = -1;
+
+	l->t = t;
+	l->trace = m->ntraces;
+	l->kind_field = NULL;
+	l->counter_field = NULL;
+	memset(l->kind_names, 0, sizeof(l->kind_names));
+	tr_clock_init(&l->clk, &t->md);
+	if (!(tr = PUSH(l, m->traces, m->ntraces, CAP_TRACES)))
+		return -1;
+	*tr = (struct rtr_model_trace){ .vpid = t->md.vpid, .freq = t->md.freq,
+					.cpu_first = m->ncpus, .ncpus = t->nstreams,
+					.first = INT64_MAX, .last = INT64_MIN };
+	tr->offset_ns = abs_ns(l, 0);
+	if ((str = str_add(l, dir, strlen(dir))) < 0)
+		return -1;
+	m->traces[l->trace].dir = (uint32_t)str;
+	if ((str = str_add(l, t->md.hostname, strlen(t->md.hostname))) < 0)
+		return -1;
+	m->traces[l->trace].hostname = (uint32_t)str;
+
+	l->ops = calloc(t->md.nclasses + 1, 1);
+	ss = calloc(t->nstreams + 1, sizeof(*ss));
+	if (!l->ops || !ss || idmap_init(&l->tasks) || idmap_init(&l->counters) ||
+	    tr_merge_init(&mg, t)) {
+		free(l->ops);
+		free(ss);
+		idmap_free(&l->tasks);
+		idmap_free(&l->counters);
+		return nomem(l);
+	}
+	setup_ops(l);
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		struct rtr_model_cpu *cpu = PUSH(l, m->cpus, m->ncpus, CAP_CPUS);
+
+		if (!cpu || (str = str_add(l, t->streams[i].name, strlen(t->streams[i].name))) < 0)
+			goto out;
+		cpu = &m->cpus[m->ncpus - 1];
+		*cpu = (struct rtr_model_cpu){ .trace = l->trace, .cpu = RTR_MODEL_NONE,
+					       .stream = (uint32_t)str, .first = INT64_MIN,
+					       .last = INT64_MIN };
+		ss[i] = (struct sstate){ .cpu = m->ncpus - 1, .running = RTR_MODEL_NONE };
+	}
+
+	while ((r = tr_merge_next(&mg, &s)) != TR_END) {
+		const struct tr_cursor *c = &mg.c[s];
+		struct sstate *st = &ss[s];
+		struct rtr_model_cpu *cpu = &m->cpus[st->cpu];
+		int64_t ts;
+
+		if (r == TR_ERROR) {
+			if (c->started)
+				cpu->cpu = (uint32_t)c->cpu;
+			if (add_damage(l, st, c))
+				goto out;
+			continue;
+		}
+		ts = abs_ns(l, c->ts);
+		if (__builtin_expect(!st->any, 0)) {
+			st->any = true;
+			cpu->first = ts;
+			cpu->cpu = (uint32_t)c->cpu;
+			if (ts < m->traces[l->trace].first)
+				m->traces[l->trace].first = ts;
+		}
+		st->last = ts;
+		if (__builtin_expect(r == TR_EVENT, 1)) {
+			cpu->events++;
+			if (on_event(l, st, c, ts))
+				goto out;
+		} else if (add_loss(l, st, c, r, ts)) {
+			goto out;
+		}
+	}
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		const struct tr_cursor *c = &mg.c[i];
+		struct rtr_model_cpu *cpu = &m->cpus[ss[i].cpu];
+
+		cpu->events_lost = c->events_lost;
+		cpu->packets_lost = c->packets_lost;
+		if (!ss[i].any)
+			continue;
+		cpu->last = ss[i].last;
+		if (!c->failed && c->started) {
+			int64_t e = abs_ns(l, c->ts_end);
+
+			if (e > cpu->last)
+				cpu->last = e;
+		}
+		if (run_end(l, &ss[i], cpu->last))
+			goto out;
+		tr = &m->traces[l->trace];
+		tr->events += cpu->events;
+		if (cpu->last > tr->last)
+			tr->last = cpu->last;
+	}
+	m->events += m->traces[l->trace].events;
+	ret = 0;
+out:
+	tr_merge_free(&mg);
+	free(l->ops);
+	l->ops = NULL;
+	free(ss);
+	idmap_free(&l->tasks);
+	idmap_free(&l->counters);
+	return ret;
+}
+
+/* ---- finishing ------------------------------------------------------------------ */
+
+static inline int64_t key_at(const char *p, size_t i, size_t size, size_t key)
+{
+	int64_t v;
+
+	memcpy(&v, p + i * size + key, sizeof(v));
+	return v;
+}
+
+/* The end of the ascending run that starts at @i. */
+static size_t run_from(const char *p, size_t i, size_t n, size_t size, size_t key)
+{
+	for (i++; i < n && key_at(p, i - 1, size, key) <= key_at(p, i, size, key); i++)
+		;
+	return i;
+}
+
+/*
+ * Sort @n elements of @size bytes at @base by the int64_t at offset @key,
+ * stably: a natural merge sort, so that the traces' sorted runs cost one
+ * pass per doubling, and a single trace's arrays no copy at all.
+ */
+static int sort_i64(void *base, size_t n, size_t size, size_t key)
+{
+	char *src = base, *dst, *buf;
+
+	if (n < 2 || run_from(src, 0, n, size, key) == n)
+		return 0;
+	buf = malloc(n * size);
+	if (!buf)
+		return -1;
+	dst = buf;
+	for (;;) {
+		size_t i = 0, o = 0, runs = 0;
+		char *tmp;
+
+		while (i < n) {
+			size_t mid = run_from(src, i, n, size, key), e, p, q;
+
+			e = mid < n ? run_from(src, mid, n, size, key) : n;
+			for (p = i, q = mid; p < mid && q < e;) {
+				bool left = key_at(src, p, size, key) <= key_at(src, q, size, key);
+
+				memcpy(dst + o++ * size, src + (left ? p++ : q++) * size, size);
+			}
+			memcpy(dst + o * size, src + p * size, (mid - p) * size);
+			o += mid - p;
+			memcpy(dst + o * size, src + q * size, (e - q) * size);
+			o += e - q;
+			i = e;
+			runs++;
+		}
+		tmp = src;
+		src = dst;
+		dst = tmp;
+		if (runs == 1)
+			break;
+	}
+	if (src != base)
+		memcpy(base, src, n * size);
+	free(buf);
+	return 0;
+}
+
+/*
+ * Group @n elements by their @keys (each < @nkeys), stably: a counting sort.
+ * The grouped order (old indices) goes to @order; on return @first[k] is
+ * where group k begins, @first[@nkeys] == @n.
+ */
+static void group_by(uint32_t n, uint32_t nkeys, const uint32_t *keys, uint32_t *order,
+		    uint32_t *first)
+{
+	memset(first, 0, (size_t)(nkeys + 1) * sizeof(*first));
+	for (uint32_t i = 0; i < n; i++)
+		first[keys[i] + 1]++;
+	for (uint32_t k = 0; k < nkeys; k++)
+		first[k + 1] += first[k];
+	for (uint32_t i = 0; i < n; i++)
+		order[first[keys[i]]++] = i;
+	/* first[k] now ends group k: shift back */
+	memmove(first + 1, first, (size_t)nkeys * sizeof(*first));
+	first[0] = 0;
+}
+
+/* Reorder @n elements of @size at @base as @order says. */
+static int permute(void *base, uint32_t n, size_t size, const uint32_t *order)
+{
+	char *tmp = malloc((size_t)n * size + 1);
+
+	if (!tmp)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(tmp + (size_t)i * size, (char *)base + (size_t)order[i] * size, size);
+	memcpy(base, tmp, (size_t)n * size);
+	free(tmp);
+	return 0;
+}
+
+/* Group labels and runs by task, samples by counter, runs by CPU. */
+static int group_all(struct loader *l)
+{
+	struct rtr_model *m = l->m;
+	uint32_t most = m->nlabels > m->nruns ? m->nlabels : m->nruns;
+	uint32_t nk = m->ntasks > m->ncpus ? m->ntasks : m->ncpus;
+	uint32_t *keys, *order, *first;
+	int ret = -1;
+
+	if (m->nsamples > most)
+		most = m->nsamples;
+	if (m->ncounters > nk)
+		nk = m->ncounters;
+	keys = malloc(((size_t)most + 1) * sizeof(*keys));
+	order = malloc(((size_t)most + 1) * sizeof(*order));
+	first = malloc(((size_t)nk + 2) * sizeof(*first));
+	m->cpu_runs = malloc(((size_t)m->nruns + 1) * sizeof(*m->cpu_runs));
+	if (!keys || !order || !first || !m->cpu_runs)
+		goto out;
+
+	for (uint32_t i = 0; i < m->nlabels; i++)
+		keys[i] = m->labels[i].task;
+	group_by(m->nlabels, m->ntasks, keys, order, first);
+	if (permute(m->labels, m->nlabels, sizeof(*m->labels), order))
+		goto out;
+	for (uint32_t k = 0; k < m->ntasks; k++) {
+		m->tasks[k].label_first = first[k];
+		m->tasks[k].nlabels = first[k + 1] - first[k];
+	}
+
+	/* runs by CPU first: closed in time order per CPU, which the stable sort keeps */
+	for (uint32_t i = 0; i < m->nruns; i++)
+		keys[i] = m->runs[i].cpu;
+	group_by(m->nruns, m->ncpus, keys, m->cpu_runs, first);
+	for (uint32_t k = 0; k < m->ncpus; k++) {
+		m->cpus[k].run_first = first[k];
+		m->cpus[k].nruns = first[k + 1] - first[k];
+	}
+	for (uint32_t i = 0; i < m->nruns; i++)
+		keys[i] = m->runs[i].task;
+	group_by(m->nruns, m->ntasks, keys, order, first);
+	if (permute(m->runs, m->nruns, sizeof(*m->runs), order))
+		goto out;
+	for (uint32_t k = 0; k < m->ntasks; k++) {
+		m->tasks[k].run_first = first[k];
+		m->tasks[k].nruns = first[k + 1] - first[k];
+	}
+	/* where each run went: keys[old index] = new index */
+	for (uint32_t i = 0; i < m->nruns; i++)
+		keys[order[i]] = i;
+	for (uint32_t i = 0; i < m->nruns; i++)
+		m->cpu_runs[i] = keys[m->cpu_runs[i]];
+
+	group_by(m->nsamples, m->ncounters, l->sample_counter, order, first);
+	if (permute(m->samples, m->nsamples, sizeof(*m->samples), order))
+		goto out;
+	for (uint32_t k = 0; k < m->ncounters; k++)
+		m->counters[k].sample_first = first[k];
+	ret = 0;
+out:
+	free(keys);
+	free(order);
+	free(first);
+	return ret;
+}
+
+static const char *prefix_end(const char *s)
+{
+	const char *h = strchr(s, '#');
+
+	return h ? h : s + strlen(s);
+}
+
+static const struct rtr_model *cmp_model;
+
+static int cmp_counter_prefix(const void *a, const void *b)
+{
+	const char *sa = rtr_model_str(cmp_model, cmp_model->counters[*(const uint32_t *)a].name);
+	const char *sb = rtr_model_str(cmp_model, cmp_model->counters[*(const uint32_t *)b].name);
+	size_t na = (size_t)(prefix_end(sa) - sa), nb = (size_t)(prefix_end(sb) - sb);
+	int c = memcmp(sa, sb, na < nb ? na : nb);
+
+	if (c)
+		return c;
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static int counter_groups(struct rtr_model *m)
+{
+	uint32_t *idx = malloc(((size_t)m->ncounters + 1) * sizeof(*idx));
+
+	if (!idx)
+		return -1;
+	for (uint32_t i = 0; i < m->ncounters; i++)
+		idx[i] = i;
+	cmp_model = m;
+	qsort(idx, m->ncounters, sizeof(*idx), cmp_counter_prefix);
+	for (uint32_t i = 1; i < m->ncounters; i++) {
+		const char *a = rtr_model_str(m, m->counters[idx[i - 1]].name);
+		const char *b = rtr_model_str(m, m->counters[idx[i]].name);
+		size_t na = (size_t)(prefix_end(a) - a), nb = (size_t)(prefix_end(b) - b);
+
+		if (na == nb && !memcmp(a, b, na))
+			m->counters[idx[i]].group = m->counters[idx[i - 1]].group;
+	}
+	free(idx);
+	return 0;
+}
+
+uint32_t rtr_model_last_task(const struct rtr_model *m, uint32_t task)
+{
+	for (uint32_t steps = 0; steps < m->ntasks && m->tasks[task].becomes != RTR_MODEL_NONE;
+	     steps++)
+		task = m->tasks[task].becomes;
+	return task;
+}
+
+static inline int64_t rel(int64_t t, int64_t origin)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(t, origin, &r))
+		return t < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+/* Times relative to the origin; task ends; should_resolve failures. */
+static void finish(struct rtr_model *m)
+{
+	int64_t o = INT64_MAX, end = INT64_MIN;
+
+	for (uint32_t i = 0; i < m->ntraces; i++) {
+		if (m->traces[i].first < o)
+			o = m->traces[i].first;
+	}
+	if (o == INT64_MAX)
+		o = 0;
+	m->origin_ns = o;
+	for (uint32_t i = 0; i < m->ntraces; i++) {
+		struct rtr_model_trace *t = &m->traces[i];
+
+		if (t->first == INT64_MAX) {
+			t->first = t->last = 0;
+			continue;
+		}
+		t->first = rel(t->first, o);
+		t->last = rel(t->last, o);
+		if (t->last > end)
+			end = t->last;
+	}
+	m->start = 0;
+	m->end = end == INT64_MIN ? 0 : end;
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		struct rtr_model_cpu *c = &m->cpus[i];
+
+		c->first = c->first == INT64_MIN ? 0 : rel(c->first, o);
+		c->last = c->last == INT64_MIN ? 0 : rel(c->last, o);
+	}
+	for (uint32_t i = 0; i < m->ntasks; i++) {
+		struct rtr_model_task *t = &m->tasks[i];
+
+		t->created = rel(t->created, o);
+		t->end = rel(t->end, o);
+		if (t->flags & RTR_TASK_RESOLVED)
+			t->resolved = rel(t->resolved, o);
+		if (t->flags & RTR_TASK_BECAME)
+			t->becomes_ts = rel(t->becomes_ts, o);
+	}
+	for (uint32_t i = 0; i < m->ntasks; i++) {
+		struct rtr_model_task *t = &m->tasks[i];
+		uint32_t last;
+
+		if (t->flags & RTR_TASK_RESOLVED) {
+			t->end = t->resolved;
+		} else if (t->flags & RTR_TASK_SHOULD_RESOLVE) {
+			last = rtr_model_last_task(m, i);
+			if (!(m->tasks[last].flags & RTR_TASK_RESOLVED)) {
+				t->flags |= RTR_TASK_NEVER_RESOLVED;
+				t->end = m->traces[t->trace].last;
+			}
+		}
+		if (t->end < t->created)
+			t->end = t->created;
+	}
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		m->arrows[i].ts = rel(m->arrows[i].ts, o);
+		m->arrows[i].t_from = rel(m->arrows[i].t_from, o);
+	}
+	for (uint32_t i = 0; i < m->nlabels; i++)
+		m->labels[i].ts = rel(m->labels[i].ts, o);
+	for (uint32_t i = 0; i < m->nruns; i++) {
+		m->runs[i].start = rel(m->runs[i].start, o);
+		m->runs[i].end = rel(m->runs[i].end, o);
+	}
+	for (uint32_t i = 0; i < m->nsamples; i++)
+		m->samples[i].ts = rel(m->samples[i].ts, o);
+	for (uint32_t i = 0; i < m->nnotes; i++)
+		m->notes[i].ts = rel(m->notes[i].ts, o);
+	for (uint32_t i = 0; i < m->npauses; i++) {
+		struct rtr_model_pause *p = &m->pauses[i];
+
+		p->end = rel(p->end, o);
+		p->start = p->start < o ? 0 : rel(p->start, o);
+	}
+	for (uint32_t i = 0; i < m->nlosses; i++)
+		m->losses[i].ts = rel(m->losses[i].ts, o);
+	for (uint32_t i = 0; i < m->ndamage; i++)
+		m->damage[i].ts = m->damage[i].ts == INT64_MIN ? 0 : rel(m->damage[i].ts, o);
+}
+
+int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err, size_t errlen)
+{
+	struct loader l = { .m = m, .err = err, .errlen = errlen };
+	struct tr_trace *t;
+	int64_t s;
+	int ret = -1, opened = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (ndirs < 1)
+		return fatal(&l, "no trace given");
+	t = calloc((size_t)ndirs, sizeof(*t));
+	if (!t)
+		return nomem(&l);
+	for (; opened < ndirs; opened++) {
+		if (tr_open(&t[opened], dirs[opened], err, errlen))
+			goto out;
+	}
+	/* offset 0 is the empty string */
+	if (str_add(&l, "", 0) < 0 || (s = str_add(&l, "preexisting", 11)) < 0)
+		goto out;
+	l.preexisting = (uint32_t)s;
+	for (int i = 0; i < ndirs; i++) {
+		if (load_trace(&l, &t[i], dirs[i]))
+			goto out;
+	}
+	finish(m);
+	if (sort_i64(m->arrows, m->narrows, sizeof(*m->arrows),
+		     offsetof(struct rtr_model_arrow, ts)) ||
+	    sort_i64(m->notes, m->nnotes, sizeof(*m->notes), offsetof(struct rtr_model_note, ts)) ||
+	    sort_i64(m->pauses, m->npauses, sizeof(*m->pauses),
+		     offsetof(struct rtr_model_pause, end)) ||
+	    sort_i64(m->losses, m->nlosses, sizeof(*m->losses),
+		     offsetof(struct rtr_model_loss, ts)) ||
+	    group_all(&l) || counter_groups(m)) {
+		nomem(&l);
+		goto out;
+	}
+	ret = m->ndamage ? 1 : 0;
+out:
+	for (int i = 0; i < opened; i++)
+		tr_close(&t[i]);
+	free(t);
+	free(l.try_head);
+	free(l.try_next);
+	free(l.sample_counter);
+	if (ret < 0)
+		rtr_model_free(m);
+	return ret;
+}
+
+void rtr_model_free(struct rtr_model *m)
+{
+	free(m->traces);
+	free(m->cpus);
+	free(m->tasks);
+	free(m->arrows);
+	free(m->labels);
+	free(m->runs);
+	free(m->cpu_runs);
+	free(m->counters);
+	free(m->samples);
+	free(m->notes);
+	free(m->pauses);
+	free(m->losses);
+	free(m->damage);
+	free(m->strs);
+	memset(m, 0, sizeof(*m));
+}
