@@ -14,6 +14,7 @@
 #include <ringtrace/consumer.h>
 #include "consumer/convert.h"
 #include "tools/commands.h"
+#include "tools/model.h"
 #include "tools/trace_reader.h"
 
 #define VERSION "0.1"
@@ -39,6 +40,11 @@ static void usage(FILE *f)
 		"  dump [--clock-seconds] [--no-delta] DIR\n"
 		"                 print every event of the CTF trace in DIR, streams merged in time\n"
 		"  check DIR      validate the CTF trace in DIR: packets, records, losses, damage\n"
+		"  stats [--json] DIR...\n"
+		"                 per task kind: counts, creation to resolution p50/p90/p99/max,\n"
+		"                 unresolved and failed tasks; per CPU: event rates and losses\n"
+		"  export --format chrome [-o FILE] DIR...\n"
+		"                 Trace Event JSON for Perfetto UI and chrome://tracing\n"
 		"  help           this text\n\n"
 		"options:\n"
 		"  -h, --help     this text\n"
@@ -167,6 +173,10 @@ int main(int argc, char **argv)
 		return rtr_cmd_snapshot(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "recover"))
 		return rtr_cmd_recover(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "stats"))
+		return rtr_cmd_stats(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "export"))
+		return rtr_cmd_export(argc - 1, argv + 1);
 	fprintf(stderr, "ringtrace: unknown command '%s' (see ringtrace --help)\n", argv[1]);
 	return 2;
 }

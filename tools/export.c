@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/export.c - `ringtrace export --format chrome TRACE... [-o FILE]`:
+ * the task model (model.h) as Trace Event Format JSON, which Perfetto UI
+ * and chrome://tracing open:
+ *
+ * - a process per trace ("M" process_name), a thread per CPU ("M"
+ *   thread_name) on which the runs are complete events ("X"), the notes and
+ *   losses instant events ("i"), and a thread for the pauses ("X");
+ * - an async track per task ("b" at its creation, "e" at its end; cat
+ *   "task", id the task's index in the model);
+ * - an arrow per read, try_read (unless hidden), resolve, fail and signal:
+ *   an async instant ("n") on each task's track, bound by flow v2 fields
+ *   ("bind_id", "flow_out" on the source, "flow_in" on the target);
+ * - counters ("C").
+ *
+ * Events are written in time order (ties: begins, flow sources, flow
+ * targets, the rest, ends), so every track's timestamps are monotonic and
+ * each flow's source comes before its target.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tools/json.h"
+#include "tools/model.h"
+
+/* What an output item is; the order breaks ties in time. */
+enum item_type {
+	IT_BEGIN = 0,		/* task: "b" */
+	IT_FLOW_OUT,		/* arrow: "n" on the source task */
+	IT_FLOW_IN,		/* arrow: "n" on the target task */
+	IT_RUN,			/* run: "X" on a CPU thread */
+	IT_PAUSE,		/* pause: "X" on the pauses thread */
+	IT_SAMPLE,		/* counter sample: "C" */
+	IT_NOTE,		/* note: "i" */
+	IT_LOSS,		/* loss: "i" */
+	IT_END,			/* task: "e" */
+};
+
+struct item {
+	int64_t ts;
+	uint32_t type;
+	uint32_t idx;
+};
+
+/* The thread ids: a CPU's is its number + 1; the pauses' is this. */
+#define TID_PAUSES	1000000u
+
+static const char *const arrow_names[] = {
+	[RTR_ARROW_READ] = "read", [RTR_ARROW_TRY_READ] = "try_read",
+	[RTR_ARROW_RESOLVE] = "resolve", [RTR_ARROW_SIGNAL] = "signal",
+};
+
+struct exp {
+	const struct rtr_model *m;
+	struct jw w;
+	uint32_t *sample_counter;	/* counter of each sample */
+	bool first;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void sep(struct exp *e)
+{
+	jw_lit(&e->w, e->first ? "\n" : ",\n");
+	e->first = false;
+}
+
+static uint32_t pid_of(uint32_t trace)
+{
+	return trace + 1;
+}
+
+static uint32_t tid_of(const struct rtr_model *m, uint32_t cpu)
+{
+	uint32_t c = m->cpus[cpu].cpu;
+
+	/* a stream with no valid packet: a thread of its own past the real CPUs */
+	return c == RTR_MODEL_NONE ? TID_PAUSES + 1 + cpu : c + 1;
+}
+
+/* The name of a task's track: its first label, else its kind and id. */
+static void task_name(struct exp *e, const struct rtr_model_task *t)
+{
+	const struct rtr_model *m = e->m;
+	char b[320];
+	int n;
+
+	if (t->name) {
+		jw_cstr(&e->w, rtr_model_str(m, t->name));
+		return;
+	}
+	/* a kind name longer than that is cut (and a UTF-8 sequence cut made U+FFFD) */
+	n = snprintf(b, sizeof(b), "%.280s %" PRIu64, rtr_model_str(m, t->kind_name), t->id);
+	jw_str(&e->w, b, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1);
+}
+
+/* ,"cat":"task","id":"N","pid":P,"ts":T */
+static void task_track(struct exp *e, uint32_t task, int64_t ts)
+{
+	const struct rtr_model_task *t = &e->m->tasks[task];
+
+	jw_lit(&e->w, ",\"cat\":\"task\",\"id\":\"");
+	jw_u64(&e->w, task);
+	jw_lit(&e->w, "\",\"pid\":");
+	jw_u64(&e->w, pid_of(t->trace));
+	jw_lit(&e->w, ",\"tid\":");
+	jw_u64(&e->w, pid_of(t->trace));
+	jw_lit(&e->w, ",\"ts\":");
+	jw_us(&e->w, ts);
+}
+
+static void emit_task(struct exp *e, uint32_t i, bool begin)
+{
+	const struct rtr_model *m = e->m;
+	const struct rtr_model_task *t = &m->tasks[i];
+
+	sep(e);
+	jw_lit(&e->w, begin ? "{\"ph\":\"b\",\"name\":" : "{\"ph\":\"e\",\"name\":");
+	task_name(e, t);
+	task_track(e, i, begin ? t->created : t->end);
+	if (!begin) {
+		jw_lit(&e->w, "}");
+		return;
+	}
+	jw_lit(&e->w, ",\"args\":{\"task\":");
+	jw_u64(&e->w, t->id);
+	jw_lit(&e->w, ",\"kind\":");
+	jw_cstr(&e->w, rtr_model_str(m, t->kind_name));
+	if (t->parent_id) {
+		jw_lit(&e->w, ",\"parent\":");
+		jw_u64(&e->w, t->parent_id);
+	}
+	if (t->becomes != RTR_MODEL_NONE) {
+		jw_lit(&e->w, ",\"becomes\":");
+		jw_u64(&e->w, m->tasks[t->becomes].id);
+	}
+	jw_lit(&e->w, ",\"state\":\"");
+	jw_lit(&e->w, t->flags & RTR_TASK_FAILED ? "failed" :
+		      t->flags & RTR_TASK_RESOLVED ? "resolved" :
+		      t->flags & RTR_TASK_NEVER_RESOLVED ? "should_resolve never resolved" :
+		      "unresolved");
+	jw_lit(&e->w, "\"");
+	if (t->flags & RTR_TASK_FAILED) {
+		jw_lit(&e->w, ",\"reason\":");
+		jw_cstr(&e->w, rtr_model_str(m, t->reason));
+	}
+	if (t->nlabels) {
+		jw_lit(&e->w, ",\"labels\":[");
+		for (uint32_t k = 0; k < t->nlabels; k++) {
+			const struct rtr_model_label *l = &m->labels[t->label_first + k];
+
+			if (k)
+				jw_lit(&e->w, ",");
+			jw_str(&e->w, rtr_model_str(m, l->text), l->len);
+		}
+		jw_lit(&e->w, "]");
+	}
+	jw_lit(&e->w, "}}");
+}
+
+static void emit_flow(struct exp *e, uint32_t i, bool out)
+{
+	const struct rtr_model *m = e->m;
+	const struct rtr_model_arrow *a = &m->arrows[i];
+	const char *name = arrow_names[a->kind & 3];
+
+	if (a->kind == RTR_ARROW_RESOLVE && (a->flags & RTR_ARROW_FAILURE))
+		name = "fail";
+	sep(e);
+	jw_lit(&e->w, "{\"ph\":\"n\",\"name\":\"");
+	jw_lit(&e->w, name);
+	jw_lit(&e->w, "\"");
+	task_track(e, out ? a->from : a->to, out ? a->t_from : a->ts);
+	jw_lit(&e->w, ",\"bind_id\":");
+	jw_u64(&e->w, (uint64_t)i + 1);
+	jw_lit(&e->w, out ? ",\"flow_out\":true" : ",\"flow_in\":true");
+	jw_lit(&e->w, ",\"args\":{\"from\":");
+	jw_u64(&e->w, m->tasks[a->from].id);
+	jw_lit(&e->w, ",\"to\":");
+	jw_u64(&e->w, m->tasks[a->to].id);
+	jw_lit(&e->w, "}}");
+}
+
+static void emit_run(struct exp *e, uint32_t i)
+{
+	const struct rtr_model *m = e->m;
+	const struct rtr_model_run *r = &m->runs[i];
+	const struct rtr_model_task *t = &m->tasks[r->task];
+
+	sep(e);
+	jw_lit(&e->w, "{\"ph\":\"X\",\"cat\":\"run\",\"name\":");
+	task_name(e, t);
+	jw_lit(&e->w, ",\"pid\":");
+	jw_u64(&e->w, pid_of(m->cpus[r->cpu].trace));
+	jw_lit(&e->w, ",\"tid\":");
+	jw_u64(&e->w, tid_of(m, r->cpu));
+	jw_lit(&e->w, ",\"ts\":");
+	jw_us(&e->w, r->start);
+	jw_lit(&e->w, ",\"dur\":");
+	jw_us(&e->w, r->end - r->start);
+	jw_lit(&e->w, ",\"args\":{\"task\":");
+	jw_u64(&e->w, t->id);
+	jw_lit(&e->w, "}}");
+}
+
+static void emit_pause(struct exp *e, uint32_t i)
+{
+	const struct rtr_model *m = e->m;
+	const struct rtr_model_pause *p = &m->pauses[i];
+
+	sep(e);
+	jw_lit(&e->w, "{\"ph\":\"X\",\"cat\":\"pause\",\"name\":");
+	jw_str(&e->w, rtr_model_str(m, p->reason), p->len);
+	jw_lit(&e->w, ",\"pid\":");
+	jw_u64(&e->w, pid_of(m->cpus[p->cpu].trace));
+	jw_lit(&e->w, ",\"tid\":");
+	jw_u64(&e->w, TID_PAUSES);
+	jw_lit(&e->w, ",\"ts\":");
+	jw_us(&e->w, p->start);
+	jw_lit(&e->w, ",\"dur\":");
+	jw_us(&e->w, p->end - p->start);
+	jw_lit(&e->w, "}");
+}
+
+static void emit_sample(struct exp *e, uint32_t i)
+{
+	const struct rtr_model *m = e->m;
+	const struct rtr_model_counter *c = &m->counters[e->sample_counter[i]];
+
+	sep(e);
+	jw_lit(&e->w, "{\"ph\":\"C\",\"name\":");
+	jw_cstr(&e->w, rtr_model_str(m, c->name));
+	jw_lit(&e->w, ",\"pid\":");
+	jw_u64(&e->w, pid_of(c->trace));
+	jw_lit(&e->w, ",\"ts\":");
+	jw_us(&e->w, m->samples[i].ts);
+	jw_lit(&e->w, ",\"args\":{\"value\":");
+	jw_i64(&e->w, m->samples[i].value);
+	jw_lit(&e->w, "}}");
+}
+
+/* ,"pid":P,"tid":T,"ts":X,"s":"t" */
+static void cpu_instant(struct exp *e, uint32_t cpu, int64_t ts)
+{
+	jw_lit(&e->w, ",\"cat\":\"trace\",\"pid\":");
+	jw_u64(&e->w, pid_of(e->m->cpus[cpu].trace));
+	jw_lit(&e->w, ",\"tid\":");
+	jw_u64(&e->w, tid_of(e->m, cpu));
+	jw_lit(&e->w, ",\"ts\":");
+	jw_us(&e->w, ts);
+	jw_lit(&e->w, ",\"s\":\"t\"");
+}
+
+static void emit_note(struct exp *e, uint32_t i)
+{
+	const struct rtr_model_note *n = &e->m->notes[i];
+
+	sep(e);
+	jw_lit(&e->w, "{\"ph\":\"i\",\"name\":");
+	jw_str(&e->w, rtr_model_str(e->m, n->text), n->len);
+	cpu_instant(e, n->cpu, n->ts);
+	jw_lit(&e->w, "}");
+}
+
+static void emit_loss(struct exp *e, uint32_t i)
+{
+	const struct rtr_model_loss *l = &e->m->losses[i];
+
+	sep(e);
+	jw_lit(&e->w, "{\"ph\":\"i\",\"name\":\"lost ");
+	jw_u64(&e->w, l->count);
+	jw_lit(&e->w, l->kind == RTR_LOSS_EVENTS ? " events\"" : " packets\"");
+	cpu_instant(e, l->cpu, l->ts);
+	jw_lit(&e->w, ",\"args\":{\"count\":");
+	jw_u64(&e->w, l->count);
+	jw_lit(&e->w, "}}");
+}
+
+static void emit_metadata(struct exp *e)
+{
+	const struct rtr_model *m = e->m;
+	char b[96], buf[1024];
+	int n;
+
+	for (uint32_t i = 0; i < m->ntraces; i++) {
+		const struct rtr_model_trace *t = &m->traces[i];
+		const char *host = rtr_model_str(m, t->hostname);
+
+		sep(e);
+		jw_lit(&e->w, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+		jw_u64(&e->w, pid_of(i));
+		jw_lit(&e->w, ",\"args\":{\"name\":");
+		/* "HOST pid N: DIR", escaped as a whole (cut at 1 KiB) */
+		n = snprintf(buf, sizeof(buf), "%s%spid %u: %s", host, *host ? " " : "", t->vpid,
+			     rtr_model_str(m, t->dir));
+		jw_str(&e->w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		jw_lit(&e->w, "}}");
+		sep(e);
+		jw_lit(&e->w, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+		jw_u64(&e->w, pid_of(i));
+		jw_lit(&e->w, ",\"tid\":");
+		jw_u64(&e->w, TID_PAUSES);
+		jw_lit(&e->w, ",\"args\":{\"name\":\"pauses\"}}");
+	}
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		const struct rtr_model_cpu *c = &m->cpus[i];
+
+		sep(e);
+		jw_lit(&e->w, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+		jw_u64(&e->w, pid_of(c->trace));
+		jw_lit(&e->w, ",\"tid\":");
+		jw_u64(&e->w, tid_of(m, i));
+		if (c->cpu == RTR_MODEL_NONE) {
+			jw_lit(&e->w, ",\"args\":{\"name\":");
+			jw_cstr(&e->w, rtr_model_str(m, c->stream));
+		} else {
+			snprintf(b, sizeof(b), ",\"args\":{\"name\":\"cpu %u\"", c->cpu);
+			jw_lit(&e->w, b);
+		}
+		jw_lit(&e->w, "}}");
+		sep(e);
+		jw_lit(&e->w, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
+		jw_u64(&e->w, pid_of(c->trace));
+		jw_lit(&e->w, ",\"tid\":");
+		jw_u64(&e->w, tid_of(m, i));
+		jw_lit(&e->w, ",\"args\":{\"sort_index\":");
+		jw_u64(&e->w, tid_of(m, i));
+		jw_lit(&e->w, "}}");
+	}
+}
+
+/* Every item in time order.  Return: the array (*@n items), or NULL. */
+static struct item *items(const struct rtr_model *m, size_t *n)
+{
+	size_t cap = 2 * (size_t)m->ntasks + 2 * (size_t)m->narrows + m->nruns + m->npauses +
+		     m->nsamples + m->nnotes + m->nlosses + 1, k = 0;
+	struct item *it = malloc(cap * sizeof(*it));
+
+	if (!it)
+		return NULL;
+	for (uint32_t i = 0; i < m->ntasks; i++) {
+		it[k++] = (struct item){ m->tasks[i].created, IT_BEGIN, i };
+		it[k++] = (struct item){ m->tasks[i].end, IT_END, i };
+	}
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		if (m->arrows[i].flags & RTR_ARROW_HIDDEN)
+			continue;
+		it[k++] = (struct item){ m->arrows[i].t_from, IT_FLOW_OUT, i };
+		it[k++] = (struct item){ m->arrows[i].ts, IT_FLOW_IN, i };
+	}
+	for (uint32_t i = 0; i < m->nruns; i++)
+		it[k++] = (struct item){ m->runs[i].start, IT_RUN, i };
+	for (uint32_t i = 0; i < m->npauses; i++)
+		it[k++] = (struct item){ m->pauses[i].start, IT_PAUSE, i };
+	for (uint32_t i = 0; i < m->nsamples; i++)
+		it[k++] = (struct item){ m->samples[i].ts, IT_SAMPLE, i };
+	for (uint32_t i = 0; i < m->nnotes; i++)
+		it[k++] = (struct item){ m->notes[i].ts, IT_NOTE, i };
+	for (uint32_t i = 0; i < m->nlosses; i++)
+		it[k++] = (struct item){ m->losses[i].ts, IT_LOSS, i };
+	qsort(it, k, sizeof(*it), cmp_item);
+	*n = k;
+	return it;
+}
+
+static int export_chrome(const struct rtr_model *m, FILE *f)
+{
+	struct exp e = { .m = m, .first = true };
+	struct item *it;
+	size_t n = 0;
+	int ret;
+
+	e.sample_counter = malloc(((size_t)m->nsamples + 1) * sizeof(*e.sample_counter));
+	it = items(m, &n);
+	if (!e.sample_counter || !it || jw_init(&e.w, f)) {
+		free(e.sample_counter);
+		free(it);
+		return -ENOMEM;
+	}
+	for (uint32_t c = 0; c < m->ncounters; c++) {
+		for (uint32_t s = 0; s < m->counters[c].nsamples; s++)
+			e.sample_counter[m->counters[c].sample_first + s] = c;
+	}
+	jw_lit(&e.w, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"origin_ns\":");
+	jw_i64(&e.w, m->origin_ns);
+	jw_lit(&e.w, ",\"damaged\":");
+	jw_lit(&e.w, m->ndamage ? "true" : "false");
+	jw_lit(&e.w, "},\"traceEvents\":[");
+	emit_metadata(&e);
+	for (size_t i = 0; i < n; i++) {
+		switch (it[i].type) {
+		case IT_BEGIN:
+		case IT_END:
+			emit_task(&e, it[i].idx, it[i].type == IT_BEGIN);
+			break;
+		case IT_FLOW_OUT:
+		case IT_FLOW_IN:
+			emit_flow(&e, it[i].idx, it[i].type == IT_FLOW_OUT);
+			break;
+		case IT_RUN:
+			emit_run(&e, it[i].idx);
+			break;
+		case IT_PAUSE:
+			emit_pause(&e, it[i].idx);
+			break;
+		case IT_SAMPLE:
+			emit_sample(&e, it[i].idx);
+			break;
+		case IT_NOTE:
+			emit_note(&e, it[i].idx);
+			break;
+		case IT_LOSS:
+			emit_loss(&e, it[i].idx);
+			break;
+		}
+	}
+	jw_lit(&e.w, "\n]}\n");
+	ret = jw_close(&e.w) ? -EIO : 0;
+	free(e.sample_counter);
+	free(it);
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ringtrace export --format chrome [-o FILE] TRACE...\n\n"
+		"Write the CTF traces (several are put on one time axis) as Trace Event\n"
+		"Format JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open:\n"
+		"a process per trace, a thread per CPU showing which task ran when, an async\n"
+		"track per task from its creation to its resolution, flow arrows for read,\n"
+		"try_read, resolve, fail and signal, counters, notes, pauses and losses.\n\n"
+		"  --format chrome  the output format (the only one so far)\n"
+		"  -o FILE          write to FILE instead of standard output (- is stdout)\n"
+		"  -h, --help       this text\n\n"
+		"exit status: 0 done, 1 damaged trace (what was read before the damage is\n"
+		"exported, the damage reported on stderr), unreadable trace or failed write,\n"
+		"2 usage\n");
+}
+
+int rtr_cmd_export(int argc, char **argv)
+{
+	const char *out = "-", *format = NULL;
+	struct rtr_model m;
+	char **dirs, err[1024];
+	int ndirs = 0, r, status;
+	FILE *f;
+
+	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
+	if (!dirs) {
+		fprintf(stderr, "ringtrace export: out of memory\n");
+		return 1;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			free(dirs);
+			return 0;
+		} else if (!strcmp(a, "--format") || !strcmp(a, "-o")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "ringtrace export: %s needs a value\n", a);
+				free(dirs);
+				return 2;
+			}
+			if (a[1] == 'o')
+				out = argv[++i];
+			else
+				format = argv[++i];
+		} else if (!strncmp(a, "--format=", 9)) {
+			format = a + 9;
+		} else if (!strcmp(a, "--")) {
+			while (++i < argc)
+				dirs[ndirs++] = argv[i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "ringtrace export: unknown option '%s'\n", a);
+			usage(stderr);
+			free(dirs);
+			return 2;
+		} else {
+			dirs[ndirs++] = argv[i];
+		}
+	}
+	if (!format || strcmp(format, "chrome")) {
+		if (format)
+			fprintf(stderr, "ringtrace export: unknown format '%s' (known: chrome)\n",
+				format);
+		else
+			fprintf(stderr, "ringtrace export: --format chrome is needed\n");
+		free(dirs);
+		return 2;
+	}
+	if (!ndirs) {
+		usage(stderr);
+		free(dirs);
+		return 2;
+	}
+	r = rtr_model_load(&m, dirs, ndirs, err, sizeof(err));
+	free(dirs);
+	if (r < 0) {
+		fprintf(stderr, "ringtrace export: %s\n", err);
+		return 1;
+	}
+	status = r ? 1 : 0;
+	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "ringtrace export: %s: %s\n", out, strerror(errno));
+		rtr_model_free(&m);
+		return 1;
+	}
+	r = export_chrome(&m, f);
+	if (f != stdout && fclose(f))
+		r = -EIO;
+	if (r) {
+		fprintf(stderr, "ringtrace export: %s\n", r == -ENOMEM ? "out of memory" :
+			"writing the output failed");
+		status = 1;
+	}
+	for (uint32_t i = 0; i < m.ndamage; i++)
+		fprintf(stderr, "ringtrace export: damaged: %s\n",
+			rtr_model_str(&m, m.damage[i].message));
+	rtr_model_free(&m);
+	return status;
+}
