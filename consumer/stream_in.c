@@ -49,6 +49,7 @@ int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep)
 	ret = read_full(fd, pro, sizeof(pro));
 	if (ret <= 0) {
 		snprintf(rep->err, sizeof(rep->err), "standard input: %s",
+			 ret == -EPIPE ? "too short to be a ringtrace stream" :
 			 ret ? strerror(-ret) : "empty, not a ringtrace stream");
 		return ret ? ret : -EPROTO;
 	}

@@ -7,30 +7,122 @@
  * Losses are reported but are not damage.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tools/input.h"
 #include "tools/trace_reader.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace check DIR\n\n"
+		"usage: ringtrace check TRACE\n\n"
 		"Validate the CTF trace in DIR without printing its events: the metadata, and\n"
 		"in every stream file each packet (header fields, sizes, uuid, cpu, sequence\n"
 		"numbers, loss counters, timestamps) and each record.  Prints per stream the\n"
-		"packets, events, events lost, packets lost, and the first damage found.\n\n"
+		"packets, events, events lost, packets lost, and the first damage found.\n"
+		"TRACE is a trace directory, a directory of rotated chunks (checked in order,\n"
+		"sequence numbers continuing from chunk to chunk), or - for a stream on stdin.\n\n"
 		"  -h, --help   this text\n\n"
 		"exit status: 0 clean (losses alone are not damage), 1 damaged, 2 usage\n");
 }
 
-int rtr_cmd_check(int argc, char **argv)
+/* The last cursor of each stream file name, for the next chunk to continue. */
+struct carry {
+	char name[64];
+	struct tr_cursor c;
+};
+
+struct totals {
+	uint64_t packets, events, lost_events, lost_packets, lost_first;
+	uint32_t damaged, streams;
+};
+
+static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, struct totals *tot)
 {
-	uint64_t packets = 0, events = 0, lost_events = 0, lost_packets = 0, lost_first = 0;
-	const char *dir = NULL;
-	uint32_t damaged = 0;
 	struct tr_cursor *c;
 	struct tr_trace t;
+	char err[1024];
+
+	if (tr_open(&t, dir, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace check: %s\n", err);
+		printf("%s: damaged: %s\n", dir, err);
+		tot->damaged++;
+		return 1;
+	}
+	printf("trace     %s\n", dir);
+	printf("uuid      %s\n", t.md.uuid_str);
+	printf("host      %s%s", t.md.hostname, t.md.has_vpid ? "" : "\n");
+	if (t.md.has_vpid)
+		printf(", pid %u\n", t.md.vpid);
+	if (t.md.chunk_index)
+		printf("chunk     %" PRIu64 " of a rotated trace\n", t.md.chunk_index);
+	printf("clock     %" PRIu64 " Hz\n", t.md.freq);
+	printf("classes   %u event classes\n", t.md.nclasses);
+	printf("streams   %u files\n\n", t.nstreams);
+	printf("%-16s %5s %10s %12s %12s %12s  %s\n", "stream", "cpu", "packets", "events",
+	       "events-lost", "packets-lost", "status");
+
+	c = malloc(sizeof(*c));
+	if (!c) {
+		fprintf(stderr, "ringtrace check: out of memory\n");
+		tr_close(&t);
+		return 1;
+	}
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		struct carry *k = NULL;
+		char cpu[24] = "-";
+		int r;
+
+		for (uint32_t j = 0; j < *ncarry; j++)
+			if (!strcmp((*carry)[j].name, t.streams[i].name))
+				k = &(*carry)[j];
+		tr_cursor_init(c, &t, i);
+		if (k)
+			tr_cursor_continue(c, &k->c);
+		while ((r = tr_next(c)) > 0)
+			;
+		if (c->started)
+			snprintf(cpu, sizeof(cpu), "%" PRIu64, c->cpu);
+		printf("%-16s %5s %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
+		       t.streams[i].name, cpu, c->packets, c->events, c->events_lost,
+		       c->packets_lost, r == TR_ERROR ? "DAMAGED" : "ok");
+		if (r == TR_ERROR) {
+			fprintf(stderr, "ringtrace check: %s\n", c->err);
+			printf("  damage: %s\n", c->err);
+			tot->damaged++;
+		}
+		tot->streams++;
+		tot->packets += c->packets;
+		tot->events += c->events;
+		tot->lost_events += c->events_lost;
+		tot->lost_packets += c->packets_lost;
+		if (!k)
+			tot->lost_first += c->first_seq;
+		if (!k) {
+			struct carry *nk = realloc(*carry, (*ncarry + 1) * sizeof(*nk));
+
+			if (!nk)
+				continue;
+			*carry = nk;
+			k = &nk[(*ncarry)++];
+			snprintf(k->name, sizeof(k->name), "%s", t.streams[i].name);
+		}
+		memcpy(&k->c, c, offsetof(struct tr_cursor, err));
+	}
+	free(c);
+	tr_close(&t);
+	return 0;
+}
+
+int rtr_cmd_check(int argc, char **argv)
+{
+	struct totals tot = { 0 };
+	struct carry *carry = NULL;
+	uint32_t ncarry = 0;
+	const char *dir = NULL;
+	struct tr_input in;
 	char err[1024];
 
 	for (int i = 1; i < argc; i++) {
@@ -52,59 +144,27 @@ int rtr_cmd_check(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (tr_open(&t, dir, err, sizeof(err))) {
+	if (tr_input_open(&in, dir, false, err, sizeof(err))) {
 		fprintf(stderr, "ringtrace check: %s\n", err);
 		printf("%s: damaged: %s\n", dir, err);
+		tr_input_close(&in);
 		return 1;
 	}
-	printf("trace     %s\n", dir);
-	printf("uuid      %s\n", t.md.uuid_str);
-	printf("host      %s%s", t.md.hostname, t.md.has_vpid ? "" : "\n");
-	if (t.md.has_vpid)
-		printf(", pid %u\n", t.md.vpid);
-	printf("clock     %" PRIu64 " Hz\n", t.md.freq);
-	printf("classes   %u event classes\n", t.md.nclasses);
-	printf("streams   %u files\n\n", t.nstreams);
-	printf("%-16s %5s %10s %12s %12s %12s  %s\n", "stream", "cpu", "packets", "events",
-	       "events-lost", "packets-lost", "status");
-
-	c = malloc(sizeof(*c));
-	if (!c) {
-		fprintf(stderr, "ringtrace check: out of memory\n");
-		tr_close(&t);
-		return 1;
+	for (uint32_t i = 0; i < in.ndirs; i++) {
+		if (i)
+			printf("\n");
+		check_trace(in.dirs[i], &carry, &ncarry, &tot);
 	}
-	for (uint32_t i = 0; i < t.nstreams; i++) {
-		char cpu[24] = "-";
-		int r;
-
-		tr_cursor_init(c, &t, i);
-		while ((r = tr_next(c)) > 0)
-			;
-		if (c->started)
-			snprintf(cpu, sizeof(cpu), "%" PRIu64, c->cpu);
-		printf("%-16s %5s %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
-		       t.streams[i].name, cpu, c->packets, c->events, c->events_lost,
-		       c->packets_lost, r == TR_ERROR ? "DAMAGED" : "ok");
-		if (r == TR_ERROR) {
-			fprintf(stderr, "ringtrace check: %s\n", c->err);
-			printf("  damage: %s\n", c->err);
-			damaged++;
-		}
-		packets += c->packets;
-		events += c->events;
-		lost_events += c->events_lost;
-		lost_packets += c->packets_lost;
-		lost_first += c->first_seq;
-	}
-	free(c);
+	free(carry);
+	if (in.ndirs > 1)
+		printf("\n%u chunks\n", in.ndirs);
 	printf("\n%" PRIu64 " packets, %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 	       " packets lost (%" PRIu64 " of them before the streams' first packets)\n",
-	       packets, events, lost_events, lost_packets, lost_first);
-	if (damaged)
-		printf("check: DAMAGED: %u of %u streams\n", damaged, t.nstreams);
+	       tot.packets, tot.events, tot.lost_events, tot.lost_packets, tot.lost_first);
+	if (tot.damaged)
+		printf("check: DAMAGED: %u of %u streams\n", tot.damaged, tot.streams);
 	else
-		printf("check: ok%s\n", lost_events || lost_packets ? " (with losses)" : "");
-	tr_close(&t);
-	return damaged ? 1 : 0;
+		printf("check: ok%s\n", tot.lost_events || tot.lost_packets ? " (with losses)" : "");
+	tr_input_close(&in);
+	return tot.damaged ? 1 : 0;
 }

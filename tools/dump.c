@@ -10,11 +10,15 @@
 #include <endian.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include "tools/input.h"
 #include "tools/trace_reader.h"
+#include "consumer/output.h"
 
 #define OUT_CAP		(256u << 10)
 #define CHUNK		16384u		/* string/bytes input per buffer check */
@@ -67,6 +71,7 @@ struct dump {
 	uint32_t pnsec;
 	bool have_prev;
 	uint64_t events;
+	uint64_t lost_events, lost_packets;
 };
 
 static char dig2[200];
@@ -648,12 +653,17 @@ static void damage(struct dump *d, struct dstream *ds)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace dump [--clock-seconds] [--no-delta] DIR\n\n"
-		"Print every event of the CTF trace in DIR as a line of text, all streams\n"
+		"usage: ringtrace dump [--follow] [--clock-seconds] [--no-delta] TRACE\n\n"
+		"Print every event of the CTF trace TRACE as a line of text, all streams\n"
 		"merged in timestamp order:\n"
 		"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N NAME: { field = value, ... }\n"
 		"and the losses where they happen ([time] cpu N: lost K events|packets).\n"
-		"A summary goes to stderr.\n\n"
+		"TRACE is a trace directory, a directory of rotated chunks (read one after\n"
+		"the other, each merged in time), or - for the stream of `ringtrace record\n"
+		"-o -` on standard input (printed as it comes).  A summary goes to stderr.\n\n"
+		"  -f, --follow     tail a trace being written: print events as the recorder\n"
+		"                   makes them safe (every CPU's events up to its watermark,\n"
+		"                   in time order), until the recording ends\n"
 		"  --clock-seconds  print the time as [SECONDS.nnnnnnnnn] since the epoch\n"
 		"  --no-delta       leave out the time since the previous event\n"
 		"  -h, --help       this text\n\n"
@@ -661,13 +671,249 @@ static void usage(FILE *f)
 		"damage: file and offset), 2 usage\n");
 }
 
+/* The cursors of the last trace read, by stream file name, to go on from. */
+struct carry {
+	char **names;
+	struct tr_cursor *c;
+	uint32_t n;
+};
+
+/* A cursor's state without its message: what tr_next() moves. */
+#define CURSOR_STATE offsetof(struct tr_cursor, err)
+
+static const struct tr_cursor *carry_find(const struct carry *k, const char *name)
+{
+	for (uint32_t i = 0; i < k->n; i++)
+		if (!strcmp(k->names[i], name))
+			return &k->c[i];
+	return NULL;
+}
+
+static void carry_free(struct carry *k)
+{
+	for (uint32_t i = 0; i < k->n; i++)
+		free(k->names[i]);
+	free(k->names);
+	free(k->c);
+	memset(k, 0, sizeof(*k));
+}
+
+static void carry_save(struct carry *k, const struct dump *d)
+{
+	carry_free(k);
+	k->names = calloc(d->t->nstreams + 1, sizeof(*k->names));
+	k->c = calloc(d->t->nstreams + 1, sizeof(*k->c));
+	if (!k->names || !k->c)
+		oom();
+	for (uint32_t i = 0; i < d->t->nstreams; i++) {
+		k->names[i] = strdup(d->t->streams[i].name);
+		if (!k->names[i])
+			oom();
+		memcpy(&k->c[i], &d->s[i].c, CURSOR_STATE);
+	}
+	k->n = d->t->nstreams;
+}
+
+/* The next item of stream @i, unless it lies past @limit: then the cursor stays. */
+static int next_item(struct dump *d, uint32_t i, uint64_t limit)
+{
+	struct tr_cursor saved;
+	int r;
+
+	if (limit == UINT64_MAX)
+		return tr_next(&d->s[i].c);
+	memcpy(&saved, &d->s[i].c, CURSOR_STATE);
+	r = tr_next(&d->s[i].c);
+	if (r > 0 && d->s[i].c.ts > limit) {
+		memcpy(&d->s[i].c, &saved, CURSOR_STATE);
+		return TR_END;
+	}
+	return r;
+}
+
+/*
+ * dump_trace() - print the trace @dir, its streams merged in time.
+ * @k: the cursors of the trace read before: with @same, this trace read
+ *     again further on (--follow); else the previous chunk of a rotated trace.
+ * @limit: leave events after this clock value for a later call.
+ * @st: a recorder's state: the stream files are whole up to its sizes.
+ * Return: 0, 1 damaged, -1 not readable yet (a trace being created).
+ */
+static int dump_trace(struct dump *d, const char *dir, struct carry *k, bool same,
+		      uint64_t limit, const struct tr_state *st, bool quiet_open)
+{
+	uint32_t *heap, n = 0;
+	struct tr_trace t;
+	char err[1024];
+	int status = 0;
+
+	if (tr_open(&t, dir, err, sizeof(err))) {
+		if (quiet_open)
+			return -1;
+		out_flush(&d->o);
+		fflush(stdout);
+		fprintf(stderr, "ringtrace dump: %s\n", err);
+		return 1;
+	}
+	for (uint32_t i = 0; st && i < t.nstreams; i++) {
+		uint64_t whole = 0;
+		unsigned cpu;
+
+		if (sscanf(t.streams[i].name, "stream_%u", &cpu) == 1)
+			for (uint32_t j = 0; j < st->nstreams; j++)
+				if (st->streams[j].cpu == cpu)
+					whole = st->streams[j].size;
+		if (t.streams[i].size > whole)
+			t.streams[i].size = whole;
+	}
+	d->t = &t;
+	tr_clock_init(&d->clk, &t.md);
+	setup_classes(d);
+	d->s = calloc(t.nstreams ? t.nstreams : 1, sizeof(*d->s));
+	heap = calloc(t.nstreams ? t.nstreams : 1, sizeof(*heap));
+	if (!d->s || !heap)
+		oom();
+
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		const struct tr_cursor *prev = carry_find(k, t.streams[i].name);
+		int r;
+
+		tr_cursor_init(&d->s[i].c, &t, i);
+		if (prev && same) {
+			memcpy(&d->s[i].c, prev, CURSOR_STATE);
+			d->s[i].c.md = &t.md;
+			d->s[i].c.s = &t.streams[i];
+		} else if (prev) {
+			tr_cursor_continue(&d->s[i].c, prev);
+		}
+		r = next_item(d, i, limit);
+		if (r == TR_ERROR) {
+			damage(d, &d->s[i]);
+			status = 1;
+		} else if (r != TR_END) {
+			d->s[i].item = r;
+			stream_prefix(d, &d->s[i]);
+			heap[n++] = i;
+		}
+	}
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(d, heap, n, i);
+
+	while (n) {
+		struct dstream *ds = &d->s[heap[0]];
+		int r;
+
+		if (__builtin_expect(ds->item == TR_EVENT, 1))
+			emit_event(d, ds);
+		else
+			emit_loss(d, ds, ds->item == TR_LOST_EVENTS ? "events" : "packets");
+		r = next_item(d, heap[0], limit);
+		if (__builtin_expect(r > 0, 1)) {
+			ds->item = r;
+		} else {
+			if (r == TR_ERROR) {
+				damage(d, ds);
+				status = 1;
+			}
+			heap[0] = heap[--n];
+		}
+		sift_down(d, heap, n, 0);
+	}
+	out_flush(&d->o);
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		d->lost_events += d->s[i].c.events_lost - (same && carry_find(k, t.streams[i].name) ?
+			carry_find(k, t.streams[i].name)->events_lost : 0);
+		d->lost_packets += d->s[i].c.packets_lost - (same && carry_find(k,
+			t.streams[i].name) ? carry_find(k, t.streams[i].name)->packets_lost : 0);
+	}
+	carry_save(k, d);
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		free(d->s[i].pre);
+		free(d->s[i].lpre);
+	}
+	free(heap);
+	free(d->s);
+	d->s = NULL;
+	free_classes(d);
+	d->cls = NULL;
+	d->t = NULL;
+	tr_close(&t);
+	return status;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/*
+ * Follow a trace being written: each turn, the chunks the recorder has
+ * finished to their end, then the chunk in progress up to its watermark
+ * and within the sizes its state file gives.
+ */
+static int follow(struct dump *d, struct tr_input *in)
+{
+	struct carry k = { 0 };
+	uint32_t cur = 0;
+	bool same = false;
+	int status = 0;
+
+	for (;;) {
+		struct tr_state st;
+		char err[1024];
+		bool done, rotated;
+		int r;
+
+		if (tr_state_read(in->root, &st)) {
+			fprintf(stderr, "ringtrace dump: %s/%s: damaged state file\n", in->root,
+				RTR_STATE_FILE);
+			status = 1;
+			break;
+		}
+		done = st.present && st.done;
+		rotated = st.chunk[0] && strcmp(st.chunk, ".");
+		if (rotated && tr_input_rescan(in, err, sizeof(err)) && done) {
+			fprintf(stderr, "ringtrace dump: %s\n", err);
+			status = 1;
+			break;
+		}
+		/* Chunks the recorder has moved past are complete: read them whole. */
+		while (rotated && cur < in->ndirs && strcmp(base_name(in->dirs[cur]), st.chunk) < 0) {
+			status |= dump_trace(d, in->dirs[cur], &k, same, UINT64_MAX, NULL, false) > 0;
+			cur++;
+			same = false;
+		}
+		if (cur < in->ndirs && (!rotated || !strcmp(base_name(in->dirs[cur]), st.chunk) ||
+					done)) {
+			r = dump_trace(d, in->dirs[cur], &k, same, done ? UINT64_MAX : st.watermark,
+				       done ? NULL : &st, !done);
+			if (r >= 0) {
+				status |= r;
+				same = true;
+			}
+			if (done && rotated && ++cur < in->ndirs) {
+				same = false;
+				continue;	/* the chunks after it, whole */
+			}
+		}
+		if (done)
+			break;
+		fflush(stdout);
+		usleep(200000);
+	}
+	carry_free(&k);
+	return status;
+}
+
 int rtr_cmd_dump(int argc, char **argv)
 {
 	struct dump d = { .delta = true };
-	uint64_t lost_events = 0, lost_packets = 0;
+	struct carry k = { 0 };
+	struct tr_input in;
 	const char *dir = NULL;
-	uint32_t *heap, n = 0;
-	struct tr_trace t;
+	bool live = false;
 	char err[1024];
 	int status = 0;
 
@@ -679,6 +925,8 @@ int rtr_cmd_dump(int argc, char **argv)
 			d.clock_seconds = true;
 		} else if (!strcmp(argv[i], "--no-delta")) {
 			d.delta = false;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow")) {
+			live = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ringtrace dump: unknown option '%s'\n", argv[i]);
 			usage(stderr);
@@ -694,78 +942,34 @@ int rtr_cmd_dump(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (tr_open(&t, dir, err, sizeof(err))) {
+	if (!strcmp(dir, "-"))
+		live = true;
+	if (tr_input_open(&in, dir, live, err, sizeof(err))) {
 		fprintf(stderr, "ringtrace dump: %s\n", err);
+		tr_input_close(&in);
 		return 1;
 	}
 	init_digits();
 	init_escapes();
-	d.t = &t;
-	tr_clock_init(&d.clk, &t.md);
-	setup_classes(&d);
 	d.o.cap = OUT_CAP;
 	d.o.buf = malloc(d.o.cap);
-	d.s = calloc(t.nstreams ? t.nstreams : 1, sizeof(*d.s));
-	heap = calloc(t.nstreams ? t.nstreams : 1, sizeof(*heap));
-	if (!d.o.buf || !d.s || !heap)
+	if (!d.o.buf)
 		oom();
-
-	for (uint32_t i = 0; i < t.nstreams; i++) {
-		int r;
-
-		tr_cursor_init(&d.s[i].c, &t, i);
-		r = tr_next(&d.s[i].c);
-		if (r == TR_ERROR) {
-			damage(&d, &d.s[i]);
-			status = 1;
-		} else if (r != TR_END) {
-			d.s[i].item = r;
-			stream_prefix(&d, &d.s[i]);
-			heap[n++] = i;
-		}
+	if (live) {
+		status = follow(&d, &in);
+	} else {
+		for (uint32_t i = 0; i < in.ndirs; i++)
+			status |= dump_trace(&d, in.dirs[i], &k, false, UINT64_MAX, NULL, false);
 	}
-	for (uint32_t i = n / 2; i-- > 0;)
-		sift_down(&d, heap, n, i);
-
-	while (n) {
-		struct dstream *ds = &d.s[heap[0]];
-		int r;
-
-		if (__builtin_expect(ds->item == TR_EVENT, 1))
-			emit_event(&d, ds);
-		else
-			emit_loss(&d, ds, ds->item == TR_LOST_EVENTS ? "events" : "packets");
-		r = tr_next(&ds->c);
-		if (__builtin_expect(r > 0, 1)) {
-			ds->item = r;
-		} else {
-			if (r == TR_ERROR) {
-				damage(&d, ds);
-				status = 1;
-			}
-			heap[0] = heap[--n];
-		}
-		sift_down(&d, heap, n, 0);
-	}
+	carry_free(&k);
 	out_flush(&d.o);
 	if (fflush(stdout) || d.o.failed) {
 		fprintf(stderr, "ringtrace dump: writing the output failed\n");
 		status = 1;
 	}
-	for (uint32_t i = 0; i < t.nstreams; i++) {
-		lost_events += d.s[i].c.events_lost;
-		lost_packets += d.s[i].c.packets_lost;
-	}
 	fprintf(stderr, "dump: %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
-		" packets lost\n", d.events, lost_events, lost_packets);
-	for (uint32_t i = 0; i < t.nstreams; i++) {
-		free(d.s[i].pre);
-		free(d.s[i].lpre);
-	}
-	free(heap);
-	free(d.s);
+		" packets lost\n", d.events, d.lost_events, d.lost_packets);
 	free(d.o.buf);
-	free_classes(&d);
-	tr_close(&t);
+	tr_input_close(&in);
 	return status;
 }

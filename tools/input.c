@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/* tools/input.c - trace arguments: directories, chunks, '-' (input.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "consumer/output.h"
+#include "consumer/stream_in.h"
+#include "tools/input.h"
+
+struct spool {
+	pthread_t thread;
+	struct rtr_out *out;
+	struct rtr_stream_report rep;
+	int ret;
+};
+
+static void *spool_main(void *arg)
+{
+	struct spool *sp = arg;
+
+	sp->ret = rtr_stream_copy(STDIN_FILENO, sp->out, &sp->rep);
+	rtr_out_close(sp->out, sp->ret == 0 && !sp->rep.writer_stopped_early, NULL);
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_dirs(struct tr_input *in)
+{
+	for (uint32_t i = 0; i < in->ndirs; i++)
+		free(in->dirs[i]);
+	free(in->dirs);
+	in->dirs = NULL;
+	in->ndirs = 0;
+}
+
+int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
+{
+	char path[4096];
+	struct dirent *e;
+	uint32_t cap = 0, nsnap = 0;
+	DIR *d;
+
+	free_dirs(in);
+	snprintf(path, sizeof(path), "%s/metadata", in->root);
+	if (access(path, F_OK) == 0 || !(d = opendir(in->root))) {
+		/* A trace directory (or not a directory: tr_open() says what is wrong). */
+		in->dirs = malloc(sizeof(*in->dirs));
+		if (!in->dirs || !(in->dirs[0] = strdup(in->root))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		in->ndirs = 1;
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		if (!strncmp(e->d_name, "snapshot-", 9))
+			nsnap++;
+		if (strncmp(e->d_name, "chunk-", 6))
+			continue;
+		if (in->ndirs == cap) {
+			char **nd = realloc(in->dirs, (cap = cap ? 2 * cap : 16) * sizeof(*nd));
+
+			if (!nd)
+				break;
+			in->dirs = nd;
+		}
+		snprintf(path, sizeof(path), "%s/%s", in->root, e->d_name);
+		if (!(in->dirs[in->ndirs] = strdup(path)))
+			break;
+		in->ndirs++;
+	}
+	closedir(d);
+	if (!in->ndirs) {
+		if (nsnap)
+			snprintf(err, errlen, "%s: holds %u snapshots, each a trace: name one "
+				 "(%s/snapshot-000000 ...)", in->root, nsnap, in->root);
+		else
+			snprintf(err, errlen, "%s/metadata: %s (not a CTF trace directory, nor a "
+				 "directory of chunks)", in->root, strerror(ENOENT));
+		return -1;
+	}
+	qsort(in->dirs, in->ndirs, sizeof(*in->dirs), cmp_str);
+	return 0;
+}
+
+int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, size_t errlen)
+{
+	struct rtr_out_opts oo = { .file_mode = 0600 };
+	const char *tmp = getenv("TMPDIR");
+	struct spool *sp;
+	char tpl[4096];
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	if (strcmp(arg, "-")) {
+		in->root = strdup(arg);
+		if (!in->root) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		return tr_input_rescan(in, err, errlen);
+	}
+	snprintf(tpl, sizeof(tpl), "%s/ringtrace-stdin-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tpl)) {
+		snprintf(err, errlen, "%s: cannot create a spool directory: %s", tpl,
+			 strerror(errno));
+		return -1;
+	}
+	in->spool = strdup(tpl);
+	snprintf(tpl + strlen(tpl), sizeof(tpl) - strlen(tpl), "/trace");
+	in->root = strdup(tpl);
+	sp = calloc(1, sizeof(*sp));
+	if (!in->spool || !in->root || !sp) {
+		free(sp);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	in->priv = sp;
+	oo.path = in->root;
+	if (rtr_out_open(&sp->out, &oo, err, errlen))
+		return -1;
+	if (live) {
+		ret = pthread_create(&sp->thread, NULL, spool_main, sp);
+		if (ret) {
+			snprintf(err, errlen, "cannot start the spooling thread: %s", strerror(ret));
+			rtr_out_close(sp->out, false, NULL);
+			return -1;
+		}
+		in->spooling = true;
+		/* The trace directory exists at once; its metadata comes first in the stream. */
+		in->dirs = malloc(sizeof(*in->dirs));
+		if (!in->dirs || !(in->dirs[0] = strdup(in->root))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		in->ndirs = 1;
+		return 0;
+	}
+	spool_main(sp);
+	if (tr_input_rescan(in, err, errlen)) {
+		snprintf(err, errlen, "%s", sp->ret ? sp->rep.err : "standard input: no trace");
+		return -1;
+	}
+	/* What came before the problem is still read: report and go on. */
+	if (sp->ret)
+		fprintf(stderr, "ringtrace: %s\n", sp->rep.err);
+	return 0;
+}
+
+/* Remove a spool directory: our own files only, one level of chunks. */
+static void remove_tree(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && depth < 3)
+			remove_tree(path, depth + 1);
+		else
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+void tr_input_close(struct tr_input *in)
+{
+	struct spool *sp = in->priv;
+
+	if (sp && in->spooling)
+		pthread_join(sp->thread, NULL);
+	if (sp && in->spooling && sp->ret)
+		fprintf(stderr, "ringtrace: %s\n", sp->rep.err);
+	if (in->spool)
+		remove_tree(in->spool, 0);
+	free(sp);
+	free_dirs(in);
+	free(in->root);
+	free(in->spool);
+	memset(in, 0, sizeof(*in));
+}
+
+int tr_state_read(const char *dir, struct tr_state *st)
+{
+	char path[4096], buf[65536], word[32];
+	ssize_t n;
+	int fd;
+	char *line, *save = NULL;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(path, sizeof(path), "%s/%s", dir, RTR_STATE_FILE);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (strncmp(buf, "ringtrace-state 1\n", 18))
+		return -1;
+	st->present = true;
+	for (line = strtok_r(buf + 18, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned cpu;
+		uint64_t v;
+
+		if (sscanf(line, "state %31s", word) == 1) {
+			st->done = strcmp(word, "recording") != 0;
+		} else if (sscanf(line, "chunk %63s", st->chunk) == 1) {
+			if (!strcmp(st->chunk, "-"))
+				st->chunk[0] = 0;
+		} else if (sscanf(line, "watermark %" SCNu64, &v) == 1) {
+			st->watermark = v;
+		} else if (sscanf(line, "stream %u %" SCNu64, &cpu, &v) == 2 &&
+			   st->nstreams < sizeof(st->streams) / sizeof(st->streams[0])) {
+			st->streams[st->nstreams].cpu = cpu;
+			st->streams[st->nstreams].size = v;
+			st->nstreams++;
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
