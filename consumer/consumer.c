@@ -38,6 +38,7 @@ struct rtr_consumer {
 	struct stream *streams;
 	uint8_t *copy;			/* one packet */
 	bool readonly;			/* a snapshot: never moves the region's @cons */
+	bool zero_copy;			/* discard mode: header copied, body in place */
 	rtr_consumer_damage_fn damage_fn;
 	void *damage_arg;
 };
@@ -293,6 +294,7 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 	 */
 	for (uint32_t turn = 0;; turn++) {
 		uint64_t prod = rtr_load_acquire(&cb->prod), prod2, size;
+		const uint8_t *body;
 		const char *why;
 
 		if (prod < s->cons) {
@@ -313,10 +315,13 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 		}
 		copy_shared(p, slot(c, cpu, s->cons), RTR_PACKET_HDR_SIZE);
 		size = p->content_size / 8;
-		if (size > RTR_PACKET_HDR_SIZE && size <= P)
-			copy_shared(c->copy + RTR_PACKET_HDR_SIZE,
-				    slot(c, cpu, s->cons) + RTR_PACKET_HDR_SIZE,
-				    size - RTR_PACKET_HDR_SIZE);
+		body = slot(c, cpu, s->cons) + RTR_PACKET_HDR_SIZE;
+		/* Zero copy: the body stays where it is; the trace's readers check it. */
+		if (!(c->zero_copy && c->h.mode == RTR_MODE_DISCARD) &&
+		    size > RTR_PACKET_HDR_SIZE && size <= P) {
+			copy_shared(c->copy + RTR_PACKET_HDR_SIZE, body, size - RTR_PACKET_HDR_SIZE);
+			body = c->copy + RTR_PACKET_HDR_SIZE;
+		}
 		rtr_smp_rmb();	/* the copy before the second look at @prod */
 		if (c->h.mode == RTR_MODE_OVERWRITE) {
 			prod2 = rtr_load_acquire(&cb->prod);
@@ -339,8 +344,14 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			continue;
 		}
 		fill_packet(c, s, cpu, pkt);
+		pkt->body = body;
 		return 0;
 	}
+}
+
+RTR_API void rtr_consumer_zero_copy(struct rtr_consumer *c, bool on)
+{
+	c->zero_copy = on;
 }
 
 static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
@@ -352,6 +363,7 @@ static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
 	pkt->seq = p->packet_seq_num;
 	pkt->size = p->content_size / 8;
 	pkt->data = c->copy;
+	pkt->body = c->copy + RTR_PACKET_HDR_SIZE;
 	pkt->skipped = s->pending;
 	pkt->events_discarded = p->events_discarded;
 	pkt->timestamp_begin = p->timestamp_begin;

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <endian.h>
+#include <ringtrace/region.h>
 #include "consumer/output.h"
 #include "platform/platform.h"
 
@@ -233,12 +234,18 @@ static int write_file_atomic(int dfd, const char *name, const void *data, size_t
 	return ret;
 }
 
-static int write_frame(struct rtr_out *o, uint32_t type, uint32_t arg, const void *data,
-		       uint64_t len)
+/* A frame whose payload is @data, then @more (@len bytes in all). */
+static int write_frame2(struct rtr_out *o, uint32_t type, uint32_t arg, const void *data,
+			size_t dlen, const void *more, uint64_t len)
 {
 	uint8_t hdr[RTR_FRAME_HDR];
 	uint32_t t = htole32(type), a = htole32(arg);
 	uint64_t l = htole64(len);
+	struct iovec iov[3] = {
+		{ hdr, sizeof(hdr) },
+		{ (void *)data, dlen },
+		{ (void *)more, len - dlen },
+	};
 	int ret;
 
 	if (o->rep.failed)
@@ -246,13 +253,17 @@ static int write_frame(struct rtr_out *o, uint32_t type, uint32_t arg, const voi
 	memcpy(hdr, &t, 4);
 	memcpy(hdr + 4, &a, 4);
 	memcpy(hdr + 8, &l, 8);
-	ret = rtr_write_all(o->o.fd, hdr, sizeof(hdr));
-	if (!ret && len)
-		ret = rtr_write_all(o->o.fd, data, len);
+	ret = rtr_writev_all(o->o.fd, iov, 3);
 	if (ret)
 		return fail(o, ret, "standard output: %s%s", strerror(-ret),
 			    ret == -EPIPE ? " (the reader has gone)" : "");
 	return 0;
+}
+
+static int write_frame(struct rtr_out *o, uint32_t type, uint32_t arg, const void *data,
+		       uint64_t len)
+{
+	return write_frame2(o, type, arg, data, len, NULL, len);
 }
 
 int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *err, size_t errlen)
@@ -465,16 +476,21 @@ static int stream_fd(struct rtr_out *o, uint32_t cpu)
 	return o->sfd[cpu];
 }
 
-int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t size)
+int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
+		    size_t size)
 {
+	struct iovec iov[2] = {
+		{ (void *)hdr, RTR_PACKET_HDR_SIZE },
+		{ (void *)body, size - RTR_PACKET_HDR_SIZE },
+	};
 	int fd, ret;
 
 	if (o->rep.failed)
 		return -EIO;
-	if (cpu > 65535)
-		return fail(o, -EINVAL, "packet of stream %u: no such CPU", cpu);
+	if (cpu > 65535 || size < RTR_PACKET_HDR_SIZE)
+		return fail(o, -EINVAL, "packet of stream %u, %zu bytes: not a packet", cpu, size);
 	if (o->stream) {
-		ret = write_frame(o, RTR_FRAME_PACKET, cpu, data, size);
+		ret = write_frame2(o, RTR_FRAME_PACKET, cpu, hdr, RTR_PACKET_HDR_SIZE, body, size);
 		goto done;
 	}
 	if (rotate_due(o))
@@ -485,7 +501,7 @@ int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t siz
 	if (fd < 0)
 		return fail(o, fd, "%s/%s/stream_%u: %s", o->o.path, o->chunk_name, cpu,
 			    strerror(-fd));
-	ret = rtr_write_all(fd, data, size);
+	ret = rtr_writev_all(fd, iov, 2);
 	if (ret) {
 		/* Take back what part of the packet went out: files end on packets. */
 		int tr = ftruncate(fd, (off_t)o->ssize[cpu]);
@@ -501,6 +517,11 @@ done:
 		o->rep.bytes += size;
 	}
 	return ret;
+}
+
+int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t size)
+{
+	return rtr_out_packetv(o, cpu, data, (const uint8_t *)data + RTR_PACKET_HDR_SIZE, size);
 }
 
 /* The state file: for `dump --follow`, how far each stream file is whole. */

@@ -85,6 +85,10 @@ int rtr_out_metadata(struct rtr_out *o, const char *text, size_t len);
 /* Append one whole packet of stream @cpu.  Return: 0, or -errno once failed. */
 int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t size);
 
+/* The same, given as its header (RTR_PACKET_HDR_SIZE bytes) and the rest. */
+int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
+		    size_t size);
+
 /* Every event before @watermark (trace clock) has been given. */
 int rtr_out_progress(struct rtr_out *o, uint64_t watermark);
 

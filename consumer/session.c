@@ -52,6 +52,7 @@ int rtr_session_open(struct rtr_session *s, const char *region, char *err, size_
 		return -ENOMEM;
 	}
 	rtr_consumer_on_damage(s->c, on_damage, s);
+	rtr_consumer_zero_copy(s->c, true);
 	return 0;
 }
 
@@ -161,7 +162,7 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	struct rtr_session_cpu *a = &s->cpu[pkt->cpu];
 	int ret;
 
-	ret = rtr_out_packet(o, pkt->cpu, pkt->data, pkt->size);
+	ret = rtr_out_packetv(o, pkt->cpu, pkt->data, pkt->body, pkt->size);
 	rtr_consumer_put(s->c, pkt->cpu);
 	if (ret)
 		return ret;

@@ -17,6 +17,9 @@ int rtr_shm_create(const char *path, uint64_t size, int *fd, void **addr);
 int rtr_shm_open(const char *path, bool writable, int *fd, void **addr, uint64_t *size);
 void rtr_shm_unmap(void *addr, uint64_t size);
 int rtr_write_all(int fd, const void *buf, size_t n);
+/* Write the @n vectors whole (@iov is consumed); 0 or -errno. */
+struct iovec;
+int rtr_writev_all(int fd, struct iovec *iov, int n);
 
 /* Futex words in shared memory (platform/unix/futex.c). */
 int rtr_futex_wait(uint32_t *word, uint32_t expected, int timeout_ms);

@@ -23,7 +23,10 @@ struct rtr_consumer;
 /**
  * struct rtr_consumer_packet - a packet taken with rtr_consumer_get().
  * @data: the consumer's own copy, @size bytes (header included), valid
- *        until the next rtr_consumer_get() on the same consumer.
+ *        until the next rtr_consumer_get() on the same consumer; with
+ *        rtr_consumer_zero_copy(), the header only (RTR_PACKET_HDR_SIZE bytes).
+ * @body: the @size - RTR_PACKET_HDR_SIZE bytes after the header: in @data,
+ *        or with zero copy in the region itself, valid until the packet is put.
  * @skipped: packets of this stream lost just before this one (overwritten
  *           before they could be read; overwrite mode only).
  */
@@ -32,6 +35,7 @@ struct rtr_consumer_packet {
 	uint64_t seq;
 	uint64_t size;
 	const uint8_t *data;
+	const uint8_t *body;
 	uint64_t skipped;
 	uint64_t events_discarded;
 	uint64_t timestamp_begin;
@@ -95,6 +99,17 @@ int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu, struct rtr_consum
  * nothing to tell, or packets remain to be taken first.
  */
 int rtr_consumer_tail(struct rtr_consumer *c, uint32_t cpu, struct rtr_consumer_packet *pkt);
+
+/**
+ * rtr_consumer_zero_copy() - in discard mode, copy only each packet's header
+ * (which is checked) and point @body into the region: the writers do not
+ * enter a packet before it is put, so a consumer that writes the packet
+ * straight to a file saves a copy.  Only the header is validated: a hostile
+ * producer can still change the body, as it could before the copy; readers
+ * of the trace check every record.  No effect in overwrite mode, where every
+ * packet is copied to detect a writer lapping it.
+ */
+void rtr_consumer_zero_copy(struct rtr_consumer *c, bool on);
 
 /* rtr_consumer_put() - release the packet last taken on @cpu to the writers. */
 void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu);

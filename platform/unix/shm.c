@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "platform/platform.h"
 
@@ -79,18 +80,31 @@ err:
 /* write(2) until all of @buf is written; -errno (-ENOSPC: disk full). */
 int rtr_write_all(int fd, const void *buf, size_t n)
 {
-	const uint8_t *p = buf;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
 
+	return rtr_writev_all(fd, &iov, 1);
+}
+
+int rtr_writev_all(int fd, struct iovec *iov, int n)
+{
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = writev(fd, iov, n);
 
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		p += w;
-		n -= (size_t)w;
+		/* Skip what went out; a partial write leaves the rest of one vector. */
+		while (n && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 	return 0;
 }
