@@ -104,6 +104,18 @@ $(O)/obj/%.o: %.c $$(firstword $$(subst /, ,$$*))/Kbuild Makefile
 %.o: %.c FORCE
 	$(Q)$(MAKE) --no-print-directory $(O)/obj/$@
 
+# The page of `ringtrace view`: tools/viewer/ embedded as a generated C source.
+VIEWER_SRCS := tools/viewer/viewer.html tools/viewer/viewer.css tools/viewer/viewer.js
+$(O)/gen/tools/viewer_assets.c: $(VIEWER_SRCS) scripts/embed.sh
+	$(quiet) GEN $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)scripts/embed.sh $@ $(VIEWER_SRCS)
+
+$(O)/obj/tools/viewer_assets.o: $(O)/gen/tools/viewer_assets.c Makefile
+	$(quiet) CC $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS) -c -o $@ $<
+
 $(O)/lib/libringtrace.a: $(LIB_OBJS)
 	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)

@@ -10,5 +10,7 @@ int rtr_cmd_record(int argc, char **argv);
 int rtr_cmd_consume(int argc, char **argv);
 int rtr_cmd_snapshot(int argc, char **argv);
 int rtr_cmd_recover(int argc, char **argv);
+/* tools/view.c: the traces as one HTML page */
+int rtr_cmd_view(int argc, char **argv);
 
 #endif /* RTR_TOOLS_COMMANDS_H */

@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"                 unresolved and failed tasks; per CPU: event rates and losses\n"
 		"  export --format chrome [-o FILE] DIR...\n"
 		"                 Trace Event JSON for Perfetto UI and chrome://tracing\n"
+		"  view [-o FILE.html] [--force] DIR...\n"
+		"                 write the traces as one self-contained HTML page: the timeline\n"
 		"  help           this text\n\n"
 		"options:\n"
 		"  -h, --help     this text\n"
@@ -173,6 +175,8 @@ int main(int argc, char **argv)
 		return rtr_cmd_snapshot(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "recover"))
 		return rtr_cmd_recover(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "view"))
+		return rtr_cmd_view(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "stats"))
 		return rtr_cmd_stats(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "export"))

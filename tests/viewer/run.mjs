@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+// tests/viewer/run.mjs - render tests of `ringtrace view` in Debian's headless
+// Chromium (playwright-core, no browser download): traces made for the test
+// by rtr-viewer-traces (tests/viewer/make_traces.c) with known tasks, opened
+// from disk; each test asserts on the page's own model (window.rtrView) and
+// on pixels.  Screenshots stay in BUILD/viewer-tests/.  Prints a
+// Criterion-like synthesis line, which scripts/run-tests.sh tallies.
+//   node tests/viewer/run.mjs BUILD_DIR
+import { chromium } from 'playwright-core';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+
+const build = path.resolve(process.argv[2] || 'build');
+const bin = (name) => path.join(build, 'bin', name);
+const art = path.join(build, 'viewer-tests');
+fs.rmSync(art, { recursive: true, force: true });
+fs.mkdirSync(art, { recursive: true });
+execFileSync(bin('rtr-viewer-traces'), [path.join(art, 'traces')]);
+const trace = (name) => path.join(art, 'traces', name);
+
+function view(args) {
+	return spawnSync(bin('ringtrace'), ['view', ...args], { encoding: 'utf8' });
+}
+function page(name, traces) {
+	const out = path.join(art, name + '.html');
+	const r = view(['-o', out, ...traces]);
+	assert.equal(r.status, 0, r.stderr);
+	return out;
+}
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const errors = [];
+async function open(file) {
+	const p = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+	p.on('pageerror', (e) => errors.push(file + ': ' + e.message));
+	p.on('console', (m) => m.type() === 'error' && errors.push(file + ': ' + m.text()));
+	await p.goto('file://' + file);
+	await p.waitForFunction(() => window.rtrView && (window.rtrView.ready || window.rtrView.error), null,
+		{ timeout: 60000 });
+	assert.equal(await p.evaluate(() => window.rtrView.error), null);
+	return p;
+}
+async function shot(p, name) {
+	await p.screenshot({ path: path.join(art, name + '.png') });
+}
+// The canvas's pixel at CSS (x, y), or the most saturated in a small window.
+async function pixels(p, x, y, r = 0) {
+	return p.evaluate(([x, y, r]) => {
+		const c = document.getElementById('canvas'), dpr = c.width / c.clientWidth;
+		const g = c.getContext('2d');
+		const out = [];
+		for (let dy = -r; dy <= r; dy++)
+			for (let dx = -r; dx <= r; dx++) {
+				const d = g.getImageData(Math.round((x + dx) * dpr), Math.round((y + dy) * dpr), 1, 1).data;
+				out.push([d[0], d[1], d[2]]);
+			}
+		return out;
+	}, [x, y, r]);
+}
+const isRed = ([r, g, b]) => r > 150 && g < 90 && b < 90;
+const isGreen = ([r, g, b]) => g > 90 && g > r + 40 && g > b + 40;
+const isYellow = ([r, g, b]) => r > 200 && g > 190 && b < 110;
+const overlap = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+const basic = page('basic', [trace('basic')]);
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test('cli: writes one page, prints its path, never overwrites without --force', async () => {
+	const out = path.join(art, 'cli.html');
+	let r = view(['-o', out, trace('basic')]);
+	assert.equal(r.status, 0, r.stderr);
+	assert.equal(r.stdout.trim(), out);
+	r = view(['-o', out, trace('basic')]);
+	assert.equal(r.status, 1);
+	assert.match(r.stderr, /exists/);
+	r = view(['--force', '-o', out, trace('basic')]);
+	assert.equal(r.status, 0, r.stderr);
+	r = view([trace('basic')]);	// default name: beside the trace
+	assert.equal(r.stdout.trim(), trace('basic') + '.html');
+	const html = fs.readFileSync(out, 'utf8');
+	assert.doesNotMatch(html, /<script[^>]* src=|<link |@import|url\(\s*['"]?https?:|fetch\(['"]https?:/, 'the page loads nothing');
+	r = view(['-o', path.join(art, 'none.html'), path.join(art, 'no-such-trace')]);
+	assert.equal(r.status, 1);
+});
+
+test('one line per task, and the arrows of the right colours between the right rows', async () => {
+	const p = await open(basic);
+	const f = await p.evaluate(() => window.rtrView.frame);
+	assert.equal(await p.evaluate(() => window.rtrView.ntasks), 8);
+	assert.equal(f.taskLines, 8);
+	const row = async (n) => p.evaluate((n) => rtrView.task(rtrView.findTask(n)).row, n);
+	const [main, beta, worker] = [await row('main'), await row('beta'), await row('worker')];
+	const find = (kind) => f.arrows.filter((a) => a.kind === kind);
+	const res = find('resolve').find((a) => a.fromRow === worker && a.toRow === beta);
+	assert.ok(res, 'a resolve arrow from worker to beta');
+	assert.equal(res.color, '#008000');
+	const read = find('read').find((a) => a.fromRow === beta && a.toRow === main);
+	assert.ok(read, 'a read arrow from beta to main');
+	assert.equal(read.color, '#0000ff');
+	const sig = find('signal').find((a) => a.fromRow === worker && a.toRow === main);
+	assert.ok(sig, 'a signal arrow from worker to main');
+	assert.equal(sig.color, '#ff9900');
+	assert.equal(find('try_read').length, 0, 'the try_read followed by a read is hidden');
+	// the green arrow is on the canvas, between the two rows
+	const px = await pixels(p, res.x1, (res.y0 + res.y1) / 2, 2);
+	assert.ok(px.some(isGreen), 'green pixels on the resolve arrow: ' + JSON.stringify(px));
+	await shot(p, 'basic');
+	await p.close();
+});
+
+test('a should_resolve task that never resolved is red to the right edge', async () => {
+	const p = await open(basic);
+	const t = await p.evaluate(() => rtrView.task(rtrView.findTask('alpha')));
+	assert.ok(t.flags & 32, 'flagged never resolved');
+	const f = await p.evaluate(() => window.rtrView.frame);
+	const line = f.tasks.find((x) => x.row === t.row && x.x0 < 100);
+	assert.ok(line.x1 >= f.W, 'reaches the right edge');
+	assert.equal(line.color, '#cc0000');
+	assert.ok(isRed((await pixels(p, f.W - 3, t.y))[0]), 'red at the right edge');
+	// zoomed into the middle, still red to the edge
+	await p.evaluate(() => rtrView.setView(rtrView.meta.end * 0.4, rtrView.meta.end * 0.5));
+	assert.ok(isRed((await pixels(p, f.W - 3, t.y))[0]), 'red at the right edge, zoomed');
+	await p.close();
+});
+
+test('a label appears only once its task is wide enough, and labels never overlap', async () => {
+	const p = await open(basic);
+	let f = await p.evaluate(() => window.rtrView.frame);
+	assert.ok(f.labels.some((l) => l.text === 'alpha'));
+	assert.ok(!f.labels.some((l) => l.text.startsWith('delta')), 'no label on a 100 us task at 30 ms');
+	const d = await p.evaluate(() => rtrView.task(rtrView.findTask('delta-short')));
+	assert.ok(d.x1 - d.x0 < 16, 'delta is narrow before zooming: ' + (d.x1 - d.x0));
+	f = await p.evaluate(([s, e]) => rtrView.setView(s - (e - s), e + (e - s)), [d.start, d.end]);
+	assert.ok(f.labels.some((l) => l.text === 'delta-short'), JSON.stringify(f.labels.map((l) => l.text)));
+	await shot(p, 'zoomed-delta');
+	for (const v of [[0, 1], [0.2, 0.6]]) {
+		f = await p.evaluate(([a, b]) => rtrView.setView(rtrView.meta.end * a, rtrView.meta.end * b), v);
+		for (let i = 0; i < f.labels.length; i++)
+			for (let j = i + 1; j < f.labels.length; j++)
+				assert.ok(!overlap(f.labels[i], f.labels[j]), f.labels[i].text + ' / ' + f.labels[j].text);
+	}
+	await p.close();
+});
+
+test('a failed task is red, with its reason as a label', async () => {
+	const p = await open(basic);
+	const f = await p.evaluate(() => window.rtrView.frame);
+	const g = await p.evaluate(() => rtrView.task(rtrView.findTask('gamma')));
+	assert.equal(g.reason, 'timeout');
+	assert.ok(f.tasks.find((x) => x.task === g.task || x.row === g.row && x.x0 < 100).color === '#cc0000');
+	assert.ok(f.labels.some((l) => l.reason && l.text === 'timeout'));
+	await p.close();
+});
+
+test('search highlights the matching tasks, by substring or /regex/', async () => {
+	const p = await open(basic);
+	await p.fill('#search', 'GAM');
+	let n = await p.evaluate(() => rtrView.draw() && rtrView.highlighted);
+	assert.equal(n, 1);
+	const g = await p.evaluate(() => rtrView.task(rtrView.findTask('gamma')));
+	assert.ok((await pixels(p, g.x0 + 60, g.y + 4, 1)).some(isYellow), 'yellow under gamma');
+	const a = await p.evaluate(() => rtrView.task(rtrView.findTask('alpha')));
+	assert.ok(!(await pixels(p, a.x0 + 60, a.y + 4, 1)).some(isYellow), 'no yellow under alpha');
+	assert.equal(await p.$eval('#matches', (e) => e.textContent), '1 match');
+	await shot(p, 'search');
+	await p.fill('#search', '/^(alpha|beta)$/');
+	n = await p.evaluate(() => rtrView.draw() && rtrView.highlighted);
+	assert.equal(n, 2);
+	await p.fill('#search', '/(/');
+	assert.ok(await p.$eval('#search', (e) => e.classList.contains('bad')));
+	await p.close();
+});
+
+test('double-click highlights a task and the chain it became part of', async () => {
+	const p = await open(basic);
+	const e = await p.evaluate(() => rtrView.task(rtrView.findTask('epsilon')));
+	const box = await p.$eval('#canvas', (c) => { const r = c.getBoundingClientRect(); return [r.left, r.top]; });
+	await p.mouse.dblclick(box[0] + (e.x0 + e.x1) / 2, box[1] + e.y);
+	const names = await p.evaluate(() => { rtrView.draw(); return rtrView.frame.highlightsDrawn; });
+	assert.equal(await p.evaluate(() => rtrView.highlighted), 2);
+	assert.equal(names, 2);
+	await p.close();
+});
+
+test('the wheel zooms around the pointer, drag pans, keys and the help overlay', async () => {
+	const p = await open(basic);
+	const box = await p.$eval('#canvas', (c) => { const r = c.getBoundingClientRect(); return [r.left, r.top]; });
+	const before = await p.evaluate(() => rtrView.state);
+	const tAt = (s, x) => s.t0 + x * (s.t1 - s.t0) / s.W;
+	await p.mouse.move(box[0] + 400, box[1] + 300);
+	await p.mouse.wheel(0, -100);
+	await p.waitForTimeout(100);
+	const after = await p.evaluate(() => rtrView.state);
+	assert.ok(after.t1 - after.t0 < (before.t1 - before.t0) * 0.9, 'zoomed in');
+	assert.ok(Math.abs(tAt(after, 400) - tAt(before, 400)) < (after.t1 - after.t0) / after.W, 'same time under the pointer');
+	await p.mouse.down();
+	await p.mouse.move(box[0] + 500, box[1] + 300, { steps: 4 });
+	await p.mouse.up();
+	await p.waitForTimeout(50);
+	const dragged = await p.evaluate(() => rtrView.state);
+	assert.ok(Math.abs((after.t0 - dragged.t0) - 100 * (after.t1 - after.t0) / after.W) < 1e3, 'dragged 100 px');
+	await p.keyboard.press('0');
+	await p.waitForTimeout(50);
+	assert.ok(Math.abs((await p.evaluate(() => rtrView.state)).t0 - before.t0) < 1, '0 fits the whole trace');
+	await p.keyboard.press('?');
+	assert.ok(await p.isVisible('#help'));
+	assert.match(await p.textContent('#help'), /double-click/);
+	await shot(p, 'help');
+	await p.keyboard.press('Escape');
+	assert.ok(!(await p.isVisible('#help')));
+	await p.close();
+});
+
+test('counters: step plots with names and values, a shared scale per prefix, toggles', async () => {
+	const p = await open(basic);
+	let f = await p.evaluate(() => window.rtrView.frame);
+	assert.deepEqual(f.counters.map((c) => c.name).sort(), ['queue#1', 'queue#2']);
+	assert.equal(f.counters[0].group, f.counters[1].group, 'one scale for queue#*');
+	const q1 = f.counters.find((c) => c.name === 'queue#1');
+	const q2 = f.counters.find((c) => c.name === 'queue#2');
+	assert.equal(q1.value, 7);
+	assert.equal(q2.value, 0);
+	assert.ok(q1.y < q2.y, '7 is drawn above 0 on the shared scale');
+	f = await p.evaluate(() => rtrView.setCounter('queue#1', false));
+	assert.deepEqual(f.counters.map((c) => c.name), ['queue#2']);
+	await p.keyboard.press(' ');
+	f = await p.evaluate(() => rtrView.draw());
+	assert.equal(f.counters.length, 0);
+	await p.close();
+});
+
+test('notes, pauses and a lane per CPU with what ran there', async () => {
+	const p = await open(basic);
+	const f = await p.evaluate(() => window.rtrView.frame);
+	assert.equal(f.notes, 1);
+	assert.equal(f.pauses, 1);
+	assert.equal(f.lanes, await p.evaluate(() => rtrView.meta.cpus.length));
+	assert.ok(f.runs >= 3, 'main, worker, main ran');
+	await p.close();
+});
+
+test('lost events are marked where they were lost', async () => {
+	const p = await open(page('lossy', [trace('lossy')]));
+	const f = await p.evaluate(() => window.rtrView.frame);
+	assert.ok(f.losses >= 1, 'a loss mark');
+	assert.match(await p.textContent('#messages'), /lost: \d+ events/);
+	await shot(p, 'lossy');
+	await p.close();
+});
+
+test('a damaged trace: a clear message for the damaged part, the rest drawn', async () => {
+	const dir = path.join(art, 'traces', 'damaged');
+	fs.cpSync(trace('basic'), dir, { recursive: true });
+	const stream = fs.readdirSync(dir).filter((n) => n !== 'metadata' && !n.startsWith('.'))
+		.map((n) => path.join(dir, n)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+	const fd = fs.openSync(stream, 'r+');
+	fs.writeSync(fd, Buffer.alloc(64, 0xff), 0, 64, 200);
+	fs.closeSync(fd);
+	const out = path.join(art, 'damaged.html');
+	const r = view(['-o', out, dir]);
+	assert.equal(r.status, 0, r.stderr);
+	assert.match(r.stderr, /damaged/);
+	const p = await open(out);
+	const msg = await p.textContent('#messages');
+	assert.match(msg, /damaged: .*offset/);
+	const f = await p.evaluate(() => window.rtrView.frame);
+	assert.ok(f.taskLines >= 1, 'what came before the damage is drawn');
+	await shot(p, 'damaged');
+	await p.close();
+});
+
+test('several traces on one time axis', async () => {
+	const p = await open(page('two', [trace('basic'), trace('many')]));
+	const m = await p.evaluate(() => rtrView.meta);
+	assert.equal(m.traces.length, 2);
+	assert.equal(await p.evaluate(() => rtrView.ntasks), 8 + 2001);
+	assert.ok(m.traces[1].row > m.traces[0].row + m.traces[0].rows - 1, 'the second trace below the first');
+	const a = await p.evaluate(() => rtrView.task(rtrView.findTask('alpha')));
+	assert.equal(a.trace, 0);
+	await shot(p, 'two');
+	await p.close();
+});
+
+test('the vertical focus keeps 2000 rows on screen, readable near the focus', async () => {
+	const p = await open(page('many', [trace('many')]));
+	const n = await p.evaluate(() => rtrView.rows);
+	assert.ok(n >= 2000);
+	let f = await p.evaluate(() => rtrView.setView(rtrView.meta.start, rtrView.meta.end, 1000));
+	assert.ok(f.fisheye);
+	const ys = await p.evaluate((n) => [rtrView.yOfRow(0), rtrView.yOfRow(n - 1), rtrView.yOfRow(1000), rtrView.yOfRow(1001)], n);
+	assert.ok(ys[0] >= 22 && ys[1] <= f.H, 'first and last rows on screen: ' + ys);
+	assert.ok(ys[3] - ys[2] >= 20, 'rows near the focus stay apart: ' + (ys[3] - ys[2]));
+	assert.ok(f.labels.some((l) => l.text === 'task 999'), 'labels near the focus');
+	await shot(p, 'many-fisheye');
+	f = await p.evaluate(() => rtrView.toggleFisheye());
+	assert.ok(!f.fisheye);
+	await p.close();
+});
+
+test('the view exports as SVG', async () => {
+	const p = await open(basic);
+	const svg = await p.evaluate(() => rtrView.exportSVG());
+	assert.match(svg, /^<svg /);
+	assert.match(svg, />alpha</);
+	assert.match(svg, /stroke="#008000"/);
+	assert.equal(await p.evaluate((s) => new DOMParser().parseFromString(s, 'image/svg+xml')
+		.getElementsByTagName('parsererror').length, svg), 0);
+	fs.writeFileSync(path.join(art, 'basic.svg'), svg);
+	await p.close();
+});
+
+test('no script errors on any page', async () => {
+	assert.deepEqual(errors, []);
+});
+
+let pass = 0, fail = 0;
+for (const t of tests) {
+	try {
+		await t.fn();
+		pass++;
+		console.log('[PASS] viewer: ' + t.name);
+	} catch (e) {
+		fail++;
+		console.log('[FAIL] viewer: ' + t.name + '\n  ' + String(e.stack || e).split('\n').slice(0, 4).join('\n  '));
+	}
+}
+await browser.close();
+console.log(`[====] Synthesis: Tested: ${pass + fail} | Passing: ${pass} | Failing: ${fail} | Crashing: 0`);
+console.log('viewer: screenshots in ' + art);
+process.exit(fail ? 1 : 0);

@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/view.c - `ringtrace view TRACE... [-o FILE.html] [--force]`: one
+ * self-contained HTML page that draws the traces as mirage-trace-viewer did
+ * (Documentation/viewer.rst).  The task model (tools/model.h) is laid out in
+ * rows here, then written into the page as columns: typed arrays packed into
+ * one base64 blob, a string table (NUL-separated UTF-8) inside it, and a
+ * small JSON header naming each column's place.  The page's own sources
+ * (tools/viewer/) are compiled in by scripts/embed.sh.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "platform/platform.h"
+#include "tools/commands.h"
+#include "tools/model.h"
+#include "tools/view.h"
+
+#define FORMAT_VERSION	1
+#define ARROW_CREATE	4	/* page-only arrow kinds: vertical lines */
+#define ARROW_BECOMES	5
+#define NBUCKETS	66	/* arrows by on-axis length: 0, then [2^(b-1), 2^b) ns */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void buf_reserve(struct buf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 1 << 16;
+	char *p;
+
+	if (b->failed || b->len + n <= b->cap)
+		return;
+	while (cap < b->len + n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->failed = true;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static void buf_put(struct buf *b, const void *v, size_t n)
+{
+	buf_reserve(b, n);
+	if (b->failed)
+		return;
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+}
+
+static void __attribute__((format(printf, 2, 3))) buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = true;
+		return;
+	}
+	buf_reserve(b, (size_t)n + 1);
+	if (b->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* ---- the string table: each distinct string once, index 0 is "" ------------------- */
+
+struct strtab {
+	struct buf blob;	/* the strings, each followed by a NUL */
+	uint32_t n;
+	uint32_t *slot;		/* open addressing: index + 1, 0 = empty */
+	uint32_t *off;		/* blob offset of each string */
+	uint32_t cap;		/* slots, a power of two */
+};
+
+static uint32_t fnv1a(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static int strtab_grow(struct strtab *st)
+{
+	uint32_t cap = st->cap ? st->cap * 2 : 4096;
+	uint32_t *slot = calloc(cap, sizeof(*slot));
+	uint32_t *off = realloc(st->off, (size_t)cap / 2 * sizeof(*off));
+
+	if (!slot || !off) {
+		free(slot);
+		if (off)
+			st->off = off;
+		return -1;
+	}
+	st->off = off;
+	for (uint32_t i = 0; i < st->n; i++) {
+		const char *s = st->blob.p + off[i];
+		uint32_t h = fnv1a(s, strlen(s)) & (cap - 1);
+
+		while (slot[h])
+			h = (h + 1) & (cap - 1);
+		slot[h] = i + 1;
+	}
+	free(st->slot);
+	st->slot = slot;
+	st->cap = cap;
+	return 0;
+}
+
+/* The index of @s in the table, added if new; UINT32_MAX when memory ran out. */
+static uint32_t strtab_add(struct strtab *st, const char *s)
+{
+	size_t len = strlen(s);
+	uint32_t h;
+
+	if (st->n + 1 > st->cap / 2 && strtab_grow(st))
+		return UINT32_MAX;
+	h = fnv1a(s, len) & (st->cap - 1);
+	while (st->slot[h]) {
+		const char *t = st->blob.p + st->off[st->slot[h] - 1];
+
+		if (!strcmp(s, t))
+			return st->slot[h] - 1;
+		h = (h + 1) & (st->cap - 1);
+	}
+	st->off[st->n] = (uint32_t)st->blob.len;
+	buf_put(&st->blob, s, len + 1);
+	if (st->blob.failed || st->blob.len > UINT32_MAX)
+		return UINT32_MAX;
+	st->slot[h] = ++st->n;
+	return st->n - 1;
+}
+
+static void strtab_free(struct strtab *st)
+{
+	free(st->blob.p);
+	free(st->slot);
+	free(st->off);
+}
+
+/* ---- rows: mirage's arrangement, tasks that do not overlap in time share a row ------ */
+
+/*
+ * A min-tree over the rows' end times finds, for a task starting at @start,
+ * the first row at or after its parent's whose last task ended before
+ * @start: O(log^2 n) a task.
+ */
+struct rowtree {
+	int64_t *t;		/* 2 * size nodes, leaves from size */
+	uint32_t size;
+};
+
+static uint32_t rowtree_find(const struct rowtree *rt, uint32_t node, uint32_t lo, uint32_t hi,
+			     uint32_t k, int64_t start)
+{
+	uint32_t mid, r;
+
+	if (hi <= k || rt->t[node] >= start)
+		return UINT32_MAX;
+	if (hi - lo == 1)
+		return lo;
+	mid = lo + (hi - lo) / 2;
+	r = rowtree_find(rt, 2 * node, lo, mid, k, start);
+	return r != UINT32_MAX ? r : rowtree_find(rt, 2 * node + 1, mid, hi, k, start);
+}
+
+static void rowtree_set(struct rowtree *rt, uint32_t row, int64_t end)
+{
+	uint32_t n = rt->size + row;
+
+	rt->t[n] = end;
+	for (n /= 2; n; n /= 2)
+		rt->t[n] = rt->t[2 * n] < rt->t[2 * n + 1] ? rt->t[2 * n] : rt->t[2 * n + 1];
+}
+
+static const struct rtr_model *sort_model;
+
+static int by_created(const void *a, const void *b)
+{
+	const struct rtr_model_task *x = &sort_model->tasks[*(const uint32_t *)a];
+	const struct rtr_model_task *y = &sort_model->tasks[*(const uint32_t *)b];
+
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/*
+ * layout() - a row for every task (@row), each trace's rows after the
+ * previous trace's and one empty row; @order lists the tasks by row, then
+ * time; @row_off[r] is where row r starts in it (@nrows + 1 entries).
+ */
+static int layout(const struct rtr_model *m, uint32_t *row, uint32_t *order, uint32_t **row_off,
+		  uint32_t *nrows, uint32_t *trace_row)
+{
+	uint32_t *sorted = malloc(((size_t)m->ntasks + 1) * sizeof(*sorted));
+	struct rowtree rt = { 0 };
+	uint32_t base = 0, first = 0, *off;
+
+	for (rt.size = 1; rt.size < m->ntasks + 1; rt.size *= 2)
+		;
+	rt.t = malloc(2 * (size_t)rt.size * sizeof(*rt.t));
+	if (!sorted || !rt.t) {
+		free(sorted);
+		free(rt.t);
+		return -1;
+	}
+	for (uint32_t tr = 0; tr < m->ntraces; tr++) {
+		uint32_t last = first, used = 0;
+
+		while (last < m->ntasks && m->tasks[last].trace == tr)
+			last++;
+		for (uint32_t i = first; i < last; i++)
+			sorted[i - first] = i;
+		sort_model = m;
+		qsort(sorted, last - first, sizeof(*sorted), by_created);
+		for (uint32_t i = 0; i < 2 * rt.size; i++)
+			rt.t[i] = INT64_MIN;
+		for (uint32_t i = 0; i < last - first; i++) {
+			const struct rtr_model_task *t = &m->tasks[sorted[i]];
+			uint32_t k = 0, r;
+
+			if (t->parent != RTR_MODEL_NONE && t->parent >= first && t->parent < last &&
+			    t->parent != sorted[i] && row[t->parent] != UINT32_MAX)
+				k = row[t->parent] - base + 1;
+			r = rowtree_find(&rt, 1, 0, rt.size, k, t->created);
+			if (r == UINT32_MAX)	/* cannot happen: rows >= tasks + 1 */
+				r = used;
+			row[sorted[i]] = base + r;
+			used = r + 1 > used ? r + 1 : used;
+			rowtree_set(&rt, r, t->end);
+		}
+		trace_row[tr] = base;
+		base += used + (tr + 1 < m->ntraces);
+		for (uint32_t i = first; i < last; i++)
+			if (row[i] == UINT32_MAX)
+				row[i] = base;
+		first = last;
+	}
+	trace_row[m->ntraces] = base;
+	free(rt.t);
+	*nrows = base;
+	off = calloc((size_t)base + 2, sizeof(*off));
+	if (!off) {
+		free(sorted);
+		return -1;
+	}
+	/* by row, then time: a stable counting sort of the tasks by start time */
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		sorted[i] = i;
+	sort_model = m;
+	qsort(sorted, m->ntasks, sizeof(*sorted), by_created);
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		off[row[i] + 1]++;
+	for (uint32_t r = 0; r < base; r++)
+		off[r + 1] += off[r];
+	{
+		uint32_t *fill = malloc(((size_t)base + 1) * sizeof(*fill));
+
+		if (!fill) {
+			free(sorted);
+			free(off);
+			return -1;
+		}
+		memcpy(fill, off, ((size_t)base + 1) * sizeof(*fill));
+		for (uint32_t i = 0; i < m->ntasks; i++)
+			order[fill[row[sorted[i]]]++] = sorted[i];
+		free(fill);
+	}
+	free(sorted);
+	*row_off = off;
+	return 0;
+}
+
+/* ---- arrows, with the create and becomes lines, by length then start ------------ */
+
+struct arrow {
+	double tf, ts;
+	uint32_t from, to;
+	uint8_t kind, flags, bucket;
+};
+
+static int arrow_cmp(const void *a, const void *b)
+{
+	const struct arrow *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	if (x->tf != y->tf)
+		return x->tf < y->tf ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static uint8_t length_bucket(double len)
+{
+	uint64_t l = len > 0 ? (uint64_t)len : 0;
+
+	return l ? (uint8_t)(64 - __builtin_clzll(l)) : 0;
+}
+
+static struct arrow *collect_arrows(const struct rtr_model *m, uint32_t *n)
+{
+	struct arrow *a = malloc(((size_t)m->narrows + 2 * (size_t)m->ntasks + 1) * sizeof(*a));
+	uint32_t k = 0;
+
+	if (!a)
+		return NULL;
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		const struct rtr_model_arrow *x = &m->arrows[i];
+
+		a[k++] = (struct arrow){ .tf = (double)x->t_from, .ts = (double)x->ts,
+			.from = x->from, .to = x->to, .kind = x->kind, .flags = x->flags };
+	}
+	for (uint32_t i = 0; i < m->ntasks; i++) {
+		const struct rtr_model_task *t = &m->tasks[i];
+
+		if ((t->flags & RTR_TASK_CREATED) && t->parent != RTR_MODEL_NONE)
+			a[k++] = (struct arrow){ .tf = (double)t->created, .ts = (double)t->created,
+				.from = t->parent, .to = i, .kind = ARROW_CREATE };
+		if (t->becomes != RTR_MODEL_NONE)
+			a[k++] = (struct arrow){ .tf = (double)t->becomes_ts,
+				.ts = (double)t->becomes_ts, .from = i, .to = t->becomes,
+				.kind = ARROW_BECOMES };
+	}
+	for (uint32_t i = 0; i < k; i++)
+		a[i].bucket = length_bucket(a[i].ts - a[i].tf);
+	qsort(a, k, sizeof(*a), arrow_cmp);
+	*n = k;
+	return a;
+}
+
+/* ---- the blob: columns, 8-byte aligned, and the JSON that names them ---------- */
+
+struct page {
+	struct buf blob;
+	struct buf cols;	/* JSON: "name":[offset,count,"type"], ... */
+	bool failed;
+};
+
+static void *col(struct page *pg, const char *name, const char *type, size_t size, size_t count)
+{
+	static const uint8_t zero[8];
+	size_t off;
+
+	if (pg->blob.len % 8)
+		buf_put(&pg->blob, zero, 8 - pg->blob.len % 8);
+	off = pg->blob.len;
+	buf_reserve(&pg->blob, size * count + 8);
+	buf_printf(&pg->cols, "%s\"%s\":[%zu,%zu,\"%s\"]", pg->cols.len ? "," : "", name, off,
+		   count, type);
+	if (pg->blob.failed || pg->cols.failed) {
+		pg->failed = true;
+		return NULL;
+	}
+	memset(pg->blob.p + off, 0, size * count);
+	pg->blob.len += size * count;
+	return pg->blob.p + off;
+}
+
+#define COL(pg, name, ctype, tname, count) ((ctype *)col(pg, name, tname, sizeof(ctype), count))
+
+/* Intern a model string; on failure the page is marked failed and "" used. */
+static uint32_t mstr(struct page *pg, struct strtab *st, const struct rtr_model *m, uint32_t off)
+{
+	uint32_t i = strtab_add(st, rtr_model_str(m, off));
+
+	if (i == UINT32_MAX) {
+		pg->failed = true;
+		return 0;
+	}
+	return i;
+}
+
+static uint32_t cstr(struct page *pg, struct strtab *st, const char *s)
+{
+	uint32_t i = strtab_add(st, s);
+
+	if (i == UINT32_MAX) {
+		pg->failed = true;
+		return 0;
+	}
+	return i;
+}
+
+/*
+ * build() - the blob and the JSON header (@meta) of the page for @m.
+ * Pointers into the blob are taken only after each column is allocated:
+ * col() may move the blob, so every column is filled before the next one
+ * is made.
+ */
+static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, const char *title)
+{
+	uint32_t *row = NULL, *order = NULL, *row_off = NULL, *trace_row = NULL, nrows = 0, na = 0;
+	struct arrow *arr = NULL;
+	struct strtab st = { 0 };
+	uint32_t bucket_off[NBUCKETS + 1] = { 0 };
+	int ret = -1;
+
+	cstr(pg, &st, "");
+	row = malloc(((size_t)m->ntasks + 1) * sizeof(*row));
+	order = malloc(((size_t)m->ntasks + 1) * sizeof(*order));
+	trace_row = malloc(((size_t)m->ntraces + 1) * sizeof(*trace_row));
+	if (!row || !order || !trace_row)
+		goto out;
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		row[i] = UINT32_MAX;
+	if (layout(m, row, order, &row_off, &nrows, trace_row))
+		goto out;
+	arr = collect_arrows(m, &na);
+	if (!arr)
+		goto out;
+
+	/* tasks */
+	{
+		double *v = COL(pg, "task_start", double, "f64", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = (double)m->tasks[i].created;
+	}
+	{
+		double *v = COL(pg, "task_end", double, "f64", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = (double)m->tasks[i].end;
+	}
+	{
+		double *v = COL(pg, "task_id", double, "f64", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = (double)m->tasks[i].id;
+	}
+	{
+		uint32_t *v = COL(pg, "task_row", uint32_t, "u32", m->ntasks);
+
+		if (v)
+			memcpy(v, row, (size_t)m->ntasks * sizeof(*v));
+	}
+	{
+		uint32_t *v = COL(pg, "task_parent", uint32_t, "u32", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = m->tasks[i].parent;
+	}
+	{
+		uint32_t *v = COL(pg, "task_becomes", uint32_t, "u32", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = m->tasks[i].becomes;
+	}
+	{
+		uint32_t *v = COL(pg, "task_nlabels", uint32_t, "u32", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = m->tasks[i].nlabels;
+	}
+	{
+		uint32_t *v = COL(pg, "task_nruns", uint32_t, "u32", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = m->tasks[i].nruns;
+	}
+	/* strings may grow the table but never move the blob: fill these in two steps */
+	{
+		uint32_t *k = malloc(((size_t)m->ntasks + 1) * 3 * sizeof(*k));
+
+		if (!k)
+			goto out;
+		for (uint32_t i = 0; i < m->ntasks; i++) {
+			k[3 * i] = mstr(pg, &st, m, m->tasks[i].kind_name);
+			k[3 * i + 1] = mstr(pg, &st, m, m->tasks[i].name);
+			k[3 * i + 2] = mstr(pg, &st, m, m->tasks[i].reason);
+		}
+		for (int f = 0; f < 3; f++) {
+			static const char *const names[] = { "task_kind", "task_name", "task_reason" };
+			uint32_t *v = COL(pg, names[f], uint32_t, "u32", m->ntasks);
+
+			for (uint32_t i = 0; v && i < m->ntasks; i++)
+				v[i] = k[3 * i + (uint32_t)f];
+		}
+		free(k);
+	}
+	{
+		uint8_t *v = COL(pg, "task_flags", uint8_t, "u8", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = (uint8_t)m->tasks[i].flags;
+	}
+	{
+		uint16_t *v = COL(pg, "task_trace", uint16_t, "u16", m->ntasks);
+
+		for (uint32_t i = 0; v && i < m->ntasks; i++)
+			v[i] = (uint16_t)m->tasks[i].trace;
+	}
+	{
+		uint32_t *v = COL(pg, "row_task", uint32_t, "u32", m->ntasks);
+
+		if (v)
+			memcpy(v, order, (size_t)m->ntasks * sizeof(*v));
+	}
+	{
+		uint32_t *v = COL(pg, "row_off", uint32_t, "u32", (size_t)nrows + 1);
+
+		if (v)
+			memcpy(v, row_off, ((size_t)nrows + 1) * sizeof(*v));
+	}
+
+	/* labels, grouped by task as in the model */
+	{
+		double *v = COL(pg, "label_ts", double, "f64", m->nlabels);
+
+		for (uint32_t i = 0; v && i < m->nlabels; i++)
+			v[i] = (double)m->labels[i].ts;
+	}
+	{
+		uint32_t *k = malloc(((size_t)m->nlabels + 1) * sizeof(*k)), *v;
+
+		if (!k)
+			goto out;
+		for (uint32_t i = 0; i < m->nlabels; i++)
+			k[i] = mstr(pg, &st, m, m->labels[i].text);
+		v = COL(pg, "label_str", uint32_t, "u32", m->nlabels);
+		if (v)
+			memcpy(v, k, (size_t)m->nlabels * sizeof(*v));
+		free(k);
+	}
+
+	/* runs, grouped by task; cpu_runs lists them by CPU */
+	{
+		double *v = COL(pg, "run_start", double, "f64", m->nruns);
+
+		for (uint32_t i = 0; v && i < m->nruns; i++)
+			v[i] = (double)m->runs[i].start;
+	}
+	{
+		double *v = COL(pg, "run_end", double, "f64", m->nruns);
+
+		for (uint32_t i = 0; v && i < m->nruns; i++)
+			v[i] = (double)m->runs[i].end;
+	}
+	{
+		uint32_t *v = COL(pg, "run_task", uint32_t, "u32", m->nruns);
+
+		for (uint32_t i = 0; v && i < m->nruns; i++)
+			v[i] = m->runs[i].task;
+	}
+	{
+		uint32_t *v = COL(pg, "cpu_runs", uint32_t, "u32", m->nruns);
+
+		if (v && m->nruns)
+			memcpy(v, m->cpu_runs, (size_t)m->nruns * sizeof(*v));
+	}
+
+	/* arrows */
+	{
+		double *v = COL(pg, "arrow_tf", double, "f64", na);
+
+		for (uint32_t i = 0; v && i < na; i++)
+			v[i] = arr[i].tf;
+	}
+	{
+		double *v = COL(pg, "arrow_ts", double, "f64", na);
+
+		for (uint32_t i = 0; v && i < na; i++)
+			v[i] = arr[i].ts;
+	}
+	{
+		uint32_t *v = COL(pg, "arrow_from", uint32_t, "u32", na);
+
+		for (uint32_t i = 0; v && i < na; i++)
+			v[i] = arr[i].from;
+	}
+	{
+		uint32_t *v = COL(pg, "arrow_to", uint32_t, "u32", na);
+
+		for (uint32_t i = 0; v && i < na; i++)
+			v[i] = arr[i].to;
+	}
+	{
+		uint8_t *v = COL(pg, "arrow_kind", uint8_t, "u8", na);
+
+		for (uint32_t i = 0; v && i < na; i++)
+			v[i] = arr[i].kind;
+	}
+	{
+		uint8_t *v = COL(pg, "arrow_flags", uint8_t, "u8", na);
+
+		for (uint32_t i = 0; v && i < na; i++)
+			v[i] = arr[i].flags;
+	}
+	for (uint32_t i = 0; i < na; i++)
+		bucket_off[arr[i].bucket + 1]++;
+	for (int b = 0; b < NBUCKETS; b++)
+		bucket_off[b + 1] += bucket_off[b];
+	{
+		uint32_t *v = COL(pg, "arrow_bucket", uint32_t, "u32", NBUCKETS + 1);
+
+		if (v)
+			memcpy(v, bucket_off, sizeof(bucket_off));
+	}
+
+	/* counters' samples */
+	{
+		double *v = COL(pg, "sample_ts", double, "f64", m->nsamples);
+
+		for (uint32_t i = 0; v && i < m->nsamples; i++)
+			v[i] = (double)m->samples[i].ts;
+	}
+	{
+		double *v = COL(pg, "sample_value", double, "f64", m->nsamples);
+
+		for (uint32_t i = 0; v && i < m->nsamples; i++)
+			v[i] = (double)m->samples[i].value;
+	}
+
+	/* notes and pauses */
+	{
+		double *v = COL(pg, "note_ts", double, "f64", m->nnotes);
+
+		for (uint32_t i = 0; v && i < m->nnotes; i++)
+			v[i] = (double)m->notes[i].ts;
+	}
+	{
+		uint32_t *k = malloc(((size_t)m->nnotes + m->npauses + 1) * sizeof(*k)), *v;
+
+		if (!k)
+			goto out;
+		for (uint32_t i = 0; i < m->nnotes; i++)
+			k[i] = mstr(pg, &st, m, m->notes[i].text);
+		for (uint32_t i = 0; i < m->npauses; i++)
+			k[m->nnotes + i] = mstr(pg, &st, m, m->pauses[i].reason);
+		v = COL(pg, "note_str", uint32_t, "u32", m->nnotes);
+		if (v && m->nnotes)
+			memcpy(v, k, (size_t)m->nnotes * sizeof(*v));
+		v = COL(pg, "pause_str", uint32_t, "u32", m->npauses);
+		if (v && m->npauses)
+			memcpy(v, k + m->nnotes, (size_t)m->npauses * sizeof(*v));
+		free(k);
+	}
+	{
+		uint32_t *v = COL(pg, "note_cpu", uint32_t, "u32", m->nnotes);
+
+		for (uint32_t i = 0; v && i < m->nnotes; i++)
+			v[i] = m->notes[i].cpu;
+	}
+	{
+		double *v = COL(pg, "pause_start", double, "f64", m->npauses);
+
+		for (uint32_t i = 0; v && i < m->npauses; i++)
+			v[i] = (double)m->pauses[i].start;
+	}
+	{
+		double *v = COL(pg, "pause_end", double, "f64", m->npauses);
+
+		for (uint32_t i = 0; v && i < m->npauses; i++)
+			v[i] = (double)m->pauses[i].end;
+	}
+	{
+		uint32_t *v = COL(pg, "pause_cpu", uint32_t, "u32", m->npauses);
+
+		for (uint32_t i = 0; v && i < m->npauses; i++)
+			v[i] = m->pauses[i].cpu;
+	}
+
+	/* the header: everything small, strings by index */
+	buf_printf(meta, "{\"version\":%d,\"title\":%u,\"origin_ns\":\"%" PRId64 "\","
+		   "\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"events\":%" PRIu64
+		   ",\"ntasks\":%u,\"nrows\":%u,\"traces\":[", FORMAT_VERSION,
+		   cstr(pg, &st, title), m->origin_ns, m->start, m->end, m->events, m->ntasks, nrows);
+	for (uint32_t i = 0; i < m->ntraces; i++) {
+		const struct rtr_model_trace *t = &m->traces[i];
+
+		buf_printf(meta, "%s{\"dir\":%u,\"host\":%u,\"vpid\":%u,\"offset_ns\":\"%" PRId64
+			   "\",\"first\":%" PRId64 ",\"last\":%" PRId64 ",\"events\":%" PRIu64
+			   ",\"cpu_first\":%u,\"ncpus\":%u,\"damaged\":%s,\"row\":%u,\"rows\":%u}",
+			   i ? "," : "", mstr(pg, &st, m, t->dir), mstr(pg, &st, m, t->hostname),
+			   t->vpid, t->offset_ns, t->first, t->last, t->events, t->cpu_first,
+			   t->ncpus, t->damaged ? "true" : "false", trace_row[i],
+			   trace_row[i + 1] - trace_row[i]);
+	}
+	buf_printf(meta, "],\"cpus\":[");
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		const struct rtr_model_cpu *c = &m->cpus[i];
+
+		buf_printf(meta, "%s{\"trace\":%u,\"cpu\":%u,\"first\":%" PRId64 ",\"last\":%" PRId64
+			   ",\"events\":%" PRIu64 ",\"events_lost\":%" PRIu64 ",\"packets_lost\":%"
+			   PRIu64 ",\"damaged\":%s,\"run_first\":%u,\"nruns\":%u}", i ? "," : "",
+			   c->trace, c->cpu, c->first, c->last, c->events, c->events_lost,
+			   c->packets_lost, c->damaged ? "true" : "false", c->run_first, c->nruns);
+	}
+	buf_printf(meta, "],\"counters\":[");
+	for (uint32_t i = 0; i < m->ncounters; i++) {
+		const struct rtr_model_counter *c = &m->counters[i];
+
+		buf_printf(meta, "%s{\"name\":%u,\"trace\":%u,\"group\":%u,\"first\":%u,\"n\":%u,"
+			   "\"min\":%" PRId64 ",\"max\":%" PRId64 "}", i ? "," : "",
+			   mstr(pg, &st, m, c->name), c->trace, c->group, c->sample_first,
+			   c->nsamples, c->min, c->max);
+	}
+	buf_printf(meta, "],\"losses\":[");
+	for (uint32_t i = 0; i < m->nlosses; i++) {
+		const struct rtr_model_loss *l = &m->losses[i];
+
+		buf_printf(meta, "%s{\"ts\":%" PRId64 ",\"count\":%" PRIu64 ",\"cpu\":%u,"
+			   "\"packets\":%s}", i ? "," : "", l->ts, l->count, l->cpu,
+			   l->kind == RTR_LOSS_PACKETS ? "true" : "false");
+	}
+	buf_printf(meta, "],\"damage\":[");
+	for (uint32_t i = 0; i < m->ndamage; i++) {
+		const struct rtr_model_damage *d = &m->damage[i];
+
+		buf_printf(meta, "%s{\"trace\":%u,\"cpu\":%d,\"ts\":%" PRId64 ",\"message\":%u}",
+			   i ? "," : "", d->trace, d->cpu == RTR_MODEL_NONE ? -1 : (int)d->cpu,
+			   d->ts, mstr(pg, &st, m, d->message));
+	}
+	/* the string table goes last: every string is in it by now */
+	{
+		char *v = COL(pg, "strings", char, "utf8", st.blob.len);
+
+		if (v && st.blob.len)
+			memcpy(v, st.blob.p, st.blob.len);
+	}
+	buf_printf(meta, "],\"nstrings\":%u,\"columns\":{%.*s}}", st.n, (int)pg->cols.len,
+		   pg->cols.p ? pg->cols.p : "");
+	ret = pg->failed || meta->failed || pg->blob.failed ? -1 : 0;
+out:
+	free(row);
+	free(order);
+	free(row_off);
+	free(trace_row);
+	free(arr);
+	strtab_free(&st);
+	return ret;
+}
+
+/* ---- the HTML file ----------------------------------------------------------------- */
+
+static void base64(struct buf *out, const uint8_t *p, size_t n)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t i = 0;
+	char *o;
+
+	buf_reserve(out, (n + 2) / 3 * 4);
+	if (out->failed)
+		return;
+	o = out->p + out->len;
+	for (; i + 3 <= n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+
+		*o++ = tab[v >> 18];
+		*o++ = tab[(v >> 12) & 63];
+		*o++ = tab[(v >> 6) & 63];
+		*o++ = tab[v & 63];
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
+
+		*o++ = tab[v >> 18];
+		*o++ = tab[(v >> 12) & 63];
+		*o++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		*o++ = '=';
+	}
+	out->len = (size_t)(o - out->p);
+}
+
+/*
+ * The page: viewer.html with its three markers replaced by the style sheet,
+ * the data and the script.  Whatever the marker names itself, in the order
+ * the template has them.
+ */
+static int write_page(int fd, const struct buf *meta, const struct page *pg)
+{
+	static const char *const marks[] = { "<!--rtr:css-->", "<!--rtr:data-->", "<!--rtr:js-->" };
+	const char *p = rtr_viewer_html, *end = rtr_viewer_html + rtr_viewer_html_len;
+	struct buf out = { 0 };
+	int ret;
+
+	while (p < end) {
+		const char *next = end;
+		int which = -1;
+
+		for (int i = 0; i < 3; i++) {
+			const char *q = strstr(p, marks[i]);
+
+			if (q && q < next) {
+				next = q;
+				which = i;
+			}
+		}
+		buf_put(&out, p, (size_t)(next - p));
+		if (which < 0)
+			break;
+		p = next + strlen(marks[which]);
+		if (which == 0) {
+			buf_printf(&out, "<style>\n%s</style>", rtr_viewer_css);
+		} else if (which == 1) {
+			buf_printf(&out, "<script type=\"application/json\" id=\"rtr-meta\">%.*s</script>\n"
+				   "<script type=\"application/octet-stream\" id=\"rtr-data\">",
+				   (int)meta->len, meta->p);
+			base64(&out, (const uint8_t *)pg->blob.p, pg->blob.len);
+			buf_printf(&out, "</script>");
+		} else {
+			buf_printf(&out, "<script>\n%s</script>", rtr_viewer_js);
+		}
+	}
+	if (out.failed) {
+		free(out.p);
+		errno = ENOMEM;
+		return -1;
+	}
+	ret = rtr_write_all(fd, out.p, out.len);
+	free(out.p);
+	if (ret < 0)
+		errno = -ret;
+	return ret < 0 ? -1 : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ringtrace view [-o FILE.html] [--force] TRACE...\n\n"
+		"Write the CTF traces TRACE... (directories) as one self-contained HTML page that\n"
+		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
+		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
+		"(Documentation/viewer.rst).  Prints the page's path.\n\n"
+		"  -o FILE      the page (default: the first TRACE with .html added)\n"
+		"  --force      replace FILE if it exists\n"
+		"  -h, --help   this text\n\n"
+		"exit status: 0 written, 1 a trace could not be read or the page not written\n"
+		"(a damaged trace is drawn up to its damage, with a message), 2 usage\n");
+}
+
+int rtr_cmd_view(int argc, char **argv)
+{
+	struct rtr_model m = { 0 };
+	struct page pg = { 0 };
+	struct buf meta = { 0 };
+	const char *out = NULL;
+	char **dirs, *def = NULL, err[1024];
+	int ndirs = 0, fd, ret = 1, loaded;
+	bool force = false;
+
+	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
+	if (!dirs)
+		return 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			free(dirs);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "--force")) {
+			force = true;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "ringtrace view: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			free(dirs);
+			return 2;
+		} else {
+			dirs[ndirs++] = argv[i];
+		}
+	}
+	if (!ndirs) {
+		usage(stderr);
+		free(dirs);
+		return 2;
+	}
+	if (!out) {
+		size_t n = strlen(dirs[0]);
+
+		while (n > 1 && dirs[0][n - 1] == '/')
+			n--;
+		def = malloc(n + 6);
+		if (!def)
+			goto done;
+		snprintf(def, n + 6, "%.*s.html", (int)n, dirs[0]);
+		out = def;
+	}
+	loaded = rtr_model_load(&m, dirs, ndirs, err, sizeof(err));
+	if (loaded < 0) {
+		fprintf(stderr, "ringtrace view: %s\n", err);
+		goto done;
+	}
+	for (uint32_t i = 0; i < m.ndamage; i++)
+		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
+			rtr_model_str(&m, m.damage[i].message));
+	if (build(&m, &pg, &meta, out)) {
+		fprintf(stderr, "ringtrace view: out of memory\n");
+		goto done;
+	}
+	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			fprintf(stderr, "ringtrace view: %s exists (--force replaces it)\n", out);
+		else
+			fprintf(stderr, "ringtrace view: %s: %s\n", out, strerror(errno));
+		goto done;
+	}
+	ret = write_page(fd, &meta, &pg);
+	if (close(fd) && !ret)
+		ret = -1;
+	if (ret) {
+		fprintf(stderr, "ringtrace view: %s: %s\n", out, strerror(errno));
+		unlink(out);
+		ret = 1;
+		goto done;
+	}
+	printf("%s\n", out);
+	ret = 0;
+done:
+	rtr_model_free(&m);
+	free(pg.blob.p);
+	free(pg.cols.p);
+	free(meta.p);
+	free(def);
+	free(dirs);
+	return ret;
+}

@@ -1,0 +1,1294 @@
+// SPDX-License-Identifier: MIT
+// The page of `ringtrace view` (Documentation/viewer.rst): mirage-trace-viewer's
+// picture on a 2D canvas.  tools/view.c puts the task model in the page as
+// columns (typed arrays in one base64 blob, strings in a NUL-separated table);
+// this script draws them.  Every frame touches only what is in view: tasks by
+// row (each row's tasks are sorted and never overlap), arrows by length class
+// then start time, runs by CPU, all found by binary search; what is narrower
+// than a pixel is merged, and text is capped.  window.rtrView exposes what was
+// drawn, for the tests (tests/viewer/) and the benchmark.
+'use strict';
+(function () {
+	const ROW_H = 28;		// pixels between rows near the focus (mirage: 30)
+	const AXIS_H = 22;		// the time ruler
+	const LANE_H = 14;		// one CPU lane
+	const MIN_LABEL_PX = 16;	// a task this wide on screen gets its label (mirage)
+	const MAX_LABELS = 3000;	// text drawn per frame, at most
+	const MAX_RECORDED = 5000;	// arrows and labels listed in rtrView.frame
+	const EXACT_ARROWS = 8000;	// more in view in one length class: one per pixel
+	const FLAG_FAILED = 8, FLAG_NEVER = 32, FLAG_RESOLVED = 4;
+	const NONE = 0xffffffff;
+	const ARROW = [			// by kind: read, try_read, resolve, signal, create, becomes
+		{ name: 'read', color: '#0000ff' },
+		{ name: 'try_read', color: '#cccc66' },
+		{ name: 'resolve', color: '#008000' },
+		{ name: 'signal', color: '#ff9900' },
+		{ name: 'create', color: '#000000' },
+		{ name: 'becomes', color: '#000000' },
+	];
+	const READ_FAILED = '#ff0000';
+	const COUNTER_COLORS = ['#e6194b', '#3cb44b', '#4363d8', '#911eb4'];
+	const LANE_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948',
+		'#ff9da7', '#9c755f', '#bab0ac', '#8cd17d', '#86bcb6', '#d37295'];
+
+	const $ = (id) => document.getElementById(id);
+	const canvas = $('canvas');
+	const ctx = canvas.getContext('2d', { alpha: false });
+	const view = window.rtrView = { ready: false, error: null, frame: null };
+	let D = null;			// the data
+	const V = {			// the view
+		t0: 0, span: 1, W: 1, H: 1, dpr: 1,
+		focus: 0, fisheye: true, lanes: true, counters: true,
+		highlight: null, highlightList: [], matchList: [], matchAt: -1,
+		query: '',
+	};
+
+	// ---- data --------------------------------------------------------------------
+
+	async function blobBytes() {
+		const b64 = $('rtr-data').textContent.trim();
+		try {
+			const r = await fetch('data:application/octet-stream;base64,' + b64);
+			return new Uint8Array(await r.arrayBuffer());
+		} catch (e) {	// a browser that refuses data: URLs to fetch
+			const s = atob(b64), u = new Uint8Array(s.length);
+			for (let i = 0; i < s.length; i++)
+				u[i] = s.charCodeAt(i);
+			return u;
+		}
+	}
+
+	const TYPES = { f64: Float64Array, u32: Uint32Array, u16: Uint16Array, u8: Uint8Array };
+
+	async function load() {
+		const meta = JSON.parse($('rtr-meta').textContent);
+		const bytes = await blobBytes();
+		const c = {};
+		for (const [name, [off, n, type]] of Object.entries(meta.columns)) {
+			if (type === 'utf8')
+				c[name] = bytes.subarray(off, off + n);
+			else
+				c[name] = new TYPES[type](bytes.buffer, bytes.byteOffset + off, n);
+		}
+		const S = new TextDecoder().decode(c.strings).split('\0');
+		const d = { meta, S, c, N: meta.ntasks, nrows: meta.nrows };
+		// each task's labels and runs start where the previous task's end
+		d.labFirst = prefix(c.task_nlabels);
+		d.runFirst = prefix(c.task_nruns);
+		d.end = meta.end;
+		d.start = meta.start;
+		d.bucketLen = [];
+		for (let b = 0; b < 66; b++)
+			d.bucketLen.push(b === 0 ? 0 : Math.pow(2, b));
+		// counters: a scale per group (same name before '#')
+		d.groups = new Map();
+		meta.counters.forEach((k, i) => {
+			k.index = i;
+			k.label = S[k.name];
+			k.on = true;
+			const g = d.groups.get(k.group) || { min: Infinity, max: -Infinity };
+			g.min = Math.min(g.min, k.min);
+			g.max = Math.max(g.max, k.max);
+			d.groups.set(k.group, g);
+		});
+		d.lanes = meta.cpus.map((c2, i) => ({
+			index: i, cpu: c2, name: (meta.traces.length > 1 ? 'T' + c2.trace + ' ' : '') +
+				'cpu ' + c2.cpu,
+		}));
+		return d;
+	}
+
+	function prefix(counts) {
+		const out = new Uint32Array(counts.length + 1);
+		for (let i = 0; i < counts.length; i++)
+			out[i + 1] = out[i] + counts[i];
+		return out;
+	}
+
+	// First i in [lo, hi) with key(i) >= v (hi if none).
+	function lowerBound(lo, hi, v, key) {
+		while (lo < hi) {
+			const mid = (lo + hi) >>> 1;
+			if (key(mid) < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo;
+	}
+
+	function lowerBoundArr(a, lo, hi, v) {
+		while (lo < hi) {
+			const mid = (lo + hi) >>> 1;
+			if (a[mid] < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo;
+	}
+
+	function taskName(t) {
+		const s = D.S[D.c.task_name[t]];
+		return s !== '' ? s : '#' + D.c.task_id[t];
+	}
+
+	// ---- geometry ----------------------------------------------------------------
+
+	function area() {
+		const lanesH = V.lanes ? D.lanes.length * LANE_H + 6 : 0;
+		const top = AXIS_H, bottom = V.H - lanesH;
+		return { top, bottom, h: bottom - top, lanesTop: bottom + 4, lanesH };
+	}
+
+	// Rows fit: top-down.  Else, with the focus on, mirage's fisheye: rows near
+	// the focus ROW_H apart, all of them on screen; off: a plain scroll.
+	function mapper(A) {
+		const n = Math.max(D.nrows, 1);
+		const top = A.top + 18;
+		if (n * ROW_H <= A.h - 24) {
+			return { fits: true, y: (r) => top + r * ROW_H, row: (y) => (y - top) / ROW_H };
+		}
+		const mid = A.top + A.h / 2, half = A.h / 2 - 14, f = V.focus;
+		if (V.fisheye) {
+			return {
+				fits: false,
+				y: (r) => mid + half * Math.tanh((r - f) * ROW_H / half),
+				row: (y) => {
+					const u = Math.max(-0.999999, Math.min(0.999999, (y - mid) / half));
+					return f + Math.atanh(u) * half / ROW_H;
+				},
+			};
+		}
+		return { fits: false, y: (r) => mid + (r - f) * ROW_H, row: (y) => f + (y - mid) / ROW_H };
+	}
+
+	const X = (t) => (t - V.t0) * V.W / V.span;
+	const T = (x) => V.t0 + x * V.span / V.W;
+
+	// ---- drawing -----------------------------------------------------------------
+
+	// Paths batched by style: one stroke per style and frame.
+	class Batch {
+		constructor() { this.paths = new Map(); }
+		path(key) {
+			let p = this.paths.get(key);
+			if (!p) {
+				p = [];
+				this.paths.set(key, p);
+			}
+			return p;
+		}
+		line(key, x0, y0, x1, y1) { this.path(key).push(x0, y0, x1, y1); }
+		stroke(g, styles) {
+			for (const [key, p] of this.paths) {
+				const s = styles(key);
+				g.strokeStyle = s.color;
+				g.lineWidth = s.width;
+				g.globalAlpha = s.alpha === undefined ? 1 : s.alpha;
+				g.beginPath();
+				for (let i = 0; i < p.length; i += 4) {
+					g.moveTo(p[i], p[i + 1]);
+					g.lineTo(p[i + 2], p[i + 3]);
+				}
+				g.stroke();
+			}
+			g.globalAlpha = 1;
+		}
+	}
+
+	// Cells of 4 x 2 pixels taken by text: a label is drawn only where it is free.
+	class Occupancy {
+		constructor(w, h) {
+			this.cw = Math.ceil(w / 4) + 1;
+			this.ch = Math.ceil(h / 2) + 1;
+			this.cells = new Uint8Array(this.cw * this.ch);
+		}
+		take(x, y, w, h) {
+			const x0 = Math.max(0, Math.floor(x / 4)), x1 = Math.min(this.cw - 1, Math.floor((x + w - 1) / 4));
+			const y0 = Math.max(0, Math.floor(y / 2)), y1 = Math.min(this.ch - 1, Math.floor((y + h - 1) / 2));
+			if (x1 < x0 || y1 < y0)
+				return false;
+			for (let j = y0; j <= y1; j++)
+				for (let i = x0; i <= x1; i++)
+					if (this.cells[j * this.cw + i])
+						return false;
+			for (let j = y0; j <= y1; j++)
+				this.cells.fill(1, j * this.cw + x0, j * this.cw + x1 + 1);
+			return true;
+		}
+	}
+
+	function gridStep() {
+		const nsPerPx = V.span / V.W;
+		let step = Math.pow(10, Math.ceil(Math.log10(nsPerPx * 60)));
+		if (step / nsPerPx > 300)
+			step /= 2;
+		return Math.max(step, 1);
+	}
+
+	function fmtTime(ns, step) {
+		const units = [[1e9, 's'], [1e6, 'ms'], [1e3, 'us'], [1, 'ns']];
+		for (const [u, name] of units) {
+			if (step >= u || u === 1) {
+				const digits = Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / u) - 1e-9)));
+				return (ns / u).toFixed(digits) + ' ' + name;
+			}
+		}
+		return ns + ' ns';
+	}
+
+	function fmtValue(v) {
+		return Math.abs(v) >= 1e6 ? v.toExponential(3) : String(v);
+	}
+
+	/*
+	 * draw() - one frame into @g (the canvas, or the SVG recorder), @W x @H
+	 * CSS pixels.  Returns what was drawn (rtrView.frame).
+	 */
+	function draw(g, W, H) {
+		const c = D.c, A = area(), M = mapper(A);
+		const v0 = V.t0, v1 = V.t0 + V.span, k = W / V.span;
+		const F = {
+			taskLines: 0, dust: 0, tasks: [], arrows: [], arrowCount: 0, labels: [],
+			labelCount: 0, highlightsDrawn: 0, counters: [], notes: 0, pauses: 0,
+			lanes: 0, runs: 0, losses: 0, damage: 0, rows: 0, t0: v0, t1: v1, W, H,
+			fisheye: !M.fits && V.fisheye, prof: {},
+		};
+		const occ = new Occupancy(W, H);
+		g.fillStyle = '#e6e6e6';
+		g.fillRect(0, 0, W, H);
+
+		let tp = performance.now();
+		const prof = (name) => { const t = performance.now(); F.prof[name] = t - tp; tp = t; };
+		// pauses: shaded regions behind everything
+		for (let i = 0; i < c.pause_start.length; i++) {
+			if (c.pause_end[i] < v0 || c.pause_start[i] > v1)
+				continue;
+			const x0 = Math.max(-1, X(c.pause_start[i])), x1 = Math.min(W + 1, X(c.pause_end[i]));
+			g.fillStyle = 'rgba(150, 110, 60, 0.22)';
+			g.fillRect(x0, A.top, Math.max(1, x1 - x0), H - A.top);
+			F.pauses++;
+			const text = D.S[c.pause_str[i]];
+			if (x1 - x0 > 30 && occ.take(x0 + 2, A.top + 1, text.length * 6.5 + 4, 12)) {
+				g.fillStyle = '#6b4a1e';
+				g.font = '11px sans-serif';
+				g.textAlign = 'left';
+				g.textBaseline = 'top';
+				g.fillText(text, x0 + 3, A.top + 2);
+			}
+		}
+
+		prof('pauses');
+		// the grid
+		const step = gridStep();
+		const first = Math.ceil(v0 / step) * step;
+		const grid = new Batch();
+		g.font = '11px sans-serif';
+		g.textBaseline = 'middle';
+		g.textAlign = 'left';
+		g.fillStyle = '#f6f6f6';
+		g.fillRect(0, 0, W, AXIS_H);
+		g.fillStyle = '#333';
+		for (let t = first, n = 0; t <= v1 && n < 1000; t += step, n++) {
+			const x = Math.round(X(t)) + 0.5;
+			grid.line('grid', x, AXIS_H, x, H);
+			grid.line('tick', x, AXIS_H - 6, x, AXIS_H);
+			g.fillText(fmtTime(t - D.start, step), x + 3, AXIS_H / 2);
+		}
+		grid.stroke(g, (key) => key === 'grid' ? { color: '#d0d0d0', width: 1 } :
+			{ color: '#555', width: 1 });
+		F.grid = 'Each grid division: ' + fmtTime(step, step);
+
+		// trace titles, when there are several
+		if (D.meta.traces.length > 1) {
+			D.meta.traces.forEach((tr, i) => {
+				const y = M.y(tr.row) - 16;
+				if (y < A.top || y > A.bottom)
+					return;
+				g.fillStyle = '#444';
+				g.font = 'bold 11px sans-serif';
+				g.textBaseline = 'middle';
+				const text = 'trace ' + i + ': ' + D.S[tr.dir] + (D.S[tr.host] ? ' (' + D.S[tr.host] + ')' : '');
+				g.fillText(text, 4, y);
+				occ.take(0, y - 6, text.length * 7 + 8, 12);
+				g.fillStyle = '#bbb';
+				g.fillRect(0, y - 9, W, 1);
+			});
+		}
+
+		prof('grid');
+		// task rows: lines, runs and highlights
+		const lines = new Batch(), runs = new Batch(), vis = [];
+		let lastY = -1e9;
+		const hl = V.highlight;
+		const hlBoxes = [];
+		let r = 0;
+		if (M.fits || !V.fisheye) {
+			r = Math.max(0, Math.floor(M.row(A.top - ROW_H)));
+		}
+		const cw = 6.6;		// 11px monospace
+		for (; r < D.nrows;) {
+			const y = M.y(r);
+			if (y > A.bottom + ROW_H)
+				break;
+			if (y >= A.top - 4 && y <= A.bottom + 4 && Math.abs(y - lastY) >= 1) {
+				lastY = y;
+				F.rows++;
+				drawRow(r, y);
+			}
+			let next = r + 1;
+			if (!M.fits && V.fisheye) {
+				const jump = Math.ceil(M.row(y + 1) - 1e-9);
+				if (jump > next)
+					next = jump;
+			}
+			r = next;
+		}
+
+		function drawRow(row, y) {
+			const a = c.row_off[row], b = c.row_off[row + 1];
+			let i = lowerBound(a, b, v0, (j) => c.task_end[c.row_task[j]]);
+			let dust0 = 0, dust1 = 0, inDust = false;
+			while (i < b) {
+				const t = c.row_task[i];
+				const s = c.task_start[t];
+				if (s > v1)
+					break;
+				const e = c.task_end[t], fl = c.task_flags[t];
+				let x0 = (s - v0) * k, x1 = (e - v0) * k;
+				if (fl & FLAG_NEVER)
+					x1 = Math.max(x1, W);
+				if (x1 - x0 < 1 && !(fl & FLAG_NEVER)) {
+					// narrower than a pixel: merge into a run of dust, skip to the next pixel
+					const px = Math.floor(x0);
+					if (inDust && px > dust1)
+						flushDust();
+					if (!inDust) {
+						inDust = true;
+						dust0 = px;
+					}
+					dust1 = px + 1;
+					if (hl && hl[t])
+						hlBoxes.push(t, x0, x1, y);
+					i = lowerBound(i + 1, b, T(px + 1), (j) => c.task_end[c.row_task[j]]);
+					continue;
+				}
+				x0 = Math.max(x0, -2);
+				x1 = Math.min(x1, W + 2);
+				const style = (fl & (FLAG_FAILED | FLAG_NEVER)) ? 'red' : 'line';
+				lines.line(style, x0, y, x1, y);
+				F.taskLines++;
+				if (F.tasks.length < MAX_RECORDED)
+					F.tasks.push({ task: t, row, x0, x1, y, color: style === 'red' ? '#cc0000' : '#333333' });
+				vis.push(t, x0, x1, y);
+				if (hl && hl[t])
+					hlBoxes.push(t, x0, x1, y);
+				if (fl & FLAG_FAILED)
+					lines.line('red', x1, y - 5, x1, y + 5);	// the failure bar
+				else if (!(fl & (FLAG_RESOLVED | FLAG_NEVER)) && x1 - x0 > 4 && x1 < W)
+					lines.line('end', x1, y, x1, y);	// a triangle, drawn below
+				// where it ran: white
+				if (x1 - x0 >= 3) {
+					const rf = D.runFirst[t], rl = D.runFirst[t + 1];
+					let j = lowerBoundArr(c.run_end, rf, rl, v0);
+					for (; j < rl && c.run_start[j] <= v1; j++) {
+						const rx0 = Math.max(x0, (c.run_start[j] - v0) * k);
+						const rx1 = Math.min(x1, (c.run_end[j] - v0) * k);
+						runs.line('run', rx0, y, Math.max(rx1, rx0 + 1), y);
+					}
+				}
+				i++;
+			}
+			flushDust();
+			function flushDust() {
+				if (inDust) {
+					lines.line('dust', dust0, y, dust1, y);
+					F.dust++;
+				}
+				inDust = false;
+			}
+		}
+
+		prof('rows');
+		// highlights under the lines
+		for (let i = 0; i < hlBoxes.length; i += 4) {
+			const x0 = hlBoxes[i + 1], x1 = hlBoxes[i + 2], y = hlBoxes[i + 3];
+			g.fillStyle = 'rgba(255, 230, 0, 0.85)';
+			if (x1 - x0 < 32) {
+				const cx = (x0 + x1) / 2, w = Math.max(12, x1 - x0 + 8);
+				g.fillRect(cx - w / 2, y - 7, w, 14);
+			} else {
+				g.fillRect(x0, y - 5, x1 - x0, 10);
+			}
+			F.highlightsDrawn++;
+		}
+		runs.stroke(g, () => ({ color: '#ffffff', width: 7 }));
+
+		prof('highlights');
+		// create and becomes lines, then the arrows, by length class
+		const arrows = new Batch();
+		const tr = c.task_row;
+		const B = c.arrow_bucket;
+		for (let b = 0; b < 66; b++) {
+			const lo = B[b], hi = B[b + 1];
+			if (lo === hi)
+				continue;
+			let i = lowerBoundArr(c.arrow_tf, lo, hi, v0 - D.bucketLen[b]);
+			const end = lowerBoundArr(c.arrow_tf, i, hi, v1 + 1e-9);
+			const sparse = end - i > EXACT_ARROWS;
+			while (i < end) {
+				const kind = c.arrow_kind[i], ts = c.arrow_ts[i];
+				if (ts < v0 || (kind === 1 && (c.arrow_flags[i] & 1))) {
+					i++;
+					continue;
+				}
+				const from = c.arrow_from[i], to = c.arrow_to[i];
+				const x0 = (c.arrow_tf[i] - v0) * k, x1 = (ts - v0) * k;
+				const y0 = M.y(tr[from]), y1 = M.y(tr[to]);
+				const len = Math.abs(x1 - x0);
+				const alpha = kind >= 4 ? 1 : 1 - Math.min(1, len / 1500);
+				if (alpha > 0.01) {
+					const color = kind === 0 && (c.task_flags[from] & FLAG_FAILED) ? READ_FAILED : ARROW[kind].color;
+					const key = kind + ':' + color + ':' + Math.round(alpha * 8);
+					arrows.line(key, x0, y0, x1, y1);
+					if (kind < 4 && Math.abs(y1 - y0) + len > 6) {
+						const ang = Math.atan2(y1 - y0, x1 - x0);
+						arrows.line(key, x1, y1, x1 - 6 * Math.cos(ang - 0.45), y1 - 6 * Math.sin(ang - 0.45));
+						arrows.line(key, x1, y1, x1 - 6 * Math.cos(ang + 0.45), y1 - 6 * Math.sin(ang + 0.45));
+					}
+					F.arrowCount++;
+					if (F.arrows.length < MAX_RECORDED)
+						F.arrows.push({ kind: ARROW[kind].name, color, from, to, fromRow: tr[from],
+							toRow: tr[to], x0, y0, x1, y1, alpha });
+				}
+				if (sparse)
+					i = lowerBoundArr(c.arrow_tf, i + 1, end, T(Math.floor(x0) + 1));
+				else
+					i++;
+			}
+		}
+		arrows.stroke(g, (key) => {
+			const [kind, color, a] = key.split(':');
+			return { color, width: kind >= 4 ? 1 : 1.2, alpha: Math.max(0.05, a / 8) };
+		});
+		lines.stroke(g, (key) => key === 'red' ? { color: '#cc0000', width: 2 } :
+			key === 'dust' ? { color: '#777', width: 2 } :
+				key === 'end' ? { color: '#333', width: 0 } : { color: '#333333', width: 2 });
+		// triangles at the ends of unresolved tasks
+		const ends = lines.paths.get('end');
+		if (ends) {
+			g.fillStyle = '#333';
+			g.beginPath();
+			for (let i = 0; i < ends.length; i += 4) {
+				g.moveTo(ends[i], ends[i + 1] - 4);
+				g.lineTo(ends[i] + 6, ends[i + 1]);
+				g.lineTo(ends[i], ends[i + 1] + 4);
+				g.closePath();
+			}
+			g.fill();
+		}
+
+		prof('arrows');
+		// labels: the task's name over its line, its kind under, a failure's reason
+		const rowGap = (y, row) => Math.min(Math.abs(M.y(row + 1) - y), Math.abs(y - M.y(row - 1)));
+		g.font = '11px monospace';
+		g.textBaseline = 'alphabetic';
+		g.textAlign = 'left';
+		for (let i = 0; i < vis.length && F.labelCount < MAX_LABELS; i += 4) {
+			const t = vis[i], x0 = vis[i + 1], x1 = vis[i + 2], y = vis[i + 3];
+			const w = Math.min(x1, W) - Math.max(x0, 0);
+			if (w <= MIN_LABEL_PX)
+				continue;
+			const gap = rowGap(y, tr[t]);
+			if (gap < 13)
+				continue;
+			const lx = Math.max(x0, 0) + 3;
+			const room = Math.min(x1, W) - lx - 2;
+			const fl = c.task_flags[t];
+			let name = taskName(t);
+			const reason = (fl & FLAG_FAILED) ? D.S[c.task_reason[t]] : '';
+			let chars = Math.floor(room / cw);
+			if (chars >= 2) {
+				if (name.length > chars)
+					name = name.slice(0, Math.max(1, chars - 1)) + '\u2026';
+				const tw = name.length * cw;
+				if (occ.take(lx, y - 13, tw, 11)) {
+					g.fillStyle = (fl & (FLAG_FAILED | FLAG_NEVER)) ? '#aa0000' : '#000';
+					g.fillText(name, lx, y - 4);
+					F.labelCount++;
+					if (F.labels.length < MAX_RECORDED)
+						F.labels.push({ text: name, task: t, x: lx, y: y - 13, w: tw, h: 11 });
+					// the reason after the name, if it fits
+					if (reason) {
+						const rx = lx + tw + cw;
+						const rchars = Math.floor((Math.min(x1, W) - rx) / cw);
+						if (rchars >= 3) {
+							const rt = reason.length > rchars ? reason.slice(0, rchars - 1) + '\u2026' : reason;
+							if (occ.take(rx, y - 13, rt.length * cw, 11)) {
+								g.fillStyle = '#cc0000';
+								g.fillText(rt, rx, y - 4);
+								F.labelCount++;
+								if (F.labels.length < MAX_RECORDED)
+									F.labels.push({ text: rt, task: t, x: rx, y: y - 13, w: rt.length * cw, h: 11, reason: true });
+							}
+						}
+					}
+				}
+			}
+			if (gap >= 24 && chars >= 2) {
+				let kind = D.S[c.task_kind[t]];
+				if (kind.length > chars)
+					kind = kind.slice(0, Math.max(1, chars - 1)) + '\u2026';
+				if (occ.take(lx, y + 3, kind.length * cw, 10)) {
+					g.fillStyle = '#777';
+					g.fillText(kind, lx, y + 12);
+				}
+			}
+		}
+
+		prof('labels');
+		// counters: step plots over the tasks, a scale per group
+		if (V.counters && D.meta.counters.length) {
+			const plot = new Batch(), tags = [];
+			const ytop = A.top + 24, ybot = A.bottom - 8;
+			D.meta.counters.forEach((k2, n) => {
+				if (!k2.on || !k2.n)
+					return;
+				const gr = D.groups.get(k2.group);
+				const span = gr.max - gr.min || 1;
+				const Y = (v) => ybot - (v - gr.min) / span * (ybot - ytop);
+				const ts = c.sample_ts, vs = c.sample_value, a = k2.first, b = k2.first + k2.n;
+				let i = lowerBoundArr(ts, a, b, v0);
+				if (i > a)
+					i--;
+				const key = String(n % COUNTER_COLORS.length);
+				let px = ts[i] > v0 ? (ts[i] - v0) * k : -1, py = Y(vs[i]), last = vs[i];
+				i++;
+				while (i < b && ts[i] <= v1) {
+					const x = (ts[i] - v0) * k;
+					if (x - px < 1) {
+						// many changes in one pixel column: their range as one vertical
+						let lo = vs[i], hi2 = vs[i];
+						const col = Math.floor(x) + 1, stop = lowerBoundArr(ts, i, b, T(col));
+						for (let j = i; j < stop; j++) {
+							lo = Math.min(lo, vs[j]);
+							hi2 = Math.max(hi2, vs[j]);
+						}
+						plot.line(key, px, py, x, py);
+						plot.line(key, x, Y(lo), x, Y(hi2));
+						last = vs[stop - 1];
+						px = x;
+						py = Y(last);
+						i = stop;
+						continue;
+					}
+					plot.line(key, px, py, x, py);
+					const ny = Y(vs[i]);
+					plot.line(key, x, py, x, ny);
+					px = x;
+					py = ny;
+					last = vs[i];
+					i++;
+				}
+				plot.line(key, px, py, W, py);
+				tags.push({ y: py, text: k2.label + ' ' + fmtValue(last), color: COUNTER_COLORS[n % 4] });
+				F.counters.push({ name: k2.label, value: last, y: py, group: k2.group });
+			});
+			// a dark shadow first, as mirage draws them
+			plot.stroke(g, () => ({ color: 'rgba(0, 0, 0, 0.3)', width: 4 }));
+			plot.stroke(g, (key) => ({ color: COUNTER_COLORS[key], width: 2 }));
+			// their names and values, stacked at the right edge
+			tags.sort((p, q) => p.y - q.y);
+			let floor = ytop - 20;
+			g.font = 'bold 11px sans-serif';
+			g.textAlign = 'right';
+			g.textBaseline = 'middle';
+			for (const tag of tags) {
+				const y = Math.max(tag.y - 8, floor + 16);
+				floor = y;
+				const tw = g.measureText(tag.text).width;
+				g.fillStyle = 'rgba(255, 255, 255, 0.8)';
+				g.fillRect(W - tw - 10, y - 7, tw + 8, 14);
+				g.fillStyle = tag.color;
+				g.fillText(tag.text, W - 6, y);
+				occ.take(W - tw - 10, y - 7, tw + 8, 14);
+			}
+		}
+
+		prof('counters');
+		// notes: markers on the ruler, their text when there is room
+		{
+			const a = lowerBoundArr(c.note_ts, 0, c.note_ts.length, v0);
+			const b = lowerBoundArr(c.note_ts, a, c.note_ts.length, v1 + 1e-9);
+			const marks = new Batch();
+			g.font = '11px sans-serif';
+			g.textAlign = 'left';
+			g.textBaseline = 'top';
+			let lastPx = -10;
+			for (let i = a; i < b; i++) {
+				const x = Math.round(X(c.note_ts[i])) + 0.5;
+				if (x - lastPx < 1)
+					continue;
+				lastPx = x;
+				marks.line('n', x, AXIS_H, x, A.bottom);
+				g.fillStyle = '#7b1fa2';
+				g.fillRect(x - 3, AXIS_H - 6, 6, 6);
+				F.notes++;
+				const text = D.S[c.note_str[i]];
+				const tw = text.length * 6;
+				if (occ.take(x + 3, AXIS_H + 2, tw, 12))
+					g.fillText(text, x + 4, AXIS_H + 2);
+			}
+			marks.stroke(g, () => ({ color: 'rgba(123, 31, 162, 0.35)', width: 1 }));
+		}
+
+		prof('notes');
+		// CPU lanes: what ran where, the losses, the damage
+		if (V.lanes && D.lanes.length) {
+			const top = A.lanesTop;
+			g.fillStyle = '#f3f3f3';
+			g.fillRect(0, top - 4, W, H - top + 4);
+			g.fillStyle = '#999';
+			g.fillRect(0, top - 4, W, 1);
+			const segs = new Batch();
+			const names = [];
+			D.lanes.forEach((lane, li) => {
+				const y = top + li * LANE_H + LANE_H / 2;
+				const cpu = lane.cpu;
+				const a = cpu.run_first, b = cpu.run_first + cpu.nruns, idx = c.cpu_runs;
+				let i = lowerBound(a, b, v0, (j) => c.run_end[idx[j]]);
+				F.lanes++;
+				while (i < b) {
+					const ru = idx[i];
+					const s = c.run_start[ru];
+					if (s > v1)
+						break;
+					const x0 = Math.max(-1, (s - v0) * k), x1 = Math.min(W + 1, (c.run_end[ru] - v0) * k);
+					const t = c.run_task[ru];
+					F.runs++;
+					if (x1 - x0 < 1) {
+						segs.line('dust', Math.floor(x0), y, Math.floor(x0) + 1, y);
+						i = lowerBound(i + 1, b, T(Math.floor(x0) + 1), (j) => c.run_end[idx[j]]);
+						continue;
+					}
+					segs.line(String(t % LANE_COLORS.length), x0, y, x1, y);
+					if (x1 - x0 > 40)
+						names.push(t, x0, x1, y);
+					i++;
+				}
+			});
+			segs.stroke(g, (key) => ({ color: key === 'dust' ? '#888' : LANE_COLORS[key], width: LANE_H - 3 }));
+			g.font = '10px monospace';
+			g.textBaseline = 'middle';
+			g.textAlign = 'left';
+			g.fillStyle = '#fff';
+			for (let i = 0; i < names.length && i < 4 * MAX_LABELS; i += 4) {
+				const room = Math.floor((names[i + 2] - Math.max(0, names[i + 1]) - 6) / 6);
+				if (room < 2)
+					continue;
+				let s = taskName(names[i]);
+				if (s.length > room)
+					s = s.slice(0, room - 1) + '\u2026';
+				g.fillText(s, Math.max(0, names[i + 1]) + 3, names[i + 3]);
+			}
+			// lane names at the left
+			g.font = '10px sans-serif';
+			D.lanes.forEach((lane, li) => {
+				const y = top + li * LANE_H + LANE_H / 2;
+				g.fillStyle = 'rgba(243, 243, 243, 0.85)';
+				g.fillRect(0, y - 6, lane.name.length * 6 + 6, 12);
+				g.fillStyle = '#333';
+				g.fillText(lane.name, 2, y);
+			});
+			// losses: a red mark where each packet revealed them
+			for (const loss of D.meta.losses) {
+				if (loss.ts < v0 || loss.ts > v1)
+					continue;
+				const li = loss.cpu, x = X(loss.ts);
+				const y = top + li * LANE_H;
+				g.fillStyle = '#d00000';
+				g.beginPath();
+				g.moveTo(x, y);
+				g.lineTo(x + 5, y + LANE_H / 2);
+				g.lineTo(x, y + LANE_H);
+				g.lineTo(x - 5, y + LANE_H / 2);
+				g.closePath();
+				g.fill();
+				g.fillRect(x - 0.5, A.top, 1, A.h);
+				const text = loss.count + (loss.packets ? ' packets' : ' events') + ' lost';
+				if (occ.take(x + 6, y, text.length * 6, LANE_H)) {
+					g.fillStyle = '#a00000';
+					g.fillText(text, x + 7, y + LANE_H / 2);
+				}
+				F.losses++;
+			}
+			// damage: the rest of the lane is unknown
+			for (const dmg of D.meta.damage) {
+				if (dmg.cpu < 0)
+					continue;
+				const x = Math.max(0, X(dmg.ts)), y = top + dmg.cpu * LANE_H;
+				if (x > W)
+					continue;
+				g.fillStyle = 'rgba(200, 0, 0, 0.25)';
+				g.fillRect(x, y, W - x, LANE_H);
+				g.fillStyle = '#a00000';
+				g.fillText('damaged from here', x + 4, y + LANE_H / 2);
+				F.damage++;
+			}
+		}
+		prof('lanes');
+		return F;
+	}
+
+	// ---- the SVG recorder: the same draw() into an SVG document ---------------------------
+
+	const esc = (s) => String(s).replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
+	const num = (v) => Math.round(v * 100) / 100;
+
+	class SvgContext {
+		constructor(W, H) {
+			this.out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">`];
+			this.fillStyle = '#000';
+			this.strokeStyle = '#000';
+			this.lineWidth = 1;
+			this.globalAlpha = 1;
+			this.font = '11px sans-serif';
+			this.textAlign = 'left';
+			this.textBaseline = 'alphabetic';
+			this.d = [];
+		}
+		op() { return this.globalAlpha < 1 ? ` opacity="${num(this.globalAlpha)}"` : ''; }
+		fillRect(x, y, w, h) {
+			this.out.push(`<rect x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" fill="${this.fillStyle}"${this.op()}/>`);
+		}
+		beginPath() { this.d = []; }
+		moveTo(x, y) { this.d.push('M' + num(x) + ' ' + num(y)); }
+		lineTo(x, y) { this.d.push('L' + num(x) + ' ' + num(y)); }
+		closePath() { this.d.push('Z'); }
+		stroke() {
+			if (this.d.length && this.lineWidth > 0)
+				this.out.push(`<path d="${this.d.join('')}" fill="none" stroke="${this.strokeStyle}" stroke-width="${num(this.lineWidth)}"${this.op()}/>`);
+		}
+		fill() {
+			if (this.d.length)
+				this.out.push(`<path d="${this.d.join('')}" fill="${this.fillStyle}"${this.op()}/>`);
+		}
+		measureText(s) { ctx.font = this.font; return ctx.measureText(s); }
+		fillText(s, x, y) {
+			const anchor = { left: 'start', right: 'end', center: 'middle' }[this.textAlign] || 'start';
+			const base = { top: 'hanging', middle: 'central' }[this.textBaseline] || 'auto';
+			const m = /(bold )?(\d+)px (.*)/.exec(this.font) || [];
+			this.out.push(`<text x="${num(x)}" y="${num(y)}" fill="${this.fillStyle}" font-size="${m[2] || 11}" font-family="${m[3] || 'sans-serif'}"${m[1] ? ' font-weight="bold"' : ''} text-anchor="${anchor}" dominant-baseline="${base}"${this.op()}>${esc(s)}</text>`);
+		}
+		result() { return this.out.join('\n') + '\n</svg>\n'; }
+	}
+
+	function exportSVG() {
+		const s = new SvgContext(V.W, V.H);
+		draw(s, V.W, V.H);
+		return s.result();
+	}
+
+	function saveSVG() {
+		const url = URL.createObjectURL(new Blob([exportSVG()], { type: 'image/svg+xml' }));
+		const a = document.createElement('a');
+		a.href = url;
+		a.download = (document.title || 'ringtrace').replace(/[^\w.-]+/g, '_') + '.svg';
+		document.body.appendChild(a);
+		a.click();
+		a.remove();
+		setTimeout(() => URL.revokeObjectURL(url), 1000);
+	}
+
+	// ---- frames ------------------------------------------------------------------
+
+	let pending = false;
+	function frame() {
+		const t = performance.now();
+		const F = draw(ctx, V.W, V.H);
+		F.ms = performance.now() - t;
+		view.frame = F;
+		$('grid').textContent = F.grid;
+		$('position').textContent = fmtTime(V.t0 - D.start, V.span / 10) + ' \u2013 ' +
+			fmtTime(V.t0 + V.span - D.start, V.span / 10);
+		return F;
+	}
+	function redraw() {
+		if (pending || !D)
+			return;
+		pending = true;
+		requestAnimationFrame(() => {
+			pending = false;
+			frame();
+		});
+	}
+
+	function resize() {
+		const r = $('main').getBoundingClientRect();
+		V.dpr = window.devicePixelRatio || 1;
+		V.W = Math.max(50, Math.floor(r.width));
+		V.H = Math.max(50, Math.floor(r.height));
+		canvas.width = Math.round(V.W * V.dpr);
+		canvas.height = Math.round(V.H * V.dpr);
+		ctx.setTransform(V.dpr, 0, 0, V.dpr, 0, 0);
+	}
+
+	function setRange(t0, t1) {
+		const span = Math.max(t1 - t0, 10);	// 10 ns across the screen, at most zoom
+		V.t0 = t0;
+		V.span = span;
+	}
+
+	function fit() {
+		const len = Math.max(D.end - D.start, 1000);
+		setRange(D.start - len * 0.02, D.end + len * 0.04);
+		V.focus = 0;
+	}
+
+	function zoomAt(x, factor) {
+		const t = T(x);
+		const span = Math.max(10, Math.min(V.span / factor, (D.end - D.start + 1000) * 50));
+		V.t0 = t - x / V.W * span;
+		V.span = span;
+		redraw();
+	}
+
+	function moveFocus(rows) {
+		V.focus = Math.max(0, Math.min(Math.max(D.nrows - 1, 0), V.focus + rows));
+		redraw();
+	}
+
+	// ---- search and highlight ------------------------------------------------------
+
+	function parseQuery(q) {
+		const m = /^\/(.*)\/([a-z]*)$/.exec(q);
+		if (m)
+			return new RegExp(m[1], m[2].includes('i') ? m[2] : m[2] + '');
+		const low = q.toLowerCase();
+		return { test: (s) => s.toLowerCase().includes(low) };
+	}
+
+	function search(q) {
+		V.query = q;
+		V.matchList = [];
+		V.matchAt = -1;
+		$('search').classList.remove('bad');
+		if (!q) {
+			V.highlight = null;
+			$('matches').textContent = '';
+			redraw();
+			return 0;
+		}
+		let re;
+		try {
+			re = parseQuery(q);
+		} catch (e) {
+			$('search').classList.add('bad');
+			$('matches').textContent = 'bad regex';
+			return -1;
+		}
+		// each distinct string is tested once; a task matches by any of its labels
+		const S = D.S, hit = new Uint8Array(S.length);
+		for (let i = 1; i < S.length; i++)
+			hit[i] = re.test(S[i]) ? 1 : 0;
+		const c = D.c, hl = new Uint8Array(D.N);
+		for (let t = 0; t < D.N; t++) {
+			let h = hit[c.task_name[t]];
+			for (let j = D.labFirst[t]; !h && j < D.labFirst[t + 1]; j++)
+				h = hit[c.label_str[j]];
+			if (!h && c.task_name[t] === 0)
+				h = re.test('#' + c.task_id[t]) ? 1 : 0;
+			if (h) {
+				hl[t] = 1;
+				V.matchList.push(t);
+			}
+		}
+		V.highlight = hl;
+		$('matches').textContent = V.matchList.length + ' match' + (V.matchList.length === 1 ? '' : 'es');
+		redraw();
+		return V.matchList.length;
+	}
+
+	function showTask(t) {
+		const s = D.c.task_start[t], e = Math.min(D.c.task_end[t], D.end);
+		if (s < V.t0 || s > V.t0 + V.span)
+			V.t0 = s - Math.max(V.span, (e - s) * 1.5) * 0.2;
+		V.focus = D.c.task_row[t];
+		redraw();
+	}
+
+	function nextMatch(dir) {
+		if (!V.matchList.length)
+			return;
+		V.matchAt = (V.matchAt + dir + V.matchList.length) % V.matchList.length;
+		showTask(V.matchList[V.matchAt]);
+	}
+
+	// The task and the chain it became part of, both ways (mirage's highlight_related).
+	let becameFrom = null;
+	function chain(t) {
+		const c = D.c;
+		if (!becameFrom) {
+			becameFrom = new Map();
+			for (let i = 0; i < D.N; i++) {
+				const b = c.task_becomes[i];
+				if (b !== NONE) {
+					if (!becameFrom.has(b))
+						becameFrom.set(b, []);
+					becameFrom.get(b).push(i);
+				}
+			}
+		}
+		const seen = new Set([t]), todo = [t];
+		while (todo.length) {
+			const u = todo.pop();
+			const next = (c.task_becomes[u] !== NONE ? [c.task_becomes[u]] : []).concat(becameFrom.get(u) || []);
+			for (const w of next)
+				if (!seen.has(w)) {
+					seen.add(w);
+					todo.push(w);
+				}
+		}
+		return [...seen];
+	}
+
+	function highlightChain(t) {
+		const hl = new Uint8Array(D.N);
+		const list = chain(t);
+		for (const u of list)
+			hl[u] = 1;
+		V.highlight = hl;
+		V.matchList = list;
+		V.matchAt = -1;
+		$('matches').textContent = list.length + ' related';
+		redraw();
+		return list;
+	}
+
+	// The task drawn nearest to (x, y), within a few pixels; -1 if none.
+	function taskAt(x, y) {
+		const A = area(), M = mapper(A), c = D.c;
+		const r0 = Math.round(M.row(y));
+		let best = -1, bestD = 8;
+		for (let r = Math.max(0, r0 - 1); r <= Math.min(D.nrows - 1, r0 + 1); r++) {
+			const dy = Math.abs(M.y(r) - y);
+			if (dy > 8)
+				continue;
+			const a = c.row_off[r], b = c.row_off[r + 1];
+			const t = T(x), slack = 4 * V.span / V.W;
+			const i = lowerBound(a, b, t - slack, (j) => c.task_end[c.row_task[j]]);
+			if (i < b) {
+				const u = c.row_task[i];
+				const end = (c.task_flags[u] & FLAG_NEVER) ? Infinity : c.task_end[u];
+				if (c.task_start[u] - slack <= t && t <= end + slack && dy < bestD) {
+					best = u;
+					bestD = dy;
+				}
+			}
+		}
+		return best;
+	}
+
+	// ---- input ----------------------------------------------------------------------
+
+	function bindInput() {
+		canvas.addEventListener('wheel', (ev) => {
+			ev.preventDefault();
+			const r = canvas.getBoundingClientRect();
+			if (ev.shiftKey && !ev.ctrlKey) {
+				moveFocus(Math.sign(ev.deltaY || ev.deltaX) * 2);
+				return;
+			}
+			if (Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+				V.t0 += ev.deltaX * V.span / V.W;
+				redraw();
+				return;
+			}
+			const steps = Math.max(-5, Math.min(5, -ev.deltaY / (ev.deltaMode ? 3 : 100)));
+			zoomAt(ev.clientX - r.left, Math.pow(1.2, steps || -Math.sign(ev.deltaY)));
+		}, { passive: false });
+
+		const pointers = new Map();
+		let drag = null, pinch = null;
+		canvas.addEventListener('pointerdown', (ev) => {
+			canvas.setPointerCapture(ev.pointerId);
+			pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+			if (pointers.size === 1) {
+				drag = { x: ev.clientX, y: ev.clientY, t0: V.t0, focus: V.focus };
+				canvas.classList.add('dragging');
+			} else if (pointers.size === 2) {
+				const [p, q] = [...pointers.values()];
+				pinch = { d: Math.hypot(p.x - q.x, p.y - q.y) || 1, span: V.span, mid: (p.x + q.x) / 2,
+					t: T((p.x + q.x) / 2 - canvas.getBoundingClientRect().left) };
+				drag = null;
+			}
+		});
+		canvas.addEventListener('pointermove', (ev) => {
+			if (!pointers.has(ev.pointerId)) {
+				const r = canvas.getBoundingClientRect();
+				$('position').title = fmtTime(T(ev.clientX - r.left) - D.start, V.span / V.W);
+				return;
+			}
+			pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+			if (pinch && pointers.size >= 2) {
+				const [p, q] = [...pointers.values()];
+				const d = Math.hypot(p.x - q.x, p.y - q.y) || 1;
+				const r = canvas.getBoundingClientRect();
+				const mid = (p.x + q.x) / 2 - r.left;
+				V.span = Math.max(10, pinch.span * pinch.d / d);
+				V.t0 = pinch.t - mid / V.W * V.span;
+				redraw();
+			} else if (drag) {
+				V.t0 = drag.t0 - (ev.clientX - drag.x) * V.span / V.W;
+				const M = mapper(area());
+				if (!M.fits)
+					V.focus = Math.max(0, Math.min(D.nrows - 1, drag.focus - (ev.clientY - drag.y) / ROW_H));
+				redraw();
+			}
+		});
+		const up = (ev) => {
+			pointers.delete(ev.pointerId);
+			if (pointers.size < 2)
+				pinch = null;
+			if (!pointers.size) {
+				drag = null;
+				canvas.classList.remove('dragging');
+			}
+		};
+		canvas.addEventListener('pointerup', up);
+		canvas.addEventListener('pointercancel', up);
+		canvas.addEventListener('dblclick', (ev) => {
+			const r = canvas.getBoundingClientRect();
+			const t = taskAt(ev.clientX - r.left, ev.clientY - r.top);
+			if (t >= 0)
+				highlightChain(t);
+		});
+
+		const W2 = () => V.W / 2;
+		document.addEventListener('keydown', (ev) => {
+			if (ev.target === $('search')) {
+				if (ev.key === 'Escape' || ev.key === 'Enter') {
+					$('search').blur();
+					if (ev.key === 'Enter')
+						nextMatch(1);
+				}
+				return;
+			}
+			if (ev.ctrlKey || ev.metaKey || ev.altKey)
+				return;
+			const keys = {
+				'+': () => zoomAt(W2(), 1.5), '=': () => zoomAt(W2(), 1.5), '-': () => zoomAt(W2(), 1 / 1.5),
+				'ArrowLeft': () => pan(-0.2), 'h': () => pan(-0.2), 'ArrowRight': () => pan(0.2), 'l': () => pan(0.2),
+				'ArrowUp': () => moveFocus(-1), 'k': () => moveFocus(-1), 'ArrowDown': () => moveFocus(1),
+				'j': () => moveFocus(1), 'PageUp': () => moveFocus(-10), 'PageDown': () => moveFocus(10),
+				'0': () => { fit(); redraw(); }, 'Home': () => { fit(); redraw(); },
+				'/': () => $('search').focus(), 'n': () => nextMatch(1), 'N': () => nextMatch(-1),
+				'Escape': () => { closePanels(); $('search').value = ''; search(''); },
+				' ': () => toggleAllCounters(), 'c': () => togglePanel('counter-menu'),
+				'f': () => toggleFisheye(), 'u': () => toggleLanes(), 'e': () => saveSVG(),
+				'?': () => togglePanel('help'),
+			};
+			const fn = keys[ev.key];
+			if (fn) {
+				ev.preventDefault();
+				fn();
+			}
+		});
+		const pan = (f) => {
+			V.t0 += f * V.span;
+			redraw();
+		};
+		$('search').addEventListener('input', () => search($('search').value));
+		$('zoom-in').onclick = () => zoomAt(W2(), 1.5);
+		$('zoom-out').onclick = () => zoomAt(W2(), 1 / 1.5);
+		$('zoom-fit').onclick = () => { fit(); redraw(); };
+		$('fisheye').onclick = toggleFisheye;
+		$('lanes').onclick = toggleLanes;
+		$('counters').onclick = () => togglePanel('counter-menu');
+		$('export-svg').onclick = saveSVG;
+		$('help-button').onclick = () => togglePanel('help');
+		window.addEventListener('resize', () => {
+			resize();
+			redraw();
+		});
+	}
+
+	function togglePanel(id) {
+		const p = $(id), show = p.hidden;
+		closePanels();
+		p.hidden = !show;
+	}
+	function closePanels() {
+		$('help').hidden = true;
+		$('counter-menu').hidden = true;
+	}
+	function toggleFisheye() {
+		V.fisheye = !V.fisheye;
+		$('fisheye').classList.toggle('off', !V.fisheye);
+		redraw();
+	}
+	function toggleLanes() {
+		V.lanes = !V.lanes;
+		$('lanes').classList.toggle('off', !V.lanes);
+		redraw();
+	}
+	function toggleAllCounters() {
+		V.counters = !V.counters;
+		$('counter-all').checked = V.counters;
+		$('counters').classList.toggle('off', !V.counters);
+		redraw();
+	}
+
+	function counterMenu() {
+		const list = $('counter-list');
+		D.meta.counters.forEach((k2) => {
+			const l = document.createElement('label'), box = document.createElement('input');
+			box.type = 'checkbox';
+			box.checked = true;
+			box.onchange = () => {
+				k2.on = box.checked;
+				redraw();
+			};
+			l.appendChild(box);
+			l.appendChild(document.createTextNode(' ' + k2.label + ' (' + k2.n + ' changes, ' +
+				k2.min + ' to ' + k2.max + ')'));
+			list.appendChild(l);
+		});
+		if (!D.meta.counters.length)
+			list.textContent = 'no counters in this trace';
+		$('counter-all').onchange = () => {
+			V.counters = $('counter-all').checked;
+			$('counters').classList.toggle('off', !V.counters);
+			redraw();
+		};
+	}
+
+	function messages() {
+		const box = $('messages'), m = D.meta;
+		for (const d of m.damage) {
+			const div = document.createElement('div');
+			const tr = m.traces[d.trace];
+			div.textContent = 'damaged: ' + D.S[d.message] + ' \u2014 ' +
+				(d.cpu >= 0 ? 'cpu ' + m.cpus[d.cpu].cpu + ' is drawn up to ' +
+					fmtTime(d.ts - D.start, 1000) + ', the rest of ' + D.S[tr.dir] + ' in full' :
+					'that stream could not be read; the rest of ' + D.S[tr.dir] + ' is drawn');
+			box.appendChild(div);
+		}
+		let lostE = 0, lostP = 0;
+		for (const l of m.losses)
+			if (l.packets)
+				lostP += l.count;
+			else
+				lostE += l.count;
+		if (lostE || lostP) {
+			const div = document.createElement('div');
+			div.textContent = 'lost: ' + lostE + ' events, ' + lostP + ' packets (red marks on the CPU lanes)';
+			box.appendChild(div);
+		}
+	}
+
+	// ---- start -------------------------------------------------------------------
+
+	async function start() {
+		try {
+			D = await load();
+		} catch (e) {
+			view.error = String(e);
+			$('loading').textContent = 'could not read the trace data: ' + e;
+			throw e;
+		}
+		const m = D.meta;
+		document.title = D.S[m.title] || 'ringtrace view';
+		$('title').textContent = m.traces.map((t) => D.S[t.dir]).join(', ');
+		$('summary').textContent = m.events + ' events, ' + D.N + ' tasks, ' + m.cpus.length +
+			' CPU streams' + (m.traces.length > 1 ? ', ' + m.traces.length + ' traces' : '');
+		$('loading').remove();
+		messages();
+		counterMenu();
+		bindInput();
+		resize();
+		fit();
+		frame();
+		view.openMs = performance.now();
+		view.ready = true;
+	}
+
+	// what the tests and the benchmark use (getters kept as getters)
+	Object.defineProperties(view, Object.getOwnPropertyDescriptors({
+		get meta() { return D && D.meta; },
+		get rows() { return D.nrows; },
+		get ntasks() { return D.N; },
+		get highlighted() { return V.highlight ? V.matchList.length : 0; },
+		get state() { return { t0: V.t0, t1: V.t0 + V.span, focus: V.focus, fisheye: V.fisheye,
+			lanes: V.lanes, counters: V.counters, W: V.W, H: V.H }; },
+		draw: () => frame(),
+		setView(t0, t1, focus) {
+			setRange(t0, t1);
+			if (focus !== undefined)
+				V.focus = focus;
+			return frame();
+		},
+		fit() {
+			fit();
+			return frame();
+		},
+		findTask(name) {
+			for (let t = 0; t < D.N; t++)
+				if (taskName(t) === name)
+					return t;
+			return -1;
+		},
+		task(t) {
+			const c = D.c, A = area(), M = mapper(A);
+			return { name: taskName(t), kind: D.S[c.task_kind[t]], row: c.task_row[t], start: c.task_start[t],
+				end: c.task_end[t], flags: c.task_flags[t], reason: D.S[c.task_reason[t]], y: M.y(c.task_row[t]),
+				x0: X(c.task_start[t]), x1: X(c.task_end[t]), trace: c.task_trace[t] };
+		},
+		xOf: (t) => X(t),
+		yOfRow: (r) => mapper(area()).y(r),
+		search: (q) => { const n = search(q); frame(); return n; },
+		highlightChain: (t) => { const l = highlightChain(t); frame(); return l; },
+		taskAt: (x, y) => taskAt(x, y),
+		exportSVG,
+		setCounter(name, on) {
+			for (const k2 of D.meta.counters)
+				if (k2.label === name)
+					k2.on = on;
+			return frame();
+		},
+		toggleAllCounters() { toggleAllCounters(); return frame(); },
+		toggleFisheye() { toggleFisheye(); return frame(); },
+		// frame times (ms) of a scripted zoom and pan: each frame is drawn and
+		// its pixels read back (which waits for the canvas to be painted)
+		benchmark(frames) {
+			const times = [];
+			fit();
+			frame();
+			const mid = (D.start + D.end) / 2;
+			for (let i = 0; i < frames; i++) {
+				const phase = Math.floor(i / (frames / 4));
+				if (phase === 0)
+					zoomTo(mid, 0.85);
+				else if (phase === 1)
+					V.t0 += V.span * 0.05;
+				else if (phase === 2)
+					zoomTo(V.t0 + V.span / 3, 1 / 0.85);
+				else
+					V.t0 -= V.span * 0.05;
+				const t = performance.now();
+				frame();
+				ctx.getImageData(0, 0, 1, 1);
+				times.push(performance.now() - t);
+			}
+			return times;
+			function zoomTo(t, f) {
+				const span = V.span * f;
+				V.t0 = t - (t - V.t0) * f;
+				V.span = span;
+			}
+		},
+	}));
+
+	start();
+})();
