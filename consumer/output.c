@@ -532,7 +532,7 @@ static int write_state(struct rtr_out *o, const char *state)
 
 	n = (size_t)snprintf(buf, sizeof(buf),
 			     "ringtrace-state 1\nstate %s\nchunk %s\nwatermark %" PRIu64 "\n",
-			     state, o->chunk_open ? o->chunk_name : "-", o->watermark);
+			     state, o->chunk_name[0] ? o->chunk_name : "-", o->watermark);
 	for (uint32_t i = 0; o->chunk_open && i < o->nsfd && n < sizeof(buf) - 64; i++)
 		if (o->sfd[i] >= 0)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "stream %u %" PRIu64 "\n", i,

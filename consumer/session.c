@@ -281,22 +281,39 @@ int rtr_session_finish(struct rtr_session *s, struct rtr_out *o)
 	return rtr_out_progress(o, rtr_clock_read());
 }
 
+/* A snapshot's packets, copied out of the ring before anything is written. */
+struct held {
+	uint32_t cpu;
+	uint64_t size;
+	uint8_t *data;
+};
+
 int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 			 struct rtr_session *s, struct rtr_out_report *orep, char *err,
 			 size_t errlen)
 {
+	const struct rtr_region_hdr *h;
+	struct held *held = NULL;
+	size_t nheld = 0, cap;
 	struct rtr_out *o;
-	uint64_t *target;
 	bool gone;
 	int ret;
 
 	ret = rtr_session_open(s, region, err, errlen);
 	if (ret)
 		return ret;
-	if (rtr_consumer_region(s->c)->mode != RTR_MODE_OVERWRITE) {
+	h = rtr_consumer_region(s->c);
+	if (h->mode != RTR_MODE_OVERWRITE) {
 		snprintf(err, errlen, "%s: a discard-mode region is streamed, not snapshot "
 			 "(snapshots are for overwrite mode)", region);
 		ret = -EINVAL;
+		goto out;
+	}
+	cap = (size_t)h->ncpus * h->packets_per_cpu;
+	held = calloc(cap, sizeof(*held));
+	if (!held) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
 		goto out;
 	}
 	gone = rtr_session_producer_gone(s);
@@ -304,56 +321,62 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 	if (!gone && rtr_consumer_open_packets(s->c) && rtr_consumer_flush(s->c, 1000))
 		fprintf(stderr, "ringtrace: %s: the producer did not close its packets within 1 s; "
 			"the snapshot leaves the open ones out\n", region);
+	/*
+	 * Copy first, write after: the writers go on, and the ring's oldest
+	 * packets would be overwritten while files are created and synced.
+	 * The packets complete now, and no more: a busy CPU does not keep us here.
+	 */
 	rtr_consumer_rewind(s->c);
-	target = calloc(s->ncpus, sizeof(*target));
-	if (!target) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < s->ncpus; i++) {
+	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {
+		struct rtr_consumer_packet pkt;
 		struct rtr_consumer_cpu ci;
+		uint64_t target;
 
-		rtr_consumer_cpu_info(s->c, i, &ci);
-		target[i] = ci.prod / rtr_consumer_region(s->c)->packet_size;
+		rtr_consumer_cpu_info(s->c, cpu, &ci);
+		target = ci.prod / h->packet_size;
+		while (nheld < cap && rtr_consumer_get(s->c, cpu, &pkt) == 0 && pkt.seq < target) {
+			held[nheld].data = malloc(pkt.size);
+			if (!held[nheld].data) {
+				ret = -ENOMEM;
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			memcpy(held[nheld].data, pkt.data, pkt.size);
+			held[nheld].cpu = cpu;
+			held[nheld].size = pkt.size;
+			nheld++;
+			rtr_consumer_put(s->c, cpu);
+		}
 	}
 	ret = rtr_out_open(&o, opts, err, errlen);
-	if (ret) {
-		free(target);
+	if (ret)
 		goto out;
-	}
 	ret = rtr_session_metadata(s, o);
-	/* The packets complete when the snapshot was asked for, and no more. */
-	for (uint32_t cpu = 0; cpu < s->ncpus && !ret; cpu++) {
-		struct rtr_consumer_packet pkt;
+	for (size_t i = 0; i < nheld && !ret; i++) {
+		struct rtr_session_cpu *a = &s->cpu[held[i].cpu];
 
-		while (!ret && rtr_consumer_get(s->c, cpu, &pkt) == 0) {
-			if (pkt.seq >= target[cpu]) {
-				rtr_consumer_put(s->c, cpu);
-				break;
-			}
-			ret = put_packet(s, o, &pkt, false);
-		}
+		ret = rtr_out_packet(o, held[i].cpu, held[i].data, held[i].size);
+		a->packets++;
+		a->bytes += held[i].size;
 	}
-	free(target);
 	account(s);
-	if (!ret && gone) {
-		/* A dead producer's open packets are part of what the ring holds. */
+	/* A dead producer's open packets are part of what the ring holds. */
+	if (!ret && gone)
 		ret = rtr_session_finish(s, o);
-	}
 	if (ret && rtr_out_failed(o))
 		snprintf(err, errlen, "%s", rtr_out_report(o)->err);
-	{
-		int cret = rtr_out_close(o, !ret, orep);
-
-		if (!ret && cret) {
-			ret = cret;
-			snprintf(err, errlen, "%s", orep->err);
-		}
+	else if (ret)
+		snprintf(err, errlen, "%s: %s", opts->path, strerror(-ret));
+	if (rtr_out_close(o, !ret, orep) && !ret) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s", orep->err);
 	}
-	if (!ret)
-		return 0;
 out:
-	rtr_session_close(s);
+	for (size_t i = 0; i < nheld; i++)
+		free(held[i].data);
+	free(held);
+	if (ret)
+		rtr_session_close(s);
 	return ret;
 }
 

@@ -863,8 +863,8 @@ static int follow(struct dump *d, struct tr_input *in)
 	for (;;) {
 		struct tr_state st;
 		char err[1024];
-		bool done, rotated;
-		int r;
+		uint32_t now;
+		bool done;
 
 		if (tr_state_read(in->root, &st)) {
 			fprintf(stderr, "ringtrace dump: %s/%s: damaged state file\n", in->root,
@@ -873,33 +873,32 @@ static int follow(struct dump *d, struct tr_input *in)
 			break;
 		}
 		done = st.present && st.done;
-		rotated = st.chunk[0] && strcmp(st.chunk, ".");
-		if (rotated && tr_input_rescan(in, err, sizeof(err)) && done) {
-			fprintf(stderr, "ringtrace dump: %s\n", err);
-			status = 1;
-			break;
+		if (tr_input_rescan(in, err, sizeof(err))) {
+			if (done) {
+				fprintf(stderr, "ringtrace dump: %s\n", err);
+				status = 1;
+				break;
+			}
+			goto wait;	/* no metadata, no chunk yet */
 		}
-		/* Chunks the recorder has moved past are complete: read them whole. */
-		while (rotated && cur < in->ndirs && strcmp(base_name(in->dirs[cur]), st.chunk) < 0) {
+		/* The chunk being written; those before it are complete. */
+		now = in->ndirs - 1;
+		for (uint32_t i = 0; i < in->ndirs && st.chunk[0] && strcmp(st.chunk, "."); i++)
+			if (!strcmp(base_name(in->dirs[i]), st.chunk))
+				now = i;
+		for (; cur < in->ndirs && (cur < now || done); cur++, same = false)
 			status |= dump_trace(d, in->dirs[cur], &k, same, UINT64_MAX, NULL, false) > 0;
-			cur++;
-			same = false;
-		}
-		if (cur < in->ndirs && (!rotated || !strcmp(base_name(in->dirs[cur]), st.chunk) ||
-					done)) {
-			r = dump_trace(d, in->dirs[cur], &k, same, done ? UINT64_MAX : st.watermark,
-				       done ? NULL : &st, !done);
+		if (done)
+			break;
+		if (cur == now) {
+			int r = dump_trace(d, in->dirs[cur], &k, same, st.watermark, &st, true);
+
 			if (r >= 0) {
 				status |= r;
 				same = true;
 			}
-			if (done && rotated && ++cur < in->ndirs) {
-				same = false;
-				continue;	/* the chunks after it, whole */
-			}
 		}
-		if (done)
-			break;
+wait:
 		fflush(stdout);
 		usleep(200000);
 	}

@@ -618,10 +618,10 @@ int rtr_cmd_record(int argc, char **argv)
 	ch.s = &s;
 	if (!o.quiet)
 		fprintf(stderr, "ringtrace record: %s (pid %d) -> %s%s, region %s\n", o.argv[0],
-			(int)ch.pid, o.out.path, overwrite ? " (flight recorder: kill -USR1 " : "",
-			region);
+			(int)ch.pid, o.out.path, overwrite ? " (flight recorder)" : "", region);
 	if (!o.quiet && overwrite)
-		fprintf(stderr, "ringtrace record: snapshot now: kill -USR1 %d\n", (int)getpid());
+		fprintf(stderr, "ringtrace record: for a snapshot now: kill -USR1 %d\n",
+			(int)getpid());
 	if (overwrite) {
 		write_failed = snapshots(&o, region, &ch, &nsnap) != 0;
 	} else {
