@@ -144,6 +144,9 @@ check: deps
 	$(Q)rm -f $(O)/check-tally && mkdir -p $(O)
 	$(Q)$(MAKE) --no-print-directory all $(O)/bin/run_tests
 	$(Q)scripts/run-tests.sh $(O)/check-tally plain $(O)/bin/run_tests
+	$(Q)scripts/deps.sh viewer
+	$(Q)scripts/run-tests.sh $(O)/check-tally "viewer: render tests in headless Chromium" \
+		tests/viewer/run.sh $(O)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address all $(O)/asan/bin/run_tests
 	$(Q)scripts/run-tests.sh $(O)/check-tally "ASan+UBSan" $(O)/asan/bin/run_tests
 	$(Q)$(MAKE) --no-print-directory O=$(O)/tsan SAN=thread $(O)/tsan/bin/ringtrace-stress

@@ -11,7 +11,9 @@
 #    mix on disk;
 # 4. the same program under callgrind: instructions per call;
 # 5. if `ringtrace dump` is built: dump and babeltrace2 reading the same trace
-#    of a few million events (ringtrace-events-bench --make-trace), Mevents/s.
+#    of a few million events (ringtrace-events-bench --make-trace), Mevents/s;
+# 6. `ringtrace view` of a 1M-event trace (rtr-viewer-traces --events) in
+#    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95).
 # Every figure is printed and merged into BUILD_DIR/bench/results.json.
 # RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000);
 # RTR_BENCH_TRACE_REQUESTS the requests in the dump's trace (300000, about
@@ -193,6 +195,31 @@ else
 		echo "bench.sh: a reader failed on $trace: no dump figures" >&2
 		status=1
 	fi
+fi
+
+# ---- 6: the viewer: a 1M-event trace in headless Chromium --------------------------
+echo
+views=$build/bin/rtr-viewer-traces
+if [ ! -x "$views" ] || ! "$ringtrace" --help 2>/dev/null | grep -qw view; then
+	echo "viewer: skipped: ringtrace view or rtr-viewer-traces not built"
+else
+	vtmp=$(mktemp -d /dev/shm/ringtrace-bench-view.XXXXXX)
+	if "$views" --events 1000000 "$vtmp/trace" >/dev/null &&
+		"$ringtrace" view -o "$out/viewer.1m.html" --force "$vtmp/trace" >/dev/null &&
+		vrows=$(tests/viewer/run.sh "$build" bench "$out/viewer.1m.html"); then
+		echo "viewer: $(echo "$vrows" | awk '$1 == "events" { print $2 }') events," \
+			"$(echo "$vrows" | awk '$1 == "tasks" { print $2 }') tasks, page of" \
+			"$(du -m "$out/viewer.1m.html" | cut -f1) MiB; frames: a scripted zoom and pan, drawn" \
+			"and read back"
+		header
+		row viewer.1m.open_s "$(echo "$vrows" | awk '$1 == "open_s" { print $2 }')" s
+		row viewer.1m.frame_ms "$(echo "$vrows" | awk '$1 == "frame_ms" { print $2 }')" "ms (p95)"
+		row viewer.1m.frame_max_ms "$(echo "$vrows" | awk '$1 == "frame_max_ms" { print $2 }')" ms
+	else
+		echo "bench.sh: the viewer benchmark failed" >&2
+		status=1
+	fi
+	rm -rf "$vtmp"
 fi
 
 python3 - "$json" "$events_json" "$rows" <<'EOF'

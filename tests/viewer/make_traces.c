@@ -6,7 +6,7 @@
  * basic: eight known tasks on one thread, with sleeps so their lengths are
  * known to a few milliseconds: "alpha" should resolve and never does;
  * "worker" resolves "beta" (green) and signals "main" (orange), "main" reads
- * "beta" (blue); "gamma" fails with "timeout"; "delta-short" lives 100 us;
+ * "beta" (blue); "gamma" fails with "timeout"; "delta-short" lives 200 us;
  * "epsilon" becomes "zeta"; counters queue#1 and queue#2; a note; a pause.
  * many: 2000 tasks alive at once (2000 rows: the vertical focus).
  * lossy: a small ring filled with no consumer: events lost.
@@ -101,7 +101,7 @@ static int basic(const char *dir)
 	sleep_us(5000);
 	rtr_fail(worker, gamma, "timeout");
 	delta = rtr_named_wait(main_task, "delta-short");
-	sleep_us(100);
+	sleep_us(200);
 	rtr_resolve(main_task, delta);
 	epsilon = rtr_named_wait(main_task, "epsilon");
 	zeta = rtr_named_wait(main_task, "zeta");

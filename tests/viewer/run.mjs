@@ -130,7 +130,7 @@ test('a label appears only once its task is wide enough, and labels never overla
 	const p = await open(basic);
 	let f = await p.evaluate(() => window.rtrView.frame);
 	assert.ok(f.labels.some((l) => l.text === 'alpha'));
-	assert.ok(!f.labels.some((l) => l.text.startsWith('delta')), 'no label on a 100 us task at 30 ms');
+	assert.ok(!f.labels.some((l) => l.text.startsWith('delta')), 'no label on a 200 us task at 40 ms');
 	const d = await p.evaluate(() => rtrView.task(rtrView.findTask('delta-short')));
 	assert.ok(d.x1 - d.x0 < 16, 'delta is narrow before zooming: ' + (d.x1 - d.x0));
 	f = await p.evaluate(([s, e]) => rtrView.setView(s - (e - s), e + (e - s)), [d.start, d.end]);

@@ -15,7 +15,8 @@
 	const MIN_LABEL_PX = 16;	// a task this wide on screen gets its label (mirage)
 	const MAX_LABELS = 3000;	// text drawn per frame, at most
 	const MAX_RECORDED = 5000;	// arrows and labels listed in rtrView.frame
-	const EXACT_ARROWS = 8000;	// more in view in one length class: one per pixel
+	const EXACT_ARROWS = 8000;
+	const NARROW_PX = 3;		// tasks narrower than this are drawn merged ("dust")	// more in view in one length class: one per pixel
 	const FLAG_FAILED = 8, FLAG_NEVER = 32, FLAG_RESOLVED = 4;
 	const NONE = 0xffffffff;
 	const ARROW = [			// by kind: read, try_read, resolve, signal, create, becomes
@@ -359,8 +360,8 @@
 				let x0 = (s - v0) * k, x1 = (e - v0) * k;
 				if (fl & FLAG_NEVER)
 					x1 = Math.max(x1, W);
-				if (x1 - x0 < 1 && !(fl & FLAG_NEVER)) {
-					// narrower than a pixel: merge into a run of dust, skip to the next pixel
+				if (x1 - x0 < NARROW_PX && !(fl & (FLAG_NEVER | FLAG_FAILED))) {
+					// a few pixels or less: merge into a run of dust, skip to the next pixel
 					const px = Math.floor(x0);
 					if (inDust && px > dust1)
 						flushDust();
@@ -377,11 +378,14 @@
 				x0 = Math.max(x0, -2);
 				x1 = Math.min(x1, W + 2);
 				const style = (fl & (FLAG_FAILED | FLAG_NEVER)) ? 'red' : 'line';
+				if (inDust && x0 > dust1)
+					flushDust();
 				lines.line(style, x0, y, x1, y);
 				F.taskLines++;
 				if (F.tasks.length < MAX_RECORDED)
 					F.tasks.push({ task: t, row, x0, x1, y, color: style === 'red' ? '#cc0000' : '#333333' });
-				vis.push(t, x0, x1, y);
+				if (x1 - x0 > MIN_LABEL_PX)
+					vis.push(t, x0, x1, y);
 				if (hl && hl[t])
 					hlBoxes.push(t, x0, x1, y);
 				if (fl & FLAG_FAILED)
@@ -389,14 +393,21 @@
 				else if (!(fl & (FLAG_RESOLVED | FLAG_NEVER)) && x1 - x0 > 4 && x1 < W)
 					lines.line('end', x1, y, x1, y);	// a triangle, drawn below
 				// where it ran: white
-				if (x1 - x0 >= 3) {
+				if (x1 - x0 >= 6) {
 					const rf = D.runFirst[t], rl = D.runFirst[t + 1];
-					let j = lowerBoundArr(c.run_end, rf, rl, v0);
+					let j = lowerBoundArr(c.run_end, rf, rl, v0), rx0 = 0, rx1 = -2;
 					for (; j < rl && c.run_start[j] <= v1; j++) {
-						const rx0 = Math.max(x0, (c.run_start[j] - v0) * k);
-						const rx1 = Math.min(x1, (c.run_end[j] - v0) * k);
-						runs.line('run', rx0, y, Math.max(rx1, rx0 + 1), y);
+						const a0 = Math.max(x0, (c.run_start[j] - v0) * k);
+						const a1 = Math.max(Math.min(x1, (c.run_end[j] - v0) * k), a0 + 1);
+						if (a0 > rx1 + 1) {	// runs closer than a pixel are one
+							if (rx1 > rx0)
+								runs.line('run', rx0, y, rx1, y);
+							rx0 = a0;
+						}
+						rx1 = a1;
 					}
+					if (rx1 > rx0)
+						runs.line('run', rx0, y, rx1, y);
 				}
 				i++;
 			}
