@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* tests/helpers.c - see helpers.h. */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "tests/helpers.h"
@@ -96,4 +99,42 @@ int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out,
 		out[n++] = r;
 	}
 	return n;
+}
+
+const char *t_bindir(void)
+{
+	static char dir[PATH_MAX];
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	cr_assert_gt(n, 0);
+	exe[n] = 0;
+	snprintf(dir, sizeof(dir), "%s", dirname(exe));
+	return dir;
+}
+
+char *t_sh(const char *cmd, int *status)
+{
+	size_t len = 0, cap = 1 << 16, n;
+	char *out = malloc(cap);
+	FILE *p;
+	int st;
+
+	cr_assert_not_null(out);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p, "%s", cmd);
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 4096) {
+			out = realloc(out, cap *= 2);
+			cr_assert_not_null(out);
+		}
+	}
+	out[len] = 0;
+	st = pclose(p);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
 }

@@ -952,8 +952,11 @@ static void group_by(uint32_t n, uint32_t nkeys, const uint32_t *keys, uint32_t 
 /* Reorder @n elements of @size at @base as @order says. */
 static int permute(void *base, uint32_t n, size_t size, const uint32_t *order)
 {
-	char *tmp = malloc((size_t)n * size + 1);
+	char *tmp;
 
+	if (!n)
+		return 0;
+	tmp = malloc((size_t)n * size);
 	if (!tmp)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)

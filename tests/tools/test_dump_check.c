@@ -30,52 +30,13 @@ TestSuite(tools_dump_check, .timeout = 120);
 
 /* ---- running commands ---------------------------------------------------------- */
 
-static const char *bindir(void)
-{
-	static char dir[PATH_MAX];
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (dir[0])
-		return dir;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	cr_assert_gt(n, 0);
-	exe[n] = 0;
-	snprintf(dir, sizeof(dir), "%s", dirname(exe));
-	return dir;
-}
-
-/* Run @cmd through the shell; its output (malloc'd) and exit status (-1: killed). */
-static char *sh(const char *cmd, int *status)
-{
-	size_t len = 0, cap = 1 << 16, n;
-	char *out = malloc(cap);
-	FILE *p;
-	int st;
-
-	cr_assert_not_null(out);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p, "%s", cmd);
-	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (cap - len < 4096) {
-			out = realloc(out, cap *= 2);
-			cr_assert_not_null(out);
-		}
-	}
-	out[len] = 0;
-	st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	return out;
-}
-
 /* `ringtrace ARGS 2>&1` */
 static char *rt(const char *args, int *status)
 {
 	char cmd[PATH_MAX + 1024];
 
-	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' %s 2>&1", bindir(), args);
-	return sh(cmd, status);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' %s 2>&1", t_bindir(), args);
+	return t_sh(cmd, status);
 }
 
 /* No sanitizer report, no crash: the output came from our own error path. */
@@ -446,7 +407,7 @@ Test(tools_dump_check, dump_prints_the_exact_values)
 
 	/* The reference reader agrees on the count, and check finds it clean. */
 	snprintf(args, sizeof(args), "babeltrace2 '%s' 2>/dev/null | wc -l", b.trace);
-	out = sh(args, &st);
+	out = t_sh(args, &st);
 	cr_expect_eq(atoi(out), 20, "babeltrace2: %s", out);
 	free(out);
 	snprintf(args, sizeof(args), "check '%s'", b.trace);
@@ -684,13 +645,13 @@ ParameterizedTest(uint32_t *mode, tools_dump_check, stress_trace_agrees_with_bab
 
 	/* Same event count as babeltrace2. */
 	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s/trace' 2>/dev/null | wc -l", dir);
-	out = sh(cmd, &st);
+	out = t_sh(cmd, &st);
 	cr_expect_eq(strtoull(out, NULL, 10), res.received, "babeltrace2: %s", out);
 	free(out);
 
 	/* The merged output goes forward in time, line after line. */
 	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --clock-seconds '%s/trace' > '%s/dump' "
-		 "2> '%s/dump.err'", bindir(), dir, dir, dir);
+		 "2> '%s/dump.err'", t_bindir(), dir, dir, dir);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "%s/dump", dir);
 	buf = (char *)slurp(cmd, &len);
@@ -768,7 +729,7 @@ static const char *variant(struct damage *d, const void *data, size_t len)
 
 	snprintf(d->dir, sizeof(d->dir), "%s/../bad%d", d->base, d->n++);
 	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s'", d->base, d->dir);
-	free(sh(cmd, &st));
+	free(t_sh(cmd, &st));
 	cr_assert_eq(st, 0);
 	snprintf(path, sizeof(path), "%s/stream_0", d->dir);
 	if (data)
