@@ -1,0 +1,1318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/consumer/test_record.c - the consumer commands run as a user runs
+ * them (`ringtrace record`, `consume`, `snapshot`, `recover`) on a
+ * multi-threaded program (ringtrace-test-emit, tests/consumer/emit.c) whose
+ * every event carries (thread, cpu, seq, checksum).  Each trace is read back
+ * with tools/trace_reader and babeltrace2 (bt2_emit.py), and every event's
+ * content, place and order is checked, and every loss accounted for.
+ *
+ * The programs are the ones built beside this runner: an ASan runner runs
+ * ASan builds of ringtrace and of the traced program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "tests/consumer/emit.h"
+#include "tools/trace_reader.h"
+
+TestSuite(consumer_record, .timeout = 600);
+
+#define MAXCPU 256
+
+/* ---- processes and files ------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char *bindir(void)
+{
+	static char dir[PATH_MAX];
+
+	if (!dir[0]) {
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		cr_assert_gt(n, 0);
+		exe[n] = 0;
+		snprintf(dir, sizeof(dir), "%s", dirname(exe));
+	}
+	return dir;
+}
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("RTR_SRCDIR");
+
+	return s ? s : ".";
+}
+
+/* A path, formatted; each call gets its own buffer (a ring of 16). */
+static char *P(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *P(const char *fmt, ...)
+{
+	static char bufs[16][PATH_MAX + 256];
+	static unsigned next;
+	char *b = bufs[next++ % 16];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(bufs[0]), fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+/*
+ * Start argv[0] (a path) with @env ("K=V" strings, NULL-terminated, may be
+ * NULL) set, standard input from @in, output to @out and errors to @err
+ * (-1: /dev/null, or the runner's for @err).  The child dies with us.
+ */
+static pid_t spawn(char *const argv[], const char *const env[], int in, int out, int err)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setpgid(0, 0);
+		for (int i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		dup2(in >= 0 ? in : null, 0);
+		dup2(out >= 0 ? out : null, 1);
+		if (err >= 0)
+			dup2(err, 2);
+		execv(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Wait for @pid; one that runs past @secs has hung: kill it, fail. */
+static int wait_exit(pid_t pid, double secs, const char *what)
+{
+	double t0 = now();
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return st;
+		cr_assert_eq(r, 0, "waitpid %s: %s", what, strerror(errno));
+		if (now() - t0 > secs) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			cr_assert_fail("%s hung: killed after %.0f s", what, secs);
+		}
+		usleep(2000);
+	}
+}
+
+static void expect_exit(int st, int code, const char *what, const char *log)
+{
+	cr_assert(WIFEXITED(st), "%s: killed by signal %d\n%s", what,
+		  WIFSIGNALED(st) ? WTERMSIG(st) : 0, log ? log : "");
+	cr_assert_eq(WEXITSTATUS(st), code, "%s: exit %d, not %d\n%s", what, WEXITSTATUS(st),
+		     code, log ? log : "");
+}
+
+/* Wait until @path exists; fail if @pid (when > 0) ends first or it takes @secs. */
+static void wait_path(const char *path, pid_t pid, double secs)
+{
+	double t0 = now();
+	struct stat st;
+
+	while (stat(path, &st) < 0) {
+		if (pid > 0) {
+			int s;
+
+			cr_assert_eq(waitpid(pid, &s, WNOHANG), 0,
+				     "the process ended (status 0x%x) before %s appeared", s, path);
+		}
+		cr_assert_lt(now() - t0, secs, "%s did not appear within %.0f s", path, secs);
+		usleep(1000);
+	}
+}
+
+static void touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/* The whole file (malloc'd, NUL-terminated), or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert_not_null(buf);
+	n = (long)fread(buf, 1, (size_t)n, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* Run a shell command (under a kill timeout); its output (malloc'd) and status. */
+static char *sh(int *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static char *sh(int *status, const char *fmt, ...)
+{
+	char cmd[8192];
+	size_t len = 0, cap = 1 << 16, n;
+	char *out = malloc(cap);
+	va_list ap;
+	FILE *p;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	/* The command goes through the environment: no quoting to get wrong. */
+	setenv("RTR_TEST_CMD", cmd, 1);
+	p = popen("timeout -s KILL 300 /bin/sh -c \"$RTR_TEST_CMD\"", "r");
+	cr_assert_not_null(p, "%s", cmd);
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 4096)
+			out = realloc(out, cap *= 2);
+	}
+	out[len] = 0;
+	*status = pclose(p);
+	return out;
+}
+
+static char *make_tmpdir(const char *base)
+{
+	char *d = P("%s/rtr-rec-XXXXXX", base);
+
+	cr_assert_not_null(mkdtemp(d), "mkdtemp: %s", strerror(errno));
+	return strdup(d);
+}
+
+static void rm_rf(char *dir)
+{
+	int st;
+
+	free(sh(&st, "rm -rf '%s'", dir));
+	cr_expect_eq(st, 0);
+	free(dir);
+}
+
+/* The CPUs this process (and so its children) may run on, as emit pins. */
+static int allowed_cpus(int *cpus)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int c = 0; c < CPU_SETSIZE && n < MAXCPU; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+/* ---- reading a trace back ------------------------------------------------ */
+
+/* Totals of one trace directory (chunk), for babeltrace2 to agree with. */
+struct tv_dir {
+	uint64_t events;	/* every class */
+	uint64_t emit_events;	/* rtrtest:ev */
+	uint64_t digest;	/* sum of the check fields */
+	uint64_t lost_events;
+	uint64_t lost_packets;
+	uint64_t lost_first;	/* of which before a stream's first packet */
+	uint64_t packets;
+};
+
+/*
+ * What the events of one run (one trace, or the chunks of one, read in
+ * order) say.  Each event is checked as it is read: its class, size,
+ * checksum, thread, seq < @cap, never seen before, after the same thread's
+ * previous event in its stream and, with @pinned, in the stream of the CPU
+ * it names and right after that event unless the stream shows a loss
+ * between the two.
+ */
+struct tv {
+	uint32_t nthreads;
+	uint64_t cap;
+	bool pinned;
+	uint8_t *seen[EMIT_MAX_THREADS];
+	uint64_t present[EMIT_MAX_THREADS];
+	uint64_t min[EMIT_MAX_THREADS], max[EMIT_MAX_THREADS];
+	uint64_t emit_cpu[MAXCPU];	/* events of the threads pinned to each CPU */
+	uint64_t lost_cpu[MAXCPU];
+	uint64_t lostp_cpu[MAXCPU];
+	struct tv_dir all;
+	/* where each stream stopped, to continue it in the next chunk */
+	struct tr_cursor prev[MAXCPU];
+	bool have_prev[MAXCPU];
+	uint64_t last[MAXCPU][EMIT_MAX_THREADS];	/* seq + 1 of the last event; 0: none */
+	bool loss_since[MAXCPU][EMIT_MAX_THREADS];
+	uint32_t ndirs;
+};
+
+static struct tv *tv_new(uint32_t nthreads, uint64_t cap, bool pinned)
+{
+	struct tv *v = calloc(1, sizeof(*v));
+
+	cr_assert_not_null(v);
+	v->nthreads = nthreads;
+	v->cap = cap;
+	v->pinned = pinned;
+	for (uint32_t t = 0; t < nthreads; t++) {
+		v->seen[t] = calloc(cap, 1);
+		cr_assert_not_null(v->seen[t]);
+		v->min[t] = UINT64_MAX;
+	}
+	return v;
+}
+
+static void tv_free(struct tv *v)
+{
+	for (uint32_t t = 0; t < v->nthreads; t++)
+		free(v->seen[t]);
+	free(v);
+}
+
+static void mark_loss(struct tv *v, uint32_t cpu)
+{
+	for (uint32_t t = 0; t < EMIT_MAX_THREADS; t++)
+		v->loss_since[cpu][t] = true;
+}
+
+/* Read trace directory @dir (the next chunk of @v's run); its totals in @d. */
+static void tv_read(struct tv *v, const char *dir, struct tv_dir *d)
+{
+	struct tr_trace t;
+	char err[600];
+
+	memset(d, 0, sizeof(*d));
+	cr_assert_eq(tr_open(&t, dir, err, sizeof(err)), 0, "%s", err);
+	if (v->ndirs)
+		cr_expect_eq(t.md.chunk_index, v->ndirs, "%s: chunk_index %" PRIu64 ", not %u", dir,
+			     t.md.chunk_index, v->ndirs);
+	v->ndirs++;
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		struct tr_cursor c;
+		unsigned cpu;
+		int item;
+
+		cr_assert_eq(sscanf(t.streams[i].name, "stream_%u", &cpu), 1, "%s",
+			     t.streams[i].path);
+		cr_assert_lt(cpu, MAXCPU);
+		tr_cursor_init(&c, &t, i);
+		if (v->have_prev[cpu])
+			tr_cursor_continue(&c, &v->prev[cpu]);
+		while ((item = tr_next(&c)) != TR_END) {
+			uint32_t th, pcpu;
+			uint64_t seq, check;
+
+			cr_assert_neq(item, TR_ERROR, "%s", c.err);
+			if (item == TR_LOST_PACKETS) {
+				d->lost_packets += c.lost;
+				if (c.pkt_off == 0 && !v->have_prev[cpu])
+					d->lost_first += c.lost;
+				v->lostp_cpu[cpu] += c.lost;
+				mark_loss(v, cpu);
+				continue;
+			}
+			if (item == TR_LOST_EVENTS) {
+				d->lost_events += c.lost;
+				v->lost_cpu[cpu] += c.lost;
+				mark_loss(v, cpu);
+				continue;
+			}
+			d->events++;
+			if (strcmp(c.cls->name, EMIT_EVENT_NAME))
+				continue;
+			cr_assert_eq(c.len, EMIT_PAYLOAD_SIZE, "%s@%" PRIu64 ": payload of %" PRIu64
+				     " bytes", c.s->path, c.off, c.len);
+			th = ld32(c.payload);
+			pcpu = ld32(c.payload + 4);
+			seq = ld64(c.payload + 8);
+			check = ld64(c.payload + 16);
+			cr_assert_lt(th, v->nthreads, "%s@%" PRIu64 ": thread %u", c.s->path, c.off, th);
+			cr_assert_eq(check, emit_checksum(th, seq), "%s@%" PRIu64 ": thread %u seq %"
+				     PRIu64 ": bad checksum", c.s->path, c.off, th, seq);
+			cr_assert_lt(seq, v->cap, "%s@%" PRIu64 ": thread %u seq %" PRIu64
+				     " was never emitted (< %" PRIu64 ")", c.s->path, c.off, th, seq,
+				     v->cap);
+			cr_assert_eq(v->seen[th][seq], 0, "%s@%" PRIu64 ": thread %u seq %" PRIu64
+				     " duplicated", c.s->path, c.off, th, seq);
+			v->seen[th][seq] = 1;
+			cr_assert_gt(seq + 1, v->last[cpu][th], "%s@%" PRIu64 ": thread %u seq %" PRIu64
+				     " after seq %" PRIu64 " in the same stream", c.s->path, c.off,
+				     th, seq, v->last[cpu][th] - 1);
+			if (v->pinned) {
+				cr_assert_eq(pcpu, cpu, "%s@%" PRIu64 ": thread %u pinned to cpu %u "
+					     "is in stream %u", c.s->path, c.off, th, pcpu, cpu);
+				cr_assert(seq == v->last[cpu][th] || v->loss_since[cpu][th],
+					  "%s@%" PRIu64 ": thread %u jumps from seq %" PRIu64 " to %"
+					  PRIu64 " and the stream shows no loss", c.s->path, c.off,
+					  th, (uint64_t)(v->last[cpu][th] - 1), seq);
+				v->emit_cpu[cpu]++;
+			}
+			v->last[cpu][th] = seq + 1;
+			v->loss_since[cpu][th] = false;
+			v->present[th]++;
+			if (seq < v->min[th])
+				v->min[th] = seq;
+			if (seq > v->max[th])
+				v->max[th] = seq;
+			d->emit_events++;
+			d->digest += check;
+		}
+		d->packets += c.packets;
+		v->prev[cpu] = c;
+		v->have_prev[cpu] = true;
+	}
+	tr_close(&t);
+	v->all.events += d->events;
+	v->all.emit_events += d->emit_events;
+	v->all.digest += d->digest;
+	v->all.lost_events += d->lost_events;
+	v->all.lost_packets += d->lost_packets;
+	v->all.lost_first += d->lost_first;
+	v->all.packets += d->packets;
+}
+
+static uint64_t json_u64(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(json, pat);
+	cr_assert_not_null(p, "no %s in %s", key, json);
+	return strtoull(p + strlen(pat), NULL, 10);
+}
+
+/* babeltrace2 reads @dir and finds what our reader found. */
+static void bt2_agrees(const char *dir, const struct tv_dir *d)
+{
+	char *json;
+	int st;
+
+	json = sh(&st, "/usr/bin/python3 '%s/tests/consumer/bt2_emit.py' '%s' 2>&1", srcdir(),
+		  dir);
+	cr_assert_eq(st, 0, "babeltrace2 cannot read %s:\n%s", dir, json);
+	cr_expect_eq(json_u64(json, "events"), d->events, "%s: %s; ours: %" PRIu64, dir, json,
+		     d->events);
+	cr_expect_eq(json_u64(json, "emit_events"), d->emit_events, "%s: %s", dir, json);
+	cr_expect_eq(json_u64(json, "bad_checksums"), 0, "%s: %s", dir, json);
+	cr_expect_eq(json_u64(json, "digest"), d->digest, "%s: babeltrace2 decoded other values",
+		     dir);
+	cr_expect_eq(json_u64(json, "discarded_events"), d->lost_events, "%s: %s; ours: %" PRIu64,
+		     dir, json, d->lost_events);
+	cr_expect_eq(json_u64(json, "discarded_events_unknown"), 0, "%s: %s", dir, json);
+	/* babeltrace2 does not count the packets before a stream's first one. */
+	cr_expect_eq(json_u64(json, "discarded_packets"), d->lost_packets - d->lost_first,
+		     "%s: %s; ours: %" PRIu64 " (%" PRIu64 " before the first)", dir, json,
+		     d->lost_packets, d->lost_first);
+	cr_expect_eq(json_u64(json, "packets"), d->packets, "%s: %s", dir, json);
+	free(json);
+}
+
+/* `ringtrace check` finds @dir clean (losses are not damage). */
+static void check_clean(const char *dir)
+{
+	char *out;
+	int st;
+
+	out = sh(&st, "'%s/ringtrace' check '%s' 2>&1", bindir(), dir);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "ringtrace check %s:\n%s", dir, out);
+	free(out);
+}
+
+/* Read and check one whole trace directory; babeltrace2 and check agree. */
+static void tv_read_all(struct tv *v, const char *dir)
+{
+	struct tv_dir d;
+
+	tv_read(v, dir, &d);
+	bt2_agrees(dir, &d);
+	check_clean(dir);
+}
+
+/* The chunks DIR/PREFIX-000000... in order; their number. */
+static uint32_t tv_read_chunks(struct tv *v, const char *path, const char *prefix, bool bt2)
+{
+	char *dir = strdup(path);	/* P()'s buffers are reused */
+	uint32_t n = 0;
+	struct stat st;
+
+	for (;; n++) {
+		char *chunk = P("%s/%s-%06u", dir, prefix, n);
+		struct tv_dir d;
+
+		if (stat(chunk, &st) < 0)
+			break;
+		tv_read(v, chunk, &d);
+		if (bt2)
+			bt2_agrees(chunk, &d);
+		check_clean(chunk);
+	}
+	free(dir);
+	return n;
+}
+
+/* Every thread's events are all there: 0 .. @n - 1, exactly once. */
+static void expect_all(const struct tv *v, uint64_t n)
+{
+	for (uint32_t t = 0; t < v->nthreads; t++)
+		cr_expect_eq(v->present[t], n, "thread %u: %" PRIu64 " of its %" PRIu64 " events",
+			     t, v->present[t], n);
+	cr_expect_eq(v->all.lost_events, 0);
+	cr_expect_eq(v->all.lost_packets, 0);
+}
+
+/* "lost: N events" in a record/consume report. */
+static uint64_t reported_lost(const char *log)
+{
+	const char *p = strstr(log, "; lost: ");
+
+	cr_assert_not_null(p, "no loss figure in:\n%s", log);
+	return strtoull(p + 8, NULL, 10);
+}
+
+static char *emit_path(void)
+{
+	return P("%s/ringtrace-test-emit", bindir());
+}
+
+static char *ringtrace(void)
+{
+	return P("%s/ringtrace", bindir());
+}
+
+static int open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* ---- 1. record, both modes ----------------------------------------------- */
+
+/*
+ * Discard mode with losses for sure: the recorder is stopped (SIGSTOP)
+ * while the first half of the events is emitted into a 16 KiB per CPU
+ * ring, then the second half runs against the live consumer.  Each CPU's
+ * stream must miss exactly as many of its threads' events as it counts
+ * lost, every gap where a loss is shown.
+ */
+Test(consumer_record, discard_mode_every_event_or_its_loss_counted)
+{
+	const uint32_t threads = 4;
+	const uint64_t events = 20000;
+	char *dir = make_tmpdir("/dev/shm"), *log, *report;
+	int cpus[MAXCPU], ncpus = allowed_cpus(cpus), lfd, st;
+	uint64_t expect_cpu[MAXCPU] = { 0 }, missing = 0;
+	char thr[16], ev[32];
+	struct tv *v;
+	pid_t rec;
+
+	mkdir(P("%s/sync", dir), 0700);
+	snprintf(thr, sizeof(thr), "%u", threads);
+	snprintf(ev, sizeof(ev), "%" PRIu64, events);
+	{
+		char *argv[] = { ringtrace(), "record", "-o", P("%s/trace", dir),
+				 "--packet-size", "4k", "--packets", "4", "--flush-interval",
+				 "100ms", "--", emit_path(), "--threads", thr, "--events", ev,
+				 "--pin", "--phases", "2", "--sync", P("%s/sync", dir), NULL };
+
+		lfd = open_log(P("%s/record.log", dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	wait_path(P("%s/sync/pid", dir), rec, 60);
+	cr_assert_eq(kill(rec, SIGSTOP), 0);
+	touch(P("%s/sync/go.0", dir));
+	wait_path(P("%s/sync/done.0", dir), -1, 120);
+	cr_assert_eq(kill(rec, SIGCONT), 0);
+	touch(P("%s/sync/go.1", dir));
+	st = wait_exit(rec, 300, "ringtrace record");
+	log = slurp(P("%s/record.log", dir));
+	expect_exit(st, 0, "ringtrace record", log);
+	report = slurp(P("%s/sync/report", dir));
+	cr_assert_not_null(report);
+	cr_assert_eq(strtoull(report + strlen("attempted "), NULL, 10), threads * events);
+
+	v = tv_new(threads, events, true);
+	tv_read_all(v, P("%s/trace", dir));
+	for (uint32_t t = 0; t < threads; t++) {
+		expect_cpu[cpus[t % (uint32_t)ncpus]] += events;
+		missing += events - v->present[t];
+	}
+	for (int c = 0; c < MAXCPU; c++)
+		cr_expect_eq(expect_cpu[c] - v->emit_cpu[c], v->lost_cpu[c],
+			     "cpu %d: %" PRIu64 " events emitted there, %" PRIu64 " in the trace, %"
+			     PRIu64 " counted lost", c, expect_cpu[c], v->emit_cpu[c], v->lost_cpu[c]);
+	cr_expect_eq(v->all.emit_events + v->all.lost_events, threads * events);
+	cr_expect_eq(missing, v->all.lost_events);
+	cr_expect_gt(v->all.lost_events, 0, "a stopped consumer made the ring drop");
+	cr_expect_eq(v->all.lost_packets, 0, "discard mode loses events, never packets");
+	cr_expect_eq(reported_lost(log), v->all.lost_events, "the summary:\n%s", log);
+	cr_expect_not_null(strstr(log, "exited with status 0"), "%s", log);
+	free(log);
+	free(report);
+	tv_free(v);
+	rm_rf(dir);
+}
+
+/* A snapshot's events: per thread a run that ends with its last event. */
+static void check_snapshot(const char *path, uint32_t threads, uint64_t events, struct tv_dir *tot)
+{
+	struct tv *v = tv_new(threads, events, true);
+	uint32_t with_events = 0;
+
+	tv_read_all(v, path);
+	cr_expect_eq(v->all.lost_events, 0, "%s: overwrite mode drops no event", path);
+	cr_expect_gt(v->all.lost_packets, 0, "%s: 1.3 MB per CPU into a 32 KiB ring overwrote",
+		     path);
+	for (uint32_t t = 0; t < threads; t++) {
+		if (!v->present[t])
+			continue;	/* all its packets were overwritten */
+		with_events++;
+		cr_expect_eq(v->max[t], events - 1, "%s: thread %u's last event is missing", path, t);
+		cr_expect_eq(v->present[t], v->max[t] - v->min[t] + 1,
+			     "%s: thread %u: a hole in %" PRIu64 "..%" PRIu64, path, t, v->min[t],
+			     v->max[t]);
+	}
+	cr_expect_gt(with_events, 0, "%s holds no event", path);
+	*tot = v->all;
+	tv_free(v);
+}
+
+/*
+ * Overwrite mode, the flight recorder: a snapshot on SIGUSR1 while the
+ * program is alive (its last events emitted, the program waiting), and the
+ * one at the end; both hold the latest packets: per thread a run of events
+ * ending with its last, and the same events in both.
+ */
+Test(consumer_record, overwrite_mode_snapshots_hold_the_latest_events)
+{
+	const uint32_t threads = 4;
+	const uint64_t events = 20000;
+	char *dir = make_tmpdir("/dev/shm"), *log, *state;
+	struct tv_dir a, b;
+	int lfd, st;
+	char thr[16], ev[32];
+	pid_t rec;
+	double t0;
+
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	snprintf(thr, sizeof(thr), "%u", threads);
+	snprintf(ev, sizeof(ev), "%" PRIu64, events);
+	{
+		char *argv[] = { ringtrace(), "record", "-o", P("%s/trace", dir), "--mode",
+				 "overwrite", "--packet-size", "4k", "--packets", "8", "--",
+				 emit_path(), "--threads", thr, "--events", ev, "--pin", "--sync",
+				 P("%s/sync", dir), "--hold", NULL };
+
+		lfd = open_log(P("%s/record.log", dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	wait_path(P("%s/sync/report", dir), rec, 120);
+	/* The recorder's handler may not be in place before the program runs: it is now. */
+	cr_assert_eq(kill(rec, SIGUSR1), 0);
+	t0 = now();
+	for (;;) {
+		state = slurp(P("%s/trace/snapshot-000000/.ringtrace-state", dir));
+		if (state && strstr(state, "state done"))
+			break;
+		cr_assert(!state || !strstr(state, "state failed"), "%s", state);
+		free(state);
+		cr_assert_lt(now() - t0, 60, "no snapshot 60 s after SIGUSR1");
+		usleep(10000);
+	}
+	free(state);
+	touch(P("%s/sync/go.1", dir));
+	st = wait_exit(rec, 120, "ringtrace record");
+	log = slurp(P("%s/record.log", dir));
+	expect_exit(st, 0, "ringtrace record", log);
+	cr_expect_not_null(strstr(log, "2 snapshots in"), "%s", log);
+	check_snapshot(P("%s/trace/snapshot-000000", dir), threads, events, &a);
+	check_snapshot(P("%s/trace/snapshot-000001", dir), threads, events, &b);
+	/* Nothing was emitted between the two: the same events, unless the first could not flush. */
+	if (!strstr(log, "did not close its packets")) {
+		cr_expect_eq(a.emit_events, b.emit_events, "snapshots: %" PRIu64 " and %" PRIu64
+			     " events", a.emit_events, b.emit_events);
+		cr_expect_eq(a.digest, b.digest, "the two snapshots hold different events");
+	}
+	free(log);
+	rm_rf(dir);
+}
+
+/* ---- 2. crash and recover -------------------------------------------------- */
+
+struct crash_figures {
+	uint64_t trials, events, lost, packets, salvaged, in_flight;
+};
+
+/*
+ * One trial: the program writes into its own region (no consumer: the
+ * 256 KiB per CPU ring fills up and then drops, counting), each thread
+ * publishing how many of its events are committed; SIGKILL at a random
+ * moment; `ringtrace recover` must give back every committed event that
+ * was not counted lost, and nothing else.
+ */
+static void crash_trial(const char *dir, unsigned trial, unsigned seed, struct crash_figures *f)
+{
+	const uint32_t threads = 4;
+	char *region = strdup(P("%s/region-%u", dir, trial));
+	char *progress = strdup(P("%s/progress-%u", dir, trial));
+	char *out = strdup(P("%s/rec-%u", dir, trial));
+	char env_path[PATH_MAX + 32];
+	const char *env[] = { env_path, "RINGTRACE_PACKET_SIZE=4096", "RINGTRACE_PACKETS=64",
+			      "RINGTRACE_MODE=discard", NULL };
+	char *argv[] = { emit_path(), "--threads", "4", "--events", "0", "--pace", "8:1000",
+			 "--progress", progress, NULL };
+	uint64_t done[EMIT_MAX_THREADS], sum = 0, total, cap = 0;
+	volatile uint64_t *prog;
+	char *log, *rlog;
+	struct tv *v;
+	int fd, st, lfd;
+	pid_t pid;
+	double t0;
+
+	snprintf(env_path, sizeof(env_path), "RINGTRACE_PATH=%s", region);
+	lfd = open_log(P("%s/emit-%u.log", dir, trial));
+	pid = spawn(argv, env, -1, -1, lfd);
+	close(lfd);
+	wait_path(progress, pid, 60);
+	fd = open(progress, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	prog = mmap(NULL, EMIT_MAX_THREADS * 8, PROT_READ, MAP_SHARED, fd, 0);
+	cr_assert_neq(prog, MAP_FAILED);
+	close(fd);
+	/* Tracing runs (an event is committed), then a random moment: filling, or full. */
+	t0 = now();
+	while (!prog[0] && !prog[1] && !prog[2] && !prog[3]) {
+		cr_assert_lt(now() - t0, 60, "the program emitted nothing in 60 s");
+		usleep(200);
+	}
+	usleep(rand_r(&seed) % 800000);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	st = wait_exit(pid, 60, "the traced program");
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
+	for (uint32_t t = 0; t < threads; t++) {
+		done[t] = prog[t];
+		sum += done[t];
+		if (done[t] + 1 > cap)
+			cap = done[t] + 1;
+	}
+	munmap((void *)prog, EMIT_MAX_THREADS * 8);
+
+	log = sh(&st, "'%s' recover '%s' -o '%s' 2>&1", ringtrace(), region, out);
+	expect_exit(st, 0, "ringtrace recover", log);
+	cr_expect_not_null(strstr(log, "could not be saved:"), "%s", log);
+	v = tv_new(threads, cap, false);
+	tv_read_all(v, out);
+	/* Each thread's events: what it had committed, and perhaps the one it was writing. */
+	for (uint32_t t = 0; t < threads; t++)
+		cr_assert(!v->present[t] || v->max[t] <= done[t],
+			  "trial %u: thread %u had committed %" PRIu64 " events, the trace has seq %"
+			  PRIu64, trial, t, done[t], v->max[t]);
+	total = v->all.emit_events + v->all.lost_events;
+	cr_assert(total >= sum && total <= sum + threads,
+		  "trial %u: %" PRIu64 " events committed (+ up to %u in flight), the trace has %"
+		  PRIu64 " and counts %" PRIu64 " lost\n%s", trial, sum, threads,
+		  v->all.emit_events, v->all.lost_events, log);
+	cr_expect_eq(v->all.lost_packets, 0, "trial %u: packets lost in a discard ring\n%s", trial,
+		     log);
+	rlog = strstr(log, " open packets salvaged)");
+	f->trials++;
+	f->events += v->all.emit_events;
+	f->lost += v->all.lost_events;
+	f->packets += v->all.packets;
+	if (rlog) {
+		while (rlog > log && rlog[-1] != '(')
+			rlog--;
+		f->salvaged += strtoull(rlog, NULL, 10);
+	}
+	f->in_flight += total - sum;
+	free(log);
+	tv_free(v);
+	unlink(region);
+	unlink(progress);
+	free(sh(&st, "rm -rf '%s'", out));
+	free(region);
+	free(progress);
+	free(out);
+}
+
+static double stress_budget(void)
+{
+	const char *s = getenv("RTR_STRESS_SECONDS");
+
+	return s ? strtod(s, NULL) : 0;
+}
+
+/*
+ * In the stress suite: `make check` runs 4 trials, `make stress` trials for
+ * RTR_STRESS_SECONDS.
+ */
+Test(stress, record_crash_then_recover_gets_every_committed_event, .timeout = 3600)
+{
+	char *dir = make_tmpdir("/dev/shm");
+	struct crash_figures f = { 0 };
+	double budget = stress_budget(), t0 = now();
+	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+
+	cr_log_info("crash trials: seed %u", seed);
+	do {
+		crash_trial(dir, (unsigned)f.trials, seed + (unsigned)f.trials * 7919u, &f);
+	} while (f.trials < 4 || now() - t0 < budget);
+	cr_log_info("crash trials: %" PRIu64 ", events recovered %" PRIu64 ", counted lost %" PRIu64
+		    ", packets %" PRIu64 " (%" PRIu64 " salvaged open), in flight at the kill %"
+		    PRIu64, f.trials, f.events, f.lost, f.packets, f.salvaged, f.in_flight);
+	fprintf(stderr, "  crash: %" PRIu64 " trials, %" PRIu64 " events recovered, %" PRIu64
+		" counted lost, %" PRIu64 " packets (%" PRIu64 " open ones salvaged)\n", f.trials,
+		f.events, f.lost, f.packets, f.salvaged);
+	cr_expect_gt(f.events, 0);
+	rm_rf(dir);
+}
+
+/* ---- 5. streaming through a pipe, and rotation ---------------------------- */
+
+/*
+ * 4 threads x 3000 events pinned two per CPU, into 1 MiB per CPU: the ring
+ * cannot fill, so every event must arrive, whatever the consumer's speed.
+ */
+#define NOLOSS_THREADS 4
+#define NOLOSS_EVENTS 3000
+#define NOLOSS_ARGS "--packet-size", "64k", "--packets", "16"
+#define NOLOSS_EMIT "--threads", "4", "--events", "3000", "--pin"
+
+Test(consumer_record, a_pipe_carries_the_same_events_as_a_direct_record)
+{
+	char *dir = make_tmpdir("/dev/shm"), *log1, *log2;
+	struct tv *direct = tv_new(NOLOSS_THREADS, NOLOSS_EVENTS, true);
+	struct tv *piped = tv_new(NOLOSS_THREADS, NOLOSS_EVENTS, true);
+	int pfd[2], l1, l2, st1, st2;
+	pid_t w, r;
+
+	{
+		char *argv[] = { ringtrace(), "record", "-o", P("%s/direct", dir), NOLOSS_ARGS,
+				 "--", emit_path(), NOLOSS_EMIT, NULL };
+
+		l1 = open_log(P("%s/direct.log", dir));
+		st1 = wait_exit(spawn(argv, NULL, -1, -1, l1), 300, "ringtrace record");
+		close(l1);
+		log1 = slurp(P("%s/direct.log", dir));
+		expect_exit(st1, 0, "ringtrace record", log1);
+		free(log1);
+	}
+	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
+	{
+		char *wargv[] = { ringtrace(), "record", "-o", "-", NOLOSS_ARGS, "--", emit_path(),
+				  NOLOSS_EMIT, NULL };
+		char *rargv[] = { ringtrace(), "consume", "-", "-o", P("%s/piped", dir), NULL };
+
+		l1 = open_log(P("%s/writer.log", dir));
+		l2 = open_log(P("%s/reader.log", dir));
+		w = spawn(wargv, NULL, -1, pfd[1], l1);
+		r = spawn(rargv, NULL, pfd[0], -1, l2);
+		close(pfd[0]);
+		close(pfd[1]);
+		close(l1);
+		close(l2);
+	}
+	st1 = wait_exit(w, 300, "ringtrace record -o -");
+	st2 = wait_exit(r, 300, "ringtrace consume -");
+	log1 = slurp(P("%s/writer.log", dir));
+	log2 = slurp(P("%s/reader.log", dir));
+	expect_exit(st1, 0, "ringtrace record -o -", log1);
+	expect_exit(st2, 0, "ringtrace consume -", log2);
+	tv_read_all(direct, P("%s/direct", dir));
+	tv_read_all(piped, P("%s/piped", dir));
+	expect_all(direct, NOLOSS_EVENTS);
+	expect_all(piped, NOLOSS_EVENTS);
+	cr_expect_eq(piped->all.digest, direct->all.digest);
+	cr_expect_eq(piped->all.emit_events, direct->all.emit_events);
+	for (int c = 0; c < MAXCPU; c++)
+		cr_expect_eq(piped->emit_cpu[c], direct->emit_cpu[c], "cpu %d", c);
+	free(log1);
+	free(log2);
+	tv_free(direct);
+	tv_free(piped);
+	rm_rf(dir);
+}
+
+/*
+ * The writer of the stream dies (SIGKILL) while the program runs: the reader
+ * says the stream was cut, and what arrived is a valid trace.
+ */
+Test(consumer_record, a_cut_stream_leaves_a_valid_trace_and_says_so)
+{
+	char *dir = make_tmpdir("/dev/shm"), *log, *pidtext;
+	struct tv *v = tv_new(2, 1u << 26, true);
+	int pfd[2], l1, l2, st;
+	struct stat sb;
+	pid_t w, r;
+	double t0;
+
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
+	{
+		char *wargv[] = { ringtrace(), "record", "-o", "-", "--flush-interval", "50ms",
+				  "--", emit_path(), "--threads", "2", "--events", "0", "--pin",
+				  "--pace", "32:1000", "--sync", P("%s/sync", dir), NULL };
+		char *rargv[] = { ringtrace(), "consume", "-", "-o", P("%s/cut", dir), NULL };
+
+		l1 = open_log(P("%s/writer.log", dir));
+		l2 = open_log(P("%s/reader.log", dir));
+		w = spawn(wargv, NULL, -1, pfd[1], l1);
+		r = spawn(rargv, NULL, pfd[0], -1, l2);
+		close(pfd[0]);
+		close(pfd[1]);
+		close(l1);
+		close(l2);
+	}
+	/* Packets have arrived: a stream file with something in it. */
+	t0 = now();
+	while (!((stat(P("%s/cut/stream_0", dir), &sb) == 0 && sb.st_size > 0) ||
+		 (stat(P("%s/cut/stream_1", dir), &sb) == 0 && sb.st_size > 0))) {
+		cr_assert_lt(now() - t0, 60, "nothing came through the pipe in 60 s");
+		usleep(5000);
+	}
+	cr_assert_eq(kill(w, SIGKILL), 0);
+	wait_exit(w, 60, "ringtrace record -o -");
+	pidtext = slurp(P("%s/sync/pid", dir));
+	cr_assert_not_null(pidtext);
+	kill(atoi(pidtext), SIGKILL);	/* it dies with its recorder anyway */
+	free(pidtext);
+	unlink(P("/dev/shm/ringtrace-record-%d", (int)w));
+	st = wait_exit(r, 60, "ringtrace consume - (cut stream)");
+	log = slurp(P("%s/reader.log", dir));
+	expect_exit(st, 1, "ringtrace consume - (cut stream)", log);
+	cr_expect_not_null(strstr(log, "standard input: the stream was cut"), "%s", log);
+	cr_expect_not_null(strstr(log, "what came before is a valid trace"), "%s", log);
+	tv_read_all(v, P("%s/cut", dir));
+	cr_expect_gt(v->all.emit_events, 0);
+	for (uint32_t t = 0; t < 2; t++)
+		cr_expect(!v->present[t] || v->min[t] == 0 || v->all.lost_events,
+			  "thread %u starts at seq %" PRIu64, t, v->min[t]);
+	free(log);
+	tv_free(v);
+	rm_rf(dir);
+}
+
+/*
+ * --rotate-size 16k with 4 KiB packets: tens of chunks; read in order, the
+ * streams continue from chunk to chunk with every event exactly once, and
+ * each chunk is a trace babeltrace2 reads alone.
+ */
+Test(consumer_record, rotation_loses_nothing_at_chunk_boundaries)
+{
+	char *dir = make_tmpdir("/dev/shm"), *log;
+	struct tv *v = tv_new(4, 5000, true);
+	uint32_t chunks;
+	int lfd, st;
+
+	{
+		char *argv[] = { ringtrace(), "record", "-o", P("%s/rot", dir), "--packet-size",
+				 "4k", "--packets", "256", "--rotate-size", "16k", "--",
+				 emit_path(), "--threads", "4", "--events", "5000", "--pin", NULL };
+
+		lfd = open_log(P("%s/record.log", dir));
+		st = wait_exit(spawn(argv, NULL, -1, -1, lfd), 300, "ringtrace record --rotate-size");
+		close(lfd);
+	}
+	log = slurp(P("%s/record.log", dir));
+	expect_exit(st, 0, "ringtrace record --rotate-size", log);
+	chunks = tv_read_chunks(v, P("%s/rot", dir), "chunk", true);
+	cr_expect_gt(chunks, 8, "%u chunks", chunks);
+	expect_all(v, 5000);
+	cr_expect_eq(reported_lost(log), 0);
+	free(log);
+	tv_free(v);
+	rm_rf(dir);
+}
+
+/* ---- 3. a hostile region ---------------------------------------------------- */
+
+/* The ASan build of @prog when this is a plain runner beside one, else our own. */
+static char *asan_tool(const char *prog)
+{
+	char *p = P("%s/../asan/bin/%s", bindir(), prog);
+
+	return access(p, X_OK) == 0 ? p : P("%s/%s", bindir(), prog);
+}
+
+/* No sanitizer report, no crash: the status is 0, or 1 with a message. */
+static void survived(int st, const char *what, const char *log)
+{
+	cr_assert(WIFEXITED(st), "%s crashed (signal %d):\n%s", what,
+		  WIFSIGNALED(st) ? WTERMSIG(st) : 0, log);
+	cr_assert(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 1, "%s: exit %d\n%s", what,
+		  WEXITSTATUS(st), log);
+	if (WEXITSTATUS(st) == 1)
+		cr_expect(strlen(log) > 0, "%s failed without a word", what);
+	cr_assert_null(strstr(log, "AddressSanitizer"), "%s:\n%s", what, log);
+	cr_assert_null(strstr(log, "runtime error"), "%s:\n%s", what, log);
+}
+
+/* Write random bytes (and random 64-bit words) into @path for @secs. */
+static void scribble(const char *path, double secs, unsigned seed)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ull ^ seed;
+	struct stat st;
+	uint8_t *m;
+	double t0 = now();
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 4096)
+		_exit(3);
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		_exit(3);
+	while (now() - t0 < secs) {
+		for (int i = 0; i < 64; i++) {
+			uint64_t off;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* half in the first 64 KiB (header, registry, control blocks) */
+			off = (x >> 8) % (x & 1 ? (uint64_t)st.st_size : 65536 < st.st_size ?
+					  65536 : (uint64_t)st.st_size);
+			if (x & 2)
+				m[off] = (uint8_t)(x >> 32);
+			else
+				__atomic_store_n((uint64_t *)(m + (off & ~7ull)),
+						 x & 4 ? x >> 3 : (x >> 40) % (1u << 20), __ATOMIC_RELAXED);
+		}
+		usleep(200);
+	}
+	_exit(0);
+}
+
+/*
+ * A process scribbles on the region of a running program while `ringtrace
+ * consume` (the ASan build when there is one) takes its packets; then
+ * `ringtrace recover` reads the scribbled region of the dead program.  They
+ * survive every round, say what was damaged, and what they write does not
+ * crash `ringtrace check`.
+ */
+Test(consumer_record, consume_and_recover_survive_a_scribbled_region)
+{
+	char *dir = make_tmpdir("/dev/shm");
+	char *consume = strdup(asan_tool("ringtrace")), *check = strdup(asan_tool("ringtrace"));
+	unsigned damage_reports = 0, rounds = 4;
+
+	for (unsigned round = 0; round < rounds; round++) {
+		char *region = strdup(P("%s/region-%u", dir, round));
+		char *out = strdup(P("%s/out-%u", dir, round));
+		char *rec = strdup(P("%s/rec-%u", dir, round));
+		char *sync = strdup(P("%s/sync-%u", dir, round));
+		char env_path[PATH_MAX + 32];
+		const char *env[] = { env_path, "RINGTRACE_PACKET_SIZE=4096", "RINGTRACE_PACKETS=16",
+				      round & 1 ? "RINGTRACE_MODE=overwrite" : "RINGTRACE_MODE=discard",
+				      NULL };
+		char *eargv[] = { emit_path(), "--threads", "2", "--events", "0", "--pace",
+				  "16:500", "--sync", sync, NULL };
+		char *cargv[] = { consume, "consume", region, "-o", out, "--flush-interval",
+				  "50ms", NULL };
+		char *log, *pidtext;
+		pid_t emit, cons, scrib;
+		int lfd, st;
+		struct stat sb;
+
+		snprintf(env_path, sizeof(env_path), "RINGTRACE_PATH=%s", region);
+		mkdir(sync, 0700);
+		touch(P("%s/go.0", sync));
+		lfd = open_log(P("%s/emit-%u.log", dir, round));
+		emit = spawn(eargv, env, -1, -1, lfd);
+		close(lfd);
+		wait_path(P("%s/pid", sync), emit, 60);
+		lfd = open_log(P("%s/consume-%u.log", dir, round));
+		cons = spawn(cargv, NULL, -1, -1, lfd);
+		close(lfd);
+		/* Let it attach and take a few packets, then scribble. */
+		usleep(200000);
+		scrib = fork();
+		cr_assert_geq(scrib, 0);
+		if (scrib == 0)
+			scribble(region, 1.5, round * 7919u + (unsigned)getpid());
+		st = wait_exit(scrib, 60, "the scribbler");
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the scribbler failed: 0x%x", st);
+		/* The program may have died of it; if not, it dies now. */
+		kill(emit, SIGKILL);
+		wait_exit(emit, 60, "the traced program");
+		pidtext = slurp(P("%s/pid", sync));
+		free(pidtext);
+
+		st = wait_exit(cons, 120, "ringtrace consume on a scribbled region");
+		log = slurp(P("%s/consume-%u.log", dir, round));
+		survived(st, "ringtrace consume on a scribbled region", log);
+		if (strstr(log, "damaged: cpu") || strstr(log, "registry"))
+			damage_reports++;
+		free(log);
+		if (stat(out, &sb) == 0) {
+			log = sh(&st, "'%s' check '%s' 2>&1", check, out);
+			survived(st, "ringtrace check on what consume wrote", log);
+			free(log);
+		}
+
+		log = sh(&st, "'%s' recover '%s' -o '%s' 2>&1", consume, region, rec);
+		survived(st, "ringtrace recover on a scribbled region", log);
+		if (strstr(log, "damaged: cpu") || strstr(log, "damage"))
+			damage_reports++;
+		free(log);
+		if (stat(rec, &sb) == 0) {
+			log = sh(&st, "'%s' check '%s' 2>&1", check, rec);
+			survived(st, "ringtrace check on what recover wrote", log);
+			free(log);
+		}
+		free(region);
+		free(out);
+		free(rec);
+		free(sync);
+	}
+	cr_expect_gt(damage_reports, 0, "%u rounds of scribbling and no damage reported", rounds);
+	free(consume);
+	free(check);
+	rm_rf(dir);
+}
+
+/* ---- 4. a full disk ------------------------------------------------------- */
+
+/*
+ * A 192 KiB tmpfs, mounted in a mount namespace of this test's own (root
+ * needed: without it the test fails and says why).  Recording 3.8 MB into
+ * 32 KiB chunks fills it: ringtrace stops writing with a message naming the
+ * file and the error, every chunk left is a valid trace, and the program
+ * runs to its end undisturbed.
+ */
+Test(consumer_record, a_full_disk_stops_cleanly_and_leaves_valid_chunks)
+{
+	char *dir = make_tmpdir("/dev/shm"), *mnt = make_tmpdir("/tmp"), *log, *report;
+	struct tv *v = tv_new(4, 30000, true);
+	uint32_t chunks;
+	int lfd, st;
+	pid_t rec;
+
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare(CLONE_NEWNS): %s: this test needs root "
+		     "(a mount namespace and a small tmpfs)", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=192k,mode=0700"), 0,
+		     "cannot mount a 192 KiB tmpfs on %s: %s: this test needs root", mnt,
+		     strerror(errno));
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	{
+		char *argv[] = { ringtrace(), "record", "-o", P("%s/trace", mnt), "--packet-size",
+				 "4k", "--packets", "64", "--rotate-size", "32k",
+				 "--flush-interval", "100ms", "--", emit_path(), "--threads", "4",
+				 "--events", "30000", "--pin", "--sync", P("%s/sync", dir), NULL };
+
+		lfd = open_log(P("%s/record.log", dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	st = wait_exit(rec, 300, "ringtrace record on a full disk");
+	log = slurp(P("%s/record.log", dir));
+	expect_exit(st, 1, "ringtrace record on a full disk", log);
+	cr_expect_not_null(strstr(log, P("%s/trace/", mnt)), "no file named:\n%s", log);
+	cr_expect_not_null(strstr(log, "No space left on device"), "%s", log);
+	cr_expect_not_null(strstr(log, "stopped writing"), "%s", log);
+	cr_expect_not_null(strstr(log, "exited with status 0"), "the program was disturbed:\n%s",
+			   log);
+	report = slurp(P("%s/sync/report", dir));
+	cr_expect_not_null(report, "the program did not finish its work");
+	free(report);
+	/* What is on disk: chunks that are traces, in order, each event once. */
+	chunks = tv_read_chunks(v, P("%s/trace", mnt), "chunk", true);
+	cr_expect_geq(chunks, 2, "chunks completed before the disk filled: %u", chunks);
+	cr_expect_gt(v->all.emit_events, 0);
+	{
+		/* The region is kept for `ringtrace recover`, and the message says so. */
+		char *region = P("/dev/shm/ringtrace-record-%d", (int)rec);
+
+		cr_expect_not_null(strstr(log, region), "%s", log);
+		unlink(region);
+	}
+	free(log);
+	tv_free(v);
+	cr_expect_eq(umount2(mnt, MNT_DETACH), 0);
+	rmdir(mnt);
+	free(mnt);
+	rm_rf(dir);
+}
+
+/* ---- 6. command line errors --------------------------------------------- */
+
+static int run_rt(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int run_rt(char **out, const char *fmt, ...)
+{
+	char args[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	*out = sh(&st, "'%s' %s 2>&1", ringtrace(), args);
+	cr_assert(WIFEXITED(st), "ringtrace %s: signal\n%s", args, *out);
+	return WEXITSTATUS(st);
+}
+
+/* Every file under @dir has mode @mode, every directory @mode plus x. */
+static void expect_modes(const char *dir, mode_t mode)
+{
+	char *out;
+	int st;
+
+	out = sh(&st, "find '%s' -mindepth 1 -type f ! -perm %o -printf '%%p %%m\\n'; "
+		 "find '%s' -type d ! -perm %o -printf '%%p %%m\\n'", dir, (unsigned)mode, dir,
+		 (unsigned)(mode | ((mode & 0444) >> 2)));
+	cr_expect_eq(st, 0);
+	cr_expect_str_empty(out, "modes other than %o:\n%s", (unsigned)mode, out);
+	free(out);
+}
+
+Test(consumer_record, output_safety_and_usage_errors)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out, *before, *after;
+	const char *emit = "--threads 2 --events 100";
+	struct stat sb;
+
+	/* A trace, files 0600 (directories 0700); --file-mode 0640 asks for more. */
+	cr_assert_eq(run_rt(&out, "record -q -o '%s/t' -- '%s/ringtrace-test-emit' %s", dir, bindir(), emit), 0, "%s",
+		     out);
+	free(out);
+	expect_modes(P("%s/t", dir), 0600);
+	cr_assert_eq(run_rt(&out, "record -q --file-mode 0640 -o '%s/t640' --rotate-size 4k -- "
+			    "'%s/ringtrace-test-emit' %s", dir, bindir(), emit), 0, "%s", out);
+	free(out);
+	expect_modes(P("%s/t640", dir), 0640);
+
+	/* An existing trace: refused and untouched without --force, replaced with it. */
+	before = sh(&(int){ 0 }, "cd '%s/t' && ls -la --time-style=full-iso . && md5sum *", dir);
+	cr_expect_eq(run_rt(&out, "record -q -o '%s/t' -- '%s/ringtrace-test-emit' %s", dir, bindir(), emit), 1);
+	cr_expect_not_null(strstr(out, "exists"), "%s", out);
+	cr_expect_not_null(strstr(out, "--force"), "%s", out);
+	free(out);
+	after = sh(&(int){ 0 }, "cd '%s/t' && ls -la --time-style=full-iso . && md5sum *", dir);
+	cr_expect_str_eq(after, before, "the existing trace was touched");
+	free(after);
+	cr_expect_eq(run_rt(&out, "record -q --force -o '%s/t' -- '%s/ringtrace-test-emit' %s", dir, bindir(), emit), 0,
+		     "%s", out);
+	free(out);
+	after = sh(&(int){ 0 }, "cd '%s/t' && ls -la --time-style=full-iso . && md5sum *", dir);
+	cr_expect_str_neq(after, before, "--force did not replace the trace");
+	free(after);
+	free(before);
+	check_clean(P("%s/t", dir));
+
+	/* A directory that is not a trace: never emptied, not even with --force. */
+	mkdir(P("%s/mine", dir), 0700);
+	touch(P("%s/mine/precious", dir));
+	cr_expect_eq(run_rt(&out, "record -q -o '%s/mine' -- '%s/ringtrace-test-emit' %s", dir, bindir(), emit), 1);
+	free(out);
+	cr_expect_eq(run_rt(&out, "record -q --force -o '%s/mine' -- '%s/ringtrace-test-emit' %s", dir, bindir(), emit),
+		     1);
+	cr_expect_not_null(strstr(out, "precious"), "%s", out);
+	free(out);
+	cr_expect_eq(stat(P("%s/mine/precious", dir), &sb), 0, "--force removed a file not ours");
+
+	/* A symlink as the output: refused, to a directory or to nowhere, with --force too. */
+	cr_assert_eq(symlink(P("%s/mine", dir), P("%s/link", dir)), 0);
+	cr_assert_eq(symlink(P("%s/nowhere", dir), P("%s/dangling", dir)), 0);
+	cr_expect_eq(run_rt(&out, "record -q --force -o '%s/link' -- '%s/ringtrace-test-emit' %s", dir, bindir(), emit),
+		     1);
+	cr_expect_not_null(strstr(out, "symbolic link"), "%s", out);
+	free(out);
+	cr_expect_eq(run_rt(&out, "record -q -o '%s/dangling' -- '%s/ringtrace-test-emit' %s", dir, bindir(), emit), 1,
+		     "%s", out);
+	free(out);
+	cr_expect_neq(stat(P("%s/nowhere", dir), &sb), 0, "a directory created through a symlink");
+	cr_expect_eq(run_rt(&out, "recover /nonexistent -o '%s/link'", dir), 1);
+	free(out);
+
+	/* A program that cannot run costs no directory. */
+	cr_expect_eq(run_rt(&out, "record -q -o '%s/none' -- '%s/no-such-program'", dir, dir), 127);
+	cr_expect_not_null(strstr(out, "no-such-program"), "%s", out);
+	free(out);
+	cr_expect_neq(stat(P("%s/none", dir), &sb), 0, "an empty trace directory was left");
+
+	/* Usage errors: exit 2 and a message that names the problem. */
+	{
+		static const struct {
+			const char *args, *says;
+		} bad[] = {
+			{ "record", "no program" },
+			{ "record --packet-size 3000 -- true", "--packet-size" },
+			{ "record --packet-size 1k -- true", "--packet-size" },
+			{ "record --packets 3 -- true", "--packets" },
+			{ "record --mode sometimes -- true", "--mode" },
+			{ "record --rotate-size 0 -- true", "--rotate-size" },
+			{ "record --rotate-size lots -- true", "--rotate-size" },
+			{ "record --rotate-time soon -- true", "--rotate-time" },
+			{ "record --flush-interval x -- true", "--flush-interval" },
+			{ "record --file-mode 0999 -- true", "--file-mode" },
+			{ "record --file-mode 0044 -- true", "--file-mode" },
+			{ "record --mode overwrite -o - -- true", "discard" },
+			{ "record --mode overwrite --rotate-size 1M -- true", "rotation" },
+			{ "record --frobnicate -- true", "unknown option" },
+			{ "record -o", "needs a value" },
+			{ "consume", "no region" },
+			{ "consume /dev/shm/x", "no output" },
+			{ "consume a b -o x", "unexpected" },
+			{ "consume - -o -", "copies nothing" },
+			{ "recover /dev/shm/x -o -", "directory" },
+			{ "snapshot /dev/shm/x -o -", "directory" },
+			{ "recover --packets 4 x -o y", "unknown option" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			cr_expect_eq(run_rt(&out, "%s", bad[i].args), 2, "ringtrace %s:\n%s",
+				     bad[i].args, out);
+			cr_expect_not_null(strstr(out, bad[i].says), "ringtrace %s: no '%s' in:\n%s",
+					   bad[i].args, bad[i].says, out);
+			free(out);
+		}
+	}
+	rm_rf(dir);
+}
