@@ -454,7 +454,7 @@ int rtr_cmd_export(int argc, char **argv)
 {
 	const char *out = "-", *format = NULL;
 	struct rtr_model m;
-	char **dirs, err[1024];
+	char **dirs;
 	int ndirs = 0, r, status;
 	FILE *f;
 
@@ -508,12 +508,10 @@ int rtr_cmd_export(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
-	r = rtr_model_load(&m, dirs, ndirs, err, sizeof(err));
+	r = rtr_model_load_cmd("export", &m, dirs, ndirs);
 	free(dirs);
-	if (r < 0) {
-		fprintf(stderr, "ringtrace export: %s\n", err);
+	if (r < 0)
 		return 1;
-	}
 	status = r ? 1 : 0;
 	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
 	if (!f) {
@@ -529,9 +527,7 @@ int rtr_cmd_export(int argc, char **argv)
 			"writing the output failed");
 		status = 1;
 	}
-	for (uint32_t i = 0; i < m.ndamage; i++)
-		fprintf(stderr, "ringtrace export: damaged: %s\n",
-			rtr_model_str(&m, m.damage[i].message));
+	rtr_model_print_damage("export", &m);
 	rtr_model_free(&m);
 	return status;
 }

@@ -1228,6 +1228,23 @@ out:
 	return ret;
 }
 
+int rtr_model_load_cmd(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs)
+{
+	char err[1024];
+	int r = rtr_model_load(m, dirs, ndirs, err, sizeof(err));
+
+	if (r < 0)
+		fprintf(stderr, "ringtrace %s: %s\n", cmd, err);
+	return r;
+}
+
+void rtr_model_print_damage(const char *cmd, const struct rtr_model *m)
+{
+	for (uint32_t i = 0; i < m->ndamage; i++)
+		fprintf(stderr, "ringtrace %s: damaged: %s\n", cmd,
+			rtr_model_str(m, m->damage[i].message));
+}
+
 void rtr_model_free(struct rtr_model *m)
 {
 	free(m->traces);

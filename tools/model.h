@@ -464,6 +464,16 @@ static inline const char *rtr_model_str(const struct rtr_model *m, uint32_t off)
  */
 int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err, size_t errlen);
 
+/*
+ * rtr_model_load_cmd() - rtr_model_load() for the command @cmd ("stats",
+ * ...): a fatal error goes to stderr as "ringtrace CMD: message".
+ * Return: as rtr_model_load().
+ */
+int rtr_model_load_cmd(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs);
+
+/* rtr_model_print_damage() - each damage message to stderr as "ringtrace CMD: damaged: ...". */
+void rtr_model_print_damage(const char *cmd, const struct rtr_model *m);
+
 /* rtr_model_free() - free what rtr_model_load() allocated; @m is then empty. */
 void rtr_model_free(struct rtr_model *m);
 

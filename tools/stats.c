@@ -314,7 +314,7 @@ int rtr_cmd_stats(int argc, char **argv)
 {
 	struct kind_stats *ks;
 	struct rtr_model m;
-	char **dirs, err[1024];
+	char **dirs;
 	int ndirs = 0, r, status;
 	bool json = false;
 	uint32_t nk = 0;
@@ -348,12 +348,10 @@ int rtr_cmd_stats(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
-	r = rtr_model_load(&m, dirs, ndirs, err, sizeof(err));
+	r = rtr_model_load_cmd("stats", &m, dirs, ndirs);
 	free(dirs);
-	if (r < 0) {
-		fprintf(stderr, "ringtrace stats: %s\n", err);
+	if (r < 0)
 		return 1;
-	}
 	status = r ? 1 : 0;
 	ks = collect(&m, &nk);
 	if (!ks && m.ntasks) {
@@ -379,8 +377,7 @@ int rtr_cmd_stats(int argc, char **argv)
 		fprintf(stderr, "ringtrace stats: writing the output failed\n");
 		status = 1;
 	}
-	for (uint32_t i = 0; i < m.ndamage; i++)
-		fprintf(stderr, "ringtrace stats: damaged: %s\n", rtr_model_str(&m, m.damage[i].message));
+	rtr_model_print_damage("stats", &m);
 	for (uint32_t k = 0; k < nk; k++)
 		free(ks[k].durs);
 	free(ks);
