@@ -3,7 +3,9 @@
  * tools/ringtrace.c - the ringtrace command: `info` (a look at a region,
  * live or left by a dead process), `convert` (a region to a CTF directory),
  * and the dispatch to the others: `record`, `consume`, `snapshot`,
- * `recover` (tools/record.c), `dump` and `check` (tools/dump.c, check.c).
+ * `recover` (tools/record.c), `dump` and `check` (tools/dump.c, check.c),
+ * `stats` and `export` (tools/stats.c, export.c, on the task model of
+ * tools/model.c).
  */
 #include <errno.h>
 #include <inttypes.h>
