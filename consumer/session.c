@@ -129,6 +129,20 @@ int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
 			return 0;
 	}
 	ret = read_registry(s, &reg, &mlen);
+	if ((ret == -EPROTO || ret == -EIO) && s->have_metadata) {
+		/*
+		 * The registry only grows: one that parsed and no longer does
+		 * was damaged.  The metadata written describes every packet so
+		 * far; replacing it with one without names would make them
+		 * undecodable.  Keep it, and read the registry again only when
+		 * its length moves.
+		 */
+		if (ret == -EIO)
+			snprintf(s->registry_err, sizeof(s->registry_err), "registry unreadable");
+		s->metadata_len = mlen;
+		s->registry_kept = true;
+		return 0;
+	}
 	if (ret == -EPROTO || ret == -EIO) {
 		/* Keep the packets; only the names are lost. */
 		memset(&reg, 0, sizeof(reg));

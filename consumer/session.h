@@ -45,6 +45,7 @@ struct rtr_session {
 	uint32_t metadata_len;		/* of the registry last turned into TSDL */
 	bool have_metadata;
 	char registry_err[200];		/* the registry could not be read: names missing */
+	bool registry_kept;		/* ... after it was: the names read before are kept */
 	int flush_ms;
 	uint64_t next_flush_ns;
 	bool flush_pending;

@@ -305,7 +305,10 @@ static void print_report(const struct rtr_session *s, const char *what)
 	if (s->damage_count > RTR_DAMAGE_LOG)
 		fprintf(stderr, "damaged: ... and %" PRIu64 " more\n",
 			s->damage_count - RTR_DAMAGE_LOG);
-	if (s->registry_err[0])
+	if (s->registry_err[0] && s->registry_kept)
+		fprintf(stderr, "warning: the region's registry: %s; the trace keeps the names "
+			"read before it was damaged\n", s->registry_err);
+	else if (s->registry_err[0])
 		fprintf(stderr, "warning: the region's registry: %s; counter and typed event "
 			"names are missing from the trace\n", s->registry_err);
 }

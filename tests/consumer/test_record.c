@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
+#include <ringtrace/region.h>
 #include "tests/consumer/emit.h"
 #include "tools/trace_reader.h"
 
@@ -1112,6 +1113,82 @@ Test(consumer_record, consume_and_recover_survive_a_scribbled_region)
 	cr_expect_gt(damage_reports, 0, "%u rounds of scribbling and no damage reported", rounds);
 	free(consume);
 	free(check);
+	rm_rf(dir);
+}
+
+/*
+ * The registry (the event names in the region) turns to garbage after the
+ * consumer has described it in the trace's metadata: the classes already
+ * written stay, so the packets taken before and after still decode.
+ */
+Test(consumer_record, a_registry_scribbled_later_keeps_the_metadata_written)
+{
+	char *dir = make_tmpdir("/dev/shm"), *region, *log;
+	struct tv *v = tv_new(2, 1u << 26, true);
+	char env_path[PATH_MAX + 32];
+	const char *env[] = { env_path, "RINGTRACE_PACKET_SIZE=4096", "RINGTRACE_PACKETS=64",
+			      NULL };
+	struct rtr_region_hdr *h;
+	struct stat sb;
+	pid_t emit, cons;
+	int fd, lfd, st;
+	double t0;
+
+	region = strdup(P("%s/region", dir));
+	snprintf(env_path, sizeof(env_path), "RINGTRACE_PATH=%s", region);
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	{
+		char *eargv[] = { emit_path(), "--threads", "2", "--events", "0", "--pin", "--pace",
+				  "16:1000", "--sync", P("%s/sync", dir), NULL };
+
+		lfd = open_log(P("%s/emit.log", dir));
+		emit = spawn(eargv, env, -1, -1, lfd);
+		close(lfd);
+	}
+	wait_path(P("%s/sync/pid", dir), emit, 60);
+	{
+		char *cargv[] = { ringtrace(), "consume", region, "-o", P("%s/out", dir),
+				  "--flush-interval", "50ms", NULL };
+
+		lfd = open_log(P("%s/consume.log", dir));
+		cons = spawn(cargv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	t0 = now();
+	while (!((stat(P("%s/out/stream_0", dir), &sb) == 0 && sb.st_size > 0) ||
+		 (stat(P("%s/out/stream_1", dir), &sb) == 0 && sb.st_size > 0))) {
+		cr_assert_lt(now() - t0, 60, "consume wrote nothing in 60 s");
+		usleep(5000);
+	}
+	/* Garbage over the registry text, and a length that moved. */
+	fd = open(region, O_RDWR);
+	cr_assert_geq(fd, 0);
+	h = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert_neq(h, MAP_FAILED);
+	{
+		char junk[64];
+		uint32_t len = h->metadata_len;
+
+		memset(junk, '}', sizeof(junk));
+		cr_assert_gt(len, 0);
+		cr_assert_eq(pwrite(fd, junk, sizeof(junk), (off_t)h->metadata_off), sizeof(junk));
+		__atomic_store_n(&h->metadata_len, len + 1, __ATOMIC_RELEASE);
+	}
+	munmap(h, 4096);
+	close(fd);
+	usleep(300000);	/* more packets, under the bad registry */
+	kill(emit, SIGKILL);
+	wait_exit(emit, 60, "the traced program");
+	st = wait_exit(cons, 120, "ringtrace consume");
+	log = slurp(P("%s/consume.log", dir));
+	expect_exit(st, 0, "ringtrace consume", log);
+	cr_expect_not_null(strstr(log, "registry"), "the bad registry is not reported:\n%s", log);
+	tv_read_all(v, P("%s/out", dir));
+	cr_expect_gt(v->all.emit_events, 0);
+	free(log);
+	free(region);
+	tv_free(v);
 	rm_rf(dir);
 }
 
