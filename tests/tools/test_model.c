@@ -581,6 +581,70 @@ Test(tools_model, damaged_stream_keeps_what_came_before)
 	session_end(&s);
 }
 
+/* An overwrite-mode ring keeps the newest packets: the older ones are losses, placed and counted. */
+Test(tools_model, losses_are_placed_and_counted)
+{
+	struct rtr_config cfg = { .struct_size = sizeof(cfg), .mode = RTR_MODE_OVERWRITE,
+				  .packet_size = 4096, .packets_per_cpu = 4 };
+	struct rtr_convert_report rep;
+	struct session s;
+	struct rtr_model m;
+	uint64_t parent, lost = 0, pre = 0;
+	char args[256], *out;
+	int st;
+
+	t_pin0();
+	strcpy(s.dir, "/dev/shm/rtr-model-XXXXXX");
+	cr_assert_not_null(mkdtemp(s.dir));
+	snprintf(s.region, sizeof(s.region), "%s/region", s.dir);
+	snprintf(s.trace, sizeof(s.trace), "%s/trace", s.dir);
+	cfg.path = s.region;
+	cr_assert_eq(rtr_start(&cfg), 0);
+	parent = rtr_task_id();
+	rtr_create(0, parent, RTR_KIND_THREAD);
+	for (int i = 0; i < NDMG; i++) {
+		uint64_t t = rtr_task_id();
+
+		rtr_create(parent, t, RTR_KIND_REQUEST);
+		rtr_resolve(parent, t);
+	}
+	cr_assert_eq(rtr_stop(), 0);
+	cr_assert_eq(rtr_convert(s.region, s.trace, &rep), 0, "%s", rep.err);
+
+	load(&m, s.trace, 0);
+	cr_assert_gt(m.nlosses, 0);
+	for (uint32_t i = 0; i < m.nlosses; i++) {
+		const struct rtr_model_loss *l = &m.losses[i];
+
+		cr_expect_eq(m.cpus[l->cpu].cpu, 0);
+		cr_expect_leq(l->ts, m.cpus[l->cpu].first, "the loss comes before what was kept");
+		if (l->kind == RTR_LOSS_PACKETS)
+			lost += l->count;
+	}
+	for (uint32_t c = 0; c < m.ncpus; c++) {
+		if (m.cpus[c].cpu == 0)
+			cr_expect_eq(m.cpus[c].packets_lost, lost);
+	}
+	cr_expect_gt(lost, 0);
+	/*
+	 * the parent's create was overwritten: it is preexisting; so is at most one
+	 * child, whose create was in the last packet lost and its resolve in the first kept
+	 */
+	for (uint32_t i = 0; i < m.ntasks; i++)
+		pre += !!(m.tasks[i].flags & RTR_TASK_PREEXISTING);
+	cr_expect(pre == 1 || pre == 2, "%" PRIu64 " preexisting tasks", pre);
+	cr_expect(m.tasks[0].flags & RTR_TASK_PREEXISTING);
+	cr_expect_lt(m.ntasks, NDMG);
+	rtr_model_free(&m);
+
+	snprintf(args, sizeof(args), "stats --json '%s'", s.trace);
+	out = rt(args, false, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_eq(json_i64(strstr(out, "\"cpus\""), "packets_lost"), (int64_t)lost, "%s", out);
+	free(out);
+	session_end(&s);
+}
+
 Test(tools_model, usage_and_bad_input)
 {
 	static const struct {
