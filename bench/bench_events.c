@@ -353,6 +353,9 @@ static int scan_trace(const char *dir, uint32_t ncpus, struct trace_stats *st)
 	*st = (struct trace_stats){ 0 };
 	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
 		snprintf(path, sizeof(path), "%s/stream_%u", dir, cpu);
+		/* A CPU that wrote no packet has no stream file. */
+		if (access(path, F_OK) && errno == ENOENT)
+			continue;
 		if (scan_stream(path, st))
 			return -1;
 	}

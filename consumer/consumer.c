@@ -146,7 +146,9 @@ RTR_API int rtr_consumer_open(struct rtr_consumer **out, const char *path, char 
 	}
 	c->bufsize = (uint64_t)c->h.packet_size * c->h.packets_per_cpu;
 	c->streams = calloc(c->h.ncpus, sizeof(*c->streams));
-	c->copy = malloc(c->h.packet_size);
+	/* Page-aligned: a copied packet can be written with O_DIRECT as it is. */
+	if (posix_memalign((void **)&c->copy, 4096, c->h.packet_size))
+		c->copy = NULL;
 	if (!c->streams || !c->copy) {
 		ret = -ENOMEM;
 		goto err;

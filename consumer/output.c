@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@
 #include <ringtrace/region.h>
 #include "consumer/output.h"
 #include "platform/platform.h"
+
+#define DIRECT_ALIGN 4096u
 
 struct rtr_out {
 	struct rtr_out_opts o;
@@ -41,7 +44,9 @@ struct rtr_out {
 	char chunk_name[64];
 	int *sfd;		/* per CPU: stream file of the chunk, or -1 */
 	uint64_t *ssize;	/* its size: always a packet boundary */
+	bool *sdirect;		/* opened with O_DIRECT: packets padded to DIRECT_ALIGN */
 	uint32_t nsfd;
+	uint8_t *bounce;	/* 2 * DIRECT_ALIGN, aligned: a packet's first and last blocks */
 	char *md;
 	size_t mdlen;
 	uint64_t watermark;
@@ -279,6 +284,9 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 		o->o.chunk_prefix = "chunk";
 	o->topfd = o->chunkfd = -1;
 	o->stream = !strcmp(opts->path, "-");
+	if (o->o.direct && !o->stream && posix_memalign((void **)&o->bounce, DIRECT_ALIGN,
+							 2 * DIRECT_ALIGN))
+		o->bounce = NULL;	/* buffered writes, then */
 	o->rotating = opts->rotate_size || opts->rotate_ns;
 	if (o->stream) {
 		uint8_t pro[RTR_STREAM_PROLOGUE] = RTR_STREAM_MAGIC;
@@ -450,6 +458,7 @@ static int stream_fd(struct rtr_out *o, uint32_t cpu)
 		uint32_t n = cpu + 1 > 2 * o->nsfd ? cpu + 1 : 2 * o->nsfd;
 		int *sfd = realloc(o->sfd, n * sizeof(*sfd));
 		uint64_t *ssize;
+		bool *sdirect;
 
 		if (!sfd)
 			return -ENOMEM;
@@ -458,9 +467,14 @@ static int stream_fd(struct rtr_out *o, uint32_t cpu)
 		if (!ssize)
 			return -ENOMEM;
 		o->ssize = ssize;
+		sdirect = realloc(o->sdirect, n * sizeof(*sdirect));
+		if (!sdirect)
+			return -ENOMEM;
+		o->sdirect = sdirect;
 		for (uint32_t i = o->nsfd; i < n; i++) {
 			o->sfd[i] = -1;
 			o->ssize[i] = 0;
+			o->sdirect[i] = false;
 		}
 		o->nsfd = n;
 	}
@@ -473,7 +487,70 @@ static int stream_fd(struct rtr_out *o, uint32_t cpu)
 	if (o->sfd[cpu] < 0)
 		return -errno;
 	o->ssize[cpu] = 0;
+	o->sdirect[cpu] = false;
+	/* O_DIRECT where the file system has it; buffered writes otherwise. */
+	if (o->o.direct && o->bounce) {
+		int fl = fcntl(o->sfd[cpu], F_GETFL);
+
+		o->sdirect[cpu] = fl >= 0 && fcntl(o->sfd[cpu], F_SETFL, fl | O_DIRECT) == 0;
+	}
 	return o->sfd[cpu];
+}
+
+/*
+ * A packet padded to DIRECT_ALIGN, its packet_size saying so, written with
+ * O_DIRECT: the first block (with the header) and the last partial one go
+ * through the aligned bounce buffer, the whole blocks between straight from
+ * @body when they are aligned (a region's slots are), else all through memory.
+ */
+static int write_direct(struct rtr_out *o, int fd, const void *hdr, const uint8_t *body,
+			size_t size, size_t *written)
+{
+	size_t padded = (size + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1);
+	size_t first = size < DIRECT_ALIGN ? size : DIRECT_ALIGN;
+	size_t whole = size & ~(size_t)(DIRECT_ALIGN - 1);
+	const uint8_t *start = body - RTR_PACKET_HDR_SIZE;	/* where the packet would begin */
+	uint64_t bits = (uint64_t)padded * 8;
+	struct iovec iov[3];
+	uint8_t *b0 = o->bounce, *b1 = o->bounce + DIRECT_ALIGN, *all = NULL;
+	int n = 0, ret;
+
+	if (((uintptr_t)start & (DIRECT_ALIGN - 1)) && size > DIRECT_ALIGN) {
+		/* Not aligned in memory: the whole packet through one aligned buffer. */
+		if (posix_memalign((void **)&all, DIRECT_ALIGN, padded))
+			return -ENOMEM;
+		memcpy(all, hdr, RTR_PACKET_HDR_SIZE);
+		memcpy(all + RTR_PACKET_HDR_SIZE, body, size - RTR_PACKET_HDR_SIZE);
+		memset(all + size, 0, padded - size);
+		memcpy(all + offsetof(struct rtr_packet_hdr, packet_size), &bits, 8);
+		iov[n++] = (struct iovec){ all, padded };
+	} else {
+		memcpy(b0, hdr, RTR_PACKET_HDR_SIZE);
+		memcpy(b0 + RTR_PACKET_HDR_SIZE, body, first - RTR_PACKET_HDR_SIZE);
+		memset(b0 + first, 0, DIRECT_ALIGN - first);
+		memcpy(b0 + offsetof(struct rtr_packet_hdr, packet_size), &bits, 8);
+		iov[n++] = (struct iovec){ b0, DIRECT_ALIGN };
+		if (whole > DIRECT_ALIGN)
+			iov[n++] = (struct iovec){ (void *)(start + DIRECT_ALIGN), whole - DIRECT_ALIGN };
+		if (size > DIRECT_ALIGN && size > whole) {
+			memcpy(b1, start + whole, size - whole);
+			memset(b1 + size - whole, 0, DIRECT_ALIGN - (size - whole));
+			iov[n++] = (struct iovec){ b1, DIRECT_ALIGN };
+		}
+	}
+	ret = rtr_writev_all(fd, iov, n);
+	if (ret == -EINVAL) {
+		/* The file system took O_DIRECT at open, not for this write: go buffered. */
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0) {
+			free(all);
+			return 1;
+		}
+	}
+	free(all);
+	*written = padded;
+	return ret;
 }
 
 int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
@@ -483,6 +560,7 @@ int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void
 		{ (void *)hdr, RTR_PACKET_HDR_SIZE },
 		{ (void *)body, size - RTR_PACKET_HDR_SIZE },
 	};
+	size_t ondisk;
 	int fd, ret;
 
 	if (o->rep.failed)
@@ -501,7 +579,13 @@ int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void
 	if (fd < 0)
 		return fail(o, fd, "%s/%s/stream_%u: %s", o->o.path, o->chunk_name, cpu,
 			    strerror(-fd));
-	ret = rtr_writev_all(fd, iov, 2);
+	ondisk = size;
+	ret = o->sdirect[cpu] ? write_direct(o, fd, hdr, body, size, &ondisk) : 1;
+	if (ret == 1) {
+		o->sdirect[cpu] = false;
+		ondisk = size;
+		ret = rtr_writev_all(fd, iov, 2);
+	}
 	if (ret) {
 		/* Take back what part of the packet went out: files end on packets. */
 		int tr = ftruncate(fd, (off_t)o->ssize[cpu]);
@@ -509,8 +593,9 @@ int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void
 		return fail(o, ret, "%s/%s/stream_%u: %s%s", o->o.path, o->chunk_name, cpu,
 			    strerror(-ret), tr ? " (and the partial packet could not be cut off)" : "");
 	}
-	o->ssize[cpu] += size;
-	o->chunk_bytes += size;
+	o->ssize[cpu] += ondisk;
+	o->chunk_bytes += ondisk;
+	size = ondisk;
 done:
 	if (!ret) {
 		o->rep.packets++;
@@ -583,6 +668,8 @@ void rtr_out_abandon(struct rtr_out *o, const char *path)
 	}
 	free(o->sfd);
 	free(o->ssize);
+	free(o->sdirect);
+	free(o->bounce);
 	free(o->md);
 	free(o);
 }
@@ -613,6 +700,8 @@ int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 		*rep = o->rep;
 	free(o->sfd);
 	free(o->ssize);
+	free(o->sdirect);
+	free(o->bounce);
 	free(o->md);
 	free(o);
 	return ret;

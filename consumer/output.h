@@ -49,6 +49,10 @@ enum rtr_frame_type {
  * @rotate_ns: start a new chunk once a chunk is this old (0: never).
  * @chunk_prefix: with rotation, chunks are @path/@chunk_prefix-NNNNNN;
  *                "chunk" when NULL.
+ * @direct: write stream files with O_DIRECT where the file system allows it:
+ *          the packet bodies go from the region to the disk with no copy
+ *          through the page cache; each packet is padded to 4 KiB on disk
+ *          (CTF's packet_size beyond content_size).
  */
 struct rtr_out_opts {
 	const char *path;
@@ -58,6 +62,7 @@ struct rtr_out_opts {
 	uint64_t rotate_size;
 	uint64_t rotate_ns;
 	const char *chunk_prefix;
+	bool direct;
 };
 
 struct rtr_out;

@@ -187,6 +187,8 @@ static int parse(struct opts *o, int argc, char **argv, bool program)
 {
 	o->cmd = argv[0];
 	o->out.file_mode = 0600;
+	/* Streaming to disk: O_DIRECT where the file system allows it. */
+	o->out.direct = program || !strcmp(o->cmd, "consume");
 	o->out.fd = STDOUT_FILENO;
 	o->flush_ns = 1000000000ull;
 	for (int i = 1; i < argc; i++) {

@@ -1172,13 +1172,21 @@ static int open_packet(struct tr_cursor *c)
 	if (content < (uint64_t)RTR_PACKET_HDR_SIZE * 8)
 		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte "
 			    "packet header", content, RTR_PACKET_HDR_SIZE);
-	if (psize != content)
-		return fail(c, off + 16, "packet_size %" PRIu64 " differs from content_size %"
-			    PRIu64, psize, content);
 	if (content / 8 > left)
 		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
 			    "past the end of the file (%" PRIu64 " bytes left)", content,
 			    content / 8, left);
+	/* A packet may be padded (a recorder writing with O_DIRECT pads to 4 KiB). */
+	if (psize < content)
+		return fail(c, off + 16, "packet_size %" PRIu64 " bits is less than content_size %"
+			    PRIu64, psize, content);
+	if (psize % 8)
+		return fail(c, off + 16, "packet_size %" PRIu64 " bits is not a whole number of "
+			    "bytes", psize);
+	if (psize / 8 > left)
+		return fail(c, off + 16, "packet_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
+			    "past the end of the file (%" PRIu64 " bytes left)", psize, psize / 8,
+			    left);
 	if (ts_end < ts_begin)
 		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
 			    ts_end, ts_begin);
@@ -1210,6 +1218,7 @@ static int open_packet(struct tr_cursor *c)
 	c->events_lost += c->pend_events;
 	c->pkt_off = c->pos;
 	c->pkt_end = c->pos + content / 8;
+	c->pkt_next = c->pos + psize / 8;
 	c->pos += RTR_PACKET_HDR_SIZE;
 	c->seq = seq;
 	c->discarded = discarded;
@@ -1344,6 +1353,8 @@ int tr_next(struct tr_cursor *c)
 			c->pend_events = 0;
 			return TR_LOST_EVENTS;
 		}
+		if (c->pos < c->pkt_next)
+			c->pos = c->pkt_next;	/* the packet's padding */
 		if (c->pos >= c->s->size)
 			return TR_END;
 		if (open_packet(c))

@@ -114,6 +114,7 @@ struct tr_cursor {
 	uint64_t pos;		/* file offset of the next record or packet */
 	uint64_t pkt_off;	/* current packet: its offset, end offset */
 	uint64_t pkt_end;
+	uint64_t pkt_next;	/* where the next packet starts: after its padding */
 	uint64_t ts_end;	/* its timestamp_end */
 	uint64_t seq;		/* its packet_seq_num */
 	uint64_t discarded;	/* its events_discarded */

@@ -850,8 +850,16 @@ Test(tools_dump_check, lying_headers_fail_cleanly)
 	expect_damage(variant(&d, s, d.len), "not a whole number of bytes", 60);
 
 	memcpy(s, d.stream, d.len);
-	st64(s + 68, d.p0 * 8 - 64);	/* packet_size != content_size */
-	expect_damage(variant(&d, s, d.len), "differs from content_size", 68);
+	st64(s + 68, d.p0 * 8 - 64);	/* packet_size < content_size */
+	expect_damage(variant(&d, s, d.len), "less than content_size", 68);
+
+	memcpy(s, d.stream, d.len);
+	st64(s + 68, d.len * 8 + 8);	/* padding past the file's end */
+	expect_damage(variant(&d, s, d.len), "runs past the end of the file", 68);
+
+	memcpy(s, d.stream, d.len);
+	st64(s + 68, d.p0 * 8 + 4);	/* padding not whole bytes */
+	expect_damage(variant(&d, s, d.len), "not a whole number of bytes", 68);
 
 	memcpy(s, d.stream, d.len);
 	st64(s + 60, d.p0 * 8 - 8 * 8);	/* smaller than the records: the next packet is garbage */
