@@ -13,7 +13,9 @@
 # 5. if `ringtrace dump` is built: dump and babeltrace2 reading the same trace
 #    of a few million events (ringtrace-events-bench --make-trace), Mevents/s;
 # 6. `ringtrace view` of a 1M-event trace (rtr-viewer-traces --events) in
-#    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95).
+#    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95);
+# 7. scripts/bench-consumer.sh: `ringtrace record` of one and two writers at
+#    full speed: consumer.{1writer,2writers}.events_lost, MB/s to disk.
 # Every figure is printed and merged into BUILD_DIR/bench/results.json.
 # RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000);
 # RTR_BENCH_TRACE_REQUESTS the requests in the dump's trace (300000, about
@@ -220,6 +222,12 @@ else
 		status=1
 	fi
 	rm -rf "$vtmp"
+fi
+
+# ---- 7: the consumer: ringtrace record at full speed ----------------------------
+if ! scripts/bench-consumer.sh "$build" "$rows"; then
+	echo "bench.sh: the consumer benchmark failed" >&2
+	status=1
 fi
 
 python3 - "$json" "$events_json" "$rows" <<'EOF'
