@@ -126,6 +126,7 @@ $(O)/lib/libringtrace.so: $(LIB_OBJS) libringtrace.map
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared $(RTR_LDFLAGS) $(LDFLAGS) -Wl,--version-script=libringtrace.map \
 		-Wl,-soname,libringtrace.so.0 -o $@ $(LIB_OBJS) $(RTR_LIBS)
+	$(Q)ln -sf libringtrace.so $(@D)/libringtrace.so.0
 
 $(O)/bin/run_tests: $(TEST_OBJS) $(O)/lib/libringtrace.a
 	$(quiet) LD $(short)

@@ -265,6 +265,8 @@ static int write_frame2(struct rtr_out *o, uint32_t type, uint32_t arg, const vo
 	return 0;
 }
 
+static int write_state(struct rtr_out *o, const char *state);
+
 static int write_frame(struct rtr_out *o, uint32_t type, uint32_t arg, const void *data,
 		       uint64_t len)
 {
@@ -313,6 +315,8 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 			free(o);
 			return ret;
 		}
+		/* At once: a follower knows a recording is under way, not a finished trace. */
+		write_state(o, "recording");
 	}
 	*out = o;
 	return 0;

@@ -76,6 +76,11 @@ int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep)
 			ret = -EPIPE;
 			break;
 		}
+		if (ret == -EPIPE) {
+			snprintf(rep->err, sizeof(rep->err), "standard input: the stream was cut "
+				 "inside a frame header at byte %" PRIu64, rep->bytes);
+			break;
+		}
 		if (ret < 0) {
 			snprintf(rep->err, sizeof(rep->err), "standard input: %s after %" PRIu64
 				 " bytes", strerror(-ret), rep->bytes);

@@ -18,7 +18,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ringtrace check TRACE\n\n"
-		"Validate the CTF trace in DIR without printing its events: the metadata, and\n"
+		"Validate the CTF trace TRACE without printing its events: the metadata, and\n"
 		"in every stream file each packet (header fields, sizes, uuid, cpu, sequence\n"
 		"numbers, loss counters, timestamps) and each record.  Prints per stream the\n"
 		"packets, events, events lost, packets lost, and the first damage found.\n"
@@ -124,6 +124,7 @@ int rtr_cmd_check(int argc, char **argv)
 	const char *dir = NULL;
 	struct tr_input in;
 	char err[1024];
+	bool cut;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -161,10 +162,13 @@ int rtr_cmd_check(int argc, char **argv)
 	printf("\n%" PRIu64 " packets, %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 	       " packets lost (%" PRIu64 " of them before the streams' first packets)\n",
 	       tot.packets, tot.events, tot.lost_events, tot.lost_packets, tot.lost_first);
+	cut = tr_input_close(&in) != 0;
 	if (tot.damaged)
 		printf("check: DAMAGED: %u of %u streams\n", tot.damaged, tot.streams);
+	else if (cut)
+		printf("check: INCOMPLETE: the stream on standard input was cut or damaged; what "
+		       "came before is checked above\n");
 	else
 		printf("check: ok%s\n", tot.lost_events || tot.lost_packets ? " (with losses)" : "");
-	tr_input_close(&in);
-	return tot.damaged ? 1 : 0;
+	return tot.damaged || cut ? 1 : 0;
 }

@@ -841,6 +841,14 @@ static int dump_trace(struct dump *d, const char *dir, struct carry *k, bool sam
 	return status;
 }
 
+static uint64_t rtr_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -856,6 +864,7 @@ static const char *base_name(const char *p)
 static int follow(struct dump *d, struct tr_input *in)
 {
 	struct carry k = { 0 };
+	uint64_t absent_since = 0;
 	uint32_t cur = 0;
 	bool same = false;
 	int status = 0;
@@ -871,6 +880,20 @@ static int follow(struct dump *d, struct tr_input *in)
 				RTR_STATE_FILE);
 			status = 1;
 			break;
+		}
+		/*
+		 * No state file: not a recording under way (a copied trace, or one
+		 * another tool wrote): read it whole.  Give a recorder that is
+		 * creating its directory a moment first.
+		 */
+		if (!st.present && !in->spooling) {
+			if (absent_since == 0)
+				absent_since = rtr_mono_ms();
+			if (tr_input_rescan(in, err, sizeof(err)) &&
+			    rtr_mono_ms() - absent_since < 2000)
+				goto wait;
+			st.done = st.present = true;
+			st.chunk[0] = 0;
 		}
 		done = st.present && st.done;
 		if (tr_input_rescan(in, err, sizeof(err))) {
@@ -969,6 +992,7 @@ int rtr_cmd_dump(int argc, char **argv)
 	fprintf(stderr, "dump: %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 		" packets lost\n", d.events, d.lost_events, d.lost_packets);
 	free(d.o.buf);
-	tr_input_close(&in);
+	if (tr_input_close(&in))
+		status = 1;
 	return status;
 }

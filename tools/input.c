@@ -153,8 +153,10 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 		return -1;
 	}
 	/* What came before the problem is still read: report and go on. */
-	if (sp->ret)
+	if (sp->ret) {
 		fprintf(stderr, "ringtrace: %s\n", sp->rep.err);
+		in->stream_failed = true;
+	}
 	return 0;
 }
 
@@ -182,14 +184,18 @@ static void remove_tree(const char *dir, int depth)
 	rmdir(dir);
 }
 
-void tr_input_close(struct tr_input *in)
+int tr_input_close(struct tr_input *in)
 {
 	struct spool *sp = in->priv;
+	int ret;
 
 	if (sp && in->spooling)
 		pthread_join(sp->thread, NULL);
-	if (sp && in->spooling && sp->ret)
+	if (sp && in->spooling && sp->ret) {
 		fprintf(stderr, "ringtrace: %s\n", sp->rep.err);
+		in->stream_failed = true;
+	}
+	ret = in->stream_failed ? -1 : 0;
 	if (in->spool)
 		remove_tree(in->spool, 0);
 	free(sp);
@@ -197,6 +203,7 @@ void tr_input_close(struct tr_input *in)
 	free(in->root);
 	free(in->spool);
 	memset(in, 0, sizeof(*in));
+	return ret;
 }
 
 int tr_state_read(const char *dir, struct tr_state *st)

@@ -19,6 +19,7 @@ struct tr_input {
 	uint32_t ndirs;
 	char *spool;		/* temporary directory to remove, or NULL */
 	bool spooling;		/* a thread is still copying standard input into it */
+	bool stream_failed;	/* the stream was cut or damaged: what came is read */
 	void *priv;
 };
 
@@ -32,8 +33,11 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 /* List the chunks again (a recorder may have started new ones). */
 int tr_input_rescan(struct tr_input *in, char *err, size_t errlen);
 
-/* Wait for the spooling thread, remove the spool directory, free. */
-void tr_input_close(struct tr_input *in);
+/*
+ * Wait for the spooling thread, remove the spool directory, free.
+ * Return: 0, or -1 if the stream was cut or damaged (the message is printed).
+ */
+int tr_input_close(struct tr_input *in);
 
 /**
  * struct tr_state - a recorder's .ringtrace-state.

@@ -185,10 +185,12 @@ static void help(const char *cmd)
 /* Parse the options every consumer command shares.  Return: -1 ok, else exit status. */
 static int parse(struct opts *o, int argc, char **argv, bool program)
 {
+	bool streaming = program || !strcmp(argv[0], "consume");
+
 	o->cmd = argv[0];
 	o->out.file_mode = 0600;
 	/* Streaming to disk: O_DIRECT where the file system allows it. */
-	o->out.direct = program || !strcmp(o->cmd, "consume");
+	o->out.direct = streaming;
 	o->out.fd = STDOUT_FILENO;
 	o->flush_ns = 1000000000ull;
 	for (int i = 1; i < argc; i++) {
@@ -247,6 +249,9 @@ static int parse(struct opts *o, int argc, char **argv, bool program)
 			if (parse_size(v, &o->packets) || o->packets < 2 || o->packets > 65536 ||
 			    (o->packets & (o->packets - 1)))
 				return usage_error(o, "--packets %s: a power of two from 2 to 65536", v);
+		} else if (!streaming && (!strcmp(a, "--rotate-size") || !strcmp(a, "--rotate-time") ||
+					  !strcmp(a, "--flush-interval"))) {
+			return usage_error(o, "%s is for record and consume", a);
 		} else if (!strcmp(a, "--rotate-size")) {
 			if (parse_size(v, &o->out.rotate_size) || !o->out.rotate_size)
 				return usage_error(o, "--rotate-size %s: a size like 512M or 1G", v);
@@ -260,7 +265,7 @@ static int parse(struct opts *o, int argc, char **argv, bool program)
 			char *end;
 			unsigned long m = strtoul(v, &end, 8);
 
-			if (*end || !*v || m > 0666 || !(m & 0600))
+			if (*end || !*v || m > 0666 || (m & 0600) != 0600)
 				return usage_error(o, "--file-mode %s: octal, like 0600 or 0640 "
 						   "(readable and writable by the owner)", v);
 			o->out.file_mode = (mode_t)m;
@@ -353,7 +358,8 @@ static int consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 				failed = true;
 			if (failed) {
 				fprintf(stderr, "%sringtrace %s: %s; stopped writing: what is on disk "
-					"is a valid trace, the program goes on untraced\n",
+					"is a valid trace; the program goes on, its events are dropped "
+					"and counted in the region\n",
 					!o->quiet && isatty(STDERR_FILENO) ? "\n" : "", o->cmd,
 					rtr_out_report(out)->err);
 			}
@@ -375,6 +381,8 @@ struct child {
 	pid_t pid;
 	int status;
 	bool exited;
+	uint64_t int_at;	/* when SIGINT came, if it did */
+	bool int_sent;
 	struct rtr_session *s;
 };
 
@@ -391,11 +399,22 @@ static void reap(struct child *ch)
 	}
 }
 
+/*
+ * SIGTERM and SIGHUP go on to the program.  SIGINT usually reaches it from
+ * the terminal with us; sent to us alone, it goes on after a second.
+ */
 static void forward_term(struct child *ch)
 {
 	if (got_term && !ch->exited)
 		kill(ch->pid, got_term);
 	got_term = 0;
+	if (got_int && !ch->int_at)
+		ch->int_at = rtr_monotonic_ns();
+	if (ch->int_at && !ch->int_sent && !ch->exited &&
+	    rtr_monotonic_ns() - ch->int_at > 1000000000ull) {
+		kill(ch->pid, SIGINT);
+		ch->int_sent = true;
+	}
 }
 
 static bool record_done(void *arg)
@@ -639,8 +658,9 @@ int rtr_cmd_record(int argc, char **argv)
 	/* The program may have stopped tracing and still run: wait for it. */
 	while (!ch.exited) {
 		forward_term(&ch);
-		if (waitpid(ch.pid, &ch.status, 0) == ch.pid)
-			ch.exited = true;
+		reap(&ch);
+		if (!ch.exited)
+			usleep(50000);	/* a signal cuts it short */
 	}
 	if (!o.quiet) {
 		describe_exit(o.argv[0], ch.status);
@@ -823,8 +843,10 @@ int rtr_cmd_recover(int argc, char **argv)
 		fprintf(stderr, "ringtrace recover: %s\n", rep.err);
 		return 1;
 	}
-	print_report(&s, o.out.path);
 	rtr_session_totals(&s, &t);
+	if (o.quiet)
+		goto done;
+	print_report(&s, o.out.path);
 	fprintf(stderr, "could not be saved:\n");
 	fprintf(stderr, "  %" PRIu64 " events the producer dropped (buffer full, too big, or "
 		"busy), counted in the trace\n", t.lost_events);
@@ -837,6 +859,7 @@ int rtr_cmd_recover(int argc, char **argv)
 				"are lost\n", i);
 	fprintf(stderr, "  the event each thread was writing when the process died, if any "
 		"(never committed)\n");
+done:
 	rtr_session_close(&s);
 	if (ret)
 		fprintf(stderr, "ringtrace recover: %s\n", rep.err);
