@@ -721,6 +721,12 @@ static void crash_trial(const char *dir, unsigned trial, unsigned seed, struct c
 	wait_path(progress, pid, 60);
 	fd = open(progress, O_RDONLY);
 	cr_assert_geq(fd, 0);
+	/* Created, then sized: a mapping beyond its end would be SIGBUS. */
+	t0 = now();
+	for (struct stat sb; fstat(fd, &sb) == 0 && sb.st_size < EMIT_MAX_THREADS * 8;) {
+		cr_assert_lt(now() - t0, 60, "%s is not sized", progress);
+		usleep(200);
+	}
 	prog = mmap(NULL, EMIT_MAX_THREADS * 8, PROT_READ, MAP_SHARED, fd, 0);
 	cr_assert_neq(prog, MAP_FAILED);
 	close(fd);
