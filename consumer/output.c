@@ -692,7 +692,12 @@ int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 		if (!o->chunk_open && !o->rep.failed && o->md && !o->rep.chunks && !o->rotating)
 			open_chunk(o);
 		close_chunk(o);
-		/* The state file stays: `dump --follow` learns the trace is complete. */
+		/*
+		 * The state file stays: `dump --follow` learns the trace is complete.
+		 * After a failure (a full disk), the old one goes first, to make room.
+		 */
+		if (o->rep.failed)
+			unlinkat(o->topfd, RTR_STATE_FILE, 0);
 		write_state(o, o->rep.failed ? "failed" : complete ? "done" : "stopped");
 		if (fsync(o->topfd) < 0 && !o->rep.failed)
 			fail(o, -errno, "%s: fsync: %s", o->o.path, strerror(errno));

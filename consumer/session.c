@@ -186,7 +186,7 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	return 0;
 }
 
-static void account(struct rtr_session *s)
+void rtr_session_account(struct rtr_session *s)
 {
 	for (uint32_t i = 0; i < s->ncpus; i++) {
 		struct rtr_consumer_stats st;
@@ -219,7 +219,7 @@ long rtr_session_drain(struct rtr_session *s, struct rtr_out *o)
 			n++;
 		}
 	}
-	account(s);
+	rtr_session_account(s);
 	return n;
 }
 
@@ -291,7 +291,7 @@ int rtr_session_finish(struct rtr_session *s, struct rtr_out *o)
 				return ret;
 		}
 	}
-	account(s);
+	rtr_session_account(s);
 	return rtr_out_progress(o, rtr_clock_read());
 }
 
@@ -373,7 +373,7 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 		a->packets++;
 		a->bytes += held[i].size;
 	}
-	account(s);
+	rtr_session_account(s);
 	/* A dead producer's open packets are part of what the ring holds. */
 	if (!ret && gone)
 		ret = rtr_session_finish(s, o);

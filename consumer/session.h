@@ -98,6 +98,9 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 			 struct rtr_session *report, struct rtr_out_report *orep, char *err,
 			 size_t errlen);
 
+/* Bring the per-stream figures up to date with the region's counters. */
+void rtr_session_account(struct rtr_session *s);
+
 /* Totals over the streams. */
 void rtr_session_totals(const struct rtr_session *s, struct rtr_session_cpu *t);
 

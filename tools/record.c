@@ -563,6 +563,23 @@ static int snapshots(const struct opts *o, const char *region, struct child *ch,
 	}
 }
 
+/* After the output failed: what the region still holds, not written. */
+static void left_in_region(const struct rtr_session *s)
+{
+	uint64_t bytes = 0;
+	char b[32];
+
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		struct rtr_consumer_cpu ci;
+
+		if (rtr_consumer_cpu_info(s->c, i, &ci) == 0 && ci.prod > ci.cons)
+			bytes += ci.prod - ci.cons;
+	}
+	human(b, sizeof(b), bytes);
+	fprintf(stderr, "not written: %s of packets left in the region when writing stopped, and "
+		"every event after them (counted above as lost)\n", b);
+}
+
 static char *default_dir(void)
 {
 	static char buf[64];
@@ -665,7 +682,11 @@ int rtr_cmd_record(int argc, char **argv)
 	if (!o.quiet) {
 		describe_exit(o.argv[0], ch.status);
 		if (!overwrite)
+			rtr_session_account(&s);
+		if (!overwrite)
 			print_report(&s, o.out.path);
+		if (!overwrite && write_failed)
+			left_in_region(&s);
 		else
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);

@@ -55,11 +55,17 @@ static void *run(void *arg)
 				goto out;
 			RTR_TRACE(threads, tick, .thread = w->id, .seq = seq);
 			seq++;
-			if (opt_rate) {
-				uint64_t due = start + seq * 1000000000u / opt_rate;
+		}
+		/* A set rate: sleep off each batch's lead, leaving the CPU to others. */
+		if (opt_rate) {
+			uint64_t due = start + (uint64_t)((double)seq * 1e9 / (double)opt_rate);
+			uint64_t now = now_ns();
 
-				while (now_ns() < due)
-					;
+			if (due > now) {
+				struct timespec ts = { .tv_sec = (time_t)((due - now) / 1000000000u),
+						       .tv_nsec = (long)((due - now) % 1000000000u) };
+
+				nanosleep(&ts, NULL);
 			}
 		}
 		if (!opt_count && now_ns() >= end)

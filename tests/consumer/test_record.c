@@ -978,12 +978,13 @@ Test(consumer_record, rotation_loses_nothing_at_chunk_boundaries)
 
 /* ---- 3. a hostile region ---------------------------------------------------- */
 
-/* The ASan build of @prog when this is a plain runner beside one, else our own. */
+/*
+ * @prog from this runner's build: the ASan runner's is the ASan build.  (A
+ * plain runner must not borrow an ASan build beside it: it may be stale.)
+ */
 static char *asan_tool(const char *prog)
 {
-	char *p = P("%s/../asan/bin/%s", bindir(), prog);
-
-	return access(p, X_OK) == 0 ? p : P("%s/%s", bindir(), prog);
+	return P("%s/%s", bindir(), prog);
 }
 
 /* No sanitizer report, no crash: the status is 0, or 1 with a message. */

@@ -490,7 +490,7 @@ Test(tools_dump_check, dump_time_and_options)
 	free(out);
 	out = rt("--help", &st);
 	cr_expect_not_null(strstr(out, "dump ["), "%s", out);
-	cr_expect_not_null(strstr(out, "check DIR"), "%s", out);
+	cr_expect_not_null(strstr(out, "check TRACE"), "%s", out);
 	free(out);
 	tb_close(&b);
 }
