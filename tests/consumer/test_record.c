@@ -1400,3 +1400,178 @@ Test(consumer_record, output_safety_and_usage_errors)
 	}
 	rm_rf(dir);
 }
+
+/* ---- 4. live: the flush timer, dump --follow, snapshot, rotation by time ---- */
+
+/*
+ * The program emits its events, then waits: nothing closes its last packets
+ * but the recorder's flush timer, so the events reaching the trace while the
+ * program still runs shows the timer at work.  (A bound of time is not
+ * asserted: the machine may be loaded; 60 s only stops a hang.)
+ */
+Test(consumer_record, the_flush_timer_puts_a_quiet_programs_events_on_disk)
+{
+	char *dir = make_tmpdir("/dev/shm"), *log;
+	struct tv *v;
+	pid_t rec;
+	double t0;
+	int lfd, st;
+
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	{
+		char *argv[] = { ringtrace(), "record", "-o", P("%s/trace", dir),
+				 "--flush-interval", "200ms", "--", emit_path(), "--threads", "2",
+				 "--events", "3000", "--pin", "--sync", P("%s/sync", dir), "--hold",
+				 NULL };
+
+		lfd = open_log(P("%s/record.log", dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	wait_path(P("%s/sync/report", dir), rec, 120);
+	/* 6000 events of 28 bytes fill no 256 KiB packet: only a flush closes them. */
+	t0 = now();
+	for (;;) {
+		char *out = sh(&st, "'%s' check '%s/trace' 2>&1 | tail -n 2", ringtrace(), dir);
+		bool all = strstr(out, " 6000 events,") || strstr(out, " 6001 events,");
+
+		free(out);
+		if (all)
+			break;
+		cr_assert_eq(waitpid(rec, &st, WNOHANG), 0, "the recorder ended early");
+		cr_assert_lt(now() - t0, 60, "the events were not on disk 60 s after they were "
+			     "emitted");
+		usleep(50000);
+	}
+	/* The program still holds: the events came by the timer, not at its end. */
+	cr_expect_eq(kill(rec, 0), 0);
+	touch(P("%s/sync/go.1", dir));
+	st = wait_exit(rec, 120, "ringtrace record");
+	log = slurp(P("%s/record.log", dir));
+	expect_exit(st, 0, "ringtrace record", log);
+	v = tv_new(2, 3000, true);
+	tv_read_all(v, P("%s/trace", dir));
+	expect_all(v, 3000);
+	tv_free(v);
+	free(log);
+	rm_rf(dir);
+}
+
+/*
+ * `dump --follow` started while a paced program is recorded with rotation
+ * prints, by the time the recording ends, exactly what `dump` prints of the
+ * finished trace: every chunk, every event once, in the same order.
+ */
+Test(consumer_record, dump_follow_prints_what_dump_prints_of_the_finished_trace)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out;
+	int st;
+
+	out = sh(&st, "cd '%s' && ('%s' record -q -o live --packet-size 4k --packets 64 "
+		 "--rotate-size 32k --flush-interval 100ms -- '%s' --threads 2 --events 20000 "
+		 "--pace 500:1000 >rec.log 2>&1 &) && sleep 0.3 && "
+		 "timeout 120 '%s' dump --follow live >follow.txt 2>follow.log; echo follow=$?; "
+		 "sleep 0.2; '%s' dump live >dump.txt 2>dump.log; echo dump=$?; "
+		 "cmp follow.txt dump.txt && echo same; wc -l <dump.txt; ls live | grep -c chunk-",
+		 dir, ringtrace(), emit_path(), ringtrace(), ringtrace());
+	cr_expect_not_null(strstr(out, "follow=0\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "dump=0\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "same\n"), "follow and dump differ:\n%s", out);
+	/* 40000 events and the threads' few others; several chunks. */
+	{
+		const char *p = strstr(out, "same\n");
+		unsigned long lines = 0, chunks = 0;
+
+		if (p)
+			sscanf(p + 5, "%lu %lu", &lines, &chunks);
+		cr_expect_geq(lines, 40000, "%s", out);
+		cr_expect_gt(chunks, 2, "%s", out);
+	}
+	free(out);
+	rm_rf(dir);
+}
+
+/*
+ * `ringtrace snapshot` on a live overwrite-mode region the program made
+ * itself: its latest events, each thread's last one included (the open
+ * packets were closed by the program's flusher); the program goes on.  A
+ * discard-mode region is refused, and nothing is written.
+ */
+Test(consumer_record, the_snapshot_command_copies_a_live_flight_recorder)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out, *region, *snap;
+	struct tv_dir a;
+	pid_t pid;
+	int st;
+
+	region = strdup(P("%s/region", dir));
+	snap = strdup(P("%s/snap", dir));
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	{
+		char *argv[] = { emit_path(), "--threads", "4", "--events", "20000", "--pin",
+				 "--sync", P("%s/sync", dir), "--hold", NULL };
+		char *path = strdup(P("RINGTRACE_PATH=%s", region));
+		const char *env[] = { path, "RINGTRACE_MODE=overwrite",
+				      "RINGTRACE_PACKET_SIZE=4096", "RINGTRACE_PACKETS=8", NULL };
+
+		pid = spawn(argv, env, -1, -1, -1);
+		free(path);
+	}
+	wait_path(P("%s/sync/report", dir), pid, 120);
+	out = sh(&st, "'%s' snapshot '%s' -o '%s' 2>&1", ringtrace(), region, snap);
+	expect_exit(st, 0, "ringtrace snapshot", out);
+	free(out);
+	cr_expect_eq(kill(pid, 0), 0, "the program was disturbed");
+	check_snapshot(snap, 4, 20000, &a);
+	touch(P("%s/sync/go.1", dir));
+	st = wait_exit(pid, 60, "ringtrace-test-emit");
+	expect_exit(st, 0, "ringtrace-test-emit", NULL);
+
+	/* Discard mode: refused with a reason, no directory left. */
+	unlink(region);
+	{
+		char *argv[] = { emit_path(), "--threads", "1", "--events", "10", "--sync",
+				 P("%s/sync", dir), "--hold", NULL };
+		char *path = strdup(P("RINGTRACE_PATH=%s", region));
+		const char *env[] = { path, NULL };
+
+		unlink(P("%s/sync/report", dir));
+		unlink(P("%s/sync/go.1", dir));
+		pid = spawn(argv, env, -1, -1, -1);
+		free(path);
+	}
+	wait_path(P("%s/sync/report", dir), pid, 120);
+	out = sh(&st, "'%s' snapshot '%s' -o '%s/snap2' 2>&1; echo status=$?; ls '%s'", ringtrace(),
+		 region, dir, dir);
+	cr_expect_not_null(strstr(out, "snapshots are for overwrite mode"), "%s", out);
+	cr_expect_not_null(strstr(out, "status=1"), "%s", out);
+	cr_expect_null(strstr(out, "snap2"), "%s", out);
+	free(out);
+	touch(P("%s/sync/go.1", dir));
+	wait_exit(pid, 60, "ringtrace-test-emit");
+	free(region);
+	free(snap);
+	rm_rf(dir);
+}
+
+/* --rotate-time: a paced program over a second or so makes several chunks, nothing lost. */
+Test(consumer_record, rotation_by_time_loses_nothing)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out;
+	struct tv *v = tv_new(2, 4000, true);
+	uint32_t chunks;
+	int st;
+
+	out = sh(&st, "'%s' record -q -o '%s/rot' --packet-size 4k --packets 64 --rotate-time "
+		 "150ms --flush-interval 50ms -- '%s' --threads 2 --events 4000 --pin "
+		 "--pace 20:5000 2>&1", ringtrace(), dir, emit_path());
+	expect_exit(st, 0, "ringtrace record --rotate-time", out);
+	chunks = tv_read_chunks(v, P("%s/rot", dir), "chunk", false);
+	cr_expect_geq(chunks, 3, "%u chunks", chunks);
+	expect_all(v, 4000);
+	free(out);
+	tv_free(v);
+	rm_rf(dir);
+}
