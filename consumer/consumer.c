@@ -25,6 +25,8 @@ struct stream {
 	uint64_t last_discarded;	/* events_discarded of the last packet taken */
 	uint64_t last_ts;	/* timestamp_end of the last packet taken */
 	uint64_t pending;	/* lapped packets not yet reported in a packet's @skipped */
+	uint64_t lost_seen;	/* the last plausible loss count read */
+	bool lost_bad;		/* an implausible one was read (and reported) */
 	bool held;		/* a packet was taken and not yet put */
 	struct rtr_consumer_stats st;
 };
@@ -309,10 +311,16 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			/* Lapped (overwrite mode), or nonsense from the producer. */
 			uint64_t oldest = (prod & ~(P - 1)) - B + P;
 
-			if (c->h.mode == RTR_MODE_DISCARD)
+			if (c->h.mode == RTR_MODE_DISCARD) {
+				/* No writer passes the consumer in discard mode: damage. */
+				damaged(c, cpu, s->cons / P, "the producer's position jumped past "
+					"the unread packets (discard mode)");
 				s->st.bad_position++;
+				s->st.damaged += (oldest - s->cons) / P;
+			} else {
+				s->st.lapped += (oldest - s->cons) / P;
+			}
 			s->pending += (oldest - s->cons) / P;
-			s->st.lapped += (oldest - s->cons) / P;
 			s->cons = oldest;
 		}
 		copy_shared(p, slot(c, cpu, s->cons), RTR_PACKET_HDR_SIZE);
@@ -568,14 +576,41 @@ RTR_API int rtr_consumer_flush(struct rtr_consumer *c, int timeout_ms)
 	}
 }
 
+/*
+ * Counts no producer could reach (2^56 events is two years at a billion a
+ * second), or going down, are damage: the last plausible count stands.
+ */
+#define RTR_LOST_MAX (1ull << 56)
+
 RTR_API uint64_t rtr_consumer_lost(const struct rtr_consumer *c, uint32_t cpu)
 {
 	struct rtr_cpu_ctl *cb;
+	struct stream *s;
+	uint64_t full, big, busy, sum;
 
 	if (cpu >= c->h.ncpus)
 		return 0;
 	cb = ctl(c, cpu);
-	return rtr_load(&cb->lost_full) + rtr_load(&cb->lost_big) + rtr_load(&cb->lost_busy);
+	s = &c->streams[cpu];
+	full = rtr_load(&cb->lost_full);
+	big = rtr_load(&cb->lost_big);
+	busy = rtr_load(&cb->lost_busy);
+	sum = full + big + busy;
+	if (full > RTR_LOST_MAX || big > RTR_LOST_MAX || busy > RTR_LOST_MAX ||
+	    sum < s->lost_seen) {
+		if (!s->lost_bad && c->damage_fn) {
+			char why[120];
+
+			snprintf(why, sizeof(why), "implausible loss counters (%llu, %llu, %llu); "
+				 "keeping %llu", (unsigned long long)full, (unsigned long long)big,
+				 (unsigned long long)busy, (unsigned long long)s->lost_seen);
+			c->damage_fn(c->damage_arg, cpu, s->cons / c->h.packet_size, why);
+		}
+		s->lost_bad = true;
+		return s->lost_seen;
+	}
+	s->lost_seen = sum;
+	return sum;
 }
 
 RTR_API void rtr_consumer_get_stats(const struct rtr_consumer *c, uint32_t cpu,

@@ -144,6 +144,72 @@ Test(consumer, damaged_packet_is_skipped_and_counted)
 	t_ring_close(&t);
 }
 
+struct damage_log {
+	int n;
+	uint64_t seq;
+	char why[160];
+};
+
+static void log_damage(void *arg, uint32_t cpu, uint64_t seq, const char *why)
+{
+	struct damage_log *d = arg;
+
+	(void)cpu;
+	if (!d->n++) {		/* the first one */
+		d->seq = seq;
+		snprintf(d->why, sizeof(d->why), "%s", why);
+	}
+}
+
+/* A loss count no producer could reach, or one going down, is damage; the last good one stands. */
+Test(consumer, implausible_loss_counts_are_damage_not_believed)
+{
+	struct damage_log d = { 0 };
+	struct t_ring t;
+
+	t_ring_open(&t, RTR_MODE_DISCARD, P, 4, false);
+	rtr_consumer_on_damage(t.c, log_damage, &d);
+	t_ctl(&t, 0)->lost_full = 7;
+	t_ctl(&t, 0)->lost_busy = 5;
+	cr_expect_eq(rtr_consumer_lost(t.c, 0), 12);
+	cr_expect_eq(d.n, 0);
+	t_ctl(&t, 0)->lost_big = UINT64_MAX - 3;	/* the sum wraps */
+	cr_expect_eq(rtr_consumer_lost(t.c, 0), 12);
+	cr_expect_eq(d.n, 1);
+	cr_expect_not_null(strstr(d.why, "implausible loss counters"), "%s", d.why);
+	t_ctl(&t, 0)->lost_big = 0;
+	t_ctl(&t, 0)->lost_full = 2;		/* going down */
+	cr_expect_eq(rtr_consumer_lost(t.c, 0), 12);
+	cr_expect_eq(d.n, 1, "reported once per stream");
+	t_ctl(&t, 0)->lost_full = 9;		/* sane again: believed */
+	cr_expect_eq(rtr_consumer_lost(t.c, 0), 14);
+	t_ring_close(&t);
+}
+
+/* In discard mode no writer passes the consumer: a position that says so is damage, not lapping. */
+Test(consumer, discard_mode_position_jump_is_damage)
+{
+	struct damage_log d = { 0 };
+	struct rtr_consumer_packet pkt;
+	struct rtr_consumer_stats st;
+	struct t_ring t;
+
+	t_pin0();
+	t_ring_open(&t, RTR_MODE_DISCARD, P, 4, false);
+	rtr_consumer_on_damage(t.c, log_damage, &d);
+	for (uint64_t i = 0; i < 100; i++)
+		put16(&t, i);
+	t_ctl(&t, 0)->prod = 10 * (uint64_t)P + 100;
+	while (rtr_consumer_get(t.c, 0, &pkt) == 0)
+		rtr_consumer_put(t.c, 0);
+	rtr_consumer_get_stats(t.c, 0, &st);
+	cr_expect_eq(st.lapped, 0);
+	cr_expect_gt(st.damaged, 0);
+	cr_expect_gt(d.n, 0);
+	cr_expect_not_null(strstr(d.why, "jumped"), "%s", d.why);
+	t_ring_close(&t);
+}
+
 Test(consumer, lying_positions_cost_bounded_work)
 {
 	struct rtr_consumer_packet pkt;
