@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,32 @@
 #include "tools/commands.h"
 
 static volatile sig_atomic_t got_chld, got_usr1, got_term, got_int;
+
+/*
+ * A producer that truncates its region file under us turns our next read of
+ * the mapping into SIGBUS.  While a command reads the region, the handler
+ * jumps back to where it armed it: the command stops reading, says why, and
+ * leaves what it wrote (whole packets only) as a trace.
+ */
+static sigjmp_buf bus_jmp;
+static volatile sig_atomic_t bus_armed;
+
+static void on_sigbus(int sig)
+{
+	if (bus_armed) {
+		bus_armed = 0;
+		siglongjmp(bus_jmp, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void bus_message(const char *cmd, const char *region)
+{
+	fprintf(stderr, "\nringtrace %s: the region %s shrank while it was read (its file was "
+		"truncated: a hostile or broken producer); stopped reading: what was written is a "
+		"valid trace up to there\n", cmd, region);
+}
 
 static void on_signal(int sig)
 {
@@ -51,6 +78,8 @@ static void catch_signals(void)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
 }
 
 /* "64k", "4M", "1G", or bytes. */
@@ -321,7 +350,7 @@ static void print_report(const struct rtr_session *s, const char *what)
 }
 
 /* The progress line on a terminal, at most once a second. */
-static void progress(const struct opts *o, const struct rtr_session *s, uint64_t *last,
+static void progress(const struct opts *o, const struct rtr_session *s, volatile uint64_t *last,
 		     uint64_t start)
 {
 	struct rtr_session_cpu t;
@@ -344,12 +373,19 @@ static void progress(const struct opts *o, const struct rtr_session *s, uint64_t
 static int consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_out *out,
 			bool (*done)(void *), void *arg)
 {
-	uint64_t last = 0, start = rtr_monotonic_ns();
-	bool failed = false;
+	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
+	volatile uint64_t last = 0;
+	uint64_t start = rtr_monotonic_ns();
+	volatile bool failed = false;
 
 	s->flush_ms = (int)(o->flush_ns / 1000000ull);
 	if (o->flush_ns && !s->flush_ms)
 		s->flush_ms = 1;
+	if (sigsetjmp(bus_jmp, 1)) {
+		bus_message(o->cmd, s->region);
+		return -EFAULT;
+	}
+	bus_armed = 1;
 	for (;;) {
 		int timeout = 100;
 
@@ -372,6 +408,7 @@ static int consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 		else
 			rtr_consumer_wait(s->c, timeout);
 	}
+	bus_armed = 0;
 	if (!o->quiet && isatty(STDERR_FILENO) && last)
 		fputc('\n', stderr);
 	return failed ? -EIO : 0;
@@ -599,7 +636,7 @@ int rtr_cmd_record(int argc, char **argv)
 	struct rtr_out_report orep = { 0 };
 	struct child ch = { 0 };
 	char region[128], err[700];
-	bool overwrite, write_failed = false;
+	bool overwrite, write_failed = false, bus = false;
 	int ret, nsnap = 0, topfd = -1;
 
 	ret = parse(&o, argc, argv, true);
@@ -666,7 +703,9 @@ int rtr_cmd_record(int argc, char **argv)
 	if (overwrite) {
 		write_failed = snapshots(&o, region, &ch, &nsnap) != 0;
 	} else {
-		write_failed = consume_loop(&o, &s, out, record_done, &ch) != 0;
+		ret = consume_loop(&o, &s, out, record_done, &ch);
+		bus = ret == -EFAULT;
+		write_failed = ret != 0;
 		if (!write_failed && rtr_session_finish(&s, out))
 			write_failed = true;
 		if (rtr_out_close(out, !write_failed, &orep))
@@ -681,11 +720,11 @@ int rtr_cmd_record(int argc, char **argv)
 	}
 	if (!o.quiet) {
 		describe_exit(o.argv[0], ch.status);
-		if (!overwrite)
+		if (!overwrite && !bus)
 			rtr_session_account(&s);
 		if (!overwrite)
 			print_report(&s, o.out.path);
-		if (!overwrite && write_failed)
+		if (!overwrite && write_failed && !bus)
 			left_in_region(&s);
 		else
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
@@ -696,7 +735,7 @@ int rtr_cmd_record(int argc, char **argv)
 	rtr_session_close(&s);
 	if (topfd >= 0)
 		close(topfd);
-	if (write_failed && !o.keep_region) {
+	if (write_failed && !o.keep_region && !bus) {
 		fprintf(stderr, "ringtrace record: the region %s is kept: `ringtrace recover %s -o DIR`"
 			" once there is room, then remove it\n", region, region);
 	} else if (!o.keep_region) {
@@ -790,7 +829,15 @@ int rtr_cmd_consume(int argc, char **argv)
 	if (!o.quiet)
 		fprintf(stderr, "ringtrace consume: %s (pid %d) -> %s; stop with Ctrl-C\n",
 			o.region, (int)s.producer, o.out.path);
-	failed = consume_loop(&o, &s, out, consume_done, &cs) != 0;
+	ret = consume_loop(&o, &s, out, consume_done, &cs);
+	failed = ret != 0;
+	if (ret == -EFAULT) {
+		rtr_out_close(out, false, &orep);
+		if (!o.quiet)
+			print_report(&s, o.out.path);
+		rtr_session_close(&s);
+		return 1;
+	}
 	gone = rtr_session_producer_gone(&s);
 	if (!failed && gone) {
 		failed = rtr_session_finish(&s, out) != 0;
@@ -822,7 +869,14 @@ int rtr_cmd_snapshot(int argc, char **argv)
 		return ret;
 	if (!strcmp(o.out.path, "-"))
 		return usage_error(&o, "%s", "a snapshot is a directory, not '-'");
+	catch_signals();
+	if (sigsetjmp(bus_jmp, 1)) {
+		bus_message(o.cmd, o.region);
+		return 1;
+	}
+	bus_armed = 1;
 	ret = rtr_session_snapshot(o.region, &o.out, &s, &orep, err, sizeof(err));
+	bus_armed = 0;
 	if (ret) {
 		fprintf(stderr, "ringtrace snapshot: %s\n", err);
 		return 1;
@@ -846,12 +900,20 @@ int rtr_cmd_recover(int argc, char **argv)
 		return ret;
 	if (!strcmp(o.out.path, "-"))
 		return usage_error(&o, "%s", "recover writes a directory, not '-'");
+	catch_signals();
+	if (sigsetjmp(bus_jmp, 1)) {
+		bus_message(o.cmd, o.region);
+		return 1;
+	}
+	bus_armed = 1;
 	ret = rtr_session_open(&s, o.region, rep.err, sizeof(rep.err));
 	if (ret) {
+		bus_armed = 0;
 		fprintf(stderr, "ringtrace recover: %s\n", rep.err);
 		return 1;
 	}
 	if (!rtr_session_producer_gone(&s)) {
+		bus_armed = 0;
 		fprintf(stderr, "ringtrace recover: the producer of %s (pid %d) is still running; "
 			"use `ringtrace consume` or `ringtrace snapshot` on a live region\n", o.region,
 			(int)s.producer);
@@ -860,6 +922,7 @@ int rtr_cmd_recover(int argc, char **argv)
 	}
 	rtr_session_close(&s);
 	ret = rtr_convert_session(o.region, &o.out, &s, &rep);
+	bus_armed = 0;
 	if (!s.c) {
 		fprintf(stderr, "ringtrace recover: %s\n", rep.err);
 		return 1;
