@@ -505,6 +505,13 @@ static void arm(struct rtr_consumer *c, bool on)
 		rtr_store(&ctl(c, i)->notify_at, on ? c->streams[i].cons + c->h.packet_size : 0);
 }
 
+RTR_API uint32_t rtr_consumer_metadata_len(const struct rtr_consumer *c)
+{
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
+
+	return rtr_load_acquire(&h->metadata_len);
+}
+
 RTR_API bool rtr_consumer_stopped(const struct rtr_consumer *c)
 {
 	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;

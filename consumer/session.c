@@ -115,19 +115,9 @@ int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
 	FILE *f;
 	int ret;
 
-	/* Cheap test first: the registry only grows. */
-	if (s->have_metadata) {
-		struct rtr_region_hdr h;
-		int fd = open(s->region, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		bool same;
-
-		if (fd < 0)
-			return 0;
-		same = pread(fd, &h, sizeof(h), 0) == sizeof(h) && h.metadata_len == s->metadata_len;
-		close(fd);
-		if (same)
-			return 0;
-	}
+	/* Cheap test first, a load from the region: the registry only grows. */
+	if (s->have_metadata && rtr_consumer_metadata_len(s->c) == s->metadata_len)
+		return 0;
 	ret = read_registry(s, &reg, &mlen);
 	if ((ret == -EPROTO || ret == -EIO) && s->have_metadata) {
 		/*

@@ -155,6 +155,13 @@ void rtr_consumer_rewind(struct rtr_consumer *c);
 typedef void (*rtr_consumer_damage_fn)(void *arg, uint32_t cpu, uint64_t seq, const char *why);
 void rtr_consumer_on_damage(struct rtr_consumer *c, rtr_consumer_damage_fn fn, void *arg);
 
+/*
+ * rtr_consumer_metadata_len() - the length of the region's registry text as
+ * it is now (it only grows): when it changes, read the registry again.
+ * Unchecked: the registry is read with pread() and parsed strictly.
+ */
+uint32_t rtr_consumer_metadata_len(const struct rtr_consumer *c);
+
 /* True once the producer has stopped: drain, then finish. */
 bool rtr_consumer_stopped(const struct rtr_consumer *c);
 
