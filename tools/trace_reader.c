@@ -1364,23 +1364,75 @@ int tr_next(struct tr_cursor *c)
 
 /* ---- the time merge ------------------------------------------------------------ */
 
-int tr_merge_init(struct tr_merge *mg, const struct tr_trace *t)
+static int cmp_name(const void *a, const void *b)
 {
-	uint32_t n = t->nstreams ? t->nstreams : 1;
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The file named @name in @t, or UINT32_MAX. */
+static uint32_t find_stream(const struct tr_trace *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		if (!strcmp(t->streams[i].name, name))
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+int tr_merge_init_chunks(struct tr_merge *mg, const struct tr_trace *chunks, uint32_t nchunks)
+{
+	uint32_t total = 0, n = 0;
+	char **names;
 
 	memset(mg, 0, sizeof(*mg));
+	for (uint32_t k = 0; k < nchunks; k++)
+		total += chunks[k].nstreams;
+	/* every name, once, in tr_open()'s order: ties in time go the same way */
+	names = malloc(((size_t)total + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < nchunks; k++) {
+		for (uint32_t i = 0; i < chunks[k].nstreams; i++)
+			names[n++] = chunks[k].streams[i].name;
+	}
+	qsort(names, n, sizeof(*names), cmp_name);
+	total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!total || strcmp(names[total - 1], names[i]))
+			names[total++] = names[i];
+	}
+	n = total ? total : 1;
 	mg->c = calloc(n, sizeof(*mg->c));
 	mg->item = calloc(n, sizeof(*mg->item));
 	mg->heap = calloc(n, sizeof(*mg->heap));
-	if (!mg->c || !mg->item || !mg->heap) {
+	mg->chunk = calloc(n, sizeof(*mg->chunk));
+	if (!mg->c || !mg->item || !mg->heap || !mg->chunk) {
+		free(names);
 		tr_merge_free(mg);
 		return -ENOMEM;
 	}
-	mg->nstreams = t->nstreams;
+	mg->chunks = chunks;
+	mg->nchunks = nchunks;
+	mg->nstreams = total;
 	mg->advance = UINT32_MAX;
-	for (uint32_t i = 0; i < t->nstreams; i++)
-		tr_cursor_init(&mg->c[i], t, i);
+	for (uint32_t i = 0; i < total; i++) {
+		for (uint32_t k = 0; k < nchunks; k++) {
+			uint32_t f = find_stream(&chunks[k], names[i]);
+
+			if (f != UINT32_MAX) {
+				tr_cursor_init(&mg->c[i], &chunks[k], f);
+				mg->chunk[i] = k;
+				break;
+			}
+		}
+	}
+	free(names);
 	return 0;
+}
+
+int tr_merge_init(struct tr_merge *mg, const struct tr_trace *t)
+{
+	return tr_merge_init_chunks(mg, t, 1);
 }
 
 void tr_merge_free(struct tr_merge *mg)
@@ -1388,7 +1440,37 @@ void tr_merge_free(struct tr_merge *mg)
 	free(mg->c);
 	free(mg->item);
 	free(mg->heap);
+	free(mg->chunk);
 	memset(mg, 0, sizeof(*mg));
+}
+
+/* The next item of stream @i, from the next chunks that have it when its file ends. */
+static int merge_step(struct tr_merge *mg, uint32_t i)
+{
+	struct tr_cursor *c = &mg->c[i];
+	int r = tr_next(c);
+
+	while (r == TR_END && mg->chunk[i] + 1 < mg->nchunks) {
+		uint32_t k, f = UINT32_MAX;
+		struct tr_cursor prev;
+
+		for (k = mg->chunk[i] + 1; k < mg->nchunks; k++) {
+			if ((f = find_stream(&mg->chunks[k], c->s->name)) != UINT32_MAX)
+				break;
+		}
+		if (f == UINT32_MAX)
+			break;
+		memcpy(&prev, c, offsetof(struct tr_cursor, err));
+		tr_cursor_init(c, &mg->chunks[k], f);
+		tr_cursor_continue(c, &prev);
+		c->packets = prev.packets;
+		c->events = prev.events;
+		c->events_lost = prev.events_lost;
+		c->packets_lost = prev.packets_lost;
+		mg->chunk[i] = k;
+		r = tr_next(c);
+	}
+	return r;
 }
 
 static inline bool merge_before(const struct tr_merge *mg, uint32_t a, uint32_t b)
@@ -1426,7 +1508,7 @@ int tr_merge_next(struct tr_merge *mg, uint32_t *stream)
 		while (mg->primed < mg->nstreams) {
 			uint32_t i = mg->primed++;
 
-			r = tr_next(&mg->c[i]);
+			r = merge_step(mg, i);
 			if (r == TR_ERROR) {
 				*stream = i;
 				return TR_ERROR;
@@ -1443,7 +1525,7 @@ int tr_merge_next(struct tr_merge *mg, uint32_t *stream)
 		uint32_t s = mg->advance;
 
 		mg->advance = UINT32_MAX;
-		r = tr_next(&mg->c[s]);
+		r = merge_step(mg, s);
 		if (__builtin_expect(r > 0, 1)) {
 			mg->item[s] = r;
 			merge_sift(mg, 0);

@@ -162,10 +162,26 @@ struct tr_merge {
 	uint32_t nstreams;
 	uint32_t primed;	/* streams read up to their first item */
 	uint32_t advance;	/* the stream to move on the next call, or UINT32_MAX */
+	const struct tr_trace *chunks;	/* the trace, or its chunks in order */
+	uint32_t nchunks;
+	uint32_t *chunk;	/* per stream: the chunk its cursor is in */
 };
 
 /* tr_merge_init() - merge @t's streams.  Return: 0, or -ENOMEM. */
 int tr_merge_init(struct tr_merge *mg, const struct tr_trace *t);
+
+/*
+ * tr_merge_init_chunks() - merge the @nchunks chunks of one rotated trace,
+ * in order, as one trace: the stream files of one name in every chunk are
+ * one stream (a CPU), its cursor moving on to the next chunk that has the
+ * file when one ends (tr_cursor_continue(): the sequence numbers must
+ * follow, and a gap counts as packets lost).  A stream's cursor then counts
+ * the whole stream (packets, events, losses), and @chunk[stream] says which
+ * chunk its current item is in.  Streams are ordered by name, as tr_open()
+ * orders one trace's files; a damaged stream ends at its damage.  The
+ * chunks must stay open until tr_merge_free().  Return: 0, or -ENOMEM.
+ */
+int tr_merge_init_chunks(struct tr_merge *mg, const struct tr_trace *chunks, uint32_t nchunks);
 void tr_merge_free(struct tr_merge *mg);
 
 /*
