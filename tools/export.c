@@ -441,13 +441,15 @@ static void usage(FILE *f)
 		"Format JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open:\n"
 		"a process per trace, a thread per CPU showing which task ran when, an async\n"
 		"track per task from its creation to its resolution, flow arrows for read,\n"
-		"try_read, resolve, fail and signal, counters, notes, pauses and losses.\n\n"
+		"try_read, resolve, fail and signal, counters, notes, pauses and losses.\n"
+		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
+		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --format chrome  the output format (the only one so far)\n"
 		"  -o FILE          write to FILE instead of standard output (- is stdout)\n"
 		"  -h, --help       this text\n\n"
 		"exit status: 0 done, 1 damaged trace (what was read before the damage is\n"
-		"exported, the damage reported on stderr), unreadable trace or failed write,\n"
-		"2 usage\n");
+		"exported, the damage reported on stderr), a stream on stdin cut short,\n"
+		"unreadable trace or failed write, 2 usage\n");
 }
 
 int rtr_cmd_export(int argc, char **argv)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/model.c - rebuild the task model (model.h) from trace directories.
- * Each trace is read once, its streams merged in time order (tr_merge), so
- * that a task is seen created before it is read and a try_read before the
- * read that hides it.  Items go into growing flat arrays; task ids are found
+ * tools/model.c - rebuild the task model (model.h) from trace arguments:
+ * each names a trace directory, a directory of rotated chunks or '-'
+ * (tools/input.h resolves it).  Each trace is read once, its streams merged
+ * in time order (tr_merge; a rotated trace's chunks are one trace, each
+ * stream continued from chunk to chunk), so that a task is seen created
+ * before it is read and a try_read before the read that hides it.  Items go into growing flat arrays; task ids are found
  * through an open-addressing hash per trace.  Grouping (labels and runs by
  * task, samples by counter, runs by CPU) is done at the end with counting
  * sorts, and the traces' time-sorted arrays are merged with a natural merge
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tools/input.h"
 #include "tools/model.h"
 #include "tools/trace_reader.h"
 
@@ -89,6 +92,13 @@ enum cap {
 	NCAPS
 };
 
+/* What the event classes of one chunk's metadata mean (chunks may add classes). */
+struct chunk_ops {
+	uint8_t *ops;		/* enum op per class */
+	const struct tr_field *kind_field;
+	const struct tr_field *counter_field;
+};
+
 struct loader {
 	struct rtr_model *m;
 	char *err;
@@ -101,15 +111,13 @@ struct loader {
 	/* per sample: its counter, until they are grouped */
 	uint32_t *sample_counter;
 	/* the trace being read */
-	const struct tr_trace *t;
 	uint32_t trace;
 	struct tr_clock clk;
-	uint8_t *ops;		/* enum op per class */
+	struct chunk_ops *chunk_ops;	/* per chunk */
+	const struct chunk_ops *cur;	/* the chunk of the event being read */
 	struct idmap tasks;
 	struct idmap counters;
 	uint32_t kind_names[256];	/* string per kind value, 0 not made yet */
-	const struct tr_field *kind_field;
-	const struct tr_field *counter_field;
 	uint32_t preexisting;	/* the string "preexisting" */
 };
 
@@ -314,7 +322,7 @@ static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
 
 static uint32_t kind_name(struct loader *l, uint8_t kind)
 {
-	const struct tr_field *f = l->kind_field;
+	const struct tr_field *f = l->cur->kind_field;
 	int64_t s = -1;
 
 	if (l->kind_names[kind])
@@ -546,7 +554,7 @@ static int on_counter(struct loader *l, uint32_t id, int64_t value, int64_t ts)
 	uint32_t i = idmap_find(&l->counters, (uint64_t)id + 1);
 
 	if (i == RTR_MODEL_NONE) {
-		const struct tr_field *f = l->counter_field;
+		const struct tr_field *f = l->cur->counter_field;
 		int64_t name = -1;
 
 		for (uint32_t k = 0; f && k < f->nlabels; k++) {
@@ -624,7 +632,7 @@ static int on_pause(struct loader *l, uint64_t dur, const uint8_t *reason, int64
 static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor *c, int64_t ts)
 {
 	const uint8_t *pl = c->payload;
-	enum op op = l->ops[c->cls - l->t->md.classes];
+	enum op op = l->cur->ops[c->cls - c->md->classes];
 
 	switch (op) {
 	case OP_OTHER:
@@ -677,14 +685,12 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 
 /* ---- one trace ------------------------------------------------------------------ */
 
-static void setup_ops(struct loader *l)
+static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 {
-	const struct tr_metadata *md = &l->t->md;
-
 	for (uint32_t i = 0; i < md->nclasses; i++) {
 		const struct tr_class *c = &md->classes[i];
 
-		l->ops[i] = OP_OTHER;
+		co->ops[i] = OP_OTHER;
 		for (size_t k = 0; k < sizeof(op_classes) / sizeof(op_classes[0]); k++) {
 			bool same = !strcmp(c->name, op_classes[k].name) &&
 				    c->nfields == op_classes[k].nfields;
@@ -693,13 +699,13 @@ static void setup_ops(struct loader *l)
 				same = c->fields[j].type == op_classes[k].types[j];
 			if (!same)
 				continue;
-			l->ops[i] = (uint8_t)op_classes[k].op;
-			if (op_classes[k].op == OP_CREATE32 && !l->kind_field)
-				l->kind_field = &c->fields[2];
+			co->ops[i] = (uint8_t)op_classes[k].op;
+			if (op_classes[k].op == OP_CREATE32 && !co->kind_field)
+				co->kind_field = &c->fields[2];
 			if (op_classes[k].op == OP_CREATE64)
-				l->kind_field = l->kind_field ? l->kind_field : &c->fields[2];
+				co->kind_field = co->kind_field ? co->kind_field : &c->fields[2];
 			if (op_classes[k].op == OP_COUNTER)
-				l->counter_field = &c->fields[0];
+				co->counter_field = &c->fields[0];
 			break;
 		}
 	}
@@ -748,7 +754,40 @@ static int add_damage(struct loader *l, struct sstate *ss, const struct tr_curso
 	return run_end(l, ss, ss->any ? ss->last : 0);
 }
 
-static int load_trace(struct loader *l, const struct tr_trace *t, const char *dir)
+/* A chunk that is not of the same recording as the first: its uuid or clock differs. */
+static int check_chunk(struct loader *l, const struct tr_trace *first, const struct tr_trace *t)
+{
+	if (memcmp(t->md.uuid, first->md.uuid, sizeof(t->md.uuid)))
+		return fatal(l, "%s: uuid %s differs from %s's %s: not a chunk of the same "
+			     "recording", t->dir, t->md.uuid_str, first->dir, first->md.uuid_str);
+	if (t->md.freq != first->md.freq || t->md.offset_s != first->md.offset_s ||
+	    t->md.offset != first->md.offset)
+		return fatal(l, "%s: its clock differs from %s's: not a chunk of the same "
+			     "recording", t->dir, first->dir);
+	return 0;
+}
+
+/* A trace as a whole could not be read to its end (a cut stream): damage with no CPU. */
+static int add_trace_damage(struct loader *l, const char *msg)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_trace *tr = &m->traces[l->trace];
+	struct rtr_model_damage *d;
+	int64_t s = str_add(l, msg, strlen(msg));
+
+	if (s < 0 || !(d = PUSH(l, m->damage, m->ndamage, CAP_DAMAGE)))
+		return -1;
+	*d = (struct rtr_model_damage){ .trace = l->trace, .cpu = RTR_MODEL_NONE,
+					.ts = tr->last == INT64_MIN ? INT64_MIN : tr->last,
+					.message = (uint32_t)s };
+	tr->damaged = true;
+	tr->incomplete = true;
+	return 0;
+}
+
+/* Read one trace: @t[0 .. @nchunks], a directory or the chunks of a rotated one, in order. */
+static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchunks,
+		      const char *dir)
 {
 	struct rtr_model *m = l->m;
 	struct rtr_model_trace *tr;
@@ -758,16 +797,17 @@ static int load_trace(struct loader *l, const struct tr_trace *t, const char *di
 	int64_t str;
 	int r, ret = -1;
 
-	l->t = t;
+	for (uint32_t k = 1; k < nchunks; k++) {
+		if (check_chunk(l, &t[0], &t[k]))
+			return -1;
+	}
 	l->trace = m->ntraces;
-	l->kind_field = NULL;
-	l->counter_field = NULL;
 	memset(l->kind_names, 0, sizeof(l->kind_names));
 	tr_clock_init(&l->clk, &t->md);
 	if (!(tr = PUSH(l, m->traces, m->ntraces, CAP_TRACES)))
 		return -1;
 	*tr = (struct rtr_model_trace){ .vpid = t->md.vpid, .freq = t->md.freq,
-					.cpu_first = m->ncpus, .ncpus = t->nstreams,
+					.cpu_first = m->ncpus, .nchunks = nchunks,
 					.first = INT64_MAX, .last = INT64_MIN };
 	tr->offset_ns = abs_ns(l, 0);
 	if ((str = str_add(l, dir, strlen(dir))) < 0)
@@ -777,21 +817,33 @@ static int load_trace(struct loader *l, const struct tr_trace *t, const char *di
 		return -1;
 	m->traces[l->trace].hostname = (uint32_t)str;
 
-	l->ops = calloc(t->md.nclasses + 1, 1);
-	ss = calloc(t->nstreams + 1, sizeof(*ss));
-	if (!l->ops || !ss || idmap_init(&l->tasks) || idmap_init(&l->counters) ||
-	    tr_merge_init(&mg, t)) {
-		free(l->ops);
-		free(ss);
+	l->chunk_ops = calloc(nchunks, sizeof(*l->chunk_ops));
+	if (!l->chunk_ops || idmap_init(&l->tasks) || idmap_init(&l->counters) ||
+	    tr_merge_init_chunks(&mg, t, nchunks)) {
+		free(l->chunk_ops);
+		l->chunk_ops = NULL;
 		idmap_free(&l->tasks);
 		idmap_free(&l->counters);
 		return nomem(l);
 	}
-	setup_ops(l);
-	for (uint32_t i = 0; i < t->nstreams; i++) {
+	ss = calloc(mg.nstreams + 1, sizeof(*ss));
+	if (!ss) {
+		nomem(l);
+		goto out;
+	}
+	for (uint32_t k = 0; k < nchunks; k++) {
+		if (!(l->chunk_ops[k].ops = calloc(t[k].md.nclasses + 1, 1))) {
+			nomem(l);
+			goto out;
+		}
+		setup_ops(&l->chunk_ops[k], &t[k].md);
+	}
+	m->traces[l->trace].ncpus = mg.nstreams;
+	for (uint32_t i = 0; i < mg.nstreams; i++) {
+		const char *name = mg.c[i].s->name;
 		struct rtr_model_cpu *cpu = PUSH(l, m->cpus, m->ncpus, CAP_CPUS);
 
-		if (!cpu || (str = str_add(l, t->streams[i].name, strlen(t->streams[i].name))) < 0)
+		if (!cpu || (str = str_add(l, name, strlen(name))) < 0)
 			goto out;
 		cpu = &m->cpus[m->ncpus - 1];
 		*cpu = (struct rtr_model_cpu){ .trace = l->trace, .cpu = RTR_MODEL_NONE,
@@ -824,13 +876,14 @@ static int load_trace(struct loader *l, const struct tr_trace *t, const char *di
 		st->last = ts;
 		if (__builtin_expect(r == TR_EVENT, 1)) {
 			cpu->events++;
+			l->cur = &l->chunk_ops[mg.chunk[s]];
 			if (on_event(l, st, c, ts))
 				goto out;
 		} else if (add_loss(l, st, c, r, ts)) {
 			goto out;
 		}
 	}
-	for (uint32_t i = 0; i < t->nstreams; i++) {
+	for (uint32_t i = 0; i < mg.nstreams; i++) {
 		const struct tr_cursor *c = &mg.c[i];
 		struct rtr_model_cpu *cpu = &m->cpus[ss[i].cpu];
 
@@ -856,8 +909,11 @@ static int load_trace(struct loader *l, const struct tr_trace *t, const char *di
 	ret = 0;
 out:
 	tr_merge_free(&mg);
-	free(l->ops);
-	l->ops = NULL;
+	for (uint32_t k = 0; k < nchunks; k++)
+		free(l->chunk_ops[k].ops);
+	free(l->chunk_ops);
+	l->chunk_ops = NULL;
+	l->cur = NULL;
 	free(ss);
 	idmap_free(&l->tasks);
 	idmap_free(&l->counters);
@@ -1178,29 +1234,58 @@ static void finish(struct rtr_model *m)
 		m->damage[i].ts = m->damage[i].ts == INT64_MIN ? 0 : rel(m->damage[i].ts, o);
 }
 
+/* Open @in's directories (the chunks in order) and load them as one trace named @arg. */
+static int load_input(struct loader *l, const struct tr_input *in, const char *arg)
+{
+	struct tr_trace *t = calloc(in->ndirs ? in->ndirs : 1, sizeof(*t));
+	uint32_t opened = 0;
+	int ret = -1;
+
+	if (!t)
+		return nomem(l);
+	for (; opened < in->ndirs; opened++) {
+		if (tr_open(&t[opened], in->dirs[opened], l->err, l->errlen))
+			goto out;
+	}
+	if (load_trace(l, t, in->ndirs, arg))
+		goto out;
+	if (in->stream_failed &&
+	    add_trace_damage(l, "standard input: the stream ended early or was damaged (as "
+			     "said above): the trace holds what came before"))
+		goto out;
+	ret = 0;
+out:
+	for (uint32_t i = 0; i < opened; i++)
+		tr_close(&t[i]);
+	free(t);
+	return ret;
+}
+
 int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err, size_t errlen)
 {
 	struct loader l = { .m = m, .err = err, .errlen = errlen };
-	struct tr_trace *t;
+	int ret = -1, nstdin = 0;
+	struct tr_input in;
 	int64_t s;
-	int ret = -1, opened = 0;
 
 	memset(m, 0, sizeof(*m));
 	if (ndirs < 1)
 		return fatal(&l, "no trace given");
-	t = calloc((size_t)ndirs, sizeof(*t));
-	if (!t)
-		return nomem(&l);
-	for (; opened < ndirs; opened++) {
-		if (tr_open(&t[opened], dirs[opened], err, errlen))
-			goto out;
-	}
+	for (int i = 0; i < ndirs; i++)
+		nstdin += !strcmp(dirs[i], "-");
+	if (nstdin > 1)
+		return fatal(&l, "'-' (standard input) given %d times: it holds one trace", nstdin);
 	/* offset 0 is the empty string */
 	if (str_add(&l, "", 0) < 0 || (s = str_add(&l, "preexisting", 11)) < 0)
 		goto out;
 	l.preexisting = (uint32_t)s;
 	for (int i = 0; i < ndirs; i++) {
-		if (load_trace(&l, &t[i], dirs[i]))
+		int r = tr_input_open(&in, dirs[i], false, err, errlen);
+
+		if (!r)
+			r = load_input(&l, &in, dirs[i]);
+		tr_input_close(&in);
+		if (r)
 			goto out;
 	}
 	finish(m);
@@ -1217,9 +1302,6 @@ int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err,
 	}
 	ret = m->ndamage ? 1 : 0;
 out:
-	for (int i = 0; i < opened; i++)
-		tr_close(&t[i]);
-	free(t);
 	free(l.try_head);
 	free(l.try_next);
 	free(l.sample_counter);

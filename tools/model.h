@@ -20,7 +20,8 @@
  * trace shorter than 104 days.
  *
  * Task ids are per trace: the task with id 5 in one trace and id 5 in
- * another are two tasks.
+ * another are two tasks.  The chunks of one rotated recording are one trace
+ * (its ids, tasks, CPUs and losses span the chunks).
  */
 #ifndef RTR_TOOLS_MODEL_H
 #define RTR_TOOLS_MODEL_H
@@ -306,7 +307,8 @@ struct rtr_model_loss {
  * @trace: trace index.
  * @cpu: the CPU number (the packets' cpu_id), RTR_MODEL_NONE if the stream
  *	has no valid packet.
- * @stream: the stream file's name within its trace directory.
+ * @stream: the stream file's name within its trace directory (in a rotated
+ *	trace, the files of that name in each chunk: one stream).
  * @first: time of its first item (0 when it has none).
  * @last: time of its last event, or of the end of its last packet,
  *	whichever is later.
@@ -334,8 +336,9 @@ struct rtr_model_cpu {
 };
 
 /**
- * struct rtr_model_trace - one trace directory.
- * @dir: string: the directory as given.
+ * struct rtr_model_trace - one trace: a directory, the chunks of a rotated
+ *	one, or the stream on standard input.
+ * @dir: string: the argument as given (a directory, or "-").
  * @hostname: string: the host it was recorded on ("" if unknown).
  * @vpid: the traced process's id (0 if unknown).
  * @offset_ns: the trace's clock offset: nanoseconds since the epoch of its
@@ -346,8 +349,11 @@ struct rtr_model_cpu {
  * @last: time of its last item.
  * @events: events read.
  * @cpu_first: its CPUs are rtr_model.cpus[cpu_first .. +ncpus].
- * @ncpus: how many stream files.
- * @damaged: at least one of its streams is damaged.
+ * @ncpus: how many stream files (streams, in a rotated trace).
+ * @nchunks: how many chunks it was read from (1: a plain trace directory).
+ * @damaged: at least one of its streams is damaged, or it is @incomplete.
+ * @incomplete: it came on standard input and the stream was cut or damaged:
+ *	what came before is loaded (and listed as damage with no CPU).
  */
 struct rtr_model_trace {
 	uint32_t dir;
@@ -360,14 +366,17 @@ struct rtr_model_trace {
 	uint64_t events;
 	uint32_t cpu_first;
 	uint32_t ncpus;
+	uint32_t nchunks;
 	bool damaged;
+	bool incomplete;
 };
 
 /**
  * struct rtr_model_damage - a damaged stream, as trace_reader reports it.
  * @trace: trace index.
  * @cpu: index into rtr_model.cpus: the damaged stream file (whose cpu is
- *	RTR_MODEL_NONE if not one packet of it was valid).
+ *	RTR_MODEL_NONE if not one packet of it was valid); or RTR_MODEL_NONE
+ *	when the trace as a whole is incomplete (a cut stream on standard input).
  * @ts: time of the stream's last good item (0 if none).
  * @message: string: "DIR/FILE: offset N: what is wrong".
  */
@@ -449,13 +458,18 @@ static inline const char *rtr_model_str(const struct rtr_model *m, uint32_t off)
 /**
  * rtr_model_load() - read the traces in @dirs into @m.
  * @m: the model to fill (its previous contents are not freed).
- * @dirs: trace directories.
+ * @dirs: the traces, as a user names them (tools/input.h): each a trace
+ *	directory, a directory of rotated chunks (loaded as one trace), or
+ *	"-" for the framed stream of `ringtrace record -o -` on standard input
+ *	(spooled into a temporary directory, removed before the return); "-"
+ *	at most once.
  * @ndirs: how many (at least 1).
  * @err: where to put the message of a fatal error.
  * @errlen: its size.
  *
  * A damaged stream does not stop the load: everything before the damage is
- * kept, and the damage is listed in @m->damage.
+ * kept, and the damage is listed in @m->damage; so is a stream on standard
+ * input that was cut (rtr_model_trace.incomplete).
  *
  * Return: 0, the whole of every trace loaded; 1, loaded with damage
  * (@m->ndamage > 0); -1, a trace could not be opened or memory ran out:

@@ -166,7 +166,10 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 
 		printf("trace %u: ", i);
 		put_clean(stdout, rtr_model_str(m, t->dir), 0);
-		printf(" (host ");
+		printf(" (");
+		if (t->nchunks > 1)
+			printf("%u chunks, ", t->nchunks);
+		printf("host ");
 		put_clean(stdout, *rtr_model_str(m, t->hostname) ? rtr_model_str(m, t->hostname) :
 			  "?", 0);
 		printf(", pid %u): %" PRIu64 " events over %s%s\n", t->vpid, t->events,
@@ -230,6 +233,8 @@ static void print_json(const struct rtr_model *m, const struct kind_stats *ks, u
 		jw_cstr(w, rtr_model_str(m, t->hostname));
 		jw_lit(w, ", \"pid\": ");
 		jw_u64(w, t->vpid);
+		jw_lit(w, ", \"chunks\": ");
+		jw_u64(w, t->nchunks);
 		jw_lit(w, ", \"events\": ");
 		jw_u64(w, t->events);
 		json_dur(w, "span_ns", t->last - t->first, true);
@@ -303,11 +308,14 @@ static void usage(FILE *f)
 		"marked should_resolve but never resolved, and the time from creation to\n"
 		"resolution (p50, p90, p99, max: nearest rank, over the tasks both created\n"
 		"and resolved in the trace); per CPU, the events, their rate over the\n"
-		"trace's span, and the events and packets lost.\n\n"
+		"trace's span, and the events and packets lost.\n"
+		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
+		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --json      the same as one JSON object (times in nanoseconds)\n"
 		"  -h, --help  this text\n\n"
 		"exit status: 0 done, 1 damaged trace (the figures cover what was read\n"
-		"before the damage, which is reported on stderr) or unreadable trace, 2 usage\n");
+		"before the damage, which is reported on stderr), a stream on stdin cut short,\n"
+		"or unreadable trace, 2 usage\n");
 }
 
 int rtr_cmd_stats(int argc, char **argv)

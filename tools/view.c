@@ -840,15 +840,19 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ringtrace view [-o FILE.html] [--force] TRACE...\n\n"
-		"Write the CTF traces TRACE... (directories) as one self-contained HTML page that\n"
+		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
 		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
-		"(Documentation/viewer.rst).  Prints the page's path.\n\n"
-		"  -o FILE      the page (default: the first TRACE with .html added)\n"
+		"(Documentation/viewer.rst).  Prints the page's path.  Each TRACE is a trace\n"
+		"directory, a directory of rotated chunks (one trace), or - for the stream of\n"
+		"`ringtrace record -o -` on standard input (once).\n\n"
+		"  -o FILE      the page (default: the first TRACE with .html added;\n"
+		"               stdin.html for -)\n"
 		"  --force      replace FILE if it exists\n"
 		"  -h, --help   this text\n\n"
-		"exit status: 0 written, 1 a trace could not be read or the page not written\n"
-		"(a damaged trace is drawn up to its damage, with a message), 2 usage\n");
+		"exit status: 0 written, 1 a trace could not be read, a stream on stdin was cut\n"
+		"short (what came is drawn) or the page not written (a damaged trace is drawn\n"
+		"up to its damage, with a message), 2 usage\n");
 }
 
 int rtr_cmd_view(int argc, char **argv)
@@ -887,7 +891,9 @@ int rtr_cmd_view(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
-	if (!out) {
+	if (!out && !strcmp(dirs[0], "-")) {
+		out = "stdin.html";
+	} else if (!out) {
 		size_t n = strlen(dirs[0]);
 
 		while (n > 1 && dirs[0][n - 1] == '/')
@@ -929,6 +935,10 @@ int rtr_cmd_view(int argc, char **argv)
 	}
 	printf("%s\n", out);
 	ret = 0;
+	for (uint32_t i = 0; i < m.ntraces; i++) {
+		if (m.traces[i].incomplete)
+			ret = 1;	/* drawn, but the user must know it is not all */
+	}
 done:
 	rtr_model_free(&m);
 	free(pg.blob.p);
