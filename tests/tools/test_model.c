@@ -688,3 +688,325 @@ Test(tools_model, unreadable_trace_is_an_error)
 	rtr_model_free(&m);
 	rmdir(dir);
 }
+
+/* ---- traces as a user names them: rotated chunks, '-' ----------------------------- */
+
+/* ringtrace-threads, recorded: its events are known in number, and at this rate no buffer fills. */
+#define THREADS "'%s/ringtrace-threads' --threads 2 --count 20000 --rate 100000"
+
+static void sh_ok(const char *cmd)
+{
+	int st;
+	char *out = t_sh(cmd, &st);
+
+	cr_assert_eq(st, 0, "%s: %s", cmd, out);
+	free(out);
+}
+
+/* `ringtrace record -q @opts -o @out -- ringtrace-threads ...` */
+static void record_threads(const char *opts, const char *out)
+{
+	char cmd[PATH_MAX * 3 + 512];
+
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' record -q --packet-size 4k --packets 256 %s "
+		 "-o %s -- " THREADS " >/dev/null 2>&1", t_bindir(), opts, out, t_bindir());
+	sh_ok(cmd);
+}
+
+static void load_one(struct rtr_model *m, const char *dir, int want)
+{
+	char err[1024], *dirs[1] = { (char *)dir };
+
+	cr_assert_eq(rtr_model_load(m, dirs, 1, err, sizeof(err)), want, "%s: %s", dir, err);
+}
+
+/* Everything but where the trace came from (its directory, its chunks). */
+static void expect_same_model(const struct rtr_model *a, const struct rtr_model *b)
+{
+	cr_assert_eq(a->origin_ns, b->origin_ns);
+	cr_expect_eq(a->end, b->end);
+	cr_expect_eq(a->events, b->events);
+	cr_assert_eq(a->ncpus, b->ncpus);
+	for (uint32_t i = 0; i < a->ncpus; i++) {
+		const struct rtr_model_cpu *x = &a->cpus[i], *y = &b->cpus[i];
+
+		cr_expect_str_eq(rtr_model_str(a, x->stream), rtr_model_str(b, y->stream));
+		cr_expect_eq(x->cpu, y->cpu);
+		cr_expect_eq(x->events, y->events);
+		cr_expect_eq(x->events_lost, y->events_lost);
+		cr_expect_eq(x->packets_lost, y->packets_lost);
+		cr_expect_eq(x->first, y->first);
+		cr_expect_eq(x->last, y->last);
+		cr_expect_eq(x->nruns, y->nruns);
+	}
+	cr_assert_eq(a->ntasks, b->ntasks);
+	for (uint32_t i = 0; i < a->ntasks; i++) {
+		const struct rtr_model_task *x = &a->tasks[i], *y = &b->tasks[i];
+
+		cr_expect_eq(x->id, y->id);
+		cr_expect_eq(x->flags, y->flags, "task %" PRIu64, x->id);
+		cr_expect_eq(x->kind, y->kind);
+		cr_expect_eq(x->parent, y->parent);
+		cr_expect_eq(x->created, y->created);
+		cr_expect_eq(x->resolved, y->resolved);
+		cr_expect_eq(x->end, y->end);
+		cr_expect_eq(x->becomes, y->becomes);
+		cr_expect_eq(x->nlabels, y->nlabels);
+		cr_expect_eq(x->nruns, y->nruns);
+	}
+	cr_assert_eq(a->narrows, b->narrows);
+	for (uint32_t i = 0; i < a->narrows; i++) {
+		const struct rtr_model_arrow *x = &a->arrows[i], *y = &b->arrows[i];
+
+		cr_expect(x->ts == y->ts && x->t_from == y->t_from && x->from == y->from &&
+			  x->to == y->to && x->kind == y->kind && x->flags == y->flags &&
+			  x->cpu == y->cpu, "arrow %u", i);
+	}
+	cr_assert_eq(a->nruns, b->nruns);
+	for (uint32_t i = 0; i < a->nruns; i++) {
+		cr_expect(a->runs[i].start == b->runs[i].start && a->runs[i].end == b->runs[i].end &&
+			  a->runs[i].task == b->runs[i].task && a->runs[i].cpu == b->runs[i].cpu,
+			  "run %u", i);
+	}
+	cr_assert_eq(a->ncounters, b->ncounters);
+	for (uint32_t i = 0; i < a->ncounters; i++) {
+		cr_expect_str_eq(rtr_model_str(a, a->counters[i].name),
+				 rtr_model_str(b, b->counters[i].name));
+		cr_expect_eq(a->counters[i].nsamples, b->counters[i].nsamples);
+	}
+	cr_assert_eq(a->nsamples, b->nsamples);
+	for (uint32_t i = 0; i < a->nsamples; i++) {
+		cr_expect(a->samples[i].ts == b->samples[i].ts &&
+			  a->samples[i].value == b->samples[i].value, "sample %u", i);
+	}
+	cr_assert_eq(a->nlosses, b->nlosses);
+	for (uint32_t i = 0; i < a->nlosses; i++) {
+		cr_expect(a->losses[i].ts == b->losses[i].ts &&
+			  a->losses[i].count == b->losses[i].count &&
+			  a->losses[i].kind == b->losses[i].kind, "loss %u", i);
+	}
+	cr_expect_eq(a->ndamage, b->ndamage);
+}
+
+/* `ringtrace ARGS`, its output with every @dir replaced by "TRACE". */
+static char *rt_in(const char *args, const char *dir, int *st)
+{
+	char cmd[PATH_MAX * 3 + 512];
+
+	snprintf(cmd, sizeof(cmd), "out=$('%s/ringtrace' %s 2>&1); st=$?; "
+		 "printf '%%s\\n' \"$out\" | sed 's|%s|TRACE|g'; exit $st", t_bindir(), args, dir);
+	return t_sh(cmd, st);
+}
+
+/*
+ * A rotated recording is one trace: exactly the model (and the export) of
+ * the same packets written unrotated, its stream files concatenated.  Its
+ * tasks are created in the first chunk and resolved in the last.
+ */
+Test(tools_model, chunks_load_as_one_trace)
+{
+	char d[] = "/dev/shm/rtr-chunks-XXXXXX", cmd[PATH_MAX + 512], path[PATH_MAX];
+	struct rtr_model rot, flat, first;
+	char *a, *b;
+	int st;
+
+	cr_assert_not_null(mkdtemp(d));
+	snprintf(path, sizeof(path), "'%s/rot'", d);
+	record_threads("--rotate-size 64k", path);
+	/* the same packets unrotated: chunk 0's metadata, each stream's chunks one after the other */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir flat && cp rot/chunk-000000/metadata flat/ && "
+		 "for c in rot/chunk-*; do for f in $c/stream_*; do cat $f >> flat/${f##*/}; "
+		 "done; done", d);
+	sh_ok(cmd);
+
+	snprintf(path, sizeof(path), "%s/rot", d);
+	load_one(&rot, path, 0);
+	snprintf(path, sizeof(path), "%s/flat", d);
+	load_one(&flat, path, 0);
+	cr_assert_geq(rot.traces[0].nchunks, 3, "%u chunks", rot.traces[0].nchunks);
+	cr_expect_eq(flat.traces[0].nchunks, 1);
+	cr_expect_eq(rot.ntraces, 1);
+	/* main and one task per thread: created, switched to, resolved, in one trace */
+	cr_expect_eq(rot.ntasks, 2);
+	for (uint32_t i = 0; i < rot.ntasks; i++) {
+		cr_expect_eq(rot.tasks[i].flags, RTR_TASK_CREATED | RTR_TASK_RESOLVED,
+			     "task %" PRIu64 ": flags %#x", rot.tasks[i].id, rot.tasks[i].flags);
+		cr_expect_gt(rot.tasks[i].resolved, rot.tasks[i].created);
+	}
+	cr_expect_eq(rot.events, 2 * 20000 + 10);
+	for (uint32_t i = 0; i < rot.ncpus; i++)
+		cr_expect_eq(rot.cpus[i].events_lost + rot.cpus[i].packets_lost, 0);
+	expect_same_model(&rot, &flat);
+
+	/* the first chunk alone holds the creations, not the resolutions */
+	snprintf(path, sizeof(path), "%s/rot/chunk-000000", d);
+	load_one(&first, path, 0);
+	cr_expect_eq(first.ntasks, 2);
+	for (uint32_t i = 0; i < first.ntasks; i++)
+		cr_expect_eq(first.tasks[i].flags, RTR_TASK_CREATED);
+	rtr_model_free(&first);
+
+	/* stats and export say the same of both */
+	snprintf(path, sizeof(path), "%s/rot", d);
+	snprintf(cmd, sizeof(cmd), "export --format chrome '%s/rot'", d);
+	a = rt_in(cmd, path, &st);
+	cr_expect_eq(st, 0, "%s", a);
+	snprintf(path, sizeof(path), "%s/flat", d);
+	snprintf(cmd, sizeof(cmd), "export --format chrome '%s/flat'", d);
+	b = rt_in(cmd, path, &st);
+	cr_expect_eq(st, 0, "%s", b);
+	cr_expect(strlen(a) > 1000 && !strcmp(a, b), "the exports differ");
+	free(a);
+	free(b);
+	snprintf(cmd, sizeof(cmd), "stats --json '%s/rot'", d);
+	snprintf(path, sizeof(path), "%s/rot", d);
+	a = rt_in(cmd, path, &st);
+	cr_expect_eq(st, 0, "%s", a);
+	cr_expect_eq(json_i64(a, "chunks"), rot.traces[0].nchunks);
+	cr_expect_eq(json_i64(a, "tasks"), 2);
+	cr_expect_eq(json_i64(a, "resolved"), 2);
+	cr_expect_eq(json_i64(a, "events"), 2 * 20000 + 10);
+	free(a);
+
+	rtr_model_free(&rot);
+	rtr_model_free(&flat);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	sh_ok(cmd);
+}
+
+/* Recorded twice, with and without rotation: the same tasks, arrows and samples. */
+Test(tools_model, rotated_recording_counts_as_unrotated)
+{
+	char d[] = "/dev/shm/rtr-rot-XXXXXX", path[PATH_MAX], cmd[PATH_MAX + 64];
+	struct rtr_model rot, one;
+
+	cr_assert_not_null(mkdtemp(d));
+	snprintf(path, sizeof(path), "'%s/rot'", d);
+	record_threads("--rotate-size 64k", path);
+	snprintf(path, sizeof(path), "'%s/one'", d);
+	record_threads("", path);
+	snprintf(path, sizeof(path), "%s/rot", d);
+	load_one(&rot, path, 0);
+	snprintf(path, sizeof(path), "%s/one", d);
+	load_one(&one, path, 0);
+	cr_assert_geq(rot.traces[0].nchunks, 3);
+	cr_expect_eq(rot.events, one.events);
+	cr_expect_eq(rot.ntasks, one.ntasks);
+	for (uint32_t i = 0; i < rot.ntasks && i < one.ntasks; i++)
+		cr_expect_eq(rot.tasks[i].flags, one.tasks[i].flags);
+	cr_expect_eq(rot.narrows, one.narrows);
+	cr_expect_eq(rot.nsamples, one.nsamples);
+	for (uint32_t i = 0; i < rot.nsamples && i < one.nsamples; i++)
+		cr_expect_eq(rot.samples[i].value, one.samples[i].value);
+	cr_expect_eq(rot.nlosses, 0);
+	cr_expect_eq(one.nlosses, 0);
+	rtr_model_free(&rot);
+	rtr_model_free(&one);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	sh_ok(cmd);
+}
+
+/* `ringtrace record -o - | ringtrace stats|export|view -`; the spool is removed after. */
+Test(tools_model, stdin_is_a_trace)
+{
+	char d[] = "/dev/shm/rtr-stdin-XXXXXX", cmd[PATH_MAX * 3 + 512], *out;
+	struct rtr_model m;
+	int st;
+
+	cr_assert_not_null(mkdtemp(d));
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/ringtrace' record -q --packet-size 4k "
+		 "--packets 256 -o - -- " THREADS " 2>/dev/null | TMPDIR='%s' '%s/ringtrace' stats --json -",
+		 d, t_bindir(), t_bindir(), d, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\"dir\": \"-\""), "%s", out);
+	cr_expect_eq(json_i64(out, "tasks"), 2);
+	cr_expect_eq(json_i64(out, "resolved"), 2);
+	cr_expect_eq(json_i64(out, "events"), 2 * 20000 + 10);
+	free(out);
+
+	/* a recorded stream, read by each command */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/ringtrace' record -q --packet-size 4k "
+		 "--packets 256 -o - -- " THREADS " 2>/dev/null > rec.stream", d, t_bindir(), t_bindir());
+	sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' '%s/ringtrace' export --format chrome "
+		 "-o out.json - < rec.stream 2>&1", d, d, t_bindir());
+	sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/out.json", d);
+	out = checker(cmd, &st);
+	cr_expect_eq(st, 0, "the checker: %s", out);
+	cr_expect_not_null(strstr(out, "\"b\": 2,"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' '%s/ringtrace' view - < rec.stream "
+		 "2>&1 && test -s stdin.html", d, d, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_str_eq(out, "stdin.html\n");
+	free(out);
+
+	/* in the model: the same trace as spooled */
+	snprintf(cmd, sizeof(cmd), "%s/rec.stream", d);
+	cr_assert_not_null(freopen(cmd, "rb", stdin));
+	setenv("TMPDIR", d, 1);
+	load_one(&m, "-", 0);
+	cr_expect_str_eq(rtr_model_str(&m, m.traces[0].dir), "-");
+	cr_expect_eq(m.events, 2 * 20000 + 10);
+	cr_expect_eq(m.ntasks, 2);
+	cr_expect_not(m.traces[0].incomplete);
+	rtr_model_free(&m);
+
+	/* no spool directory left behind */
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -c ringtrace-stdin", d);
+	out = t_sh(cmd, &st);
+	cr_expect_str_eq(out, "0\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	sh_ok(cmd);
+}
+
+/* A stream cut short: what came is read, with a clear message and exit status 1. */
+Test(tools_model, cut_stream_is_an_error)
+{
+	static const struct {
+		const char *args;
+		const char *says;
+	} cases[] = {
+		{ "stats - < cut.stream", "the stream ended early" },
+		{ "export --format chrome -o out.json - < cut.stream", "the stream ended early" },
+		{ "view -o cut.html - < cut.stream", "the stream ended early" },
+		{ "stats - < tiny.stream", "too short" },
+		{ "stats - - < rec.stream", "'-' (standard input) given 2 times" },
+		{ "view - - < rec.stream", "'-' (standard input) given 2 times" },
+	};
+	char d[] = "/dev/shm/rtr-cut-XXXXXX", cmd[PATH_MAX * 3 + 512], *out;
+	int st;
+
+	cr_assert_not_null(mkdtemp(d));
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/ringtrace' record -q --packet-size 4k "
+		 "--packets 256 -o - -- " THREADS " 2>/dev/null > rec.stream && "
+		 "head -c $(($(stat -c %%s rec.stream) / 2)) rec.stream > cut.stream && "
+		 "head -c 10 rec.stream > tiny.stream", d, t_bindir(), t_bindir());
+	sh_ok(cmd);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' '%s/ringtrace' %s 2>&1", d, d,
+			 t_bindir(), cases[i].args);
+		out = t_sh(cmd, &st);
+		cr_expect_eq(st, 1, "%s: %s", cases[i].args, out);
+		cr_expect_not_null(strstr(out, cases[i].says), "%s: %s", cases[i].args, out);
+		free(out);
+	}
+	/* what came before the cut is there: the page, and the trace up to it */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && test -s cut.html && test -s out.json && "
+		 "'%s/ringtrace' stats --json - < cut.stream 2>/dev/null", d, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 1, "%s", out);
+	cr_expect_not_null(strstr(out, "\"damaged\": true"), "%s", out);
+	cr_expect_gt(json_i64(out, "events"), 0, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -c ringtrace-stdin", d);
+	out = t_sh(cmd, &st);
+	cr_expect_str_eq(out, "0\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	sh_ok(cmd);
+}
