@@ -76,6 +76,14 @@
 		// each task's labels and runs start where the previous task's end
 		d.labFirst = prefix(c.task_nlabels);
 		d.runFirst = prefix(c.task_nruns);
+		// each row's task ends, and each CPU lane's run ends, in their order:
+		// the keys of the binary searches that find what is in view
+		d.rowEnd = new Float64Array(c.row_task.length);
+		for (let j = 0; j < c.row_task.length; j++)
+			d.rowEnd[j] = c.task_end[c.row_task[j]];
+		d.laneEnd = new Float64Array(c.cpu_runs.length);
+		for (let j = 0; j < c.cpu_runs.length; j++)
+			d.laneEnd[j] = c.run_end[c.cpu_runs[j]];
 		d.end = meta.end;
 		d.start = meta.start;
 		d.bucketLen = [];
@@ -83,6 +91,7 @@
 			d.bucketLen.push(b === 0 ? 0 : Math.pow(2, b));
 		// counters: a scale per group (same name before '#')
 		d.groups = new Map();
+		d.trees = [];		// rangeTree(), by counter
 		meta.counters.forEach((k, i) => {
 			k.index = i;
 			k.label = S[k.name];
@@ -116,6 +125,18 @@
 				hi = mid;
 		}
 		return lo;
+	}
+
+	// The same, galloping from lo: cheap when the answer is near (the next
+	// pixel column's first item, a few items on).
+	function gallopArr(a, lo, hi, v) {
+		let step = 1, prev = lo;
+		while (lo < hi && a[lo] < v) {
+			prev = lo + 1;
+			lo += step;
+			step *= 2;
+		}
+		return lowerBoundArr(a, prev, Math.min(lo, hi), v);
 	}
 
 	function lowerBoundArr(a, lo, hi, v) {
@@ -169,32 +190,89 @@
 
 	// ---- drawing -----------------------------------------------------------------
 
-	// Paths batched by style: one stroke per style and frame.
+	// Segments batched by style (a small integer): one path per style and frame,
+	// in buffers kept from frame to frame, so drawing allocates nothing.
 	class Batch {
-		constructor() { this.paths = new Map(); }
-		path(key) {
-			let p = this.paths.get(key);
-			if (!p) {
-				p = [];
-				this.paths.set(key, p);
-			}
-			return p;
+		constructor(nstyles) {
+			this.n = new Uint32Array(nstyles);
+			this.buf = [];
+			for (let s = 0; s < nstyles; s++)
+				this.buf.push(new Float64Array(256));
 		}
-		line(key, x0, y0, x1, y1) { this.path(key).push(x0, y0, x1, y1); }
-		stroke(g, styles) {
-			for (const [key, p] of this.paths) {
-				const s = styles(key);
-				g.strokeStyle = s.color;
-				g.lineWidth = s.width;
-				g.globalAlpha = s.alpha === undefined ? 1 : s.alpha;
-				g.beginPath();
-				for (let i = 0; i < p.length; i += 4) {
-					g.moveTo(p[i], p[i + 1]);
-					g.lineTo(p[i + 2], p[i + 3]);
-				}
-				g.stroke();
+		reset() {
+			this.n.fill(0);
+			return this;
+		}
+		line(s, x0, y0, x1, y1) {
+			let b = this.buf[s];
+			const n = this.n[s];
+			if (n + 4 > b.length) {
+				const nb = new Float64Array(b.length * 2);
+				nb.set(b);
+				this.buf[s] = b = nb;
 			}
+			b[n] = x0;
+			b[n + 1] = y0;
+			b[n + 2] = x1;
+			b[n + 3] = y1;
+			this.n[s] = n + 4;
+		}
+		// Thin lines (width 1 or less: Skia's hairlines, cheap to rasterise).
+		stroke(g, s, color, width, alpha) {
+			const b = this.buf[s], n = this.n[s];
+			if (!n)
+				return;
+			g.strokeStyle = color;
+			g.lineWidth = width;
+			g.globalAlpha = alpha;
+			g.beginPath();
+			for (let i = 0; i < n; i += 4) {
+				g.moveTo(b[i], b[i + 1]);
+				g.lineTo(b[i + 2], b[i + 3]);
+				if ((i & 4095) === 4092) {	// paths of 1024 lines: bigger ones rasterise slower
+					g.stroke();
+					g.beginPath();
+				}
+			}
+			g.stroke();
 			g.globalAlpha = 1;
+		}
+		// Wide lines that are all horizontal or vertical, as opaque filled
+		// rectangles: the pixels of a butt-capped stroke of that width.  One
+		// fillRect() each: a wide stroke, or one path of thousands of
+		// rectangles, costs Skia's software rasteriser tens of ms.
+		fillRects(g, s, color, width) {
+			const b = this.buf[s], n = this.n[s], h = width / 2;
+			if (!n)
+				return;
+			g.fillStyle = color;
+			if (!(g instanceof SvgContext)) {
+				// the ends of horizontal ones on device pixels, so that lines
+				// that meet leave no seam (a path's fill would have none)
+				const dpr = V.dpr, px = 1 / dpr;
+				for (let i = 0; i < n; i += 4) {
+					const x0 = b[i], y0 = b[i + 1], x1 = b[i + 2], y1 = b[i + 3];
+					if (y0 === y1) {
+						if (x1 !== x0) {
+							const a = Math.round(Math.min(x0, x1) * dpr) * px;
+							const e = Math.max(Math.round(Math.max(x0, x1) * dpr) * px, a + px);
+							g.fillRect(a, y0 - h, e - a, width);
+						}
+					} else {
+						g.fillRect(x0 - h, Math.min(y0, y1), width, Math.abs(y1 - y0));
+					}
+				}
+				return;
+			}
+			g.beginPath();
+			for (let i = 0; i < n; i += 4) {
+				const x0 = b[i], y0 = b[i + 1], x1 = b[i + 2], y1 = b[i + 3];
+				if (y0 === y1)
+					g.rect(Math.min(x0, x1), y0 - h, Math.abs(x1 - x0), width);
+				else
+					g.rect(x0 - h, Math.min(y0, y1), width, Math.abs(y1 - y0));
+			}
+			g.fill();
 		}
 	}
 
@@ -204,6 +282,8 @@
 			this.cw = Math.ceil(w / 4) + 1;
 			this.ch = Math.ceil(h / 2) + 1;
 			this.cells = new Uint8Array(this.cw * this.ch);
+			this.w = w;
+			this.h = h;
 		}
 		take(x, y, w, h) {
 			const x0 = Math.max(0, Math.floor(x / 4)), x1 = Math.min(this.cw - 1, Math.floor((x + w - 1) / 4));
@@ -243,6 +323,53 @@
 		return Math.abs(v) >= 1e6 ? v.toExponential(3) : String(v);
 	}
 
+	// What draw() fills, kept from frame to frame.
+	const L_LINE = 0, L_DUST = 1, L_RED = 2, L_END = 3;	// task lines
+	const A_RED = 5, ALPHAS = 9;
+	const HEAD_C = Math.cos(0.45), HEAD_S = Math.sin(0.45);			// arrows: colour (kind, or a failed read) x 9 alphas
+	const B = {
+		grid: new Batch(2), lines: new Batch(4), runs: new Batch(1), arrows: new Batch(6 * ALPHAS),
+		plot: new Batch(COUNTER_COLORS.length), marks: new Batch(1), segs: new Batch(LANE_COLORS.length + 1),
+		vis: [], hl: [], names: [], occ: null,
+	};
+
+	// The minimum and maximum of a counter's values over any range of its
+	// samples in O(log n): a segment tree (blocks of 1, 2, 4... samples),
+	// built the first time the counter has more changes than pixels in view.
+	function rangeTree(k2) {
+		if (D.trees[k2.index])
+			return D.trees[k2.index];
+		let size = 1;
+		while (size < k2.n)
+			size *= 2;
+		const mn = new Float64Array(2 * size).fill(Infinity), mx = new Float64Array(2 * size).fill(-Infinity);
+		const vs = D.c.sample_value;
+		for (let j = 0; j < k2.n; j++)
+			mn[size + j] = mx[size + j] = vs[k2.first + j];
+		for (let j = size - 1; j >= 1; j--) {
+			mn[j] = Math.min(mn[2 * j], mn[2 * j + 1]);
+			mx[j] = Math.max(mx[2 * j], mx[2 * j + 1]);
+		}
+		D.trees[k2.index] = { size, mn, mx };
+		return D.trees[k2.index];
+	}
+
+	// A transparent canvas the size of the page's, cleared between device
+	// rows @y0 and @y1.
+	let shadow = null;
+	function shadowLayer(y0, y1) {
+		if (!shadow)
+			shadow = document.createElement('canvas').getContext('2d');
+		if (shadow.canvas.width !== canvas.width || shadow.canvas.height !== canvas.height) {
+			shadow.canvas.width = canvas.width;
+			shadow.canvas.height = canvas.height;
+		}
+		shadow.setTransform(1, 0, 0, 1, 0, 0);
+		shadow.clearRect(0, y0, canvas.width, y1 - y0);
+		shadow.setTransform(V.dpr, 0, 0, V.dpr, 0, 0);
+		return shadow;
+	}
+
 	/*
 	 * draw() - one frame into @g (the canvas, or the SVG recorder), @W x @H
 	 * CSS pixels.  Returns what was drawn (rtrView.frame).
@@ -256,7 +383,11 @@
 			lanes: 0, runs: 0, losses: 0, damage: 0, rows: 0, t0: v0, t1: v1, W, H,
 			fisheye: !M.fits && V.fisheye, prof: {},
 		};
-		const occ = new Occupancy(W, H);
+		let occ = B.occ;
+		if (!occ || occ.w !== W || occ.h !== H)
+			occ = B.occ = new Occupancy(W, H);
+		else
+			occ.cells.fill(0);
 		g.fillStyle = '#e6e6e6';
 		g.fillRect(0, 0, W, H);
 
@@ -284,7 +415,7 @@
 		// the grid
 		const step = gridStep();
 		const first = Math.ceil(v0 / step) * step;
-		const grid = new Batch();
+		const grid = B.grid.reset();
 		g.font = '11px sans-serif';
 		g.textBaseline = 'middle';
 		g.textAlign = 'left';
@@ -293,12 +424,12 @@
 		g.fillStyle = '#333';
 		for (let t = first, n = 0; t <= v1 && n < 1000; t += step, n++) {
 			const x = Math.round(X(t)) + 0.5;
-			grid.line('grid', x, AXIS_H, x, H);
-			grid.line('tick', x, AXIS_H - 6, x, AXIS_H);
+			grid.line(0, x, AXIS_H, x, H);
+			grid.line(1, x, AXIS_H - 6, x, AXIS_H);
 			g.fillText(fmtTime(t - D.start, step), x + 3, AXIS_H / 2);
 		}
-		grid.stroke(g, (key) => key === 'grid' ? { color: '#d0d0d0', width: 1 } :
-			{ color: '#555', width: 1 });
+		grid.stroke(g, 0, '#d0d0d0', 1, 1);
+		grid.stroke(g, 1, '#555', 1, 1);
 		F.grid = 'Each grid division: ' + fmtTime(step, step);
 
 		// trace titles, when there are several
@@ -320,10 +451,12 @@
 
 		prof('grid');
 		// task rows: lines, runs and highlights
-		const lines = new Batch(), runs = new Batch(), vis = [];
+		const lines = B.lines.reset(), runs = B.runs.reset(), vis = B.vis, rowEnd = D.rowEnd;
+		vis.length = 0;
 		let lastY = -1e9;
 		const hl = V.highlight;
-		const hlBoxes = [];
+		const hlBoxes = B.hl;
+		hlBoxes.length = 0;
 		let r = 0;
 		if (M.fits || !V.fisheye) {
 			r = Math.max(0, Math.floor(M.row(A.top - ROW_H)));
@@ -349,7 +482,7 @@
 
 		function drawRow(row, y) {
 			const a = c.row_off[row], b = c.row_off[row + 1];
-			let i = lowerBound(a, b, v0, (j) => c.task_end[c.row_task[j]]);
+			let i = lowerBoundArr(rowEnd, a, b, v0);
 			let dust0 = 0, dust1 = 0, inDust = false;
 			while (i < b) {
 				const t = c.row_task[i];
@@ -372,26 +505,26 @@
 					dust1 = px + 1;
 					if (hl && hl[t])
 						hlBoxes.push(t, x0, x1, y);
-					i = lowerBound(i + 1, b, T(px + 1), (j) => c.task_end[c.row_task[j]]);
+					i = gallopArr(rowEnd, i + 1, b, T(px + 1));
 					continue;
 				}
 				x0 = Math.max(x0, -2);
 				x1 = Math.min(x1, W + 2);
-				const style = (fl & (FLAG_FAILED | FLAG_NEVER)) ? 'red' : 'line';
+				const red = (fl & (FLAG_FAILED | FLAG_NEVER)) !== 0;
 				if (inDust && x0 > dust1)
 					flushDust();
-				lines.line(style, x0, y, x1, y);
+				lines.line(red ? L_RED : L_LINE, x0, y, x1, y);
 				F.taskLines++;
 				if (F.tasks.length < MAX_RECORDED)
-					F.tasks.push({ task: t, row, x0, x1, y, color: style === 'red' ? '#cc0000' : '#333333' });
+					F.tasks.push({ task: t, row, x0, x1, y, color: red ? '#cc0000' : '#333333' });
 				if (x1 - x0 > MIN_LABEL_PX)
 					vis.push(t, x0, x1, y);
 				if (hl && hl[t])
 					hlBoxes.push(t, x0, x1, y);
 				if (fl & FLAG_FAILED)
-					lines.line('red', x1, y - 5, x1, y + 5);	// the failure bar
+					lines.line(L_RED, x1, y - 5, x1, y + 5);	// the failure bar
 				else if (!(fl & (FLAG_RESOLVED | FLAG_NEVER)) && x1 - x0 > 4 && x1 < W)
-					lines.line('end', x1, y, x1, y);	// a triangle, drawn below
+					lines.line(L_END, x1, y, x1, y);	// a triangle, drawn below
 				// where it ran: white
 				if (x1 - x0 >= 6) {
 					const rf = D.runFirst[t], rl = D.runFirst[t + 1];
@@ -401,20 +534,20 @@
 						const a1 = Math.max(Math.min(x1, (c.run_end[j] - v0) * k), a0 + 1);
 						if (a0 > rx1 + 1) {	// runs closer than a pixel are one
 							if (rx1 > rx0)
-								runs.line('run', rx0, y, rx1, y);
+								runs.line(0, rx0, y, rx1, y);
 							rx0 = a0;
 						}
 						rx1 = a1;
 					}
 					if (rx1 > rx0)
-						runs.line('run', rx0, y, rx1, y);
+						runs.line(0, rx0, y, rx1, y);
 				}
 				i++;
 			}
 			flushDust();
 			function flushDust() {
 				if (inDust) {
-					lines.line('dust', dust0, y, dust1, y);
+					lines.line(L_DUST, dust0, y, dust1, y);
 					F.dust++;
 				}
 				inDust = false;
@@ -434,15 +567,15 @@
 			}
 			F.highlightsDrawn++;
 		}
-		runs.stroke(g, () => ({ color: '#ffffff', width: 7 }));
+		runs.fillRects(g, 0, '#ffffff', 7);
 
 		prof('highlights');
 		// create and becomes lines, then the arrows, by length class
-		const arrows = new Batch();
+		const arrows = B.arrows.reset();
 		const tr = c.task_row;
-		const B = c.arrow_bucket;
+		const AB = c.arrow_bucket;
 		for (let b = 0; b < 66; b++) {
-			const lo = B[b], hi = B[b + 1];
+			const lo = AB[b], hi = AB[b + 1];
 			if (lo === hi)
 				continue;
 			let i = lowerBoundArr(c.arrow_tf, lo, hi, v0 - D.bucketLen[b]);
@@ -460,13 +593,15 @@
 				const len = Math.abs(x1 - x0);
 				const alpha = kind >= 4 ? 1 : 1 - Math.min(1, len / 1500);
 				if (alpha > 0.01) {
-					const color = kind === 0 && (c.task_flags[from] & FLAG_FAILED) ? READ_FAILED : ARROW[kind].color;
-					const key = kind + ':' + color + ':' + Math.round(alpha * 8);
+					const failed = kind === 0 && (c.task_flags[from] & FLAG_FAILED) !== 0;
+					const color = failed ? READ_FAILED : ARROW[kind].color;
+					const key = (failed ? A_RED : Math.min(kind, 4)) * ALPHAS + Math.round(alpha * 8);
 					arrows.line(key, x0, y0, x1, y1);
 					if (kind < 4 && Math.abs(y1 - y0) + len > 6) {
-						const ang = Math.atan2(y1 - y0, x1 - x0);
-						arrows.line(key, x1, y1, x1 - 6 * Math.cos(ang - 0.45), y1 - 6 * Math.sin(ang - 0.45));
-						arrows.line(key, x1, y1, x1 - 6 * Math.cos(ang + 0.45), y1 - 6 * Math.sin(ang + 0.45));
+						// the head: the unit vector turned by +-0.45 rad, 6 pixels long
+						const d = Math.hypot(x1 - x0, y1 - y0), ux = (x1 - x0) / d, uy = (y1 - y0) / d;
+						arrows.line(key, x1, y1, x1 - 6 * (ux * HEAD_C + uy * HEAD_S), y1 - 6 * (uy * HEAD_C - ux * HEAD_S));
+						arrows.line(key, x1, y1, x1 - 6 * (ux * HEAD_C - uy * HEAD_S), y1 - 6 * (uy * HEAD_C + ux * HEAD_S));
 					}
 					F.arrowCount++;
 					if (F.arrows.length < MAX_RECORDED)
@@ -474,24 +609,27 @@
 							toRow: tr[to], x0, y0, x1, y1, alpha });
 				}
 				if (sparse)
-					i = lowerBoundArr(c.arrow_tf, i + 1, end, T(Math.floor(x0) + 1));
+					i = gallopArr(c.arrow_tf, i + 1, end, T(Math.floor(x0) + 1));
 				else
 					i++;
 			}
 		}
-		arrows.stroke(g, (key) => {
-			const [kind, color, a] = key.split(':');
-			return { color, width: kind >= 4 ? 1 : 1.2, alpha: Math.max(0.05, a / 8) };
-		});
-		lines.stroke(g, (key) => key === 'red' ? { color: '#cc0000', width: 2 } :
-			key === 'dust' ? { color: '#777', width: 2 } :
-				key === 'end' ? { color: '#333', width: 0 } : { color: '#333333', width: 2 });
+		// one width for all: 1 pixel lines are Skia's hairlines, and a path of
+		// thousands of wider ones that cross costs ~100 ms to rasterise
+		for (let key = 0; key < 6 * ALPHAS; key++) {
+			const ci = Math.floor(key / ALPHAS);
+			arrows.stroke(g, key, ci === A_RED ? READ_FAILED : ARROW[ci].color, 1,
+				Math.max(0.05, (key % ALPHAS) / 8));
+		}
+		lines.fillRects(g, L_LINE, '#333333', 2);
+		lines.fillRects(g, L_DUST, '#777', 2);
+		lines.fillRects(g, L_RED, '#cc0000', 2);
 		// triangles at the ends of unresolved tasks
-		const ends = lines.paths.get('end');
-		if (ends) {
+		if (lines.n[L_END]) {
+			const ends = lines.buf[L_END], nends = lines.n[L_END];
 			g.fillStyle = '#333';
 			g.beginPath();
-			for (let i = 0; i < ends.length; i += 4) {
+			for (let i = 0; i < nends; i += 4) {
 				g.moveTo(ends[i], ends[i + 1] - 4);
 				g.lineTo(ends[i] + 6, ends[i + 1]);
 				g.lineTo(ends[i], ends[i + 1] + 4);
@@ -561,7 +699,7 @@
 		prof('labels');
 		// counters: step plots over the tasks, a scale per group
 		if (V.counters && D.meta.counters.length) {
-			const plot = new Batch(), tags = [];
+			const plot = B.plot.reset(), tags = [];
 			const ytop = A.top + 24, ybot = A.bottom - 8;
 			D.meta.counters.forEach((k2, n) => {
 				if (!k2.on || !k2.n)
@@ -573,7 +711,7 @@
 				let i = lowerBoundArr(ts, a, b, v0);
 				if (i > a)
 					i--;
-				const key = String(n % COUNTER_COLORS.length);
+				const key = n % COUNTER_COLORS.length;
 				let px = ts[i] > v0 ? (ts[i] - v0) * k : -1, py = Y(vs[i]), last = vs[i];
 				i++;
 				while (i < b && ts[i] <= v1) {
@@ -581,10 +719,24 @@
 					if (x - px < 1) {
 						// many changes in one pixel column: their range as one vertical
 						let lo = vs[i], hi2 = vs[i];
-						const col = Math.floor(x) + 1, stop = lowerBoundArr(ts, i, b, T(col));
-						for (let j = i; j < stop; j++) {
-							lo = Math.min(lo, vs[j]);
-							hi2 = Math.max(hi2, vs[j]);
+						const col = Math.floor(x) + 1, stop = Math.max(i + 1, gallopArr(ts, i, b, T(col)));
+						if (stop - i <= 32) {
+							for (let j = i + 1; j < stop; j++) {
+								lo = Math.min(lo, vs[j]);
+								hi2 = Math.max(hi2, vs[j]);
+							}
+						} else {	// a summary of power-of-two blocks
+							const tree = rangeTree(k2);
+							for (let l = i - a + tree.size, r = stop - a + tree.size; l < r; l >>>= 1, r >>>= 1) {
+								if (l & 1) {
+									lo = Math.min(lo, tree.mn[l]);
+									hi2 = Math.max(hi2, tree.mx[l++]);
+								}
+								if (r & 1) {
+									lo = Math.min(lo, tree.mn[--r]);
+									hi2 = Math.max(hi2, tree.mx[r]);
+								}
+							}
 						}
 						plot.line(key, px, py, x, py);
 						plot.line(key, x, Y(lo), x, Y(hi2));
@@ -606,9 +758,33 @@
 				tags.push({ y: py, text: k2.label + ' ' + fmtValue(last), color: COUNTER_COLORS[n % 4] });
 				F.counters.push({ name: k2.label, value: last, y: py, group: k2.group });
 			});
-			// a dark shadow first, as mirage draws them
-			plot.stroke(g, () => ({ color: 'rgba(0, 0, 0, 0.3)', width: 4 }));
-			plot.stroke(g, (key) => ({ color: COUNTER_COLORS[key], width: 2 }));
+			// a dark shadow first, as mirage draws them: drawn opaque on a layer
+			// laid over at 30 %, so that where it overlaps itself it is no darker
+			// (only the band of rows the plots cross is cleared and laid over)
+			let sy0 = Infinity, sy1 = -Infinity;
+			for (let key = 0; key < COUNTER_COLORS.length; key++) {
+				const pb = plot.buf[key];
+				for (let i = 0; i < plot.n[key]; i += 2) {
+					sy0 = Math.min(sy0, pb[i + 1]);
+					sy1 = Math.max(sy1, pb[i + 1]);
+				}
+			}
+			const band0 = Math.max(0, Math.floor((sy0 - 3) * V.dpr));
+			const band1 = Math.min(canvas.height, Math.ceil((sy1 + 3) * V.dpr));
+			const sg = g instanceof SvgContext ? g : band1 > band0 ? shadowLayer(band0, band1) : null;
+			if (sg) {
+				for (let key = 0; key < COUNTER_COLORS.length; key++)
+					plot.fillRects(sg, key, sg === g ? 'rgba(0, 0, 0, 0.3)' : '#000', 4);
+			}
+			if (sg && sg !== g) {
+				g.globalAlpha = 0.3;
+				g.setTransform(1, 0, 0, 1, 0, 0);
+				g.drawImage(sg.canvas, 0, band0, canvas.width, band1 - band0, 0, band0, canvas.width, band1 - band0);
+				g.setTransform(V.dpr, 0, 0, V.dpr, 0, 0);
+				g.globalAlpha = 1;
+			}
+			for (let key = 0; key < COUNTER_COLORS.length; key++)
+				plot.fillRects(g, key, COUNTER_COLORS[key], 2);
 			// their names and values, stacked at the right edge
 			tags.sort((p, q) => p.y - q.y);
 			let floor = ytop - 20;
@@ -632,7 +808,7 @@
 		{
 			const a = lowerBoundArr(c.note_ts, 0, c.note_ts.length, v0);
 			const b = lowerBoundArr(c.note_ts, a, c.note_ts.length, v1 + 1e-9);
-			const marks = new Batch();
+			const marks = B.marks.reset();
 			g.font = '11px sans-serif';
 			g.textAlign = 'left';
 			g.textBaseline = 'top';
@@ -642,7 +818,7 @@
 				if (x - lastPx < 1)
 					continue;
 				lastPx = x;
-				marks.line('n', x, AXIS_H, x, A.bottom);
+				marks.line(0, x, AXIS_H, x, A.bottom);
 				g.fillStyle = '#7b1fa2';
 				g.fillRect(x - 3, AXIS_H - 6, 6, 6);
 				F.notes++;
@@ -651,7 +827,7 @@
 				if (occ.take(x + 3, AXIS_H + 2, tw, 12))
 					g.fillText(text, x + 4, AXIS_H + 2);
 			}
-			marks.stroke(g, () => ({ color: 'rgba(123, 31, 162, 0.35)', width: 1 }));
+			marks.stroke(g, 0, 'rgba(123, 31, 162, 0.35)', 1, 1);
 		}
 
 		prof('notes');
@@ -662,13 +838,14 @@
 			g.fillRect(0, top - 4, W, H - top + 4);
 			g.fillStyle = '#999';
 			g.fillRect(0, top - 4, W, 1);
-			const segs = new Batch();
-			const names = [];
+			const segs = B.segs.reset(), laneEnd = D.laneEnd, DUST = LANE_COLORS.length;
+			const names = B.names;
+			names.length = 0;
 			D.lanes.forEach((lane, li) => {
 				const y = top + li * LANE_H + LANE_H / 2;
 				const cpu = lane.cpu;
 				const a = cpu.run_first, b = cpu.run_first + cpu.nruns, idx = c.cpu_runs;
-				let i = lowerBound(a, b, v0, (j) => c.run_end[idx[j]]);
+				let i = lowerBoundArr(laneEnd, a, b, v0);
 				F.lanes++;
 				while (i < b) {
 					const ru = idx[i];
@@ -679,17 +856,18 @@
 					const t = c.run_task[ru];
 					F.runs++;
 					if (x1 - x0 < 1) {
-						segs.line('dust', Math.floor(x0), y, Math.floor(x0) + 1, y);
-						i = lowerBound(i + 1, b, T(Math.floor(x0) + 1), (j) => c.run_end[idx[j]]);
+						segs.line(DUST, Math.floor(x0), y, Math.floor(x0) + 1, y);
+						i = gallopArr(laneEnd, i + 1, b, T(Math.floor(x0) + 1));
 						continue;
 					}
-					segs.line(String(t % LANE_COLORS.length), x0, y, x1, y);
+					segs.line(t % LANE_COLORS.length, x0, y, x1, y);
 					if (x1 - x0 > 40)
 						names.push(t, x0, x1, y);
 					i++;
 				}
 			});
-			segs.stroke(g, (key) => ({ color: key === 'dust' ? '#888' : LANE_COLORS[key], width: LANE_H - 3 }));
+			for (let key = 0; key <= DUST; key++)
+				segs.fillRects(g, key, key === DUST ? '#888' : LANE_COLORS[key], LANE_H - 3);
 			g.font = '10px monospace';
 			g.textBaseline = 'middle';
 			g.textAlign = 'left';
@@ -777,6 +955,7 @@
 		moveTo(x, y) { this.d.push('M' + num(x) + ' ' + num(y)); }
 		lineTo(x, y) { this.d.push('L' + num(x) + ' ' + num(y)); }
 		closePath() { this.d.push('Z'); }
+		rect(x, y, w, h) { this.d.push('M' + num(x) + ' ' + num(y) + 'h' + num(w) + 'v' + num(h) + 'h' + num(-w) + 'Z'); }
 		stroke() {
 			if (this.d.length && this.lineWidth > 0)
 				this.out.push(`<path d="${this.d.join('')}" fill="none" stroke="${this.strokeStyle}" stroke-width="${num(this.lineWidth)}"${this.op()}/>`);
