@@ -994,14 +994,18 @@
 	// ---- frames ------------------------------------------------------------------
 
 	let pending = false;
+	const status = { grid: null, pos: null, gridEl: $('grid'), posEl: $('position') };
 	function frame() {
 		const t = performance.now();
 		const F = draw(ctx, V.W, V.H);
 		F.ms = performance.now() - t;
 		view.frame = F;
-		$('grid').textContent = F.grid;
-		$('position').textContent = fmtTime(V.t0 - D.start, V.span / 10) + ' \u2013 ' +
-			fmtTime(V.t0 + V.span - D.start, V.span / 10);
+		// the status line, touched only when it changes (each change is a layout)
+		const pos = fmtTime(V.t0 - D.start, V.span / 10) + ' \u2013 ' + fmtTime(V.t0 + V.span - D.start, V.span / 10);
+		if (F.grid !== status.grid)
+			status.gridEl.textContent = status.grid = F.grid;
+		if (pos !== status.pos)
+			status.posEl.textContent = status.pos = pos;
 		return F;
 	}
 	function redraw() {
