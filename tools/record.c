@@ -738,7 +738,7 @@ int rtr_cmd_record(int argc, char **argv)
 			print_report(&s, o.out.path);
 		if (!overwrite && write_failed && !bus)
 			left_in_region(&s);
-		else
+		if (overwrite)
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);
 	}

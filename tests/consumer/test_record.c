@@ -590,6 +590,8 @@ Test(consumer_record, discard_mode_every_event_or_its_loss_counted)
 	cr_expect_eq(v->all.lost_packets, 0, "discard mode loses events, never packets");
 	cr_expect_eq(reported_lost(log), v->all.lost_events, "the summary:\n%s", log);
 	cr_expect_not_null(strstr(log, "exited with status 0"), "%s", log);
+	cr_expect_null(strstr(log, "snapshot"), "a discard-mode summary speaks of snapshots:\n%s",
+		       log);
 	free(log);
 	free(report);
 	tv_free(v);

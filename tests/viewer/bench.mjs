@@ -6,9 +6,11 @@
 //                      each drawn and its pixels read back (the page's benchmark())
 //   frame_max_ms MS    the slowest of them
 //   node tests/viewer/bench.mjs BUILD_DIR PAGE.html
+import { resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
-const file = process.argv[3];
+// file:// needs an absolute path (make bench passes build/bench/...).
+const file = resolve(process.argv[3]);
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
 const p = await browser.newPage({ viewport: { width: 1280, height: 720 } });
 p.on('pageerror', (e) => { console.error('viewer bench: ' + e.message); process.exitCode = 1; });
