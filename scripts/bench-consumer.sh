@@ -45,7 +45,10 @@ row() {
 run() {
 	rate=
 	[ -n "${5:-}" ] && rate="--rate $5"
+	# Each run starts from a quiet disk: the previous one wrote gigabytes.
 	rm -rf "$dir"
+	sync
+	sleep 2
 	log=$build/bench/consumer.$1.log
 	t0=$(date +%s.%N)
 	if ! taskset -c "$3" "$ringtrace" record -q -o "$dir" -- \
