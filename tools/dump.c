@@ -47,6 +47,13 @@ struct dclass {
 
 struct dstream {
 	struct tr_cursor c;
+	const struct dclass *cls;	/* the class table of the chunk c reads */
+	const char *name;	/* the stream file's name */
+	uint32_t *chain_c, *chain_i;	/* its file in each chunk: chunk, stream index */
+	uint32_t nchain, at;	/* ... how many, and the one c reads */
+	bool ended;		/* its last file read to the end (not stopped at a limit) */
+	bool copied;		/* its cursor was taken from the turn before, totals and all */
+	uint64_t events_lost, packets_lost;	/* of the chunks read before */
 	char *pre;		/* " host cpu N " */
 	size_t pren;
 	char *lpre;		/* " cpu N: lost " */
@@ -55,8 +62,12 @@ struct dstream {
 };
 
 struct dump {
-	const struct tr_trace *t;
-	struct dclass *cls;
+	const struct tr_trace *t;	/* the first (or only) chunk */
+	const struct tr_trace *chunks;
+	uint32_t nchunks;
+	struct dclass **cls;		/* per chunk */
+	uint32_t ns;			/* streams (by name, over the chunks) */
+	bool capped;			/* the last chunk is being written */
 	struct dstream *s;
 	struct out o;
 	struct tr_clock clk;
@@ -437,7 +448,7 @@ static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 static void emit_event(struct dump *d, struct dstream *ds)
 {
 	const struct tr_class *cls = ds->c.cls;
-	const struct dclass *dc = &d->cls[cls - d->t->md.classes];
+	const struct dclass *dc = &ds->cls[cls - ds->c.md->classes];
 	const uint8_t *pl = ds->c.payload;
 	struct out *o = &d->o;
 	int64_t sec;
@@ -551,16 +562,15 @@ static void emit_loss(struct dump *d, struct dstream *ds, const char *what)
 	o->len = (size_t)(p - o->buf);
 }
 
-static void setup_classes(struct dump *d)
+static struct dclass *setup_classes(const struct tr_metadata *md)
 {
-	const struct tr_metadata *md = &d->t->md;
+	struct dclass *cls = calloc(md->nclasses ? md->nclasses : 1, sizeof(*cls));
 
-	d->cls = calloc(md->nclasses ? md->nclasses : 1, sizeof(*d->cls));
-	if (!d->cls)
+	if (!cls)
 		oom();
 	for (uint32_t i = 0; i < md->nclasses; i++) {
 		const struct tr_class *c = &md->classes[i];
-		struct dclass *dc = &d->cls[i];
+		struct dclass *dc = &cls[i];
 
 		dc->head = padded(&dc->headn, "%s: {", c->name);
 		dc->bound = dc->headn + PAD + 4;
@@ -591,19 +601,20 @@ static void setup_classes(struct dump *d)
 			}
 		}
 	}
+	return cls;
 }
 
-static void free_classes(struct dump *d)
+static void free_classes(struct dclass *cls, const struct tr_metadata *md)
 {
-	for (uint32_t i = 0; d->cls && i < d->t->md.nclasses; i++) {
-		for (uint32_t j = 0; j < d->t->md.classes[i].nfields; j++) {
-			free(d->cls[i].f[j].lead);
-			free(d->cls[i].f[j].tab);
+	for (uint32_t i = 0; cls && i < md->nclasses; i++) {
+		for (uint32_t j = 0; j < md->classes[i].nfields; j++) {
+			free(cls[i].f[j].lead);
+			free(cls[i].f[j].tab);
 		}
-		free(d->cls[i].f);
-		free(d->cls[i].head);
+		free(cls[i].f);
+		free(cls[i].head);
 	}
-	free(d->cls);
+	free(cls);
 }
 
 /* The stream's line prefixes, once its first packet told its CPU. */
@@ -675,18 +686,20 @@ static void usage(FILE *f)
 struct carry {
 	char **names;
 	struct tr_cursor *c;
+	uint32_t *chunk;	/* the chunk (index in the input) each cursor is in */
+	bool *ended;		/* ... and whether it reached that file's end */
 	uint32_t n;
 };
 
 /* A cursor's state without its message: what tr_next() moves. */
 #define CURSOR_STATE offsetof(struct tr_cursor, err)
 
-static const struct tr_cursor *carry_find(const struct carry *k, const char *name)
+static int carry_find(const struct carry *k, const char *name)
 {
 	for (uint32_t i = 0; i < k->n; i++)
 		if (!strcmp(k->names[i], name))
-			return &k->c[i];
-	return NULL;
+			return (int)i;
+	return -1;
 }
 
 static void carry_free(struct carry *k)
@@ -695,104 +708,279 @@ static void carry_free(struct carry *k)
 		free(k->names[i]);
 	free(k->names);
 	free(k->c);
+	free(k->chunk);
+	free(k->ended);
 	memset(k, 0, sizeof(*k));
 }
 
-static void carry_save(struct carry *k, const struct dump *d)
+/*
+ * Keep every stream's cursor; @base is the input index of the first chunk
+ * read.  Streams this turn did not see (no file in its chunks) keep theirs.
+ */
+static void carry_save(struct carry *k, const struct dump *d, uint32_t base)
 {
-	carry_free(k);
-	k->names = calloc(d->t->nstreams + 1, sizeof(*k->names));
-	k->c = calloc(d->t->nstreams + 1, sizeof(*k->c));
-	if (!k->names || !k->c)
+	struct carry old = *k;
+	uint32_t cap = d->ns + old.n + 1, n = 0;
+
+	k->names = calloc(cap, sizeof(*k->names));
+	k->c = calloc(cap, sizeof(*k->c));
+	k->chunk = calloc(cap, sizeof(*k->chunk));
+	k->ended = calloc(cap, sizeof(*k->ended));
+	if (!k->names || !k->c || !k->chunk || !k->ended)
 		oom();
-	for (uint32_t i = 0; i < d->t->nstreams; i++) {
-		k->names[i] = strdup(d->t->streams[i].name);
-		if (!k->names[i])
+	for (uint32_t i = 0; i < d->ns; i++, n++) {
+		k->names[n] = strdup(d->s[i].name);
+		if (!k->names[n])
 			oom();
-		memcpy(&k->c[i], &d->s[i].c, CURSOR_STATE);
+		memcpy(&k->c[n], &d->s[i].c, CURSOR_STATE);
+		k->chunk[n] = base + d->s[i].chain_c[d->s[i].at];
+		/* The end of a file still being written (capped) is not its end. */
+		k->ended[n] = d->s[i].ended &&
+			      !(d->capped && d->s[i].chain_c[d->s[i].at] == d->nchunks - 1);
 	}
-	k->n = d->t->nstreams;
-}
+	for (uint32_t i = 0; i < old.n; i++) {
+		bool seen = false;
 
-/* The next item of stream @i, unless it lies past @limit: then the cursor stays. */
-static int next_item(struct dump *d, uint32_t i, uint64_t limit)
-{
-	struct tr_cursor saved;
-	int r;
-
-	if (limit == UINT64_MAX)
-		return tr_next(&d->s[i].c);
-	memcpy(&saved, &d->s[i].c, CURSOR_STATE);
-	r = tr_next(&d->s[i].c);
-	if (r > 0 && d->s[i].c.ts > limit) {
-		memcpy(&d->s[i].c, &saved, CURSOR_STATE);
-		return TR_END;
+		for (uint32_t j = 0; j < d->ns && !seen; j++)
+			seen = !strcmp(old.names[i], d->s[j].name);
+		if (seen)
+			continue;
+		k->names[n] = old.names[i];
+		old.names[i] = NULL;
+		memcpy(&k->c[n], &old.c[i], CURSOR_STATE);
+		k->chunk[n] = old.chunk[i];
+		k->ended[n] = old.ended[i];
+		n++;
 	}
-	return r;
+	k->n = n;
+	carry_free(&old);
 }
 
 /*
- * dump_trace() - print the trace @dir, its streams merged in time.
- * @k: the cursors of the trace read before: with @same, this trace read
- *     again further on (--follow); else the previous chunk of a rotated trace.
+ * The first chunk a later turn of --follow must read: for each stream, the
+ * chunk its cursor is in, or the one after if it read its file there to
+ * the end (the chunk @now, being written, may grow: it is read again).
+ */
+static uint32_t carry_first(const struct carry *k, uint32_t now)
+{
+	uint32_t first = now;
+
+	for (uint32_t i = 0; i < k->n; i++) {
+		uint32_t need = k->chunk[i] + (k->ended[i] && k->chunk[i] < now);
+
+		if (need < first)
+			first = need;
+	}
+	return first;
+}
+
+/* Point stream @ds's cursor at its file in the chunk ds->at. */
+static void chunk_cursor(struct dump *d, struct dstream *ds)
+{
+	uint32_t c = ds->chain_c[ds->at];
+
+	tr_cursor_init(&ds->c, &d->chunks[c], ds->chain_i[ds->at]);
+	ds->cls = d->cls[c];
+}
+
+/*
+ * The next item of stream @i, unless it lies past @limit: then the cursor
+ * stays.  At the end of a chunk's file, the stream goes on in the next
+ * chunk that has it, its sequence numbers and loss counts continuing.
+ */
+static int next_item(struct dump *d, uint32_t i, uint64_t limit)
+{
+	struct dstream *ds = &d->s[i];
+	struct tr_cursor saved;
+	int r;
+
+	if (limit == UINT64_MAX) {
+		r = tr_next(&ds->c);
+		while (__builtin_expect(r == TR_END, 0) && ds->at + 1 < ds->nchain) {
+			memcpy(&saved, &ds->c, CURSOR_STATE);
+			ds->events_lost += ds->c.events_lost;
+			ds->packets_lost += ds->c.packets_lost;
+			ds->at++;
+			chunk_cursor(d, ds);
+			tr_cursor_continue(&ds->c, &saved);
+			r = tr_next(&ds->c);
+		}
+		ds->ended = r == TR_END;
+		return r;
+	}
+	{
+		uint32_t at = ds->at;
+		uint64_t el = ds->events_lost, pl = ds->packets_lost;
+
+		memcpy(&saved, &ds->c, CURSOR_STATE);
+		r = tr_next(&ds->c);
+		while (r == TR_END && ds->at + 1 < ds->nchain) {
+			struct tr_cursor prev;
+
+			memcpy(&prev, &ds->c, CURSOR_STATE);
+			ds->events_lost += ds->c.events_lost;
+			ds->packets_lost += ds->c.packets_lost;
+			ds->at++;
+			chunk_cursor(d, ds);
+			tr_cursor_continue(&ds->c, &prev);
+			r = tr_next(&ds->c);
+		}
+		if (r > 0 && ds->c.ts > limit) {
+			/* Past the watermark: back where it was, maybe in the chunk before. */
+			if (ds->at != at) {
+				ds->at = at;
+				chunk_cursor(d, ds);
+				ds->events_lost = el;
+				ds->packets_lost = pl;
+			}
+			memcpy(&ds->c, &saved, CURSOR_STATE);
+			ds->ended = false;
+			return TR_END;
+		}
+		ds->ended = r == TR_END;
+		return r;
+	}
+}
+
+/* Cap @t's stream files to the whole packets a recorder's state names. */
+static void cap_streams(struct tr_trace *t, const struct tr_state *st)
+{
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		uint64_t whole = 0;
+		unsigned cpu;
+
+		if (sscanf(t->streams[i].name, "stream_%u", &cpu) == 1)
+			for (uint32_t j = 0; j < st->nstreams; j++)
+				if (st->streams[j].cpu == cpu)
+					whole = st->streams[j].size;
+		if (t->streams[i].size > whole)
+			t->streams[i].size = whole;
+	}
+}
+
+/* The streams by file name over the chunks, each with its file in every chunk. */
+static void chain_streams(struct dump *d)
+{
+	uint32_t total = 0;
+
+	for (uint32_t c = 0; c < d->nchunks; c++)
+		total += d->chunks[c].nstreams;
+	d->s = calloc(total ? total : 1, sizeof(*d->s));
+	if (!d->s)
+		oom();
+	d->ns = 0;
+	for (uint32_t c = 0; c < d->nchunks; c++) {
+		for (uint32_t i = 0; i < d->chunks[c].nstreams; i++) {
+			const char *name = d->chunks[c].streams[i].name;
+			struct dstream *ds = NULL;
+
+			for (uint32_t j = 0; j < d->ns && !ds; j++)
+				if (!strcmp(d->s[j].name, name))
+					ds = &d->s[j];
+			if (!ds) {
+				ds = &d->s[d->ns++];
+				ds->name = name;
+				ds->chain_c = calloc(d->nchunks, sizeof(*ds->chain_c));
+				ds->chain_i = calloc(d->nchunks, sizeof(*ds->chain_i));
+				if (!ds->chain_c || !ds->chain_i)
+					oom();
+			}
+			ds->chain_c[ds->nchain] = c;
+			ds->chain_i[ds->nchain] = i;
+			ds->nchain++;
+		}
+	}
+}
+
+/*
+ * dump_trace() - print the trace @dirs: one directory, or the @ndirs chunks
+ * of a rotated trace merged as one, all streams in time order.
+ * @base: the input index of @dirs[0] (--follow reads a window of chunks).
+ * @k: the cursors of the turn before (--follow): a stream whose cursor is in
+ *     a chunk read now goes on from it; one left in an earlier chunk
+ *     continues into its next file (sequence numbers checked across).
  * @limit: leave events after this clock value for a later call.
  * @st: a recorder's state: the stream files are whole up to its sizes.
  * Return: 0, 1 damaged, -1 not readable yet (a trace being created).
  */
-static int dump_trace(struct dump *d, const char *dir, struct carry *k, bool same,
-		      uint64_t limit, const struct tr_state *st, bool quiet_open)
+static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, uint32_t base,
+		      struct carry *k, uint64_t limit, const struct tr_state *st, bool quiet_open)
 {
-	uint32_t *heap, n = 0;
-	struct tr_trace t;
+	struct tr_trace *t = calloc(ndirs ? ndirs : 1, sizeof(*t));
+	uint32_t *heap, n = 0, opened = 0;
 	char err[1024];
 	int status = 0;
 
-	if (tr_open(&t, dir, err, sizeof(err))) {
-		if (quiet_open)
-			return -1;
-		out_flush(&d->o);
-		fflush(stdout);
-		fprintf(stderr, "ringtrace dump: %s\n", err);
-		return 1;
+	if (!t)
+		oom();
+	/* A chunk that does not open is reported and left out; the others are read. */
+	for (uint32_t c = 0; c < ndirs; c++) {
+		if (tr_open(&t[opened], dirs[c], err, sizeof(err))) {
+			if (quiet_open || base) {
+				for (uint32_t j = 0; j < opened; j++)
+					tr_close(&t[j]);
+				free(t);
+				return -1;
+			}
+			out_flush(&d->o);
+			fflush(stdout);
+			fprintf(stderr, "ringtrace dump: %s\n", err);
+			status = 1;
+			continue;
+		}
+		opened++;
 	}
-	for (uint32_t i = 0; st && i < t.nstreams; i++) {
-		uint64_t whole = 0;
-		unsigned cpu;
-
-		if (sscanf(t.streams[i].name, "stream_%u", &cpu) == 1)
-			for (uint32_t j = 0; j < st->nstreams; j++)
-				if (st->streams[j].cpu == cpu)
-					whole = st->streams[j].size;
-		if (t.streams[i].size > whole)
-			t.streams[i].size = whole;
+	if (!opened) {
+		free(t);
+		return status;
 	}
-	d->t = &t;
-	tr_clock_init(&d->clk, &t.md);
-	setup_classes(d);
-	d->s = calloc(t.nstreams ? t.nstreams : 1, sizeof(*d->s));
-	heap = calloc(t.nstreams ? t.nstreams : 1, sizeof(*heap));
-	if (!d->s || !heap)
+	if (st)
+		cap_streams(&t[opened - 1], st);
+	d->capped = st != NULL;
+	d->t = &t[0];
+	d->chunks = t;
+	d->nchunks = opened;
+	tr_clock_init(&d->clk, &t[0].md);
+	d->cls = calloc(opened, sizeof(*d->cls));
+	if (!d->cls)
+		oom();
+	for (uint32_t c = 0; c < opened; c++)
+		d->cls[c] = setup_classes(&t[c].md);
+	chain_streams(d);
+	heap = calloc(d->ns ? d->ns : 1, sizeof(*heap));
+	if (!heap)
 		oom();
 
-	for (uint32_t i = 0; i < t.nstreams; i++) {
-		const struct tr_cursor *prev = carry_find(k, t.streams[i].name);
+	for (uint32_t i = 0; i < d->ns; i++) {
+		struct dstream *ds = &d->s[i];
+		int pi = carry_find(k, ds->name);
 		int r;
 
-		tr_cursor_init(&d->s[i].c, &t, i);
-		if (prev && same) {
-			memcpy(&d->s[i].c, prev, CURSOR_STATE);
-			d->s[i].c.md = &t.md;
-			d->s[i].c.s = &t.streams[i];
-		} else if (prev) {
-			tr_cursor_continue(&d->s[i].c, prev);
+		ds->copied = false;
+		if (pi >= 0 && k->chunk[pi] >= base) {
+			/* Its cursor is in a chunk read now: from where it stopped. */
+			while (ds->at + 1 < ds->nchain && base + ds->chain_c[ds->at] < k->chunk[pi])
+				ds->at++;
+		}
+		chunk_cursor(d, ds);
+		if (pi >= 0 && base + ds->chain_c[ds->at] == k->chunk[pi]) {
+			const struct tr_metadata *md = ds->c.md;
+			const struct tr_stream *sf = ds->c.s;
+
+			memcpy(&ds->c, &k->c[pi], CURSOR_STATE);
+			ds->c.md = md;
+			ds->c.s = sf;
+			ds->copied = true;
+		} else if (pi >= 0) {
+			tr_cursor_continue(&ds->c, &k->c[pi]);
 		}
 		r = next_item(d, i, limit);
 		if (r == TR_ERROR) {
-			damage(d, &d->s[i]);
+			damage(d, ds);
 			status = 1;
 		} else if (r != TR_END) {
-			d->s[i].item = r;
-			stream_prefix(d, &d->s[i]);
+			ds->item = r;
+			stream_prefix(d, ds);
 			heap[n++] = i;
 		}
 	}
@@ -820,24 +1008,35 @@ static int dump_trace(struct dump *d, const char *dir, struct carry *k, bool sam
 		sift_down(d, heap, n, 0);
 	}
 	out_flush(&d->o);
-	for (uint32_t i = 0; i < t.nstreams; i++) {
-		d->lost_events += d->s[i].c.events_lost - (same && carry_find(k, t.streams[i].name) ?
-			carry_find(k, t.streams[i].name)->events_lost : 0);
-		d->lost_packets += d->s[i].c.packets_lost - (same && carry_find(k,
-			t.streams[i].name) ? carry_find(k, t.streams[i].name)->packets_lost : 0);
+	for (uint32_t i = 0; i < d->ns; i++) {
+		struct dstream *ds = &d->s[i];
+		int pi = ds->copied ? carry_find(k, ds->name) : -1;
+
+		/* A copied cursor's totals include what earlier turns counted. */
+		d->lost_events += ds->events_lost + ds->c.events_lost -
+				  (pi >= 0 ? k->c[pi].events_lost : 0);
+		d->lost_packets += ds->packets_lost + ds->c.packets_lost -
+				   (pi >= 0 ? k->c[pi].packets_lost : 0);
 	}
-	carry_save(k, d);
-	for (uint32_t i = 0; i < t.nstreams; i++) {
+	carry_save(k, d, base);
+	for (uint32_t i = 0; i < d->ns; i++) {
 		free(d->s[i].pre);
 		free(d->s[i].lpre);
+		free(d->s[i].chain_c);
+		free(d->s[i].chain_i);
 	}
 	free(heap);
 	free(d->s);
 	d->s = NULL;
-	free_classes(d);
+	for (uint32_t c = 0; c < opened; c++) {
+		free_classes(d->cls[c], &t[c].md);
+		tr_close(&t[c]);
+	}
+	free(d->cls);
+	free(t);
 	d->cls = NULL;
 	d->t = NULL;
-	tr_close(&t);
+	d->chunks = NULL;
 	return status;
 }
 
@@ -866,7 +1065,6 @@ static int follow(struct dump *d, struct tr_input *in)
 	struct carry k = { 0 };
 	uint64_t absent_since = 0;
 	uint32_t cur = 0;
-	bool same = false;
 	int status = 0;
 
 	for (;;) {
@@ -909,18 +1107,26 @@ static int follow(struct dump *d, struct tr_input *in)
 		for (uint32_t i = 0; i < in->ndirs && st.chunk[0] && strcmp(st.chunk, "."); i++)
 			if (!strcmp(base_name(in->dirs[i]), st.chunk))
 				now = i;
-		for (; cur < in->ndirs && (cur < now || done); cur++, same = false)
-			status |= dump_trace(d, in->dirs[cur], &k, same, UINT64_MAX, NULL, false) > 0;
+		if (done)
+			now = in->ndirs - 1;
+		cur = k.n ? carry_first(&k, now) : 0;
+		/*
+		 * One merge over the chunks not yet read to the end, up to the
+		 * watermark; the last one within the whole packets the state
+		 * file names.  At the end, everything.
+		 */
+		{
+			int r = dump_trace(d, &in->dirs[cur], now - cur + 1, cur, &k,
+					   done ? UINT64_MAX : st.watermark, done ? NULL : &st,
+					   !done);
+
+			if (r >= 0)
+				status |= r;
+			else if (done)
+				status = 1;
+		}
 		if (done)
 			break;
-		if (cur == now) {
-			int r = dump_trace(d, in->dirs[cur], &k, same, st.watermark, &st, true);
-
-			if (r >= 0) {
-				status |= r;
-				same = true;
-			}
-		}
 wait:
 		fflush(stdout);
 		usleep(200000);
@@ -980,8 +1186,8 @@ int rtr_cmd_dump(int argc, char **argv)
 	if (live) {
 		status = follow(&d, &in);
 	} else {
-		for (uint32_t i = 0; i < in.ndirs; i++)
-			status |= dump_trace(&d, in.dirs[i], &k, false, UINT64_MAX, NULL, false);
+		/* A rotated trace's chunks: one merge, as one trace. */
+		status |= dump_trace(&d, in.dirs, in.ndirs, 0, &k, UINT64_MAX, NULL, false);
 	}
 	carry_free(&k);
 	out_flush(&d.o);

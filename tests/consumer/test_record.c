@@ -1605,3 +1605,33 @@ Test(consumer_record, a_region_truncated_under_the_consumer_stops_it_cleanly)
 	free(out);
 	rm_rf(dir);
 }
+
+/*
+ * A rotated trace dumps as one: a CPU's packet closed just after a rotation
+ * holds events older than the last ones of the chunk before, and dump
+ * merges all the chunks in time (its lines sorted by time, every event once).
+ */
+Test(consumer_record, dump_merges_the_chunks_of_a_rotated_trace_in_time)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out;
+	int st;
+
+	out = sh(&st, "cd '%s' && '%s' record -q -o rot --packet-size 16k --packets 16 "
+		 "--rotate-size 64k -- '%s' --threads 2 --events 40000 --pace 1000:1000 "
+		 ">/dev/null 2>&1 && '%s' dump --clock-seconds --no-delta rot >d.txt 2>d.log && "
+		 "awk -F'[][]' '{ print $2 }' d.txt | sort -c && echo sorted; "
+		 "grep -c 'rtrtest:ev' d.txt; ls rot | grep -c chunk-",
+		 dir, ringtrace(), emit_path(), ringtrace());
+	cr_expect_not_null(strstr(out, "sorted\n"), "%s", out);
+	{
+		const char *p = strstr(out, "sorted\n");
+		unsigned long events = 0, chunks = 0;
+
+		if (p)
+			sscanf(p + 7, "%lu %lu", &events, &chunks);
+		cr_expect_eq(events, 80000, "%s", out);
+		cr_expect_gt(chunks, 3, "%s", out);
+	}
+	free(out);
+	rm_rf(dir);
+}
