@@ -656,6 +656,16 @@ const struct rtr_out_report *rtr_out_report(const struct rtr_out *o)
 	return &o->rep;
 }
 
+static void out_free(struct rtr_out *o)
+{
+	free(o->sfd);
+	free(o->ssize);
+	free(o->sdirect);
+	free(o->bounce);
+	free(o->md);
+	free(o);
+}
+
 void rtr_out_abandon(struct rtr_out *o, const char *path)
 {
 	bool empty;
@@ -663,19 +673,17 @@ void rtr_out_abandon(struct rtr_out *o, const char *path)
 	if (!o)
 		return;
 	empty = !o->stream && !o->rep.packets;
-	if (empty) {
+	if (!o->stream)
 		close_chunk(o);
+	if (empty) {
 		unlinkat(o->topfd, "metadata", 0);
 		unlinkat(o->topfd, RTR_STATE_FILE, 0);
-		close(o->topfd);
-		rmdir(path);
 	}
-	free(o->sfd);
-	free(o->ssize);
-	free(o->sdirect);
-	free(o->bounce);
-	free(o->md);
-	free(o);
+	if (!o->stream)
+		close(o->topfd);
+	if (empty)
+		rmdir(path);
+	out_free(o);
 }
 
 int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
@@ -707,11 +715,6 @@ int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 		ret = -EIO;
 	if (rep)
 		*rep = o->rep;
-	free(o->sfd);
-	free(o->ssize);
-	free(o->sdirect);
-	free(o->bounce);
-	free(o->md);
-	free(o);
+	out_free(o);
 	return ret;
 }

@@ -788,58 +788,52 @@ static void chunk_cursor(struct dump *d, struct dstream *ds)
  * stays.  At the end of a chunk's file, the stream goes on in the next
  * chunk that has it, its sequence numbers and loss counts continuing.
  */
+static int next_in_chain(struct dump *d, struct dstream *ds)
+{
+	struct tr_cursor prev;
+	int r = tr_next(&ds->c);
+
+	while (__builtin_expect(r == TR_END, 0) && ds->at + 1 < ds->nchain) {
+		memcpy(&prev, &ds->c, CURSOR_STATE);
+		ds->events_lost += ds->c.events_lost;
+		ds->packets_lost += ds->c.packets_lost;
+		ds->at++;
+		chunk_cursor(d, ds);
+		tr_cursor_continue(&ds->c, &prev);
+		r = tr_next(&ds->c);
+	}
+	return r;
+}
+
 static int next_item(struct dump *d, uint32_t i, uint64_t limit)
 {
 	struct dstream *ds = &d->s[i];
+	uint64_t el = ds->events_lost, pl = ds->packets_lost;
 	struct tr_cursor saved;
+	uint32_t at = ds->at;
 	int r;
 
 	if (limit == UINT64_MAX) {
-		r = tr_next(&ds->c);
-		while (__builtin_expect(r == TR_END, 0) && ds->at + 1 < ds->nchain) {
-			memcpy(&saved, &ds->c, CURSOR_STATE);
-			ds->events_lost += ds->c.events_lost;
-			ds->packets_lost += ds->c.packets_lost;
-			ds->at++;
-			chunk_cursor(d, ds);
-			tr_cursor_continue(&ds->c, &saved);
-			r = tr_next(&ds->c);
-		}
+		r = next_in_chain(d, ds);
 		ds->ended = r == TR_END;
 		return r;
 	}
-	{
-		uint32_t at = ds->at;
-		uint64_t el = ds->events_lost, pl = ds->packets_lost;
-
-		memcpy(&saved, &ds->c, CURSOR_STATE);
-		r = tr_next(&ds->c);
-		while (r == TR_END && ds->at + 1 < ds->nchain) {
-			struct tr_cursor prev;
-
-			memcpy(&prev, &ds->c, CURSOR_STATE);
-			ds->events_lost += ds->c.events_lost;
-			ds->packets_lost += ds->c.packets_lost;
-			ds->at++;
+	memcpy(&saved, &ds->c, CURSOR_STATE);
+	r = next_in_chain(d, ds);
+	if (r > 0 && ds->c.ts > limit) {
+		/* Past the watermark: back where it was, maybe in the chunk before. */
+		if (ds->at != at) {
+			ds->at = at;
 			chunk_cursor(d, ds);
-			tr_cursor_continue(&ds->c, &prev);
-			r = tr_next(&ds->c);
+			ds->events_lost = el;
+			ds->packets_lost = pl;
 		}
-		if (r > 0 && ds->c.ts > limit) {
-			/* Past the watermark: back where it was, maybe in the chunk before. */
-			if (ds->at != at) {
-				ds->at = at;
-				chunk_cursor(d, ds);
-				ds->events_lost = el;
-				ds->packets_lost = pl;
-			}
-			memcpy(&ds->c, &saved, CURSOR_STATE);
-			ds->ended = false;
-			return TR_END;
-		}
-		ds->ended = r == TR_END;
-		return r;
+		memcpy(&ds->c, &saved, CURSOR_STATE);
+		ds->ended = false;
+		return TR_END;
 	}
+	ds->ended = r == TR_END;
+	return r;
 }
 
 /* Cap @t's stream files to the whole packets a recorder's state names. */

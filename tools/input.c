@@ -44,6 +44,18 @@ static void free_dirs(struct tr_input *in)
 	in->ndirs = 0;
 }
 
+/* The input is the one trace directory @in->root. */
+static int root_only(struct tr_input *in, char *err, size_t errlen)
+{
+	in->dirs = malloc(sizeof(*in->dirs));
+	if (!in->dirs || !(in->dirs[0] = strdup(in->root))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	in->ndirs = 1;
+	return 0;
+}
+
 int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 {
 	char path[4096];
@@ -55,13 +67,7 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/metadata", in->root);
 	if (access(path, F_OK) == 0 || !(d = opendir(in->root))) {
 		/* A trace directory (or not a directory: tr_open() says what is wrong). */
-		in->dirs = malloc(sizeof(*in->dirs));
-		if (!in->dirs || !(in->dirs[0] = strdup(in->root))) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		in->ndirs = 1;
-		return 0;
+		return root_only(in, err, errlen);
 	}
 	while ((e = readdir(d))) {
 		if (!strncmp(e->d_name, "snapshot-", 9))
@@ -139,13 +145,7 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 		}
 		in->spooling = true;
 		/* The trace directory exists at once; its metadata comes first in the stream. */
-		in->dirs = malloc(sizeof(*in->dirs));
-		if (!in->dirs || !(in->dirs[0] = strdup(in->root))) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		in->ndirs = 1;
-		return 0;
+		return root_only(in, err, errlen);
 	}
 	spool_main(sp);
 	if (tr_input_rescan(in, err, errlen)) {
