@@ -388,7 +388,8 @@ static int consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 	}
 	bus_armed = 1;
 	for (;;) {
-		int timeout = 100;
+		/* Wake at least every 100 ms (signals, the child), and for each flush. */
+		int timeout = s->flush_ms > 0 && s->flush_ms < 100 ? s->flush_ms : 100;
 
 		if (!failed) {
 			if (rtr_session_drain(s, out) < 0 || rtr_session_tick(s, out) < 0)
