@@ -16,6 +16,8 @@
 	const MAX_LABELS = 3000;	// text drawn per frame, at most
 	const MAX_RECORDED = 5000;	// arrows and labels listed in rtrView.frame
 	const EXACT_ARROWS = 8000;
+	const DENSE_ARROWS = 2000;	// more arrows in view than this: the short ones lose their heads
+	const HEADLESS_PX = 12;		// ...those shorter than this on screen (x + y)
 	const NARROW_PX = 3;		// tasks narrower than this are drawn merged ("dust")	// more in view in one length class: one per pixel
 	const FLAG_FAILED = 8, FLAG_NEVER = 32, FLAG_RESOLVED = 4;
 	const NONE = 0xffffffff;
@@ -354,6 +356,119 @@
 		return D.trees[k2.index];
 	}
 
+	// The rows' horizontal lines as pixels: one strip of device rows per row
+	// on screen, filled in a typed array, put on a canvas and laid over with
+	// one drawImage() per row.  A dense frame's 10000+ merged runs cost Skia
+	// far more as as many fillRect()s.  The strips hold what fillRect() would
+	// draw: the ends on device pixels, the top and bottom device rows
+	// partly covered when the line's edges fall between them.
+	const LINE_STYLES = [[L_LINE, 0x33, 0x33, 0x33], [L_DUST, 0x77, 0x77, 0x77], [L_RED, 0xcc, 0, 0]];
+	const strips = {
+		g: null, buf: null, ys: new Float64Array(0), x0: new Int32Array(0), x1: new Int32Array(0),
+		cov: null, slotOf: new Map(),
+		// Returns false (nothing drawn) when there are too many rows on
+		// screen; the caller then draws them as rectangles.
+		draw(g, batch, styles, width, nrows) {
+			if (nrows > 256 || !nrows)
+				return false;
+			const dpr = V.dpr, Wd = canvas.width, hpx = width * dpr, hd = Math.ceil(hpx) + 1;
+			const cap = Wd * hd * nrows;
+			if (!this.buf || this.buf.length < cap || this.hd !== hd || this.Wd !== Wd) {
+				this.buf = new Uint32Array(cap);
+				this.x0 = new Int32Array(nrows);
+				this.x1 = new Int32Array(nrows);
+				this.ys = new Float64Array(nrows);
+				this.cov = new Float64Array(nrows * hd);
+				this.hd = hd;
+				this.Wd = Wd;
+			}
+			if (!this.g)
+				this.g = document.createElement('canvas').getContext('2d');
+			const buf = this.buf, slotOf = this.slotOf, cov = this.cov;
+			slotOf.clear();
+			let n = 0;
+			for (const [s, r, gr, b] of styles) {
+				const seg = batch.buf[s], m = batch.n[s];
+				for (let i = 0; i < m; i += 4) {
+					const y = seg[i + 1];
+					if (y !== seg[i + 3])
+						continue;	// vertical: drawn as a rectangle
+					let slot = slotOf.get(y);
+					if (slot === undefined) {
+						if (n === nrows)
+							continue;
+						slot = n++;
+						slotOf.set(y, slot);
+						const yd = (y - width / 2) * dpr, top = Math.floor(yd);
+						this.ys[slot] = top;
+						this.x0[slot] = Wd;
+						this.x1[slot] = 0;
+						for (let j = 0; j < hd; j++)
+							cov[slot * hd + j] = Math.max(0, Math.min(top + j + 1, yd + hpx) - Math.max(top + j, yd));
+					}
+					const x0 = seg[i], x1 = seg[i + 2];
+					if (x0 === x1)
+						continue;
+					const a = Math.max(0, Math.round(Math.min(x0, x1) * dpr));
+					const e = Math.min(Wd, Math.max(Math.round(Math.max(x0, x1) * dpr), a + 1));
+					if (e <= a)
+						continue;
+					if (a < this.x0[slot])
+						this.x0[slot] = a;
+					if (e > this.x1[slot])
+						this.x1[slot] = e;
+					const rgb = (b << 16) | (gr << 8) | r;
+					for (let j = 0; j < hd; j++) {
+						const al = Math.round(cov[slot * hd + j] * 255);
+						if (al) {
+							const o = (slot * hd + j) * Wd, px = ((al << 24) | rgb) >>> 0;
+							if (e - a <= 8) {	// most are 1-3 pixels: cheaper than a call
+								for (let q = o + a; q < o + e; q++)
+									buf[q] = px;
+							} else {
+								buf.fill(px, o + a, o + e);
+							}
+						}
+					}
+				}
+			}
+			const sg = this.g;
+			if (sg.canvas.width !== Wd || sg.canvas.height < hd * n) {
+				sg.canvas.width = Wd;
+				sg.canvas.height = hd * nrows;
+			}
+			if (n) {
+				const img = new ImageData(new Uint8ClampedArray(buf.buffer, 0, Wd * hd * n * 4), Wd, hd * n);
+				sg.putImageData(img, 0, 0);
+			}
+			g.setTransform(1, 0, 0, 1, 0, 0);
+			for (let slot = 0; slot < n; slot++) {
+				const a = this.x0[slot], e = this.x1[slot];
+				if (e <= a)
+					continue;
+				g.drawImage(sg.canvas, a, slot * hd, e - a, hd, a, this.ys[slot], e - a, hd);
+				for (let j = 0; j < hd; j++)	// cleared for the next frame
+					buf.fill(0, (slot * hd + j) * Wd + a, (slot * hd + j) * Wd + e);
+			}
+			g.setTransform(dpr, 0, 0, dpr, 0, 0);
+			// the vertical ones (failure bars)
+			g.beginPath();
+			for (const [s, r, gr, b] of styles) {
+				const seg = batch.buf[s], m = batch.n[s];
+				let any = false;
+				for (let i = 0; i < m; i += 4) {
+					if (seg[i + 1] === seg[i + 3])
+						continue;
+					if (!any)
+						g.fillStyle = 'rgb(' + r + ',' + gr + ',' + b + ')';
+					any = true;
+					g.fillRect(seg[i] - width / 2, Math.min(seg[i + 1], seg[i + 3]), width, Math.abs(seg[i + 3] - seg[i + 1]));
+				}
+			}
+			return true;
+		},
+	};
+
 	// A transparent canvas the size of the page's, cleared between device
 	// rows @y0 and @y1.
 	let shadow = null;
@@ -529,7 +644,7 @@
 				if (x1 - x0 >= 6) {
 					const rf = D.runFirst[t], rl = D.runFirst[t + 1];
 					let j = lowerBoundArr(c.run_end, rf, rl, v0), rx0 = 0, rx1 = -2;
-					for (; j < rl && c.run_start[j] <= v1; j++) {
+					while (j < rl && c.run_start[j] <= v1) {
 						const a0 = Math.max(x0, (c.run_start[j] - v0) * k);
 						const a1 = Math.max(Math.min(x1, (c.run_end[j] - v0) * k), a0 + 1);
 						if (a0 > rx1 + 1) {	// runs closer than a pixel are one
@@ -537,7 +652,10 @@
 								runs.line(0, rx0, y, rx1, y);
 							rx0 = a0;
 						}
-						rx1 = a1;
+						rx1 = Math.max(rx1, a1);
+						// the runs that end within the white drawn so far add
+						// nothing: skip them (a long task may have 100k runs)
+						j = gallopArr(c.run_end, j + 1, rl, v0 + rx1 / k);
 					}
 					if (rx1 > rx0)
 						runs.line(0, rx0, y, rx1, y);
@@ -574,6 +692,17 @@
 		const arrows = B.arrows.reset();
 		const tr = c.task_row;
 		const AB = c.arrow_bucket;
+		// Level of detail: with more than DENSE_ARROWS in view, the arrows
+		// shorter than HEADLESS_PX on screen are drawn without their heads
+		// (a head is 6 pixels long: it would hide such an arrow anyway)
+		let inView = 0;
+		for (let b = 0; b < 66; b++) {
+			const lo = AB[b], hi = AB[b + 1];
+			if (lo !== hi)
+				inView += lowerBoundArr(c.arrow_tf, lo, hi, v1 + 1e-9) - lowerBoundArr(c.arrow_tf, lo, hi, v0 - D.bucketLen[b]);
+		}
+		const headMin = inView > DENSE_ARROWS ? HEADLESS_PX : 6;
+		F.arrowsInView = inView;
 		for (let b = 0; b < 66; b++) {
 			const lo = AB[b], hi = AB[b + 1];
 			if (lo === hi)
@@ -597,7 +726,7 @@
 					const color = failed ? READ_FAILED : ARROW[kind].color;
 					const key = (failed ? A_RED : Math.min(kind, 4)) * ALPHAS + Math.round(alpha * 8);
 					arrows.line(key, x0, y0, x1, y1);
-					if (kind < 4 && Math.abs(y1 - y0) + len > 6) {
+					if (kind < 4 && Math.abs(y1 - y0) + len > headMin) {
 						// the head: the unit vector turned by +-0.45 rad, 6 pixels long
 						const d = Math.hypot(x1 - x0, y1 - y0), ux = (x1 - x0) / d, uy = (y1 - y0) / d;
 						arrows.line(key, x1, y1, x1 - 6 * (ux * HEAD_C + uy * HEAD_S), y1 - 6 * (uy * HEAD_C - ux * HEAD_S));
@@ -621,9 +750,11 @@
 			arrows.stroke(g, key, ci === A_RED ? READ_FAILED : ARROW[ci].color, 1,
 				Math.max(0.05, (key % ALPHAS) / 8));
 		}
-		lines.fillRects(g, L_LINE, '#333333', 2);
-		lines.fillRects(g, L_DUST, '#777', 2);
-		lines.fillRects(g, L_RED, '#cc0000', 2);
+		if (!(g === ctx && strips.draw(g, lines, LINE_STYLES, 2, F.rows))) {
+			lines.fillRects(g, L_LINE, '#333333', 2);
+			lines.fillRects(g, L_DUST, '#777', 2);
+			lines.fillRects(g, L_RED, '#cc0000', 2);
+		}
 		// triangles at the ends of unresolved tasks
 		if (lines.n[L_END]) {
 			const ends = lines.buf[L_END], nends = lines.n[L_END];
