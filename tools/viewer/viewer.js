@@ -1536,7 +1536,24 @@
 		fit();
 		frame();
 		view.openMs = performance.now();
+		warmUp();
+		view.warmMs = performance.now() - view.openMs;
 		view.ready = true;
+	}
+
+	// Right after the first frame, before the page takes input: frames at
+	// a few zooms, so that the engine compiles the drawing code now and not
+	// during the first zoom (cold, a dense frame takes 2-3 times as long).
+	// Nothing of them is shown: the whole trace is drawn again last.
+	function warmUp() {
+		const s0 = V.t0, span = V.span;
+		for (let i = 0; i < 12; i++) {
+			const f = Math.pow(0.6, i);
+			setRange(s0 + span * (1 - f) / 2, s0 + span * (1 + f) / 2);
+			draw(ctx, V.W, V.H);
+		}
+		fit();
+		frame();
 	}
 
 	// what the tests and the benchmark use (getters kept as getters)
