@@ -379,6 +379,15 @@ static void *col(struct page *pg, const char *name, const char *type, size_t siz
 
 #define COL(pg, name, ctype, tname, count) ((ctype *)col(pg, name, tname, sizeof(ctype), count))
 
+/* Column @name: element i is @expr (which may use i), for i below @n. */
+#define FILL(pg, name, ctype, tag, n, expr)					\
+	do {									\
+		ctype *v_ = COL(pg, name, ctype, tag, n);			\
+										\
+		for (uint32_t i = 0; v_ && i < (n); i++)			\
+			v_[i] = (expr);						\
+	} while (0)
+
 /* Intern a model string; on failure the page is marked failed and "" used. */
 static uint32_t mstr(struct page *pg, struct strtab *st, const struct rtr_model *m, uint32_t off)
 {
@@ -431,54 +440,19 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 		goto out;
 
 	/* tasks */
-	{
-		double *v = COL(pg, "task_start", double, "f64", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = (double)m->tasks[i].created;
-	}
-	{
-		double *v = COL(pg, "task_end", double, "f64", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = (double)m->tasks[i].end;
-	}
-	{
-		double *v = COL(pg, "task_id", double, "f64", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = (double)m->tasks[i].id;
-	}
+	FILL(pg, "task_start", double, "f64", m->ntasks, (double)m->tasks[i].created);
+	FILL(pg, "task_end", double, "f64", m->ntasks, (double)m->tasks[i].end);
+	FILL(pg, "task_id", double, "f64", m->ntasks, (double)m->tasks[i].id);
 	{
 		uint32_t *v = COL(pg, "task_row", uint32_t, "u32", m->ntasks);
 
 		if (v)
 			memcpy(v, row, (size_t)m->ntasks * sizeof(*v));
 	}
-	{
-		uint32_t *v = COL(pg, "task_parent", uint32_t, "u32", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = m->tasks[i].parent;
-	}
-	{
-		uint32_t *v = COL(pg, "task_becomes", uint32_t, "u32", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = m->tasks[i].becomes;
-	}
-	{
-		uint32_t *v = COL(pg, "task_nlabels", uint32_t, "u32", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = m->tasks[i].nlabels;
-	}
-	{
-		uint32_t *v = COL(pg, "task_nruns", uint32_t, "u32", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = m->tasks[i].nruns;
-	}
+	FILL(pg, "task_parent", uint32_t, "u32", m->ntasks, m->tasks[i].parent);
+	FILL(pg, "task_becomes", uint32_t, "u32", m->ntasks, m->tasks[i].becomes);
+	FILL(pg, "task_nlabels", uint32_t, "u32", m->ntasks, m->tasks[i].nlabels);
+	FILL(pg, "task_nruns", uint32_t, "u32", m->ntasks, m->tasks[i].nruns);
 	/* strings may grow the table but never move the blob: fill these in two steps */
 	{
 		uint32_t *k = malloc(((size_t)m->ntasks + 1) * 3 * sizeof(*k));
@@ -499,18 +473,8 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 		}
 		free(k);
 	}
-	{
-		uint8_t *v = COL(pg, "task_flags", uint8_t, "u8", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = (uint8_t)m->tasks[i].flags;
-	}
-	{
-		uint16_t *v = COL(pg, "task_trace", uint16_t, "u16", m->ntasks);
-
-		for (uint32_t i = 0; v && i < m->ntasks; i++)
-			v[i] = (uint16_t)m->tasks[i].trace;
-	}
+	FILL(pg, "task_flags", uint8_t, "u8", m->ntasks, (uint8_t)m->tasks[i].flags);
+	FILL(pg, "task_trace", uint16_t, "u16", m->ntasks, (uint16_t)m->tasks[i].trace);
 	{
 		uint32_t *v = COL(pg, "row_task", uint32_t, "u32", m->ntasks);
 
@@ -525,12 +489,7 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	}
 
 	/* labels, grouped by task as in the model */
-	{
-		double *v = COL(pg, "label_ts", double, "f64", m->nlabels);
-
-		for (uint32_t i = 0; v && i < m->nlabels; i++)
-			v[i] = (double)m->labels[i].ts;
-	}
+	FILL(pg, "label_ts", double, "f64", m->nlabels, (double)m->labels[i].ts);
 	{
 		uint32_t *k = malloc(((size_t)m->nlabels + 1) * sizeof(*k)), *v;
 
@@ -545,24 +504,9 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	}
 
 	/* runs, grouped by task; cpu_runs lists them by CPU */
-	{
-		double *v = COL(pg, "run_start", double, "f64", m->nruns);
-
-		for (uint32_t i = 0; v && i < m->nruns; i++)
-			v[i] = (double)m->runs[i].start;
-	}
-	{
-		double *v = COL(pg, "run_end", double, "f64", m->nruns);
-
-		for (uint32_t i = 0; v && i < m->nruns; i++)
-			v[i] = (double)m->runs[i].end;
-	}
-	{
-		uint32_t *v = COL(pg, "run_task", uint32_t, "u32", m->nruns);
-
-		for (uint32_t i = 0; v && i < m->nruns; i++)
-			v[i] = m->runs[i].task;
-	}
+	FILL(pg, "run_start", double, "f64", m->nruns, (double)m->runs[i].start);
+	FILL(pg, "run_end", double, "f64", m->nruns, (double)m->runs[i].end);
+	FILL(pg, "run_task", uint32_t, "u32", m->nruns, m->runs[i].task);
 	{
 		uint32_t *v = COL(pg, "cpu_runs", uint32_t, "u32", m->nruns);
 
@@ -571,42 +515,12 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	}
 
 	/* arrows */
-	{
-		double *v = COL(pg, "arrow_tf", double, "f64", na);
-
-		for (uint32_t i = 0; v && i < na; i++)
-			v[i] = arr[i].tf;
-	}
-	{
-		double *v = COL(pg, "arrow_ts", double, "f64", na);
-
-		for (uint32_t i = 0; v && i < na; i++)
-			v[i] = arr[i].ts;
-	}
-	{
-		uint32_t *v = COL(pg, "arrow_from", uint32_t, "u32", na);
-
-		for (uint32_t i = 0; v && i < na; i++)
-			v[i] = arr[i].from;
-	}
-	{
-		uint32_t *v = COL(pg, "arrow_to", uint32_t, "u32", na);
-
-		for (uint32_t i = 0; v && i < na; i++)
-			v[i] = arr[i].to;
-	}
-	{
-		uint8_t *v = COL(pg, "arrow_kind", uint8_t, "u8", na);
-
-		for (uint32_t i = 0; v && i < na; i++)
-			v[i] = arr[i].kind;
-	}
-	{
-		uint8_t *v = COL(pg, "arrow_flags", uint8_t, "u8", na);
-
-		for (uint32_t i = 0; v && i < na; i++)
-			v[i] = arr[i].flags;
-	}
+	FILL(pg, "arrow_tf", double, "f64", na, arr[i].tf);
+	FILL(pg, "arrow_ts", double, "f64", na, arr[i].ts);
+	FILL(pg, "arrow_from", uint32_t, "u32", na, arr[i].from);
+	FILL(pg, "arrow_to", uint32_t, "u32", na, arr[i].to);
+	FILL(pg, "arrow_kind", uint8_t, "u8", na, arr[i].kind);
+	FILL(pg, "arrow_flags", uint8_t, "u8", na, arr[i].flags);
 	for (uint32_t i = 0; i < na; i++)
 		bucket_off[arr[i].bucket + 1]++;
 	for (int b = 0; b < NBUCKETS; b++)
@@ -619,26 +533,11 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	}
 
 	/* counters' samples */
-	{
-		double *v = COL(pg, "sample_ts", double, "f64", m->nsamples);
-
-		for (uint32_t i = 0; v && i < m->nsamples; i++)
-			v[i] = (double)m->samples[i].ts;
-	}
-	{
-		double *v = COL(pg, "sample_value", double, "f64", m->nsamples);
-
-		for (uint32_t i = 0; v && i < m->nsamples; i++)
-			v[i] = (double)m->samples[i].value;
-	}
+	FILL(pg, "sample_ts", double, "f64", m->nsamples, (double)m->samples[i].ts);
+	FILL(pg, "sample_value", double, "f64", m->nsamples, (double)m->samples[i].value);
 
 	/* notes and pauses */
-	{
-		double *v = COL(pg, "note_ts", double, "f64", m->nnotes);
-
-		for (uint32_t i = 0; v && i < m->nnotes; i++)
-			v[i] = (double)m->notes[i].ts;
-	}
+	FILL(pg, "note_ts", double, "f64", m->nnotes, (double)m->notes[i].ts);
 	{
 		uint32_t *k = malloc(((size_t)m->nnotes + m->npauses + 1) * sizeof(*k)), *v;
 
@@ -656,30 +555,10 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 			memcpy(v, k + m->nnotes, (size_t)m->npauses * sizeof(*v));
 		free(k);
 	}
-	{
-		uint32_t *v = COL(pg, "note_cpu", uint32_t, "u32", m->nnotes);
-
-		for (uint32_t i = 0; v && i < m->nnotes; i++)
-			v[i] = m->notes[i].cpu;
-	}
-	{
-		double *v = COL(pg, "pause_start", double, "f64", m->npauses);
-
-		for (uint32_t i = 0; v && i < m->npauses; i++)
-			v[i] = (double)m->pauses[i].start;
-	}
-	{
-		double *v = COL(pg, "pause_end", double, "f64", m->npauses);
-
-		for (uint32_t i = 0; v && i < m->npauses; i++)
-			v[i] = (double)m->pauses[i].end;
-	}
-	{
-		uint32_t *v = COL(pg, "pause_cpu", uint32_t, "u32", m->npauses);
-
-		for (uint32_t i = 0; v && i < m->npauses; i++)
-			v[i] = m->pauses[i].cpu;
-	}
+	FILL(pg, "note_cpu", uint32_t, "u32", m->nnotes, m->notes[i].cpu);
+	FILL(pg, "pause_start", double, "f64", m->npauses, (double)m->pauses[i].start);
+	FILL(pg, "pause_end", double, "f64", m->npauses, (double)m->pauses[i].end);
+	FILL(pg, "pause_cpu", uint32_t, "u32", m->npauses, m->pauses[i].cpu);
 
 	/* the header: everything small, strings by index */
 	buf_printf(meta, "{\"version\":%d,\"title\":%u,\"origin_ns\":\"%" PRId64 "\","
