@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <ringtrace/consumer.h>
+#include "events/classes.h"
 #include "ringbuf/compiler.h"
 #include "platform/platform.h"
 
@@ -510,6 +511,77 @@ RTR_API uint32_t rtr_consumer_metadata_len(const struct rtr_consumer *c)
 	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
 
 	return rtr_load_acquire(&h->metadata_len);
+}
+
+/* Copy the registry out of the region with pread(), then parse the copy. */
+static int read_registry(struct rtr_consumer *c, struct rtr_registry *reg, uint32_t *len,
+			 char *err, size_t errlen)
+{
+	uint32_t mlen;
+	char *text;
+	int ret;
+
+	if (pread(c->fd, &mlen, sizeof(mlen), offsetof(struct rtr_region_hdr, metadata_len)) !=
+	    sizeof(mlen)) {
+		set_err(err, errlen, "registry unreadable");
+		return -EIO;
+	}
+	*len = mlen;
+	/* The checked header copy fixes the area; only the length moves. */
+	if (mlen > c->h.metadata_cap) {
+		set_err(err, errlen, "registry length %u exceeds its area's %u bytes", mlen,
+			c->h.metadata_cap);
+		return -EPROTO;
+	}
+	text = malloc(mlen + 1);
+	if (!text)
+		return -ENOMEM;
+	if (pread(c->fd, text, mlen, (off_t)c->h.metadata_off) != (ssize_t)mlen) {
+		free(text);
+		set_err(err, errlen, "registry unreadable");
+		return -EIO;
+	}
+	ret = rtr_registry_parse(text, mlen, reg, err, errlen);
+	free(text);
+	return ret;
+}
+
+RTR_API char *rtr_consumer_metadata(struct rtr_consumer *c, size_t *len, uint32_t *registry_len,
+				    char *err, size_t errlen)
+{
+	struct rtr_registry reg;
+	uint32_t mlen = 0;
+	char *text = NULL;
+	FILE *f;
+	int ret;
+
+	if (err && errlen)
+		err[0] = 0;
+	ret = read_registry(c, &reg, &mlen, err, errlen);
+	if (ret == -ENOMEM) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (ret)
+		memset(&reg, 0, sizeof(reg));	/* the packets still decode; no names */
+	*len = 0;
+	f = open_memstream(&text, len);
+	if (!f) {
+		rtr_registry_free(&reg);
+		return NULL;
+	}
+	ret = rtr_events_write_metadata(f, &c->h, &reg, NULL);
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	rtr_registry_free(&reg);
+	if (ret) {
+		free(text);
+		errno = -ret;
+		return NULL;
+	}
+	if (registry_len)
+		*registry_len = mlen;
+	return text;
 }
 
 RTR_API bool rtr_consumer_stopped(const struct rtr_consumer *c)

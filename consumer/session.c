@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "consumer/session.h"
-#include "events/classes.h"
 #include "platform/platform.h"
 
 static void on_damage(void *arg, uint32_t cpu, uint64_t seq, const char *why)
@@ -64,62 +63,23 @@ void rtr_session_close(struct rtr_session *s)
 	s->cpu = NULL;
 }
 
-/* Copy the registry out of the live region, then parse the copy. */
-static int read_registry(struct rtr_session *s, struct rtr_registry *reg, uint32_t *len)
-{
-	struct rtr_region_hdr h;
-	char *text = NULL;
-	int fd, ret = 0;
-
-	fd = open(s->region, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (pread(fd, &h, sizeof(h), 0) != sizeof(h)) {
-		ret = -EIO;
-		goto out;
-	}
-	/* The copy rtr_consumer_open() checked fixes the area; only the length moves. */
-	h.metadata_off = rtr_consumer_region(s->c)->metadata_off;
-	h.metadata_cap = rtr_consumer_region(s->c)->metadata_cap;
-	*len = h.metadata_len;
-	if (h.metadata_len > h.metadata_cap) {
-		snprintf(s->registry_err, sizeof(s->registry_err),
-			 "registry length %u exceeds its area's %u bytes", h.metadata_len,
-			 h.metadata_cap);
-		ret = -EPROTO;
-		goto out;
-	}
-	text = malloc(h.metadata_len + 1);
-	if (!text) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (pread(fd, text, h.metadata_len, (off_t)h.metadata_off) != (ssize_t)h.metadata_len) {
-		ret = -EIO;
-		goto out;
-	}
-	ret = rtr_registry_parse(text, h.metadata_len, reg, s->registry_err,
-				 sizeof(s->registry_err));
-out:
-	free(text);
-	close(fd);
-	return ret;
-}
-
 int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
 {
-	struct rtr_registry reg;
-	char *text = NULL;
-	size_t len = 0;
+	char err[sizeof(s->registry_err)];
 	uint32_t mlen = 0;
-	FILE *f;
+	size_t len = 0;
+	char *text;
 	int ret;
 
 	/* Cheap test first, a load from the region: the registry only grows. */
 	if (s->have_metadata && rtr_consumer_metadata_len(s->c) == s->metadata_len)
 		return 0;
-	ret = read_registry(s, &reg, &mlen);
-	if ((ret == -EPROTO || ret == -EIO) && s->have_metadata) {
+	text = rtr_consumer_metadata(s->c, &len, &mlen, err, sizeof(err));
+	if (!text)
+		return -errno;
+	if (err[0])
+		snprintf(s->registry_err, sizeof(s->registry_err), "%s", err);
+	if (err[0] && s->have_metadata) {
 		/*
 		 * The registry only grows: one that parsed and no longer does
 		 * was damaged.  The metadata written describes every packet so
@@ -127,31 +87,12 @@ int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
 		 * undecodable.  Keep it, and read the registry again only when
 		 * its length moves.
 		 */
-		if (ret == -EIO)
-			snprintf(s->registry_err, sizeof(s->registry_err), "registry unreadable");
+		free(text);
 		s->metadata_len = mlen;
 		s->registry_kept = true;
 		return 0;
 	}
-	if (ret == -EPROTO || ret == -EIO) {
-		/* Keep the packets; only the names are lost. */
-		memset(&reg, 0, sizeof(reg));
-		if (ret == -EIO)
-			snprintf(s->registry_err, sizeof(s->registry_err), "registry unreadable");
-	} else if (ret) {
-		return ret;
-	}
-	f = open_memstream(&text, &len);
-	if (!f) {
-		rtr_registry_free(&reg);
-		return -ENOMEM;
-	}
-	ret = rtr_events_write_metadata(f, rtr_consumer_region(s->c), &reg, NULL);
-	if (fclose(f) && !ret)
-		ret = -ENOMEM;
-	rtr_registry_free(&reg);
-	if (!ret)
-		ret = rtr_out_metadata(o, text, len);
+	ret = rtr_out_metadata(o, text, len);
 	free(text);
 	if (!ret) {
 		s->have_metadata = true;

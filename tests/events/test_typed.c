@@ -12,7 +12,9 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <ringtrace/event.h>
+#include <ringtrace/consumer.h>
 #include "consumer/convert.h"
+#include "tools/trace_reader.h"
 #include "tests/helpers.h"
 
 #define TEST_ALL(F) F(u8, a) F(u16, b) F(u32, c) F(u64, d) F(s8, e) F(s16, f) F(s32, g) \
@@ -197,4 +199,71 @@ Test(events_typed, names_survive_their_first_packets_being_overwritten)
 			   strstr(out, "\"id\": 2, \"status\": 0, \"status@labels\": [\"ok\"]"),
 			   "typed event or enum label lost");
 	free(out);
+}
+
+/*
+ * rtr_consumer_metadata(): the TSDL of the region as its registry is now,
+ * through the public consumer API: our own reader parses it and finds the
+ * typed classes and the counter name; a damaged registry gives the text
+ * without the names (and says why), which still parses.
+ */
+Test(events_typed, the_consumer_library_gives_the_metadata)
+{
+	char dir[] = "/dev/shm/rtr-md-XXXXXX", region[96], err[200];
+	struct rtr_config cfg = { .struct_size = sizeof(cfg) };
+	struct rtr_consumer *c;
+	struct tr_metadata md;
+	uint32_t counter, rlen = 0;
+	size_t len = 0;
+	char *text;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(region, sizeof(region), "%s/region", dir);
+	cfg.path = region;
+	cr_assert_eq(rtr_counter_register("md.test.counter", &counter), 0);
+	cr_assert_eq(rtr_start(&cfg), 0);
+	RTR_TRACE(test, pair, .first = 1, .second = 2);
+	cr_assert_eq(rtr_stop(), 0);
+
+	cr_assert_eq(rtr_consumer_open(&c, region, err, sizeof(err)), 0, "%s", err);
+	text = rtr_consumer_metadata(c, &len, &rlen, err, sizeof(err));
+	cr_assert_not_null(text);
+	cr_expect_eq(err[0], 0, "%s", err);
+	cr_expect_eq(rlen, rtr_consumer_metadata_len(c));
+	cr_expect_not_null(strstr(text, "md.test.counter"));
+	cr_assert_eq(tr_parse_metadata(&md, text, len, "metadata", err, sizeof(err)), 0, "%s", err);
+	{
+		bool pair = false;
+
+		for (uint32_t i = 0; i < md.nclasses; i++)
+			pair |= !strcmp(md.classes[i].name, "test:pair");
+		cr_expect(pair, "no test:pair class");
+	}
+	tr_metadata_free(&md);
+	free(text);
+	rtr_consumer_close(c);
+
+	/* Scribble over the registry: names gone, the layout still there. */
+	f = fopen(region, "r+");
+	cr_assert_not_null(f);
+	{
+		struct rtr_region_hdr h;
+
+		cr_assert_eq(fread(&h, sizeof(h), 1, f), 1);
+		fseek(f, (long)h.metadata_off, SEEK_SET);
+		fputs("event 99 garbage here\n\x01\x02", f);
+	}
+	fclose(f);
+	cr_assert_eq(rtr_consumer_open(&c, region, err, sizeof(err)), 0, "%s", err);
+	text = rtr_consumer_metadata(c, &len, NULL, err, sizeof(err));
+	cr_assert_not_null(text);
+	cr_expect_neq(err[0], 0, "a damaged registry must be reported");
+	cr_expect_null(strstr(text, "md.test.counter"));
+	cr_assert_eq(tr_parse_metadata(&md, text, len, "metadata", err, sizeof(err)), 0, "%s", err);
+	tr_metadata_free(&md);
+	free(text);
+	rtr_consumer_close(c);
+	unlink(region);
+	rmdir(dir);
 }
