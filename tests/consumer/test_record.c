@@ -1635,3 +1635,89 @@ Test(consumer_record, dump_merges_the_chunks_of_a_rotated_trace_in_time)
 	free(out);
 	rm_rf(dir);
 }
+
+/*
+ * The framed stream comes from another program or machine: mutated streams
+ * (bytes flipped, frame lengths and types lied about, cut anywhere) fed to
+ * `check -` and `consume - -o DIR` must end with 0 or 1 and a message, never
+ * a crash, a sanitizer report or a hang; what consume writes checks clean
+ * or reports damage, never crashes the checker.
+ */
+Test(consumer_record, mutated_streams_are_reported_not_crashed_on, .timeout = 600)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out, *good;
+	size_t len;
+	unsigned seed = 12345;
+	int st, refused = 0;
+
+	out = sh(&st, "'%s' record -q -o - --packet-size 4k -- '%s' --threads 2 --events 3000 "
+		 ">'%s/good' 2>/dev/null; echo rec=$?", ringtrace(), emit_path(), dir);
+	cr_assert_not_null(strstr(out, "rec=0"), "%s", out);
+	free(out);
+	good = slurp(P("%s/good", dir));
+	cr_assert_not_null(good);
+	{
+		struct stat sb;
+
+		cr_assert_eq(stat(P("%s/good", dir), &sb), 0);
+		len = (size_t)sb.st_size;
+	}
+	cr_assert_gt(len, 1000);
+	for (int trial = 0; trial < 150; trial++) {
+		char *m = malloc(len);
+		size_t n = len;
+		int fd;
+
+		memcpy(m, good, len);
+		switch (trial % 5) {
+		case 0:		/* a few random bytes */
+			for (int k = 0; k < 1 + trial % 7; k++)
+				m[rand_r(&seed) % len] ^= (char)(1 + rand_r(&seed) % 255);
+			break;
+		case 1:		/* cut anywhere */
+			n = (size_t)rand_r(&seed) % len;
+			break;
+		case 2: {	/* a frame header's fields: a random 32-bit word in the first frames */
+			size_t at = 16 + (size_t)(rand_r(&seed) % 64) * 4;
+			uint32_t v = (uint32_t)rand_r(&seed) * 2654435761u;
+
+			if (at + 4 <= len)
+				memcpy(m + at, &v, 4);
+			break;
+		}
+		case 3:		/* a huge length in the first frame */
+			memset(m + 24, 0xff, 8);
+			break;
+		default:	/* a range of garbage in the middle */
+			for (size_t k = len / 3; k < len / 3 + 200 && k < len; k++)
+				m[k] = (char)rand_r(&seed);
+		}
+		fd = open(P("%s/bad", dir), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, m, n), (ssize_t)n);
+		close(fd);
+		free(m);
+		out = sh(&st, "cd '%s' && rm -rf c; timeout 60 '%s' check - <bad >/dev/null 2>check.log;"
+			 " echo check=$?; timeout 60 '%s' consume - -o c <bad 2>consume.log;"
+			 " echo consume=$?; if [ -d c ]; then timeout 60 '%s' check c >/dev/null "
+			 "2>cc.log; echo cc=$?; else echo cc=1; fi; cat check.log consume.log cc.log",
+			 dir, ringtrace(), ringtrace(), ringtrace());
+		cr_assert(strstr(out, "check=0\n") || strstr(out, "check=1\n"),
+			  "trial %d: check - crashed or hung:\n%s", trial, out);
+		cr_assert(strstr(out, "consume=0\n") || strstr(out, "consume=1\n"),
+			  "trial %d: consume - crashed or hung:\n%s", trial, out);
+		cr_assert(strstr(out, "cc=0\n") || strstr(out, "cc=1\n"),
+			  "trial %d: check of what consume wrote crashed:\n%s", trial, out);
+		cr_assert_null(strstr(out, "Sanitizer"), "trial %d:\n%s", trial, out);
+		/* A stream cut or lied about says so: an error never goes unsaid. */
+		if (strstr(out, "consume=1\n"))
+			cr_assert_not_null(strstr(out, "ringtrace consume:"), "trial %d:\n%s", trial,
+					   out);
+		refused += strstr(out, "check=1\n") != NULL;
+		free(out);
+	}
+	/* Mutations that all passed would mean the reader checked nothing. */
+	cr_expect_gt(refused, 100, "only %d of 150 damaged streams were reported", refused);
+	free(good);
+	rm_rf(dir);
+}
