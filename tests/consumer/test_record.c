@@ -1590,10 +1590,11 @@ Test(consumer_record, a_region_truncated_under_the_consumer_stops_it_cleanly)
 	int st;
 
 	out = sh(&st, "cd '%s' && (RINGTRACE_PATH=$PWD/region RINGTRACE_PACKET_SIZE=4096 "
-		 "'%s' --threads 2 --events 200000 --pace 100:1000 >/dev/null 2>&1 &) && "
+		 "'%s' --threads 2 --events 1000000 --pace 100:1000 >/dev/null 2>&1 &) && "
 		 "for i in $(seq 100); do [ -s region ] && break; sleep 0.05; done; "
 		 "('%s' consume region -o trace >consume.log 2>&1; echo consume=$? >>consume.log) & "
-		 "sleep 0.5; truncate -s 8192 region; wait; cat consume.log; "
+		 "for i in $(seq 200); do grep -q ' -> ' consume.log 2>/dev/null && break; "
+		 "sleep 0.05; done; sleep 0.2; truncate -s 8192 region; wait; cat consume.log; "
 		 "'%s' check trace >check.log 2>&1; echo check=$?; "
 		 "'%s' recover region -o rec 2>&1; echo recover=$?",
 		 dir, emit_path(), ringtrace(), ringtrace(), ringtrace());
