@@ -53,16 +53,6 @@ struct payload {
 	uint64_t check;
 };
 
-static uint64_t checksum(uint32_t writer, uint64_t seq)
-{
-	uint64_t x = ((uint64_t)writer << 40) ^ seq ^ 0x9e3779b97f4a7c15ull;
-
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	return x;
-}
-
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec t;
@@ -113,7 +103,7 @@ static void *writer_main(void *arg)
 		if (w->cfg->max_events && seq == w->cfg->max_events)
 			break;
 		p.seq = seq;
-		p.check = checksum(w->id, seq);
+		p.check = stress_checksum(w->id, seq);
 		ret = rtr_ring_write_at(w->slot, STRESS_EVENT_ID, &p, sizeof(p), &info);
 		if (ret == 0)
 			ret = note(w, seq, info.cpu, info.pos / w->packet_size);
@@ -314,7 +304,7 @@ static void check_event(struct verify *v, uint32_t cpu, uint64_t pkt, const uint
 		BAD(v, "stream %u packet %" PRIu64 ": torn event, writer %u", cpu, pkt, e.writer);
 		return;
 	}
-	if (e.check != checksum(e.writer, e.seq)) {
+	if (e.check != stress_checksum(e.writer, e.seq)) {
 		BAD(v, "stream %u packet %" PRIu64 ": torn event (writer %u seq %" PRIu64 ")",
 		    cpu, pkt, e.writer, e.seq);
 		return;

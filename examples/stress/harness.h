@@ -20,6 +20,21 @@
 
 #define STRESS_EVENT_ID	1u
 
+/*
+ * stress_checksum() - the check field of a writer's event @seq (a 64-bit
+ * mix): what a torn or misplaced record fails.  The consumer tests'
+ * programs (tests/consumer/emit.h) and tests/interop/bt2_read.py use it too.
+ */
+static inline uint64_t stress_checksum(uint32_t writer, uint64_t seq)
+{
+	uint64_t x = ((uint64_t)writer << 40) ^ seq ^ 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	return x;
+}
+
 struct stress_cfg {
 	const char *dir;		/* work directory: region file and streams */
 	uint32_t mode;			/* RTR_MODE_* */

@@ -9,19 +9,14 @@
 Run with Debian's /usr/bin/python3, where python3-bt2 lives.
 """
 import json
+import os
 import sys
 
 import bt2
 
-MASK = (1 << 64) - 1
-
-
-def checksum(thread, seq):
-    x = ((thread << 40) ^ seq ^ 0x9E3779B97F4A7C15) & MASK
-    x ^= x >> 31
-    x = (x * 0xBF58476D1CE4E5B9) & MASK
-    x ^= x >> 27
-    return x
+# The checksum, and MASK, as the stress harness's (tests/interop/bt2_read.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from bt2_read import MASK, checksum  # noqa: E402
 
 
 def main(path):
