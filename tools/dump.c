@@ -784,16 +784,15 @@ static void chunk_cursor(struct dump *d, struct dstream *ds)
 }
 
 /*
- * The next item of stream @i, unless it lies past @limit: then the cursor
- * stays.  At the end of a chunk's file, the stream goes on in the next
- * chunk that has it, its sequence numbers and loss counts continuing.
+ * Stream @ds's file in its chunk has ended: it goes on in the next chunk
+ * that has it, its sequence numbers and loss counts continuing.
  */
-static int next_in_chain(struct dump *d, struct dstream *ds)
+static __attribute__((noinline)) int next_chunk(struct dump *d, struct dstream *ds)
 {
 	struct tr_cursor prev;
-	int r = tr_next(&ds->c);
+	int r = TR_END;
 
-	while (__builtin_expect(r == TR_END, 0) && ds->at + 1 < ds->nchain) {
+	while (r == TR_END && ds->at + 1 < ds->nchain) {
 		memcpy(&prev, &ds->c, CURSOR_STATE);
 		ds->events_lost += ds->c.events_lost;
 		ds->packets_lost += ds->c.packets_lost;
@@ -805,19 +804,36 @@ static int next_in_chain(struct dump *d, struct dstream *ds)
 	return r;
 }
 
-static int next_item(struct dump *d, uint32_t i, uint64_t limit)
+static inline int next_in_chain(struct dump *d, struct dstream *ds)
+{
+	int r = tr_next(&ds->c);
+
+	if (__builtin_expect(r != TR_END, 1))
+		return r;
+	return next_chunk(d, ds);
+}
+
+/*
+ * The next item of stream @i, unless it lies past @limit: then the cursor
+ * stays.  At the end of a chunk's file, the stream goes on in the next
+ * chunk that has it (next_chunk()).
+ */
+static inline int next_item(struct dump *d, uint32_t i, uint64_t limit)
 {
 	struct dstream *ds = &d->s[i];
-	uint64_t el = ds->events_lost, pl = ds->packets_lost;
+	uint64_t el, pl;
 	struct tr_cursor saved;
-	uint32_t at = ds->at;
+	uint32_t at;
 	int r;
 
-	if (limit == UINT64_MAX) {
+	if (__builtin_expect(limit == UINT64_MAX, 1)) {
 		r = next_in_chain(d, ds);
 		ds->ended = r == TR_END;
 		return r;
 	}
+	el = ds->events_lost;
+	pl = ds->packets_lost;
+	at = ds->at;
 	memcpy(&saved, &ds->c, CURSOR_STATE);
 	r = next_in_chain(d, ds);
 	if (r > 0 && ds->c.ts > limit) {
