@@ -114,7 +114,11 @@ static int cmd_convert(int argc, char **argv)
 	int ret;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-o")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "ringtrace convert: -o needs a value\n");
+				return 2;
+			}
 			dir = argv[++i];
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "ringtrace convert: unknown option '%s'\n", argv[i]);

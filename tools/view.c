@@ -752,7 +752,13 @@ int rtr_cmd_view(int argc, char **argv)
 			usage(stdout);
 			free(dirs);
 			return 0;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "-o")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "ringtrace view: -o needs a value\n");
+				usage(stderr);
+				free(dirs);
+				return 2;
+			}
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--force")) {
 			force = true;

@@ -662,6 +662,9 @@ Test(tools_model, usage_and_bad_input)
 		{ "export --format chrome -o", 2, "-o needs a value" },
 		{ "export --help", 0, "usage: ringtrace export" },
 		{ "export --format chrome /nonexistent/trace", 1, "/nonexistent/trace" },
+		{ "view -o", 2, "-o needs a value" },
+		{ "view --bogus x", 2, "unknown option '--bogus'" },
+		{ "convert x -o", 2, "-o needs a value" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
