@@ -108,9 +108,14 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	int ret;
 
 	ret = rtr_out_packetv(o, pkt->cpu, pkt->data, pkt->body, pkt->size);
-	rtr_consumer_put(s->c, pkt->cpu);
+	/*
+	 * A packet not written stays in the region, not put: the session
+	 * stops there (nothing takes another packet), and `ringtrace recover`
+	 * finds it in the region the recorder keeps.
+	 */
 	if (ret)
 		return ret;
+	rtr_consumer_put(s->c, pkt->cpu);
 	a->packets++;
 	a->bytes += pkt->size;
 	a->salvaged += salvaged;

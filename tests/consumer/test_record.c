@@ -1252,11 +1252,28 @@ Test(consumer_record, a_full_disk_stops_cleanly_and_leaves_valid_chunks)
 	cr_expect_geq(chunks, 2, "chunks completed before the disk filled: %u", chunks);
 	cr_expect_gt(v->all.emit_events, 0);
 	{
-		/* The region is kept for `ringtrace recover`, and the message says so. */
-		char *region = P("/dev/shm/ringtrace-record-%d", (int)rec);
+		/*
+		 * The region is kept for `ringtrace recover`, and the message
+		 * says so.  What it holds continues the chunks: the packet whose
+		 * write failed first, then the rest; with the events dropped
+		 * after writing stopped counted, every event is accounted for.
+		 */
+		char *region = strdup(P("/dev/shm/ringtrace-record-%d", (int)rec));
+		char *rlog;
 
 		cr_expect_not_null(strstr(log, region), "%s", log);
+		rlog = sh(&st, "'%s' recover '%s' -o '%s/recovered' 2>&1", ringtrace(), region, dir);
+		expect_exit(st, 0, "ringtrace recover of the kept region", rlog);
+		v->ndirs = 0;	/* a trace of its own, not chunk number @chunks */
+		tv_read(v, P("%s/recovered", dir), &(struct tv_dir){ 0 });
+		cr_expect_eq(v->all.lost_packets, 0, "a packet is in neither the chunks nor the "
+			     "region:\n%s\n%s", log, rlog);
+		cr_expect_eq(v->all.emit_events + v->all.lost_events, 4 * 30000,
+			     "%" PRIu64 " events in the chunks and the region, %" PRIu64
+			     " counted lost", v->all.emit_events, v->all.lost_events);
+		free(rlog);
 		unlink(region);
+		free(region);
 	}
 	free(log);
 	tv_free(v);
