@@ -351,7 +351,7 @@ static void print_report(const struct rtr_session *s, const char *what)
 }
 
 /* The progress line on a terminal, at most once a second. */
-static void progress(const struct opts *o, const struct rtr_session *s, volatile uint64_t *last,
+static void progress(const struct opts *o, const struct rtr_session *s, uint64_t *last,
 		     uint64_t start)
 {
 	struct rtr_session_cpu t;
@@ -370,23 +370,17 @@ static void progress(const struct opts *o, const struct rtr_session *s, volatile
 /*
  * One consumer loop: until @done says so, or the output fails (then the
  * consumer stops taking packets; the producer drops and counts events).
+ * The caller has armed the SIGBUS jump.
  */
 static int consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_out *out,
 			bool (*done)(void *), void *arg)
 {
-	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
-	volatile uint64_t last = 0;
-	uint64_t start = rtr_monotonic_ns();
-	volatile bool failed = false;
+	uint64_t last = 0, start = rtr_monotonic_ns();
+	bool failed = false;
 
 	s->flush_ms = (int)(o->flush_ns / 1000000ull);
 	if (o->flush_ns && !s->flush_ms)
 		s->flush_ms = 1;
-	if (sigsetjmp(bus_jmp, 1)) {
-		bus_message(o->cmd, s->region);
-		return -EFAULT;
-	}
-	bus_armed = 1;
 	for (;;) {
 		/* Wake at least every 100 ms (signals, the child), and for each flush. */
 		int timeout = s->flush_ms > 0 && s->flush_ms < 100 ? s->flush_ms : 100;
@@ -410,7 +404,6 @@ static int consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 		else
 			rtr_consumer_wait(s->c, timeout);
 	}
-	bus_armed = 0;
 	if (!o->quiet && isatty(STDERR_FILENO) && last)
 		fputc('\n', stderr);
 	return failed ? -EIO : 0;
@@ -602,11 +595,10 @@ static int snapshots(const struct opts *o, const char *region, struct child *ch,
 	}
 }
 
-/* After the output failed: what the region still holds, not written. */
-static void left_in_region(const struct rtr_session *s)
+/* After the output failed: the bytes of packets the region still holds, not written. */
+static uint64_t left_in_region(const struct rtr_session *s)
 {
 	uint64_t bytes = 0;
-	char b[32];
 
 	for (uint32_t i = 0; i < s->ncpus; i++) {
 		struct rtr_consumer_cpu ci;
@@ -614,9 +606,7 @@ static void left_in_region(const struct rtr_session *s)
 		if (rtr_consumer_cpu_info(s->c, i, &ci) == 0 && ci.prod > ci.cons)
 			bytes += ci.prod - ci.cons;
 	}
-	human(b, sizeof(b), bytes);
-	fprintf(stderr, "not written: %s of packets left in the region when writing stopped, and "
-		"every event after them (counted above as lost)\n", b);
+	return bytes;
 }
 
 static char *default_dir(void)
@@ -638,8 +628,13 @@ int rtr_cmd_record(int argc, char **argv)
 	struct rtr_out_report orep = { 0 };
 	struct child ch = { 0 };
 	char region[128], err[700];
-	bool overwrite, write_failed = false, bus = false;
-	int ret, nsnap = 0, topfd = -1;
+	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
+	volatile bool write_failed = false, bus = false, out_closed = false;
+	volatile uint64_t left = 0;
+	static int nsnap;
+	bool overwrite;
+	volatile int topfd = -1;
+	int ret;
 
 	ret = parse(&o, argc, argv, true);
 	if (ret >= 0)
@@ -713,17 +708,34 @@ int rtr_cmd_record(int argc, char **argv)
 	if (!o.quiet && overwrite)
 		fprintf(stderr, "ringtrace record: for a snapshot now: kill -USR1 %d\n",
 			(int)getpid());
+	/* Every read of the region, the last accounting included, under the SIGBUS jump. */
+	if (sigsetjmp(bus_jmp, 1)) {
+		bus_message(o.cmd, region);
+		bus = true;
+		write_failed = true;
+		if (out && !out_closed) {
+			out_closed = true;
+			rtr_out_close(out, false, &orep);
+		}
+		goto wait_child;
+	}
+	bus_armed = 1;
 	if (overwrite) {
 		write_failed = snapshots(&o, region, &ch, &nsnap) != 0;
 	} else {
 		ret = consume_loop(&o, &s, out, record_done, &ch);
-		bus = ret == -EFAULT;
 		write_failed = ret != 0;
 		if (!write_failed && rtr_session_finish(&s, out))
 			write_failed = true;
+		out_closed = true;
 		if (rtr_out_close(out, !write_failed, &orep))
 			write_failed = true;
+		rtr_session_account(&s);
+		if (write_failed)
+			left = left_in_region(&s);
 	}
+	bus_armed = 0;
+wait_child:
 	/* The program may have stopped tracing and still run: wait for it. */
 	while (!ch.exited) {
 		forward_term(&ch);
@@ -733,12 +745,15 @@ int rtr_cmd_record(int argc, char **argv)
 	}
 	if (!o.quiet) {
 		describe_exit(o.argv[0], ch.status);
-		if (!overwrite && !bus)
-			rtr_session_account(&s);
 		if (!overwrite)
 			print_report(&s, o.out.path);
-		if (!overwrite && write_failed && !bus)
-			left_in_region(&s);
+		if (!overwrite && write_failed && !bus) {
+			char b[32];
+
+			human(b, sizeof(b), left);
+			fprintf(stderr, "not written: %s of packets left in the region when writing "
+				"stopped, and every event after them (counted above as lost)\n", b);
+		}
 		if (overwrite)
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);
@@ -814,7 +829,9 @@ int rtr_cmd_consume(int argc, char **argv)
 	struct rtr_out_report orep;
 	struct consume_state cs = { &s };
 	char err[700];
-	bool failed, gone;
+	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
+	volatile bool failed = false, out_closed = false;
+	bool gone;
 	int ret;
 
 	ret = parse(&o, argc, argv, false);
@@ -842,15 +859,18 @@ int rtr_cmd_consume(int argc, char **argv)
 	if (!o.quiet)
 		fprintf(stderr, "ringtrace consume: %s (pid %d) -> %s; stop with Ctrl-C\n",
 			o.region, (int)s.producer, o.out.path);
-	ret = consume_loop(&o, &s, out, consume_done, &cs);
-	failed = ret != 0;
-	if (ret == -EFAULT) {
-		rtr_out_close(out, false, &orep);
+	/* Every read of the region, to the last, under the SIGBUS jump. */
+	if (sigsetjmp(bus_jmp, 1)) {
+		bus_message(o.cmd, o.region);
+		if (!out_closed)
+			rtr_out_close(out, false, &orep);
 		if (!o.quiet)
 			print_report(&s, o.out.path);
 		rtr_session_close(&s);
 		return 1;
 	}
+	bus_armed = 1;
+	failed = consume_loop(&o, &s, out, consume_done, &cs) != 0;
 	gone = rtr_session_producer_gone(&s);
 	if (!failed && gone) {
 		failed = rtr_session_finish(&s, out) != 0;
@@ -859,8 +879,10 @@ int rtr_cmd_consume(int argc, char **argv)
 		if (rtr_consumer_open_packets(s.c) && rtr_consumer_flush(s.c, 1000) == 0)
 			failed = rtr_session_drain(&s, out) < 0;
 	}
+	out_closed = true;
 	if (rtr_out_close(out, !failed && gone, &orep))
 		failed = true;
+	bus_armed = 0;
 	if (!o.quiet)
 		print_report(&s, o.out.path);
 	if (failed)
