@@ -98,12 +98,12 @@ static bool trace_entry(const char *n, bool sub)
 	return !sub && (!strncmp(n, "chunk-", 6) || !strncmp(n, "snapshot-", 9));
 }
 
-/* Remove a trace's files from @dfd (and its chunks'); refuse anything else. */
-static int empty_trace_dir(int dfd, bool sub, char *bad, size_t badlen)
+/* Call @fn for each entry of directory @dfd but . and .., until one fails. */
+static int each_entry(int dfd, int (*fn)(int dfd, const char *name, void *arg), void *arg)
 {
-	DIR *d;
 	struct dirent *e;
 	int ret = 0, fd = dup(dfd);
+	DIR *d;
 
 	if (fd < 0)
 		return -errno;
@@ -112,49 +112,98 @@ static int empty_trace_dir(int dfd, bool sub, char *bad, size_t badlen)
 		close(fd);
 		return -errno;
 	}
-	/* First pass: check everything, so that a refusal removes nothing. */
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (!trace_entry(e->d_name, sub)) {
-			snprintf(bad, badlen, "%s", e->d_name);
-			ret = -ENOTEMPTY;
-			goto out;
-		}
-	}
-	rewinddir(d);
-	while ((e = readdir(d))) {
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			ret = -errno;
-			break;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int sfd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (sfd < 0) {
-				ret = -errno;
-				break;
-			}
-			ret = empty_trace_dir(sfd, true, bad, badlen);
-			close(sfd);
-			if (ret)
-				break;
-			if (unlinkat(dfd, e->d_name, AT_REMOVEDIR) < 0) {
-				ret = -errno;
-				break;
-			}
-		} else if (unlinkat(dfd, e->d_name, 0) < 0) {
-			ret = -errno;
-			break;
-		}
-	}
-out:
+	rewinddir(d);	/* the dup shares its offset with @dfd: an earlier walk's end */
+	while (!ret && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			ret = fn(dfd, e->d_name, arg);
 	closedir(d);
 	return ret;
+}
+
+/* --force: what may go, a trace's top directory (@sub false) or a chunk's. */
+struct trace_walk {
+	bool sub;
+	char *bad;		/* the first name that may not go, its path under the top */
+	size_t badlen;
+};
+
+/*
+ * Walk the chunk or snapshot directory @name of @dfd with @fn
+ * (check_entry() or remove_entry()); a refused name is reported with its
+ * directory.  Return: 0, -ENOTEMPTY with @w->bad set, or -errno.
+ */
+static int walk_subdir(int dfd, const char *name, struct trace_walk *w,
+		       int (*fn)(int dfd, const char *name, void *arg))
+{
+	struct trace_walk sw = { true, w->bad, w->badlen };
+	int ret, sfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (sfd < 0)
+		return -errno;
+	ret = each_entry(sfd, fn, &sw);
+	close(sfd);
+	if (ret == -ENOTEMPTY) {
+		char sub[256];
+
+		snprintf(sub, sizeof(sub), "%s", w->bad);
+		snprintf(w->bad, w->badlen, "%s/%s", name, sub);
+	}
+	return ret;
+}
+
+static int check_entry(int dfd, const char *name, void *arg)
+{
+	struct trace_walk *w = arg;
+	struct stat st;
+
+	if (!trace_entry(name, w->sub)) {
+		snprintf(w->bad, w->badlen, "%s", name);
+		return -ENOTEMPTY;
+	}
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	/* Only chunks and snapshots are directories, and they hold only files. */
+	if (w->sub || (strncmp(name, "chunk-", 6) && strncmp(name, "snapshot-", 9))) {
+		snprintf(w->bad, w->badlen, "%s", name);
+		return -ENOTEMPTY;
+	}
+	return walk_subdir(dfd, name, w, check_entry);
+}
+
+/* The same walk, removing; it checks again what it removes. */
+static int remove_entry(int dfd, const char *name, void *arg)
+{
+	struct trace_walk *w = arg;
+	struct stat st;
+	int ret;
+
+	if (!trace_entry(name, w->sub)) {
+		snprintf(w->bad, w->badlen, "%s", name);
+		return -ENOTEMPTY;
+	}
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0) < 0 ? -errno : 0;
+	ret = walk_subdir(dfd, name, w, remove_entry);
+	if (!ret && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * Remove a trace's files from @dfd, and its chunks'; refuse anything else.
+ * Everything is checked first, chunks included, so that a refusal removes
+ * nothing.
+ */
+static int empty_trace_dir(int dfd, char *bad, size_t badlen)
+{
+	struct trace_walk w = { false, bad, badlen };
+	int ret = each_entry(dfd, check_entry, &w);
+
+	return ret ? ret : each_entry(dfd, remove_entry, &w);
 }
 
 int rtr_mkdir_new(const char *path, mode_t mode, bool force, char *err, size_t errlen)
@@ -195,7 +244,7 @@ int rtr_mkdir_new(const char *path, mode_t mode, bool force, char *err, size_t e
 		set_err(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	ret = empty_trace_dir(fd, false, bad, sizeof(bad));
+	ret = empty_trace_dir(fd, bad, sizeof(bad));
 	close(fd);
 	if (ret == -ENOTEMPTY) {
 		set_err(err, errlen, "%s: holds '%s', which is not part of a ringtrace trace; "

@@ -1360,6 +1360,22 @@ Test(consumer_record, output_safety_and_usage_errors)
 	free(out);
 	cr_expect_eq(stat(P("%s/mine/precious", dir), &sb), 0, "--force removed a file not ours");
 
+	/* The same when the stranger is inside a chunk: refused before anything is removed. */
+	mkdir(P("%s/chunky", dir), 0700);
+	touch(P("%s/chunky/metadata", dir));
+	touch(P("%s/chunky/stream_0", dir));
+	mkdir(P("%s/chunky/chunk-000000", dir), 0700);
+	touch(P("%s/chunky/chunk-000000/stream_0", dir));
+	touch(P("%s/chunky/chunk-000000/notes.txt", dir));
+	cr_expect_eq(run_rt(&out, "record -q --force -o '%s/chunky' -- '%s/ringtrace-test-emit' %s", dir, bindir(), emit),
+		     1);
+	cr_expect_not_null(strstr(out, "'chunk-000000/notes.txt'"), "%s", out);
+	free(out);
+	for (const char *const *f = (const char *const[]){ "metadata", "stream_0", "chunk-000000/stream_0",
+							   "chunk-000000/notes.txt", NULL }; *f; f++)
+		cr_expect_eq(stat(P("%s/chunky/%s", dir, *f), &sb), 0, "--force removed %s before "
+			     "refusing", *f);
+
 	/* A symlink as the output: refused, to a directory or to nowhere, with --force too. */
 	cr_assert_eq(symlink(P("%s/mine", dir), P("%s/link", dir)), 0);
 	cr_assert_eq(symlink(P("%s/nowhere", dir), P("%s/dangling", dir)), 0);
