@@ -206,20 +206,22 @@ static int empty_trace_dir(int dfd, char *bad, size_t badlen)
 	return ret ? ret : each_entry(dfd, remove_entry, &w);
 }
 
-int rtr_mkdir_new(const char *path, mode_t mode, bool force, char *err, size_t errlen)
+int rtr_mkdir_new(int at, const char *path, mode_t mode, bool force, char *err, size_t errlen)
 {
+	/* In a directory of ours: its last component there; the path is for messages. */
+	const char *name = at == AT_FDCWD || !strrchr(path, '/') ? path : strrchr(path, '/') + 1;
 	struct stat st;
 	char bad[256] = "";
 	int fd, ret;
 
-	if (mkdir(path, dir_mode(mode)) == 0)
+	if (mkdirat(at, name, dir_mode(mode)) == 0)
 		goto open;
 	if (errno != EEXIST) {
 		ret = -errno;
 		set_err(err, errlen, "%s: cannot create the directory: %s", path, strerror(errno));
 		return ret;
 	}
-	if (lstat(path, &st) < 0) {
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		ret = -errno;
 		set_err(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
@@ -238,7 +240,7 @@ int rtr_mkdir_new(const char *path, mode_t mode, bool force, char *err, size_t e
 			"(--force replaces it)", path);
 		return -EEXIST;
 	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		set_err(err, errlen, "%s: %s", path, strerror(errno));
@@ -256,7 +258,7 @@ int rtr_mkdir_new(const char *path, mode_t mode, bool force, char *err, size_t e
 		return ret;
 	}
 open:
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		set_err(err, errlen, "%s: %s", path, strerror(errno));
@@ -357,7 +359,8 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 			return ret;
 		}
 	} else {
-		o->topfd = rtr_mkdir_new(opts->path, o->o.file_mode, opts->force, err, errlen);
+		o->topfd = rtr_mkdir_new(opts->parent_fd > 0 ? opts->parent_fd : AT_FDCWD, opts->path,
+					 o->o.file_mode, opts->force, err, errlen);
 		if (o->topfd < 0) {
 			int ret = o->topfd;
 

@@ -42,6 +42,9 @@ enum rtr_frame_type {
 /**
  * struct rtr_out_opts - how to write.
  * @path: a directory to create, or "-" for the framed stream on @fd.
+ * @parent_fd: if not 0, the directory (an O_DIRECTORY descriptor) in which
+ *             the last component of @path is created; @path itself then
+ *             only names it in messages.  No path is followed to it again.
  * @fd: the stream's file descriptor (with @path "-").
  * @force: an existing trace directory at @path may be replaced.
  * @file_mode: of every file and, with the x bits added, every directory.
@@ -56,6 +59,7 @@ enum rtr_frame_type {
  */
 struct rtr_out_opts {
 	const char *path;
+	int parent_fd;
 	int fd;
 	bool force;
 	mode_t file_mode;
@@ -117,9 +121,11 @@ void rtr_out_abandon(struct rtr_out *o, const char *path);
 /*
  * rtr_mkdir_new() - create directory @path (mode @mode) without following a
  * symlink at its last component; with @force, an existing directory that
- * holds a ringtrace trace (or nothing) is emptied first.
+ * holds a ringtrace trace (or nothing) is emptied first.  @at: AT_FDCWD, or
+ * a directory descriptor: then the last component of @path is created in
+ * it (@path names it in messages).
  * Return: an O_DIRECTORY descriptor, or -errno with @err set.
  */
-int rtr_mkdir_new(const char *path, mode_t mode, bool force, char *err, size_t errlen);
+int rtr_mkdir_new(int at, const char *path, mode_t mode, bool force, char *err, size_t errlen);
 
 #endif /* RTR_CONSUMER_OUTPUT_H */

@@ -558,10 +558,16 @@ static int attach(const struct opts *o, struct rtr_session *s, const char *regio
 	}
 }
 
-/* Flight recorder: snapshots on SIGUSR1 and at the end, into @dir/snapshot-NNNNNN. */
-static int snapshots(const struct opts *o, const char *region, struct child *ch, int *nsnap)
+/*
+ * Flight recorder: snapshots on SIGUSR1 and at the end, each created in the
+ * directory @topfd (no path followed to it again) as snapshot-NNNNNN; @nsnap
+ * counts those written whole.  One that failed keeps its number, and what it
+ * wrote: the next one takes the next number.
+ */
+static int snapshots(const struct opts *o, const char *region, struct child *ch, int topfd,
+		     int *nsnap)
 {
-	int failures = 0;
+	int failures = 0, next = 0;
 
 	for (;;) {
 		bool last;
@@ -576,13 +582,19 @@ static int snapshots(const struct opts *o, const char *region, struct child *ch,
 			char path[PATH_MAX], err[700];
 
 			got_usr1 = 0;
-			snprintf(path, sizeof(path), "%s/snapshot-%06d", o->out.path, *nsnap);
+			snprintf(path, sizeof(path), "%s/snapshot-%06d", o->out.path, next);
 			oo.path = path;
+			oo.parent_fd = topfd;
 			oo.force = false;
 			if (rtr_session_snapshot(region, &oo, &snap, &orep, err, sizeof(err))) {
+				struct stat st;
+
 				fprintf(stderr, "ringtrace record: snapshot: %s\n", err);
 				failures++;
+				if (fstatat(topfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW) == 0)
+					next++;
 			} else {
+				next++;
 				if (!o->quiet)
 					print_report(&snap, path);
 				rtr_session_close(&snap);
@@ -666,7 +678,8 @@ int rtr_cmd_record(int argc, char **argv)
 	catch_signals();
 	/* The output first: a bad -o must not cost a run of the program. */
 	if (overwrite) {
-		topfd = rtr_mkdir_new(o.out.path, o.out.file_mode, o.out.force, err, sizeof(err));
+		topfd = rtr_mkdir_new(AT_FDCWD, o.out.path, o.out.file_mode, o.out.force, err,
+				      sizeof(err));
 		ret = topfd < 0 ? topfd : 0;
 	} else {
 		ret = rtr_out_open(&out, &o.out, err, sizeof(err));
@@ -721,7 +734,7 @@ int rtr_cmd_record(int argc, char **argv)
 	}
 	bus_armed = 1;
 	if (overwrite) {
-		write_failed = snapshots(&o, region, &ch, &nsnap) != 0;
+		write_failed = snapshots(&o, region, &ch, topfd, &nsnap) != 0;
 	} else {
 		ret = consume_loop(&o, &s, out, record_done, &ch);
 		write_failed = ret != 0;

@@ -684,6 +684,109 @@ Test(consumer_record, overwrite_mode_snapshots_hold_the_latest_events)
 	rm_rf(dir);
 }
 
+/* Start a flight recorder of 2 threads x 20000 events into @out; the program holds at its end. */
+static pid_t start_flight_recorder(const char *dir, const char *out)
+{
+	char *argv[] = { ringtrace(), "record", "-o", (char *)out, "--mode", "overwrite",
+			 "--packet-size", "4k", "--packets", "8", "--", emit_path(), "--threads",
+			 "2", "--events", "20000", "--pin", "--sync", P("%s/sync", dir), "--hold",
+			 NULL };
+	int lfd;
+	pid_t rec;
+
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	lfd = open_log(P("%s/record.log", dir));
+	rec = spawn(argv, NULL, -1, -1, lfd);
+	close(lfd);
+	wait_path(P("%s/sync/report", dir), rec, 120);
+	return rec;
+}
+
+/* Wait until the recorder's log says @what. */
+static void wait_log(const char *dir, const char *what)
+{
+	double t0 = now();
+	char *log;
+
+	while (!(log = slurp(P("%s/record.log", dir))) || !strstr(log, what)) {
+		cr_assert_lt(now() - t0, 60, "no '%s' in 60 s:\n%s", what, log ? log : "");
+		free(log);
+		usleep(10000);
+	}
+	free(log);
+}
+
+/*
+ * The flight recorder's directory is renamed and a symlink put in its place
+ * while it runs: the snapshots still go into its own directory, never
+ * through the link.
+ */
+Test(consumer_record, snapshots_never_follow_a_symlink_put_in_place_of_the_directory)
+{
+	char *dir = make_tmpdir("/dev/shm"), *log;
+	struct stat sb;
+	pid_t rec;
+	int st;
+
+	rec = start_flight_recorder(dir, P("%s/trace", dir));
+	cr_assert_eq(rename(P("%s/trace", dir), P("%s/moved", dir)), 0);
+	mkdir(P("%s/elsewhere", dir), 0700);
+	cr_assert_eq(symlink(P("%s/elsewhere", dir), P("%s/trace", dir)), 0);
+	cr_assert_eq(kill(rec, SIGUSR1), 0);
+	wait_log(dir, "snapshot-000000");
+	touch(P("%s/sync/go.1", dir));
+	st = wait_exit(rec, 120, "ringtrace record");
+	log = slurp(P("%s/record.log", dir));
+	expect_exit(st, 0, "ringtrace record", log);
+	cr_expect_not_null(strstr(log, "2 snapshots in"), "%s", log);
+	cr_expect_neq(stat(P("%s/elsewhere/snapshot-000000", dir), &sb), 0,
+		      "a snapshot went through the symlink");
+	check_clean(P("%s/moved/snapshot-000000", dir));
+	check_clean(P("%s/moved/snapshot-000001", dir));
+	free(log);
+	rm_rf(dir);
+}
+
+/*
+ * A snapshot that fails (a full disk: root needed for a small tmpfs) is
+ * reported; it keeps its number, and the next one, once there is room, is
+ * written whole under the next number.  Exit 1: one failed.
+ */
+Test(consumer_record, a_failed_snapshot_does_not_stop_the_next_ones)
+{
+	char *dir = make_tmpdir("/dev/shm"), *mnt = make_tmpdir("/tmp"), *log;
+	struct tv_dir snap;
+	pid_t rec;
+	int st;
+
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare(CLONE_NEWNS): %s: this test needs root "
+		     "(a mount namespace and a small tmpfs)", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=512k,mode=0700"), 0,
+		     "cannot mount a 512 KiB tmpfs on %s: %s: this test needs root", mnt,
+		     strerror(errno));
+	rec = start_flight_recorder(dir, P("%s/trace", mnt));
+	/* The disk full, then a snapshot. */
+	free(sh(&st, "dd if=/dev/zero of='%s/filler' bs=4k 2>/dev/null", mnt));
+	cr_assert_eq(kill(rec, SIGUSR1), 0);
+	wait_log(dir, "ringtrace record: snapshot:");
+	/* Room again: the last snapshot is whole. */
+	cr_assert_eq(unlink(P("%s/filler", mnt)), 0);
+	touch(P("%s/sync/go.1", dir));
+	st = wait_exit(rec, 120, "ringtrace record");
+	log = slurp(P("%s/record.log", dir));
+	expect_exit(st, 1, "ringtrace record, a snapshot failed", log);
+	cr_expect_not_null(strstr(log, "No space left on device"), "%s", log);
+	cr_expect_not_null(strstr(log, "1 snapshot in"), "%s", log);
+	check_snapshot(P("%s/trace/snapshot-000001", mnt), 2, 20000, &snap);
+	free(log);
+	cr_expect_eq(umount2(mnt, MNT_DETACH), 0);
+	rmdir(mnt);
+	free(mnt);
+	rm_rf(dir);
+}
+
 /* ---- 2. crash and recover -------------------------------------------------- */
 
 struct crash_figures {
