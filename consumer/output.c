@@ -668,17 +668,22 @@ int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t siz
 /* The state file: for `dump --follow`, how far each stream file is whole. */
 static int write_state(struct rtr_out *o, const char *state)
 {
-	char buf[4096];
-	size_t n;
+	/* A line per stream: "stream N SIZE\n" takes at most 37 bytes. */
+	size_t cap = 128 + (size_t)o->nsfd * 40, n;
+	char *buf = malloc(cap);
+	int ret;
 
-	n = (size_t)snprintf(buf, sizeof(buf),
-			     "ringtrace-state 1\nstate %s\nchunk %s\nwatermark %" PRIu64 "\n",
-			     state, o->chunk_name[0] ? o->chunk_name : "-", o->watermark);
-	for (uint32_t i = 0; o->chunk_open && i < o->nsfd && n < sizeof(buf) - 64; i++)
+	if (!buf)
+		return -ENOMEM;
+	n = (size_t)snprintf(buf, cap, "ringtrace-state 1\nstate %s\nchunk %s\nwatermark %" PRIu64
+			     "\n", state, o->chunk_name[0] ? o->chunk_name : "-", o->watermark);
+	for (uint32_t i = 0; o->chunk_open && i < o->nsfd; i++)
 		if (o->sfd[i] >= 0)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "stream %u %" PRIu64 "\n", i,
+			n += (size_t)snprintf(buf + n, cap - n, "stream %u %" PRIu64 "\n", i,
 					      o->ssize[i]);
-	return write_file_atomic(o->topfd, RTR_STATE_FILE, buf, n, o->o.file_mode, false);
+	ret = write_file_atomic(o->topfd, RTR_STATE_FILE, buf, n, o->o.file_mode, false);
+	free(buf);
+	return ret;
 }
 
 int rtr_out_progress(struct rtr_out *o, uint64_t watermark)
@@ -758,13 +763,14 @@ int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 		 */
 		if (o->rep.failed)
 			unlinkat(o->topfd, RTR_STATE_FILE, 0);
-		write_state(o, o->rep.failed ? "failed" : complete ? "done" : "stopped");
+		ret = write_state(o, o->rep.failed ? "failed" : complete ? "done" : "stopped");
+		if (ret && !o->rep.failed)
+			fail(o, ret, "%s/%s: %s", o->o.path, RTR_STATE_FILE, strerror(-ret));
 		if (fsync(o->topfd) < 0 && !o->rep.failed)
 			fail(o, -errno, "%s: fsync: %s", o->o.path, strerror(errno));
 		close(o->topfd);
 	}
-	if (o->rep.failed)
-		ret = -EIO;
+	ret = o->rep.failed ? -EIO : 0;
 	if (rep)
 		*rep = o->rep;
 	out_free(o);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,21 @@
 #include "ringbuf/compiler.h"
 #include <ringtrace/region.h>
 
-/* Read exactly @n bytes.  Return: 1, 0 at a clean end (nothing read), -errno. */
-static int read_full(int fd, void *buf, size_t n)
+/*
+ * Read exactly @n bytes.  Return: 1, 0 at a clean end (nothing read),
+ * -EINTR once *@stop is set (a signal handler sets it; the read it cuts
+ * short returns EINTR), -errno.
+ */
+static int read_full(int fd, void *buf, size_t n, const volatile sig_atomic_t *stop)
 {
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r = read(fd, (uint8_t *)buf + got, n - got);
+		ssize_t r;
 
+		if (stop && *stop)
+			return -EINTR;
+		r = read(fd, (uint8_t *)buf + got, n - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -36,7 +44,8 @@ static int read_full(int fd, void *buf, size_t n)
 	return 1;
 }
 
-int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep)
+int rtr_stream_copy(int fd, struct rtr_out *o, const volatile sig_atomic_t *stop,
+		    struct rtr_stream_report *rep)
 {
 	uint8_t pro[RTR_STREAM_PROLOGUE], hdr[RTR_FRAME_HDR];
 	uint8_t *buf = NULL;
@@ -46,9 +55,11 @@ int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep)
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	ret = read_full(fd, pro, sizeof(pro));
+	ret = read_full(fd, pro, sizeof(pro), stop);
 	if (ret <= 0) {
-		snprintf(rep->err, sizeof(rep->err), "standard input: %s",
+		snprintf(rep->err, sizeof(rep->err), "%s%s",
+			 ret == -EINTR ? "interrupted before" : "standard input: ",
+			 ret == -EINTR ? " the stream began" :
 			 ret == -EPIPE ? "too short to be a ringtrace stream" :
 			 ret ? strerror(-ret) : "empty, not a ringtrace stream");
 		return ret ? ret : -EPROTO;
@@ -68,7 +79,7 @@ int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep)
 		uint32_t type, arg;
 		uint64_t len, max;
 
-		ret = read_full(fd, hdr, sizeof(hdr));
+		ret = read_full(fd, hdr, sizeof(hdr), stop);
 		if (ret == 0) {
 			snprintf(rep->err, sizeof(rep->err), "standard input: the stream was cut "
 				 "after %" PRIu64 " bytes (no end frame): the writer died or the "
@@ -79,6 +90,11 @@ int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep)
 		if (ret == -EPIPE) {
 			snprintf(rep->err, sizeof(rep->err), "standard input: the stream was cut "
 				 "inside a frame header at byte %" PRIu64, rep->bytes);
+			break;
+		}
+		if (ret == -EINTR) {
+			snprintf(rep->err, sizeof(rep->err), "interrupted after %" PRIu64
+				 " bytes of standard input", rep->bytes);
 			break;
 		}
 		if (ret < 0) {
@@ -116,9 +132,13 @@ int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep)
 			buf = nb;
 			cap = len;
 		}
-		if (len && (ret = read_full(fd, buf, len)) != 1) {
-			snprintf(rep->err, sizeof(rep->err), "standard input: the stream was cut "
-				 "inside a frame at byte %" PRIu64, rep->bytes);
+		if (len && (ret = read_full(fd, buf, len, stop)) != 1) {
+			if (ret == -EINTR)
+				snprintf(rep->err, sizeof(rep->err), "interrupted after %" PRIu64
+					 " bytes of standard input", rep->bytes);
+			else
+				snprintf(rep->err, sizeof(rep->err), "standard input: the stream was "
+					 "cut inside a frame at byte %" PRIu64, rep->bytes);
 			ret = ret ? ret : -EPIPE;
 			break;
 		}

@@ -3,6 +3,7 @@
 #ifndef RTR_CONSUMER_STREAM_IN_H
 #define RTR_CONSUMER_STREAM_IN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,10 +25,14 @@ struct rtr_stream_report {
 
 /*
  * rtr_stream_copy() - read frames from @fd until the END frame and give
- * them to @o (opened by the caller, closed by the caller).
- * Return: 0 at the END frame; -errno (cut, damaged, output failed) with
- * @rep->err set.  Everything before the problem has been given to @o.
+ * them to @o (opened by the caller, closed by the caller).  @stop (may be
+ * NULL): a flag a signal handler sets; the copy then ends, -EINTR (the
+ * handler must be installed without SA_RESTART, to cut a blocked read).
+ * Return: 0 at the END frame; -errno (cut, damaged, output failed,
+ * interrupted) with @rep->err set.  Everything before the problem has been
+ * given to @o.
  */
-int rtr_stream_copy(int fd, struct rtr_out *o, struct rtr_stream_report *rep);
+int rtr_stream_copy(int fd, struct rtr_out *o, const volatile sig_atomic_t *stop,
+		    struct rtr_stream_report *rep);
 
 #endif /* RTR_CONSUMER_STREAM_IN_H */

@@ -25,7 +25,7 @@ static void *spool_main(void *arg)
 {
 	struct spool *sp = arg;
 
-	sp->ret = rtr_stream_copy(STDIN_FILENO, sp->out, &sp->rep);
+	sp->ret = rtr_stream_copy(STDIN_FILENO, sp->out, NULL, &sp->rep);
 	rtr_out_close(sp->out, sp->ret == 0 && !sp->rep.writer_stopped_early, NULL);
 	return NULL;
 }

@@ -29,6 +29,7 @@
 #include "tools/commands.h"
 
 static volatile sig_atomic_t got_chld, got_usr1, got_term, got_int;
+static volatile sig_atomic_t got_stop;	/* SIGINT, SIGTERM or SIGHUP came */
 
 /*
  * A producer that truncates its region file under us turns our next read of
@@ -63,9 +64,9 @@ static void on_signal(int sig)
 	else if (sig == SIGUSR1)
 		got_usr1 = 1;
 	else if (sig == SIGINT)
-		got_int = 1;
+		got_int = got_stop = 1;
 	else
-		got_term = sig;
+		got_term = sig, got_stop = 1;
 }
 
 /* Handlers without SA_RESTART: a signal ends the consumer's futex wait. */
@@ -815,8 +816,11 @@ static int consume_stream(const struct opts *o)
 		fprintf(stderr, "ringtrace consume: %s\n", err);
 		return 1;
 	}
-	ret = rtr_stream_copy(STDIN_FILENO, out, &rep);
-	rtr_out_close(out, !ret && !rep.writer_stopped_early, &orep);
+	ret = rtr_stream_copy(STDIN_FILENO, out, &got_stop, &rep);
+	if (rtr_out_close(out, !ret && !rep.writer_stopped_early, &orep) && !ret) {
+		ret = -EIO;
+		snprintf(rep.err, sizeof(rep.err), "%s", orep.err);
+	}
 	if (!o->quiet) {
 		char b[32];
 
@@ -827,7 +831,7 @@ static int consume_stream(const struct opts *o)
 	if (ret) {
 		fprintf(stderr, "ringtrace consume: %s; what came before is a valid trace\n",
 			rep.err);
-		return 1;
+		return ret == -EINTR ? 128 + (got_term ? got_term : SIGINT) : 1;
 	}
 	if (rep.writer_stopped_early)
 		fprintf(stderr, "ringtrace consume: the writer stopped before the end of its trace\n");

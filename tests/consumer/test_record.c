@@ -1050,6 +1050,47 @@ Test(consumer_record, a_cut_stream_leaves_a_valid_trace_and_says_so)
 }
 
 /*
+ * `consume -` stops on SIGINT or SIGTERM, whether it waits on a quiet pipe
+ * or copies a stream: exit 128 + the signal, the trace up to there valid and
+ * marked stopped.
+ */
+Test(consumer_record, consume_stdin_stops_on_a_signal)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out;
+	int st;
+
+	/* A writer that sends nothing: consume blocks in read(). */
+	out = sh(&st, "cd '%s' && mkfifo q && (sleep 30 >q & echo $! >spid) && "
+		 "('%s' consume - -o quiet <q 2>quiet.log & echo $! >cpid; wait $!; "
+		 "echo status=$? >>quiet.log) & "
+		 "cd '%s'; sleep 0.5; kill -INT $(cat cpid); "
+		 "for i in $(seq 100); do grep -q status= quiet.log && break; sleep 0.05; done; "
+		 "cat quiet.log; kill $(cat spid); cat quiet/.ringtrace-state",
+		 dir, ringtrace(), dir);
+	cr_expect_not_null(strstr(out, "status=130"), "%s", out);
+	cr_expect_not_null(strstr(out, "interrupted before the stream began"), "%s", out);
+	cr_expect_not_null(strstr(out, "state stopped"), "%s", out);
+	free(out);
+	/* A stream flowing: SIGTERM; what came is a trace.  Then the recorder is stopped. */
+	out = sh(&st, "cd '%s' && mkfifo s && ('%s' record -o - --flush-interval 50ms -- '%s' "
+		 "--threads 2 --events 0 --pace 32:1000 >s 2>/dev/null & echo $! >rpid) && "
+		 "('%s' consume - -o live <s 2>live.log & echo $! >cpid; wait $!; "
+		 "echo status=$? >>live.log) & "
+		 "cd '%s'; for i in $(seq 200); do [ -s live/stream_0 ] || [ -s live/stream_1 ] && "
+		 "break; sleep 0.05; done; kill -TERM $(cat cpid); "
+		 "for i in $(seq 200); do grep -q status= live.log && break; sleep 0.05; done; "
+		 "kill -TERM $(cat rpid); "
+		 "cat live.log; grep '^state' live/.ringtrace-state; '%s' check live >/dev/null; "
+		 "echo check=$?",
+		 dir, ringtrace(), emit_path(), ringtrace(), dir, ringtrace());
+	cr_expect_not_null(strstr(out, "status=143"), "%s", out);
+	cr_expect_not_null(strstr(out, "state stopped"), "%s", out);
+	cr_expect_not_null(strstr(out, "check=0"), "%s", out);
+	free(out);
+	rm_rf(dir);
+}
+
+/*
  * --rotate-size 16k with 4 KiB packets: tens of chunks; read in order, the
  * streams continue from chunk to chunk with every event exactly once, and
  * each chunk is a trace babeltrace2 reads alone.
