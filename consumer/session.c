@@ -107,6 +107,13 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	struct rtr_session_cpu *a = &s->cpu[pkt->cpu];
 	int ret;
 
+	/*
+	 * The registry, read after the packet was taken, describes every event
+	 * in it (a class is registered before its first event is written); a
+	 * chunk's metadata is written before its packets.
+	 */
+	if (rtr_session_metadata(s, o) && rtr_out_failed(o))
+		return -EIO;
 	ret = rtr_out_packetv(o, pkt->cpu, pkt->data, pkt->body, pkt->size);
 	/*
 	 * A packet not written stays in the region, not put: the session
@@ -139,7 +146,7 @@ long rtr_session_drain(struct rtr_session *s, struct rtr_out *o)
 {
 	long n = 0;
 
-	/* A registry that grew comes before the packets that use it. */
+	/* Metadata first, even with no packet to write (put_packet() keeps it current). */
 	if (rtr_session_metadata(s, o) && rtr_out_failed(o))
 		return -EIO;
 	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {

@@ -17,6 +17,9 @@
  *                     emitted so far, after each one (a shared mapping that
  *                     outlives a SIGKILL)
  *   --pace K:US       sleep US microseconds after every K events
+ *   --counters N      thread 0 registers counter "cK" and sets it to K, for
+ *                     K = 0..N-1, evenly over its events: names that appear
+ *                     while the trace is being consumed
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +41,8 @@
 RTR_EVENT_DECLARE(rtrtest, ev, RTRTEST_EV)
 RTR_EVENT_DEFINE(rtrtest, ev, RTRTEST_EV)
 
-static uint32_t nthreads = 4, nphases = 1, pace_every, pace_us;
+static uint32_t nthreads = 4, nphases = 1, pace_every, pace_us, ncounters;
+static uint64_t counter_every;	/* thread 0's events between two new counters */
 static uint64_t nevents = 100000;
 static bool pin, hold;
 static const char *sync_dir;
@@ -74,6 +78,18 @@ static void wait_file(const char *name)
 		usleep(1000);
 }
 
+/* Counter "c@k", registered now, set to @k. */
+static void new_counter(uint32_t k)
+{
+	char name[16];
+	uint32_t c;
+
+	snprintf(name, sizeof(name), "c%u", k);
+	if (rtr_counter_register(name, &c))
+		die("rtr_counter_register");
+	rtr_counter_set(c, k);
+}
+
 static void *writer(void *arg)
 {
 	uint32_t id = (uint32_t)(uintptr_t)arg, cpu = EMIT_NO_CPU;
@@ -100,6 +116,9 @@ static void *writer(void *arg)
 				__atomic_store_n(&progress[id], seq, __ATOMIC_RELEASE);
 			if (pace_every && seq % pace_every == 0)
 				usleep(pace_us);
+			if (id == 0 && counter_every && seq % counter_every == 0 &&
+			    seq / counter_every <= ncounters)
+				new_counter((uint32_t)(seq / counter_every) - 1);
 		}
 		pthread_barrier_wait(&barrier);
 	}
@@ -129,6 +148,8 @@ int main(int argc, char **argv)
 			nphases = (uint32_t)strtoul(v, NULL, 0);
 		} else if (!strcmp(a, "--sync") && ++i) {
 			sync_dir = v;
+		} else if (!strcmp(a, "--counters") && ++i) {
+			ncounters = (uint32_t)strtoul(v, NULL, 0);
 		} else if (!strcmp(a, "--pace") && ++i) {
 			if (sscanf(v, "%u:%u", &pace_every, &pace_us) != 2)
 				pace_every = 0;
@@ -151,6 +172,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ringtrace-test-emit: bad arguments\n");
 		return 2;
 	}
+	if (ncounters && nevents)
+		counter_every = nevents / ncounters ? nevents / ncounters : 1;
 	if (sched_getaffinity(0, sizeof(set), &set))
 		die("sched_getaffinity");
 	for (int c = 0; c < CPU_SETSIZE; c++)

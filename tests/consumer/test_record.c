@@ -1050,6 +1050,28 @@ Test(consumer_record, a_cut_stream_leaves_a_valid_trace_and_says_so)
 }
 
 /*
+ * Counters registered while the recorder drains, 400 of them, rotation every
+ * 16 KiB: each chunk's metadata names every counter its events set (the
+ * registry is read after each packet is taken, not once per pass).
+ */
+Test(consumer_record, each_chunk_names_the_counters_registered_while_it_was_written)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out;
+	int st;
+
+	out = sh(&st, "cd '%s' && '%s' record -q -o t --packet-size 4k --packets 256 "
+		 "--rotate-size 16k --flush-interval 50ms -- '%s' --threads 2 --events 100000 "
+		 "--counters 400 --pace 100:1000 && for c in t/chunk-*; do '%s' dump $c "
+		 "2>/dev/null | grep ' counter: '; done >counters.txt; "
+		 "echo set=$(wc -l <counters.txt) unnamed=$(grep -vc 'counter = c[0-9]* (' counters.txt)",
+		 dir, ringtrace(), emit_path(), ringtrace());
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "set=400 unnamed=0"), "%s", out);
+	free(out);
+	rm_rf(dir);
+}
+
+/*
  * `consume -` stops on SIGINT or SIGTERM, whether it waits on a quiet pipe
  * or copies a stream: exit 128 + the signal, the trace up to there valid and
  * marked stopped.
