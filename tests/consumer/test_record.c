@@ -1056,17 +1056,20 @@ Test(consumer_record, a_cut_stream_leaves_a_valid_trace_and_says_so)
  */
 Test(consumer_record, each_chunk_names_the_counters_registered_while_it_was_written)
 {
-	char *dir = make_tmpdir("/dev/shm"), *out;
+	/* On a disk: slow writes, long drain passes (on tmpfs the window is too short to see). */
+	char *dir = make_tmpdir("/tmp"), *out;
 	int st;
 
-	out = sh(&st, "cd '%s' && '%s' record -q -o t --packet-size 4k --packets 256 "
+	/* A small ring: big drain passes.  Events lost under load are not a failure here. */
+	out = sh(&st, "cd '%s' && '%s' record -q -o t --packet-size 4k --packets 16 "
 		 "--rotate-size 16k --flush-interval 50ms -- '%s' --threads 2 --events 100000 "
 		 "--counters 400 --pace 100:1000 && for c in t/chunk-*; do '%s' dump $c "
 		 "2>/dev/null | grep ' counter: '; done >counters.txt; "
 		 "echo set=$(wc -l <counters.txt) unnamed=$(grep -vc 'counter = c[0-9]* (' counters.txt)",
 		 dir, ringtrace(), emit_path(), ringtrace());
 	cr_expect_eq(st, 0, "%s", out);
-	cr_expect_not_null(strstr(out, "set=400 unnamed=0"), "%s", out);
+	cr_expect_not_null(strstr(out, " unnamed=0"), "%s", out);
+	cr_expect_null(strstr(out, "set=0 "), "no counter in the trace: %s", out);
 	free(out);
 	rm_rf(dir);
 }
