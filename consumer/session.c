@@ -151,15 +151,26 @@ long rtr_session_drain(struct rtr_session *s, struct rtr_out *o)
 		return -EIO;
 	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {
 		struct rtr_consumer_packet pkt;
-		/* Bounded: a producer writing faster than we read gets a buffer a pass. */
-		uint32_t max = rtr_consumer_region(s->c)->packets_per_cpu;
+		struct rtr_consumer_stats st;
+		/*
+		 * Bounded by a buffer's worth of slots a pass, taken or skipped:
+		 * a producer writing faster than we read, or a hostile one that
+		 * keeps one good packet after each run of damaged ones (each
+		 * rtr_consumer_get() may walk the whole buffer), gets that much.
+		 */
+		uint64_t max = rtr_consumer_region(s->c)->packets_per_cpu, start;
 
-		for (uint32_t k = 0; k < max && rtr_consumer_get(s->c, cpu, &pkt) == 0; k++) {
+		rtr_consumer_get_stats(s->c, cpu, &st);
+		start = st.packets + st.damaged + st.lapped;
+		while (rtr_consumer_get(s->c, cpu, &pkt) == 0) {
 			int ret = put_packet(s, o, &pkt, false);
 
 			if (ret)
 				return ret;
 			n++;
+			rtr_consumer_get_stats(s->c, cpu, &st);
+			if (st.packets + st.damaged + st.lapped - start >= max)
+				break;
 		}
 	}
 	rtr_session_account(s);

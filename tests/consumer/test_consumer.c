@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "tests/helpers.h"
+#include "consumer/output.h"
+#include "consumer/session.h"
 #include "platform/platform.h"
 
 #define P 4096u
@@ -239,6 +241,77 @@ Test(consumer, lying_positions_cost_bounded_work)
 	rtr_consumer_get_stats(t.c, 0, &st);
 	cr_expect_gt(st.bad_position, 0);
 	t_ring_close(&t);
+}
+
+/*
+ * The hostile producer of the drain bound: after each damaged slot the
+ * consumer skips, it moves @prod a buffer ahead of that slot; after every
+ * N - 1 of them it leaves one good packet next.  Each rtr_consumer_get()
+ * then walks N - 1 damaged slots and returns a packet, forever.  It is
+ * the damage callback, so it keeps pace exactly.
+ */
+struct adversary {
+	struct t_ring *t;
+	uint32_t n;		/* packets per CPU */
+	uint64_t calls;
+};
+
+static void adversary_on_damage(void *arg, uint32_t cpu, uint64_t seq, const char *why)
+{
+	struct adversary *a = arg;
+	uint64_t B = (uint64_t)a->n * P, pos = seq * P;
+	struct rtr_cpu_ctl *cb = t_ctl(a->t, cpu);
+
+	(void)why;
+	__atomic_store_n(&cb->prod, pos + B, __ATOMIC_RELEASE);
+	if (++a->calls % (a->n - 1) == 0) {
+		struct rtr_packet_hdr *h = (struct rtr_packet_hdr *)(rtr_ring_cpu_data(a->t->ring, cpu) +
+								     ((pos + P) & (B - 1)));
+
+		memset(h, 0, sizeof(*h));
+		h->magic = RTR_CTF_MAGIC;
+		memcpy(h->uuid, a->t->ring->hdr->uuid, sizeof(h->uuid));
+		h->stream_instance_id = cpu;
+		h->cpu_id = cpu;
+		h->packet_seq_num = seq + 1;
+		h->content_size = h->packet_size = RTR_PACKET_HDR_SIZE * 8;
+	}
+}
+
+Test(consumer, a_drain_pass_does_bounded_work_against_an_adaptive_producer)
+{
+	const uint32_t n = 16;
+	char dir[] = "/dev/shm/rtr-drain-XXXXXX", path[64], err[256], rm[96];
+	struct rtr_out_opts opts = { .file_mode = 0600 };
+	struct adversary a = { .n = n };
+	struct rtr_consumer_stats st;
+	struct rtr_session s;
+	struct rtr_out *o;
+	struct t_ring t;
+	long taken;
+
+	t_ring_open(&t, RTR_MODE_OVERWRITE, P, n, false);
+	a.t = &t;
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	opts.path = path;
+	cr_assert_eq(rtr_session_open(&s, t.path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rtr_out_open(&o, &opts, err, sizeof(err)), 0, "%s", err);
+	/* Every slot garbage, a buffer of them ready. */
+	memset(rtr_ring_cpu_data(t.ring, 0), 0xa5, (size_t)n * P);
+	__atomic_store_n(&t_ctl(&t, 0)->prod, (uint64_t)n * P, __ATOMIC_RELEASE);
+	rtr_consumer_on_damage(s.c, adversary_on_damage, &a);
+	taken = rtr_session_drain(&s, o);
+	rtr_consumer_get_stats(s.c, 0, &st);
+	cr_expect_geq(taken, 1, "the adversary's good packet was taken");
+	cr_expect_leq(st.damaged + st.packets, 2 * n + 2, "one pass walked %lu damaged slots "
+		      "and took %lu packets (a buffer is %u)", (unsigned long)st.damaged,
+		      (unsigned long)st.packets, n);
+	rtr_out_close(o, false, NULL);
+	rtr_session_close(&s);
+	t_ring_close(&t);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	free(t_sh(rm, &(int){ 0 }));
 }
 
 /*
