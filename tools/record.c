@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -647,6 +648,7 @@ int rtr_cmd_record(int argc, char **argv)
 	static int nsnap;
 	bool overwrite;
 	volatile int topfd = -1;
+	uint64_t rnd;
 	int ret;
 
 	ret = parse(&o, argc, argv, true);
@@ -689,8 +691,14 @@ int rtr_cmd_record(int argc, char **argv)
 		fprintf(stderr, "ringtrace record: %s\n", err);
 		return 1;
 	}
-	snprintf(region, sizeof(region), "/dev/shm/ringtrace-record-%d", (int)getpid());
-	unlink(region);	/* a previous recorder's, with our pid: dead */
+	/*
+	 * Our pid for the reader, and 64 random bits: /dev/shm is everyone's,
+	 * and a name another user could guess, they could create first.
+	 */
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = rtr_monotonic_ns() ^ ((uint64_t)getpid() << 32);
+	snprintf(region, sizeof(region), "/dev/shm/ringtrace-record-%d-%016" PRIx64, (int)getpid(),
+		 rnd);
 	ret = spawn(&o, region, &ch.pid);
 	if (ret) {
 		fprintf(stderr, "ringtrace record: cannot run %s: %s\n", o.argv[0], strerror(-ret));

@@ -510,6 +510,18 @@ static uint64_t reported_lost(const char *log)
 	return strtoull(p + 8, NULL, 10);
 }
 
+/* The region a recorder's log names ("..., region PATH"), in P()'s buffer. */
+static char *region_of(const char *log)
+{
+	const char *p = log ? strstr(log, ", region /") : NULL;
+	size_t n;
+
+	cr_assert_not_null(p, "no region named in:\n%s", log ? log : "");
+	p += strlen(", region ");
+	n = strcspn(p, "\n");
+	return P("%.*s", (int)n, p);
+}
+
 static char *emit_path(void)
 {
 	return P("%s/ringtrace-test-emit", bindir());
@@ -780,6 +792,8 @@ Test(consumer_record, a_failed_snapshot_does_not_stop_the_next_ones)
 	cr_expect_not_null(strstr(log, "No space left on device"), "%s", log);
 	cr_expect_not_null(strstr(log, "1 snapshot in"), "%s", log);
 	check_snapshot(P("%s/trace/snapshot-000001", mnt), 2, 20000, &snap);
+	/* Kept, as after any write failure, for `recover`. */
+	cr_expect_eq(unlink(region_of(log)), 0, "%s", log);
 	free(log);
 	cr_expect_eq(umount2(mnt, MNT_DETACH), 0);
 	rmdir(mnt);
@@ -1033,7 +1047,9 @@ Test(consumer_record, a_cut_stream_leaves_a_valid_trace_and_says_so)
 	cr_assert_not_null(pidtext);
 	kill(atoi(pidtext), SIGKILL);	/* it dies with its recorder anyway */
 	free(pidtext);
-	unlink(P("/dev/shm/ringtrace-record-%d", (int)w));
+	log = slurp(P("%s/writer.log", dir));
+	unlink(P("%s", region_of(log)));
+	free(log);
 	st = wait_exit(r, 60, "ringtrace consume - (cut stream)");
 	log = slurp(P("%s/reader.log", dir));
 	expect_exit(st, 1, "ringtrace consume - (cut stream)", log);
@@ -1098,13 +1114,14 @@ Test(consumer_record, consume_stdin_stops_on_a_signal)
 	free(out);
 	/* A stream flowing: SIGTERM; what came is a trace.  Then the recorder is stopped. */
 	out = sh(&st, "cd '%s' && mkfifo s && ('%s' record -o - --flush-interval 50ms -- '%s' "
-		 "--threads 2 --events 0 --pace 32:1000 >s 2>/dev/null & echo $! >rpid) && "
+		 "--threads 2 --events 0 --pace 32:1000 >s 2>rec.log & echo $! >rpid) && "
 		 "('%s' consume - -o live <s 2>live.log & echo $! >cpid; wait $!; "
 		 "echo status=$? >>live.log) & "
 		 "cd '%s'; for i in $(seq 200); do [ -s live/stream_0 ] || [ -s live/stream_1 ] && "
 		 "break; sleep 0.05; done; kill -TERM $(cat cpid); "
 		 "for i in $(seq 200); do grep -q status= live.log && break; sleep 0.05; done; "
-		 "kill -TERM $(cat rpid); "
+		 "kill -TERM $(cat rpid); while kill -0 $(cat rpid) 2>/dev/null; do sleep 0.05; done; "
+		 "rm -f $(sed -n 's/.*, region \\(.*\\)$/\\1/p' rec.log); "
 		 "cat live.log; grep '^state' live/.ringtrace-state; '%s' check live >/dev/null; "
 		 "echo check=$?",
 		 dir, ringtrace(), emit_path(), ringtrace(), dir, ringtrace());
@@ -1427,7 +1444,7 @@ Test(consumer_record, a_full_disk_stops_cleanly_and_leaves_valid_chunks)
 		 * write failed first, then the rest; with the events dropped
 		 * after writing stopped counted, every event is accounted for.
 		 */
-		char *region = strdup(P("/dev/shm/ringtrace-record-%d", (int)rec));
+		char *region = strdup(region_of(log));
 		char *rlog;
 
 		cr_expect_not_null(strstr(log, region), "%s", log);
