@@ -64,6 +64,7 @@ struct dstream {
 struct dump {
 	const struct tr_trace *t;	/* the first (or only) chunk */
 	const struct tr_trace *chunks;
+	const char **chunk_name;	/* of each chunk: its directory's name */
 	uint32_t nchunks;
 	struct dclass **cls;		/* per chunk */
 	uint32_t ns;			/* streams (by name, over the chunks) */
@@ -682,12 +683,19 @@ static void usage(FILE *f)
 		"damage: file and offset), 2 usage\n");
 }
 
-/* The cursors of the last trace read, by stream file name, to go on from. */
+/*
+ * The cursors of the last trace read, by stream file name, to go on from.
+ * A cursor's chunk is known by its name; carry_locate() finds its index in
+ * the input each turn (old chunks may be removed while a recording is
+ * followed).
+ */
 struct carry {
 	char **names;
-	struct tr_cursor *c;
-	uint32_t *chunk;	/* the chunk (index in the input) each cursor is in */
-	bool *ended;		/* ... and whether it reached that file's end */
+	struct tr_cursor *c;	/* whole, its message too */
+	char **cname;		/* the chunk each cursor is in: its directory's name */
+	uint32_t *chunk;	/* ... its index in the input now */
+	bool *gone;		/* ... or it is no more: the index of the next one */
+	bool *ended;		/* whether the cursor reached that file's end */
 	uint32_t n;
 };
 
@@ -704,11 +712,15 @@ static int carry_find(const struct carry *k, const char *name)
 
 static void carry_free(struct carry *k)
 {
-	for (uint32_t i = 0; i < k->n; i++)
+	for (uint32_t i = 0; i < k->n; i++) {
 		free(k->names[i]);
+		free(k->cname[i]);
+	}
 	free(k->names);
 	free(k->c);
+	free(k->cname);
 	free(k->chunk);
+	free(k->gone);
 	free(k->ended);
 	memset(k, 0, sizeof(*k));
 }
@@ -724,15 +736,18 @@ static void carry_save(struct carry *k, const struct dump *d, uint32_t base)
 
 	k->names = calloc(cap, sizeof(*k->names));
 	k->c = calloc(cap, sizeof(*k->c));
+	k->cname = calloc(cap, sizeof(*k->cname));
 	k->chunk = calloc(cap, sizeof(*k->chunk));
+	k->gone = calloc(cap, sizeof(*k->gone));
 	k->ended = calloc(cap, sizeof(*k->ended));
-	if (!k->names || !k->c || !k->chunk || !k->ended)
+	if (!k->names || !k->c || !k->cname || !k->chunk || !k->gone || !k->ended)
 		oom();
 	for (uint32_t i = 0; i < d->ns; i++, n++) {
 		k->names[n] = strdup(d->s[i].name);
-		if (!k->names[n])
+		k->cname[n] = strdup(d->chunk_name[d->s[i].chain_c[d->s[i].at]]);
+		if (!k->names[n] || !k->cname[n])
 			oom();
-		memcpy(&k->c[n], &d->s[i].c, CURSOR_STATE);
+		k->c[n] = d->s[i].c;
 		k->chunk[n] = base + d->s[i].chain_c[d->s[i].at];
 		/* The end of a file still being written (capped) is not its end. */
 		k->ended[n] = d->s[i].ended &&
@@ -747,8 +762,11 @@ static void carry_save(struct carry *k, const struct dump *d, uint32_t base)
 			continue;
 		k->names[n] = old.names[i];
 		old.names[i] = NULL;
-		memcpy(&k->c[n], &old.c[i], CURSOR_STATE);
+		k->cname[n] = old.cname[i];
+		old.cname[i] = NULL;
+		k->c[n] = old.c[i];
 		k->chunk[n] = old.chunk[i];
+		k->gone[n] = old.gone[i];
 		k->ended[n] = old.ended[i];
 		n++;
 	}
@@ -766,12 +784,38 @@ static uint32_t carry_first(const struct carry *k, uint32_t now)
 	uint32_t first = now;
 
 	for (uint32_t i = 0; i < k->n; i++) {
-		uint32_t need = k->chunk[i] + (k->ended[i] && k->chunk[i] < now);
+		uint32_t need = k->chunk[i] + (!k->gone[i] && k->ended[i] && k->chunk[i] < now);
 
+		if (k->c[i].failed)
+			continue;	/* read no more: its damage was reported */
 		if (need < first)
 			first = need;
 	}
 	return first;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/*
+ * Each cursor's chunk in the input as it is now, by name (the input is
+ * sorted by name): old chunks may have been removed while a long recording
+ * was followed.  A cursor whose chunk is gone goes on in the next one.
+ */
+static void carry_locate(struct carry *k, const struct tr_input *in)
+{
+	for (uint32_t i = 0; i < k->n; i++) {
+		uint32_t j = 0;
+
+		while (j < in->ndirs && strcmp(base_name(in->dirs[j]), k->cname[i]) < 0)
+			j++;
+		k->chunk[i] = j;
+		k->gone[i] = j == in->ndirs || strcmp(base_name(in->dirs[j]), k->cname[i]);
+	}
 }
 
 /* Point stream @ds's cursor at its file in the chunk ds->at. */
@@ -917,19 +961,22 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, uint32_
 		      struct carry *k, uint64_t limit, const struct tr_state *st, bool quiet_open)
 {
 	struct tr_trace *t = calloc(ndirs ? ndirs : 1, sizeof(*t));
+	const char **names = calloc(ndirs ? ndirs : 1, sizeof(*names));
 	uint32_t *heap, n = 0, opened = 0;
 	char err[1024];
 	int status = 0;
 
-	if (!t)
+	if (!t || !names)
 		oom();
 	/* A chunk that does not open is reported and left out; the others are read. */
 	for (uint32_t c = 0; c < ndirs; c++) {
-		if (tr_open(&t[opened], dirs[c], err, sizeof(err))) {
+		/* Following: each turn reads the files' ends only; no read-ahead of the rest. */
+		if ((st ? tr_open_lazy : tr_open)(&t[opened], dirs[c], err, sizeof(err))) {
 			if (quiet_open || base) {
 				for (uint32_t j = 0; j < opened; j++)
 					tr_close(&t[j]);
 				free(t);
+				free(names);
 				return -1;
 			}
 			out_flush(&d->o);
@@ -938,9 +985,11 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, uint32_
 			status = 1;
 			continue;
 		}
-		opened++;
+		names[opened++] = base_name(dirs[c]);
 	}
+	d->chunk_name = names;
 	if (!opened) {
+		free(names);
 		free(t);
 		return status;
 	}
@@ -973,14 +1022,19 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, uint32_
 				ds->at++;
 		}
 		chunk_cursor(d, ds);
-		if (pi >= 0 && base + ds->chain_c[ds->at] == k->chunk[pi]) {
-			const struct tr_metadata *md = ds->c.md;
-			const struct tr_stream *sf = ds->c.s;
-
-			memcpy(&ds->c, &k->c[pi], CURSOR_STATE);
-			ds->c.md = md;
-			ds->c.s = sf;
+		if (pi >= 0 && k->c[pi].failed) {
+			/* Damaged in an earlier turn, and reported then: read no more. */
+			ds->c = k->c[pi];
 			ds->copied = true;
+			continue;
+		}
+		if (pi >= 0 && !k->gone[pi] && base + ds->chain_c[ds->at] == k->chunk[pi]) {
+			ds->copied = true;
+			if (tr_cursor_resume(&ds->c, &k->c[pi]) == TR_ERROR) {
+				damage(d, ds);
+				status = 1;
+				continue;
+			}
 		} else if (pi >= 0) {
 			tr_cursor_continue(&ds->c, &k->c[pi]);
 		}
@@ -1044,6 +1098,8 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, uint32_
 	}
 	free(d->cls);
 	free(t);
+	free(names);
+	d->chunk_name = NULL;
 	d->cls = NULL;
 	d->t = NULL;
 	d->chunks = NULL;
@@ -1056,13 +1112,6 @@ static uint64_t rtr_mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
 }
 
 /*
@@ -1119,6 +1168,7 @@ static int follow(struct dump *d, struct tr_input *in)
 				now = i;
 		if (done)
 			now = in->ndirs - 1;
+		carry_locate(&k, in);
 		cur = k.n ? carry_first(&k, now) : 0;
 		/*
 		 * One merge over the chunks not yet read to the end, up to the

@@ -1020,7 +1020,8 @@ static int map_stream(struct tr_trace *t, int dirfd, const char *name, char *err
 	}
 	s->size = (uint64_t)st.st_size;
 	if (s->size) {
-		void *p = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		void *p = mmap(NULL, s->size, PROT_READ,
+			       MAP_PRIVATE | (t->lazy ? 0 : MAP_POPULATE), fd, 0);
 
 		if (p == MAP_FAILED) {
 			int e = errno;
@@ -1031,18 +1032,20 @@ static int map_stream(struct tr_trace *t, int dirfd, const char *name, char *err
 		}
 		madvise(p, s->size, MADV_SEQUENTIAL);
 		s->data = p;
+		s->mapped = s->size;
 	}
 	close(fd);
 	return 0;
 }
 
-int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen)
+static int open_trace(struct tr_trace *t, const char *dir, bool lazy, char *err, size_t errlen)
 {
 	struct dirent *de;
 	int dirfd;
 	DIR *d;
 
 	memset(t, 0, sizeof(*t));
+	t->lazy = lazy;
 	t->dir = strdup(dir);
 	if (!t->dir)
 		return errf(err, errlen, "%s: out of memory", dir);
@@ -1078,11 +1081,21 @@ fail:
 	return -1;
 }
 
+int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen)
+{
+	return open_trace(t, dir, false, err, errlen);
+}
+
+int tr_open_lazy(struct tr_trace *t, const char *dir, char *err, size_t errlen)
+{
+	return open_trace(t, dir, true, err, errlen);
+}
+
 void tr_close(struct tr_trace *t)
 {
 	for (uint32_t i = 0; i < t->nstreams; i++) {
 		if (t->streams[i].data)
-			munmap((void *)t->streams[i].data, t->streams[i].size);
+			munmap((void *)t->streams[i].data, t->streams[i].mapped);
 		free(t->streams[i].name);
 		free(t->streams[i].path);
 	}
@@ -1127,6 +1140,24 @@ void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
 	c->discarded = prev->discarded;
 	c->ts_end = prev->ts_end;
 	c->first_seq = prev->first_seq;
+}
+
+int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved)
+{
+	const struct tr_metadata *md = c->md;
+	const struct tr_stream *s = c->s;
+
+	*c = *saved;
+	c->md = md;
+	c->s = s;
+	c->cls = NULL;
+	c->payload = NULL;
+	if (c->failed)
+		return TR_ERROR;
+	if (c->pos > s->size || c->pkt_end > s->size || c->pkt_off > c->pkt_end)
+		return fail(c, c->pos, "the file is %" PRIu64 " bytes now, shorter than what was "
+			    "read of it: it was truncated or replaced", s->size);
+	return 0;
 }
 
 static int open_packet(struct tr_cursor *c)

@@ -67,7 +67,8 @@ struct tr_stream {
 	char *name;		/* file name in the trace directory */
 	char *path;		/* directory/name, for messages */
 	const uint8_t *data;	/* the whole file, mapped; NULL when empty */
-	uint64_t size;
+	uint64_t size;		/* what is read: the file's, or less (dump --follow) */
+	uint64_t mapped;	/* the mapping's length */
 };
 
 struct tr_trace {
@@ -75,6 +76,7 @@ struct tr_trace {
 	struct tr_metadata md;
 	struct tr_stream *streams;	/* sorted by name (version order) */
 	uint32_t nstreams;
+	bool lazy;			/* mapped without reading ahead (tr_open_lazy) */
 };
 
 /*
@@ -83,6 +85,11 @@ struct tr_trace {
  * Return: 0, or -1 with @err naming the file (and line) and the problem.
  */
 int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen);
+/*
+ * tr_open_lazy() - the same, the files mapped without being read in first:
+ * for a reader that reads only their ends, again and again (dump --follow).
+ */
+int tr_open_lazy(struct tr_trace *t, const char *dir, char *err, size_t errlen);
 void tr_close(struct tr_trace *t);
 
 /* Parse metadata text; @fname only names it in @err.  Return: 0 or -1. */
@@ -144,6 +151,13 @@ void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stre
  * (rotation): its first packet must follow @prev's last, and a gap counts.
  */
 void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev);
+/*
+ * tr_cursor_resume() - @c, initialised on a stream file, goes on from where
+ * @saved stopped in an earlier mapping of the same file (dump --follow).  The
+ * file may have changed since: a position past its end fails the cursor, as
+ * damage, instead of reading out of bounds.  Return: 0, or TR_ERROR.
+ */
+int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved);
 /* Move to the next item.  Return: enum tr_item. */
 int tr_next(struct tr_cursor *c);
 

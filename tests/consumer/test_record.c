@@ -1714,6 +1714,63 @@ Test(consumer_record, dump_follow_prints_what_dump_prints_of_the_finished_trace)
 }
 
 /*
+ * Old chunks removed while a recording is followed (a clean-up job during
+ * a days-long recording): `dump --follow` goes on from the chunks there
+ * are, to the end, exit 0; it printed every event of the run, those of
+ * the removed chunks before they went.
+ */
+Test(consumer_record, dump_follow_goes_on_when_old_chunks_are_removed)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out;
+	int st;
+
+	/* Phase 0, followed to its last event; old chunks removed; phase 1. */
+	out = sh(&st, "cd '%s' && mkdir sync && touch sync/go.0 && "
+		 "('%s' record -q -o live --packet-size 4k --packets 64 --rotate-size 64k "
+		 "--flush-interval 50ms -- '%s' --threads 2 --events 60000 --phases 2 --sync sync "
+		 "--pace 100:2000 >rec.log 2>&1 &) && sleep 0.3 && "
+		 "(timeout 120 '%s' dump --follow live >follow.txt 2>follow.log; "
+		 "echo follow=$? >>follow.log) & "
+		 "cd '%s'; for i in $(seq 1200); do [ -f sync/done.0 ] && "
+		 "[ \"$(grep -c rtrtest:ev follow.txt)\" = 60000 ] && break; sleep 0.05; done; "
+		 "ls live | grep -c chunk-; rm -rf live/chunk-000000 live/chunk-000001 live/chunk-000002; "
+		 "touch sync/go.1; "
+		 "for i in $(seq 2400); do grep -q follow= follow.log 2>/dev/null && break; sleep 0.05; done; "
+		 "cat follow.log; grep -c 'rtrtest:ev' follow.txt",
+		 dir, ringtrace(), emit_path(), ringtrace(), dir);
+	cr_expect_not_null(strstr(out, "follow=0"), "%s", out);
+	cr_expect_not_null(strstr(out, "\n120000\n"), "every event printed once:\n%s", out);
+	free(out);
+	rm_rf(dir);
+}
+
+/*
+ * A stream file truncated between two turns of `dump --follow`: reported
+ * once as damage, never read out of bounds; the follow ends with 1.
+ */
+Test(consumer_record, dump_follow_reports_a_file_truncated_under_it)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out;
+	int st;
+
+	out = sh(&st, "cd '%s' && '%s' record -q -o t --packet-size 4k -- '%s' --threads 1 "
+		 "--events 20000 && size=$(stat -c %%s t/stream_*) && "
+		 "printf 'ringtrace-state 1\\nstate recording\\nchunk .\\nwatermark 18446744073709551615\\n' >t/.ringtrace-state && "
+		 "for f in t/stream_*; do printf 'stream %%s %%s\\n' ${f##*_} $(stat -c %%s $f) >>t/.ringtrace-state; done && "
+		 "(timeout 60 '%s' dump --follow t >follow.txt 2>follow.log; echo follow=$? >>follow.log) & "
+		 "cd '%s'; sleep 1; for f in t/stream_*; do truncate -s 8192 $f; done; sleep 1; "
+		 "sed -i 's/recording/done/' t/.ringtrace-state; "
+		 "for i in $(seq 400); do grep -q follow= follow.log && break; sleep 0.05; done; "
+		 "cat follow.log",
+		 dir, ringtrace(), emit_path(), ringtrace(), dir);
+	cr_expect_not_null(strstr(out, "follow=1"), "%s", out);
+	cr_expect_not_null(strstr(out, "truncated or replaced"), "%s", out);
+	cr_expect_null(strstr(out, "AddressSanitizer"), "%s", out);
+	free(out);
+	rm_rf(dir);
+}
+
+/*
  * `ringtrace snapshot` on a live overwrite-mode region the program made
  * itself: its latest events, each thread's last one included (the open
  * packets were closed by the program's flusher); the program goes on.  A
