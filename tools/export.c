@@ -370,7 +370,8 @@ static struct item *items(const struct rtr_model *m, size_t *n)
 		it[k++] = (struct item){ m->notes[i].ts, IT_NOTE, i };
 	for (uint32_t i = 0; i < m->nlosses; i++)
 		it[k++] = (struct item){ m->losses[i].ts, IT_LOSS, i };
-	qsort(it, k, sizeof(*it), cmp_item);
+	if (k > 1)
+		qsort(it, k, sizeof(*it), cmp_item);
 	*n = k;
 	return it;
 }

@@ -1120,7 +1120,8 @@ static int counter_groups(struct rtr_model *m)
 	for (uint32_t i = 0; i < m->ncounters; i++)
 		idx[i] = i;
 	cmp_model = m;
-	qsort(idx, m->ncounters, sizeof(*idx), cmp_counter_prefix);
+	if (m->ncounters > 1)
+		qsort(idx, m->ncounters, sizeof(*idx), cmp_counter_prefix);
 	for (uint32_t i = 1; i < m->ncounters; i++) {
 		const char *a = rtr_model_str(m, m->counters[idx[i - 1]].name);
 		const char *b = rtr_model_str(m, m->counters[idx[i]].name);

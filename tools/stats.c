@@ -108,9 +108,12 @@ static struct kind_stats *collect(const struct rtr_model *m, uint32_t *nkinds)
 		if ((t->flags & RTR_TASK_RESOLVED) && (t->flags & RTR_TASK_CREATED))
 			k->durs[k->ndurs++] = t->resolved - t->created;
 	}
+	/* (qsort() of nothing: its array may be NULL, undefined behaviour) */
 	for (uint32_t k = 0; k < nk; k++)
-		qsort(ks[k].durs, ks[k].ndurs, sizeof(*ks[k].durs), cmp_i64);
-	qsort(ks, nk, sizeof(*ks), cmp_kind);
+		if (ks[k].ndurs > 1)
+			qsort(ks[k].durs, ks[k].ndurs, sizeof(*ks[k].durs), cmp_i64);
+	if (nk > 1)
+		qsort(ks, nk, sizeof(*ks), cmp_kind);
 	free(of);
 	*nkinds = nk;
 	return ks;

@@ -1426,7 +1426,8 @@ int tr_merge_init_chunks(struct tr_merge *mg, const struct tr_trace *chunks, uin
 		for (uint32_t i = 0; i < chunks[k].nstreams; i++)
 			names[n++] = chunks[k].streams[i].name;
 	}
-	qsort(names, n, sizeof(*names), cmp_name);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_name);
 	total = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!total || strcmp(names[total - 1], names[i]))

@@ -233,7 +233,8 @@ static int layout(const struct rtr_model *m, uint32_t *row, uint32_t *order, uin
 		for (uint32_t i = first; i < last; i++)
 			sorted[i - first] = i;
 		sort_model = m;
-		qsort(sorted, last - first, sizeof(*sorted), by_created);
+		if (last - first > 1)
+			qsort(sorted, last - first, sizeof(*sorted), by_created);
 		for (uint32_t i = 0; i < 2 * rt.size; i++)
 			rt.t[i] = INT64_MIN;
 		for (uint32_t i = 0; i < last - first; i++) {
@@ -269,7 +270,8 @@ static int layout(const struct rtr_model *m, uint32_t *row, uint32_t *order, uin
 	for (uint32_t i = 0; i < m->ntasks; i++)
 		sorted[i] = i;
 	sort_model = m;
-	qsort(sorted, m->ntasks, sizeof(*sorted), by_created);
+	if (m->ntasks > 1)
+		qsort(sorted, m->ntasks, sizeof(*sorted), by_created);
 	for (uint32_t i = 0; i < m->ntasks; i++)
 		off[row[i] + 1]++;
 	for (uint32_t r = 0; r < base; r++)
@@ -344,7 +346,8 @@ static struct arrow *collect_arrows(const struct rtr_model *m, uint32_t *n)
 	}
 	for (uint32_t i = 0; i < k; i++)
 		a[i].bucket = length_bucket(a[i].ts - a[i].tf);
-	qsort(a, k, sizeof(*a), arrow_cmp);
+	if (k > 1)
+		qsort(a, k, sizeof(*a), arrow_cmp);
 	*n = k;
 	return a;
 }

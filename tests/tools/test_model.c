@@ -677,6 +677,34 @@ Test(tools_model, usage_and_bad_input)
 	}
 }
 
+/* A trace with no task at all (a note, a counter): every command does its job, exit 0. */
+Test(tools_model, a_trace_without_tasks_is_not_an_error)
+{
+	static const char *const cmds[] = { "stats", "stats --json", "export --format chrome -o -",
+					    "view --force -o" };
+	struct session s;
+	uint32_t q;
+
+	session_start(&s, 0, 0);
+	cr_assert_eq(rtr_counter_register("queue", &q), 0);
+	rtr_counter_set(q, 3);
+	rtr_note("no task here");
+	session_stop(&s);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char args[PATH_MAX + 256], *out;
+		int st;
+
+		if (!strcmp(cmds[i], "view --force -o"))
+			snprintf(args, sizeof(args), "%s '%s/page.html' '%s'", cmds[i], s.dir, s.trace);
+		else
+			snprintf(args, sizeof(args), "%s '%s'", cmds[i], s.trace);
+		out = rt(args, true, &st);
+		cr_expect_eq(st, 0, "ringtrace %s: %s", args, out);
+		free(out);
+	}
+	session_end(&s);
+}
+
 /* Loading a directory without a trace fails with a message, and the model stays empty. */
 Test(tools_model, unreadable_trace_is_an_error)
 {
