@@ -6,6 +6,7 @@
  * cpu, sequence, losses, timestamps) and decodes each record in bounds.
  * Losses are reported but are not damage.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -170,5 +171,9 @@ int rtr_cmd_check(int argc, char **argv)
 		       "came before is checked above\n");
 	else
 		printf("check: ok%s\n", tot.lost_events || tot.lost_packets ? " (with losses)" : "");
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "ringtrace check: standard output: %s\n", strerror(errno));
+		return 1;
+	}
 	return tot.damaged || cut ? 1 : 0;
 }

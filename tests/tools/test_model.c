@@ -702,6 +702,17 @@ Test(tools_model, a_trace_without_tasks_is_not_an_error)
 		cr_expect_eq(st, 0, "ringtrace %s: %s", args, out);
 		free(out);
 	}
+	/* And an output that cannot be written is a failure. */
+	for (const char *const *c = (const char *const[]){ "check", "stats", "dump", NULL }; *c; c++) {
+		char cmd[PATH_MAX + 256], *out;
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "'%s/ringtrace' %s '%s' 2>&1 >/dev/full", t_bindir(), *c,
+			 s.trace);
+		out = t_sh(cmd, &st);
+		cr_expect_eq(st, 1, "ringtrace %s >/dev/full: %s", *c, out);
+		free(out);
+	}
 	session_end(&s);
 }
 
