@@ -124,7 +124,9 @@ char *t_sh(const char *cmd, int *status)
 	int st;
 
 	cr_assert_not_null(out);
-	p = popen(cmd, "r");
+	/* Under a kill timeout: a test that times out leaves no command running. */
+	cr_assert_eq(setenv("RTR_T_SH_CMD", cmd, 1), 0);
+	p = popen("timeout -s KILL 300 /bin/sh -c \"$RTR_T_SH_CMD\"", "r");
 	cr_assert_not_null(p, "%s", cmd);
 	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
 		len += n;

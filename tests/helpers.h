@@ -34,7 +34,10 @@ int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out,
 struct rtr_cpu_ctl *t_ctl(struct t_ring *t, uint32_t cpu);
 /* The directory of the running test binary (where the ringtrace programs are). */
 const char *t_bindir(void);
-/* Run @cmd through the shell: its standard output (malloc'd) and exit status (-1: killed). */
+/*
+ * Run @cmd through the shell, killed (with its children) after 300 s: its
+ * standard output (malloc'd) and exit status (-1: killed).
+ */
 char *t_sh(const char *cmd, int *status);
 
 #endif /* RTR_TESTS_HELPERS_H */

@@ -343,22 +343,9 @@ static void put_bytes(struct out *o, const uint8_t *s, size_t n)
 
 static const struct tr_label *find_label(const struct dfield *df, uint32_t v)
 {
-	const struct tr_field *f = df->f;
-	uint32_t lo = 0, hi = f->nlabels;
-
 	if (df->tab)
 		return v < df->ntab ? df->tab[v] : NULL;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (f->labels[mid].value == v)
-			return &f->labels[mid];
-		if (f->labels[mid].value < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return tr_field_label(df->f, v);
 }
 
 static char *put_enum(char *p, const struct dfield *df, uint32_t v)
@@ -592,7 +579,8 @@ static struct dclass *setup_classes(const struct tr_metadata *md)
 				maxval = f->labels[k].value;	/* sorted */
 			}
 			dc->bound += df->leadn + PAD + 48 + maxlabel;
-			if (f->nlabels && maxval < 4096) {
+			/* A direct table where it is dense: its size follows the metadata's. */
+			if (f->nlabels && maxval < 4096 && maxval < 8 * f->nlabels + 64) {
 				df->ntab = maxval + 1;
 				df->tab = calloc(df->ntab, sizeof(*df->tab));
 				if (!df->tab)

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/random.h>
 #include "tools/input.h"
 #include "tools/model.h"
 #include "tools/trace_reader.h"
@@ -74,6 +76,7 @@ struct idmap {
 	uint32_t *vals;
 	uint32_t mask;
 	uint32_t n;
+	uint64_t seed;		/* random: ids a trace chose cannot all collide */
 };
 
 /* What a stream file is doing while its trace is read. */
@@ -217,9 +220,17 @@ static int64_t str_fmt(struct loader *l, const char *fmt, ...)
 
 /* ---- the id map ----------------------------------------------------------------- */
 
+/* splitmix64's finaliser over the key and a secret seed: a trace's ids are chosen by its writer. */
 static inline uint32_t idmap_slot(const struct idmap *h, uint64_t key)
 {
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & h->mask;
+	uint64_t x = key ^ h->seed;
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (uint32_t)x & h->mask;
 }
 
 static inline uint32_t idmap_find(const struct idmap *h, uint64_t key)
@@ -238,6 +249,8 @@ static int idmap_init(struct idmap *h)
 {
 	h->mask = 1023;
 	h->n = 0;
+	if (getrandom(&h->seed, sizeof(h->seed), 0) != sizeof(h->seed))
+		h->seed = (uint64_t)(uintptr_t)h ^ ((uint64_t)time(NULL) << 20);
 	h->keys = calloc(h->mask + 1, sizeof(*h->keys));
 	h->vals = calloc(h->mask + 1, sizeof(*h->vals));
 	return h->keys && h->vals ? 0 : -1;
@@ -265,7 +278,7 @@ static void idmap_put_new(struct idmap *h, uint64_t key, uint32_t val)
 static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
 {
 	if (h->n + 1 > (h->mask + 1) / 2) {
-		struct idmap g = { .mask = 2 * h->mask + 1 };
+		struct idmap g = { .mask = 2 * h->mask + 1, .seed = h->seed };
 
 		if (g.mask == UINT32_MAX)
 			return -1;
@@ -322,17 +335,14 @@ static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
 
 static uint32_t kind_name(struct loader *l, uint8_t kind)
 {
-	const struct tr_field *f = l->cur->kind_field;
+	const struct tr_label *lb;
 	int64_t s = -1;
 
 	if (l->kind_names[kind])
 		return l->kind_names[kind];
-	for (uint32_t i = 0; f && i < f->nlabels; i++) {
-		if (f->labels[i].value == kind) {
-			s = str_add(l, f->labels[i].label, f->labels[i].len);
-			break;
-		}
-	}
+	lb = tr_field_label(l->cur->kind_field, kind);
+	if (lb)
+		s = str_add(l, lb->label, lb->len);
 	if (s < 0)
 		s = str_fmt(l, "kind %u", kind);
 	if (s < 0)
@@ -554,15 +564,11 @@ static int on_counter(struct loader *l, uint32_t id, int64_t value, int64_t ts)
 	uint32_t i = idmap_find(&l->counters, (uint64_t)id + 1);
 
 	if (i == RTR_MODEL_NONE) {
-		const struct tr_field *f = l->cur->counter_field;
+		const struct tr_label *lb = tr_field_label(l->cur->counter_field, id);
 		int64_t name = -1;
 
-		for (uint32_t k = 0; f && k < f->nlabels; k++) {
-			if (f->labels[k].value == id) {
-				name = str_add(l, f->labels[k].label, f->labels[k].len);
-				break;
-			}
-		}
+		if (lb)
+			name = str_add(l, lb->label, lb->len);
 		if (name < 0)
 			name = str_fmt(l, "counter %u", id);
 		if (name < 0)
@@ -1142,6 +1148,43 @@ uint32_t rtr_model_last_task(const struct rtr_model *m, uint32_t task)
 	return task;
 }
 
+/*
+ * The end of every task's becomes chain at once, in time linear in the
+ * tasks (one walk per chain, shared by the tasks on it; a cycle, which only
+ * a damaged or hostile trace makes, ends where it closes).  NULL without
+ * memory.
+ */
+static uint32_t *chain_ends(const struct rtr_model *m)
+{
+	const uint32_t visiting = RTR_MODEL_NONE - 1;
+	uint32_t *end = malloc(((size_t)m->ntasks + 1) * sizeof(*end));
+	uint32_t *path = malloc(((size_t)m->ntasks + 1) * sizeof(*path));
+
+	if (!end || !path) {
+		free(end);
+		free(path);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		end[i] = RTR_MODEL_NONE;
+	for (uint32_t i = 0; i < m->ntasks; i++) {
+		uint32_t t = i, k = 0, e;
+
+		while (end[t] == RTR_MODEL_NONE) {
+			end[t] = visiting;
+			path[k++] = t;
+			if (m->tasks[t].becomes == RTR_MODEL_NONE || m->tasks[t].becomes >= m->ntasks)
+				break;
+			t = m->tasks[t].becomes;
+		}
+		e = end[t] == visiting ? t : end[t];
+		while (k)
+			end[path[--k]] = e;
+	}
+	free(path);
+	return end;
+}
+
 static inline int64_t rel(int64_t t, int64_t origin)
 {
 	int64_t r;
@@ -1155,6 +1198,7 @@ static inline int64_t rel(int64_t t, int64_t origin)
 static void finish(struct rtr_model *m)
 {
 	int64_t o = INT64_MAX, end = INT64_MIN;
+	uint32_t *ends = NULL;	/* of the becomes chains, once one is needed */
 
 	for (uint32_t i = 0; i < m->ntraces; i++) {
 		if (m->traces[i].first < o)
@@ -1200,7 +1244,9 @@ static void finish(struct rtr_model *m)
 		if (t->flags & RTR_TASK_RESOLVED) {
 			t->end = t->resolved;
 		} else if (t->flags & RTR_TASK_SHOULD_RESOLVE) {
-			last = rtr_model_last_task(m, i);
+			if (!ends)
+				ends = chain_ends(m);
+			last = ends ? ends[i] : rtr_model_last_task(m, i);
 			if (!(m->tasks[last].flags & RTR_TASK_RESOLVED)) {
 				t->flags |= RTR_TASK_NEVER_RESOLVED;
 				t->end = m->traces[t->trace].last;
@@ -1209,6 +1255,7 @@ static void finish(struct rtr_model *m)
 		if (t->end < t->created)
 			t->end = t->created;
 	}
+	free(ends);
 	for (uint32_t i = 0; i < m->narrows; i++) {
 		m->arrows[i].ts = rel(m->arrows[i].ts, o);
 		m->arrows[i].t_from = rel(m->arrows[i].t_from, o);

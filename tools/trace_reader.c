@@ -171,6 +171,7 @@ static bool line_is(const struct mp *m, const char *s)
 /* A cursor over the current line. */
 struct lx {
 	const char *s, *e;
+	bool oom;		/* a string could not be allocated */
 };
 
 static void lx_space(struct lx *x)
@@ -261,37 +262,38 @@ static bool lx_s64(struct lx *x, int64_t *v)
  */
 static char *lx_string(struct lx *x, bool printable, uint32_t *len)
 {
-	const char *s = x->s;
+	const char *s = x->s, *q;
+	size_t n = 0;
 	char *out, *o;
 
 	if (s >= x->e || *s != '"')
 		return NULL;
-	out = malloc((size_t)(x->e - s));
-	if (!out)
-		return NULL;
-	o = out;
-	for (s++; s < x->e && *s != '"'; s++) {
-		unsigned char ch = (unsigned char)*s;
+	/* Check it and size it first: allocate the string, not the rest of the text. */
+	for (q = s + 1; q < x->e && *q != '"'; q++, n++) {
+		unsigned char ch = (unsigned char)*q;
 
 		if (ch == '\\') {
-			if (s + 1 >= x->e || (s[1] != '"' && s[1] != '\\'))
-				goto bad;
-			ch = (unsigned char)*++s;
+			if (q + 1 >= x->e || (q[1] != '"' && q[1] != '\\'))
+				return NULL;
+			ch = (unsigned char)*++q;
 		}
 		if (ch < 0x20 || ch == 0x7f || (printable && ch > 0x7e))
-			goto bad;
-		*o++ = (char)ch;
+			return NULL;
 	}
-	if (s >= x->e)
-		goto bad;
+	if (q >= x->e)
+		return NULL;
+	out = malloc(n + 1);
+	if (!out) {
+		x->oom = true;
+		return NULL;
+	}
+	for (o = out, s++; s < q; s++)
+		*o++ = *s == '\\' ? *++s : *s;
 	*o = 0;
-	x->s = s + 1;
+	x->s = q + 1;
 	if (len)
-		*len = (uint32_t)(o - out);
+		*len = (uint32_t)n;
 	return out;
-bad:
-	free(out);
-	return NULL;
 }
 
 static bool lx_end(struct lx *x)
@@ -303,8 +305,7 @@ static bool lx_end(struct lx *x)
 /* "key = " at the start of the line: the key, or false. */
 static bool kv_key(const struct mp *m, struct lx *x, const char *key)
 {
-	x->s = m->s;
-	x->e = m->s + m->n;
+	*x = (struct lx){ m->s, m->s + m->n, false };
 	return lx_eat(x, key) && lx_eat(x, " = ");
 }
 
@@ -399,8 +400,7 @@ static int parse_env(struct mp *m)
 			return -1;
 		if (line_is(m, "};"))
 			return 0;
-		x.s = m->s;
-		x.e = m->s + m->n;
+		x = (struct lx){ m->s, m->s + m->n, false };
 		if (!lx_ident(&x, &key, &kn) || !lx_eat(&x, " = "))
 			return mp_fail(m, "unexpected line in the env block: '%s'", excerpt(m));
 		if (x.s < x.e && *x.s == '"') {
@@ -493,6 +493,23 @@ static int cmp_label(const void *a, const void *b)
 }
 
 /* Sort by value, keep the first label written for each value. */
+const struct tr_label *tr_field_label(const struct tr_field *f, uint32_t value)
+{
+	uint32_t lo = 0, hi = f ? f->nlabels : 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (f->labels[mid].value == value)
+			return &f->labels[mid];
+		if (f->labels[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static int sort_labels(struct tr_field *f)
 {
 	uint32_t *lens = malloc((f->nlabels ? f->nlabels : 1) * sizeof(*lens));
@@ -555,6 +572,8 @@ static int parse_enum(struct mp *m, struct lx *x, struct tr_field *f)
 			return mp_fail(m, "expected ',' or '}' in enum: '%s'", excerpt(m));
 		lx_space(x);
 		l.label = lx_string(x, true, &l.len);
+		if (!l.label && x->oom)
+			return mp_fail(m, "out of memory");
 		if (!l.label)
 			return mp_fail(m, "bad enum label: '%s'", excerpt(m));
 		if (!lx_eat(x, " = ") || !lx_u64(x, &v) || v > max) {
@@ -585,7 +604,7 @@ static int parse_enum(struct mp *m, struct lx *x, struct tr_field *f)
 static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
 {
 	struct tr_field f = { 0 };
-	struct lx x = { m->s, m->s + m->n };
+	struct lx x = { m->s, m->s + m->n, false };
 	const char *name, *ref = NULL;
 	size_t nn, rn = 0;
 	uint32_t i;

@@ -38,6 +38,9 @@ struct tr_field {
 	uint32_t nlabels;
 };
 
+/* The label of @value in enum field @f (binary search), or NULL. */
+const struct tr_label *tr_field_label(const struct tr_field *f, uint32_t value);
+
 struct tr_class {
 	char *name;
 	uint32_t id;

@@ -677,6 +677,49 @@ Test(tools_model, usage_and_bad_input)
 	}
 }
 
+/*
+ * A trace written to be slow to load: 400000 tasks whose ids all fall in one
+ * slot of a hash with a known multiplier, each should_resolve and becoming
+ * the next (one long chain, never resolved).  Loaded in linear time, the
+ * model says every one of them never resolved; with the old hash and a walk
+ * of the chain per task, this took hours.
+ */
+Test(tools_model, hostile_ids_and_chains_load_in_linear_time, .timeout = 60)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	const uint32_t n = 400000;
+	struct rtr_config cfg = { .struct_size = sizeof(cfg), .packet_size = 1 << 20,
+				  .packets_per_cpu = 64 };
+	uint64_t inv = k;
+	char args[PATH_MAX + 64], *out;
+	struct session s;
+	int st;
+
+	for (int i = 0; i < 5; i++)
+		inv *= 2 - k * inv;	/* k * inv == 1 (mod 2^64): (i * inv) * k == i */
+	t_pin0();
+	strcpy(s.dir, "/dev/shm/rtr-model-XXXXXX");
+	cr_assert_not_null(mkdtemp(s.dir));
+	snprintf(s.region, sizeof(s.region), "%s/region", s.dir);
+	snprintf(s.trace, sizeof(s.trace), "%s/trace", s.dir);
+	cfg.path = s.region;
+	cr_assert_eq(rtr_start(&cfg), 0);
+	for (uint64_t i = 1; i <= n; i++) {
+		rtr_create(0, i * inv, RTR_KIND_TASK);
+		rtr_should_resolve(i * inv);
+		if (i > 1)
+			rtr_becomes((i - 1) * inv, i * inv);
+	}
+	session_stop(&s);
+	snprintf(args, sizeof(args), "stats --json '%s'", s.trace);
+	out = rt(args, false, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\"tasks\": 400000"), "%.400s", out);
+	cr_expect_not_null(strstr(out, "\"should_resolve_failures\": 400000"), "%.400s", out);
+	free(out);
+	session_end(&s);
+}
+
 /* A trace with no task at all (a note, a counter): every command does its job, exit 0. */
 Test(tools_model, a_trace_without_tasks_is_not_an_error)
 {
