@@ -7,7 +7,8 @@
  * known to a few milliseconds: "alpha" should resolve and never does;
  * "worker" resolves "beta" (green) and signals "main" (orange), "main" reads
  * "beta" (blue); "gamma" fails with "timeout"; "delta-short" lives 200 us;
- * "epsilon" becomes "zeta"; counters queue#1 and queue#2; a note; a pause.
+ * "epsilon" becomes "zeta"; counters queue#1 and queue#2; two notes, one
+ * with bytes XML cannot hold; a pause.
  * many: 2000 tasks alive at once (2000 rows: the vertical focus).
  * lossy: a small ring filled with no consumer: events lost.
  *   rtr-viewer-traces --events N DIR   makes the trace DIR of about N events
@@ -99,6 +100,7 @@ static int basic(const char *dir)
 	rtr_read(main_task, beta);
 	rtr_counter_set(q1, 7);
 	sleep_us(5000);
+	rtr_note("ctl\x01\x1f <&> \"q\"");	/* not XML: the SVG export must still parse */
 	rtr_fail(worker, gamma, "timeout");
 	delta = rtr_named_wait(main_task, "delta-short");
 	sleep_us(200);

@@ -243,7 +243,7 @@ test('counters: step plots with names and values, a shared scale per prefix, tog
 test('notes, pauses and a lane per CPU with what ran there', async () => {
 	const p = await open(basic);
 	const f = await p.evaluate(() => window.rtrView.frame);
-	assert.equal(f.notes, 1);
+	assert.equal(f.notes, 2);
 	assert.equal(f.pauses, 1);
 	assert.equal(f.lanes, await p.evaluate(() => rtrView.meta.cpus.length));
 	assert.ok(f.runs >= 3, 'main, worker, main ran');

@@ -1063,7 +1063,11 @@
 
 	// ---- the SVG recorder: the same draw() into an SVG document ---------------------------
 
-	const esc = (s) => String(s).replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
+	// XML escapes, and what XML 1.0 cannot hold at all (control bytes, U+FFFE/U+FFFF,
+	// lone surrogates: a trace's text is anything its program wrote) as U+FFFD.
+	const esc = (s) => String(s)
+		.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+		.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
 	const num = (v) => Math.round(v * 100) / 100;
 
 	class SvgContext {
