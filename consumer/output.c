@@ -120,27 +120,25 @@ static int each_entry(int dfd, int (*fn)(int dfd, const char *name, void *arg), 
 	return ret;
 }
 
-/* --force: what may go, a trace's top directory (@sub false) or a chunk's. */
+/* --force: what may go, in a trace's top directory (@sub false) or a chunk's. */
 struct trace_walk {
 	bool sub;
+	bool remove;		/* false: only check */
 	char *bad;		/* the first name that may not go, its path under the top */
 	size_t badlen;
 };
 
-/*
- * Walk the chunk or snapshot directory @name of @dfd with @fn
- * (check_entry() or remove_entry()); a refused name is reported with its
- * directory.  Return: 0, -ENOTEMPTY with @w->bad set, or -errno.
- */
-static int walk_subdir(int dfd, const char *name, struct trace_walk *w,
-		       int (*fn)(int dfd, const char *name, void *arg))
+static int walk_entry(int dfd, const char *name, void *arg);
+
+/* Walk the chunk or snapshot directory @name of @dfd; a refused name is reported with it. */
+static int walk_subdir(int dfd, const char *name, struct trace_walk *w)
 {
-	struct trace_walk sw = { true, w->bad, w->badlen };
+	struct trace_walk sw = { true, w->remove, w->bad, w->badlen };
 	int ret, sfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (sfd < 0)
 		return -errno;
-	ret = each_entry(sfd, fn, &sw);
+	ret = each_entry(sfd, walk_entry, &sw);
 	close(sfd);
 	if (ret == -ENOTEMPTY) {
 		char sub[256];
@@ -151,29 +149,12 @@ static int walk_subdir(int dfd, const char *name, struct trace_walk *w,
 	return ret;
 }
 
-static int check_entry(int dfd, const char *name, void *arg)
-{
-	struct trace_walk *w = arg;
-	struct stat st;
-
-	if (!trace_entry(name, w->sub)) {
-		snprintf(w->bad, w->badlen, "%s", name);
-		return -ENOTEMPTY;
-	}
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return 0;
-	/* Only chunks and snapshots are directories, and they hold only files. */
-	if (w->sub || (strncmp(name, "chunk-", 6) && strncmp(name, "snapshot-", 9))) {
-		snprintf(w->bad, w->badlen, "%s", name);
-		return -ENOTEMPTY;
-	}
-	return walk_subdir(dfd, name, w, check_entry);
-}
-
-/* The same walk, removing; it checks again what it removes. */
-static int remove_entry(int dfd, const char *name, void *arg)
+/*
+ * @name in @dfd: a trace's file, or a chunk or snapshot directory of trace
+ * files; anything else is refused.  With @w->remove, removed (checked
+ * again as it goes).  Return: 0, -ENOTEMPTY with @w->bad set, or -errno.
+ */
+static int walk_entry(int dfd, const char *name, void *arg)
 {
 	struct trace_walk *w = arg;
 	struct stat st;
@@ -186,9 +167,14 @@ static int remove_entry(int dfd, const char *name, void *arg)
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
-		return unlinkat(dfd, name, 0) < 0 ? -errno : 0;
-	ret = walk_subdir(dfd, name, w, remove_entry);
-	if (!ret && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+		return w->remove && unlinkat(dfd, name, 0) < 0 ? -errno : 0;
+	/* Only chunks and snapshots are directories, and they hold only files. */
+	if (w->sub || (strncmp(name, "chunk-", 6) && strncmp(name, "snapshot-", 9))) {
+		snprintf(w->bad, w->badlen, "%s", name);
+		return -ENOTEMPTY;
+	}
+	ret = walk_subdir(dfd, name, w);
+	if (!ret && w->remove && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
 		ret = -errno;
 	return ret;
 }
@@ -200,10 +186,13 @@ static int remove_entry(int dfd, const char *name, void *arg)
  */
 static int empty_trace_dir(int dfd, char *bad, size_t badlen)
 {
-	struct trace_walk w = { false, bad, badlen };
-	int ret = each_entry(dfd, check_entry, &w);
+	struct trace_walk w = { false, false, bad, badlen };
+	int ret = each_entry(dfd, walk_entry, &w);
 
-	return ret ? ret : each_entry(dfd, remove_entry, &w);
+	if (ret)
+		return ret;
+	w.remove = true;
+	return each_entry(dfd, walk_entry, &w);
 }
 
 int rtr_mkdir_new(int at, const char *path, mode_t mode, bool force, char *err, size_t errlen)

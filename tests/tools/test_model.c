@@ -30,18 +30,24 @@ struct session {
 	char trace[96];
 };
 
-static void session_start(struct session *s, uint32_t psize, uint32_t npk)
+/* Tracing on into a region of a new directory, as @cfg says (its path set here). */
+static void session_start_cfg(struct session *s, struct rtr_config *cfg)
 {
-	struct rtr_config cfg = { .struct_size = sizeof(cfg), .packet_size = psize,
-				  .packets_per_cpu = npk };
-
 	t_pin0();	/* one stream holds every event: a known order */
 	strcpy(s->dir, "/dev/shm/rtr-model-XXXXXX");
 	cr_assert_not_null(mkdtemp(s->dir));
 	snprintf(s->region, sizeof(s->region), "%s/region", s->dir);
 	snprintf(s->trace, sizeof(s->trace), "%s/trace", s->dir);
-	cfg.path = s->region;
-	cr_assert_eq(rtr_start(&cfg), 0);
+	cfg->path = s->region;
+	cr_assert_eq(rtr_start(cfg), 0);
+}
+
+static void session_start(struct session *s, uint32_t psize, uint32_t npk)
+{
+	struct rtr_config cfg = { .struct_size = sizeof(cfg), .packet_size = psize,
+				  .packets_per_cpu = npk };
+
+	session_start_cfg(s, &cfg);
 }
 
 static void session_stop(struct session *s)
@@ -593,13 +599,7 @@ Test(tools_model, losses_are_placed_and_counted)
 	char args[256], *out;
 	int st;
 
-	t_pin0();
-	strcpy(s.dir, "/dev/shm/rtr-model-XXXXXX");
-	cr_assert_not_null(mkdtemp(s.dir));
-	snprintf(s.region, sizeof(s.region), "%s/region", s.dir);
-	snprintf(s.trace, sizeof(s.trace), "%s/trace", s.dir);
-	cfg.path = s.region;
-	cr_assert_eq(rtr_start(&cfg), 0);
+	session_start_cfg(&s, &cfg);
 	parent = rtr_task_id();
 	rtr_create(0, parent, RTR_KIND_THREAD);
 	for (int i = 0; i < NDMG; i++) {
@@ -697,13 +697,7 @@ Test(tools_model, hostile_ids_and_chains_load_in_linear_time, .timeout = 60)
 
 	for (int i = 0; i < 5; i++)
 		inv *= 2 - k * inv;	/* k * inv == 1 (mod 2^64): (i * inv) * k == i */
-	t_pin0();
-	strcpy(s.dir, "/dev/shm/rtr-model-XXXXXX");
-	cr_assert_not_null(mkdtemp(s.dir));
-	snprintf(s.region, sizeof(s.region), "%s/region", s.dir);
-	snprintf(s.trace, sizeof(s.trace), "%s/trace", s.dir);
-	cfg.path = s.region;
-	cr_assert_eq(rtr_start(&cfg), 0);
+	session_start_cfg(&s, &cfg);
 	for (uint64_t i = 1; i <= n; i++) {
 		rtr_create(0, i * inv, RTR_KIND_TASK);
 		rtr_should_resolve(i * inv);
