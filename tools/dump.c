@@ -1012,7 +1012,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, uint32_
 		chunk_cursor(d, ds);
 		if (pi >= 0 && k->c[pi].failed) {
 			/* Damaged in an earlier turn, and reported then: read no more. */
-			ds->c = k->c[pi];
+			tr_cursor_resume(&ds->c, &k->c[pi]);
 			ds->copied = true;
 			continue;
 		}
