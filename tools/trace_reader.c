@@ -492,7 +492,6 @@ static int cmp_label(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
-/* Sort by value, keep the first label written for each value. */
 const struct tr_label *tr_field_label(const struct tr_field *f, uint32_t value)
 {
 	uint32_t lo = 0, hi = f ? f->nlabels : 0;
@@ -510,6 +509,7 @@ const struct tr_label *tr_field_label(const struct tr_field *f, uint32_t value)
 	return NULL;
 }
 
+/* Sort by value, keep the first label written for each value. */
 static int sort_labels(struct tr_field *f)
 {
 	uint32_t *lens = malloc((f->nlabels ? f->nlabels : 1) * sizeof(*lens));
