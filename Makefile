@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
 # ringtrace top-level Makefile, Kbuild-like:
-#   make            build build/lib/libringtrace.{a,so}, build/bin/*
+#   make            build build/lib/libringtrace{,-consumer,-read}.*, build/bin/*
 #   make V=1        show full commands;  make -s  print nothing
 #   make ringbuf/ring.o   build one object
 #   make O=dir      build out of tree (default: build)
@@ -11,8 +11,17 @@
 #   make demo       the main job: a stress run against a live consumer, with figures
 #   make htmldocs   Documentation/ through sphinx-build -W
 #
+# Three libraries, each layer on the ones below it (Documentation/reader.rst):
+#   libringtrace.{a,so}           the producer: what a traced program links
+#   libringtrace-consumer.{a,so}  the consumer: regions to CTF traces
+#   libringtrace-read.a           the read side: CTF traces to events and models
+# Programs and the test runner link the three archives (read, consumer,
+# producer), taking only the objects they use.
+#
 # Each source directory lists its objects in a Kbuild file:
-#   obj-y += x.o              into libringtrace
+#   obj-y += x.o              into libringtrace (the producer)
+#   consumer-y += x.o         into libringtrace-consumer
+#   read-y += x.o             into libringtrace-read
 #   progs-y += name           a program; name-objs := a.o b.o (paths relative to the dir)
 #   tests-y += x.o            into the Criterion runner $(O)/bin/run_tests
 #   CFLAGS_x.o := ...         extra flags for one object
@@ -60,34 +69,42 @@ CRITERION_LIBS := -lcriterion
 .PHONY: all check unit-tests stress bench demo htmldocs clean deps deps-bench FORCE
 
 # ---- collect the Kbuild lists ------------------------------------------------
-LIB_DIRS  := ringbuf platform consumer events
+LIB_DIRS  := ringbuf platform consumer events reader
 PROG_DIRS := tools examples bench
 TEST_DIRS := tests
 
 define read_kbuild
 obj-y :=
+consumer-y :=
+read-y :=
 progs-y :=
 tests-y :=
 include $(1)/Kbuild
 LIB_OBJS  += $$(addprefix $(O)/obj/$(1)/,$$(obj-y))
+CONSUMER_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(consumer-y))
+READ_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(read-y))
 TEST_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(tests-y))
 $$(foreach p,$$(progs-y),$$(eval $$(call prog_rule,$(1),$$(p))))
 endef
 
 define prog_rule
 PROGS += $(O)/bin/$(2)
-$(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(O)/lib/libringtrace.a
+$(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A)
 	$$(quiet) LD $$(short)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(O)/lib/libringtrace.a $$(RTR_LIBS) $$($(2)-libs)
+	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS_A) $$(RTR_LIBS) $$($(2)-libs)
 endef
 
+# The archives in link order: each layer before the ones it uses.
+LIBS_A := $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a $(O)/lib/libringtrace.a
 LIB_OBJS :=
+CONSUMER_OBJS :=
+READ_OBJS :=
 TEST_OBJS :=
 PROGS :=
 $(foreach d,$(LIB_DIRS) $(PROG_DIRS) $(TEST_DIRS),$(eval $(call read_kbuild,$(d))))
 
-all: $(O)/lib/libringtrace.a $(O)/lib/libringtrace.so $(PROGS)
+all: $(LIBS_A) $(O)/lib/libringtrace.so $(O)/lib/libringtrace-consumer.so $(PROGS)
 
 # ---- compile -----------------------------------------------------------------
 # Objects are built -fPIC once and go into both the static and the shared
@@ -128,10 +145,30 @@ $(O)/lib/libringtrace.so: $(LIB_OBJS) libringtrace.map
 		-Wl,-soname,libringtrace.so.0 -o $@ $(LIB_OBJS) $(RTR_LIBS)
 	$(Q)ln -sf libringtrace.so $(@D)/libringtrace.so.0
 
-$(O)/bin/run_tests: $(TEST_OBJS) $(O)/lib/libringtrace.a
+$(O)/lib/libringtrace-consumer.a: $(CONSUMER_OBJS)
+	$(quiet) AR $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The consumer's shared library carries the producer objects it uses (the
+# region's checks, the clock, the registry), hidden by its version script.
+$(O)/lib/libringtrace-consumer.so: $(CONSUMER_OBJS) $(O)/lib/libringtrace.a libringtrace-consumer.map
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(O)/lib/libringtrace.a $(RTR_LIBS) $(CRITERION_LIBS)
+	$(Q)$(CC) -shared $(RTR_LDFLAGS) $(LDFLAGS) -Wl,--version-script=libringtrace-consumer.map \
+		-Wl,-soname,libringtrace-consumer.so.0 -o $@ $(CONSUMER_OBJS) $(O)/lib/libringtrace.a \
+		$(RTR_LIBS)
+	$(Q)ln -sf libringtrace-consumer.so $(@D)/libringtrace-consumer.so.0
+
+$(O)/lib/libringtrace-read.a: $(READ_OBJS)
+	$(quiet) AR $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
+	$(quiet) LD $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(RTR_LIBS) $(CRITERION_LIBS)
 
 # ---- top-level jobs ------------------------------------------------------------
 deps:

@@ -27,6 +27,7 @@
 #include <endian.h>
 #include <ringtrace/region.h>
 #include "consumer/output.h"
+#include "consumer/state.h"
 #include "platform/platform.h"
 
 #define DIRECT_ALIGN 4096u
@@ -305,7 +306,7 @@ static int write_frame2(struct rtr_out *o, uint32_t type, uint32_t arg, const vo
 	return 0;
 }
 
-static int write_state(struct rtr_out *o, const char *state);
+static int write_state(struct rtr_out *o, enum rtr_state_kind kind);
 
 static int write_frame(struct rtr_out *o, uint32_t type, uint32_t arg, const void *data,
 		       uint64_t len)
@@ -357,7 +358,7 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 			return ret;
 		}
 		/* At once: a follower knows a recording is under way, not a finished trace. */
-		write_state(o, "recording");
+		write_state(o, RTR_REC_RECORDING);
 	}
 	*out = o;
 	return 0;
@@ -655,21 +656,24 @@ int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t siz
 }
 
 /* The state file: for `dump --follow`, how far each stream file is whole. */
-static int write_state(struct rtr_out *o, const char *state)
+static int write_state(struct rtr_out *o, enum rtr_state_kind kind)
 {
-	/* A line per stream: "stream N SIZE\n" takes at most 37 bytes. */
-	size_t cap = 128 + (size_t)o->nsfd * 40, n;
-	char *buf = malloc(cap);
+	struct rtr_state st = { .kind = kind, .watermark = o->watermark };
+	size_t n;
+	char *buf;
 	int ret;
 
-	if (!buf)
+	snprintf(st.chunk, sizeof(st.chunk), "%s", o->chunk_name);
+	st.streams = calloc(o->nsfd + 1, sizeof(*st.streams));
+	if (!st.streams)
 		return -ENOMEM;
-	n = (size_t)snprintf(buf, cap, "ringtrace-state 1\nstate %s\nchunk %s\nwatermark %" PRIu64
-			     "\n", state, o->chunk_name[0] ? o->chunk_name : "-", o->watermark);
 	for (uint32_t i = 0; o->chunk_open && i < o->nsfd; i++)
 		if (o->sfd[i] >= 0)
-			n += (size_t)snprintf(buf + n, cap - n, "stream %u %" PRIu64 "\n", i,
-					      o->ssize[i]);
+			st.streams[st.nstreams++] = (struct rtr_state_stream){ i, o->ssize[i] };
+	ret = rtr_state_format(&st, &buf, &n);
+	free(st.streams);
+	if (ret)
+		return ret;
 	ret = write_file_atomic(o->topfd, RTR_STATE_FILE, buf, n, o->o.file_mode, false);
 	free(buf);
 	return ret;
@@ -686,7 +690,7 @@ int rtr_out_progress(struct rtr_out *o, uint64_t watermark)
 		o->watermark = watermark;
 	if (o->stream)
 		return write_frame(o, RTR_FRAME_PROGRESS, 0, &w, sizeof(w));
-	ret = write_state(o, "recording");
+	ret = write_state(o, RTR_REC_RECORDING);
 	if (ret)
 		return fail(o, ret, "%s/%s: %s", o->o.path, RTR_STATE_FILE, strerror(-ret));
 	return 0;
@@ -752,7 +756,8 @@ int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 		 */
 		if (o->rep.failed)
 			unlinkat(o->topfd, RTR_STATE_FILE, 0);
-		ret = write_state(o, o->rep.failed ? "failed" : complete ? "done" : "stopped");
+		ret = write_state(o, o->rep.failed ? RTR_REC_FAILED : complete ? RTR_REC_DONE :
+				  RTR_REC_STOPPED);
 		if (ret && !o->rep.failed)
 			fail(o, ret, "%s/%s: %s", o->o.path, RTR_STATE_FILE, strerror(-ret));
 		if (fsync(o->topfd) < 0 && !o->rep.failed)

@@ -36,9 +36,6 @@ enum rtr_frame_type {
 	RTR_FRAME_END = 4,
 };
 
-/* The hidden state file of a trace directory being written (`dump --follow`). */
-#define RTR_STATE_FILE ".ringtrace-state"
-
 /**
  * struct rtr_out_opts - how to write.
  * @path: a directory to create, or "-" for the framed stream on @fd.

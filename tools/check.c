@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/input.h"
-#include "tools/trace_reader.h"
+#include "reader/cursor.h"
+#include "reader/input.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
 
 static void usage(FILE *f)
 {
@@ -110,7 +112,7 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 			k = &nk[(*ncarry)++];
 			snprintf(k->name, sizeof(k->name), "%s", t.streams[i].name);
 		}
-		memcpy(&k->c, c, offsetof(struct tr_cursor, err));
+		memcpy(&k->c, c, TR_CURSOR_STATE);
 	}
 	free(c);
 	tr_close(&t);
@@ -149,9 +151,10 @@ int rtr_cmd_check(int argc, char **argv)
 	if (tr_input_open(&in, dir, false, err, sizeof(err))) {
 		fprintf(stderr, "ringtrace check: %s\n", err);
 		printf("%s: damaged: %s\n", dir, err);
-		tr_input_close(&in);
+		tr_input_close(&in, NULL, 0);
 		return 1;
 	}
+	cli_input_told(&in);
 	for (uint32_t i = 0; i < in.ndirs; i++) {
 		if (i)
 			printf("\n");
@@ -163,7 +166,7 @@ int rtr_cmd_check(int argc, char **argv)
 	printf("\n%" PRIu64 " packets, %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 	       " packets lost (%" PRIu64 " of them before the streams' first packets)\n",
 	       tot.packets, tot.events, tot.lost_events, tot.lost_packets, tot.lost_first);
-	cut = tr_input_close(&in) != 0;
+	cut = cli_input_close(&in) != 0;
 	if (tot.damaged)
 		printf("check: DAMAGED: %u of %u streams\n", tot.damaged, tot.streams);
 	else if (cut)

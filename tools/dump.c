@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * tools/dump.c - `ringtrace dump DIR`: every event of a trace as one line of
- * text, babeltrace2-like, all streams merged in timestamp order (a k-way
- * merge over the per-file cursors, ties in stream order), the losses in line
- * where they happen.  A trace holds millions of events, so lines are
+ * text, babeltrace2-like, all streams merged in timestamp order (the read
+ * side's one merge, reader/merge.h; --follow resumes it turn after turn),
+ * the losses in line where they happen.  A trace holds millions of events, so lines are
  * formatted by hand into a large buffer: no printf per field, the time of
  * day recomputed only when the second changes.
  */
@@ -16,9 +16,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "tools/input.h"
-#include "tools/trace_reader.h"
-#include "consumer/output.h"
+#include "consumer/state.h"
+#include "reader/clock.h"
+#include "reader/input.h"
+#include "reader/merge.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
 
 #define OUT_CAP		(256u << 10)
 #define CHUNK		16384u		/* string/bytes input per buffer check */
@@ -45,31 +48,18 @@ struct dclass {
 	struct dfield *f;
 };
 
+/* A stream's line prefixes, made once its first packet told its CPU. */
 struct dstream {
-	struct tr_cursor c;
-	const struct dclass *cls;	/* the class table of the chunk c reads */
-	const char *name;	/* the stream file's name */
-	uint32_t *chain_c, *chain_i;	/* its file in each chunk: chunk, stream index */
-	uint32_t nchain, at;	/* ... how many, and the one c reads */
-	bool ended;		/* its last file read to the end (not stopped at a limit) */
-	bool copied;		/* its cursor was taken from the turn before, totals and all */
-	uint64_t events_lost, packets_lost;	/* of the chunks read before */
 	char *pre;		/* " host cpu N " */
 	size_t pren;
 	char *lpre;		/* " cpu N: lost " */
 	size_t lpren;
-	int item;		/* enum tr_item the cursor is on */
 };
 
 struct dump {
-	const struct tr_trace *t;	/* the first (or only) chunk */
-	const struct tr_trace *chunks;
-	const char **chunk_name;	/* of each chunk: its directory's name */
-	uint32_t nchunks;
+	const char *host;		/* the first (or only) chunk's hostname */
 	struct dclass **cls;		/* per chunk */
-	uint32_t ns;			/* streams (by name, over the chunks) */
-	bool capped;			/* the last chunk is being written */
-	struct dstream *s;
+	struct dstream *s;		/* per stream of the merge */
 	struct out o;
 	struct tr_clock clk;
 	bool clock_seconds, delta;
@@ -83,7 +73,6 @@ struct dump {
 	uint32_t pnsec;
 	bool have_prev;
 	uint64_t events;
-	uint64_t lost_events, lost_packets;
 };
 
 static char dig2[200];
@@ -433,17 +422,20 @@ static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 	return p;
 }
 
-static void emit_event(struct dump *d, struct dstream *ds)
+/* Inline: it is the loop's body (a call costs 2% of dump's instructions). */
+static inline __attribute__((always_inline)) void
+emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
+	   const struct dstream *ds)
 {
-	const struct tr_class *cls = ds->c.cls;
-	const struct dclass *dc = &ds->cls[cls - ds->c.md->classes];
-	const uint8_t *pl = ds->c.payload;
+	const struct tr_class *cls = c->cls;
+	const struct dclass *dc = &dcls[cls - c->md->classes];
+	const uint8_t *pl = c->payload;
 	struct out *o = &d->o;
 	int64_t sec;
 	uint32_t nsec;
 	char *p;
 
-	tr_clock_ns(&d->clk, ds->c.ts, &sec, &nsec);
+	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
 	p = out_room(o, 128 + ds->pren + dc->bound);
 	p = put_time(d, p, sec, nsec);
 	*p++ = ']';
@@ -531,19 +523,20 @@ static void emit_event(struct dump *d, struct dstream *ds)
 	d->events++;
 }
 
-static void emit_loss(struct dump *d, struct dstream *ds, const char *what)
+static void emit_loss(struct dump *d, const struct tr_cursor *c, const struct dstream *ds,
+		      const char *what)
 {
 	struct out *o = &d->o;
 	int64_t sec;
 	uint32_t nsec;
 	char *p;
 
-	tr_clock_ns(&d->clk, ds->c.ts, &sec, &nsec);
+	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
 	p = out_room(o, 128 + ds->lpren + 32);
 	p = put_time(d, p, sec, nsec);
 	*p++ = ']';
 	p = put_pad(p, ds->lpre, ds->lpren);
-	p = put_u64(p, ds->c.lost);
+	p = put_u64(p, c->lost);
 	*p++ = ' ';
 	p = put(p, what, strlen(what));
 	*p++ = '\n';
@@ -607,47 +600,19 @@ static void free_classes(struct dclass *cls, const struct tr_metadata *md)
 }
 
 /* The stream's line prefixes, once its first packet told its CPU. */
-static void stream_prefix(struct dump *d, struct dstream *ds)
+static void stream_prefix(struct dump *d, struct dstream *ds, const struct tr_cursor *c)
 {
-	const char *host = d->t->md.hostname;
+	const char *host = d->host;
 
-	if (ds->pre)
-		return;
-	ds->pre = padded(&ds->pren, " %s%scpu %" PRIu64 " ", host, *host ? " " : "", ds->c.cpu);
-	ds->lpre = padded(&ds->lpren, " cpu %" PRIu64 ": lost ", ds->c.cpu);
+	ds->pre = padded(&ds->pren, " %s%scpu %" PRIu64 " ", host, *host ? " " : "", c->cpu);
+	ds->lpre = padded(&ds->lpren, " cpu %" PRIu64 ": lost ", c->cpu);
 }
 
-static bool before(const struct dump *d, uint32_t a, uint32_t b)
-{
-	uint64_t ta = d->s[a].c.ts, tb = d->s[b].c.ts;
-
-	return ta < tb || (ta == tb && a < b);
-}
-
-static void sift_down(const struct dump *d, uint32_t *heap, uint32_t n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-
-		if (l < n && before(d, heap[l], heap[m]))
-			m = l;
-		if (l + 1 < n && before(d, heap[l + 1], heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		uint32_t x = heap[i];
-
-		heap[i] = heap[m];
-		heap[m] = x;
-		i = m;
-	}
-}
-
-static void damage(struct dump *d, struct dstream *ds)
+static void damage(struct dump *d, const struct tr_cursor *c)
 {
 	out_flush(&d->o);
 	fflush(stdout);
-	fprintf(stderr, "ringtrace dump: %s\n", ds->c.err);
+	fprintf(stderr, "ringtrace dump: %s\n", c->err);
 }
 
 static void usage(FILE *f)
@@ -671,117 +636,6 @@ static void usage(FILE *f)
 		"damage: file and offset), 2 usage\n");
 }
 
-/*
- * The cursors of the last trace read, by stream file name, to go on from.
- * A cursor's chunk is known by its name; carry_locate() finds its index in
- * the input each turn (old chunks may be removed while a recording is
- * followed).
- */
-struct carry {
-	char **names;
-	struct tr_cursor *c;	/* whole, its message too */
-	char **cname;		/* the chunk each cursor is in: its directory's name */
-	uint32_t *chunk;	/* ... its index in the input now */
-	bool *gone;		/* ... or it is no more: the index of the next one */
-	bool *ended;		/* whether the cursor reached that file's end */
-	uint32_t n;
-};
-
-/* A cursor's state without its message: what tr_next() moves. */
-#define CURSOR_STATE offsetof(struct tr_cursor, err)
-
-static int carry_find(const struct carry *k, const char *name)
-{
-	for (uint32_t i = 0; i < k->n; i++)
-		if (!strcmp(k->names[i], name))
-			return (int)i;
-	return -1;
-}
-
-static void carry_free(struct carry *k)
-{
-	for (uint32_t i = 0; i < k->n; i++) {
-		free(k->names[i]);
-		free(k->cname[i]);
-	}
-	free(k->names);
-	free(k->c);
-	free(k->cname);
-	free(k->chunk);
-	free(k->gone);
-	free(k->ended);
-	memset(k, 0, sizeof(*k));
-}
-
-/*
- * Keep every stream's cursor; @base is the input index of the first chunk
- * read.  Streams this turn did not see (no file in its chunks) keep theirs.
- */
-static void carry_save(struct carry *k, const struct dump *d, uint32_t base)
-{
-	struct carry old = *k;
-	uint32_t cap = d->ns + old.n + 1, n = 0;
-
-	k->names = calloc(cap, sizeof(*k->names));
-	k->c = calloc(cap, sizeof(*k->c));
-	k->cname = calloc(cap, sizeof(*k->cname));
-	k->chunk = calloc(cap, sizeof(*k->chunk));
-	k->gone = calloc(cap, sizeof(*k->gone));
-	k->ended = calloc(cap, sizeof(*k->ended));
-	if (!k->names || !k->c || !k->cname || !k->chunk || !k->gone || !k->ended)
-		oom();
-	for (uint32_t i = 0; i < d->ns; i++, n++) {
-		k->names[n] = strdup(d->s[i].name);
-		k->cname[n] = strdup(d->chunk_name[d->s[i].chain_c[d->s[i].at]]);
-		if (!k->names[n] || !k->cname[n])
-			oom();
-		k->c[n] = d->s[i].c;
-		k->chunk[n] = base + d->s[i].chain_c[d->s[i].at];
-		/* The end of a file still being written (capped) is not its end. */
-		k->ended[n] = d->s[i].ended &&
-			      !(d->capped && d->s[i].chain_c[d->s[i].at] == d->nchunks - 1);
-	}
-	for (uint32_t i = 0; i < old.n; i++) {
-		bool seen = false;
-
-		for (uint32_t j = 0; j < d->ns && !seen; j++)
-			seen = !strcmp(old.names[i], d->s[j].name);
-		if (seen)
-			continue;
-		k->names[n] = old.names[i];
-		old.names[i] = NULL;
-		k->cname[n] = old.cname[i];
-		old.cname[i] = NULL;
-		k->c[n] = old.c[i];
-		k->chunk[n] = old.chunk[i];
-		k->gone[n] = old.gone[i];
-		k->ended[n] = old.ended[i];
-		n++;
-	}
-	k->n = n;
-	carry_free(&old);
-}
-
-/*
- * The first chunk a later turn of --follow must read: for each stream, the
- * chunk its cursor is in, or the one after if it read its file there to
- * the end (the chunk @now, being written, may grow: it is read again).
- */
-static uint32_t carry_first(const struct carry *k, uint32_t now)
-{
-	uint32_t first = now;
-
-	for (uint32_t i = 0; i < k->n; i++) {
-		uint32_t need = k->chunk[i] + (!k->gone[i] && k->ended[i] && k->chunk[i] < now);
-
-		if (k->c[i].failed)
-			continue;	/* read no more: its damage was reported */
-		if (need < first)
-			first = need;
-	}
-	return first;
-}
-
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -789,103 +643,8 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/*
- * Each cursor's chunk in the input as it is now, by name (the input is
- * sorted by name): old chunks may have been removed while a long recording
- * was followed.  A cursor whose chunk is gone goes on in the next one.
- */
-static void carry_locate(struct carry *k, const struct tr_input *in)
-{
-	for (uint32_t i = 0; i < k->n; i++) {
-		uint32_t j = 0;
-
-		while (j < in->ndirs && strcmp(base_name(in->dirs[j]), k->cname[i]) < 0)
-			j++;
-		k->chunk[i] = j;
-		k->gone[i] = j == in->ndirs || strcmp(base_name(in->dirs[j]), k->cname[i]);
-	}
-}
-
-/* Point stream @ds's cursor at its file in the chunk ds->at. */
-static void chunk_cursor(struct dump *d, struct dstream *ds)
-{
-	uint32_t c = ds->chain_c[ds->at];
-
-	tr_cursor_init(&ds->c, &d->chunks[c], ds->chain_i[ds->at]);
-	ds->cls = d->cls[c];
-}
-
-/*
- * Stream @ds's file in its chunk has ended: it goes on in the next chunk
- * that has it, its sequence numbers and loss counts continuing.
- */
-static __attribute__((noinline)) int next_chunk(struct dump *d, struct dstream *ds)
-{
-	struct tr_cursor prev;
-	int r = TR_END;
-
-	while (r == TR_END && ds->at + 1 < ds->nchain) {
-		memcpy(&prev, &ds->c, CURSOR_STATE);
-		ds->events_lost += ds->c.events_lost;
-		ds->packets_lost += ds->c.packets_lost;
-		ds->at++;
-		chunk_cursor(d, ds);
-		tr_cursor_continue(&ds->c, &prev);
-		r = tr_next(&ds->c);
-	}
-	return r;
-}
-
-static inline int next_in_chain(struct dump *d, struct dstream *ds)
-{
-	int r = tr_next(&ds->c);
-
-	if (__builtin_expect(r != TR_END, 1))
-		return r;
-	return next_chunk(d, ds);
-}
-
-/*
- * The next item of stream @i, unless it lies past @limit: then the cursor
- * stays.  At the end of a chunk's file, the stream goes on in the next
- * chunk that has it (next_chunk()).
- */
-static inline int next_item(struct dump *d, uint32_t i, uint64_t limit)
-{
-	struct dstream *ds = &d->s[i];
-	uint64_t el, pl;
-	struct tr_cursor saved;
-	uint32_t at;
-	int r;
-
-	if (__builtin_expect(limit == UINT64_MAX, 1)) {
-		r = next_in_chain(d, ds);
-		ds->ended = r == TR_END;
-		return r;
-	}
-	el = ds->events_lost;
-	pl = ds->packets_lost;
-	at = ds->at;
-	memcpy(&saved, &ds->c, CURSOR_STATE);
-	r = next_in_chain(d, ds);
-	if (r > 0 && ds->c.ts > limit) {
-		/* Past the watermark: back where it was, maybe in the chunk before. */
-		if (ds->at != at) {
-			ds->at = at;
-			chunk_cursor(d, ds);
-			ds->events_lost = el;
-			ds->packets_lost = pl;
-		}
-		memcpy(&ds->c, &saved, CURSOR_STATE);
-		ds->ended = false;
-		return TR_END;
-	}
-	ds->ended = r == TR_END;
-	return r;
-}
-
 /* Cap @t's stream files to the whole packets a recorder's state names. */
-static void cap_streams(struct tr_trace *t, const struct tr_state *st)
+static void cap_streams(struct tr_trace *t, const struct rtr_state *st)
 {
 	for (uint32_t i = 0; i < t->nstreams; i++) {
 		uint64_t whole = 0;
@@ -900,71 +659,35 @@ static void cap_streams(struct tr_trace *t, const struct tr_state *st)
 	}
 }
 
-/* The streams by file name over the chunks, each with its file in every chunk. */
-static void chain_streams(struct dump *d)
-{
-	uint32_t total = 0;
-
-	for (uint32_t c = 0; c < d->nchunks; c++)
-		total += d->chunks[c].nstreams;
-	d->s = calloc(total ? total : 1, sizeof(*d->s));
-	if (!d->s)
-		oom();
-	d->ns = 0;
-	for (uint32_t c = 0; c < d->nchunks; c++) {
-		for (uint32_t i = 0; i < d->chunks[c].nstreams; i++) {
-			const char *name = d->chunks[c].streams[i].name;
-			struct dstream *ds = NULL;
-
-			for (uint32_t j = 0; j < d->ns && !ds; j++)
-				if (!strcmp(d->s[j].name, name))
-					ds = &d->s[j];
-			if (!ds) {
-				ds = &d->s[d->ns++];
-				ds->name = name;
-				ds->chain_c = calloc(d->nchunks, sizeof(*ds->chain_c));
-				ds->chain_i = calloc(d->nchunks, sizeof(*ds->chain_i));
-				if (!ds->chain_c || !ds->chain_i)
-					oom();
-			}
-			ds->chain_c[ds->nchain] = c;
-			ds->chain_i[ds->nchain] = i;
-			ds->nchain++;
-		}
-	}
-}
-
 /*
  * dump_trace() - print the trace @dirs: one directory, or the @ndirs chunks
  * of a rotated trace merged as one, all streams in time order.
- * @base: the input index of @dirs[0] (--follow reads a window of chunks).
- * @k: the cursors of the turn before (--follow): a stream whose cursor is in
- *     a chunk read now goes on from it; one left in an earlier chunk
- *     continues into its next file (sequence numbers checked across).
+ * @pos: where the merge of the turn before stopped (--follow): the streams
+ *     go on from there; this turn's stops are saved in it.
  * @limit: leave events after this clock value for a later call.
  * @st: a recorder's state: the stream files are whole up to its sizes.
+ * @retry: a chunk that does not open is not reported: -1, try again later.
  * Return: 0, 1 damaged, -1 not readable yet (a trace being created).
  */
-static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, uint32_t base,
-		      struct carry *k, uint64_t limit, const struct tr_state *st, bool quiet_open)
+static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct tr_merge_pos *pos,
+		      uint64_t limit, const struct rtr_state *st, bool retry)
 {
 	struct tr_trace *t = calloc(ndirs ? ndirs : 1, sizeof(*t));
-	const char **names = calloc(ndirs ? ndirs : 1, sizeof(*names));
-	uint32_t *heap, n = 0, opened = 0;
+	uint32_t opened = 0, s;
+	struct tr_merge mg;
 	char err[1024];
-	int status = 0;
+	int status = 0, r;
 
-	if (!t || !names)
+	if (!t)
 		oom();
 	/* A chunk that does not open is reported and left out; the others are read. */
 	for (uint32_t c = 0; c < ndirs; c++) {
 		/* Following: each turn reads the files' ends only; no read-ahead of the rest. */
 		if ((st ? tr_open_lazy : tr_open)(&t[opened], dirs[c], err, sizeof(err))) {
-			if (quiet_open || base) {
+			if (retry) {
 				for (uint32_t j = 0; j < opened; j++)
 					tr_close(&t[j]);
 				free(t);
-				free(names);
 				return -1;
 			}
 			out_flush(&d->o);
@@ -973,124 +696,64 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, uint32_
 			status = 1;
 			continue;
 		}
-		names[opened++] = base_name(dirs[c]);
+		opened++;
 	}
-	d->chunk_name = names;
 	if (!opened) {
-		free(names);
 		free(t);
 		return status;
 	}
 	if (st)
 		cap_streams(&t[opened - 1], st);
-	d->capped = st != NULL;
-	d->t = &t[0];
-	d->chunks = t;
-	d->nchunks = opened;
+	d->host = t[0].md.hostname;
 	tr_clock_init(&d->clk, &t[0].md);
 	d->cls = calloc(opened, sizeof(*d->cls));
-	if (!d->cls)
+	if (!d->cls || tr_merge_init_chunks(&mg, t, opened))
 		oom();
 	for (uint32_t c = 0; c < opened; c++)
 		d->cls[c] = setup_classes(&t[c].md);
-	chain_streams(d);
-	heap = calloc(d->ns ? d->ns : 1, sizeof(*heap));
-	if (!heap)
+	d->s = calloc(mg.nstreams + 1, sizeof(*d->s));
+	if (!d->s)
 		oom();
+	tr_merge_set_limit(&mg, limit);
+	tr_merge_resume(&mg, pos);
 
-	for (uint32_t i = 0; i < d->ns; i++) {
-		struct dstream *ds = &d->s[i];
-		int pi = carry_find(k, ds->name);
-		int r;
+	while ((r = tr_merge_next(&mg, &s)) != TR_END) {
+		const struct tr_cursor *c = &mg.c[s];
+		struct dstream *ds = &d->s[s];
 
-		ds->copied = false;
-		if (pi >= 0 && k->chunk[pi] >= base) {
-			/* Its cursor is in a chunk read now: from where it stopped. */
-			while (ds->at + 1 < ds->nchain && base + ds->chain_c[ds->at] < k->chunk[pi])
-				ds->at++;
-		}
-		chunk_cursor(d, ds);
-		if (pi >= 0 && k->c[pi].failed) {
-			/* Damaged in an earlier turn, and reported then: read no more. */
-			tr_cursor_resume(&ds->c, &k->c[pi]);
-			ds->copied = true;
-			continue;
-		}
-		if (pi >= 0 && !k->gone[pi] && base + ds->chain_c[ds->at] == k->chunk[pi]) {
-			ds->copied = true;
-			if (tr_cursor_resume(&ds->c, &k->c[pi]) == TR_ERROR) {
-				damage(d, ds);
+		if (__builtin_expect(r != TR_EVENT || !ds->pre, 0)) {
+			if (r == TR_ERROR) {
+				damage(d, c);
 				status = 1;
 				continue;
 			}
-		} else if (pi >= 0) {
-			tr_cursor_continue(&ds->c, &k->c[pi]);
-		}
-		r = next_item(d, i, limit);
-		if (r == TR_ERROR) {
-			damage(d, ds);
-			status = 1;
-		} else if (r != TR_END) {
-			ds->item = r;
-			stream_prefix(d, ds);
-			heap[n++] = i;
-		}
-	}
-	for (uint32_t i = n / 2; i-- > 0;)
-		sift_down(d, heap, n, i);
-
-	while (n) {
-		struct dstream *ds = &d->s[heap[0]];
-		int r;
-
-		if (__builtin_expect(ds->item == TR_EVENT, 1))
-			emit_event(d, ds);
-		else
-			emit_loss(d, ds, ds->item == TR_LOST_EVENTS ? "events" : "packets");
-		r = next_item(d, heap[0], limit);
-		if (__builtin_expect(r > 0, 1)) {
-			ds->item = r;
-		} else {
-			if (r == TR_ERROR) {
-				damage(d, ds);
-				status = 1;
+			if (!ds->pre)
+				stream_prefix(d, ds, c);
+			if (r != TR_EVENT) {
+				emit_loss(d, c, ds, r == TR_LOST_EVENTS ? "events" : "packets");
+				continue;
 			}
-			heap[0] = heap[--n];
 		}
-		sift_down(d, heap, n, 0);
+		emit_event(d, c, d->cls[mg.chunk[s]], ds);
 	}
 	out_flush(&d->o);
-	for (uint32_t i = 0; i < d->ns; i++) {
-		struct dstream *ds = &d->s[i];
-		int pi = ds->copied ? carry_find(k, ds->name) : -1;
-
-		/* A copied cursor's totals include what earlier turns counted. */
-		d->lost_events += ds->events_lost + ds->c.events_lost -
-				  (pi >= 0 ? k->c[pi].events_lost : 0);
-		d->lost_packets += ds->packets_lost + ds->c.packets_lost -
-				   (pi >= 0 ? k->c[pi].packets_lost : 0);
-	}
-	carry_save(k, d, base);
-	for (uint32_t i = 0; i < d->ns; i++) {
+	if (tr_merge_save(&mg, pos, st != NULL))
+		oom();
+	for (uint32_t i = 0; i < mg.nstreams; i++) {
 		free(d->s[i].pre);
 		free(d->s[i].lpre);
-		free(d->s[i].chain_c);
-		free(d->s[i].chain_i);
 	}
-	free(heap);
 	free(d->s);
 	d->s = NULL;
+	tr_merge_free(&mg);
 	for (uint32_t c = 0; c < opened; c++) {
 		free_classes(d->cls[c], &t[c].md);
 		tr_close(&t[c]);
 	}
 	free(d->cls);
 	free(t);
-	free(names);
-	d->chunk_name = NULL;
 	d->cls = NULL;
-	d->t = NULL;
-	d->chunks = NULL;
+	d->host = NULL;
 	return status;
 }
 
@@ -1107,20 +770,20 @@ static uint64_t rtr_mono_ms(void)
  * finished to their end, then the chunk in progress up to its watermark
  * and within the sizes its state file gives.
  */
-static int follow(struct dump *d, struct tr_input *in)
+static int follow(struct dump *d, struct tr_input *in, struct tr_merge_pos *pos)
 {
-	struct carry k = { 0 };
 	uint64_t absent_since = 0;
 	uint32_t cur = 0;
 	int status = 0;
 
 	for (;;) {
-		struct tr_state st;
+		struct rtr_state st;
 		char err[1024];
 		uint32_t now;
 		bool done;
+		int r;
 
-		if (tr_state_read(in->root, &st)) {
+		if (rtr_state_read(in->root, &st)) {
 			fprintf(stderr, "ringtrace dump: %s/%s: damaged state file\n", in->root,
 				RTR_STATE_FILE);
 			status = 1;
@@ -1145,6 +808,7 @@ static int follow(struct dump *d, struct tr_input *in)
 			if (done) {
 				fprintf(stderr, "ringtrace dump: %s\n", err);
 				status = 1;
+				rtr_state_free(&st);
 				break;
 			}
 			goto wait;	/* no metadata, no chunk yet */
@@ -1156,37 +820,35 @@ static int follow(struct dump *d, struct tr_input *in)
 				now = i;
 		if (done)
 			now = in->ndirs - 1;
-		carry_locate(&k, in);
-		cur = k.n ? carry_first(&k, now) : 0;
+		cur = tr_merge_pos_first(pos, in->dirs, in->ndirs, now);
 		/*
 		 * One merge over the chunks not yet read to the end, up to the
 		 * watermark; the last one within the whole packets the state
 		 * file names.  At the end, everything.
 		 */
-		{
-			int r = dump_trace(d, &in->dirs[cur], now - cur + 1, cur, &k,
-					   done ? UINT64_MAX : st.watermark, done ? NULL : &st,
-					   !done);
-
-			if (r >= 0)
-				status |= r;
-			else if (done)
-				status = 1;
-		}
-		if (done)
+		r = dump_trace(d, &in->dirs[cur], now - cur + 1, pos, done ? UINT64_MAX : st.watermark,
+			       done ? NULL : &st, !done || cur > 0);
+		if (r >= 0)
+			status |= r;
+		else if (done)
+			status = 1;
+		if (done) {
+			rtr_state_free(&st);
 			break;
+		}
 wait:
+		rtr_state_free(&st);
 		fflush(stdout);
 		usleep(200000);
 	}
-	carry_free(&k);
 	return status;
 }
 
 int rtr_cmd_dump(int argc, char **argv)
 {
 	struct dump d = { .delta = true };
-	struct carry k = { 0 };
+	struct tr_merge_pos pos = { 0 };
+	uint64_t lost_events, lost_packets;
 	struct tr_input in;
 	const char *dir = NULL;
 	bool live = false;
@@ -1222,9 +884,10 @@ int rtr_cmd_dump(int argc, char **argv)
 		live = true;
 	if (tr_input_open(&in, dir, live, err, sizeof(err))) {
 		fprintf(stderr, "ringtrace dump: %s\n", err);
-		tr_input_close(&in);
+		tr_input_close(&in, NULL, 0);
 		return 1;
 	}
+	cli_input_told(&in);
 	init_digits();
 	init_escapes();
 	d.o.cap = OUT_CAP;
@@ -1232,21 +895,22 @@ int rtr_cmd_dump(int argc, char **argv)
 	if (!d.o.buf)
 		oom();
 	if (live) {
-		status = follow(&d, &in);
+		status = follow(&d, &in, &pos);
 	} else {
 		/* A rotated trace's chunks: one merge, as one trace. */
-		status |= dump_trace(&d, in.dirs, in.ndirs, 0, &k, UINT64_MAX, NULL, false);
+		status |= dump_trace(&d, in.dirs, in.ndirs, &pos, UINT64_MAX, NULL, false);
 	}
-	carry_free(&k);
+	tr_merge_pos_lost(&pos, &lost_events, &lost_packets);
+	tr_merge_pos_free(&pos);
 	out_flush(&d.o);
 	if (fflush(stdout) || d.o.failed) {
 		fprintf(stderr, "ringtrace dump: writing the output failed\n");
 		status = 1;
 	}
 	fprintf(stderr, "dump: %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
-		" packets lost\n", d.events, d.lost_events, d.lost_packets);
+		" packets lost\n", d.events, lost_events, lost_packets);
 	free(d.o.buf);
-	if (tr_input_close(&in))
+	if (cli_input_close(&in))
 		status = 1;
 	return status;
 }

@@ -23,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "reader/model.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
 #include "tools/json.h"
-#include "tools/model.h"
 
 /* What an output item is; the order breaks ties in time. */
 enum item_type {
@@ -511,7 +513,7 @@ int rtr_cmd_export(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
-	r = rtr_model_load_cmd("export", &m, dirs, ndirs);
+	r = cli_model_load("export", &m, dirs, ndirs);
 	free(dirs);
 	if (r < 0)
 		return 1;
@@ -530,7 +532,7 @@ int rtr_cmd_export(int argc, char **argv)
 			"writing the output failed");
 		status = 1;
 	}
-	rtr_model_print_damage("export", &m);
+	cli_model_damage("export", &m);
 	rtr_model_free(&m);
 	return status;
 }

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "reader/model.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
 #include "tools/json.h"
-#include "tools/model.h"
 
 /**
  * struct kind_stats - the figures of one task kind.
@@ -359,7 +361,7 @@ int rtr_cmd_stats(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
-	r = rtr_model_load_cmd("stats", &m, dirs, ndirs);
+	r = cli_model_load("stats", &m, dirs, ndirs);
 	free(dirs);
 	if (r < 0)
 		return 1;
@@ -388,7 +390,7 @@ int rtr_cmd_stats(int argc, char **argv)
 		fprintf(stderr, "ringtrace stats: writing the output failed\n");
 		status = 1;
 	}
-	rtr_model_print_damage("stats", &m);
+	cli_model_damage("stats", &m);
 	for (uint32_t k = 0; k < nk; k++)
 		free(ks[k].durs);
 	free(ks);

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "platform/platform.h"
+#include "reader/model.h"
 #include "tools/commands.h"
-#include "tools/model.h"
 #include "tools/view.h"
 
 #define FORMAT_VERSION	1

@@ -31,7 +31,7 @@
 #include <criterion/criterion.h>
 #include <ringtrace/region.h>
 #include "tests/consumer/emit.h"
-#include "tools/trace_reader.h"
+#include "reader/cursor.h"
 
 TestSuite(consumer_record, .timeout = 600);
 

@@ -14,7 +14,7 @@
 #include <ringtrace/event.h>
 #include <ringtrace/consumer.h>
 #include "consumer/convert.h"
-#include "tools/trace_reader.h"
+#include "reader/tsdl.h"
 #include "tests/helpers.h"
 
 #define TEST_ALL(F) F(u8, a) F(u16, b) F(u32, c) F(u64, d) F(s8, e) F(s16, f) F(s32, g) \

@@ -24,7 +24,7 @@
 #include "events/ctf.h"
 #include "examples/stress/harness.h"
 #include "tests/helpers.h"
-#include "tools/trace_reader.h"
+#include "reader/cursor.h"
 
 TestSuite(tools_dump_check, .timeout = 120);
 

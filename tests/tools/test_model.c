@@ -20,7 +20,7 @@
 #include <ringtrace/ringtrace.h>
 #include "consumer/convert.h"
 #include "tests/helpers.h"
-#include "tools/model.h"
+#include "reader/model.h"
 
 TestSuite(tools_model, .timeout = 120);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* tools/input.c - trace arguments: directories, chunks, '-' (input.h). */
+/* reader/input.c - trace arguments: directories, chunks, '-' (input.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "consumer/output.h"
 #include "consumer/stream_in.h"
-#include "tools/input.h"
+#include "reader/input.h"
 
 struct spool {
 	pthread_t thread;
@@ -50,7 +50,7 @@ static int root_only(struct tr_input *in, char *err, size_t errlen)
 	in->dirs = malloc(sizeof(*in->dirs));
 	if (!in->dirs || !(in->dirs[0] = strdup(in->root))) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	in->ndirs = 1;
 	return 0;
@@ -94,7 +94,7 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 		else
 			snprintf(err, errlen, "%s/metadata: %s (not a CTF trace directory, nor a "
 				 "directory of chunks)", in->root, strerror(ENOENT));
-		return -1;
+		return -ENOENT;
 	}
 	qsort(in->dirs, in->ndirs, sizeof(*in->dirs), cmp_str);
 	return 0;
@@ -113,15 +113,16 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 		in->root = strdup(arg);
 		if (!in->root) {
 			snprintf(err, errlen, "out of memory");
-			return -1;
+			return -ENOMEM;
 		}
 		return tr_input_rescan(in, err, errlen);
 	}
 	snprintf(tpl, sizeof(tpl), "%s/ringtrace-stdin-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tpl)) {
+		ret = -errno;
 		snprintf(err, errlen, "%s: cannot create a spool directory: %s", tpl,
-			 strerror(errno));
-		return -1;
+			 strerror(-ret));
+		return ret;
 	}
 	in->spool = strdup(tpl);
 	snprintf(tpl + strlen(tpl), sizeof(tpl) - strlen(tpl), "/trace");
@@ -130,18 +131,19 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 	if (!in->spool || !in->root || !sp) {
 		free(sp);
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	in->priv = sp;
 	oo.path = in->root;
-	if (rtr_out_open(&sp->out, &oo, err, errlen))
-		return -1;
+	ret = rtr_out_open(&sp->out, &oo, err, errlen);
+	if (ret)
+		return ret;
 	if (live) {
 		ret = pthread_create(&sp->thread, NULL, spool_main, sp);
 		if (ret) {
 			snprintf(err, errlen, "cannot start the spooling thread: %s", strerror(ret));
 			rtr_out_close(sp->out, false, NULL);
-			return -1;
+			return -ret;
 		}
 		in->spooling = true;
 		/* The trace directory exists at once; its metadata comes first in the stream. */
@@ -150,11 +152,11 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 	spool_main(sp);
 	if (tr_input_rescan(in, err, errlen)) {
 		snprintf(err, errlen, "%s", sp->ret ? sp->rep.err : "standard input: no trace");
-		return -1;
+		return -EPROTO;
 	}
-	/* What came before the problem is still read: report and go on. */
+	/* What came before the problem is still read: the caller says so and goes on. */
 	if (sp->ret) {
-		fprintf(stderr, "ringtrace: %s\n", sp->rep.err);
+		snprintf(in->stream_err, sizeof(in->stream_err), "%s", sp->rep.err);
 		in->stream_failed = true;
 	}
 	return 0;
@@ -184,7 +186,7 @@ static void remove_tree(const char *dir, int depth)
 	rmdir(dir);
 }
 
-int tr_input_close(struct tr_input *in)
+int tr_input_close(struct tr_input *in, char *err, size_t errlen)
 {
 	struct spool *sp = in->priv;
 	int ret;
@@ -192,10 +194,12 @@ int tr_input_close(struct tr_input *in)
 	if (sp && in->spooling)
 		pthread_join(sp->thread, NULL);
 	if (sp && in->spooling && sp->ret) {
-		fprintf(stderr, "ringtrace: %s\n", sp->rep.err);
+		snprintf(in->stream_err, sizeof(in->stream_err), "%s", sp->rep.err);
 		in->stream_failed = true;
 	}
-	ret = in->stream_failed ? -1 : 0;
+	ret = in->stream_failed ? -EPIPE : 0;
+	if (ret && err)
+		snprintf(err, errlen, "%s", in->stream_err);
 	if (in->spool)
 		remove_tree(in->spool, 0);
 	free(sp);
@@ -204,47 +208,4 @@ int tr_input_close(struct tr_input *in)
 	free(in->spool);
 	memset(in, 0, sizeof(*in));
 	return ret;
-}
-
-int tr_state_read(const char *dir, struct tr_state *st)
-{
-	char path[4096], buf[65536], word[32];
-	ssize_t n;
-	int fd;
-	char *line, *save = NULL;
-
-	memset(st, 0, sizeof(*st));
-	snprintf(path, sizeof(path), "%s/%s", dir, RTR_STATE_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	if (strncmp(buf, "ringtrace-state 1\n", 18))
-		return -1;
-	st->present = true;
-	for (line = strtok_r(buf + 18, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned cpu;
-		uint64_t v;
-
-		if (sscanf(line, "state %31s", word) == 1) {
-			st->done = strcmp(word, "recording") != 0;
-		} else if (sscanf(line, "chunk %63s", st->chunk) == 1) {
-			if (!strcmp(st->chunk, "-"))
-				st->chunk[0] = 0;
-		} else if (sscanf(line, "watermark %" SCNu64, &v) == 1) {
-			st->watermark = v;
-		} else if (sscanf(line, "stream %u %" SCNu64, &cpu, &v) == 2 &&
-			   st->nstreams < sizeof(st->streams) / sizeof(st->streams[0])) {
-			st->streams[st->nstreams].cpu = cpu;
-			st->streams[st->nstreams].size = v;
-			st->nstreams++;
-		} else {
-			return -1;
-		}
-	}
-	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/model.h - the task model of one or more traces, rebuilt from their
+ * reader/model.h - the task model of one or more traces, rebuilt from their
  * events (Documentation/events.rst, design-anchors §1.6): tasks, arrows,
  * runs on CPUs, counters, notes, pauses, losses and damage, all on one time
  * axis.  What `ringtrace stats`, `export` and `view` draw from.
@@ -23,8 +23,8 @@
  * another are two tasks.  The chunks of one rotated recording are one trace
  * (its ids, tasks, CPUs and losses span the chunks).
  */
-#ifndef RTR_TOOLS_MODEL_H
-#define RTR_TOOLS_MODEL_H
+#ifndef RTR_READER_MODEL_H
+#define RTR_READER_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -458,7 +458,7 @@ static inline const char *rtr_model_str(const struct rtr_model *m, uint32_t off)
 /**
  * rtr_model_load() - read the traces in @dirs into @m.
  * @m: the model to fill (its previous contents are not freed).
- * @dirs: the traces, as a user names them (tools/input.h): each a trace
+ * @dirs: the traces, as a user names them (reader/input.h): each a trace
  *	directory, a directory of rotated chunks (loaded as one trace), or
  *	"-" for the framed stream of `ringtrace record -o -` on standard input
  *	(spooled into a temporary directory, removed before the return); "-"
@@ -478,16 +478,6 @@ static inline const char *rtr_model_str(const struct rtr_model *m, uint32_t off)
  */
 int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err, size_t errlen);
 
-/*
- * rtr_model_load_cmd() - rtr_model_load() for the command @cmd ("stats",
- * ...): a fatal error goes to stderr as "ringtrace CMD: message".
- * Return: as rtr_model_load().
- */
-int rtr_model_load_cmd(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs);
-
-/* rtr_model_print_damage() - each damage message to stderr as "ringtrace CMD: damaged: ...". */
-void rtr_model_print_damage(const char *cmd, const struct rtr_model *m);
-
 /* rtr_model_free() - free what rtr_model_load() allocated; @m is then empty. */
 void rtr_model_free(struct rtr_model *m);
 
@@ -497,8 +487,4 @@ void rtr_model_free(struct rtr_model *m);
  */
 uint32_t rtr_model_last_task(const struct rtr_model *m, uint32_t task);
 
-/* The ringtrace subcommands built on the model: argv[0] is the command's name.  Exit status. */
-int rtr_cmd_stats(int argc, char **argv);
-int rtr_cmd_export(int argc, char **argv);
-
-#endif /* RTR_TOOLS_MODEL_H */
+#endif /* RTR_READER_MODEL_H */

@@ -1,29 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/trace_reader.c - see trace_reader.h.  The metadata parser accepts
+ * reader/tsdl.c - ringtrace's TSDL, parsed (tsdl.h).  The parser accepts
  * exactly the TSDL that events/ctf.c writes (fixed parts compared line by
  * line, the trace/env/clock values and the event blocks parsed), so that
- * the packet and record layouts decoded here are the ones it describes.
+ * the packet and record layouts the cursors decode are the ones it
+ * describes.
  */
-#include <dirent.h>
-#include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <ringtrace/region.h>
-#include "tools/trace_reader.h"
+#include "reader/tsdl.h"
 
-#define METADATA_MAX	(64u << 20)
-#define TS_MASK		((1ull << RTR_EV_TS_BITS) - 1)
-
-/* ---- metadata ------------------------------------------------------------ */
 
 static const char *const typealiases[] = {
 	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;",
@@ -94,6 +85,7 @@ struct mp {
 	size_t n;
 	uint32_t lineno;
 	struct tr_metadata *md;
+	bool nomem;		/* the failure was memory running out */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -107,7 +99,13 @@ static int mp_fail(struct mp *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m->err + o, m->errlen - o, fmt, ap);
 	va_end(ap);
-	return -1;
+	return -EPROTO;
+}
+
+static int mp_oom(struct mp *m)
+{
+	m->nomem = true;
+	return mp_fail(m, "out of memory");
 }
 
 /* The current line for a message: at most 60 bytes, non-printables as '?'. */
@@ -573,7 +571,7 @@ static int parse_enum(struct mp *m, struct lx *x, struct tr_field *f)
 		lx_space(x);
 		l.label = lx_string(x, true, &l.len);
 		if (!l.label && x->oom)
-			return mp_fail(m, "out of memory");
+			return mp_oom(m);
 		if (!l.label)
 			return mp_fail(m, "bad enum label: '%s'", excerpt(m));
 		if (!lx_eat(x, " = ") || !lx_u64(x, &v) || v > max) {
@@ -588,14 +586,14 @@ static int parse_enum(struct mp *m, struct lx *x, struct tr_field *f)
 			nl = realloc(f->labels, cap * sizeof(*nl));
 			if (!nl) {
 				free(l.label);
-				return mp_fail(m, "out of memory");
+				return mp_oom(m);
 			}
 			f->labels = nl;
 		}
 		f->labels[f->nlabels++] = l;
 	}
 	if (sort_labels(f))
-		return mp_fail(m, "out of memory");
+		return mp_oom(m);
 	lx_space(x);
 	return 0;
 }
@@ -659,7 +657,7 @@ static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
 	}
 	f.name = strndup(name, nn);
 	if (!f.name) {
-		mp_fail(m, "out of memory");
+		mp_oom(m);
 		goto fail;
 	}
 	if (c->nfields == *cap) {
@@ -668,7 +666,7 @@ static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
 		*cap = *cap ? *cap * 2 : 8;
 		nf = realloc(c->fields, *cap * sizeof(*nf));
 		if (!nf) {
-			mp_fail(m, "out of memory");
+			mp_oom(m);
 			goto fail;
 		}
 		c->fields = nf;
@@ -680,7 +678,7 @@ fail:
 	return -1;
 }
 
-static uint32_t type_size(enum tr_type t)
+uint32_t tr_type_size(enum tr_type t)
 {
 	switch (t) {
 	case TR_U8: case TR_S8: case TR_ENUM8:
@@ -773,7 +771,7 @@ static int parse_event(struct mp *m, struct tr_class *c)
 		return mp_fail(m, "expected '};' closing the event block: '%s'", excerpt(m));
 	c->fixed = true;
 	for (uint32_t i = 0; i < c->nfields; i++) {
-		uint32_t sz = type_size(c->fields[i].type);
+		uint32_t sz = tr_type_size(c->fields[i].type);
 
 		if (!sz)
 			c->fixed = false;
@@ -803,7 +801,7 @@ void tr_metadata_free(struct tr_metadata *md)
 int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
 		      char *err, size_t errlen)
 {
-	struct mp m = { fname, err, errlen, text, text + len, text, 0, 0, md };
+	struct mp m = { fname, err, errlen, text, text + len, text, 0, 0, md, false };
 	bool trace = false, env = false, clock = false, stream = false;
 	uint32_t aliases = 0, cap = 0;
 	const char *nul;
@@ -879,7 +877,7 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 				cap = cap ? cap * 2 : 16;
 				nc = realloc(md->classes, cap * sizeof(*nc));
 				if (!nc) {
-					mp_fail(&m, "out of memory");
+					mp_oom(&m);
 					goto fail;
 				}
 				md->classes = nc;
@@ -900,7 +898,7 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 		goto fail;
 	}
 	if (!md->hostname && !(md->hostname = strdup(""))) {
-		mp_fail(&m, "out of memory");
+		mp_oom(&m);
 		goto fail;
 	}
 	if (md->nclasses)
@@ -919,7 +917,7 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 	return 0;
 fail:
 	tr_metadata_free(md);
-	return -1;
+	return m.nomem ? -ENOMEM : -EPROTO;
 }
 
 const struct tr_class *tr_class_find(const struct tr_metadata *md, uint32_t id)
@@ -941,678 +939,3 @@ const struct tr_class *tr_class_find(const struct tr_metadata *md, uint32_t id)
 	return NULL;
 }
 
-/* ---- the directory --------------------------------------------------------- */
-
-__attribute__((format(printf, 3, 4)))
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen)
-{
-	char *path, *text = NULL;
-	struct stat st;
-	size_t got = 0;
-	int fd, ret = -1;
-
-	if (asprintf(&path, "%s/metadata", t->dir) < 0)
-		return errf(err, errlen, "%s: out of memory", t->dir);
-	fd = openat(dirfd, "metadata", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		errf(err, errlen, "%s: %s%s", path, strerror(errno),
-		     errno == ENOENT ? " (not a CTF trace directory)" : "");
-		goto out;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		errf(err, errlen, "%s: not a regular file", path);
-		goto out;
-	}
-	if (st.st_size > METADATA_MAX) {
-		errf(err, errlen, "%s: %lld bytes, more than metadata can be", path,
-		     (long long)st.st_size);
-		goto out;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		errf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			errf(err, errlen, "%s: %s", path, n ? strerror(errno) : "file shrank");
-			goto out;
-		}
-		got += (size_t)n;
-	}
-	ret = tr_parse_metadata(&t->md, text, got, path, err, errlen);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(text);
-	free(path);
-	return ret;
-}
-
-static int cmp_stream(const void *a, const void *b)
-{
-	const struct tr_stream *x = a, *y = b;
-
-	return strverscmp(x->name, y->name);
-}
-
-static int map_stream(struct tr_trace *t, int dirfd, const char *name, char *err, size_t errlen)
-{
-	struct tr_stream *s, *ns;
-	struct stat st;
-	int fd;
-
-	if (fstatat(dirfd, name, &st, 0) || !S_ISREG(st.st_mode))
-		return 0;	/* not a regular file (or gone): not a stream */
-	ns = realloc(t->streams, (t->nstreams + 1) * sizeof(*ns));
-	if (!ns)
-		return errf(err, errlen, "%s: out of memory", t->dir);
-	t->streams = ns;
-	s = &t->streams[t->nstreams];
-	memset(s, 0, sizeof(*s));
-	s->name = strdup(name);
-	if (!s->name || asprintf(&s->path, "%s/%s", t->dir, name) < 0) {
-		free(s->name);
-		return errf(err, errlen, "%s: out of memory", t->dir);
-	}
-	t->nstreams++;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return errf(err, errlen, "%s: %s", s->path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return errf(err, errlen, "%s: not a regular file", s->path);
-	}
-	s->size = (uint64_t)st.st_size;
-	if (s->size) {
-		void *p = mmap(NULL, s->size, PROT_READ,
-			       MAP_PRIVATE | (t->lazy ? 0 : MAP_POPULATE), fd, 0);
-
-		if (p == MAP_FAILED) {
-			int e = errno;
-
-			close(fd);
-			s->size = 0;
-			return errf(err, errlen, "%s: mmap: %s", s->path, strerror(e));
-		}
-		madvise(p, s->size, MADV_SEQUENTIAL);
-		s->data = p;
-		s->mapped = s->size;
-	}
-	close(fd);
-	return 0;
-}
-
-static int open_trace(struct tr_trace *t, const char *dir, bool lazy, char *err, size_t errlen)
-{
-	struct dirent *de;
-	int dirfd;
-	DIR *d;
-
-	memset(t, 0, sizeof(*t));
-	t->lazy = lazy;
-	t->dir = strdup(dir);
-	if (!t->dir)
-		return errf(err, errlen, "%s: out of memory", dir);
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		errf(err, errlen, "%s: %s", dir, strerror(errno));
-		goto fail;
-	}
-	if (read_metadata(t, dirfd, err, errlen)) {
-		close(dirfd);
-		goto fail;
-	}
-	d = fdopendir(dirfd);
-	if (!d) {
-		errf(err, errlen, "%s: %s", dir, strerror(errno));
-		close(dirfd);
-		goto fail;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
-			continue;
-		if (map_stream(t, dirfd, de->d_name, err, errlen)) {
-			closedir(d);
-			goto fail;
-		}
-	}
-	closedir(d);
-	if (t->nstreams)
-		qsort(t->streams, t->nstreams, sizeof(*t->streams), cmp_stream);
-	return 0;
-fail:
-	tr_close(t);
-	return -1;
-}
-
-int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen)
-{
-	return open_trace(t, dir, false, err, errlen);
-}
-
-int tr_open_lazy(struct tr_trace *t, const char *dir, char *err, size_t errlen)
-{
-	return open_trace(t, dir, true, err, errlen);
-}
-
-void tr_close(struct tr_trace *t)
-{
-	for (uint32_t i = 0; i < t->nstreams; i++) {
-		if (t->streams[i].data)
-			munmap((void *)t->streams[i].data, t->streams[i].mapped);
-		free(t->streams[i].name);
-		free(t->streams[i].path);
-	}
-	free(t->streams);
-	tr_metadata_free(&t->md);
-	free(t->dir);
-	memset(t, 0, sizeof(*t));
-}
-
-/* ---- stream cursors ------------------------------------------------------------ */
-
-
-__attribute__((format(printf, 3, 4), cold))
-static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
-{
-	size_t o;
-	va_list ap;
-
-	snprintf(c->err, sizeof(c->err), "%s: offset %" PRIu64 ": ", c->s->path, off);
-	o = strlen(c->err);
-	va_start(ap, fmt);
-	vsnprintf(c->err + o, sizeof(c->err) - o, fmt, ap);
-	va_end(ap);
-	c->failed = true;
-	return TR_ERROR;
-}
-
-void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stream)
-{
-	memset(c, 0, sizeof(*c));
-	c->md = &t->md;
-	c->s = &t->streams[stream];
-}
-
-void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
-{
-	if (!prev->started)
-		return;
-	c->started = true;
-	c->cpu = prev->cpu;
-	c->seq = prev->seq;
-	c->discarded = prev->discarded;
-	c->ts_end = prev->ts_end;
-	c->first_seq = prev->first_seq;
-}
-
-int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved)
-{
-	const struct tr_metadata *md = c->md;
-	const struct tr_stream *s = c->s;
-
-	*c = *saved;
-	c->md = md;
-	c->s = s;
-	c->cls = NULL;
-	c->payload = NULL;
-	if (c->failed)
-		return TR_ERROR;
-	if (c->pos > s->size || c->pkt_end > s->size || c->pkt_off > c->pkt_end)
-		return fail(c, c->pos, "the file is %" PRIu64 " bytes now, shorter than what was "
-			    "read of it: it was truncated or replaced", s->size);
-	return 0;
-}
-
-static int open_packet(struct tr_cursor *c)
-{
-	const uint8_t *p = c->s->data + c->pos;
-	uint64_t off = c->pos, left = c->s->size - c->pos;
-	uint64_t sid, ts_begin, ts_end, seq, content, psize, discarded;
-	uint32_t magic, stream_id, cpu;
-
-	if (left < RTR_PACKET_HDR_SIZE)
-		return fail(c, off, "truncated packet header: %" PRIu64 " of %u bytes", left,
-			    RTR_PACKET_HDR_SIZE);
-	magic = ld32(p + offsetof(struct rtr_packet_hdr, magic));
-	stream_id = ld32(p + offsetof(struct rtr_packet_hdr, stream_id));
-	sid = ld64(p + offsetof(struct rtr_packet_hdr, stream_instance_id));
-	ts_begin = ld64(p + offsetof(struct rtr_packet_hdr, timestamp_begin));
-	seq = ld64(p + offsetof(struct rtr_packet_hdr, packet_seq_num));
-	cpu = ld32(p + offsetof(struct rtr_packet_hdr, cpu_id));
-	ts_end = ld64(p + offsetof(struct rtr_packet_hdr, timestamp_end));
-	content = ld64(p + offsetof(struct rtr_packet_hdr, content_size));
-	psize = ld64(p + offsetof(struct rtr_packet_hdr, packet_size));
-	discarded = ld64(p + offsetof(struct rtr_packet_hdr, events_discarded));
-
-	if (magic != RTR_CTF_MAGIC)
-		return fail(c, off, "bad packet magic 0x%08x (expected 0x%08x)", magic,
-			    RTR_CTF_MAGIC);
-	if (memcmp(p + offsetof(struct rtr_packet_hdr, uuid), c->md->uuid, 16))
-		return fail(c, off + offsetof(struct rtr_packet_hdr, uuid),
-			    "packet uuid differs from the metadata's %s", c->md->uuid_str);
-	if (stream_id != 0)
-		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_id),
-			    "stream_id %u (the trace has stream class 0 only)", stream_id);
-	if (sid != cpu)
-		return fail(c, off + offsetof(struct rtr_packet_hdr, cpu_id),
-			    "cpu_id %u differs from stream_instance_id %" PRIu64, cpu, sid);
-	if (c->started && sid != c->cpu)
-		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_instance_id),
-			    "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64, sid, c->cpu);
-	off += RTR_PACKET_END_OFF;	/* the end fields */
-	if (content % 8)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits is not a whole number "
-			    "of bytes", content);
-	if (content < (uint64_t)RTR_PACKET_HDR_SIZE * 8)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte "
-			    "packet header", content, RTR_PACKET_HDR_SIZE);
-	if (content / 8 > left)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
-			    "past the end of the file (%" PRIu64 " bytes left)", content,
-			    content / 8, left);
-	/* A packet may be padded (a recorder writing with O_DIRECT pads to 4 KiB). */
-	if (psize < content)
-		return fail(c, off + 16, "packet_size %" PRIu64 " bits is less than content_size %"
-			    PRIu64, psize, content);
-	if (psize % 8)
-		return fail(c, off + 16, "packet_size %" PRIu64 " bits is not a whole number of "
-			    "bytes", psize);
-	if (psize / 8 > left)
-		return fail(c, off + 16, "packet_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
-			    "past the end of the file (%" PRIu64 " bytes left)", psize, psize / 8,
-			    left);
-	if (ts_end < ts_begin)
-		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
-			    ts_end, ts_begin);
-	if (c->started) {
-		if (seq <= c->seq)
-			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, packet_seq_num),
-				    "packet_seq_num %" PRIu64 " does not follow %" PRIu64, seq,
-				    c->seq);
-		if (ts_begin < c->ts_end)
-			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, timestamp_begin),
-				    "timestamp_begin %" PRIu64 " before the previous packet's "
-				    "timestamp_end %" PRIu64, ts_begin, c->ts_end);
-		if (discarded < c->discarded)
-			return fail(c, off + 24, "events_discarded %" PRIu64 " below the previous "
-				    "packet's %" PRIu64, discarded, c->discarded);
-		c->pend_packets = seq - c->seq - 1;
-		c->pend_events = discarded - c->discarded;
-	} else {
-		/* In a rotated trace's later chunk, what came before is in earlier chunks. */
-		bool later = c->md->chunk_index > 0;
-
-		c->pend_packets = later ? 0 : seq;	/* the packets before the first one */
-		c->pend_events = later ? 0 : discarded;
-		c->cpu = sid;
-		c->first_seq = later ? 0 : seq;
-		c->started = true;
-	}
-	c->packets_lost += c->pend_packets;
-	c->events_lost += c->pend_events;
-	c->pkt_off = c->pos;
-	c->pkt_end = c->pos + content / 8;
-	c->pkt_next = c->pos + psize / 8;
-	c->pos += RTR_PACKET_HDR_SIZE;
-	c->seq = seq;
-	c->discarded = discarded;
-	c->ts_end = ts_end;
-	c->ts = ts_begin;
-	c->packets++;
-	return 0;
-}
-
-/* Walk a variable-size payload of @left bytes; its length, or TR_ERROR. */
-static int64_t walk_fields(struct tr_cursor *c, const struct tr_class *cls, const uint8_t *pl,
-			   uint64_t left, uint64_t off)
-{
-	uint64_t o = 0;
-
-	for (uint32_t i = 0; i < cls->nfields; i++) {
-		const struct tr_field *f = &cls->fields[i];
-		uint32_t sz = type_size(f->type);
-
-		if (sz) {
-			if (left - o < sz)
-				goto past;
-			o += sz;
-		} else if (f->type == TR_STRING) {
-			const uint8_t *z = memchr(pl + o, 0, left - o);
-
-			if (!z)
-				return fail(c, off + o, "%s: string field '%s' has no NUL "
-					    "before the packet end", cls->name, f->name);
-			o = (uint64_t)(z - pl) + 1;
-		} else {
-			uint32_t n;
-
-			if (left - o < 4)
-				goto past;
-			n = ld32(pl + o);
-			o += 4;
-			if (left - o < n)
-				return fail(c, off + o - 4, "%s: byte sequence '%s' of %u "
-					    "bytes runs past the packet end (%" PRIu64
-					    " bytes left)", cls->name, f->name, n, left - o);
-			o += n;
-		}
-		continue;
-past:
-		return fail(c, off + o, "%s: field '%s' runs past the packet end", cls->name,
-			    f->name);
-	}
-	return (int64_t)o;
-}
-
-static int next_record(struct tr_cursor *c)
-{
-	const uint8_t *p = c->s->data + c->pos;
-	uint64_t left = c->pkt_end - c->pos, ts, len;
-	const struct tr_class *cls;
-	uint32_t w, id, hl;
-
-	if (left < RTR_EV_COMPACT_SIZE)
-		return fail(c, c->pos, "truncated record header: %" PRIu64 " bytes left in the "
-			    "packet", left);
-	__builtin_prefetch(p + 512);
-	w = ld32(p);
-	id = w & 31;
-	if (__builtin_expect(id != RTR_EV_EXTENDED, 1)) {
-		ts = (c->ts & ~TS_MASK) | (w >> 5);
-		if (ts < c->ts) {
-			ts += 1ull << RTR_EV_TS_BITS;
-			if (ts < c->ts)
-				return fail(c, c->pos, "timestamp overflows 64 bits");
-		}
-		hl = RTR_EV_COMPACT_SIZE;
-	} else {
-		if (left < RTR_EV_EXTENDED_SIZE)
-			return fail(c, c->pos, "truncated extended record header: %" PRIu64
-				    " bytes left in the packet", left);
-		if (p[0] != RTR_EV_EXTENDED)
-			return fail(c, c->pos, "extended record header: bits 5-7 of byte 0 are "
-				    "not zero");
-		id = ld32(p + 1);
-		ts = ld64(p + 5);
-		if (ts < c->ts)
-			return fail(c, c->pos, "timestamp %" PRIu64 " goes back (previous %"
-				    PRIu64 ")", ts, c->ts);
-		hl = RTR_EV_EXTENDED_SIZE;
-	}
-	if (ts > c->ts_end)
-		return fail(c, c->pos, "timestamp %" PRIu64 " after the packet's timestamp_end %"
-			    PRIu64, ts, c->ts_end);
-	cls = id < 64 ? (c->md->by_id[id] < 0 ? NULL : &c->md->classes[c->md->by_id[id]]) :
-	      tr_class_find(c->md, id);
-	if (!cls)
-		return fail(c, c->pos, "unknown event id %u", id);
-	left -= hl;
-	if (cls->fixed) {
-		if (left < cls->size)
-			return fail(c, c->pos, "%s record of %u payload bytes runs past the "
-				    "packet end (%" PRIu64 " bytes left)", cls->name, cls->size,
-				    left);
-		len = cls->size;
-	} else {
-		int64_t n = walk_fields(c, cls, p + hl, left, c->pos + hl);
-
-		if (n < 0)
-			return TR_ERROR;
-		len = (uint64_t)n;
-	}
-	c->off = c->pos;
-	c->ts = ts;
-	c->cls = cls;
-	c->payload = p + hl;
-	c->len = len;
-	c->pos += hl + len;
-	c->events++;
-	return TR_EVENT;
-}
-
-int tr_next(struct tr_cursor *c)
-{
-	if (c->failed)
-		return TR_ERROR;
-	for (;;) {
-		if (c->pos < c->pkt_end && !c->pend_packets && !c->pend_events)
-			return next_record(c);
-		if (c->pend_packets) {
-			c->lost = c->pend_packets;
-			c->pend_packets = 0;
-			return TR_LOST_PACKETS;
-		}
-		if (c->pend_events) {
-			c->lost = c->pend_events;
-			c->pend_events = 0;
-			return TR_LOST_EVENTS;
-		}
-		if (c->pos < c->pkt_next)
-			c->pos = c->pkt_next;	/* the packet's padding */
-		if (c->pos >= c->s->size)
-			return TR_END;
-		if (open_packet(c))
-			return TR_ERROR;
-	}
-}
-
-/* ---- the time merge ------------------------------------------------------------ */
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The file named @name in @t, or UINT32_MAX. */
-static uint32_t find_stream(const struct tr_trace *t, const char *name)
-{
-	for (uint32_t i = 0; i < t->nstreams; i++) {
-		if (!strcmp(t->streams[i].name, name))
-			return i;
-	}
-	return UINT32_MAX;
-}
-
-int tr_merge_init_chunks(struct tr_merge *mg, const struct tr_trace *chunks, uint32_t nchunks)
-{
-	uint32_t total = 0, n = 0;
-	char **names;
-
-	memset(mg, 0, sizeof(*mg));
-	for (uint32_t k = 0; k < nchunks; k++)
-		total += chunks[k].nstreams;
-	/* every name, once, in tr_open()'s order: ties in time go the same way */
-	names = malloc(((size_t)total + 1) * sizeof(*names));
-	if (!names)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < nchunks; k++) {
-		for (uint32_t i = 0; i < chunks[k].nstreams; i++)
-			names[n++] = chunks[k].streams[i].name;
-	}
-	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_name);
-	total = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!total || strcmp(names[total - 1], names[i]))
-			names[total++] = names[i];
-	}
-	n = total ? total : 1;
-	mg->c = calloc(n, sizeof(*mg->c));
-	mg->item = calloc(n, sizeof(*mg->item));
-	mg->heap = calloc(n, sizeof(*mg->heap));
-	mg->chunk = calloc(n, sizeof(*mg->chunk));
-	if (!mg->c || !mg->item || !mg->heap || !mg->chunk) {
-		free(names);
-		tr_merge_free(mg);
-		return -ENOMEM;
-	}
-	mg->chunks = chunks;
-	mg->nchunks = nchunks;
-	mg->nstreams = total;
-	mg->advance = UINT32_MAX;
-	for (uint32_t i = 0; i < total; i++) {
-		for (uint32_t k = 0; k < nchunks; k++) {
-			uint32_t f = find_stream(&chunks[k], names[i]);
-
-			if (f != UINT32_MAX) {
-				tr_cursor_init(&mg->c[i], &chunks[k], f);
-				mg->chunk[i] = k;
-				break;
-			}
-		}
-	}
-	free(names);
-	return 0;
-}
-
-int tr_merge_init(struct tr_merge *mg, const struct tr_trace *t)
-{
-	return tr_merge_init_chunks(mg, t, 1);
-}
-
-void tr_merge_free(struct tr_merge *mg)
-{
-	free(mg->c);
-	free(mg->item);
-	free(mg->heap);
-	free(mg->chunk);
-	memset(mg, 0, sizeof(*mg));
-}
-
-/* The next item of stream @i, from the next chunks that have it when its file ends. */
-static int merge_step(struct tr_merge *mg, uint32_t i)
-{
-	struct tr_cursor *c = &mg->c[i];
-	int r = tr_next(c);
-
-	while (r == TR_END && mg->chunk[i] + 1 < mg->nchunks) {
-		uint32_t k, f = UINT32_MAX;
-		struct tr_cursor prev;
-
-		for (k = mg->chunk[i] + 1; k < mg->nchunks; k++) {
-			if ((f = find_stream(&mg->chunks[k], c->s->name)) != UINT32_MAX)
-				break;
-		}
-		if (f == UINT32_MAX)
-			break;
-		memcpy(&prev, c, offsetof(struct tr_cursor, err));
-		tr_cursor_init(c, &mg->chunks[k], f);
-		tr_cursor_continue(c, &prev);
-		c->packets = prev.packets;
-		c->events = prev.events;
-		c->events_lost = prev.events_lost;
-		c->packets_lost = prev.packets_lost;
-		mg->chunk[i] = k;
-		r = tr_next(c);
-	}
-	return r;
-}
-
-static inline bool merge_before(const struct tr_merge *mg, uint32_t a, uint32_t b)
-{
-	uint64_t ta = mg->c[a].ts, tb = mg->c[b].ts;
-
-	return ta < tb || (ta == tb && a < b);
-}
-
-static void merge_sift(struct tr_merge *mg, uint32_t i)
-{
-	uint32_t *heap = mg->heap, n = mg->n;
-
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i, x;
-
-		if (l < n && merge_before(mg, heap[l], heap[m]))
-			m = l;
-		if (l + 1 < n && merge_before(mg, heap[l + 1], heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		x = heap[i];
-		heap[i] = heap[m];
-		heap[m] = x;
-		i = m;
-	}
-}
-
-int tr_merge_next(struct tr_merge *mg, uint32_t *stream)
-{
-	int r;
-
-	if (__builtin_expect(mg->primed < mg->nstreams, 0)) {
-		while (mg->primed < mg->nstreams) {
-			uint32_t i = mg->primed++;
-
-			r = merge_step(mg, i);
-			if (r == TR_ERROR) {
-				*stream = i;
-				return TR_ERROR;
-			}
-			if (r != TR_END) {
-				mg->item[i] = r;
-				mg->heap[mg->n++] = i;
-			}
-		}
-		for (uint32_t i = mg->n / 2; i-- > 0;)
-			merge_sift(mg, i);
-	}
-	if (mg->advance != UINT32_MAX) {
-		uint32_t s = mg->advance;
-
-		mg->advance = UINT32_MAX;
-		r = merge_step(mg, s);
-		if (__builtin_expect(r > 0, 1)) {
-			mg->item[s] = r;
-			merge_sift(mg, 0);
-		} else {
-			mg->heap[0] = mg->heap[--mg->n];
-			merge_sift(mg, 0);
-			if (r == TR_ERROR) {
-				*stream = s;
-				return TR_ERROR;
-			}
-		}
-	}
-	if (!mg->n)
-		return TR_END;
-	*stream = mg->advance = mg->heap[0];
-	return mg->item[mg->heap[0]];
-}
-
-/* ---- the clock ----------------------------------------------------------------- */
-
-void tr_clock_init(struct tr_clock *k, const struct tr_metadata *md)
-{
-	memset(k, 0, sizeof(*k));
-	k->freq = md->freq;
-	k->offset_s = md->offset_s;
-	k->offset = md->offset;
-	k->scale = 1e9 / (double)md->freq;
-	k->small = md->freq <= UINT64_MAX / 1000000000u;
-}
-
-void tr_clock_second(struct tr_clock *k, unsigned __int128 t)
-{
-	unsigned __int128 s = t / k->freq;
-	__int128 ss = (__int128)k->offset_s + (__int128)s;
-
-	k->base = s * k->freq;
-	k->sec = ss > INT64_MAX ? INT64_MAX : (int64_t)ss;
-	k->valid = true;
-}

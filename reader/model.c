@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/model.c - rebuild the task model (model.h) from trace arguments:
+ * reader/model.c - rebuild the task model (model.h) from trace arguments:
  * each names a trace directory, a directory of rotated chunks or '-'
- * (tools/input.h resolves it).  Each trace is read once, its streams merged
+ * (reader/input.h resolves it).  Each trace is read once, its streams merged
  * in time order (tr_merge; a rotated trace's chunks are one trace, each
  * stream continued from chunk to chunk), so that a task is seen created
  * before it is read and a try_read before the read that hides it.  Items go into growing flat arrays; task ids are found
@@ -19,9 +19,10 @@
 #include <string.h>
 #include <time.h>
 #include <sys/random.h>
-#include "tools/input.h"
-#include "tools/model.h"
-#include "tools/trace_reader.h"
+#include "reader/clock.h"
+#include "reader/input.h"
+#include "reader/merge.h"
+#include "reader/model.h"
 
 /* What an event class means to the model, from its name and field types. */
 enum op {
@@ -1297,10 +1298,14 @@ static int load_input(struct loader *l, const struct tr_input *in, const char *a
 	}
 	if (load_trace(l, t, in->ndirs, arg))
 		goto out;
-	if (in->stream_failed &&
-	    add_trace_damage(l, "standard input: the stream ended early or was damaged (as "
-			     "said above): the trace holds what came before"))
-		goto out;
+	if (in->stream_failed) {
+		char msg[800];
+
+		snprintf(msg, sizeof(msg), "standard input: the stream ended early or was damaged "
+			 "(%s): the trace holds what came before", in->stream_err);
+		if (add_trace_damage(l, msg))
+			goto out;
+	}
 	ret = 0;
 out:
 	for (uint32_t i = 0; i < opened; i++)
@@ -1332,7 +1337,7 @@ int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err,
 
 		if (!r)
 			r = load_input(&l, &in, dirs[i]);
-		tr_input_close(&in);
+		tr_input_close(&in, NULL, 0);
 		if (r)
 			goto out;
 	}
@@ -1356,23 +1361,6 @@ out:
 	if (ret < 0)
 		rtr_model_free(m);
 	return ret;
-}
-
-int rtr_model_load_cmd(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs)
-{
-	char err[1024];
-	int r = rtr_model_load(m, dirs, ndirs, err, sizeof(err));
-
-	if (r < 0)
-		fprintf(stderr, "ringtrace %s: %s\n", cmd, err);
-	return r;
-}
-
-void rtr_model_print_damage(const char *cmd, const struct rtr_model *m)
-{
-	for (uint32_t i = 0; i < m->ndamage; i++)
-		fprintf(stderr, "ringtrace %s: damaged: %s\n", cmd,
-			rtr_model_str(m, m->damage[i].message));
 }
 
 void rtr_model_free(struct rtr_model *m)

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * consumer/state.h - the state file a recorder keeps in the trace directory
+ * it writes (RTR_STATE_FILE), so that a reader can follow the trace while it
+ * grows (`ringtrace dump --follow`).  Its format is written and parsed here
+ * and nowhere else: consumer/output.c writes it, reader/ reads it.
+ *
+ * Text, one item a line, in this order (Documentation/consumer.rst):
+ *
+ *     ringtrace-state 1
+ *     state recording|done|stopped|failed
+ *     chunk NAME          the chunk being written: "." without rotation, "-" none yet
+ *     watermark N         every event before clock value N is in the files ...
+ *     stream CPU SIZE     ... within SIZE bytes of each stream file of that chunk
+ *
+ * The file is replaced atomically (written aside, renamed), so a reader sees
+ * one version whole; it still trusts nothing in it beyond its syntax.
+ */
+#ifndef RTR_CONSUMER_STATE_H
+#define RTR_CONSUMER_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The state file's name in a trace directory (hidden: not a stream file). */
+#define RTR_STATE_FILE ".ringtrace-state"
+
+enum rtr_state_kind {
+	RTR_REC_RECORDING,	/* being written */
+	RTR_REC_DONE,		/* the recording ended normally */
+	RTR_REC_STOPPED,	/* the writer stopped early */
+	RTR_REC_FAILED,	/* writing failed: what is on disk is a valid trace */
+};
+
+struct rtr_state_stream {
+	uint32_t cpu;
+	uint64_t size;		/* bytes of whole packets in stream_<cpu> */
+};
+
+/**
+ * struct rtr_state - one version of the state file.
+ * @present: the file exists (rtr_state_read() found one).
+ * @kind: enum rtr_state_kind.
+ * @done: the recording is over (done, stopped or failed): read to the end.
+ * @chunk: the chunk being written ("." without rotation, "" if none yet).
+ * @watermark: every event before it is in the files, within the sizes.
+ * @streams: the stream files of that chunk, @nstreams of them; owned
+ *	(rtr_state_free()).
+ */
+struct rtr_state {
+	bool present;
+	enum rtr_state_kind kind;
+	bool done;
+	char chunk[64];
+	uint64_t watermark;
+	uint32_t nstreams;
+	struct rtr_state_stream *streams;
+};
+
+/*
+ * rtr_state_format() - @st as the file's text, in a new buffer *@text of
+ * *@len bytes (free() it).  Return: 0, -EINVAL (no such @kind), -ENOMEM.
+ */
+int rtr_state_format(const struct rtr_state *st, char **text, size_t *len);
+
+/*
+ * rtr_state_parse() - @len bytes of state file text into @st.
+ * Return: 0, -EPROTO (not a state file, or damaged), -ENOMEM.
+ */
+int rtr_state_parse(struct rtr_state *st, const char *text, size_t len);
+
+/*
+ * rtr_state_read() - the state file of the trace directory @dir.
+ * Return: 0 (@st->present false if there is none); -EPROTO damaged; or the
+ * negative errno of reading it.
+ */
+int rtr_state_read(const char *dir, struct rtr_state *st);
+
+void rtr_state_free(struct rtr_state *st);
+
+#endif /* RTR_CONSUMER_STATE_H */

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader/cursor.c - one stream file, packet by packet, record by record
+ * (cursor.h): the packet header checked as it is reached, each record
+ * checked whole before it is returned.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ringtrace/region.h>
+#include "reader/cursor.h"
+
+#define TS_MASK		((1ull << RTR_EV_TS_BITS) - 1)
+
+
+
+__attribute__((format(printf, 3, 4), cold))
+static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
+{
+	size_t o;
+	va_list ap;
+
+	snprintf(c->err, sizeof(c->err), "%s: offset %" PRIu64 ": ", c->s->path, off);
+	o = strlen(c->err);
+	va_start(ap, fmt);
+	vsnprintf(c->err + o, sizeof(c->err) - o, fmt, ap);
+	va_end(ap);
+	c->failed = true;
+	return TR_ERROR;
+}
+
+void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stream)
+{
+	memset(c, 0, sizeof(*c));
+	c->md = &t->md;
+	c->s = &t->streams[stream];
+}
+
+void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
+{
+	if (!prev->started)
+		return;
+	c->started = true;
+	c->cpu = prev->cpu;
+	c->seq = prev->seq;
+	c->discarded = prev->discarded;
+	c->ts_end = prev->ts_end;
+	c->first_seq = prev->first_seq;
+}
+
+int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved)
+{
+	const struct tr_metadata *md = c->md;
+	const struct tr_stream *s = c->s;
+
+	*c = *saved;
+	c->md = md;
+	c->s = s;
+	c->cls = NULL;
+	c->payload = NULL;
+	if (c->failed)
+		return TR_ERROR;
+	if (c->pos > s->size || c->pkt_end > s->size || c->pkt_off > c->pkt_end)
+		return fail(c, c->pos, "the file is %" PRIu64 " bytes now, shorter than what was "
+			    "read of it: it was truncated or replaced", s->size);
+	return 0;
+}
+
+static int open_packet(struct tr_cursor *c)
+{
+	const uint8_t *p = c->s->data + c->pos;
+	uint64_t off = c->pos, left = c->s->size - c->pos;
+	uint64_t sid, ts_begin, ts_end, seq, content, psize, discarded;
+	uint32_t magic, stream_id, cpu;
+
+	if (left < RTR_PACKET_HDR_SIZE)
+		return fail(c, off, "truncated packet header: %" PRIu64 " of %u bytes", left,
+			    RTR_PACKET_HDR_SIZE);
+	magic = ld32(p + offsetof(struct rtr_packet_hdr, magic));
+	stream_id = ld32(p + offsetof(struct rtr_packet_hdr, stream_id));
+	sid = ld64(p + offsetof(struct rtr_packet_hdr, stream_instance_id));
+	ts_begin = ld64(p + offsetof(struct rtr_packet_hdr, timestamp_begin));
+	seq = ld64(p + offsetof(struct rtr_packet_hdr, packet_seq_num));
+	cpu = ld32(p + offsetof(struct rtr_packet_hdr, cpu_id));
+	ts_end = ld64(p + offsetof(struct rtr_packet_hdr, timestamp_end));
+	content = ld64(p + offsetof(struct rtr_packet_hdr, content_size));
+	psize = ld64(p + offsetof(struct rtr_packet_hdr, packet_size));
+	discarded = ld64(p + offsetof(struct rtr_packet_hdr, events_discarded));
+
+	if (magic != RTR_CTF_MAGIC)
+		return fail(c, off, "bad packet magic 0x%08x (expected 0x%08x)", magic,
+			    RTR_CTF_MAGIC);
+	if (memcmp(p + offsetof(struct rtr_packet_hdr, uuid), c->md->uuid, 16))
+		return fail(c, off + offsetof(struct rtr_packet_hdr, uuid),
+			    "packet uuid differs from the metadata's %s", c->md->uuid_str);
+	if (stream_id != 0)
+		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_id),
+			    "stream_id %u (the trace has stream class 0 only)", stream_id);
+	if (sid != cpu)
+		return fail(c, off + offsetof(struct rtr_packet_hdr, cpu_id),
+			    "cpu_id %u differs from stream_instance_id %" PRIu64, cpu, sid);
+	if (c->started && sid != c->cpu)
+		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_instance_id),
+			    "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64, sid, c->cpu);
+	off += RTR_PACKET_END_OFF;	/* the end fields */
+	if (content % 8)
+		return fail(c, off + 8, "content_size %" PRIu64 " bits is not a whole number "
+			    "of bytes", content);
+	if (content < (uint64_t)RTR_PACKET_HDR_SIZE * 8)
+		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte "
+			    "packet header", content, RTR_PACKET_HDR_SIZE);
+	if (content / 8 > left)
+		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
+			    "past the end of the file (%" PRIu64 " bytes left)", content,
+			    content / 8, left);
+	/* A packet may be padded (a recorder writing with O_DIRECT pads to 4 KiB). */
+	if (psize < content)
+		return fail(c, off + 16, "packet_size %" PRIu64 " bits is less than content_size %"
+			    PRIu64, psize, content);
+	if (psize % 8)
+		return fail(c, off + 16, "packet_size %" PRIu64 " bits is not a whole number of "
+			    "bytes", psize);
+	if (psize / 8 > left)
+		return fail(c, off + 16, "packet_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
+			    "past the end of the file (%" PRIu64 " bytes left)", psize, psize / 8,
+			    left);
+	if (ts_end < ts_begin)
+		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
+			    ts_end, ts_begin);
+	if (c->started) {
+		if (seq <= c->seq)
+			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, packet_seq_num),
+				    "packet_seq_num %" PRIu64 " does not follow %" PRIu64, seq,
+				    c->seq);
+		if (ts_begin < c->ts_end)
+			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, timestamp_begin),
+				    "timestamp_begin %" PRIu64 " before the previous packet's "
+				    "timestamp_end %" PRIu64, ts_begin, c->ts_end);
+		if (discarded < c->discarded)
+			return fail(c, off + 24, "events_discarded %" PRIu64 " below the previous "
+				    "packet's %" PRIu64, discarded, c->discarded);
+		c->pend_packets = seq - c->seq - 1;
+		c->pend_events = discarded - c->discarded;
+	} else {
+		/* In a rotated trace's later chunk, what came before is in earlier chunks. */
+		bool later = c->md->chunk_index > 0;
+
+		c->pend_packets = later ? 0 : seq;	/* the packets before the first one */
+		c->pend_events = later ? 0 : discarded;
+		c->cpu = sid;
+		c->first_seq = later ? 0 : seq;
+		c->started = true;
+	}
+	c->packets_lost += c->pend_packets;
+	c->events_lost += c->pend_events;
+	c->pkt_off = c->pos;
+	c->pkt_end = c->pos + content / 8;
+	c->pkt_next = c->pos + psize / 8;
+	c->pos += RTR_PACKET_HDR_SIZE;
+	c->seq = seq;
+	c->discarded = discarded;
+	c->ts_end = ts_end;
+	c->ts = ts_begin;
+	c->packets++;
+	return 0;
+}
+
+/* Walk a variable-size payload of @left bytes; its length, or TR_ERROR. */
+static int64_t walk_fields(struct tr_cursor *c, const struct tr_class *cls, const uint8_t *pl,
+			   uint64_t left, uint64_t off)
+{
+	uint64_t o = 0;
+
+	for (uint32_t i = 0; i < cls->nfields; i++) {
+		const struct tr_field *f = &cls->fields[i];
+		uint32_t sz = tr_type_size(f->type);
+
+		if (sz) {
+			if (left - o < sz)
+				goto past;
+			o += sz;
+		} else if (f->type == TR_STRING) {
+			const uint8_t *z = memchr(pl + o, 0, left - o);
+
+			if (!z)
+				return fail(c, off + o, "%s: string field '%s' has no NUL "
+					    "before the packet end", cls->name, f->name);
+			o = (uint64_t)(z - pl) + 1;
+		} else {
+			uint32_t n;
+
+			if (left - o < 4)
+				goto past;
+			n = ld32(pl + o);
+			o += 4;
+			if (left - o < n)
+				return fail(c, off + o - 4, "%s: byte sequence '%s' of %u "
+					    "bytes runs past the packet end (%" PRIu64
+					    " bytes left)", cls->name, f->name, n, left - o);
+			o += n;
+		}
+		continue;
+past:
+		return fail(c, off + o, "%s: field '%s' runs past the packet end", cls->name,
+			    f->name);
+	}
+	return (int64_t)o;
+}
+
+static int next_record(struct tr_cursor *c)
+{
+	const uint8_t *p = c->s->data + c->pos;
+	uint64_t left = c->pkt_end - c->pos, ts, len;
+	const struct tr_class *cls;
+	uint32_t w, id, hl;
+
+	if (left < RTR_EV_COMPACT_SIZE)
+		return fail(c, c->pos, "truncated record header: %" PRIu64 " bytes left in the "
+			    "packet", left);
+	__builtin_prefetch(p + 512);
+	w = ld32(p);
+	id = w & 31;
+	if (__builtin_expect(id != RTR_EV_EXTENDED, 1)) {
+		ts = (c->ts & ~TS_MASK) | (w >> 5);
+		if (ts < c->ts) {
+			ts += 1ull << RTR_EV_TS_BITS;
+			if (ts < c->ts)
+				return fail(c, c->pos, "timestamp overflows 64 bits");
+		}
+		hl = RTR_EV_COMPACT_SIZE;
+	} else {
+		if (left < RTR_EV_EXTENDED_SIZE)
+			return fail(c, c->pos, "truncated extended record header: %" PRIu64
+				    " bytes left in the packet", left);
+		if (p[0] != RTR_EV_EXTENDED)
+			return fail(c, c->pos, "extended record header: bits 5-7 of byte 0 are "
+				    "not zero");
+		id = ld32(p + 1);
+		ts = ld64(p + 5);
+		if (ts < c->ts)
+			return fail(c, c->pos, "timestamp %" PRIu64 " goes back (previous %"
+				    PRIu64 ")", ts, c->ts);
+		hl = RTR_EV_EXTENDED_SIZE;
+	}
+	if (ts > c->ts_end)
+		return fail(c, c->pos, "timestamp %" PRIu64 " after the packet's timestamp_end %"
+			    PRIu64, ts, c->ts_end);
+	cls = id < 64 ? (c->md->by_id[id] < 0 ? NULL : &c->md->classes[c->md->by_id[id]]) :
+	      tr_class_find(c->md, id);
+	if (!cls)
+		return fail(c, c->pos, "unknown event id %u", id);
+	left -= hl;
+	if (cls->fixed) {
+		if (left < cls->size)
+			return fail(c, c->pos, "%s record of %u payload bytes runs past the "
+				    "packet end (%" PRIu64 " bytes left)", cls->name, cls->size,
+				    left);
+		len = cls->size;
+	} else {
+		int64_t n = walk_fields(c, cls, p + hl, left, c->pos + hl);
+
+		if (n < 0)
+			return TR_ERROR;
+		len = (uint64_t)n;
+	}
+	c->off = c->pos;
+	c->ts = ts;
+	c->cls = cls;
+	c->payload = p + hl;
+	c->len = len;
+	c->pos += hl + len;
+	c->events++;
+	return TR_EVENT;
+}
+
+int tr_next(struct tr_cursor *c)
+{
+	if (c->failed)
+		return TR_ERROR;
+	for (;;) {
+		if (c->pos < c->pkt_end && !c->pend_packets && !c->pend_events)
+			return next_record(c);
+		if (c->pend_packets) {
+			c->lost = c->pend_packets;
+			c->pend_packets = 0;
+			return TR_LOST_PACKETS;
+		}
+		if (c->pend_events) {
+			c->lost = c->pend_events;
+			c->pend_events = 0;
+			return TR_LOST_EVENTS;
+		}
+		if (c->pos < c->pkt_next)
+			c->pos = c->pkt_next;	/* the packet's padding */
+		if (c->pos >= c->s->size)
+			return TR_END;
+		if (open_packet(c))
+			return TR_ERROR;
+	}
+}
+

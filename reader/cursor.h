@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader/cursor.h - one stream file of a trace, read item by item: the
+ * losses a packet reveals (before its records), then its records.
+ *
+ * Checks: a packet's header is checked when it is reached (magic, uuid,
+ * stream, cpu, sizes inside the file, sequence numbers and loss counters
+ * that only grow, timestamps in order); a record is checked whole (its
+ * header, its class, every field inside the packet) before it is returned,
+ * so a TR_EVENT's payload can be walked with no further bounds checks.
+ * The first problem fails the cursor for good (TR_ERROR, sticky): @err says
+ * which file, at which byte offset, and what is wrong.  Losses are items,
+ * not errors.
+ *
+ * Cost: a record of a fixed-size class costs one bounds check; the packet
+ * checks are paid once a packet.  No allocation, no system call.
+ */
+#ifndef RTR_READER_CURSOR_H
+#define RTR_READER_CURSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "reader/trace.h"
+
+enum tr_item {
+	TR_ERROR = -1,		/* damage: c->err says where and what; sticky */
+	TR_END = 0,		/* the file ended cleanly at a packet boundary */
+	TR_EVENT,		/* c->cls, c->ts, c->payload, c->off */
+	TR_LOST_PACKETS,	/* c->lost packets missing before this packet; c->ts its begin */
+	TR_LOST_EVENTS,		/* events_discarded grew by c->lost; c->ts the packet's begin */
+};
+
+/**
+ * struct tr_cursor - the position in one stream file, and the item there.
+ * @pos: file offset of the next record or packet.
+ * @cpu: stream_instance_id of the file's first packet.
+ * @first_seq: the first packet's packet_seq_num: packets lost before it.
+ * @ts: @off: @lost: @cls: @payload: @len: the current item (enum tr_item
+ *	says which are valid): its time in clock cycles, the record's file
+ *	offset, the losses, the class and its payload of @len bytes.
+ * @packets: @events: @events_lost: @packets_lost: totals so far (of the
+ *	whole stream when a merge chains its chunks).
+ * @failed: @err: the damage, once found.
+ *
+ * Everything before @err is the cursor's state: copying that much copies
+ * the position (dump --follow keeps cursors from turn to turn).
+ */
+struct tr_cursor {
+	const struct tr_metadata *md;
+	const struct tr_stream *s;
+	uint64_t pos;
+	uint64_t pkt_off;	/* current packet: its offset, end offset */
+	uint64_t pkt_end;
+	uint64_t pkt_next;	/* where the next packet starts: after its padding */
+	uint64_t ts_end;	/* its timestamp_end */
+	uint64_t seq;		/* its packet_seq_num */
+	uint64_t discarded;	/* its events_discarded */
+	uint64_t cpu;
+	bool started;		/* a packet has been read */
+	uint64_t first_seq;
+	uint64_t pend_packets;	/* losses found at the packet start, not returned yet */
+	uint64_t pend_events;
+
+	/* the current item */
+	uint64_t ts;
+	uint64_t off;
+	uint64_t lost;
+	const struct tr_class *cls;
+	const uint8_t *payload;
+	uint64_t len;
+
+	/* totals */
+	uint64_t packets, events, events_lost, packets_lost;
+	bool failed;
+	char err[512];
+};
+
+/* A cursor's state without its message: what tr_next() moves. */
+#define TR_CURSOR_STATE offsetof(struct tr_cursor, err)
+
+void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stream);
+/*
+ * tr_cursor_continue() - @c reads the next chunk of the stream @prev read
+ * (rotation): its first packet must follow @prev's last, and a gap counts.
+ */
+void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev);
+/*
+ * tr_cursor_resume() - @c, initialised on a stream file, goes on from where
+ * @saved stopped in an earlier mapping of the same file (dump --follow).  The
+ * file may have changed since: a position past its end fails the cursor, as
+ * damage, instead of reading out of bounds.  Return: 0, or TR_ERROR.
+ */
+int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved);
+/* Move to the next item.  Return: enum tr_item. */
+int tr_next(struct tr_cursor *c);
+
+#endif /* RTR_READER_CURSOR_H */

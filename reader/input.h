@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader/input.h - the input resolver: what a trace argument names.  A
+ * trace directory; a directory of rotated chunks (chunk-NNNNNN, each a
+ * trace, read one after the other as one trace); or '-', the framed stream
+ * of `ringtrace record -o -` on standard input, spooled into a private
+ * temporary trace directory (consumer/stream_in.h) that tr_input_close()
+ * removes.  The recorder's state file, for following a trace as it grows,
+ * is consumer/state.h's.
+ */
+#ifndef RTR_READER_INPUT_H
+#define RTR_READER_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * struct tr_input - a resolved trace argument.
+ * @root: the directory given, or the spool's trace directory.
+ * @dirs: the traces to read, in order (@root, or its chunks sorted by
+ *	name), @ndirs of them.
+ * @spool: the temporary directory to remove, or NULL.
+ * @spooling: a thread is still copying standard input into it.
+ * @stream_failed: the stream on standard input was cut or damaged (what
+ *	came before it is read); @stream_err says how.
+ */
+struct tr_input {
+	char *root;
+	char **dirs;
+	uint32_t ndirs;
+	char *spool;
+	bool spooling;
+	bool stream_failed;
+	char stream_err[600];
+	/* private: */
+	void *priv;
+};
+
+/*
+ * tr_input_open() - resolve @arg.  With @live and '-', standard input is
+ * copied in the background (follow the spool directory while it grows);
+ * without, it is copied whole first, and a stream cut or damaged sets
+ * @in->stream_failed.  Return: 0; or a negative errno with @err set:
+ * -ENOENT not a trace (nor chunks), -EPROTO the stream holds no trace,
+ * -ENOMEM, or the file system's error.  tr_input_close() @in either way.
+ */
+int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, size_t errlen);
+
+/* List the chunks again (a recorder may have started new ones).  Return: as tr_input_open(). */
+int tr_input_rescan(struct tr_input *in, char *err, size_t errlen);
+
+/*
+ * tr_input_close() - wait for the spooling thread, remove the spool
+ * directory, free.  Return: 0; or -EPIPE, the stream was cut or damaged,
+ * with @err saying how (@in->stream_failed told it already if it was set
+ * before the call).
+ */
+int tr_input_close(struct tr_input *in, char *err, size_t errlen);
+
+#endif /* RTR_READER_INPUT_H */

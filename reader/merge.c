@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader/merge.c - the streams of a trace, or of its chunks, in time order
+ * (merge.h): a binary heap of the streams that have an item, keyed by
+ * (timestamp, stream index).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reader/merge.h"
+
+enum {
+	TR_MERGE_ENDED = 1,	/* the stream read its file to the end (not stopped at the limit) */
+	TR_MERGE_KEEP = 2,	/* not read in this merge: its position stays as tr_merge_resume() had it */
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The file named @name in @t, or UINT32_MAX. */
+static uint32_t find_stream(const struct tr_trace *t, const char *name)
+{
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		if (!strcmp(t->streams[i].name, name))
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+int tr_merge_init_chunks(struct tr_merge *mg, const struct tr_trace *chunks, uint32_t nchunks)
+{
+	uint32_t total = 0, n = 0;
+	char **names;
+
+	memset(mg, 0, sizeof(*mg));
+	for (uint32_t k = 0; k < nchunks; k++)
+		total += chunks[k].nstreams;
+	/* every name, once, in tr_open()'s order: ties in time go the same way */
+	names = malloc(((size_t)total + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < nchunks; k++) {
+		for (uint32_t i = 0; i < chunks[k].nstreams; i++)
+			names[n++] = chunks[k].streams[i].name;
+	}
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_name);
+	total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!total || strcmp(names[total - 1], names[i]))
+			names[total++] = names[i];
+	}
+	n = total ? total : 1;
+	mg->c = calloc(n, sizeof(*mg->c));
+	mg->item = calloc(n, sizeof(*mg->item));
+	mg->heap = calloc(n, sizeof(*mg->heap));
+	mg->chunk = calloc(n, sizeof(*mg->chunk));
+	mg->flags = calloc(n, sizeof(*mg->flags));
+	if (!mg->c || !mg->item || !mg->heap || !mg->chunk || !mg->flags) {
+		free(names);
+		tr_merge_free(mg);
+		return -ENOMEM;
+	}
+	mg->chunks = chunks;
+	mg->nchunks = nchunks;
+	mg->nstreams = total;
+	mg->moved = mg->advance = UINT32_MAX;
+	mg->limit = UINT64_MAX;
+	for (uint32_t i = 0; i < total; i++) {
+		for (uint32_t k = 0; k < nchunks; k++) {
+			uint32_t f = find_stream(&chunks[k], names[i]);
+
+			if (f != UINT32_MAX) {
+				tr_cursor_init(&mg->c[i], &chunks[k], f);
+				mg->chunk[i] = k;
+				break;
+			}
+		}
+	}
+	free(names);
+	return 0;
+}
+
+int tr_merge_init(struct tr_merge *mg, const struct tr_trace *t)
+{
+	return tr_merge_init_chunks(mg, t, 1);
+}
+
+void tr_merge_free(struct tr_merge *mg)
+{
+	free(mg->c);
+	free(mg->item);
+	free(mg->heap);
+	free(mg->chunk);
+	free(mg->flags);
+	memset(mg, 0, sizeof(*mg));
+}
+
+void tr_merge_set_limit(struct tr_merge *mg, uint64_t limit)
+{
+	mg->limit = limit;
+}
+
+/* Stream @i's cursor goes on in chunk @k's file @f, from where @prev stopped. */
+static void chain_to(struct tr_merge *mg, uint32_t i, uint32_t k, uint32_t f,
+		     const struct tr_cursor *prev)
+{
+	struct tr_cursor *c = &mg->c[i];
+
+	tr_cursor_init(c, &mg->chunks[k], f);
+	tr_cursor_continue(c, prev);
+	c->packets = prev->packets;
+	c->events = prev->events;
+	c->events_lost = prev->events_lost;
+	c->packets_lost = prev->packets_lost;
+	mg->chunk[i] = k;
+}
+
+/*
+ * Stream @i's cursor returned @r: at the end of its file, it goes on in the
+ * next chunk that has the stream.  Return: the item it is on then.
+ */
+static int chain_on(struct tr_merge *mg, uint32_t i, int r)
+{
+	struct tr_cursor *c = &mg->c[i];
+
+	while (r == TR_END && mg->chunk[i] + 1 < mg->nchunks) {
+		uint32_t k, f = UINT32_MAX;
+		struct tr_cursor prev;
+
+		for (k = mg->chunk[i] + 1; k < mg->nchunks; k++) {
+			if ((f = find_stream(&mg->chunks[k], c->s->name)) != UINT32_MAX)
+				break;
+		}
+		if (f == UINT32_MAX)
+			break;
+		memcpy(&prev, c, TR_CURSOR_STATE);
+		chain_to(mg, i, k, f, &prev);
+		r = tr_next(c);
+	}
+	if (r == TR_END)
+		mg->flags[i] |= TR_MERGE_ENDED;
+	return r;
+}
+
+/*
+ * The next item of stream @i, unless it lies past the limit: then the
+ * cursor stays where it was (maybe in the chunk before), and the stream
+ * ends for this merge.
+ */
+static int merge_step(struct tr_merge *mg, uint32_t i)
+{
+	struct tr_cursor saved;
+	uint32_t chunk;
+	int r;
+
+	if (mg->limit == UINT64_MAX)
+		return chain_on(mg, i, tr_next(&mg->c[i]));
+	chunk = mg->chunk[i];
+	memcpy(&saved, &mg->c[i], TR_CURSOR_STATE);
+	r = chain_on(mg, i, tr_next(&mg->c[i]));
+	if (r > 0 && mg->c[i].ts > mg->limit) {
+		mg->chunk[i] = chunk;
+		memcpy(&mg->c[i], &saved, TR_CURSOR_STATE);
+		return TR_END;
+	}
+	return r;
+}
+
+/* The earliest item, to move on the next call (inline, unless there is a limit). */
+static int merge_top(struct tr_merge *mg, uint32_t *stream)
+{
+	if (!mg->n)
+		return TR_END;
+	*stream = mg->moved = mg->heap[0];
+	mg->advance = mg->limit == UINT64_MAX ? mg->moved : UINT32_MAX;
+	return mg->item[mg->moved];
+}
+
+/* Stream @s, moved, is on item @r: back into the heap, or out of it; then the earliest. */
+static int merge_moved(struct tr_merge *mg, uint32_t s, int r, uint32_t *stream)
+{
+	if (__builtin_expect(r > 0, 1)) {
+		mg->item[s] = r;
+		tr_merge__sift(mg);
+	} else {
+		mg->heap[0] = mg->heap[--mg->n];
+		tr_merge__sift(mg);
+		if (r == TR_ERROR) {
+			*stream = s;
+			return TR_ERROR;
+		}
+	}
+	return merge_top(mg, stream);
+}
+
+int tr_merge__next_slow(struct tr_merge *mg, uint32_t *stream)
+{
+	uint32_t s;
+	int r;
+
+	if (mg->primed < mg->nstreams) {
+		while (mg->primed < mg->nstreams) {
+			uint32_t i = mg->primed++;
+
+			if (mg->flags[i] & TR_MERGE_KEEP)
+				continue;
+			r = merge_step(mg, i);
+			if (r == TR_ERROR) {
+				*stream = i;
+				return TR_ERROR;
+			}
+			if (r != TR_END) {
+				mg->item[i] = r;
+				mg->heap[mg->n++] = i;
+			}
+		}
+		for (uint32_t i = mg->n / 2; i-- > 0;)
+			tr_merge__sift_down(mg, i);
+	}
+	if (mg->moved == UINT32_MAX)
+		return merge_top(mg, stream);
+	s = mg->moved;
+	mg->moved = mg->advance = UINT32_MAX;
+	return merge_moved(mg, s, merge_step(mg, s), stream);
+}
+
+int tr_merge__next_end(struct tr_merge *mg, uint32_t *stream, int r)
+{
+	uint32_t s = mg->advance;
+
+	mg->moved = mg->advance = UINT32_MAX;
+	return merge_moved(mg, s, chain_on(mg, s, r), stream);
+}
+
+/* ---- following a trace being written -------------------------------------------- */
+
+static int pos_find(const struct tr_merge_pos *pos, const char *name)
+{
+	for (uint32_t i = 0; i < pos->n; i++) {
+		if (!strcmp(pos->s[i].name, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+void tr_merge_pos_free(struct tr_merge_pos *pos)
+{
+	for (uint32_t i = 0; i < pos->n; i++) {
+		free(pos->s[i].name);
+		free(pos->s[i].chunk);
+	}
+	free(pos->s);
+	memset(pos, 0, sizeof(*pos));
+}
+
+int tr_merge_save(const struct tr_merge *mg, struct tr_merge_pos *pos, bool growing)
+{
+	struct tr_merge_pos_stream *s = calloc((size_t)mg->nstreams + pos->n + 1, sizeof(*s));
+	uint32_t n = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < mg->nstreams; i++, n++) {
+		int p = mg->flags[i] & TR_MERGE_KEEP ? pos_find(pos, mg->c[i].s->name) : -1;
+
+		s[n].name = strdup(mg->c[i].s->name);
+		s[n].chunk = strdup(p >= 0 ? pos->s[p].chunk :
+				    base_name(mg->chunks[mg->chunk[i]].dir));
+		if (!s[n].name || !s[n].chunk) {
+			free(s[n].name);
+			free(s[n].chunk);
+			goto nomem;
+		}
+		if (p >= 0) {
+			s[n].c = pos->s[p].c;
+			s[n].ended = pos->s[p].ended;
+			continue;
+		}
+		s[n].c = mg->c[i];
+		/* The end of a file still being written is not its end. */
+		s[n].ended = (mg->flags[i] & TR_MERGE_ENDED) &&
+			     !(growing && mg->chunk[i] == mg->nchunks - 1);
+	}
+	/* Streams this merge did not see (no file in its chunks) keep theirs. */
+	for (uint32_t i = 0; i < pos->n; i++) {
+		bool seen = false;
+
+		for (uint32_t j = 0; j < mg->nstreams && !seen; j++)
+			seen = !strcmp(pos->s[i].name, mg->c[j].s->name);
+		if (seen)
+			continue;
+		s[n] = pos->s[i];
+		pos->s[i].name = pos->s[i].chunk = NULL;
+		n++;
+	}
+	tr_merge_pos_free(pos);
+	pos->s = s;
+	pos->n = n;
+	return 0;
+nomem:
+	while (n--) {
+		free(s[n].name);
+		free(s[n].chunk);
+	}
+	free(s);
+	return -ENOMEM;
+}
+
+void tr_merge_resume(struct tr_merge *mg, const struct tr_merge_pos *pos)
+{
+	for (uint32_t i = 0; i < mg->nstreams; i++) {
+		struct tr_cursor *c = &mg->c[i];
+		int p = pos_find(pos, c->s->name);
+		const struct tr_merge_pos_stream *ps;
+		uint32_t k, f = UINT32_MAX;
+
+		if (p < 0)
+			continue;
+		ps = &pos->s[p];
+		/* Its first file in a chunk not before the one its cursor is in. */
+		for (k = mg->chunk[i]; !ps->c.failed && k < mg->nchunks; k++) {
+			if (strcmp(base_name(mg->chunks[k].dir), ps->chunk) >= 0 &&
+			    (f = find_stream(&mg->chunks[k], c->s->name)) != UINT32_MAX)
+				break;
+		}
+		if (f == UINT32_MAX) {
+			/*
+			 * Damaged in an earlier merge, and reported then; or no
+			 * file to go on in: read nothing, keep its position.
+			 */
+			mg->flags[i] |= TR_MERGE_KEEP;
+			continue;
+		}
+		if (!strcmp(base_name(mg->chunks[k].dir), ps->chunk)) {
+			/* The file its cursor is in: from where it stopped. */
+			tr_cursor_init(c, &mg->chunks[k], f);
+			mg->chunk[i] = k;
+			tr_cursor_resume(c, &ps->c);
+		} else {
+			chain_to(mg, i, k, f, &ps->c);
+		}
+	}
+}
+
+uint32_t tr_merge_pos_first(const struct tr_merge_pos *pos, char *const *dirs, uint32_t ndirs,
+			    uint32_t now)
+{
+	uint32_t first = now;
+
+	if (!pos->n)
+		return 0;
+	for (uint32_t i = 0; i < pos->n; i++) {
+		const struct tr_merge_pos_stream *ps = &pos->s[i];
+		uint32_t j = 0, need;
+		bool gone;
+
+		if (ps->c.failed)
+			continue;	/* read no more: its damage was reported */
+		while (j < ndirs && strcmp(base_name(dirs[j]), ps->chunk) < 0)
+			j++;
+		gone = j == ndirs || strcmp(base_name(dirs[j]), ps->chunk);
+		need = j + (!gone && ps->ended && j < now);
+		if (need < first)
+			first = need;
+	}
+	return first;
+}
+
+void tr_merge_pos_lost(const struct tr_merge_pos *pos, uint64_t *events, uint64_t *packets)
+{
+	*events = *packets = 0;
+	for (uint32_t i = 0; i < pos->n; i++) {
+		*events += pos->s[i].c.events_lost;
+		*packets += pos->s[i].c.packets_lost;
+	}
+}

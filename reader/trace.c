@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader/trace.c - a trace directory, opened (trace.h): its metadata read
+ * and parsed, each stream file mapped read-only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "reader/trace.h"
+
+#define METADATA_MAX	(64u << 20)
+
+
+/* Say what is wrong in @err; return -@code. */
+__attribute__((format(printf, 4, 5)))
+static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -code;
+}
+
+static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen)
+{
+	char *path, *text = NULL;
+	struct stat st;
+	size_t got = 0;
+	int fd, ret = -1;
+
+	if (asprintf(&path, "%s/metadata", t->dir) < 0)
+		return errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
+	fd = openat(dirfd, "metadata", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = errf(err, errlen, errno, "%s: %s%s", path, strerror(errno),
+		     errno == ENOENT ? " (not a CTF trace directory)" : "");
+		goto out;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = errf(err, errlen, EINVAL, "%s: not a regular file", path);
+		goto out;
+	}
+	if (st.st_size > METADATA_MAX) {
+		ret = errf(err, errlen, EFBIG, "%s: %lld bytes, more than metadata can be", path,
+		     (long long)st.st_size);
+		goto out;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		ret = errf(err, errlen, ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = errf(err, errlen, n ? errno : EIO, "%s: %s", path,
+				   n ? strerror(errno) : "file shrank");
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	ret = tr_parse_metadata(&t->md, text, got, path, err, errlen);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	free(path);
+	return ret;
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct tr_stream *x = a, *y = b;
+
+	return strverscmp(x->name, y->name);
+}
+
+static int map_stream(struct tr_trace *t, int dirfd, const char *name, char *err, size_t errlen)
+{
+	struct tr_stream *s, *ns;
+	struct stat st;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, 0) || !S_ISREG(st.st_mode))
+		return 0;	/* not a regular file (or gone): not a stream */
+	ns = realloc(t->streams, (t->nstreams + 1) * sizeof(*ns));
+	if (!ns)
+		return errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
+	t->streams = ns;
+	s = &t->streams[t->nstreams];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name || asprintf(&s->path, "%s/%s", t->dir, name) < 0) {
+		free(s->name);
+		return errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
+	}
+	t->nstreams++;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errf(err, errlen, errno, "%s: %s", s->path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errf(err, errlen, EINVAL, "%s: not a regular file", s->path);
+	}
+	s->size = (uint64_t)st.st_size;
+	if (s->size) {
+		void *p = mmap(NULL, s->size, PROT_READ,
+			       MAP_PRIVATE | (t->lazy ? 0 : MAP_POPULATE), fd, 0);
+
+		if (p == MAP_FAILED) {
+			int e = errno;
+
+			close(fd);
+			s->size = 0;
+			return errf(err, errlen, e, "%s: mmap: %s", s->path, strerror(e));
+		}
+		madvise(p, s->size, MADV_SEQUENTIAL);
+		s->data = p;
+		s->mapped = s->size;
+	}
+	close(fd);
+	return 0;
+}
+
+static int open_trace(struct tr_trace *t, const char *dir, bool lazy, char *err, size_t errlen)
+{
+	struct dirent *de;
+	int dirfd, ret;
+	DIR *d;
+
+	memset(t, 0, sizeof(*t));
+	t->lazy = lazy;
+	t->dir = strdup(dir);
+	if (!t->dir)
+		return errf(err, errlen, ENOMEM, "%s: out of memory", dir);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		ret = errf(err, errlen, errno, "%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	ret = read_metadata(t, dirfd, err, errlen);
+	if (ret) {
+		close(dirfd);
+		goto fail;
+	}
+	d = fdopendir(dirfd);
+	if (!d) {
+		ret = errf(err, errlen, errno, "%s: %s", dir, strerror(errno));
+		close(dirfd);
+		goto fail;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
+			continue;
+		ret = map_stream(t, dirfd, de->d_name, err, errlen);
+		if (ret) {
+			closedir(d);
+			goto fail;
+		}
+	}
+	closedir(d);
+	if (t->nstreams)
+		qsort(t->streams, t->nstreams, sizeof(*t->streams), cmp_stream);
+	return 0;
+fail:
+	tr_close(t);
+	return ret;
+}
+
+int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen)
+{
+	return open_trace(t, dir, false, err, errlen);
+}
+
+int tr_open_lazy(struct tr_trace *t, const char *dir, char *err, size_t errlen)
+{
+	return open_trace(t, dir, true, err, errlen);
+}
+
+void tr_close(struct tr_trace *t)
+{
+	for (uint32_t i = 0; i < t->nstreams; i++) {
+		if (t->streams[i].data)
+			munmap((void *)t->streams[i].data, t->streams[i].mapped);
+		free(t->streams[i].name);
+		free(t->streams[i].path);
+	}
+	free(t->streams);
+	tr_metadata_free(&t->md);
+	free(t->dir);
+	memset(t, 0, sizeof(*t));
+}
+

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader/tsdl.h - a trace's metadata: the TSDL text of its "metadata" file
+ * parsed into the clock and the event classes, each a list of typed fields.
+ * What the cursors (reader/cursor.h) decode records with, and what dump,
+ * the model and the viewer name things by.  Documentation/reader.rst.
+ *
+ * The text accepted is exactly what events/ctf.c writes: the fixed parts
+ * (typealiases, packet header, stream block) compared line by line, the
+ * trace/env/clock values and the event blocks parsed.  Everything is
+ * treated as hostile: a problem is reported with the file, the line and
+ * what is wrong, and the text is never read outside the bytes given.
+ *
+ * Layout: struct tr_metadata owns its classes, sorted by id; each class
+ * owns its fields, each enum field its labels, sorted by value (the first
+ * label written for a value wins).  Strings are NUL-terminated, printable
+ * ASCII where the text came from a TSDL string literal.  All freed by
+ * tr_metadata_free().
+ */
+#ifndef RTR_READER_TSDL_H
+#define RTR_READER_TSDL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tr_type {
+	TR_U8, TR_U16, TR_U32, TR_U64,
+	TR_S8, TR_S16, TR_S32, TR_S64,
+	TR_DOUBLE,
+	TR_STRING,	/* NUL-terminated */
+	TR_ENUM8,	/* uint8_t with labels */
+	TR_ENUM32,	/* uint32_t with labels */
+	TR_BYTES,	/* u32 length, then that many bytes */
+};
+
+struct tr_label {
+	char *label;		/* unescaped, printable ASCII */
+	uint32_t len;
+	uint32_t value;
+};
+
+struct tr_field {
+	char *name;		/* without CTF's leading underscore */
+	enum tr_type type;
+	struct tr_label *labels;	/* enums: sorted by value, first label of a value kept */
+	uint32_t nlabels;
+};
+
+/* The size of a field of type @t in bytes; 0 for the variable-size ones. */
+uint32_t tr_type_size(enum tr_type t);
+
+/* The label of @value in enum field @f (binary search), or NULL. */
+const struct tr_label *tr_field_label(const struct tr_field *f, uint32_t value);
+
+/**
+ * struct tr_class - one event class.
+ * @fixed: every field has a fixed size, and the payload takes @size bytes;
+ *	a cursor then checks a record's bounds with one comparison.
+ * @line: the metadata line of its event block, for messages.
+ */
+struct tr_class {
+	char *name;
+	uint32_t id;
+	uint32_t nfields;
+	struct tr_field *fields;
+	bool fixed;
+	uint32_t size;
+	uint32_t line;
+};
+
+/**
+ * struct tr_metadata - one trace's metadata.
+ * @freq: clock cycles per second, never 0.
+ * @offset_s: @offset: the clock's offset (CTF: ns = offset_s * 1e9 +
+ *	(offset + cycles) * 1e9 / freq).
+ * @hostname: "" when the env block has none.
+ * @chunk_index: the env's chunk_index: > 0 in a rotated trace's later chunks.
+ * @classes: sorted by id, @nclasses of them; @by_id indexes those below 64
+ *	(-1 where none).
+ */
+struct tr_metadata {
+	uint8_t uuid[16];
+	char uuid_str[37];
+	uint64_t freq;
+	int64_t offset_s;
+	uint64_t offset;
+	char *hostname;
+	uint32_t vpid;
+	bool has_vpid;
+	uint64_t chunk_index;
+	struct tr_class *classes;
+	uint32_t nclasses;
+	int32_t by_id[64];
+};
+
+/*
+ * tr_parse_metadata() - parse @len bytes of metadata text into @md; @fname
+ * only names it in @err.
+ * Return: 0; -EPROTO, the text is not ringtrace's TSDL or is damaged, or
+ * -ENOMEM: @err names the line and the problem, and @md holds nothing.
+ */
+int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
+		      char *err, size_t errlen);
+void tr_metadata_free(struct tr_metadata *md);
+
+/* The event class with @id, or NULL. */
+const struct tr_class *tr_class_find(const struct tr_metadata *md, uint32_t id);
+
+#endif /* RTR_READER_TSDL_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cli.h - what the commands share: parsing sizes and times, printing
+ * sizes, the signals a long command reacts to, the SIGBUS guard around
+ * reads of a region another process may truncate, and the messages that
+ * opening an input and loading the model print.  Library code returns
+ * errors; these helpers are where the commands print them.
+ */
+#ifndef RTR_TOOLS_CLI_H
+#define RTR_TOOLS_CLI_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rtr_model;
+struct tr_input;
+
+/* "64k", "4M", "1G", or bytes (a trailing "B" or "iB" allowed).  Return: 0, or -EINVAL. */
+int cli_parse_size(const char *s, uint64_t *out);
+/* "500ms", "10s", "5m", "2h", "1d"; a bare number is seconds.  To ns.  Return: 0, or -EINVAL. */
+int cli_parse_time(const char *s, uint64_t *ns);
+/* @bytes as "12.3 KiB", "4.5 MiB" or "1.23 GiB". */
+void cli_human(char *buf, size_t n, uint64_t bytes);
+
+/* Set by cli_catch_signals()'s handlers. */
+extern volatile sig_atomic_t cli_got_chld, cli_got_usr1, cli_got_term, cli_got_int;
+extern volatile sig_atomic_t cli_got_stop;	/* SIGINT, SIGTERM or SIGHUP came */
+
+/*
+ * A producer that truncates its region file under us turns our next read of
+ * the mapping into SIGBUS.  While a command reads the region (cli_bus_armed
+ * set after sigsetjmp(cli_bus_jmp, 1)), the handler jumps back there: the
+ * command stops reading, says why (cli_bus_message()), and leaves what it
+ * wrote (whole packets only) as a trace.
+ */
+extern sigjmp_buf cli_bus_jmp;
+extern volatile sig_atomic_t cli_bus_armed;
+void cli_bus_message(const char *cmd, const char *region);
+
+/*
+ * cli_catch_signals() - SIGCHLD, SIGUSR1, SIGINT, SIGTERM, SIGHUP set the
+ * flags above, without SA_RESTART (a signal ends a consumer's wait);
+ * SIGPIPE is ignored; SIGBUS goes to the guard.
+ */
+void cli_catch_signals(void);
+
+/*
+ * cli_input_told() - after tr_input_open(): a stream on standard input cut
+ * or damaged is said on stderr ("ringtrace: ..."), what came before being
+ * read.  cli_input_close() - tr_input_close(), saying what it found that was
+ * not said yet.  Return: 0, or 1 if the stream was cut or damaged.
+ */
+void cli_input_told(const struct tr_input *in);
+int cli_input_close(struct tr_input *in);
+
+/*
+ * cli_model_load() - rtr_model_load() for the command @cmd ("stats", ...):
+ * a fatal error goes to stderr as "ringtrace CMD: message".
+ * Return: as rtr_model_load().
+ */
+int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs);
+/* cli_model_damage() - each damage message to stderr as "ringtrace CMD: damaged: ...". */
+void cli_model_damage(const char *cmd, const struct rtr_model *m);
+
+#endif /* RTR_TOOLS_CLI_H */

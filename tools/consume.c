@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/consume.c - `ringtrace consume`: consume the region a program made
+ * itself until it stops, or copy a framed stream from standard input into a
+ * trace directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <ringtrace/consumer.h>
+#include "consumer/convert.h"
+#include "consumer/output.h"
+#include "consumer/session.h"
+#include "consumer/stream_in.h"
+#include "platform/platform.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/region_cmd.h"
+
+struct consume_state {
+	struct rtr_session *s;
+};
+
+static bool consume_done(void *arg)
+{
+	struct consume_state *cs = arg;
+
+	return cli_got_int || cli_got_term || rtr_session_producer_gone(cs->s);
+}
+
+static int consume_stream(const struct opts *o)
+{
+	struct rtr_stream_report rep;
+	struct rtr_out_report orep;
+	struct rtr_out *out;
+	char err[700];
+	int ret;
+
+	if (!strcmp(o->out.path, "-")) {
+		fprintf(stderr, "ringtrace consume: from '-' to '-' copies nothing\n");
+		return 2;
+	}
+	ret = rtr_out_open(&out, &o->out, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ringtrace consume: %s\n", err);
+		return 1;
+	}
+	ret = rtr_stream_copy(STDIN_FILENO, out, &cli_got_stop, &rep);
+	if (rtr_out_close(out, !ret && !rep.writer_stopped_early, &orep) && !ret) {
+		ret = -EIO;
+		snprintf(rep.err, sizeof(rep.err), "%s", orep.err);
+	}
+	if (!o->quiet) {
+		char b[32];
+
+		cli_human(b, sizeof(b), orep.bytes);
+		fprintf(stderr, "%s: %" PRIu64 " packets, %s, %" PRIu64 " chunk%s\n", o->out.path,
+			orep.packets, b, orep.chunks, orep.chunks == 1 ? "" : "s");
+	}
+	if (ret) {
+		fprintf(stderr, "ringtrace consume: %s; what came before is a valid trace\n",
+			rep.err);
+		return ret == -EINTR ? 128 + (cli_got_term ? cli_got_term : SIGINT) : 1;
+	}
+	if (rep.writer_stopped_early)
+		fprintf(stderr, "ringtrace consume: the writer stopped before the end of its trace\n");
+	return 0;
+}
+
+int rtr_cmd_consume(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct rtr_session s;
+	struct rtr_out *out;
+	struct rtr_out_report orep;
+	struct consume_state cs = { &s };
+	char err[700];
+	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
+	volatile bool failed = false, out_closed = false;
+	bool gone;
+	int ret;
+
+	ret = region_parse(&o, argc, argv, false);
+	if (ret >= 0)
+		return ret;
+	cli_catch_signals();
+	if (!strcmp(o.region, "-"))
+		return consume_stream(&o);
+	for (int tries = 0;; tries++) {
+		ret = rtr_session_open(&s, o.region, err, sizeof(err));
+		if (ret != -EAGAIN || tries > 250)
+			break;
+		usleep(20000);
+	}
+	if (ret) {
+		fprintf(stderr, "ringtrace consume: %s\n", err);
+		return 1;
+	}
+	ret = rtr_out_open(&out, &o.out, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ringtrace consume: %s\n", err);
+		rtr_session_close(&s);
+		return 1;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "ringtrace consume: %s (pid %d) -> %s; stop with Ctrl-C\n",
+			o.region, (int)s.producer, o.out.path);
+	/* Every read of the region, to the last, under the SIGBUS jump. */
+	if (sigsetjmp(cli_bus_jmp, 1)) {
+		cli_bus_message(o.cmd, o.region);
+		if (!out_closed)
+			rtr_out_close(out, false, &orep);
+		if (!o.quiet)
+			region_report(&s, o.out.path);
+		rtr_session_close(&s);
+		return 1;
+	}
+	cli_bus_armed = 1;
+	failed = region_consume_loop(&o, &s, out, consume_done, &cs) != 0;
+	gone = rtr_session_producer_gone(&s);
+	if (!failed && gone) {
+		failed = rtr_session_finish(&s, out) != 0;
+	} else if (!failed) {
+		/* Interrupted, the producer running: its open packets, closed now. */
+		if (rtr_consumer_open_packets(s.c) && rtr_consumer_flush(s.c, 1000) == 0)
+			failed = rtr_session_drain(&s, out) < 0;
+	}
+	out_closed = true;
+	if (rtr_out_close(out, !failed && gone, &orep))
+		failed = true;
+	cli_bus_armed = 0;
+	if (!o.quiet)
+		region_report(&s, o.out.path);
+	if (failed)
+		fprintf(stderr, "ringtrace consume: %s\n", orep.err);
+	rtr_session_close(&s);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/recover.c - `ringtrace recover`: the trace of a process that crashed
+ * or was killed, rebuilt from its region, with what could not be saved.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <ringtrace/consumer.h>
+#include "consumer/convert.h"
+#include "consumer/output.h"
+#include "consumer/session.h"
+#include "consumer/stream_in.h"
+#include "platform/platform.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/region_cmd.h"
+
+int rtr_cmd_recover(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct rtr_convert_report rep;
+	struct rtr_session s;
+	struct rtr_session_cpu t;
+	int ret;
+
+	ret = region_parse(&o, argc, argv, false);
+	if (ret >= 0)
+		return ret;
+	if (!strcmp(o.out.path, "-"))
+		return region_usage_error(&o, "%s", "recover writes a directory, not '-'");
+	cli_catch_signals();
+	if (sigsetjmp(cli_bus_jmp, 1)) {
+		cli_bus_message(o.cmd, o.region);
+		return 1;
+	}
+	cli_bus_armed = 1;
+	ret = rtr_session_open(&s, o.region, rep.err, sizeof(rep.err));
+	if (ret) {
+		cli_bus_armed = 0;
+		fprintf(stderr, "ringtrace recover: %s\n", rep.err);
+		return 1;
+	}
+	if (!rtr_session_producer_gone(&s)) {
+		cli_bus_armed = 0;
+		fprintf(stderr, "ringtrace recover: the producer of %s (pid %d) is still running; "
+			"use `ringtrace consume` or `ringtrace snapshot` on a live region\n", o.region,
+			(int)s.producer);
+		rtr_session_close(&s);
+		return 1;
+	}
+	rtr_session_close(&s);
+	ret = rtr_convert_session(o.region, &o.out, &s, &rep);
+	cli_bus_armed = 0;
+	if (!s.c) {
+		fprintf(stderr, "ringtrace recover: %s\n", rep.err);
+		return 1;
+	}
+	rtr_session_totals(&s, &t);
+	if (o.quiet)
+		goto done;
+	region_report(&s, o.out.path);
+	fprintf(stderr, "could not be saved:\n");
+	fprintf(stderr, "  %" PRIu64 " events the producer dropped (buffer full, too big, or "
+		"busy), counted in the trace\n", t.lost_events);
+	fprintf(stderr, "  %" PRIu64 " packets overwritten before the end (overwrite mode)\n",
+		t.lapped);
+	fprintf(stderr, "  %" PRIu64 " packets damaged (listed above)\n", t.damaged);
+	for (uint32_t i = 0; i < s.ncpus; i++)
+		if (s.cpu[i].unsalvageable)
+			fprintf(stderr, "  cpu %u: the open packet's header is damaged: its events "
+				"are lost\n", i);
+	fprintf(stderr, "  the event each thread was writing when the process died, if any "
+		"(never committed)\n");
+done:
+	rtr_session_close(&s);
+	if (ret)
+		fprintf(stderr, "ringtrace recover: %s\n", rep.err);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/region_cmd.c - what the commands that consume a region share
+ * (region_cmd.h): their options and help, the per-CPU report, the
+ * progress line and the consumer loop.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <ringtrace/consumer.h>
+#include "consumer/output.h"
+#include "consumer/session.h"
+#include "platform/platform.h"
+#include "tools/cli.h"
+#include "tools/region_cmd.h"
+
+int region_usage_error(const struct opts *o, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ringtrace %s: ", o->cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(ringtrace %s --help)\n", o->cmd);
+	return 2;
+}
+
+static const char *const help_text[] = {
+	"record", "usage: ringtrace record [OPTIONS] [--] PROGRAM [ARGS]\n\n"
+	"Run PROGRAM (linked with libringtrace) with a region of its own, consume the\n"
+	"region while it runs, and report what was recorded and lost per CPU.\n\n"
+	"  -o DIR               the trace directory (new; default ringtrace-DATE-TIME),\n"
+	"                       or - for the framed stream on standard output\n"
+	"  --mode discard       stream every packet to DIR (default); events are dropped,\n"
+	"                       and counted, only when the buffer is full\n"
+	"  --mode overwrite     flight recorder: the ring keeps the latest packets; a\n"
+	"                       snapshot (SIGUSR1 to ringtrace, or `ringtrace snapshot`)\n"
+	"                       and the end of the program write DIR/snapshot-NNNNNN\n"
+	"  --packet-size SIZE   bytes per packet, power of two (default 1M)\n"
+	"  --packets N          packets per CPU, power of two (default 16 up to 16\n"
+	"                       CPUs, then fewer: 256 MiB in all, at least 4 per CPU)\n"
+	"  --rotate-size SIZE   new chunk DIR/chunk-NNNNNN every SIZE bytes (e.g. 1G)\n"
+	"  --rotate-time TIME   new chunk every TIME (e.g. 10m, 1h)\n"
+	"  --flush-interval T   close quiet CPUs' packets every T (default 1s; 0: never)\n"
+	"  --force              replace an existing trace directory\n"
+	"  --file-mode OCTAL    mode of the files written (default 0600)\n"
+	"  --keep-region        leave the region file when done\n"
+	"  -q, --quiet          no progress line, no summary\n"
+	"\nExit status: PROGRAM's (128+N if killed by signal N); 1 if the trace could not\n"
+	"be written whole, 2 for a usage error.\n",
+	"consume", "usage: ringtrace consume REGION|- -o DIR|- [OPTIONS]\n\n"
+	"Consume the region a program created itself (RINGTRACE_PATH, rtr_start()) until\n"
+	"it stops or exits, or until SIGINT/SIGTERM; or, with '-', copy a framed stream\n"
+	"from standard input (`ringtrace record -o -`) into DIR.\n\n"
+	"  --rotate-size SIZE, --rotate-time TIME, --flush-interval T, --force,\n"
+	"  --file-mode OCTAL, -q: as for record\n",
+	"snapshot", "usage: ringtrace snapshot REGION -o DIR [--force] [--file-mode OCTAL]\n\n"
+	"Write what an overwrite-mode ring holds now as the trace DIR, without stopping\n"
+	"or slowing the program: its open packets are closed first, then the latest\n"
+	"packets of each CPU are copied.  A recorder takes one on SIGUSR1 too.\n",
+	"recover", "usage: ringtrace recover REGION -o DIR [--force] [--file-mode OCTAL]\n\n"
+	"Rebuild a trace from the region of a process that crashed or was killed: every\n"
+	"complete packet, and each CPU's open packet up to its last committed event.\n"
+	"Reports what could not be saved and why.  A region whose producer still runs\n"
+	"is refused (use consume or snapshot).\n",
+};
+
+static void help(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i += 2)
+		if (!strcmp(help_text[i], cmd))
+			fputs(help_text[i + 1], stdout);
+}
+
+/* Parse the options every consumer command shares.  Return: -1 ok, else exit status. */
+int region_parse(struct opts *o, int argc, char **argv, bool program)
+{
+	bool streaming = program || !strcmp(argv[0], "consume");
+
+	o->cmd = argv[0];
+	o->out.file_mode = 0600;
+	/* Streaming to disk: O_DIRECT where the file system allows it. */
+	o->out.direct = streaming;
+	o->out.fd = STDOUT_FILENO;
+	o->flush_ns = 1000000000ull;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool takes = true;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			help(o->cmd);
+			return 0;
+		}
+		if (!strcmp(a, "--")) {
+			if (!program)
+				return region_usage_error(o, "unexpected '%s'", a);
+			if (i + 1 >= argc)
+				return region_usage_error(o, "no program after '%s'", a);
+			o->argv = argv + i + 1;
+			break;
+		}
+		if (a[0] != '-' || !strcmp(a, "-")) {
+			if (program) {
+				o->argv = argv + i;
+				break;
+			}
+			if (o->region)
+				return region_usage_error(o, "unexpected argument '%s'", a);
+			o->region = a;
+			continue;
+		}
+		if (!strcmp(a, "--force")) {
+			o->out.force = true;
+			takes = false;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o->quiet = true;
+			takes = false;
+		} else if (!strcmp(a, "--keep-region") && program) {
+			o->keep_region = true;
+			takes = false;
+		}
+		if (!takes)
+			continue;
+		if (!v)
+			return region_usage_error(o, "option '%s' needs a value", a);
+		i++;
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			o->out.path = v;
+		} else if (!strcmp(a, "--mode") && program) {
+			if (strcmp(v, "discard") && strcmp(v, "overwrite"))
+				return region_usage_error(o, "--mode %s: use discard or overwrite", v);
+			o->mode = v;
+		} else if (!strcmp(a, "--packet-size") && program) {
+			if (cli_parse_size(v, &o->packet_size) || o->packet_size < 4096 ||
+			    o->packet_size > (64u << 20) || (o->packet_size & (o->packet_size - 1)))
+				return region_usage_error(o, "--packet-size %s: a power of two from 4k to 64M",
+						   v);
+		} else if (!strcmp(a, "--packets") && program) {
+			if (cli_parse_size(v, &o->packets) || o->packets < 2 || o->packets > 65536 ||
+			    (o->packets & (o->packets - 1)))
+				return region_usage_error(o, "--packets %s: a power of two from 2 to 65536", v);
+		} else if (!streaming && (!strcmp(a, "--rotate-size") || !strcmp(a, "--rotate-time") ||
+					  !strcmp(a, "--flush-interval"))) {
+			return region_usage_error(o, "%s is for record and consume", a);
+		} else if (!strcmp(a, "--rotate-size")) {
+			if (cli_parse_size(v, &o->out.rotate_size) || !o->out.rotate_size)
+				return region_usage_error(o, "--rotate-size %s: a size like 512M or 1G", v);
+		} else if (!strcmp(a, "--rotate-time")) {
+			if (cli_parse_time(v, &o->out.rotate_ns) || !o->out.rotate_ns)
+				return region_usage_error(o, "--rotate-time %s: a time like 30s, 10m or 1h", v);
+		} else if (!strcmp(a, "--flush-interval")) {
+			if (cli_parse_time(v, &o->flush_ns))
+				return region_usage_error(o, "--flush-interval %s: a time like 1s or 200ms", v);
+		} else if (!strcmp(a, "--file-mode")) {
+			char *end;
+			unsigned long m = strtoul(v, &end, 8);
+
+			if (*end || !*v || m > 0666 || (m & 0600) != 0600)
+				return region_usage_error(o, "--file-mode %s: octal, like 0600 or 0640 "
+						   "(readable and writable by the owner)", v);
+			o->out.file_mode = (mode_t)m;
+		} else {
+			return region_usage_error(o, "unknown option '%s'", a);
+		}
+	}
+	if (program && !o->argv)
+		return region_usage_error(o, "%s", "no program to run: ringtrace record [OPTIONS] -- PROGRAM");
+	if (!program && !o->region)
+		return region_usage_error(o, "%s", "no region file given");
+	if (!o->out.path && !program)
+		return region_usage_error(o, "%s", "no output given (-o DIR)");
+	return -1;
+}
+
+void region_report(const struct rtr_session *s, const char *what)
+{
+	struct rtr_session_cpu t;
+	char b[32];
+
+	rtr_session_totals(s, &t);
+	cli_human(b, sizeof(b), t.bytes);
+	fprintf(stderr, "%s: %" PRIu64 " packets, %s", what, t.packets, b);
+	if (t.salvaged)
+		fprintf(stderr, " (%" PRIu64 " open packets salvaged)", t.salvaged);
+	fprintf(stderr, "; lost: %" PRIu64 " events, %" PRIu64 " packets\n", t.lost_events,
+		t.lost_packets);
+	fprintf(stderr, "%6s %10s %12s %9s %13s %13s %9s\n", "cpu", "packets", "bytes",
+		"salvaged", "events lost", "overwritten", "damaged");
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		const struct rtr_session_cpu *a = &s->cpu[i];
+
+		if (!a->packets && !a->lost_events && !a->lost_packets)
+			continue;
+		cli_human(b, sizeof(b), a->bytes);
+		fprintf(stderr, "%6u %10" PRIu64 " %12s %9" PRIu64 " %13" PRIu64 " %13" PRIu64
+			" %9" PRIu64 "\n", i, a->packets, b, a->salvaged, a->lost_events, a->lapped,
+			a->damaged);
+	}
+	for (uint64_t i = 0; i < s->damage_count && i < RTR_DAMAGE_LOG; i++)
+		fprintf(stderr, "damaged: cpu %u packet %" PRIu64 ": %s\n", s->damage[i].cpu,
+			s->damage[i].seq, s->damage[i].why);
+	if (s->damage_count > RTR_DAMAGE_LOG)
+		fprintf(stderr, "damaged: ... and %" PRIu64 " more\n",
+			s->damage_count - RTR_DAMAGE_LOG);
+	if (s->registry_err[0] && s->registry_kept)
+		fprintf(stderr, "warning: the region's registry: %s; the trace keeps the names "
+			"read before it was damaged\n", s->registry_err);
+	else if (s->registry_err[0])
+		fprintf(stderr, "warning: the region's registry: %s; counter and typed event "
+			"names are missing from the trace\n", s->registry_err);
+}
+
+/* The progress line on a terminal, at most once a second. */
+static void progress(const struct opts *o, const struct rtr_session *s, uint64_t *last,
+		     uint64_t start)
+{
+	struct rtr_session_cpu t;
+	uint64_t now = rtr_monotonic_ns();
+	char b[32];
+
+	if (o->quiet || !isatty(STDERR_FILENO) || now - *last < 1000000000ull)
+		return;
+	*last = now;
+	rtr_session_totals(s, &t);
+	cli_human(b, sizeof(b), t.bytes);
+	fprintf(stderr, "\rringtrace: %4" PRIu64 " s  %s  %" PRIu64 " packets  lost %" PRIu64
+		" events  ", (uint64_t)((now - start) / 1000000000u), b, t.packets, t.lost_events);
+}
+
+/*
+ * One consumer loop: until @done says so, or the output fails (then the
+ * consumer stops taking packets; the producer drops and counts events).
+ * The caller has armed the SIGBUS jump.
+ */
+int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_out *out,
+			bool (*done)(void *), void *arg)
+{
+	uint64_t last = 0, start = rtr_monotonic_ns();
+	bool failed = false;
+
+	s->flush_ms = (int)(o->flush_ns / 1000000ull);
+	if (o->flush_ns && !s->flush_ms)
+		s->flush_ms = 1;
+	for (;;) {
+		/* Wake at least every 100 ms (signals, the child), and for each flush. */
+		int timeout = s->flush_ms > 0 && s->flush_ms < 100 ? s->flush_ms : 100;
+
+		if (!failed) {
+			if (rtr_session_drain(s, out) < 0 || rtr_session_tick(s, out) < 0)
+				failed = true;
+			if (failed) {
+				fprintf(stderr, "%sringtrace %s: %s; stopped writing: what is on disk "
+					"is a valid trace; the program goes on, its events are dropped "
+					"and counted in the region\n",
+					!o->quiet && isatty(STDERR_FILENO) ? "\n" : "", o->cmd,
+					rtr_out_report(out)->err);
+			}
+		}
+		progress(o, s, &last, start);
+		if (done(arg))
+			break;
+		if (failed)
+			usleep(100000);
+		else
+			rtr_consumer_wait(s->c, timeout);
+	}
+	if (!o->quiet && isatty(STDERR_FILENO) && last)
+		fputc('\n', stderr);
+	return failed ? -EIO : 0;
+}

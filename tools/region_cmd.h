@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/region_cmd.h - what the commands that consume a region (record,
+ * consume, snapshot, recover) share: their options, their help, the report
+ * of what was written and lost per CPU, and the consumer loop.
+ */
+#ifndef RTR_TOOLS_REGION_CMD_H
+#define RTR_TOOLS_REGION_CMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "consumer/output.h"
+
+struct rtr_session;
+
+/**
+ * struct opts - a region command's options.
+ * @cmd: the command's name.
+ * @out: where the trace goes.
+ * @mode: @packet_size: @packets: record's ring (0, NULL: the default).
+ * @flush_ns: close quiet CPUs' packets this often (0: never).
+ * @argv: record: the program.  @region: consume, snapshot, recover.
+ */
+struct opts {
+	const char *cmd;
+	struct rtr_out_opts out;
+	const char *mode;
+	uint64_t packet_size;
+	uint64_t packets;
+	uint64_t flush_ns;
+	bool keep_region;
+	bool quiet;
+	char **argv;
+	const char *region;
+};
+
+/* "ringtrace CMD: " @fmt (with @arg), and where the help is, on stderr.  Return: 2. */
+int region_usage_error(const struct opts *o, const char *fmt, const char *arg);
+
+/*
+ * region_parse() - the options every region command shares; @program: the
+ * command runs a program (record).  Return: -1 to go on, else the exit
+ * status (0 after --help, 2 after a usage error, said on stderr).
+ */
+int region_parse(struct opts *o, int argc, char **argv, bool program);
+
+/* region_report() - what @s wrote and lost, per CPU, and its damage, on stderr. */
+void region_report(const struct rtr_session *s, const char *what);
+
+/*
+ * region_consume_loop() - drain @s into @out until @done(@arg) says so, or
+ * the output fails (then the consumer stops taking packets: the producer
+ * drops and counts events).  The caller has armed the SIGBUS guard.
+ * Return: 0, or -EIO if writing failed (said on stderr).
+ */
+int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_out *out,
+			bool (*done)(void *), void *arg);
+
+#endif /* RTR_TOOLS_REGION_CMD_H */
