@@ -70,11 +70,13 @@ RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t ma
 		     (unsigned long long)h->region_size, (unsigned long long)mapped);
 	if (h->mode != RTR_MODE_DISCARD && h->mode != RTR_MODE_OVERWRITE)
 		FAIL("unknown mode %u", h->mode);
-	if (!pow2(h->packet_size) || h->packet_size < 4096 || h->packet_size > (64u << 20))
+	if (!pow2(h->packet_size) || h->packet_size < RTR_PACKET_SIZE_MIN ||
+	    h->packet_size > RTR_PACKET_SIZE_MAX)
 		FAIL("bad packet_size %u", h->packet_size);
-	if (!pow2(h->packets_per_cpu) || h->packets_per_cpu < 2 || h->packets_per_cpu > 65536)
+	if (!pow2(h->packets_per_cpu) || h->packets_per_cpu < RTR_PACKETS_PER_CPU_MIN ||
+	    h->packets_per_cpu > RTR_PACKETS_PER_CPU_MAX)
 		FAIL("bad packets_per_cpu %u", h->packets_per_cpu);
-	if (h->ncpus == 0 || h->ncpus > 65536)
+	if (h->ncpus == 0 || h->ncpus > RTR_NCPUS_MAX)
 		FAIL("bad ncpus %u", h->ncpus);
 	if (h->header_size != RTR_PACKET_HDR_SIZE)
 		FAIL("packet header size %u, expected %u", h->header_size, RTR_PACKET_HDR_SIZE);
@@ -84,7 +86,7 @@ RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t ma
 		     (unsigned long long)h->cpu_stride);
 	if (h->cpu_off < RTR_REGION_HDR_SIZE || h->cpu_off % 64 || h->cpu_off > mapped)
 		FAIL("bad cpu_off %llu", (unsigned long long)h->cpu_off);
-	/* ncpus <= 2^16 and stride <= 2^26 * 2^16 + 4096: no overflow */
+	/* ncpus <= 2^16 and stride <= 2^26 * 2^16 + 4096 (the limits above): no overflow */
 	streams_end = h->cpu_off + (uint64_t)h->ncpus * h->cpu_stride;
 	if (streams_end > mapped)
 		FAIL("%u streams end at %llu, past the region's %llu bytes", h->ncpus,

@@ -2,7 +2,9 @@
 /*
  * events/classes.c - the task model's event classes, as CTF sees them.
  * Their ids and layouts are fixed (include/ringtrace/ringtrace.h,
- * Documentation/ctf.rst): readers of old traces depend on them.
+ * Documentation/ctf.rst): readers of old traces depend on them.  The one
+ * copy of their schema: the writer emits it, the model (reader/model.c)
+ * recognises the classes by it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,12 +12,6 @@
 #include <ringtrace/ringtrace.h>
 #include <ringtrace/event.h>
 #include "events/classes.h"
-
-/* The registry stores enum rtr_field_type; the metadata writer takes enum rtr_ctf_type. */
-_Static_assert(RTR_FT_u8 == (int)RTR_CTF_U8 && RTR_FT_s64 == (int)RTR_CTF_S64 &&
-	       RTR_FT_f64 == (int)RTR_CTF_DOUBLE && RTR_FT_string == (int)RTR_CTF_STRING &&
-	       RTR_FT_bytes == (int)RTR_CTF_BYTES && RTR_FT_enum == (int)RTR_CTF_ENUM_U32,
-	       "field type codes");
 
 #define F(n, t) { n, RTR_CTF_##t, NULL, 0 }
 
@@ -52,6 +48,8 @@ static const struct rtr_ctf_field f_fail[] = {
 static const struct rtr_ctf_field f_label[] = { F("task", U64), F("text", STRING) };
 static const struct rtr_ctf_field f_note[] = { F("text", STRING) };
 static const struct rtr_ctf_field f_pause[] = { F("duration_ns", U64), F("reason", STRING) };
+/* The counter names come from the registry (rtr_events_write_metadata()). */
+static const struct rtr_ctf_field f_counter[] = { F("counter", ENUM_U32), F("value", S64) };
 
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
 
@@ -64,7 +62,7 @@ static const struct rtr_ctf_event builtin[RTR_EV_BUILTIN_COUNT] = {
 	[RTR_EV_BECOMES] = { "becomes", RTR_EV_BECOMES, f_becomes32, 2 },
 	[RTR_EV_SIGNAL] = { "signal", RTR_EV_SIGNAL, f_signal32, 2 },
 	[RTR_EV_SHOULD_RESOLVE] = { "should_resolve", RTR_EV_SHOULD_RESOLVE, f_task32, 1 },
-	[RTR_EV_COUNTER] = { "counter", RTR_EV_COUNTER, NULL, 2 },	/* fields: below */
+	[RTR_EV_COUNTER] = { "counter", RTR_EV_COUNTER, f_counter, 2 },
 	[RTR_EV_SWITCH64] = { "switch64", RTR_EV_SWITCH64, f_task64, 1 },
 	[RTR_EV_CREATE64] = { "create64", RTR_EV_CREATE64, f_create64, 3 },
 	[RTR_EV_READ64] = { "read64", RTR_EV_READ64, f_read64, 2 },
@@ -79,9 +77,9 @@ static const struct rtr_ctf_event builtin[RTR_EV_BUILTIN_COUNT] = {
 	[RTR_EV_PAUSE] = { "pause", RTR_EV_PAUSE, f_pause, N(f_pause) },
 };
 
-const char *rtr_event_name(uint32_t id)
+const struct rtr_ctf_event *rtr_event_builtin(uint32_t id)
 {
-	return id < RTR_EV_BUILTIN_COUNT ? builtin[id].name : NULL;
+	return id < RTR_EV_BUILTIN_COUNT ? &builtin[id] : NULL;
 }
 
 int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,

@@ -11,8 +11,13 @@
 #include "events/ctf.h"
 #include "events/registry.h"
 
-/* Name of built-in event @id, or NULL. */
-const char *rtr_event_name(uint32_t id);
+/*
+ * rtr_event_builtin() - the class of built-in event @id (enum
+ * rtr_event_id): its name, id and fields, as written into every trace; the
+ * counter event's enum without its labels (the registry's counter names).
+ * NULL if @id is not a built-in event.
+ */
+const struct rtr_ctf_event *rtr_event_builtin(uint32_t id);
 
 /*
  * rtr_events_write_metadata() - TSDL for a trace of the region with header

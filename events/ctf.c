@@ -13,17 +13,76 @@
 #include <unistd.h>
 #include "events/ctf.h"
 
-static const char *const type_names[] = {
-	[RTR_CTF_U8] = "uint8_t",   [RTR_CTF_U16] = "uint16_t",
-	[RTR_CTF_U32] = "uint32_t", [RTR_CTF_U64] = "uint64_t",
-	[RTR_CTF_S8] = "int8_t",    [RTR_CTF_S16] = "int16_t",
-	[RTR_CTF_S32] = "int32_t",  [RTR_CTF_S64] = "int64_t",
-	[RTR_CTF_DOUBLE] = "double_t",
-	[RTR_CTF_STRING] = "string",
-	[RTR_CTF_ENUM_U8] = "uint8_t",
-	[RTR_CTF_ENUM_U32] = "uint32_t",
-	[RTR_CTF_BYTES] = "uint8_t",
+const struct rtr_ctf_type_info rtr_ctf_types[RTR_CTF_NTYPES] = {
+	[RTR_CTF_U8] = { "uint8_t", 1 },	[RTR_CTF_U16] = { "uint16_t", 2 },
+	[RTR_CTF_U32] = { "uint32_t", 4 },	[RTR_CTF_U64] = { "uint64_t", 8 },
+	[RTR_CTF_S8] = { "int8_t", 1 },		[RTR_CTF_S16] = { "int16_t", 2 },
+	[RTR_CTF_S32] = { "int32_t", 4 },	[RTR_CTF_S64] = { "int64_t", 8 },
+	[RTR_CTF_DOUBLE] = { "double_t", 8 },
+	[RTR_CTF_STRING] = { "string", 0 },
+	[RTR_CTF_ENUM_U8] = { "uint8_t", 1 },
+	[RTR_CTF_ENUM_U32] = { "uint32_t", 4 },
+	[RTR_CTF_BYTES] = { "uint8_t", 0 },
 };
+
+const char *const rtr_ctf_typealiases[] = {
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;",
+	"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;",
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;",
+	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;",
+	"typealias integer { size = 8; align = 8; signed = true; } := int8_t;",
+	"typealias integer { size = 16; align = 8; signed = true; } := int16_t;",
+	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;",
+	"typealias integer { size = 64; align = 8; signed = true; } := int64_t;",
+	"typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;",
+	"typealias integer { size = 5; align = 1; signed = false; } := uint5_t;",
+	"typealias integer { size = 27; align = 1; signed = false; "
+	"map = clock.tsc.value; } := uint27_clock_t;",
+	"typealias integer { size = 64; align = 8; signed = false; "
+	"map = clock.tsc.value; } := uint64_clock_t;",
+	NULL,
+};
+
+/* struct rtr_packet_hdr's first fields, then its context's in the stream block. */
+const char *const rtr_ctf_packet_header[] = {
+	"\t\tuint32_t magic;",
+	"\t\tuint8_t uuid[16];",
+	"\t\tuint32_t stream_id;",
+	"\t\tuint64_t stream_instance_id;",
+	"\t} align(8);",
+	NULL,
+};
+
+const char *const rtr_ctf_stream_block[] = {
+	"\tid = 0;",
+	"\tpacket.context := struct {",
+	"\t\tuint64_clock_t timestamp_begin;",
+	"\t\tuint64_t packet_seq_num;",
+	"\t\tuint32_t cpu_id;",
+	"\t\tuint64_clock_t timestamp_end;",
+	"\t\tuint64_t content_size;",
+	"\t\tuint64_t packet_size;",
+	"\t\tuint64_t events_discarded;",
+	"\t} align(8);",
+	"\tevent.header := struct {",
+	"\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;",
+	"\t\tvariant <id> {",
+	"\t\t\tstruct { uint27_clock_t timestamp; } compact;",
+	"\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;",
+	"\t\t} v;",
+	"\t} align(8);",
+	"};",
+	NULL,
+};
+
+/* Lines of a fixed part, each with its newline. */
+static void put_lines(FILE *f, const char *const *lines)
+{
+	for (; *lines; lines++) {
+		fputs(*lines, f);
+		fputc('\n', f);
+	}
+}
 
 /* An enum label as a TSDL string literal: quotes and backslashes escaped. */
 static void put_label(FILE *f, const char *s)
@@ -40,7 +99,7 @@ static void put_label(FILE *f, const char *s)
 static void put_field(FILE *f, const struct rtr_ctf_field *fl)
 {
 	if ((fl->type == RTR_CTF_ENUM_U8 || fl->type == RTR_CTF_ENUM_U32) && fl->nmap) {
-		fprintf(f, "\t\tenum : %s {", type_names[fl->type]);
+		fprintf(f, "\t\tenum : %s {", rtr_ctf_types[fl->type].tsdl);
 		for (uint32_t m = 0; m < fl->nmap; m++) {
 			fputs(m ? ", " : " ", f);
 			put_label(f, fl->map[m].label);
@@ -54,34 +113,7 @@ static void put_field(FILE *f, const struct rtr_ctf_field *fl)
 			fl->name);
 		return;
 	}
-	fprintf(f, "\t\t%s _%s;\n", type_names[fl->type], fl->name);
-}
-
-static bool identifier(const char *s)
-{
-	if (!s || !*s || (*s >= '0' && *s <= '9'))
-		return false;
-	for (; *s; s++) {
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return false;
-	}
-	return true;
-}
-
-/* An event name: an identifier, or provider:name (two identifiers). */
-static bool event_name_ok(const char *s)
-{
-	const char *colon = s ? strchr(s, ':') : NULL;
-	char provider[64];
-
-	if (!colon)
-		return identifier(s);
-	if ((size_t)(colon - s) >= sizeof(provider))
-		return false;
-	memcpy(provider, s, (size_t)(colon - s));
-	provider[colon - s] = 0;
-	return identifier(provider) && identifier(colon + 1);
+	fprintf(f, "\t\t%s _%s;\n", rtr_ctf_types[fl->type].tsdl, fl->name);
 }
 
 static void uuid_str(char *out, const uint8_t *u)
@@ -103,12 +135,13 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 	int64_t off_s, off_ns;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!event_name_ok(ev[i].name))
+		if (!rtr_ctf_event_name_ok(ev[i].name))
 			return -EINVAL;
 		for (uint32_t j = 0; j < ev[i].nfields; j++) {
 			const struct rtr_ctf_field *fl = &ev[i].fields[j];
 
-			if (!identifier(fl->name) || fl->type > RTR_CTF_BYTES)
+			if (!fl->name || !rtr_ctf_identifier(fl->name, strlen(fl->name)) ||
+			    (unsigned)fl->type >= RTR_CTF_NTYPES)
 				return -EINVAL;
 			for (uint32_t m = 0; m < fl->nmap; m++) {
 				for (const char *c = fl->map[m].label; *c; c++)
@@ -143,32 +176,15 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 	}
 
 	fprintf(f, "/* CTF 1.8 */\n\n");
-	fprintf(f, "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-		   "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
-		   "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-		   "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-		   "typealias integer { size = 8; align = 8; signed = true; } := int8_t;\n"
-		   "typealias integer { size = 16; align = 8; signed = true; } := int16_t;\n"
-		   "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
-		   "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
-		   "typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;\n"
-		   "typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
-		   "typealias integer { size = 27; align = 1; signed = false; "
-		   "map = clock.tsc.value; } := uint27_clock_t;\n"
-		   "typealias integer { size = 64; align = 8; signed = false; "
-		   "map = clock.tsc.value; } := uint64_clock_t;\n\n");
-	fprintf(f, "trace {\n"
+	put_lines(f, rtr_ctf_typealiases);
+	fprintf(f, "\ntrace {\n"
 		   "\tmajor = 1;\n"
 		   "\tminor = 8;\n"
 		   "\tuuid = \"%s\";\n"
 		   "\tbyte_order = le;\n"
-		   "\tpacket.header := struct {\n"
-		   "\t\tuint32_t magic;\n"
-		   "\t\tuint8_t uuid[16];\n"
-		   "\t\tuint32_t stream_id;\n"
-		   "\t\tuint64_t stream_instance_id;\n"
-		   "\t} align(8);\n"
-		   "};\n\n", uuid);
+		   "\tpacket.header := struct {\n", uuid);
+	put_lines(f, rtr_ctf_packet_header);
+	fprintf(f, "};\n\n");
 	fprintf(f, "env {\n"
 		   "\thostname = \"%s\";\n"
 		   "\tdomain = \"ringtrace\";\n"
@@ -194,25 +210,8 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		h->clock_freq == 1000000000 ? "CLOCK_MONOTONIC, ns" : "invariant TSC",
 		h->clock_freq, off_s,
 		(uint64_t)((unsigned __int128)off_ns * h->clock_freq / 1000000000u));
-	fprintf(f, "stream {\n"
-		   "\tid = 0;\n"
-		   "\tpacket.context := struct {\n"
-		   "\t\tuint64_clock_t timestamp_begin;\n"
-		   "\t\tuint64_t packet_seq_num;\n"
-		   "\t\tuint32_t cpu_id;\n"
-		   "\t\tuint64_clock_t timestamp_end;\n"
-		   "\t\tuint64_t content_size;\n"
-		   "\t\tuint64_t packet_size;\n"
-		   "\t\tuint64_t events_discarded;\n"
-		   "\t} align(8);\n"
-		   "\tevent.header := struct {\n"
-		   "\t\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
-		   "\t\tvariant <id> {\n"
-		   "\t\t\tstruct { uint27_clock_t timestamp; } compact;\n"
-		   "\t\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
-		   "\t\t} v;\n"
-		   "\t} align(8);\n"
-		   "};\n");
+	fprintf(f, "stream {\n");
+	put_lines(f, rtr_ctf_stream_block);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "\nevent {\n\tname = \"%s\";\n\tid = %" PRIu32 ";\n\tstream_id = 0;\n",
 			ev[i].name, ev[i].id);

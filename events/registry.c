@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "events/ctf.h"
 #include "events/registry.h"
 #include "ringbuf/compiler.h"
 
@@ -28,21 +29,7 @@ bool rtr_registry_ident_ok(const char *s)
 {
 	size_t n = s ? strnlen(s, 64) : 0;
 
-	if (n == 0 || n > 63 || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return false;
-	}
-	return true;
-}
-
-static bool type_ok(uint32_t t)
-{
-	return t <= 9 || t == 11 || t == 12;
+	return n <= 63 && rtr_ctf_identifier(s, n);
 }
 
 #define LINE_MAX_ (64 + 130 + RTR_REGISTRY_FIELDS * 72 + 16384)
@@ -104,7 +91,7 @@ int rtr_registry_add_event(struct rtr_region_hdr *h, uint32_t id, const char *pr
 		return -EINVAL;
 	o = (size_t)snprintf(line, sizeof(line), "event %u %s:%s %u", id, provider, name, nfields);
 	for (uint32_t i = 0; i < nfields; i++) {
-		if (!rtr_registry_ident_ok(fields[i].name) || !type_ok(fields[i].type) ||
+		if (!rtr_registry_ident_ok(fields[i].name) || !rtr_ctf_type_public(fields[i].type) ||
 		    (fields[i].type == 11) != (fields[i].labels != NULL) ||
 		    (fields[i].labels && !labels_ok(fields[i].labels)))
 			return -EINVAL;
@@ -180,7 +167,7 @@ static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *
 		eq = strchr(colon + 1, '=');
 		if (eq)
 			*eq++ = 0;
-		if (end != colon || !type_ok((uint32_t)v) || !rtr_registry_ident_ok(colon + 1))
+		if (end != colon || !rtr_ctf_type_public((uint32_t)v) || !rtr_registry_ident_ok(colon + 1))
 			return fail(err, errlen, lineno, "bad field");
 		if ((v == 11) != (eq != NULL) || (eq && !labels_ok(eq)))
 			return fail(err, errlen, lineno, "bad enum labels");

@@ -176,13 +176,13 @@ static int64_t walk_fields(struct tr_cursor *c, const struct tr_class *cls, cons
 
 	for (uint32_t i = 0; i < cls->nfields; i++) {
 		const struct tr_field *f = &cls->fields[i];
-		uint32_t sz = tr_type_size(f->type);
+		uint32_t sz = rtr_ctf_types[f->type].size;
 
 		if (sz) {
 			if (left - o < sz)
 				goto past;
 			o += sz;
-		} else if (f->type == TR_STRING) {
+		} else if (f->type == RTR_CTF_STRING) {
 			const uint8_t *z = memchr(pl + o, 0, left - o);
 
 			if (!z)

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 #include <sys/random.h>
+#include <ringtrace/ringtrace.h>
+#include "events/classes.h"
 #include "reader/clock.h"
 #include "reader/input.h"
 #include "reader/merge.h"
@@ -42,33 +44,21 @@ enum op {
 	OP_PAUSE,
 };
 
-static const struct {
-	const char *name;
-	enum op op;
-	uint32_t nfields;
-	enum tr_type types[3];
-} op_classes[] = {
-	{ "switch", OP_SWITCH32, 1, { TR_U32 } },
-	{ "switch64", OP_SWITCH64, 1, { TR_U64 } },
-	{ "create", OP_CREATE32, 3, { TR_U32, TR_U32, TR_ENUM8 } },
-	{ "create64", OP_CREATE64, 3, { TR_U64, TR_U64, TR_ENUM8 } },
-	{ "read", OP_READ32, 2, { TR_U32, TR_U32 } },
-	{ "read64", OP_READ64, 2, { TR_U64, TR_U64 } },
-	{ "try_read", OP_TRY_READ32, 2, { TR_U32, TR_U32 } },
-	{ "try_read64", OP_TRY_READ64, 2, { TR_U64, TR_U64 } },
-	{ "resolve", OP_RESOLVE32, 2, { TR_U32, TR_U32 } },
-	{ "resolve64", OP_RESOLVE64, 2, { TR_U64, TR_U64 } },
-	{ "becomes", OP_BECOMES32, 2, { TR_U32, TR_U32 } },
-	{ "becomes64", OP_BECOMES64, 2, { TR_U64, TR_U64 } },
-	{ "signal", OP_SIGNAL32, 2, { TR_U32, TR_U32 } },
-	{ "signal64", OP_SIGNAL64, 2, { TR_U64, TR_U64 } },
-	{ "should_resolve", OP_SHOULD32, 1, { TR_U32 } },
-	{ "should_resolve64", OP_SHOULD64, 1, { TR_U64 } },
-	{ "counter", OP_COUNTER, 2, { TR_ENUM32, TR_S64 } },
-	{ "fail", OP_FAIL, 3, { TR_U64, TR_U64, TR_STRING } },
-	{ "label", OP_LABEL, 2, { TR_U64, TR_STRING } },
-	{ "note", OP_NOTE, 1, { TR_STRING } },
-	{ "pause", OP_PAUSE, 2, { TR_U64, TR_STRING } },
+/* What each built-in class (events/classes.c has their schema) means. */
+static const uint8_t builtin_op[RTR_EV_BUILTIN_COUNT] = {
+	[RTR_EV_SWITCH] = OP_SWITCH32, [RTR_EV_SWITCH64] = OP_SWITCH64,
+	[RTR_EV_CREATE] = OP_CREATE32, [RTR_EV_CREATE64] = OP_CREATE64,
+	[RTR_EV_READ] = OP_READ32, [RTR_EV_READ64] = OP_READ64,
+	[RTR_EV_TRY_READ] = OP_TRY_READ32, [RTR_EV_TRY_READ64] = OP_TRY_READ64,
+	[RTR_EV_RESOLVE] = OP_RESOLVE32, [RTR_EV_RESOLVE64] = OP_RESOLVE64,
+	[RTR_EV_BECOMES] = OP_BECOMES32, [RTR_EV_BECOMES64] = OP_BECOMES64,
+	[RTR_EV_SIGNAL] = OP_SIGNAL32, [RTR_EV_SIGNAL64] = OP_SIGNAL64,
+	[RTR_EV_SHOULD_RESOLVE] = OP_SHOULD32, [RTR_EV_SHOULD_RESOLVE64] = OP_SHOULD64,
+	[RTR_EV_COUNTER] = OP_COUNTER,
+	[RTR_EV_FAIL] = OP_FAIL,
+	[RTR_EV_LABEL] = OP_LABEL,
+	[RTR_EV_NOTE] = OP_NOTE,
+	[RTR_EV_PAUSE] = OP_PAUSE,
 };
 
 /* uint64_t key (never 0) to uint32_t value, open addressing, linear probing. */
@@ -692,26 +682,38 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 
 /* ---- one trace ------------------------------------------------------------------ */
 
+/* @c has the name and the field types of built-in class @b. */
+static bool same_class(const struct tr_class *c, const struct rtr_ctf_event *b)
+{
+	if (strcmp(c->name, b->name) || c->nfields != b->nfields)
+		return false;
+	for (uint32_t j = 0; j < c->nfields; j++) {
+		if (c->fields[j].type != b->fields[j].type)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A class means to the model what the built-in class of its name and field
+ * types means (the ids are the writer's business: a class is known by its
+ * name and layout).
+ */
 static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 {
 	for (uint32_t i = 0; i < md->nclasses; i++) {
 		const struct tr_class *c = &md->classes[i];
 
 		co->ops[i] = OP_OTHER;
-		for (size_t k = 0; k < sizeof(op_classes) / sizeof(op_classes[0]); k++) {
-			bool same = !strcmp(c->name, op_classes[k].name) &&
-				    c->nfields == op_classes[k].nfields;
+		for (uint32_t k = 0; k < RTR_EV_BUILTIN_COUNT; k++) {
+			uint8_t op = builtin_op[k];
 
-			for (uint32_t j = 0; same && j < c->nfields; j++)
-				same = c->fields[j].type == op_classes[k].types[j];
-			if (!same)
+			if (!same_class(c, rtr_event_builtin(k)))
 				continue;
-			co->ops[i] = (uint8_t)op_classes[k].op;
-			if (op_classes[k].op == OP_CREATE32 && !co->kind_field)
+			co->ops[i] = op;
+			if ((op == OP_CREATE32 || op == OP_CREATE64) && !co->kind_field)
 				co->kind_field = &c->fields[2];
-			if (op_classes[k].op == OP_CREATE64)
-				co->kind_field = co->kind_field ? co->kind_field : &c->fields[2];
-			if (op_classes[k].op == OP_COUNTER)
+			if (op == OP_COUNTER)
 				co->counter_field = &c->fields[0];
 			break;
 		}

@@ -13,68 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "events/ctf.h"
 #include "reader/tsdl.h"
 
-
-static const char *const typealiases[] = {
-	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;",
-	"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;",
-	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;",
-	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;",
-	"typealias integer { size = 8; align = 8; signed = true; } := int8_t;",
-	"typealias integer { size = 16; align = 8; signed = true; } := int16_t;",
-	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;",
-	"typealias integer { size = 64; align = 8; signed = true; } := int64_t;",
-	"typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double_t;",
-	"typealias integer { size = 5; align = 1; signed = false; } := uint5_t;",
-	"typealias integer { size = 27; align = 1; signed = false; "
-	"map = clock.tsc.value; } := uint27_clock_t;",
-	"typealias integer { size = 64; align = 8; signed = false; "
-	"map = clock.tsc.value; } := uint64_clock_t;",
-};
-#define NALIASES (sizeof(typealiases) / sizeof(typealiases[0]))
-
-static const char *const packet_header[] = {
-	"uint32_t magic;",
-	"uint8_t uuid[16];",
-	"uint32_t stream_id;",
-	"uint64_t stream_instance_id;",
-	"} align(8);",
-	NULL,
-};
-
-static const char *const stream_block[] = {
-	"id = 0;",
-	"packet.context := struct {",
-	"uint64_clock_t timestamp_begin;",
-	"uint64_t packet_seq_num;",
-	"uint32_t cpu_id;",
-	"uint64_clock_t timestamp_end;",
-	"uint64_t content_size;",
-	"uint64_t packet_size;",
-	"uint64_t events_discarded;",
-	"} align(8);",
-	"event.header := struct {",
-	"enum : uint5_t { compact = 0 ... 30, extended = 31 } id;",
-	"variant <id> {",
-	"struct { uint27_clock_t timestamp; } compact;",
-	"struct { uint32_t id; uint64_clock_t timestamp; } extended;",
-	"} v;",
-	"} align(8);",
-	"};",
-	NULL,
-};
-
-static const struct {
-	const char *name;
-	enum tr_type type;
-	uint32_t size;
-} scalar_types[] = {
-	{ "uint8_t", TR_U8, 1 },   { "uint16_t", TR_U16, 2 }, { "uint32_t", TR_U32, 4 },
-	{ "uint64_t", TR_U64, 8 }, { "int8_t", TR_S8, 1 },    { "int16_t", TR_S16, 2 },
-	{ "int32_t", TR_S32, 4 },  { "int64_t", TR_S64, 8 },  { "double_t", TR_DOUBLE, 8 },
-	{ "string", TR_STRING, 0 },
-};
 
 struct mp {
 	const char *fname;
@@ -159,9 +100,14 @@ static int mp_need(struct mp *m, const char *what)
 	return mp_fail(m, "metadata ends inside %s", what);
 }
 
+/* The current line is @s (its indentation, a writer's, not compared). */
 static bool line_is(const struct mp *m, const char *s)
 {
-	size_t n = strlen(s);
+	size_t n;
+
+	while (*s == '\t')
+		s++;
+	n = strlen(s);
 
 	return m->n == n && !memcmp(m->s, s, n);
 }
@@ -188,24 +134,14 @@ static bool lx_eat(struct lx *x, const char *lit)
 	return true;
 }
 
-static bool ident_start(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
-}
-
-static bool ident_char(char ch)
-{
-	return ident_start(ch) || (ch >= '0' && ch <= '9');
-}
-
 /* An identifier: its start and length, or false. */
 static bool lx_ident(struct lx *x, const char **id, size_t *n)
 {
 	const char *s = x->s;
 
-	if (s >= x->e || !ident_start(*s))
+	if (s >= x->e || !rtr_ctf_ident_start(*s))
 		return false;
-	while (s < x->e && ident_char(*s))
+	while (s < x->e && rtr_ctf_ident_char(*s))
 		s++;
 	*id = x->s;
 	*n = (size_t)(s - x->s);
@@ -338,8 +274,8 @@ static int parse_fixed(struct mp *m, const char *const *lines, const char *what)
 		if (mp_need(m, what))
 			return -1;
 		if (!line_is(m, *lines))
-			return mp_fail(m, "in %s: expected '%s', found '%s'", what, *lines,
-				       excerpt(m));
+			return mp_fail(m, "in %s: expected '%s', found '%s'", what,
+				       *lines + strspn(*lines, "\t"), excerpt(m));
 	}
 	return 0;
 }
@@ -372,7 +308,7 @@ static int parse_trace(struct mp *m)
 				return mp_fail(m, "bad trace uuid: '%s'", excerpt(m));
 			uuid = true;
 		} else if (line_is(m, "packet.header := struct {")) {
-			if (parse_fixed(m, packet_header, "packet.header"))
+			if (parse_fixed(m, rtr_ctf_packet_header, "packet.header"))
 				return -1;
 			header = true;
 		} else {
@@ -551,10 +487,10 @@ static int parse_enum(struct mp *m, struct lx *x, struct tr_field *f)
 	uint64_t max;
 
 	if (lx_eat(x, "uint8_t {")) {
-		f->type = TR_ENUM8;
+		f->type = RTR_CTF_ENUM_U8;
 		max = UINT8_MAX;
 	} else if (lx_eat(x, "uint32_t {")) {
-		f->type = TR_ENUM32;
+		f->type = RTR_CTF_ENUM_U32;
 		max = UINT32_MAX;
 	} else {
 		return mp_fail(m, "bad enum type: '%s'", excerpt(m));
@@ -611,17 +547,18 @@ static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
 		if (parse_enum(m, &x, &f))
 			goto fail;
 	} else {
-		for (i = 0; i < sizeof(scalar_types) / sizeof(scalar_types[0]); i++) {
-			size_t tn = strlen(scalar_types[i].name);
+		/* The types a field is declared with by name: the integers, double, string. */
+		for (i = RTR_CTF_U8; i <= RTR_CTF_STRING; i++) {
+			size_t tn = strlen(rtr_ctf_types[i].tsdl);
 
-			if ((size_t)(x.e - x.s) > tn && !memcmp(x.s, scalar_types[i].name, tn) &&
+			if ((size_t)(x.e - x.s) > tn && !memcmp(x.s, rtr_ctf_types[i].tsdl, tn) &&
 			    x.s[tn] == ' ') {
-				f.type = scalar_types[i].type;
+				f.type = (enum rtr_ctf_type)i;
 				x.s += tn + 1;
 				break;
 			}
 		}
-		if (i == sizeof(scalar_types) / sizeof(scalar_types[0])) {
+		if (i > RTR_CTF_STRING) {
 			mp_fail(m, "unknown field type: '%s'", excerpt(m));
 			goto fail;
 		}
@@ -630,7 +567,7 @@ static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
 		mp_fail(m, "bad field name: '%s'", excerpt(m));
 		goto fail;
 	}
-	if (f.type == TR_U8 && lx_eat(&x, "[")) {
+	if (f.type == RTR_CTF_U8 && lx_eat(&x, "[")) {
 		if (!lx_eat(&x, "_") || !lx_ident(&x, &ref, &rn) || !lx_eat(&x, "]")) {
 			mp_fail(m, "bad sequence length: '%s'", excerpt(m));
 			goto fail;
@@ -645,13 +582,13 @@ static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
 		struct tr_field *prev = c->nfields ? &c->fields[c->nfields - 1] : NULL;
 
 		if (rn != nn + 4 || memcmp(ref, name, nn) || memcmp(ref + nn, "_len", 4) || !prev ||
-		    prev->type != TR_U32 || strlen(prev->name) != rn ||
+		    prev->type != RTR_CTF_U32 || strlen(prev->name) != rn ||
 		    memcmp(prev->name, ref, rn)) {
 			mp_fail(m, "a byte sequence must follow its length field "
 				"'uint32_t _%.*s_len;': '%s'", (int)nn, name, excerpt(m));
 			goto fail;
 		}
-		prev->type = TR_BYTES;
+		prev->type = RTR_CTF_BYTES;
 		prev->name[nn] = 0;
 		return 0;
 	}
@@ -678,49 +615,12 @@ fail:
 	return -1;
 }
 
-uint32_t tr_type_size(enum tr_type t)
-{
-	switch (t) {
-	case TR_U8: case TR_S8: case TR_ENUM8:
-		return 1;
-	case TR_U16: case TR_S16:
-		return 2;
-	case TR_U32: case TR_S32: case TR_ENUM32:
-		return 4;
-	case TR_U64: case TR_S64: case TR_DOUBLE:
-		return 8;
-	default:
-		return 0;
-	}
-}
-
 static void free_class(struct tr_class *c)
 {
 	for (uint32_t i = 0; i < c->nfields; i++)
 		free_field(&c->fields[i]);
 	free(c->fields);
 	free(c->name);
-}
-
-static bool identifier(const char *s, const char *e)
-{
-	if (s == e || !ident_start(*s))
-		return false;
-	for (; s < e; s++) {
-		if (!ident_char(*s))
-			return false;
-	}
-	return true;
-}
-
-/* An event name: an identifier, or provider:name (two identifiers). */
-static bool event_name_ok(const char *s)
-{
-	const char *colon = strchr(s, ':'), *e = s + strlen(s);
-
-	if (!colon)
-		return identifier(s, e);
-	return identifier(s, colon) && identifier(colon + 1, e);
 }
 
 static int parse_event(struct mp *m, struct tr_class *c)
@@ -740,7 +640,7 @@ static int parse_event(struct mp *m, struct tr_class *c)
 		return mp_fail(m, "expected the event's 'name = \"...\";': '%s'", excerpt(m));
 	}
 	c->name = name;
-	if (!event_name_ok(name))
+	if (!rtr_ctf_event_name_ok(name))
 		return mp_fail(m, "event name is neither an identifier nor provider:name: '%s'",
 			       excerpt(m));
 	if (mp_need(m, "an event block"))
@@ -771,7 +671,7 @@ static int parse_event(struct mp *m, struct tr_class *c)
 		return mp_fail(m, "expected '};' closing the event block: '%s'", excerpt(m));
 	c->fixed = true;
 	for (uint32_t i = 0; i < c->nfields; i++) {
-		uint32_t sz = tr_type_size(c->fields[i].type);
+		uint32_t sz = rtr_ctf_types[c->fields[i].type].size;
 
 		if (!sz)
 			c->fixed = false;
@@ -803,12 +703,14 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 {
 	struct mp m = { fname, err, errlen, text, text + len, text, 0, 0, md, false };
 	bool trace = false, env = false, clock = false, stream = false;
-	uint32_t aliases = 0, cap = 0;
+	uint32_t aliases = 0, cap = 0, naliases = 0;
 	const char *nul;
 
 	memset(md, 0, sizeof(*md));
 	for (int i = 0; i < 64; i++)
 		md->by_id[i] = -1;
+	while (rtr_ctf_typealiases[naliases])
+		naliases++;
 	nul = memchr(text, 0, len);
 	if (nul) {
 		m.lineno = 1;
@@ -831,20 +733,20 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 		if (m.n > 10 && !memcmp(m.s, "typealias ", 10)) {
 			uint32_t i;
 
-			for (i = 0; i < NALIASES; i++) {
-				if (line_is(&m, typealiases[i]))
+			for (i = 0; rtr_ctf_typealiases[i]; i++) {
+				if (line_is(&m, rtr_ctf_typealiases[i]))
 					break;
 			}
-			if (i == NALIASES || aliases & (1u << i)) {
+			if (!rtr_ctf_typealiases[i] || aliases & (1u << i)) {
 				mp_fail(&m, "%s typealias: '%s'",
-					i == NALIASES ? "unknown" : "repeated", excerpt(&m));
+					!rtr_ctf_typealiases[i] ? "unknown" : "repeated", excerpt(&m));
 				goto fail;
 			}
 			aliases |= 1u << i;
 			continue;
 		}
-		if (aliases != (1u << NALIASES) - 1) {
-			mp_fail(&m, "the typealiases must come first, all %zu of them", NALIASES);
+		if (aliases != (1u << naliases) - 1) {
+			mp_fail(&m, "the typealiases must come first, all %u of them", naliases);
 			goto fail;
 		}
 		if (line_is(&m, "trace {") && !trace) {
@@ -860,7 +762,7 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 				goto fail;
 			clock = true;
 		} else if (line_is(&m, "stream {") && !stream) {
-			if (parse_fixed(&m, stream_block, "the stream block"))
+			if (parse_fixed(&m, rtr_ctf_stream_block, "the stream block"))
 				goto fail;
 			stream = true;
 		} else if (line_is(&m, "event {")) {

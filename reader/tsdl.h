@@ -23,16 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-enum tr_type {
-	TR_U8, TR_U16, TR_U32, TR_U64,
-	TR_S8, TR_S16, TR_S32, TR_S64,
-	TR_DOUBLE,
-	TR_STRING,	/* NUL-terminated */
-	TR_ENUM8,	/* uint8_t with labels */
-	TR_ENUM32,	/* uint32_t with labels */
-	TR_BYTES,	/* u32 length, then that many bytes */
-};
+#include "events/ctf.h"
 
 struct tr_label {
 	char *label;		/* unescaped, printable ASCII */
@@ -42,13 +33,10 @@ struct tr_label {
 
 struct tr_field {
 	char *name;		/* without CTF's leading underscore */
-	enum tr_type type;
+	enum rtr_ctf_type type;	/* events/ctf.h: the writer's types, sizes in rtr_ctf_types[] */
 	struct tr_label *labels;	/* enums: sorted by value, first label of a value kept */
 	uint32_t nlabels;
 };
-
-/* The size of a field of type @t in bytes; 0 for the variable-size ones. */
-uint32_t tr_type_size(enum tr_type t);
 
 /* The label of @value in enum field @f (binary search), or NULL. */
 const struct tr_label *tr_field_label(const struct tr_field *f, uint32_t value);

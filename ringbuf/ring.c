@@ -525,9 +525,10 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	psize = attr->packet_size ? attr->packet_size : 64 * 1024;
 	npk = attr->packets_per_cpu ? attr->packets_per_cpu : 8;
 	ncpus = attr->ncpus ? attr->ncpus : rtr_cpu_possible();
-	if (!is_pow2(psize) || psize < 4096 || psize > (64u << 20))
+	if (!is_pow2(psize) || psize < RTR_PACKET_SIZE_MIN || psize > RTR_PACKET_SIZE_MAX)
 		return -EINVAL;
-	if (!is_pow2(npk) || npk < 2 || npk > 65536 || ncpus > 65536)
+	if (!is_pow2(npk) || npk < RTR_PACKETS_PER_CPU_MIN || npk > RTR_PACKETS_PER_CPU_MAX ||
+	    ncpus > RTR_NCPUS_MAX)
 		return -EINVAL;
 	buf = (uint64_t)psize * npk;
 	stride = RTR_CPU_CTL_SIZE + buf;

@@ -33,7 +33,7 @@ struct out {
 };
 
 struct dfield {
-	enum tr_type type;
+	enum rtr_ctf_type type;
 	const struct tr_field *f;
 	char *lead;		/* " name = " or ", name = " */
 	size_t leadn;
@@ -448,39 +448,39 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 
 		p = put_pad(p, df->lead, df->leadn);
 		switch (df->type) {
-		case TR_U8:
+		case RTR_CTF_U8:
 			p = put_u64(p, *pl);
 			pl += 1;
 			break;
-		case TR_U16:
+		case RTR_CTF_U16:
 			p = put_u64(p, ld16(pl));
 			pl += 2;
 			break;
-		case TR_U32:
+		case RTR_CTF_U32:
 			p = put_u64(p, ld32(pl));
 			pl += 4;
 			break;
-		case TR_U64:
+		case RTR_CTF_U64:
 			p = put_u64(p, ld64(pl));
 			pl += 8;
 			break;
-		case TR_S8:
+		case RTR_CTF_S8:
 			p = put_s64(p, (int8_t)*pl);
 			pl += 1;
 			break;
-		case TR_S16:
+		case RTR_CTF_S16:
 			p = put_s64(p, (int16_t)ld16(pl));
 			pl += 2;
 			break;
-		case TR_S32:
+		case RTR_CTF_S32:
 			p = put_s64(p, (int32_t)ld32(pl));
 			pl += 4;
 			break;
-		case TR_S64:
+		case RTR_CTF_S64:
 			p = put_s64(p, (int64_t)ld64(pl));
 			pl += 8;
 			break;
-		case TR_DOUBLE: {
+		case RTR_CTF_DOUBLE: {
 			uint64_t u = ld64(pl);
 			double v;
 
@@ -489,15 +489,15 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 			pl += 8;
 			break;
 		}
-		case TR_ENUM8:
+		case RTR_CTF_ENUM_U8:
 			p = put_enum(p, df, *pl);
 			pl += 1;
 			break;
-		case TR_ENUM32:
+		case RTR_CTF_ENUM_U32:
 			p = put_enum(p, df, ld32(pl));
 			pl += 4;
 			break;
-		case TR_STRING: {
+		case RTR_CTF_STRING: {
 			/* the cursor found the NUL inside the record */
 			size_t n = strlen((const char *)pl);
 
@@ -507,7 +507,7 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 			pl += n + 1;
 			break;
 		}
-		case TR_BYTES: {
+		case RTR_CTF_BYTES: {
 			uint32_t n = ld32(pl);
 
 			o->len = (size_t)(p - o->buf);

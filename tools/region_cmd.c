@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <ringtrace/consumer.h>
+#include <ringtrace/region.h>
 #include "consumer/output.h"
 #include "consumer/session.h"
 #include "platform/platform.h"
@@ -131,14 +132,16 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 				return region_usage_error(o, "--mode %s: use discard or overwrite", v);
 			o->mode = v;
 		} else if (!strcmp(a, "--packet-size") && program) {
-			if (cli_parse_size(v, &o->packet_size) || o->packet_size < 4096 ||
-			    o->packet_size > (64u << 20) || (o->packet_size & (o->packet_size - 1)))
-				return region_usage_error(o, "--packet-size %s: a power of two from 4k to 64M",
-						   v);
+			if (cli_parse_size(v, &o->packet_size) || o->packet_size < RTR_PACKET_SIZE_MIN ||
+			    o->packet_size > RTR_PACKET_SIZE_MAX ||
+			    (o->packet_size & (o->packet_size - 1)))
+				return region_usage_error(o, "--packet-size %s: a power of two from 4k "
+							  "to 64M", v);
 		} else if (!strcmp(a, "--packets") && program) {
-			if (cli_parse_size(v, &o->packets) || o->packets < 2 || o->packets > 65536 ||
-			    (o->packets & (o->packets - 1)))
-				return region_usage_error(o, "--packets %s: a power of two from 2 to 65536", v);
+			if (cli_parse_size(v, &o->packets) || o->packets < RTR_PACKETS_PER_CPU_MIN ||
+			    o->packets > RTR_PACKETS_PER_CPU_MAX || (o->packets & (o->packets - 1)))
+				return region_usage_error(o, "--packets %s: a power of two from 2 to "
+							  "65536", v);
 		} else if (!streaming && (!strcmp(a, "--rotate-size") || !strcmp(a, "--rotate-time") ||
 					  !strcmp(a, "--flush-interval"))) {
 			return region_usage_error(o, "%s is for record and consume", a);

@@ -29,6 +29,17 @@ extern "C" {
 #define RTR_CPU_CTL_SIZE	4096u	/* each CPU's control page */
 #define RTR_METADATA_MAX	(1u << 20) /* metadata text area capacity limit */
 
+/*
+ * The geometry a region may have: the producer creates only these, every
+ * reader refuses anything else (rtr_region_check()), the tools' options
+ * take only these.  Packet size and packets per CPU are powers of two.
+ */
+#define RTR_PACKET_SIZE_MIN	4096u
+#define RTR_PACKET_SIZE_MAX	(64u << 20)
+#define RTR_PACKETS_PER_CPU_MIN	2u
+#define RTR_PACKETS_PER_CPU_MAX	65536u
+#define RTR_NCPUS_MAX		65536u
+
 /* CTF 1.8 packet header magic, first field of every packet. */
 #define RTR_CTF_MAGIC		0xC1FC1FC1u
 
