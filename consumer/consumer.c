@@ -548,8 +548,8 @@ static int read_registry(struct rtr_consumer *c, struct rtr_registry *reg, uint3
 	return ret;
 }
 
-RTR_API char *rtr_consumer_metadata(struct rtr_consumer *c, size_t *len, uint32_t *registry_len,
-				    char *err, size_t errlen)
+RTR_API int rtr_consumer_metadata(struct rtr_consumer *c, char **textp, size_t *len,
+				  uint32_t *registry_len, char *err, size_t errlen)
 {
 	struct rtr_registry reg;
 	uint32_t mlen = 0;
@@ -557,20 +557,19 @@ RTR_API char *rtr_consumer_metadata(struct rtr_consumer *c, size_t *len, uint32_
 	FILE *f;
 	int ret;
 
+	*textp = NULL;
 	if (err && errlen)
 		err[0] = 0;
 	ret = read_registry(c, &reg, &mlen, err, errlen);
-	if (ret == -ENOMEM) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (ret == -ENOMEM)
+		goto nomem;
 	if (ret)
 		memset(&reg, 0, sizeof(reg));	/* the packets still decode; no names */
 	*len = 0;
 	f = open_memstream(&text, len);
 	if (!f) {
 		rtr_registry_free(&reg);
-		return NULL;
+		goto nomem;
 	}
 	ret = rtr_events_write_metadata(f, &c->h, &reg, NULL);
 	if (fclose(f) && !ret)
@@ -578,12 +577,21 @@ RTR_API char *rtr_consumer_metadata(struct rtr_consumer *c, size_t *len, uint32_
 	rtr_registry_free(&reg);
 	if (ret) {
 		free(text);
-		errno = -ret;
-		return NULL;
+		if (ret != -EINVAL)
+			goto nomem;
+		/* A registry the parser took, whose classes still do not make TSDL. */
+		if (err && errlen)
+			snprintf(err, errlen, "the registry's event classes make no valid metadata");
+		return -EPROTO;
 	}
 	if (registry_len)
 		*registry_len = mlen;
-	return text;
+	*textp = text;
+	return 0;
+nomem:
+	if (err && errlen)
+		snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
 }
 
 RTR_API bool rtr_consumer_stopped(const struct rtr_consumer *c)

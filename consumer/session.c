@@ -55,6 +55,14 @@ int rtr_session_open(struct rtr_session *s, const char *region, char *err, size_
 	return 0;
 }
 
+const char *rtr_session_notice(struct rtr_session *s)
+{
+	if (!s->notice_new)
+		return NULL;
+	s->notice_new = false;
+	return s->notice;
+}
+
 void rtr_session_close(struct rtr_session *s)
 {
 	rtr_consumer_close(s->c);
@@ -74,9 +82,9 @@ int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
 	/* Cheap test first, a load from the region: the registry only grows. */
 	if (s->have_metadata && rtr_consumer_metadata_len(s->c) == s->metadata_len)
 		return 0;
-	text = rtr_consumer_metadata(s->c, &len, &mlen, err, sizeof(err));
-	if (!text)
-		return -errno;
+	ret = rtr_consumer_metadata(s->c, &text, &len, &mlen, err, sizeof(err));
+	if (ret)
+		return ret;
 	if (err[0])
 		snprintf(s->registry_err, sizeof(s->registry_err), "%s", err);
 	if (err[0] && s->have_metadata) {
@@ -199,8 +207,9 @@ int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
 		}
 		if (now - s->flush_sent_ns > 5000000000ull && !s->flush_warned) {
 			s->flush_warned = true;
-			fprintf(stderr, "ringtrace: %s: the producer has not closed its packets for 5 s "
-				"(its flusher thread is stuck or gone)\n", s->region);
+			snprintf(s->notice, sizeof(s->notice), "%s: the producer has not closed its "
+				 "packets for 5 s (its flusher thread is stuck or gone)", s->region);
+			s->notice_new = true;
 		}
 		return 0;
 	}
@@ -286,9 +295,11 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 	}
 	gone = rtr_session_producer_gone(s);
 	/* A live producer closes its open packets first, so the snapshot ends now. */
-	if (!gone && rtr_consumer_open_packets(s->c) && rtr_consumer_flush(s->c, 1000))
-		fprintf(stderr, "ringtrace: %s: the producer did not close its packets within 1 s; "
-			"the snapshot leaves the open ones out\n", region);
+	if (!gone && rtr_consumer_open_packets(s->c) && rtr_consumer_flush(s->c, 1000)) {
+		snprintf(s->notice, sizeof(s->notice), "%s: the producer did not close its packets "
+			 "within 1 s; the snapshot leaves the open ones out", region);
+		s->notice_new = true;
+	}
 	/*
 	 * Copy first, write after: the writers go on, and the ring's oldest
 	 * packets would be overwritten while files are created and synced.

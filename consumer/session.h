@@ -53,6 +53,8 @@ struct rtr_session {
 	uint64_t flush_ts;		/* clock value read before the request */
 	uint64_t flush_sent_ns;
 	bool flush_warned;
+	char notice[300];		/* a warning for the caller to print (rtr_session_notice()) */
+	bool notice_new;
 	uint64_t damage_count;
 	struct {
 		uint32_t cpu;
@@ -60,6 +62,13 @@ struct rtr_session {
 		char why[80];
 	} damage[RTR_DAMAGE_LOG];	/* the first ones, for the report */
 };
+
+/*
+ * rtr_session_notice() - a warning the session has for its caller (the
+ * producer is slow to close its packets, ...), once, or NULL.  The library
+ * prints nothing: the command says it.
+ */
+const char *rtr_session_notice(struct rtr_session *s);
 
 /* Attach to @region.  Return: 0 or -errno (-EAGAIN: not created yet) with @err. */
 int rtr_session_open(struct rtr_session *s, const char *region, char *err, size_t errlen);

@@ -205,7 +205,10 @@ static int snapshots(const struct opts *o, const char *region, struct child *ch,
 			oo.path = path;
 			oo.parent_fd = topfd;
 			oo.force = false;
-			if (rtr_session_snapshot(region, &oo, &snap, &orep, err, sizeof(err))) {
+			int r = rtr_session_snapshot(region, &oo, &snap, &orep, err, sizeof(err));
+
+			region_notices(&snap);
+			if (r) {
 				struct stat st;
 
 				fprintf(stderr, "ringtrace record: snapshot: %s\n", err);

@@ -175,6 +175,14 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 	return -1;
 }
 
+void region_notices(struct rtr_session *s)
+{
+	const char *notice;
+
+	while ((notice = rtr_session_notice(s)))
+		fprintf(stderr, "ringtrace: %s\n", notice);
+}
+
 void region_report(const struct rtr_session *s, const char *what)
 {
 	struct rtr_session_cpu t;
@@ -251,6 +259,7 @@ int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 		if (!failed) {
 			if (rtr_session_drain(s, out) < 0 || rtr_session_tick(s, out) < 0)
 				failed = true;
+			region_notices(s);
 			if (failed) {
 				fprintf(stderr, "%sringtrace %s: %s; stopped writing: what is on disk "
 					"is a valid trace; the program goes on, its events are dropped "

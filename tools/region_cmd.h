@@ -44,6 +44,9 @@ int region_usage_error(const struct opts *o, const char *fmt, const char *arg);
  */
 int region_parse(struct opts *o, int argc, char **argv, bool program);
 
+/* region_notices() - the session's warnings (rtr_session_notice()), on stderr. */
+void region_notices(struct rtr_session *s);
+
 /* region_report() - what @s wrote and lost, per CPU, and its damage, on stderr. */
 void region_report(const struct rtr_session *s, const char *what);
 

@@ -47,6 +47,7 @@ int rtr_cmd_snapshot(int argc, char **argv)
 	cli_bus_armed = 1;
 	ret = rtr_session_snapshot(o.region, &o.out, &s, &orep, err, sizeof(err));
 	cli_bus_armed = 0;
+	region_notices(&s);
 	if (ret) {
 		fprintf(stderr, "ringtrace snapshot: %s\n", err);
 		return 1;

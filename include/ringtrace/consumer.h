@@ -168,14 +168,15 @@ uint32_t rtr_consumer_metadata_len(const struct rtr_consumer *c);
  * classes, and the names its registry has now (counters, typed events).
  * Write it as the trace directory's "metadata" beside the stream files,
  * again whenever rtr_consumer_metadata_len() moves.
- * @len: the text's length.  @registry_len: the registry length it was
- * made from (may be NULL).  @err: set when the registry could not be read
- * or parsed: the text is given without the names, and the packets still
- * decode (may be NULL).
- * Return: the text, to free(); NULL with errno set if out of memory.
+ * @text: set to the text, to free().  @len: its length.  @registry_len: the
+ * registry length it was made from (may be NULL).  @err: set when the
+ * registry could not be read or parsed: the text is given without the
+ * names, and the packets still decode (may be NULL).
+ * Return: 0; -ENOMEM; -EPROTO if the registry's classes make no valid
+ * metadata (@err says so).  *@text is NULL on failure.
  */
-char *rtr_consumer_metadata(struct rtr_consumer *c, size_t *len, uint32_t *registry_len,
-			    char *err, size_t errlen);
+int rtr_consumer_metadata(struct rtr_consumer *c, char **text, size_t *len,
+			  uint32_t *registry_len, char *err, size_t errlen);
 
 /* True once the producer has stopped: drain, then finish. */
 bool rtr_consumer_stopped(const struct rtr_consumer *c);

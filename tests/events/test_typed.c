@@ -227,7 +227,7 @@ Test(events_typed, the_consumer_library_gives_the_metadata)
 	cr_assert_eq(rtr_stop(), 0);
 
 	cr_assert_eq(rtr_consumer_open(&c, region, err, sizeof(err)), 0, "%s", err);
-	text = rtr_consumer_metadata(c, &len, &rlen, err, sizeof(err));
+	cr_assert_eq(rtr_consumer_metadata(c, &text, &len, &rlen, err, sizeof(err)), 0);
 	cr_assert_not_null(text);
 	cr_expect_eq(err[0], 0, "%s", err);
 	cr_expect_eq(rlen, rtr_consumer_metadata_len(c));
@@ -256,7 +256,7 @@ Test(events_typed, the_consumer_library_gives_the_metadata)
 	}
 	fclose(f);
 	cr_assert_eq(rtr_consumer_open(&c, region, err, sizeof(err)), 0, "%s", err);
-	text = rtr_consumer_metadata(c, &len, NULL, err, sizeof(err));
+	cr_assert_eq(rtr_consumer_metadata(c, &text, &len, NULL, err, sizeof(err)), 0);
 	cr_assert_not_null(text);
 	cr_expect_neq(err[0], 0, "a damaged registry must be reported");
 	cr_expect_null(strstr(text, "md.test.counter"));
