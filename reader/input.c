@@ -88,12 +88,13 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 	}
 	closedir(d);
 	if (!in->ndirs) {
-		if (nsnap)
+		if (nsnap) {
 			snprintf(err, errlen, "%s: holds %u snapshots, each a trace: name one "
 				 "(%s/snapshot-000000 ...)", in->root, nsnap, in->root);
-		else
-			snprintf(err, errlen, "%s/metadata: %s (not a CTF trace directory, nor a "
-				 "directory of chunks)", in->root, strerror(ENOENT));
+			return -EISDIR;
+		}
+		snprintf(err, errlen, "%s/metadata: %s (not a CTF trace directory, nor a "
+			 "directory of chunks)", in->root, strerror(ENOENT));
 		return -ENOENT;
 	}
 	qsort(in->dirs, in->ndirs, sizeof(*in->dirs), cmp_str);

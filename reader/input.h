@@ -42,8 +42,11 @@ struct tr_input {
  * copied in the background (follow the spool directory while it grows);
  * without, it is copied whole first, and a stream cut or damaged sets
  * @in->stream_failed.  Return: 0; or a negative errno with @err set:
- * -ENOENT not a trace (nor chunks), -EPROTO the stream holds no trace,
+ * -ENOENT not a trace (nor chunks), -EISDIR a directory of snapshots (each
+ * a trace: the user must name one), -EPROTO the stream holds no trace,
  * -ENOMEM, or the file system's error.  tr_input_close() @in either way.
+ * After -ENOENT for a directory, @in->root is set and tr_input_rescan()
+ * may find the trace later (a recorder creating it).
  */
 int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, size_t errlen);
 

@@ -8,6 +8,7 @@
  * day recomputed only when the second changes.
  */
 #include <endian.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -853,7 +854,7 @@ int rtr_cmd_dump(int argc, char **argv)
 	const char *dir = NULL;
 	bool live = false;
 	char err[1024];
-	int status = 0;
+	int status = 0, ret;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -882,7 +883,12 @@ int rtr_cmd_dump(int argc, char **argv)
 	}
 	if (!strcmp(dir, "-"))
 		live = true;
-	if (tr_input_open(&in, dir, live, err, sizeof(err))) {
+	ret = tr_input_open(&in, dir, live, err, sizeof(err));
+	/*
+	 * Following, a directory that holds no trace yet may be one a recorder
+	 * has just made: follow() waits for its first chunk (or says why not).
+	 */
+	if (ret && !(live && ret == -ENOENT && in.root)) {
 		fprintf(stderr, "ringtrace dump: %s\n", err);
 		tr_input_close(&in, NULL, 0);
 		return 1;

@@ -1689,9 +1689,12 @@ Test(consumer_record, dump_follow_prints_what_dump_prints_of_the_finished_trace)
 	char *dir = make_tmpdir("/dev/shm"), *out;
 	int st;
 
-	out = sh(&st, "cd '%s' && ('%s' record -q -o live --packet-size 4k --packets 64 "
+	/* a ring deep enough that a loaded machine's consumer loses nothing */
+	out = sh(&st, "cd '%s' && ('%s' record -q -o live --packet-size 4k --packets 1024 "
 		 "--rotate-size 32k --flush-interval 100ms -- '%s' --threads 2 --events 20000 "
-		 "--pace 500:1000 >rec.log 2>&1 &) && sleep 0.3 && "
+		 "--pace 500:1000 >rec.log 2>&1 &) && "
+		 /* the recorder has made its directory (a loaded machine may take seconds) */
+		 "for i in $(seq 400); do [ -e live/.ringtrace-state ] && break; sleep 0.05; done && "
 		 "timeout 120 '%s' dump --follow live >follow.txt 2>follow.log; echo follow=$?; "
 		 "sleep 0.2; '%s' dump live >dump.txt 2>dump.log; echo dump=$?; "
 		 "cmp follow.txt dump.txt && echo same; wc -l <dump.txt; ls live | grep -c chunk-",
@@ -1726,9 +1729,10 @@ Test(consumer_record, dump_follow_goes_on_when_old_chunks_are_removed)
 
 	/* Phase 0, followed to its last event; old chunks removed; phase 1. */
 	out = sh(&st, "cd '%s' && mkdir sync && touch sync/go.0 && "
-		 "('%s' record -q -o live --packet-size 4k --packets 64 --rotate-size 64k "
+		 "('%s' record -q -o live --packet-size 4k --packets 1024 --rotate-size 64k "
 		 "--flush-interval 50ms -- '%s' --threads 2 --events 60000 --phases 2 --sync sync "
-		 "--pace 100:2000 >rec.log 2>&1 &) && sleep 0.3 && "
+		 "--pace 100:2000 >rec.log 2>&1 &) && "
+		 "for i in $(seq 400); do [ -e live/.ringtrace-state ] && break; sleep 0.05; done && "
 		 "(timeout 120 '%s' dump --follow live >follow.txt 2>follow.log; "
 		 "echo follow=$? >>follow.log) & "
 		 "cd '%s'; for i in $(seq 1200); do [ -f sync/done.0 ] && "
@@ -1753,16 +1757,18 @@ Test(consumer_record, dump_follow_reports_a_file_truncated_under_it)
 	char *dir = make_tmpdir("/dev/shm"), *out;
 	int st;
 
+	/* Only the follow in the background; it has printed everything before the files shrink. */
 	out = sh(&st, "cd '%s' && '%s' record -q -o t --packet-size 4k -- '%s' --threads 1 "
-		 "--events 20000 && size=$(stat -c %%s t/stream_*) && "
+		 "--events 20000 && n=$('%s' dump t 2>/dev/null | wc -l) && "
 		 "printf 'ringtrace-state 1\\nstate recording\\nchunk .\\nwatermark 18446744073709551615\\n' >t/.ringtrace-state && "
 		 "for f in t/stream_*; do printf 'stream %%s %%s\\n' ${f##*_} $(stat -c %%s $f) >>t/.ringtrace-state; done && "
-		 "(timeout 60 '%s' dump --follow t >follow.txt 2>follow.log; echo follow=$? >>follow.log) & "
-		 "cd '%s'; sleep 1; for f in t/stream_*; do truncate -s 8192 $f; done; sleep 1; "
+		 "{ (timeout 60 '%s' dump --follow t >follow.txt 2>follow.log; echo follow=$? >>follow.log) & } && "
+		 "for i in $(seq 2400); do [ \"$(cat follow.txt 2>/dev/null | wc -l)\" -ge \"$n\" ] && "
+		 "break; sleep 0.05; done; for f in t/stream_*; do truncate -s 8192 $f; done; sleep 1; "
 		 "sed -i 's/recording/done/' t/.ringtrace-state; "
 		 "for i in $(seq 400); do grep -q follow= follow.log && break; sleep 0.05; done; "
 		 "cat follow.log",
-		 dir, ringtrace(), emit_path(), ringtrace(), dir);
+		 dir, ringtrace(), emit_path(), ringtrace(), ringtrace());
 	cr_expect_not_null(strstr(out, "follow=1"), "%s", out);
 	cr_expect_not_null(strstr(out, "truncated or replaced"), "%s", out);
 	cr_expect_null(strstr(out, "AddressSanitizer"), "%s", out);
@@ -1929,7 +1935,8 @@ Test(consumer_record, dump_merges_the_chunks_of_a_rotated_trace_in_time)
 	char *dir = make_tmpdir("/dev/shm"), *out;
 	int st;
 
-	out = sh(&st, "cd '%s' && '%s' record -q -o rot --packet-size 16k --packets 16 "
+	/* a ring deep enough that a loaded machine's consumer loses nothing */
+	out = sh(&st, "cd '%s' && '%s' record -q -o rot --packet-size 16k --packets 256 "
 		 "--rotate-size 64k -- '%s' --threads 2 --events 40000 --pace 1000:1000 "
 		 ">/dev/null 2>&1 && '%s' dump --clock-seconds --no-delta rot >d.txt 2>d.log && "
 		 "awk -F'[][]' '{ print $2 }' d.txt | sort -c && echo sorted; "
