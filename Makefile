@@ -61,6 +61,17 @@ ifeq ($(SAN),thread)
   RTR_LDFLAGS += -fsanitize=thread
 endif
 RTR_LIBS := -lurcu-bp -lpthread
+# Xen (platform/Kbuild): the real implementation when libxen-dev is there
+# (scripts/deps.sh installs it), the simulated hypervisor for the tests.
+CONFIG_XEN ?= $(if $(wildcard /usr/include/xenevtchn.h),y,n)
+CONFIG_XENSIM ?= y
+ifeq ($(CONFIG_XEN),y)
+  RTR_CFLAGS += -DRTR_HAVE_XEN=1
+  RTR_LIBS += -lxenevtchn -lxengnttab -lxenstore -lxentoollog
+endif
+ifeq ($(CONFIG_XENSIM),y)
+  RTR_CFLAGS += -DRTR_HAVE_XENSIM=1
+endif
 CRITERION_LIBS := -lcriterion
 
 .DEFAULT_GOAL := all

@@ -34,6 +34,7 @@ struct stream {
 
 struct rtr_consumer {
 	struct rtr_region_hdr h;	/* validated copy */
+	struct rtr_region_mem mem;	/* where the region is, how to wake its producer */
 	uint8_t *base;
 	uint64_t size;
 	int fd;
@@ -113,42 +114,45 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-RTR_API int rtr_consumer_open(struct rtr_consumer **out, const char *path, char *err,
-			      size_t errlen)
+/*
+ * Check the region @c->mem holds and set up the streams; @c->mem is
+ * released on failure.  @what names it in @err.
+ */
+static int open_mem(struct rtr_consumer *c, const char *what, char *err, size_t errlen)
 {
-	struct rtr_consumer *c;
 	const char *why;
-	void *addr;
 	int ret;
 
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	ret = rtr_shm_open(path, true, &c->fd, &addr, &c->size);
-	if (ret) {
-		set_err(err, errlen, "%s: %s", path, strerror(-ret));
-		free(c);
-		return ret;
-	}
-	c->base = addr;
+	c->base = c->mem.base;
+	c->size = c->mem.size;
+	c->fd = c->mem.fd;
 	if (c->size < RTR_REGION_HDR_SIZE) {
-		set_err(err, errlen, "%s: %llu bytes, too small for a region", path,
+		set_err(err, errlen, "%s: %llu bytes, too small for a region", what,
 			(unsigned long long)c->size);
 		ret = -EPROTO;
 		goto err;
 	}
-	if (rtr_load_acquire(&((struct rtr_region_hdr *)addr)->magic) == 0) {
-		set_err(err, errlen, "%s: the producer has not finished creating it", path);
+	if (rtr_load_acquire(&((struct rtr_region_hdr *)c->base)->magic) == 0) {
+		set_err(err, errlen, "%s: the producer has not finished creating it", what);
 		ret = -EAGAIN;
 		goto err;
 	}
-	memcpy(&c->h, addr, sizeof(c->h));
+	memcpy(&c->h, c->base, sizeof(c->h));
 	why = rtr_region_check(&c->h, c->size);
+	if (!why && c->mem.max_cpus && c->h.ncpus > c->mem.max_cpus)
+		why = "more streams than its control page has words for";
 	if (why) {
-		set_err(err, errlen, "%s: %s", path, why);
+		set_err(err, errlen, "%s: %s", what, why);
 		ret = -EPROTO;
 		goto err;
 	}
+	/* The consumer's words: in the control pages unless the platform keeps them. */
+	if (!c->mem.cons) {
+		c->mem.cons = c->base + c->h.cpu_off + offsetof(struct rtr_cpu_ctl, cons);
+		c->mem.cons_stride = c->h.cpu_stride;
+	}
+	if (!c->mem.flush_req)
+		c->mem.flush_req = &((struct rtr_region_hdr *)c->base)->flush_req;
 	c->bufsize = (uint64_t)c->h.packet_size * c->h.packets_per_cpu;
 	c->streams = calloc(c->h.ncpus, sizeof(*c->streams));
 	/* Page-aligned: a copied packet can be written with O_DIRECT as it is. */
@@ -165,8 +169,9 @@ RTR_API int rtr_consumer_open(struct rtr_consumer **out, const char *path, char 
 	 */
 	for (uint32_t i = 0; i < c->h.ncpus; i++) {
 		struct rtr_cpu_ctl *cb = (void *)(c->base + c->h.cpu_off + i * c->h.cpu_stride);
+		struct rtr_cons_words *w = (void *)(c->mem.cons + i * c->mem.cons_stride);
 		uint64_t mask = ~(uint64_t)(c->h.packet_size - 1);
-		uint64_t cons = rtr_load(&cb->cons) & mask, prod = rtr_load_acquire(&cb->prod);
+		uint64_t cons = rtr_load(&w->cons) & mask, prod = rtr_load_acquire(&cb->prod);
 
 		if (cons > prod) {
 			cons = prod & mask;
@@ -174,26 +179,83 @@ RTR_API int rtr_consumer_open(struct rtr_consumer **out, const char *path, char 
 		}
 		c->streams[i].cons = cons;
 	}
-	*out = c;
 	return 0;
 err:
 	free(c->streams);
 	free(c->copy);
-	rtr_shm_unmap(c->base, c->size);
-	close(c->fd);
-	free(c);
+	c->mem.ops->release(&c->mem, false);
 	return ret;
+}
+
+RTR_API int rtr_consumer_open(struct rtr_consumer **out, const char *path, char *err,
+			      size_t errlen)
+{
+	struct rtr_consumer *c;
+	int ret;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ret = rtr_region_file_open(&c->mem, path);
+	if (ret) {
+		set_err(err, errlen, "%s: %s", path, strerror(-ret));
+		free(c);
+		return ret;
+	}
+	ret = open_mem(c, path, err, errlen);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+RTR_API int rtr_consumer_open_xen(struct rtr_consumer **out, const char *domain, char *err,
+				  size_t errlen)
+{
+	struct rtr_consumer *c;
+	char what[96];
+	int ret;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ret = rtr_xen_region_attach(&c->mem, domain, err, errlen);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	snprintf(what, sizeof(what), "domain %s", domain);
+	ret = open_mem(c, what, err, errlen);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
 }
 
 RTR_API void rtr_consumer_close(struct rtr_consumer *c)
 {
 	if (!c)
 		return;
-	rtr_shm_unmap(c->base, c->size);
-	close(c->fd);
+	c->mem.ops->release(&c->mem, false);
 	free(c->streams);
 	free(c->copy);
 	free(c);
+}
+
+RTR_API const char *rtr_consumer_name(const struct rtr_consumer *c)
+{
+	return c->mem.name;
+}
+
+RTR_API bool rtr_consumer_producer_gone(const struct rtr_consumer *c)
+{
+	struct rtr_consumer *m = (struct rtr_consumer *)c;
+
+	return m->mem.ops->producer_gone(&m->mem, c->h.producer_pid);
 }
 
 RTR_API const struct rtr_region_hdr *rtr_consumer_region(const struct rtr_consumer *c)
@@ -204,6 +266,11 @@ RTR_API const struct rtr_region_hdr *rtr_consumer_region(const struct rtr_consum
 static struct rtr_cpu_ctl *ctl(const struct rtr_consumer *c, uint32_t cpu)
 {
 	return (struct rtr_cpu_ctl *)(c->base + c->h.cpu_off + cpu * c->h.cpu_stride);
+}
+
+static struct rtr_cons_words *words(const struct rtr_consumer *c, uint32_t cpu)
+{
+	return (struct rtr_cons_words *)(c->mem.cons + cpu * c->mem.cons_stride);
 }
 
 static const uint8_t *slot(const struct rtr_consumer *c, uint32_t cpu, uint64_t pos)
@@ -353,7 +420,7 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			s->pending++;
 			s->cons += P;
 			if (!c->readonly)
-				rtr_store_release(&cb->cons, s->cons);
+				rtr_store_release(&words(c, cpu)->cons, s->cons);
 			continue;
 		}
 		fill_packet(c, s, cpu, pkt);
@@ -473,7 +540,7 @@ RTR_API void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu)
 	s->held = false;
 	s->cons += c->h.packet_size;
 	if (!c->readonly)
-		rtr_store_release(&ctl(c, cpu)->cons, s->cons);
+		rtr_store_release(&words(c, cpu)->cons, s->cons);
 }
 
 RTR_API void rtr_consumer_rewind(struct rtr_consumer *c)
@@ -505,7 +572,7 @@ static bool any_ready(struct rtr_consumer *c)
 static void arm(struct rtr_consumer *c, bool on)
 {
 	for (uint32_t i = 0; i < c->h.ncpus; i++)
-		rtr_store(&ctl(c, i)->notify_at, on ? c->streams[i].cons + c->h.packet_size : 0);
+		rtr_store(&words(c, i)->notify_at, on ? c->streams[i].cons + c->h.packet_size : 0);
 }
 
 RTR_API uint32_t rtr_consumer_metadata_len(const struct rtr_consumer *c)
@@ -515,7 +582,23 @@ RTR_API uint32_t rtr_consumer_metadata_len(const struct rtr_consumer *c)
 	return rtr_load_acquire(&h->metadata_len);
 }
 
-/* Copy the registry out of the region with pread(), then parse the copy. */
+/*
+ * Read @len bytes at @off of the region: pread() from a file (a truncated
+ * file is an error, not a SIGBUS), a copy from granted pages (which stay
+ * mapped while we hold them).  @off + @len is within the checked header's
+ * bounds.
+ */
+static int read_region(const struct rtr_consumer *c, void *buf, size_t len, uint64_t off)
+{
+	if (c->fd >= 0)
+		return pread(c->fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
+	if (off > c->size || len > c->size - off)
+		return -EIO;
+	copy_shared(buf, c->base + off, len);
+	return 0;
+}
+
+/* Copy the registry out of the region, then parse the copy. */
 static int read_registry(struct rtr_consumer *c, struct rtr_registry *reg, uint32_t *len,
 			 char *err, size_t errlen)
 {
@@ -523,8 +606,7 @@ static int read_registry(struct rtr_consumer *c, struct rtr_registry *reg, uint3
 	char *text;
 	int ret;
 
-	if (pread(c->fd, &mlen, sizeof(mlen), offsetof(struct rtr_region_hdr, metadata_len)) !=
-	    sizeof(mlen)) {
+	if (read_region(c, &mlen, sizeof(mlen), offsetof(struct rtr_region_hdr, metadata_len))) {
 		set_err(err, errlen, "registry unreadable");
 		return -EIO;
 	}
@@ -538,7 +620,7 @@ static int read_registry(struct rtr_consumer *c, struct rtr_registry *reg, uint3
 	text = malloc(mlen + 1);
 	if (!text)
 		return -ENOMEM;
-	if (pread(c->fd, text, mlen, (off_t)c->h.metadata_off) != (ssize_t)mlen) {
+	if (read_region(c, text, mlen, c->h.metadata_off)) {
 		free(text);
 		set_err(err, errlen, "registry unreadable");
 		return -EIO;
@@ -613,7 +695,7 @@ RTR_API int rtr_consumer_wait(struct rtr_consumer *c, int timeout_ms)
 		arm(c, false);
 		return 1;
 	}
-	ret = rtr_futex_wait(&h->wake_seq, seq, timeout_ms);
+	ret = c->mem.ops->wait(&c->mem, &h->wake_seq, seq, timeout_ms);
 	arm(c, false);
 	if (ret == -ETIMEDOUT)
 		return 0;
@@ -624,10 +706,9 @@ RTR_API int rtr_consumer_wait(struct rtr_consumer *c, int timeout_ms)
 
 RTR_API uint32_t rtr_consumer_flush_request(struct rtr_consumer *c)
 {
-	struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
-	uint32_t req = rtr_add(&h->flush_req, 1);
+	uint32_t req = rtr_add(c->mem.flush_req, 1);
 
-	rtr_futex_wake(&h->flush_req, INT_MAX);
+	c->mem.ops->wake(&c->mem, c->mem.flush_req);
 	return req;
 }
 
@@ -661,7 +742,8 @@ RTR_API int rtr_consumer_flush(struct rtr_consumer *c, int timeout_ms)
 		now = rtr_monotonic_ns();
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		rtr_futex_wait(&h->flush_done, done, (int)((deadline - now) / 1000000 + 1));
+		c->mem.ops->wait(&c->mem, &h->flush_done, done,
+				 (int)((deadline - now) / 1000000 + 1));
 	}
 }
 
@@ -720,10 +802,10 @@ RTR_API int rtr_consumer_cpu_info(const struct rtr_consumer *c, uint32_t cpu,
 		return -EINVAL;
 	cb = ctl(c, cpu);
 	out->prod = rtr_load(&cb->prod);
-	out->cons = rtr_load(&cb->cons);
+	out->cons = rtr_load(&words(c, cpu)->cons);
 	out->lost_full = rtr_load(&cb->lost_full);
 	out->lost_big = rtr_load(&cb->lost_big);
 	out->lost_busy = rtr_load(&cb->lost_busy);
-	out->notify_at = rtr_load(&cb->notify_at);
+	out->notify_at = rtr_load(&words(c, cpu)->notify_at);
 	return 0;
 }

@@ -37,7 +37,11 @@ int rtr_session_open(struct rtr_session *s, const char *region, char *err, size_
 	memset(s, 0, sizeof(*s));
 	s->region = region;
 	s->flush_ms = 1000;
-	ret = rtr_consumer_open(&s->c, region, err, errlen);
+	/* "xen:DOMAIN": a Xen guest's region, from dom0 (Documentation/xen.rst). */
+	if (!strncmp(region, "xen:", 4))
+		ret = rtr_consumer_open_xen(&s->c, region + 4, err, errlen);
+	else
+		ret = rtr_consumer_open(&s->c, region, err, errlen);
 	if (ret)
 		return ret;
 	h = rtr_consumer_region(s->c);
@@ -189,7 +193,7 @@ bool rtr_session_producer_gone(const struct rtr_session *s)
 {
 	if (rtr_consumer_stopped(s->c))
 		return true;
-	return s->producer > 0 && kill(s->producer, 0) < 0 && errno == ESRCH;
+	return rtr_consumer_producer_gone(s->c);
 }
 
 int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)

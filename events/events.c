@@ -315,20 +315,27 @@ RTR_API const char *rtr_region_path(void)
  * Return: 0; -EALREADY if tracing; -EINVAL for a bad config; -errno from
  * creating the region (-EEXIST: the file exists, -ENOSPC: no room).
  */
+/* Why the last rtr_start() failed, when the platform said more than an errno. */
+static char start_err[256];
+
 RTR_API int rtr_start(const struct rtr_config *cfg)
 {
-	struct rtr_ring_attr attr = { .struct_size = sizeof(attr), .mode = RTR_MODE_DISCARD };
+	struct rtr_ring_attr attr = { .struct_size = sizeof(attr), .mode = RTR_MODE_DISCARD,
+				      .err = start_err, .errlen = sizeof(start_err) };
 	struct rtr_ring *r;
 	int ret;
 
 	if (cfg) {
-		if (cfg->struct_size < sizeof(*cfg))
+		if (cfg->struct_size < offsetof(struct rtr_config, flags))
 			return -EINVAL;
 		attr.path = cfg->path;
 		if (cfg->mode)
 			attr.mode = cfg->mode;
 		attr.packet_size = cfg->packet_size;
 		attr.packets_per_cpu = cfg->packets_per_cpu;
+		if (cfg->struct_size >= offsetof(struct rtr_config, flags) + sizeof(cfg->flags) &&
+		    (cfg->flags & RTR_CONFIG_XEN))
+			attr.create = rtr_xen_region_create;
 	}
 	pthread_mutex_lock(&control);
 	if (ring) {
@@ -417,16 +424,20 @@ static void stop_at_exit(void)
  *   RINGTRACE_MODE         discard (default) or overwrite
  *   RINGTRACE_PACKET_SIZE  bytes, power of two (k/M suffixes)
  *   RINGTRACE_PACKETS      packets per CPU, power of two
+ *   RINGTRACE_XEN=1        in a Xen guest: the region in pages granted to
+ *                          dom0 (RTR_CONFIG_XEN), and tracing starts
  * Problems are reported on stderr once; the program runs on untraced.
  */
 __attribute__((constructor)) static void start_from_env(void)
 {
 	const char *on = getenv("RINGTRACE"), *path = getenv("RINGTRACE_PATH");
-	const char *mode = getenv("RINGTRACE_MODE");
+	const char *mode = getenv("RINGTRACE_MODE"), *xen = getenv("RINGTRACE_XEN");
 	struct rtr_config cfg = { .struct_size = sizeof(cfg) };
 	int ret;
 
-	if (!(on && *on && strcmp(on, "0")) && !(path && *path))
+	if (xen && *xen && strcmp(xen, "0"))
+		cfg.flags |= RTR_CONFIG_XEN;
+	if (!(on && *on && strcmp(on, "0")) && !(path && *path) && !cfg.flags)
 		return;
 	cfg.path = path && *path ? path : NULL;
 	cfg.mode = RTR_MODE_DISCARD;
@@ -439,8 +450,11 @@ __attribute__((constructor)) static void start_from_env(void)
 	cfg.packets_per_cpu = env_u32("RINGTRACE_PACKETS", 0);
 	ret = rtr_start(&cfg);
 	if (ret) {
-		fprintf(stderr, "ringtrace: cannot start tracing%s%s: %s\n", cfg.path ? " into " : "",
-			cfg.path ? cfg.path : "", strerror(-ret));
+		if (start_err[0])
+			fprintf(stderr, "ringtrace: cannot start tracing: %s\n", start_err);
+		else
+			fprintf(stderr, "ringtrace: cannot start tracing%s%s: %s\n",
+				cfg.path ? " into " : "", cfg.path ? cfg.path : "", strerror(-ret));
 		return;
 	}
 	atexit(stop_at_exit);

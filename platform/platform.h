@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * platform/platform.h - the OS facilities the ring and the consumer use.
- * One interface, one implementation per platform directory (unix/ here;
- * Xen's grant/event-channel back-ends come with the Xen issue).  All
+ * One interface, one implementation per platform directory: unix/ here,
+ * the Xen facilities in xen.h (xen/ real, xensim/ simulated).  All
  * functions return 0 (or a value) on success and -errno on failure.
  */
 #ifndef RTR_PLATFORM_H
@@ -20,6 +20,68 @@ int rtr_write_all(int fd, const void *buf, size_t n);
 /* Write the @n vectors whole (@iov is consumed); 0 or -errno. */
 struct iovec;
 int rtr_writev_all(int fd, struct iovec *iov, int n);
+
+/*
+ * struct rtr_region_mem - where a region's memory comes from and how its
+ * producer and consumer wake each other: a file and futexes on unix
+ * (platform/unix/region.c), granted pages and an event channel on Xen
+ * (platform/xen_region.c).  The ring and the consumer use nothing else, so
+ * they are the same code on both.
+ *
+ * @base, @size: the region, mapped (read-only in a Xen dom0).
+ * @fd: the region file (unix), or -1.
+ * @name: what to call it in messages: the file's path, or "xen:DOMAIN".
+ * @cons, @cons_stride: the consumer's words of CPU i (struct rtr_cons_words,
+ *   laid out as in struct rtr_cpu_ctl) at @cons + i * @cons_stride; NULL: in the
+ *   region's own control pages (unix), filled in once the geometry is known.
+ * @flush_req: the consumer's flush-request word; NULL: the region header's.
+ * @max_cpus: streams @cons has room for (0: any).
+ */
+struct rtr_region_mem;
+struct rtr_cons_words {
+	uint64_t cons;
+	uint64_t notify_at;
+};
+struct rtr_region_ops {
+	/* Wake the other side after changing @word (a word of the region). */
+	void (*wake)(struct rtr_region_mem *m, uint32_t *word);
+	/* Sleep until @word may differ from @expected, or @timeout_ms (-1: no
+	 * limit).  Spurious returns are allowed.  0, -ETIMEDOUT, -EINTR. */
+	int (*wait)(struct rtr_region_mem *m, uint32_t *word, uint32_t expected, int timeout_ms);
+	/* Producer: the region is built (magic written); let consumers find it. */
+	int (*publish)(struct rtr_region_mem *m);
+	/* Consumer: true once the producer's process is gone. */
+	bool (*producer_gone)(struct rtr_region_mem *m, uint32_t pid);
+	/* Unmap (and, producer side, withdraw; @unlink: remove the file). */
+	void (*release)(struct rtr_region_mem *m, bool unlink);
+};
+
+struct rtr_region_mem {
+	uint8_t *base;
+	uint64_t size;
+	int fd;
+	char *name;
+	uint8_t *cons;
+	uint64_t cons_stride;
+	uint32_t *flush_req;
+	uint32_t max_cpus;
+	const struct rtr_region_ops *ops;
+	void *priv;
+};
+
+/* Producer: make the memory for a region of @size bytes and @ncpus streams. */
+typedef int (*rtr_region_create_fn)(struct rtr_region_mem *m, const char *path, uint64_t size,
+				    uint32_t ncpus, char *err, size_t errlen);
+/* platform/unix/region.c: a file at @path, created as rtr_shm_create() does. */
+int rtr_region_file_create(struct rtr_region_mem *m, const char *path, uint64_t size,
+			   uint32_t ncpus, char *err, size_t errlen);
+/* Consumer: map the region file at @path read-write. */
+int rtr_region_file_open(struct rtr_region_mem *m, const char *path);
+/* platform/xen_region.c: the guest's granted pages; dom0's mapping of them. */
+int rtr_xen_region_create(struct rtr_region_mem *m, const char *path, uint64_t size,
+			  uint32_t ncpus, char *err, size_t errlen);
+int rtr_xen_region_attach(struct rtr_region_mem *m, const char *domain, char *err,
+			  size_t errlen);
 
 /* Futex words in shared memory (platform/unix/futex.c). */
 int rtr_futex_wait(uint32_t *word, uint32_t expected, int timeout_ms);

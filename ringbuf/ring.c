@@ -159,19 +159,38 @@ static uint64_t lost_total(struct rtr_cpu_ctl *cb)
 	return rtr_load(&cb->lost_full) + rtr_load(&cb->lost_big) + rtr_load(&cb->lost_busy);
 }
 
-/* Wake the consumer if it asked to be woken once @prod reached @pos. */
-static void notify(struct rtr_ring *ring, struct rtr_cpu_ctl *cb, uint64_t pos)
+/*
+ * The consumer's words of @cpu: {cons, notify_at} in the CPU's control page
+ * (unix), or in the Xen control page dom0 may write (ringtrace/xen.h).
+ */
+static struct rtr_cons_words *cons_words(const struct rtr_ring *ring, uint32_t cpu)
 {
+	return (struct rtr_cons_words *)(ring->mem.cons + (uint64_t)cpu * ring->mem.cons_stride);
+}
+
+static void wake_consumer(struct rtr_ring *ring)
+{
+	rtr_add(&ring->hdr->wake_seq, 1);
+	ring->mem.ops->wake(&ring->mem, &ring->hdr->wake_seq);
+}
+
+/*
+ * Wake the consumer if it asked to be woken once @prod reached @pos: Xen's
+ * io/ring.h rule with @notify_at as req_event, exchanged to 0 so that one
+ * request brings one wake-up however many writers pass it.
+ */
+static void notify(struct rtr_ring *ring, uint32_t cpu, uint64_t pos)
+{
+	uint64_t *word = &cons_words(ring, cpu)->notify_at;
 	uint64_t at;
 
 	rtr_smp_mb();	/* @prod store before @notify_at load; pairs with the consumer */
-	at = rtr_load(&cb->notify_at);
+	at = rtr_load(word);
 	if (rtr_likely(!at || pos < at))
 		return;
-	if (rtr_xchg(&cb->notify_at, 0) == 0)
+	if (rtr_xchg(word, 0) == 0)
 		return;
-	rtr_add(&ring->hdr->wake_seq, 1);
-	rtr_futex_wake(&ring->hdr->wake_seq, INT_MAX);
+	wake_consumer(ring);
 }
 
 /*
@@ -218,7 +237,7 @@ static bool slot_free(const struct rtr_ring *ring, const struct cursor *k)
 
 	if (ring->mode != RTR_MODE_DISCARD)
 		return true;
-	cons = rtr_load_acquire(&k->cb->cons);
+	cons = rtr_load_acquire(&cons_words(ring, k->cpu)->cons);
 	return k->pos - cons <= ring->buf_mask + 1 - ring->packet_size;
 }
 
@@ -288,7 +307,7 @@ static int close_packet(struct rtr_ring *ring, const struct cursor *k)
 	};
 	ret = commit(ring, &c);
 	if (ret == COMMIT_DONE)
-		notify(ring, k->cb, c.newpos);
+		notify(ring, k->cpu, c.newpos);
 	return ret;
 }
 
@@ -513,13 +532,25 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 {
 	uint32_t psize, npk, ncpus;
 	uint64_t buf, size, cpu_off, stride;
+	rtr_region_create_fn create = rtr_region_file_create;
+	char dummy[1], *err = dummy;
+	size_t errlen = sizeof(dummy);
 	struct rtr_region_hdr *h;
 	struct rtr_ring *ring;
 	void *addr;
-	int fd, ret;
+	int ret;
 
-	if (!out || !attr || attr->struct_size < sizeof(*attr))
+	if (!out || !attr || attr->struct_size < RTR_RING_ATTR_SIZE_V0)
 		return -EINVAL;
+	if (attr->struct_size >= sizeof(*attr)) {
+		if (attr->create)
+			create = attr->create;
+		if (attr->err && attr->errlen) {
+			err = attr->err;
+			errlen = attr->errlen;
+		}
+	}
+	err[0] = '\0';
 	if (attr->mode != RTR_MODE_DISCARD && attr->mode != RTR_MODE_OVERWRITE)
 		return -EINVAL;
 	psize = attr->packet_size ? attr->packet_size : 64 * 1024;
@@ -554,9 +585,22 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	ret = rtr_shm_create(ring->path, size, &fd, &addr);
+	ret = create(&ring->mem, ring->path, size, ncpus, err, errlen);
 	if (ret)
 		goto err_free;
+	if (ring->mem.max_cpus && ncpus > ring->mem.max_cpus) {
+		ret = -E2BIG;
+		goto err_unmap;
+	}
+	addr = ring->mem.base;
+	if (ring->mem.name && strcmp(ring->mem.name, ring->path)) {
+		free(ring->path);
+		ring->path = strdup(ring->mem.name);	/* "xen:..." */
+		if (!ring->path) {
+			ret = -ENOMEM;
+			goto err_unmap;
+		}
+	}
 
 	h = addr;
 	h->abi_major = RTR_REGION_ABI_MAJOR;
@@ -602,16 +646,26 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	ring->fast_ncpus = ring->use_rseq ? ncpus : 0;
 	ring->hdr = h;
 	ring->region_size = size;
-	ring->fd = fd;
+	ring->fd = ring->mem.fd;
+	/* The consumer's words: in the control pages unless the platform keeps them. */
+	if (!ring->mem.cons) {
+		ring->mem.cons = ring->cpus + offsetof(struct rtr_cpu_ctl, cons);
+		ring->mem.cons_stride = stride;
+	}
+	if (!ring->mem.flush_req)
+		ring->mem.flush_req = &h->flush_req;
 	/* Everything above is visible before a consumer can see the magic. */
 	rtr_store_release(&h->magic, RTR_REGION_MAGIC);
+	ret = ring->mem.ops->publish(&ring->mem);
+	if (ret) {
+		snprintf(err, errlen, "%s: publishing the region: %s", ring->path, strerror(-ret));
+		goto err_unmap;
+	}
 	*out = ring;
 	return 0;
 
 err_unmap:
-	rtr_shm_unmap(addr, size);
-	close(fd);
-	unlink(ring->path);
+	ring->mem.ops->release(&ring->mem, true);
 err_free:
 	free(ring->path);
 	free(ring);
@@ -787,8 +841,7 @@ RTR_API int rtr_ring_stop(struct rtr_ring *ring)
 			ret = r;
 	}
 	rtr_store_release(&ring->hdr->state, RTR_STATE_STOPPED);
-	rtr_add(&ring->hdr->wake_seq, 1);
-	rtr_futex_wake(&ring->hdr->wake_seq, INT_MAX);
+	wake_consumer(ring);
 	return ret;
 }
 
@@ -800,7 +853,7 @@ static void *flusher_main(void *arg)
 
 	urcu_bp_register_thread();
 	while (!__atomic_load_n(&ring->flusher_stop, __ATOMIC_ACQUIRE)) {
-		uint32_t req = rtr_load_acquire(&h->flush_req);
+		uint32_t req = rtr_load_acquire(ring->mem.flush_req);
 
 		if (req != rtr_load(&h->flush_done)) {
 			uint64_t now = rtr_monotonic_ns();
@@ -815,10 +868,10 @@ static void *flusher_main(void *arg)
 			last = rtr_monotonic_ns();
 			__atomic_add_fetch(&ring->flushes, 1, __ATOMIC_RELAXED);
 			rtr_store_release(&h->flush_done, req);
-			rtr_futex_wake(&h->flush_done, INT_MAX);
+			ring->mem.ops->wake(&ring->mem, &h->flush_done);
 			continue;
 		}
-		rtr_futex_wait(&h->flush_req, req, 200);
+		ring->mem.ops->wait(&ring->mem, ring->mem.flush_req, req, 200);
 	}
 	urcu_bp_unregister_thread();
 	return NULL;
@@ -848,7 +901,8 @@ static void stop_flusher(struct rtr_ring *ring)
 	if (!ring->flusher_running)
 		return;
 	__atomic_store_n(&ring->flusher_stop, 1, __ATOMIC_RELEASE);
-	rtr_futex_wake(&ring->hdr->flush_req, INT_MAX);
+	/* On Xen the flusher waits on the channel: up to its 200 ms timeout. */
+	rtr_futex_wake(ring->mem.flush_req, INT_MAX);
 	pthread_join((pthread_t)ring->flusher_thread, NULL);
 	ring->flusher_running = 0;
 }
@@ -862,10 +916,7 @@ RTR_API void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file)
 	if (!ring)
 		return;
 	stop_flusher(ring);
-	if (unlink_file)
-		unlink(ring->path);
-	rtr_shm_unmap(ring->hdr, ring->region_size);
-	close(ring->fd);
+	ring->mem.ops->release(&ring->mem, unlink_file);
 	free(ring->path);
 	/*
 	 * Without a membarrier RSEQ (kernels before 5.10) a registered thread's

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <ringtrace/region.h>
 #include "ringbuf/compiler.h"
+#include "platform/platform.h"
 
 /**
  * struct rtr_ring - a producer's view of its region; read-only after
@@ -59,6 +60,7 @@ struct rtr_ring {
 	uint64_t region_size;
 	int fd;
 	char *path;
+	struct rtr_region_mem mem;	/* where the region lives, how to wake its consumer */
 	bool fast_quiesced;		/* detach ended every fast-path use */
 	int flusher_running;
 	int flusher_stop;
@@ -77,6 +79,10 @@ struct rtr_ring {
  * @packets_per_cpu: power of two, 2..65536 (0: 8).
  * @ncpus: streams (0: every possible CPU).
  * @flags: RTR_RING_PORTABLE forces the portable (locked) path.
+ * @create: where the region's memory comes from (platform.h), NULL: a file
+ *          at @path (rtr_region_file_create()); rtr_xen_region_create() for
+ *          pages granted to a Xen dom0.
+ * @err, @errlen: a one-line reason when creation fails (may be NULL).
  */
 struct rtr_ring_attr {
 	uint32_t struct_size;
@@ -86,7 +92,11 @@ struct rtr_ring_attr {
 	uint32_t packets_per_cpu;
 	uint32_t ncpus;
 	uint32_t flags;
+	rtr_region_create_fn create;
+	char *err;
+	size_t errlen;
 };
+#define RTR_RING_ATTR_SIZE_V0	offsetof(struct rtr_ring_attr, create)
 #define RTR_RING_PORTABLE	0x1u
 #define RTR_RING_DEFAULT_DIR	"/dev/shm"
 

@@ -6,7 +6,7 @@
 # node; npm as well unless the installed nodejs brings its own.
 set -eu
 job=${1:-build}
-pkgs="gcc make pkg-config liburcu-dev libcriterion-dev babeltrace2 python3-bt2"
+pkgs="gcc make pkg-config liburcu-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev"
 case "$job" in
 build) ;;
 bench) pkgs="$pkgs valgrind chromium nodejs" ;;

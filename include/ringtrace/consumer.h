@@ -64,7 +64,30 @@ struct rtr_consumer_stats {
  * order, or inconsistent (@err says which field); other -errno from open/mmap.
  */
 int rtr_consumer_open(struct rtr_consumer **out, const char *path, char *err, size_t errlen);
+
+/**
+ * rtr_consumer_open_xen() - in dom0, attach to the region a Xen guest
+ * shares: @domain is its id or its name.  The guest's control page is
+ * mapped read-write, its region read-only, its event channel bound
+ * (Documentation/xen.rst); everything read from the guest is checked.
+ * Return: 0; -ENOENT (no such domain, or it does not trace); -EPROTO (its
+ * keys or pages do not check out: @err says which); -ENOSYS (built
+ * without Xen); other -errno from the Xen drivers.
+ */
+int rtr_consumer_open_xen(struct rtr_consumer **out, const char *domain, char *err,
+			  size_t errlen);
 void rtr_consumer_close(struct rtr_consumer *c);
+
+/* What the region is called in messages: its path, or "xen:DOMAIN". */
+const char *rtr_consumer_name(const struct rtr_consumer *c);
+
+/*
+ * rtr_consumer_producer_gone() - true once the producer's process has
+ * exited (unix: its pid is gone; Xen: the guest's kernel said so through
+ * the control page, or the domain was destroyed).  A crashed, preserved
+ * guest is not "gone" here: `ringtrace recover --xen-domain` reads it.
+ */
+bool rtr_consumer_producer_gone(const struct rtr_consumer *c);
 
 /* The validated copy of the region header. */
 const struct rtr_region_hdr *rtr_consumer_region(const struct rtr_consumer *c);

@@ -30,6 +30,10 @@ extern "C" {
  * @mode: RTR_MODE_DISCARD (0 means it too) or RTR_MODE_OVERWRITE (a flight recorder).
  * @packet_size: bytes per packet, power of two (0: 64 KiB).
  * @packets_per_cpu: power of two (0: 8).
+ * @flags: RTR_CONFIG_XEN: in a Xen guest, put the region in pages granted to
+ *         dom0 and publish them in xenstore, for `ringtrace consume
+ *         --xen-domain` (Documentation/xen.rst); @path is then unused.
+ *         A caller built before @flags existed passes a smaller @struct_size.
  */
 struct rtr_config {
 	uint32_t struct_size;
@@ -37,7 +41,9 @@ struct rtr_config {
 	uint32_t mode;
 	uint32_t packet_size;
 	uint32_t packets_per_cpu;
+	uint32_t flags;
 };
+#define RTR_CONFIG_XEN		0x1u
 
 /* Kinds of task for rtr_create(), as mirage-profile's thread types; extend from 64. */
 enum rtr_task_kind {

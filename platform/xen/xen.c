@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+/*
+ * platform/xen/xen.c - the Xen interface (platform/xen.h) on real Xen,
+ * through Debian's libxen-dev: libxengntshr in a Linux domU (the
+ * xen-gntalloc driver), libxengnttab in dom0 (xen-gntdev), libxenevtchn
+ * (xen-evtchn) and libxenstore (/dev/xen/xenbus or xenstored's socket).
+ *
+ * The libraries log through xentoollog; ours logs only critical messages,
+ * so that a hostile guest's bad grant references make errors we report,
+ * not a flood on dom0's stderr.  The grant handles are opened on first use:
+ * a guest never needs gntdev, dom0 never gntalloc.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <xenevtchn.h>
+#include <xengnttab.h>
+#include <xenstore.h>
+#include <xentoollog.h>
+#include "platform/xen.h"
+
+struct real {
+	xentoollog_logger_stdiostream *log;
+	xenevtchn_handle *xce;
+	struct xs_handle *xsh;
+	pthread_mutex_t lock;		/* the lazily opened grant handles */
+	xengntshr_handle *xgs;
+	xengnttab_handle *xgt;
+};
+
+static struct real *R(struct rtr_xen *x)
+{
+	return x->priv;
+}
+
+static int real_open(struct rtr_xen *x, char *err, size_t errlen)
+{
+	struct real *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	pthread_mutex_init(&r->lock, NULL);
+	r->log = xtl_createlogger_stdiostream(stderr, XTL_CRITICAL, 0);
+	r->xce = xenevtchn_open((struct xentoollog_logger *)r->log, 0);
+	if (!r->xce) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the event-channel device /dev/xen/evtchn: %s "
+			 "(not a Xen domain, or the xen-evtchn driver is not loaded)", strerror(errno));
+		goto fail;
+	}
+	r->xsh = xs_open(0);
+	if (!r->xsh) {
+		ret = -(errno ? errno : ENOENT);
+		snprintf(err, errlen, "cannot connect to xenstore: %s (/dev/xen/xenbus needs "
+			 "xenfs mounted on /proc/xen or the xenbus device; in dom0, xenstored)",
+			 strerror(-ret));
+		goto fail;
+	}
+	x->priv = r;
+	return 0;
+fail:
+	if (r->xce)
+		xenevtchn_close(r->xce);
+	xtl_logger_destroy((struct xentoollog_logger *)r->log);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+	return ret;
+}
+
+static void real_close(struct rtr_xen *x)
+{
+	struct real *r = R(x);
+
+	if (r->xgs)
+		xengntshr_close(r->xgs);
+	if (r->xgt)
+		xengnttab_close(r->xgt);
+	xs_close(r->xsh);
+	xenevtchn_close(r->xce);
+	xtl_logger_destroy((struct xentoollog_logger *)r->log);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+static xengntshr_handle *gntshr(struct real *r)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->xgs)
+		r->xgs = xengntshr_open((struct xentoollog_logger *)r->log, 0);
+	pthread_mutex_unlock(&r->lock);
+	return r->xgs;
+}
+
+static xengnttab_handle *gnttab(struct real *r)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->xgt)
+		r->xgt = xengnttab_open((struct xentoollog_logger *)r->log, 0);
+	pthread_mutex_unlock(&r->lock);
+	return r->xgt;
+}
+
+static int real_xs_read(struct rtr_xen *x, const char *path, char *buf, size_t cap)
+{
+	unsigned int len = 0;
+	char *v = xs_read(R(x)->xsh, XBT_NULL, path, &len);
+
+	if (!v)
+		return -(errno ? errno : ENOENT);
+	if (len >= cap) {
+		free(v);
+		return -E2BIG;
+	}
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	free(v);
+	return (int)len;
+}
+
+static int real_self(struct rtr_xen *x, uint32_t *domid)
+{
+	char buf[16], *end;
+	unsigned long v;
+	int ret = real_xs_read(x, "domid", buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	v = strtoul(buf, &end, 10);
+	if (end == buf || *end || v >= RTR_XEN_DOMID_SELF)
+		return -EINVAL;
+	*domid = (uint32_t)v;
+	return 0;
+}
+
+static int real_share(struct rtr_xen *x, uint32_t domid, uint32_t count, bool writable,
+		      uint32_t *refs, void **addr)
+{
+	xengntshr_handle *h = gntshr(R(x));
+	void *p;
+
+	if (!h)
+		return -errno;
+	p = xengntshr_share_pages(h, domid, (int)count, refs, writable);
+	if (!p)
+		return -(errno ? errno : ENOMEM);
+	*addr = p;
+	return 0;
+}
+
+static int real_share_notify(struct rtr_xen *x, uint32_t domid, bool writable,
+			     uint32_t notify_off, uint32_t port, uint32_t *ref, void **addr)
+{
+	xengntshr_handle *h = gntshr(R(x));
+	void *p;
+
+	if (!h)
+		return -errno;
+	p = xengntshr_share_page_notify(h, domid, ref, writable, (int)notify_off, port);
+	if (!p)
+		return -(errno ? errno : ENOMEM);
+	*addr = p;
+	return 0;
+}
+
+static void real_unshare(struct rtr_xen *x, void *addr, uint32_t count)
+{
+	if (R(x)->xgs)
+		xengntshr_unshare(R(x)->xgs, addr, count);
+}
+
+static int real_map(struct rtr_xen *x, uint32_t domid, uint32_t count, const uint32_t *refs,
+		    bool writable, void **addr)
+{
+	xengnttab_handle *h = gnttab(R(x));
+	void *p;
+
+	if (!h)
+		return -errno;
+	p = xengnttab_map_domain_grant_refs(h, count, domid, (uint32_t *)refs,
+					    PROT_READ | (writable ? PROT_WRITE : 0));
+	if (!p)
+		return -(errno ? errno : EINVAL);
+	*addr = p;
+	return 0;
+}
+
+static void real_unmap(struct rtr_xen *x, void *addr, uint32_t count)
+{
+	if (R(x)->xgt)
+		xengnttab_unmap(R(x)->xgt, addr, count);
+}
+
+static int real_evtchn_alloc(struct rtr_xen *x, uint32_t remote, uint32_t *port)
+{
+	xenevtchn_port_or_error_t p = xenevtchn_bind_unbound_port(R(x)->xce, remote);
+
+	if (p < 0)
+		return -errno;
+	*port = (uint32_t)p;
+	return 0;
+}
+
+static int real_evtchn_bind(struct rtr_xen *x, uint32_t domid, uint32_t remote_port,
+			    uint32_t *port)
+{
+	xenevtchn_port_or_error_t p = xenevtchn_bind_interdomain(R(x)->xce, domid, remote_port);
+
+	if (p < 0)
+		return -errno;
+	*port = (uint32_t)p;
+	return 0;
+}
+
+static int real_evtchn_unbind(struct rtr_xen *x, uint32_t port)
+{
+	return xenevtchn_unbind(R(x)->xce, port) < 0 ? -errno : 0;
+}
+
+static int real_notify(struct rtr_xen *x, uint32_t port)
+{
+	return xenevtchn_notify(R(x)->xce, port) < 0 ? -errno : 0;
+}
+
+/*
+ * poll() first, as libxenevtchn asks (a non-blocking fd may still block in
+ * xenevtchn_pending), then take the port and unmask it: an event sent
+ * from now on is delivered again.
+ */
+static int real_wait(struct rtr_xen *x, int timeout_ms, uint32_t *port)
+{
+	struct pollfd pfd = { .fd = xenevtchn_fd(R(x)->xce), .events = POLLIN };
+	xenevtchn_port_or_error_t p;
+	int n = poll(&pfd, 1, timeout_ms);
+
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return 0;
+	p = xenevtchn_pending(R(x)->xce);
+	if (p < 0)
+		return -errno;
+	if (xenevtchn_unmask(R(x)->xce, (evtchn_port_t)p) < 0)
+		return -errno;
+	*port = (uint32_t)p;
+	return 1;
+}
+
+static int real_xs_write(struct rtr_xen *x, const char *const *paths, const char *const *vals,
+			 unsigned n)
+{
+	struct xs_handle *h = R(x)->xsh;
+
+	/* xenstored ends a transaction that raced another with EAGAIN: retry. */
+	for (int attempt = 0; attempt < 100; attempt++) {
+		xs_transaction_t t = xs_transaction_start(h);
+		int ret = 0;
+
+		if (t == XBT_NULL)
+			return -errno;
+		for (unsigned i = 0; i < n && !ret; i++)
+			if (!xs_write(h, t, paths[i], vals[i], (unsigned)strlen(vals[i])))
+				ret = -errno;
+		if (ret) {
+			xs_transaction_end(h, t, true);
+			return ret;
+		}
+		if (xs_transaction_end(h, t, false))
+			return 0;
+		if (errno != EAGAIN)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
+static int real_xs_rm(struct rtr_xen *x, const char *path)
+{
+	return xs_rm(R(x)->xsh, XBT_NULL, path) ? 0 : -errno;
+}
+
+static int real_xs_list(struct rtr_xen *x, const char *path, char ***names, unsigned *n)
+{
+	unsigned int num = 0;
+	char **v = xs_directory(R(x)->xsh, XBT_NULL, path, &num);
+
+	if (!v)
+		return -(errno ? errno : ENOENT);
+	*names = v;	/* one block, as libxenstore allocates it */
+	*n = num;
+	return 0;
+}
+
+static int real_xs_watch(struct rtr_xen *x, const char *path, const char *token)
+{
+	return xs_watch(R(x)->xsh, path, token) ? 0 : -errno;
+}
+
+static int real_xs_unwatch(struct rtr_xen *x, const char *path, const char *token)
+{
+	return xs_unwatch(R(x)->xsh, path, token) ? 0 : -errno;
+}
+
+static int real_xs_wait_watch(struct rtr_xen *x, int timeout_ms, char *path, size_t cap)
+{
+	struct xs_handle *h = R(x)->xsh;
+	struct pollfd pfd = { .fd = xs_fileno(h), .events = POLLIN };
+	char **v;
+	int n;
+
+	for (;;) {
+		v = xs_check_watch(h);
+		if (v)
+			break;
+		if (errno != EAGAIN)
+			return -errno;
+		n = poll(&pfd, 1, timeout_ms);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+	}
+	snprintf(path, cap, "%s", v[XS_WATCH_PATH]);
+	free(v);
+	return 1;
+}
+
+static int real_domain_exists(struct rtr_xen *x, uint32_t domid)
+{
+	return xs_is_domain_introduced(R(x)->xsh, domid) ? 1 : 0;
+}
+
+const struct rtr_xen_ops rtr_xen_real_ops = {
+	.name = "xen",
+	.open = real_open,
+	.close = real_close,
+	.self = real_self,
+	.share = real_share,
+	.share_notify = real_share_notify,
+	.unshare = real_unshare,
+	.map = real_map,
+	.unmap = real_unmap,
+	.evtchn_alloc = real_evtchn_alloc,
+	.evtchn_bind = real_evtchn_bind,
+	.evtchn_unbind = real_evtchn_unbind,
+	.notify = real_notify,
+	.wait = real_wait,
+	.xs_read = real_xs_read,
+	.xs_write = real_xs_write,
+	.xs_rm = real_xs_rm,
+	.xs_list = real_xs_list,
+	.xs_watch = real_xs_watch,
+	.xs_unwatch = real_xs_unwatch,
+	.xs_wait_watch = real_xs_wait_watch,
+	.domain_exists = real_domain_exists,
+};
