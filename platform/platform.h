@@ -83,6 +83,21 @@ int rtr_xen_region_create(struct rtr_region_mem *m, const char *path, uint64_t s
 int rtr_xen_region_attach(struct rtr_region_mem *m, const char *domain, char *err,
 			  size_t errlen);
 
+/*
+ * Tests only: a Xen guest region's own view of what it shares, so that a
+ * hostile guest can scribble on it (tests/xen/hostile.c).
+ */
+struct rtr_xen;
+struct rtr_xen_ctl;
+struct rtr_xen_guest_view {
+	struct rtr_xen *x;
+	struct rtr_xen_ctl *ctl;
+	uint32_t *refs;		/* the ref pages */
+	uint32_t nref;
+	uint32_t port;
+};
+int rtr_xen_region_view(struct rtr_region_mem *m, struct rtr_xen_guest_view *v);
+
 /* Futex words in shared memory (platform/unix/futex.c). */
 int rtr_futex_wait(uint32_t *word, uint32_t expected, int timeout_ms);
 int rtr_futex_wake(uint32_t *word, int nr);

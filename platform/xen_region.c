@@ -43,6 +43,8 @@ _Static_assert(offsetof(struct rtr_cpu_ctl, notify_at) == offsetof(struct rtr_cp
 
 #define KEY_LEN 96
 
+#define STALE_NS	(2000ull * 1000 * 1000)	/* heartbeat still this long: not running */
+
 struct xen_region {
 	struct rtr_xen *x;
 	uint32_t domid;		/* the other side */
@@ -54,6 +56,10 @@ struct xen_region {
 	uint32_t nref;
 	uint32_t npages;
 	bool guest;
+	uint32_t beat;		/* dom0: the heartbeat last seen */
+	uint64_t beat_ns;	/* ... and when it last moved */
+	bool asked;		/* the first "gone?" has been answered */
+	uint64_t exists_ns;	/* when we last asked whether the domain exists */
 };
 
 static struct xen_region *XR(struct rtr_region_mem *m)
@@ -74,6 +80,9 @@ static int xr_wait(struct rtr_region_mem *m, uint32_t *word, uint32_t expected, 
 	struct xen_region *r = XR(m);
 	int ret;
 
+	/* The guest's flusher comes here at least every 200 ms: its heartbeat. */
+	if (r->guest)
+		rtr_add(&r->ctl->heartbeat, 1);
 	if (rtr_load_acquire(word) != expected)
 		return 0;
 	if (!r->bound) {
@@ -320,13 +329,58 @@ fail:
 	return ret;
 }
 
+int rtr_xen_region_view(struct rtr_region_mem *m, struct rtr_xen_guest_view *v)
+{
+	struct xen_region *r;
+
+	if (m->ops != &xen_guest_ops)
+		return -EINVAL;
+	r = XR(m);
+	*v = (struct rtr_xen_guest_view){ .x = r->x, .ctl = r->ctl, .refs = r->refpages,
+					  .nref = r->nref, .port = r->port };
+	return 0;
+}
+
 /* ---- dom0 --------------------------------------------------------------- */
 
+/*
+ * The producer is gone when its kernel said so (@guest_live zeroed at the
+ * process's exit), when the domain is destroyed, or when the flusher's
+ * heartbeat has not moved for 2 s: a crashed (preserved), paused or hung
+ * guest.  The first question waits for the answer (up to 2 s, 200 ms for a
+ * live guest), so that recover's single one gets it; later ones do not
+ * wait, so the consumer loop never stalls here.
+ */
 static bool xr_dom0_gone(struct rtr_region_mem *m, uint32_t pid)
 {
 	struct xen_region *r = XR(m);
 
-	return !rtr_load(&r->ctl->guest_live) || rtr_xen_domain_exists(r->x, r->domid) == 0;
+	uint64_t t = rtr_monotonic_ns();
+
+	if (!rtr_load(&r->ctl->guest_live))
+		return true;
+	/* A xenstore round trip: ten times a second is enough. */
+	if (t - r->exists_ns >= 100000000ull) {
+		r->exists_ns = t;
+		if (rtr_xen_domain_exists(r->x, r->domid) == 0)
+			return true;
+	}
+	for (;;) {
+		uint32_t beat = rtr_load(&r->ctl->heartbeat);
+		uint64_t now = rtr_monotonic_ns();
+
+		if (beat != r->beat) {
+			r->beat = beat;
+			r->beat_ns = now;
+			r->asked = true;
+			return false;
+		}
+		if (now - r->beat_ns >= STALE_NS)
+			return r->asked = true;
+		if (r->asked)
+			return false;
+		usleep(50000);
+	}
 }
 
 static void xr_dom0_release(struct rtr_region_mem *m, bool unlink)
@@ -491,6 +545,8 @@ int rtr_xen_region_attach(struct rtr_region_mem *m, const char *domain, char *er
 	m->flush_req = &r->ctl->flush_req;
 	m->max_cpus = k.ncpus;
 	m->ops = &xen_dom0_ops;
+	r->beat = rtr_load(&r->ctl->heartbeat);
+	r->beat_ns = rtr_monotonic_ns();
 	{
 		char name[80];
 

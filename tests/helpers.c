@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "tests/helpers.h"
@@ -139,4 +141,37 @@ char *t_sh(const char *cmd, int *status)
 	st = pclose(p);
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return out;
+}
+
+uint64_t t_json_u64(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(json, pat);
+	cr_assert_not_null(p, "no %s in %s", key, json);
+	return strtoull(p + strlen(pat), NULL, 10);
+}
+
+int t_wait_exit(int pid, double secs, const char *what)
+{
+	struct timespec t0, t;
+	int st;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return st;
+		cr_assert_eq(r, 0, "waitpid %s: %s", what, strerror(errno));
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 > secs) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			cr_assert_fail("%s hung (%.0f s)", what, secs);
+		}
+		usleep(10000);
+	}
 }

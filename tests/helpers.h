@@ -39,5 +39,9 @@ const char *t_bindir(void);
  * standard output (malloc'd) and exit status (-1: killed).
  */
 char *t_sh(const char *cmd, int *status);
+/* The number after "KEY": in @json (one line of a bt2_*.py script); fails if absent. */
+uint64_t t_json_u64(const char *json, const char *key);
+/* Wait up to @secs for child @pid; one that runs longer has hung: kill it, fail. */
+int t_wait_exit(int pid, double secs, const char *what);
 
 #endif /* RTR_TESTS_HELPERS_H */

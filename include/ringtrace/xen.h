@@ -84,10 +84,14 @@ struct rtr_xen_ctl {
 				/* 1 while the producer's process lives: its
 				 * kernel zeroes it and notifies the channel
 				 * when the process's mapping goes */
-	uint8_t reserved1[63];
+	uint8_t reserved1[3];
+	uint32_t heartbeat;	/* bumped by the guest's flusher at least every
+				 * 200 ms: still for 2 s, the guest is not
+				 * running (crashed, paused or hung) */
+	uint8_t reserved2[56];
 	/* dom0's line: */
 	uint32_t flush_req __attribute__((aligned(64)));	/* bumped by dom0, then notify */
-	uint32_t reserved2[15];
+	uint32_t reserved3[15];
 	/* dom0's words per stream, indexed by CPU */
 	struct rtr_xen_cons cpu[RTR_XEN_MAX_CPUS] __attribute__((aligned(64)));
 };

@@ -850,10 +850,17 @@ unlock:
 		fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 		ret = fd < 0 ? -errno : 0;
 	}
+	/*
+	 * Reserve a guard page on each side (PROT_NONE): a reader that strays
+	 * out of what it mapped faults here, where on real Xen it might read
+	 * some other mapping of its own.
+	 */
 	if (!ret) {
-		area = mmap(NULL, (size_t)count * PAGE, PROT_NONE,
+		area = mmap(NULL, (size_t)(count + 2) * PAGE, PROT_NONE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		ret = area == MAP_FAILED ? -errno : 0;
+		if (!ret)
+			area += PAGE;
 	}
 	/* One mmap per run of consecutive pages: a region shared at once is one. */
 	for (uint32_t i = 0, run; !ret && i < count; i += run) {
@@ -868,7 +875,7 @@ unlock:
 		close(fd);
 	if (ret) {
 		if (area != MAP_FAILED)
-			munmap(area, (size_t)count * PAGE);
+			munmap(area - PAGE, (size_t)(count + 2) * PAGE);
 		goto undo;
 	}
 	m->addr = area;
@@ -898,7 +905,7 @@ static void sim_unmap(struct rtr_xen *x, void *addr, uint32_t count)
 
 	if (!m)
 		return;
-	munmap(m->addr, (size_t)m->count * PAGE);
+	munmap((uint8_t *)m->addr - PAGE, (size_t)(m->count + 2) * PAGE);
 	hv_lock(s->hv);
 	for (uint32_t i = 0; i < m->count; i++) {
 		struct grant *g = &s->hv->dom[m->dom].grant[m->refs[i]];

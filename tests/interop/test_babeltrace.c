@@ -49,17 +49,6 @@ static char *run(const char *cmd, int *status)
 	return out;
 }
 
-static uint64_t json_u64(const char *json, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	p = strstr(json, pat);
-	cr_assert_not_null(p, "no %s in %s", key, json);
-	return strtoull(p + strlen(pat), NULL, 10);
-}
-
 /* babeltrace2's command line may warn only about real losses. */
 static void expect_only_loss_warnings(const char *trace)
 {
@@ -96,15 +85,15 @@ static void stress_through_babeltrace(uint32_t mode)
 		 srcdir(), trace);
 	json = run(cmd, &st);
 	cr_assert_eq(st, 0, "%s failed: %s", cmd, json);
-	cr_expect_eq(json_u64(json, "events"), res.received, "%s", json);
-	cr_expect_eq(json_u64(json, "bad_checksums"), 0, "babeltrace2 decoded a wrong value");
-	cr_expect_eq(json_u64(json, "packets"), res.packets);
-	cr_expect_eq(json_u64(json, "discarded_events"), res.events_discarded,
+	cr_expect_eq(t_json_u64(json, "events"), res.received, "%s", json);
+	cr_expect_eq(t_json_u64(json, "bad_checksums"), 0, "babeltrace2 decoded a wrong value");
+	cr_expect_eq(t_json_u64(json, "packets"), res.packets);
+	cr_expect_eq(t_json_u64(json, "discarded_events"), res.events_discarded,
 		     "discarded events: babeltrace2 %s, truth %" PRIu64, json, res.dropped);
 	cr_expect_eq(res.events_discarded, res.dropped);
-	cr_expect_eq(json_u64(json, "discarded_events_unknown"), 0);
+	cr_expect_eq(t_json_u64(json, "discarded_events_unknown"), 0);
 	/* babeltrace2 does not count the packets before a stream's first one. */
-	cr_expect_eq(json_u64(json, "discarded_packets"), res.lost_packets - res.lost_first_packets,
+	cr_expect_eq(t_json_u64(json, "discarded_packets"), res.lost_packets - res.lost_first_packets,
 		     "discarded packets: %s, truth %" PRIu64 " (%" PRIu64 " before the first)",
 		     json, res.lost_packets, res.lost_first_packets);
 	if (mode == RTR_MODE_DISCARD)

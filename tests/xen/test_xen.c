@@ -1,0 +1,1154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/xen/test_xen.c - Xen guests on the simulated hypervisor
+ * (platform/xensim), with the guest and dom0 in separate processes.
+ *
+ * xensim/: the simulation keeps Xen's semantics: read-only grants are
+ *   read-only in dom0, a dead process's grants go unless its domain
+ *   crashed, event channels are edge-triggered with pending and mask bits
+ *   and a pending bit at bind time, a process's exit closes its ports and
+ *   fires its unmap notifications, xenstore has paths, permissions and
+ *   watches.
+ * xen/: the guest (ringtrace-test-emit with RINGTRACE_XEN=1, every event
+ *   checkable) traces while `ringtrace consume xen:NAME` drains it in dom0;
+ *   every event's content and every loss is checked, babeltrace2 reads the
+ *   output; notifications are counted; a killed guest, a crashed one
+ *   (recover), a consumer that stops and comes back, and a hostile guest.
+ *
+ * The programs are the ones built beside this runner (the ASan runner's are
+ * ASan builds).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <ringtrace/consumer.h>
+#include <ringtrace/ringtrace.h>
+#include <ringtrace/xen.h>
+#include "platform/platform.h"
+#include "platform/xen.h"
+#include "platform/xensim/xensim.h"
+#include "ringbuf/ring.h"
+#include "tests/helpers.h"
+#include "tests/xen/verify.h"
+
+/* ---- the simulation ------------------------------------------------------ */
+
+static char sim[64];
+
+static void sim_init(void)
+{
+	snprintf(sim, sizeof(sim), "/dev/shm/rtr-xensim-XXXXXX");
+	cr_assert_not_null(mkdtemp(sim));
+	cr_assert_eq(rtr_xensim_init(sim), 0);
+	setenv("RINGTRACE_XENSIM", sim, 1);
+	setenv("RINGTRACE_XENSIM_DOMID", "0", 1);
+}
+
+static void sim_fini(void)
+{
+	char cmd[128];
+	int st;
+
+	if (!sim[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sim);
+	free(t_sh(cmd, &st));
+}
+
+TestSuite(xensim, .init = sim_init, .fini = sim_fini, .timeout = 60);
+TestSuite(xen, .init = sim_init, .fini = sim_fini, .timeout = 300);
+
+static uint32_t mkdom(const char *name)
+{
+	uint32_t d;
+
+	cr_assert_eq(rtr_xensim_create(sim, name, &d), 0);
+	return d;
+}
+
+/* A handle as domain @d (the simulation reads the domain at open). */
+static struct rtr_xen *as(uint32_t d)
+{
+	struct rtr_xen *x;
+	char id[16], err[256];
+
+	snprintf(id, sizeof(id), "%u", d);
+	setenv("RINGTRACE_XENSIM_DOMID", id, 1);
+	cr_assert_eq(rtr_xen_open(&x, err, sizeof(err)), 0, "%s", err);
+	setenv("RINGTRACE_XENSIM_DOMID", "0", 1);
+	return x;
+}
+
+static struct rtr_xensim_stats stats(uint32_t d)
+{
+	struct rtr_xensim_stats st;
+
+	cr_assert_eq(rtr_xensim_stats(sim, d, &st), 0);
+	return st;
+}
+
+static __attribute__((unused)) double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Run @fn in a child; return the signal that killed it (0: it exited). */
+static int dies_of(void (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		fn(arg);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+/* The default action, even under ASan (which would catch the fault). */
+static void write_byte(void *p)
+{
+	signal(SIGSEGV, SIG_DFL);
+	*(volatile uint8_t *)p = 1;
+}
+
+static void read_byte(void *p)
+{
+	signal(SIGSEGV, SIG_DFL);
+	(void)*(volatile uint8_t *)p;
+}
+
+/* ---- the simulated hypervisor's semantics ----------------------------------- */
+
+Test(xensim, read_only_grants_are_read_only_and_only_for_their_grantee)
+{
+	uint32_t g = mkdom("g"), o = mkdom("other"), refs[3], wref, oref;
+	struct rtr_xen *gx = as(g), *d0 = as(0);
+	uint8_t *pages, *w, *ow, *m;
+	void *p;
+
+	cr_assert_eq(rtr_xen_share(gx, 0, 3, false, refs, &p), 0);
+	pages = p;
+	for (int i = 0; i < 3 * 4096; i++)
+		pages[i] = (uint8_t)(i * 7);
+	cr_assert_geq(refs[0], 8, "references 0-7 are Xen's");
+
+	cr_assert_eq(rtr_xen_map(d0, g, 3, refs, false, &p), 0);
+	m = p;
+	cr_assert_eq(memcmp(m, pages, 3 * 4096), 0, "dom0 sees the guest's bytes");
+	pages[5000] = 0xAB;
+	cr_assert_eq(m[5000], 0xAB, "the same memory, not a copy");
+	cr_assert_eq(dies_of(write_byte, m + 4096), SIGSEGV, "a read-only grant is read-only");
+	cr_assert_eq(mprotect(m, 4096, PROT_READ | PROT_WRITE), -1, "and stays so");
+	cr_assert_eq(dies_of(read_byte, m - 1), SIGSEGV, "a guard page before the mapping");
+	cr_assert_eq(dies_of(read_byte, m + 3 * 4096), SIGSEGV, "and after it");
+	rtr_xen_unmap(d0, m, 3);
+
+	cr_assert_eq(rtr_xen_map(d0, g, 1, refs, true, &p), -EPERM, "no writable map of it");
+	cr_assert_eq(rtr_xen_map(d0, g, 1, (uint32_t[]){ 3 }, false, &p), -EINVAL);
+	cr_assert_eq(rtr_xen_map(d0, g, 1, (uint32_t[]){ refs[2] + 100 }, false, &p), -EINVAL,
+		     "a reference never granted");
+	cr_assert_eq(rtr_xen_map(d0, g, 1, (uint32_t[]){ UINT32_MAX }, false, &p), -EINVAL);
+	cr_assert_eq(rtr_xen_share(gx, o, 1, false, &oref, &p), 0);
+	cr_assert_eq(rtr_xen_map(d0, g, 1, &oref, false, &p), -EINVAL,
+		     "a grant to another domain is not dom0's");
+
+	cr_assert_eq(rtr_xen_share(gx, 0, 1, true, &wref, &p), 0);
+	w = p;
+	cr_assert_eq(rtr_xen_map(d0, g, 1, &wref, true, &p), 0);
+	ow = p;
+	ow[10] = 42;
+	cr_assert_eq(w[10], 42, "a writable grant is writable");
+	rtr_xen_unmap(d0, ow, 1);
+
+	rtr_xen_unshare(gx, pages, 3);
+	cr_assert_eq(rtr_xen_map(d0, g, 1, refs, false, &p), -EINVAL, "unshared: gone");
+	rtr_xen_close(gx);
+	rtr_xen_close(d0);
+}
+
+struct shared_ref {
+	uint32_t dom;
+	int go;		/* read end: the parent says "die" */
+	int out;	/* write end: the reference */
+};
+
+/* A child process of domain @dom shares a page and dies without unsharing. */
+static void share_and_die(void *arg)
+{
+	struct shared_ref *s = arg;
+	struct rtr_xen *x = as(s->dom);
+	uint32_t ref;
+	void *p;
+	char c;
+
+	if (rtr_xen_share(x, 0, 1, false, &ref, &p))
+		_exit(3);
+	memset(p, 0x5A, 4096);
+	if (write(s->out, &ref, sizeof(ref)) != sizeof(ref) || read(s->go, &c, 1) != 1)
+		_exit(3);
+	_exit(0);
+}
+
+Test(xensim, a_dead_processs_grants_go_unless_its_domain_crashed)
+{
+	uint32_t g = mkdom("g");
+	struct rtr_xen *d0 = as(0);
+
+	/* 0: plain death; 1: the domain crashed first; 2: dom0 mapped it first */
+	for (int how = 0; how < 3; how++) {
+		int a[2], b[2], st;
+		struct shared_ref s;
+		uint32_t ref;
+		void *p = NULL;
+		pid_t pid;
+
+		cr_assert_eq(pipe(a), 0);
+		cr_assert_eq(pipe(b), 0);
+		s = (struct shared_ref){ .dom = g, .go = a[0], .out = b[1] };
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0)
+			share_and_die(&s);
+		cr_assert_eq(read(b[0], &ref, sizeof(ref)), sizeof(ref));
+		if (how == 1)
+			cr_assert_eq(rtr_xensim_crash(sim, g), 0);
+		if (how == 2)
+			cr_assert_eq(rtr_xen_map(d0, g, 1, &ref, false, &p), 0);
+		cr_assert_eq(write(a[1], "x", 1), 1);
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		if (how == 0) {
+			cr_assert_eq(rtr_xen_map(d0, g, 1, &ref, false, &p), -EINVAL,
+				     "gntalloc ends a dead process's grants");
+		} else {
+			if (how == 1)
+				cr_assert_eq(rtr_xen_map(d0, g, 1, &ref, false, &p), 0,
+					     "a crashed domain's grants stay mappable");
+			cr_assert_eq(((uint8_t *)p)[4095], 0x5A, "and hold what it wrote");
+			rtr_xen_unmap(d0, p, 1);
+		}
+		close(a[0]);
+		close(a[1]);
+		close(b[0]);
+		close(b[1]);
+		if (how == 1) {
+			cr_assert_eq(rtr_xensim_destroy(sim, g), 0);
+			g = mkdom("g");
+		}
+	}
+	rtr_xen_close(d0);
+}
+
+Test(xensim, event_channels_are_edge_triggered_and_pending_at_bind)
+{
+	uint32_t g = mkdom("g"), gp, dp, port;
+	struct rtr_xen *gx = as(g), *d0 = as(0);
+	struct rtr_xensim_stats st;
+
+	cr_assert_eq(rtr_xen_evtchn_alloc(gx, 0, &gp), 0);
+	cr_assert_eq(rtr_xen_notify(gx, gp), 0, "unbound: the event is dropped");
+	cr_assert_eq(rtr_xen_evtchn_bind(d0, g, gp + 1, &dp), -EINVAL, "no such unbound port");
+	cr_assert_eq(rtr_xen_evtchn_bind(d0, g, gp, &dp), 0);
+	cr_assert_eq(rtr_xen_wait(d0, 1000, &port), 1, "Xen marks the port pending at bind");
+	cr_assert_eq(port, dp);
+	cr_assert_eq(rtr_xen_wait(d0, 0, &port), 0, "once");
+
+	/*
+	 * Edge-triggered: the first send is delivered and leaves the port
+	 * masked until taken; the second finds it masked and sets it pending;
+	 * the third finds it pending and coalesces.  The wait's unmask brings
+	 * the pending one: two events for three sends.
+	 */
+	st = stats(g);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(rtr_xen_notify(gx, gp), 0);
+	cr_assert_eq(rtr_xen_wait(d0, 1000, &port), 1);
+	cr_assert_eq(rtr_xen_wait(d0, 1000, &port), 1, "the pending one, after the unmask");
+	cr_assert_eq(rtr_xen_wait(d0, 0, &port), 0, "and no more");
+	cr_assert_eq(stats(g).sent - st.sent, 3);
+	cr_assert_eq(stats(g).coalesced - st.coalesced, 1);
+	cr_assert_eq(stats(0).delivered, 3, "bind-time + 2");
+
+	/* Both ways; only one's own ports. */
+	cr_assert_eq(rtr_xen_notify(d0, dp), 0);
+	cr_assert_eq(rtr_xen_wait(gx, 1000, &port), 1);
+	cr_assert_eq(port, gp);
+	cr_assert_eq(rtr_xen_notify(d0, dp + 5), -EINVAL, "not a port of dom0's");
+
+	/* Closing one end leaves the other unbound, bindable again. */
+	cr_assert_eq(rtr_xen_evtchn_unbind(d0, dp), 0);
+	cr_assert_eq(rtr_xen_notify(gx, gp), 0);
+	cr_assert_eq(rtr_xen_wait(d0, 100, &port), 0, "nothing reaches a closed port");
+	cr_assert_eq(rtr_xen_evtchn_bind(d0, g, gp, &dp), 0);
+	cr_assert_eq(rtr_xen_wait(d0, 1000, &port), 1, "pending at bind again");
+	rtr_xen_close(gx);
+	rtr_xen_close(d0);
+}
+
+struct notify_child {
+	uint32_t dom;
+	uint32_t port;
+	uint32_t ref;
+	int go;		/* read end: the parent says "die" */
+	int out;	/* write end: port and ref */
+};
+
+/* A process that shares a page with an unmap notification, then dies. */
+static void notify_then_die(void *arg)
+{
+	struct notify_child *n = arg;
+	struct rtr_xen *x = as(n->dom);
+	void *p;
+	char c;
+
+	if (rtr_xen_evtchn_alloc(x, 0, &n->port) ||
+	    rtr_xen_share_notify(x, 0, true, 100, n->port, &n->ref, &p))
+		_exit(3);
+	((uint8_t *)p)[100] = 1;
+	if (write(n->out, n, sizeof(*n)) != sizeof(*n) || read(n->go, &c, 1) != 1)
+		_exit(3);
+	_exit(0);	/* no unshare, no close: the kernel's exit does it */
+}
+
+Test(xensim, a_process_exit_fires_its_unmap_notification_unless_the_domain_crashed)
+{
+	for (int crash = 0; crash < 2; crash++) {
+		uint32_t g = mkdom(crash ? "crashes" : "exits"), dp, port;
+		struct rtr_xen *d0 = as(0);
+		struct notify_child n = { .dom = g };
+		int a[2], b[2], st;
+		uint8_t *page;
+		pid_t pid;
+		void *p;
+
+		cr_assert_eq(pipe(a), 0);
+		cr_assert_eq(pipe(b), 0);
+		n.go = a[0];
+		n.out = b[1];
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0)
+			notify_then_die(&n);
+		cr_assert_eq(read(b[0], &n, sizeof(n)), sizeof(n));
+		cr_assert_eq(rtr_xen_evtchn_bind(d0, g, n.port, &dp), 0);
+		cr_assert_eq(rtr_xen_map(d0, g, 1, &n.ref, true, &p), 0);
+		page = p;
+		cr_assert_eq(page[100], 1);
+		cr_assert_eq(rtr_xen_wait(d0, 1000, &port), 1, "the bind-time event");
+		if (crash)
+			cr_assert_eq(rtr_xensim_crash(sim, g), 0);
+		cr_assert_eq(write(a[1], "x", 1), 1);
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		if (crash) {
+			cr_assert_eq(rtr_xen_wait(d0, 300, &port), 0, "a crashed kernel sends nothing");
+			cr_assert_eq(page[100], 1);
+		} else {
+			cr_assert_eq(rtr_xen_wait(d0, 2000, &port), 1, "the unmap notification");
+			cr_assert_eq(page[100], 0, "its byte zeroed");
+			cr_assert_eq(rtr_xen_notify(d0, dp), 0, "the guest's end closed: dropped");
+		}
+		rtr_xen_unmap(d0, page, 1);
+		rtr_xen_close(d0);
+		close(a[0]);
+		close(a[1]);
+		close(b[0]);
+		close(b[1]);
+	}
+}
+
+Test(xensim, xenstore_has_paths_permissions_and_watches)
+{
+	uint32_t g = mkdom("guest"), o = mkdom("other"), id;
+	struct rtr_xen *gx = as(g), *ox = as(o), *d0 = as(0);
+	char buf[64], path[64], err[200];
+	const char *p1[] = { "data/x" }, *v1[] = { "1" };
+	const char *p2[] = { "data/ok", "name" }, *v2[] = { "a", "b" };
+	char **names;
+	unsigned n;
+
+	cr_assert_eq(rtr_xs_write(gx, p1, v1, 1), 0, "relative to the domain's home");
+	snprintf(path, sizeof(path), "/local/domain/%u/data/x", g);
+	cr_assert_eq(rtr_xs_read(d0, path, buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "1");
+	cr_assert_eq(rtr_xs_read(gx, "name", buf, sizeof(buf)), 5, "its name, readable");
+	cr_assert_eq(rtr_xs_read(gx, "name", buf, 3), -E2BIG);
+	cr_assert_eq(rtr_xs_write(gx, (const char *[]){ "name" }, (const char *[]){ "evil" }, 1),
+		     -EACCES, "but not its to write");
+	cr_assert_eq(rtr_xs_read(ox, path, buf, sizeof(buf)), -EACCES, "another guest's key");
+	snprintf(path, sizeof(path), "/local/domain/%u/data/y", o);
+	cr_assert_eq(rtr_xs_write(gx, (const char *[]){ path }, v1, 1), -EACCES);
+	cr_assert_eq(rtr_xs_write(gx, p2, v2, 2), -EACCES, "all or nothing");
+	cr_assert_eq(rtr_xs_read(gx, "data/ok", buf, sizeof(buf)), -ENOENT, "nothing");
+	cr_assert_eq(rtr_xs_read(gx, "data/a b", buf, sizeof(buf)), -EINVAL);
+	cr_assert_eq(rtr_xs_read(gx, "data//x", buf, sizeof(buf)), -EINVAL);
+	cr_assert_eq(rtr_xs_read(gx, "data/x/", buf, sizeof(buf)), -EINVAL);
+
+	/* Watches fire once when set, then for each change at or below the path. */
+	snprintf(path, sizeof(path), "/local/domain/%u/data", g);
+	cr_assert_eq(rtr_xs_watch(d0, path, "tok"), 0);
+	cr_assert_eq(rtr_xs_wait_watch(d0, 1000, buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, path);
+	cr_assert_eq(rtr_xs_wait_watch(d0, 50, buf, sizeof(buf)), 0);
+	cr_assert_eq(rtr_xs_write(gx, (const char *[]){ "data/x/y" }, v1, 1), 0);
+	cr_assert_eq(rtr_xs_wait_watch(d0, 1000, buf, sizeof(buf)), 1);
+	cr_assert_eq(strcmp(buf + strlen(path), "/x/y"), 0, "%s", buf);
+	snprintf(path, sizeof(path), "/local/domain/%u/datum", g);
+	cr_assert_eq(rtr_xs_write(d0, (const char *[]){ path }, v1, 1), 0);
+	cr_assert_eq(rtr_xs_wait_watch(d0, 50, buf, sizeof(buf)), 0, "a sibling is not below");
+	snprintf(path, sizeof(path), "/local/domain/%u", g);
+	cr_assert_eq(rtr_xs_watch(ox, path, "spy"), 0);
+	cr_assert_eq(rtr_xs_wait_watch(ox, 1000, buf, sizeof(buf)), 1, "the first event");
+	cr_assert_eq(rtr_xs_write(gx, (const char *[]){ "data/z" }, v1, 1), 0);
+	cr_assert_eq(rtr_xs_wait_watch(ox, 100, buf, sizeof(buf)), 0, "no news of what it can't read");
+	cr_assert_eq(rtr_xs_wait_watch(d0, 1000, buf, sizeof(buf)), 1);
+	cr_assert_eq(rtr_xs_rm(gx, "data/x"), 0);
+	cr_assert_eq(rtr_xs_wait_watch(d0, 1000, buf, sizeof(buf)), 1, "a removal fires");
+	cr_assert_eq(rtr_xs_read(gx, "data/x/y", buf, sizeof(buf)), -ENOENT, "with its subtree");
+	snprintf(path, sizeof(path), "/local/domain/%u/data", g);
+	cr_assert_eq(rtr_xs_list(d0, path, &names, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(names[0], "z");
+	free(names);
+
+	/* Finding a domain, strictly. */
+	cr_assert_eq(rtr_xen_find_domain(d0, "guest", &id, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(id, g);
+	snprintf(buf, sizeof(buf), "%u", o);
+	cr_assert_eq(rtr_xen_find_domain(d0, buf, &id, err, sizeof(err)), 0);
+	cr_assert_eq(id, o);
+	cr_assert_eq(rtr_xen_find_domain(d0, "nobody", &id, err, sizeof(err)), -ENOENT);
+	cr_assert_eq(rtr_xen_find_domain(d0, "7", &id, err, sizeof(err)), -ENOENT);
+	mkdom("guest");
+	cr_assert_eq(rtr_xen_find_domain(d0, "guest", &id, err, sizeof(err)), -EEXIST);
+	cr_assert_eq(rtr_xs_write(gx, (const char *[]){ "data/n" }, (const char *[]){ "12a" }, 1), 0);
+	cr_assert_eq(rtr_xs_read_u32(gx, "data/n", 100, &id), -EINVAL);
+	cr_assert_eq(rtr_xs_write(gx, (const char *[]){ "data/n" }, (const char *[]){ "101" }, 1), 0);
+	cr_assert_eq(rtr_xs_read_u32(gx, "data/n", 100, &id), -ERANGE);
+	cr_assert_eq(rtr_xs_read_u32(gx, "data/n", 101, &id), 0);
+	cr_assert_eq(id, 101);
+	rtr_xen_close(gx);
+	rtr_xen_close(ox);
+	rtr_xen_close(d0);
+}
+
+/* ---- guest and dom0 as processes ------------------------------------------ */
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	cr_assert_gt(asprintf(&p, "%s/%s", dir, name), 0);
+	return p;
+}
+
+static char *prog(const char *name)
+{
+	return path_in(t_bindir(), name);
+}
+
+/*
+ * Start @argv as domain @dom (-1: leave the environment as it is) with
+ * the extra variables @env (NULL-ended), its output and errors into @log.
+ */
+static pid_t spawn(int dom, const char *const env[], const char *log, char *const argv[])
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		char id[16];
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (dom >= 0) {
+			snprintf(id, sizeof(id), "%d", dom);
+			setenv("RINGTRACE_XENSIM_DOMID", id, 1);
+		}
+		for (int i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static char *slurp(const char *path)
+{
+	char cmd[PATH_MAX + 16];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cat '%s'", path);
+	return t_sh(cmd, &st);
+}
+
+static void expect_ok(int st, const char *what, const char *log)
+{
+	char *text = slurp(log);
+
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status 0x%x\n%s", what, st, text);
+	free(text);
+}
+
+/* No crash, no sanitizer report: 0, or 1 with a message. */
+static __attribute__((unused)) void survived(int st, const char *what, const char *log)
+{
+	char *text = slurp(log);
+
+	cr_assert(WIFEXITED(st), "%s crashed (signal %d):\n%s", what,
+		  WIFSIGNALED(st) ? WTERMSIG(st) : 0, text);
+	cr_assert(WEXITSTATUS(st) <= 1, "%s: exit %d\n%s", what, WEXITSTATUS(st), text);
+	if (WEXITSTATUS(st) == 1)
+		cr_expect(strlen(text) > 0, "%s failed without a word", what);
+	cr_assert_null(strstr(text, "AddressSanitizer"), "%s:\n%s", what, text);
+	cr_assert_null(strstr(text, "runtime error"), "%s:\n%s", what, text);
+	free(text);
+}
+
+/* Until the guest @dom has published its region (the guest side is up). */
+static void wait_published(uint32_t dom, double secs)
+{
+	struct rtr_xen *d0 = as(0);
+	char path[96], buf[32];
+	double t0 = now();
+
+	snprintf(path, sizeof(path), "/local/domain/%u/" RTR_XEN_XS_DIR "/ring-ref", dom);
+	while (rtr_xs_read(d0, path, buf, sizeof(buf)) < 0) {
+		cr_assert_lt(now() - t0, secs, "domain %u never published its region", dom);
+		usleep(10000);
+	}
+	rtr_xen_close(d0);
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char *p = path_in(dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT, 0600);
+
+	cr_assert_geq(fd, 0, "%s", p);
+	close(fd);
+	free(p);
+}
+
+static void wait_file(const char *dir, const char *name)
+{
+	char *p = path_in(dir, name);
+	double t0 = now();
+
+	while (access(p, F_OK)) {
+		cr_assert_lt(now() - t0, 60, "no %s", p);
+		usleep(10000);
+	}
+	free(p);
+}
+
+static char *workdir(void)
+{
+	char *d = path_in(sim, "work");
+
+	cr_assert_eq(mkdir(d, 0700), 0);
+	return d;
+}
+
+/* `ringtrace CMD xen:NAME -o OUT ARGS...` in dom0, in the background. */
+static pid_t dom0_cmd(const char *cmd, const char *name, const char *out, const char *log,
+		      const char *extra)
+{
+	char *rt = prog("ringtrace"), *region;
+	pid_t pid;
+
+	cr_assert_gt(asprintf(&region, "xen:%s", name), 0);
+	pid = spawn(0, NULL, log, (char *const[]){ rt, (char *)cmd, region, "-o", (char *)out,
+						   (char *)(extra ? extra : "--force"), NULL });
+	free(rt);
+	free(region);
+	return pid;
+}
+
+/* `ringtrace consume xen:NAME`, once it has attached (its first line). */
+static pid_t start_consume(const char *name, const char *out, const char *log)
+{
+	pid_t pid = dom0_cmd("consume", name, out, log, NULL);
+	double t0 = now();
+
+	for (;;) {
+		char *text = slurp(log);
+		bool up = strstr(text, "stop with Ctrl-C") != NULL;
+
+		free(text);
+		if (up)
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			text = slurp(log);
+			cr_assert_fail("consume ended before attaching:\n%s", text);
+		}
+		cr_assert_lt(now() - t0, 20, "consume never attached");
+		usleep(20000);
+	}
+}
+
+/*
+ * The guest's events, all accounted for: in discard mode each one of the
+ * @threads x @events is in the trace or counted lost, exactly.
+ */
+static void expect_every_event(const struct xv *v, uint64_t total)
+{
+	cr_expect_eq(v->all.present + v->all.lost_events, total,
+		     "%" PRIu64 " events in the trace + %" PRIu64 " counted lost != %" PRIu64
+		     " emitted", v->all.present, v->all.lost_events, total);
+	cr_expect_eq(v->all.lost_packets, 0, "discard mode loses events, not packets");
+}
+
+/*
+ * Several guest threads at full speed while dom0 consumes: every event's
+ * content checked, losses exact, babeltrace2 reads the output, and at most
+ * one notification per completed packet.
+ */
+Test(xen, dom0_consumes_a_guest_tracing_at_full_speed)
+{
+	uint32_t g = mkdom("busy");
+	char *w = workdir(), *out = path_in(w, "trace"), *glog = path_in(w, "guest.log");
+	char *clog = path_in(w, "consume.log"), *emit = prog("ringtrace-test-emit");
+	const uint32_t threads = 4;
+	const uint64_t events = 60000;
+	struct rtr_xensim_stats gs, ds;
+	struct xv_counts one;
+	struct xv v;
+	pid_t gp, cp;
+
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k",
+					     NULL },
+		   glog, (char *const[]){ emit, "--threads", "4", "--events", "60000", "--sync", w,
+					  NULL });
+	wait_published(g, 20);
+	cp = start_consume("busy", out, clog);
+	touch(w, "go.0");
+	expect_ok(t_wait_exit(gp, 120, "the guest"), "the guest", glog);
+	expect_ok(t_wait_exit(cp, 30, "consume"), "ringtrace consume", clog);
+
+	xv_init(&v, threads, events);
+	xv_read(&v, out, &one);
+	expect_every_event(&v, threads * events);
+	xv_bt2_agrees(out, &one, false);
+	gs = stats(g);
+	ds = stats(0);
+	cr_expect_leq(gs.sent, one.packets + 1, "%" PRIu64 " notifications for %" PRIu64
+		      " packets (+1 at stop)", gs.sent, one.packets);
+	cr_expect_leq(ds.delivered, gs.sent + 1, "dom0 woke more often than notified (+1 at bind)");
+	cr_log_info("xen: %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " packets, %" PRIu64
+		    " notifications", one.present, one.lost_events, one.packets, gs.sent);
+	xv_free(&v);
+}
+
+/* The guest's progress file: thread t emitted progress[t] events. */
+static uint64_t *map_progress(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT, 0600);
+	void *p;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, EMIT_MAX_THREADS * 8), 0);
+	p = mmap(NULL, EMIT_MAX_THREADS * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert_neq(p, MAP_FAILED);
+	close(fd);
+	return p;
+}
+
+/*
+ * Every event a killed guest had emitted is in the trace or counted lost:
+ * progress[t] is stored after each event, so a thread may have emitted one
+ * more than it says.
+ */
+static void expect_emitted(const struct xv *v, const uint64_t *progress, uint32_t threads)
+{
+	uint64_t emitted = 0;
+
+	for (uint32_t t = 0; t < threads; t++) {
+		emitted += progress[t];
+		for (uint64_t s = 0; s < progress[t] && !v->all.lost_events; s++)
+			cr_assert(v->seen[t][s], "thread %u seq %" PRIu64 " lost and not counted",
+				  t, s);
+	}
+	cr_expect_geq(v->all.present + v->all.lost_events, emitted,
+		      "%" PRIu64 " + %" PRIu64 " lost < %" PRIu64 " emitted", v->all.present,
+		      v->all.lost_events, emitted);
+	cr_expect_leq(v->all.present + v->all.lost_events, emitted + threads);
+	cr_expect_gt(v->all.present, 0);
+}
+
+/* A guest killed mid-trace: the live dom0 consumer notices, drains, salvages. */
+Test(xen, a_killed_guest_loses_nothing_it_emitted)
+{
+	uint32_t g = mkdom("doomed");
+	char *w = workdir(), *out = path_in(w, "trace"), *glog = path_in(w, "guest.log");
+	char *clog = path_in(w, "consume.log"), *emit = prog("ringtrace-test-emit");
+	char *prog_file = path_in(w, "progress");
+	uint64_t *progress = map_progress(prog_file);
+	struct xv v;
+	pid_t gp, cp;
+
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k",
+					     NULL },
+		   glog, (char *const[]){ emit, "--threads", "3", "--events", "0", "--pace", "10:100",
+					  "--progress", prog_file, NULL });
+	wait_published(g, 20);
+	cp = start_consume("doomed", out, clog);
+	usleep(1200000);
+	kill(gp, SIGKILL);
+	waitpid(gp, NULL, 0);
+	/* The guest kernel's unmap notification tells dom0; no signal needed. */
+	expect_ok(t_wait_exit(cp, 20, "consume after the guest died"), "ringtrace consume", clog);
+	xv_init(&v, 3, 2000000);
+	xv_read(&v, out, NULL);
+	expect_emitted(&v, progress, 3);
+	xv_free(&v);
+}
+
+/*
+ * A crashed, preserved guest (on_crash='preserve'): `ringtrace recover`
+ * reads its still-granted pages and gets every committed event back.  While
+ * the guest runs, recover refuses.
+ */
+Test(xen, recover_reads_a_crashed_guest)
+{
+	uint32_t g = mkdom("crashy");
+	char *w = workdir(), *out = path_in(w, "trace"), *glog = path_in(w, "guest.log");
+	char *rlog = path_in(w, "recover.log"), *emit = prog("ringtrace-test-emit");
+	char *prog_file = path_in(w, "progress"), *text;
+	uint64_t *progress = map_progress(prog_file);
+	struct xv v;
+	pid_t gp;
+	int st;
+
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k",
+					     "RINGTRACE_PACKETS=16", NULL },
+		   glog, (char *const[]){ emit, "--threads", "2", "--events", "0", "--pace", "10:100",
+					  "--progress", prog_file, NULL });
+	wait_published(g, 20);
+	usleep(300000);
+	st = t_wait_exit(dom0_cmd("recover", "crashy", out, rlog, NULL), 20, "recover");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "recover of a running guest: 0x%x", st);
+	text = slurp(rlog);
+	cr_assert_not_null(strstr(text, "still running"), "%s", text);
+	free(text);
+
+	usleep(700000);
+	cr_assert_eq(rtr_xensim_crash(sim, g), 0);
+	kill(gp, SIGKILL);
+	waitpid(gp, NULL, 0);
+	unlink(rlog);
+	st = t_wait_exit(dom0_cmd("recover", "crashy", out, rlog, NULL), 30, "recover");
+	expect_ok(st, "ringtrace recover", rlog);
+	xv_init(&v, 2, 2000000);
+	xv_read(&v, out, NULL);
+	expect_emitted(&v, progress, 2);
+	cr_expect_gt(v.all.lost_events, 0, "no consumer: the ring filled, and said so");
+	xv_free(&v);
+}
+
+/*
+ * The dom0 consumer stops and comes back while the guest goes on: the
+ * second consumer takes over where the first stopped, and what the guest
+ * dropped meanwhile (discard mode) is counted.
+ */
+Test(xen, a_consumer_that_stops_and_comes_back_counts_the_loss)
+{
+	uint32_t g = mkdom("steady");
+	char *w = workdir(), *out1 = path_in(w, "one"), *out2 = path_in(w, "two");
+	char *glog = path_in(w, "guest.log"), *log1 = path_in(w, "c1.log");
+	char *log2 = path_in(w, "c2.log"), *emit = prog("ringtrace-test-emit");
+	const uint64_t events = 150000;
+	struct xv_counts one, two;
+	struct xv v;
+	pid_t gp, cp;
+
+	/* Three phases: consumed, not consumed (the ring fills), consumed again. */
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k",
+					     NULL },
+		   glog, (char *const[]){ emit, "--threads", "2", "--events", "150000", "--pace",
+					  "100:100", "--phases", "3", "--sync", w, NULL });
+	wait_published(g, 20);
+	cp = start_consume("steady", out1, log1);
+	touch(w, "go.0");
+	wait_file(w, "done.0");
+	kill(cp, SIGINT);
+	expect_ok(t_wait_exit(cp, 20, "the first consume"), "the first consume", log1);
+	touch(w, "go.1");
+	wait_file(w, "done.1");
+	cp = start_consume("steady", out2, log2);
+	touch(w, "go.2");
+	expect_ok(t_wait_exit(gp, 120, "the guest"), "the guest", glog);
+	expect_ok(t_wait_exit(cp, 30, "the second consume"), "the second consume", log2);
+
+	xv_init(&v, 2, events);
+	xv_read(&v, out1, &one);
+	xv_read(&v, out2, &two);
+	cr_expect_gt(one.present, 0);
+	cr_expect_gt(two.lost_events, one.lost_events, "the gap's loss is counted");
+	/* Cumulative counts: the second trace's loss includes the first's. */
+	cr_expect_eq(one.present + two.present + two.lost_events, 2 * events,
+		     "%" PRIu64 " + %" PRIu64 " + %" PRIu64 " lost != %" PRIu64, one.present,
+		     two.present, two.lost_events, 2 * events);
+	xv_bt2_agrees(out2, &two, true);
+	xv_free(&v);
+}
+
+/* Overwrite mode: consume (lapped packets counted) and snapshots. */
+Test(xen, an_overwrite_mode_guest_is_consumed_and_snapshot)
+{
+	uint32_t g = mkdom("recorder");
+	char *w = workdir(), *out = path_in(w, "trace"), *snap = path_in(w, "snap");
+	char *glog = path_in(w, "guest.log"), *clog = path_in(w, "consume.log");
+	char *slog = path_in(w, "snap.log"), *emit = prog("ringtrace-test-emit");
+	const uint64_t events = 100000;
+	struct xv_counts one;
+	struct xv v, sv;
+	pid_t gp, cp;
+
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_MODE=overwrite",
+					     "RINGTRACE_PACKET_SIZE=16k", NULL },
+		   glog, (char *const[]){ emit, "--threads", "3", "--events", "100000", "--pace",
+					  "100:100", "--phases", "2", "--sync", w, NULL });
+	wait_published(g, 20);
+	touch(w, "go.0");
+	usleep(300000);
+	expect_ok(t_wait_exit(dom0_cmd("snapshot", "recorder", snap, slog, NULL), 20, "snapshot"),
+		  "ringtrace snapshot", slog);
+	cp = start_consume("recorder", out, clog);
+	touch(w, "go.1");
+	expect_ok(t_wait_exit(gp, 120, "the guest"), "the guest", glog);
+	expect_ok(t_wait_exit(cp, 30, "consume"), "ringtrace consume", clog);
+
+	xv_init(&sv, 3, events);
+	xv_read(&sv, snap, &one);
+	cr_expect_gt(one.present, 0, "the snapshot holds the latest events");
+	xv_free(&sv);
+	xv_init(&v, 3, events);
+	xv_read(&v, out, &one);
+	cr_expect_gt(one.present, 0);
+	cr_expect_leq(one.present, 3 * events);
+	cr_expect(one.present == 3 * events || one.lost_packets > 0,
+		  "events missing (%" PRIu64 " of %" PRIu64 ") and no packet counted lost",
+		  one.present, 3 * events);
+	xv_bt2_agrees(out, &one, false);
+	xv_free(&v);
+}
+
+/* ---- notifications, counted ------------------------------------------------ */
+
+#define N_ID	30u
+#define N_FAST	8000u	/* records of phase A (about 40 packets of 4 KiB) */
+#define N_SLOW	8000u	/* records of phase B */
+#define N_SPURIOUS 50u
+
+struct n_rec {
+	uint64_t seq;
+	uint64_t check;
+};
+
+/*
+ * The guest, in a child process: tracing into 4 KiB packets, it does what
+ * the parent writes on @cmd ('A' records at full speed, 'B' records with
+ * pauses, 'S' spurious notifications, 'E' stop), answering each on @ack.
+ */
+static void notif_guest(uint32_t dom, int cmd, int ack)
+{
+	struct rtr_config cfg = { .struct_size = sizeof(cfg), .flags = RTR_CONFIG_XEN,
+				  .packet_size = 4096, .packets_per_cpu = 16 };
+	struct rtr_xen_guest_view v;
+	uint64_t seq = 0;
+	char id[16], c;
+
+	snprintf(id, sizeof(id), "%u", dom);
+	setenv("RINGTRACE_XENSIM_DOMID", id, 1);
+	if (rtr_start(&cfg) || rtr_xen_region_view(&rtr_slot->mem, &v))
+		_exit(3);
+	while (read(cmd, &c, 1) == 1) {
+		uint32_t n = c == 'A' ? N_FAST : c == 'B' ? N_SLOW : 0;
+
+		for (uint32_t i = 0; i < n; i++, seq++) {
+			struct n_rec r = { seq, seq * 0x9E3779B97F4A7C15ull };
+
+			rtr_ring_write(&rtr_slot, N_ID, &r, sizeof(r));
+			if (c == 'B' && i % 50 == 49)
+				usleep(2000);
+		}
+		for (uint32_t i = 0; c == 'S' && i < N_SPURIOUS; i++) {
+			rtr_xen_notify(v.x, v.port);
+			usleep(2000);
+		}
+		if (c == 'E') {
+			rtr_stop();
+			_exit(0);
+		}
+		if (write(ack, &c, 1) != 1)
+			_exit(3);
+	}
+	_exit(3);
+}
+
+struct notif {
+	struct rtr_consumer *c;
+	uint8_t *seen;
+	uint64_t taken;		/* records */
+	uint64_t packets;
+};
+
+/* Take every complete packet; check each record.  Return: packets taken. */
+static uint64_t drain(struct notif *n)
+{
+	const struct rtr_region_hdr *h = rtr_consumer_region(n->c);
+	struct t_rec recs[4096 / 20 + 1];
+	uint64_t got = 0;
+
+	for (uint32_t cpu = 0; cpu < h->ncpus; cpu++) {
+		struct rtr_consumer_packet pkt;
+
+		while (rtr_consumer_get(n->c, cpu, &pkt) == 0) {
+			int k = t_parse(pkt.data, pkt.size, sizeof(struct n_rec), recs, 4096 / 20 + 1);
+
+			cr_assert_geq(k, 0, "cpu %u packet %" PRIu64 " does not parse", cpu, pkt.seq);
+			for (int i = 0; i < k; i++) {
+				struct n_rec r;
+
+				memcpy(&r, recs[i].payload, sizeof(r));
+				cr_assert_eq(recs[i].id, N_ID);
+				cr_assert_lt(r.seq, N_FAST + N_SLOW);
+				cr_assert_eq(r.check, r.seq * 0x9E3779B97F4A7C15ull);
+				cr_assert_eq(n->seen[r.seq], 0, "record %" PRIu64 " twice", r.seq);
+				n->seen[r.seq] = 1;
+				n->taken++;
+			}
+			rtr_consumer_put(n->c, cpu);
+			got++;
+		}
+	}
+	n->packets += got;
+	return got;
+}
+
+static bool acked(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1;
+}
+
+/*
+ * At most one notification per completed packet, none while dom0 drains
+ * without sleeping; spurious events (the bind-time one, and a guest that
+ * notifies for nothing) only make dom0 look again.
+ */
+Test(xen, notifications_only_when_dom0_asked_and_at_most_one_per_packet)
+{
+	uint32_t g = mkdom("notify");
+	int cmd[2], ack[2];
+	struct notif n = { 0 };
+	uint64_t lost = 0, s0, sent_b, pk_b, wakes = 0;
+	char err[256];
+	double t0;
+	pid_t pid;
+	int st;
+
+	cr_assert_eq(pipe(cmd), 0);
+	cr_assert_eq(pipe(ack), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(cmd[1]);
+		close(ack[0]);
+		notif_guest(g, cmd[0], ack[1]);
+	}
+	close(cmd[0]);
+	close(ack[1]);
+	fcntl(ack[0], F_SETFL, O_NONBLOCK);
+	n.seen = calloc(N_FAST + N_SLOW, 1);
+	wait_published(g, 20);
+	cr_assert_eq(rtr_consumer_open_xen(&n.c, "notify", err, sizeof(err)), 0, "%s", err);
+
+	/* The bind-time event: a wake-up with nothing to take. */
+	t0 = now();
+	cr_assert_eq(rtr_consumer_wait(n.c, 5000), 1);
+	cr_assert_lt(now() - t0, 2.0, "the channel was pending at bind");
+	cr_assert_eq(drain(&n), 0);
+
+	/* A: dom0 drains without sleeping, so it never asks to be woken. */
+	cr_assert_eq(write(cmd[1], "A", 1), 1);
+	while (!acked(ack[0]))
+		drain(&n);
+	drain(&n);
+	cr_assert_eq(stats(g).sent, 0, "the guest notified a dom0 that never slept");
+	cr_assert_gt(n.packets, 10);
+
+	/* S: events for nothing wake dom0, which finds nothing and goes on. */
+	s0 = n.taken;
+	cr_assert_eq(write(cmd[1], "S", 1), 1);
+	while (!acked(ack[0])) {
+		wakes += rtr_consumer_wait(n.c, 100) == 1;
+		drain(&n);
+	}
+	cr_assert_eq(stats(g).sent, N_SPURIOUS);
+	cr_assert_gt(wakes, 0);
+	cr_assert_eq(n.taken, s0, "nothing came with them");
+
+	/* B: dom0 sleeps between packets: woken at most once per packet. */
+	s0 = stats(g).sent;
+	pk_b = n.packets;
+	cr_assert_eq(write(cmd[1], "B", 1), 1);
+	while (!acked(ack[0])) {
+		drain(&n);
+		rtr_consumer_wait(n.c, 200);
+	}
+	drain(&n);
+	sent_b = stats(g).sent - s0;
+	pk_b = n.packets - pk_b;
+	cr_expect_leq(sent_b, pk_b, "%" PRIu64 " notifications for %" PRIu64 " packets", sent_b,
+		      pk_b);
+	cr_expect_geq(sent_b, 1, "a sleeping dom0 was never woken");
+	cr_log_info("notifications: %" PRIu64 " for %" PRIu64 " packets (%.2f per packet)", sent_b,
+		    pk_b, (double)sent_b / (double)pk_b);
+
+	/* E: the guest stops; every record is here or counted lost. */
+	cr_assert_eq(write(cmd[1], "E", 1), 1);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	while (!rtr_consumer_stopped(n.c))
+		rtr_consumer_wait(n.c, 100);
+	drain(&n);
+	for (uint32_t cpu = 0; cpu < rtr_consumer_region(n.c)->ncpus; cpu++)
+		lost += rtr_consumer_lost(n.c, cpu);
+	cr_expect_eq(n.taken + lost, N_FAST + N_SLOW, "%" PRIu64 " taken + %" PRIu64 " lost",
+		     n.taken, lost);
+	rtr_consumer_close(n.c);
+	free(n.seen);
+}
+
+/* ---- a hostile guest ------------------------------------------------------ */
+
+/*
+ * The guest scribbles on everything dom0 reads (ringtrace-xen-hostile)
+ * while dom0 consumes, recovers and snapshots it over and over: dom0 never
+ * crashes, hangs or trips a sanitizer, and what it writes reads back.
+ */
+Test(xen, a_hostile_guest_cannot_hurt_dom0)
+{
+	uint32_t g = mkdom("hostile");
+	char *w = workdir(), *glog = path_in(w, "guest.log"), *text;
+	char *hostile = prog("ringtrace-xen-hostile"), *rt = prog("ringtrace");
+	unsigned runs = 0, consumes = 0;
+	pid_t gp, cp = 0;
+	int st;
+
+	gp = spawn((int)g, NULL, glog, (char *const[]){ hostile, "--seconds", "4", "--mutations",
+							"4000", "--seed", "7", NULL });
+	wait_published(g, 20);
+	while (waitpid(gp, &st, WNOHANG) == 0) {
+		char *out = path_in(w, "c"), *log = path_in(w, "run.log");
+		char *snap = path_in(w, "s");
+
+		if (!cp) {
+			unlink(log);
+			cp = dom0_cmd("consume", "hostile", out, path_in(w, "consume.log"), NULL);
+			consumes++;
+		} else if (waitpid(cp, &st, WNOHANG) == cp) {
+			survived(st, "consume", path_in(w, "consume.log"));
+			unlink(path_in(w, "consume.log"));
+			cp = 0;
+		}
+		unlink(log);
+		st = t_wait_exit(dom0_cmd(runs % 2 ? "recover" : "snapshot", "hostile", snap, log, NULL),
+			    20, "recover/snapshot");
+		survived(st, runs % 2 ? "recover" : "snapshot", log);
+		runs++;
+		free(out);
+		free(log);
+		free(snap);
+	}
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the hostile guest: 0x%x", st);
+	if (cp)
+		survived(t_wait_exit(cp, 30, "consume after the guest"), "consume",
+			 path_in(w, "consume.log"));
+	text = slurp(glog);
+	cr_assert_not_null(strstr(text, "mutations 4000"), "%s", text);
+	free(text);
+	/* What consume wrote is a trace (damage reported, not a crash). */
+	{
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "'%s' check '%s/c' >'%s/check.log' 2>&1", rt, w, w);
+		free(t_sh(cmd, &st));
+		cr_assert(st == 0 || st == 1, "ringtrace check crashed on dom0's output");
+	}
+	cr_log_info("hostile guest: 4000 mutations, %u consumes, %u recover/snapshot runs",
+		    consumes, runs);
+	cr_expect_geq(runs, 4);
+}
+
+/*
+ * Thousands of attaches to a guest that scribbles meanwhile, in this
+ * process (so a sanitizer or a guard page sees every access): each either
+ * fails with a reason or gives a consumer that reads without harm.
+ */
+Test(xen, thousands_of_attaches_to_a_hostile_guest)
+{
+	uint32_t g = mkdom("fuzz");
+	char *w = workdir(), *glog = path_in(w, "guest.log"), *hostile = prog("ringtrace-xen-hostile");
+	unsigned ok = 0, refused = 0;
+	pid_t gp;
+	int st;
+
+	gp = spawn((int)g, NULL, glog, (char *const[]){ hostile, "--seconds", "4", "--mutations",
+							"10000", "--seed", "11", NULL });
+	wait_published(g, 20);
+	while (waitpid(gp, &st, WNOHANG) == 0) {
+		struct rtr_consumer *c;
+		char err[256];
+		size_t len;
+		char *md;
+
+		if (rtr_consumer_open_xen(&c, "fuzz", err, sizeof(err))) {
+			cr_assert_gt(strlen(err), 0, "a refusal without a reason");
+			refused++;
+			continue;
+		}
+		ok++;
+		for (uint32_t cpu = 0; cpu < rtr_consumer_region(c)->ncpus; cpu++) {
+			struct rtr_consumer_packet pkt;
+			struct rtr_consumer_cpu info;
+
+			for (int k = 0; k < 4 && rtr_consumer_get(c, cpu, &pkt) == 0; k++)
+				rtr_consumer_put(c, cpu);
+			rtr_consumer_cpu_info(c, cpu, &info);
+		}
+		if (rtr_consumer_metadata(c, &md, &len, NULL, err, sizeof(err)) == 0)
+			free(md);
+		rtr_consumer_wait(c, 0);
+		rtr_consumer_close(c);
+	}
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the hostile guest: 0x%x", st);
+	cr_log_info("attaches: %u succeeded, %u refused", ok, refused);
+	cr_expect_gt(ok, 0);
+	cr_expect_gt(refused, 0);
+	cr_expect_geq(ok + refused, 1000);
+}
