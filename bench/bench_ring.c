@@ -14,6 +14,7 @@
  * bench_cg_region(), for `valgrind --tool=callgrind
  * --toggle-collect=bench_cg_region` (scripts/bench.sh): instructions/event.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -24,7 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
+#include <sys/stat.h>
 #include "platform/platform.h"
+#include "platform/xensim/xensim.h"
 #include "ringbuf/ring.h"
 #include "bench/bench_common.h"
 
@@ -79,24 +82,75 @@ static __attribute__((noinline, noclone, used)) uint64_t bench_cg_region(enum ki
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static int ring_open(struct rtr_ring **out, uint32_t mode, uint32_t packets)
+/* The simulated hypervisor of the xen.sim figure, and its guest domain. */
+static char xensim_dir[64];
+
+static int xensim_start(void)
+{
+#ifdef RTR_HAVE_XENSIM
+	uint32_t dom;
+	char id[16];
+	int ret;
+
+	snprintf(xensim_dir, sizeof(xensim_dir), "/dev/shm/ringtrace-bench-xensim.%d",
+		 (int)getpid());
+	if (mkdir(xensim_dir, 0700) < 0)
+		return -errno;
+	ret = rtr_xensim_init(xensim_dir);
+	if (!ret)
+		ret = rtr_xensim_create(xensim_dir, "bench", &dom);
+	if (ret)
+		return ret;
+	snprintf(id, sizeof(id), "%u", dom);
+	setenv("RINGTRACE_XENSIM", xensim_dir, 1);
+	setenv("RINGTRACE_XENSIM_DOMID", id, 1);
+	return 0;
+#else
+	return -ENOSYS;
+#endif
+}
+
+static void xensim_stop(void)
+{
+	char path[128];
+
+	if (!xensim_dir[0])
+		return;
+	for (uint32_t d = 0; d < 8; d++) {
+		snprintf(path, sizeof(path), "%s/mem-%u", xensim_dir, d);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/hv", xensim_dir);
+	unlink(path);
+	rmdir(xensim_dir);
+}
+
+/* @xen: in pages granted to dom0 (the simulated hypervisor), else a file. */
+static int ring_open_in(struct rtr_ring **out, uint32_t mode, uint32_t packets, bool xen)
 {
 	static unsigned int seq;
-	char path[128];
+	char path[128], err[256] = "";
 	struct rtr_ring_attr attr = {
 		.struct_size = sizeof(attr), .path = path, .mode = mode,
 		.packet_size = 65536, .packets_per_cpu = packets,
+		.create = xen ? rtr_xen_region_create : NULL, .err = err, .errlen = sizeof(err),
 	};
 	int ret;
 
 	snprintf(path, sizeof(path), "/dev/shm/ringtrace-bench.%d.%u", (int)getpid(), seq++);
 	ret = rtr_ring_create(out, &attr);
 	if (ret) {
-		fprintf(stderr, PROG ": cannot create the ring %s: %s\n", path, strerror(-ret));
+		fprintf(stderr, PROG ": cannot create the ring %s: %s\n", xen ? "in granted pages" : path,
+			err[0] ? err : strerror(-ret));
 		return ret;
 	}
 	__atomic_store_n(&slot, *out, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static int ring_open(struct rtr_ring **out, uint32_t mode, uint32_t packets)
+{
+	return ring_open_in(out, mode, packets, false);
 }
 
 static void ring_close(struct rtr_ring *ring)
@@ -201,9 +255,12 @@ static void *releaser_main(void *arg)
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
 			struct rtr_cpu_ctl *cb = rtr_ring_cpu(ring, cpu);
+			/* The consumer's words: in the control page, or Xen's. */
+			struct rtr_cons_words *w = (void *)(ring->mem.cons +
+							    cpu * ring->mem.cons_stride);
 			uint64_t prod = __atomic_load_n(&cb->prod, __ATOMIC_ACQUIRE);
 
-			__atomic_store_n(&cb->cons, prod & ~(uint64_t)ring->packet_mask,
+			__atomic_store_n(&w->cons, prod & ~(uint64_t)ring->packet_mask,
 					 __ATOMIC_RELEASE);
 		}
 		r->passes++;
@@ -300,7 +357,7 @@ static double mevs(uint64_t events, uint64_t ns)
 
 static int timed_main(const char *json, uint64_t n, int reps)
 {
-	enum { FLOOR1, OW1, D1, FLOOR2, OW2, D2, NSCEN };
+	enum { FLOOR1, OW1, D1, FLOOR2, OW2, D2, XD1, NSCEN };
 	struct scenario sc[NSCEN] = {
 		[FLOOR1] = { .kind = KIND_FLOOR, .nthreads = 1 },
 		[OW1] = { .kind = KIND_RING, .nthreads = 1 },
@@ -308,9 +365,12 @@ static int timed_main(const char *json, uint64_t n, int reps)
 		[FLOOR2] = { .kind = KIND_FLOOR, .nthreads = 2 },
 		[OW2] = { .kind = KIND_RING, .nthreads = 2 },
 		[D2] = { .kind = KIND_RING, .nthreads = 2, .release = true },
+		/* discard mode in a Xen guest's granted pages (simulated hypervisor) */
+		[XD1] = { .kind = KIND_RING, .nthreads = 1, .release = true },
 	};
-	double floor_ns, floor_mevs, floor2_mevs, ow_ns, ow_mevs, ow2_mevs, d_ns, d2_mevs;
-	struct rtr_ring *ow, *dis;
+	double floor_ns, floor_mevs, floor2_mevs, ow_ns, ow_mevs, ow2_mevs, d_ns, d2_mevs, xd_ns;
+	struct rtr_ring *ow, *dis, *xdis = NULL;
+	int nscen = NSCEN;
 	struct releaser rel = { 0 };
 	char model[256];
 	int cpus[2];
@@ -332,6 +392,12 @@ static int timed_main(const char *json, uint64_t n, int reps)
 	rseq = ow->use_rseq && dis->use_rseq;
 	sc[OW1].ring = sc[OW2].ring = ow;
 	sc[D1].ring = sc[D2].ring = dis;
+	if (xensim_start() || ring_open_in(&xdis, RTR_MODE_DISCARD, 8, true)) {
+		fprintf(stderr, PROG ": no xen.sim figure: the simulated hypervisor is not here\n");
+		xdis = NULL;
+		nscen = XD1;
+	}
+	sc[XD1].ring = xdis;
 
 	/* Warm up: fault in the rings and the floor's array, open packets. */
 	run_threads(KIND_FLOOR, 2, cpus, WARMUP_EVENTS, NULL);
@@ -345,7 +411,7 @@ static int timed_main(const char *json, uint64_t n, int reps)
 
 	/* Each round runs every figure once, so that noise hits them alike. */
 	for (int r = 0; r < reps; r++)
-		for (int i = 0; i < NSCEN; i++) {
+		for (int i = 0; i < nscen; i++) {
 			if (!r)
 				sc[i].best = UINT64_MAX;
 			run_scenario(&sc[i], cpus, n, &rel);
@@ -358,12 +424,23 @@ static int timed_main(const char *json, uint64_t n, int reps)
 	releaser_start(&rel, dis, cpus[1]);
 	ring_close(dis);
 	releaser_stop(&rel);
+	if (xdis) {
+		__atomic_store_n(&slot, xdis, __ATOMIC_RELEASE);
+		releaser_start(&rel, xdis, cpus[1]);
+		ring_close(xdis);
+		releaser_stop(&rel);
+	}
+	xensim_stop();
 
 	for (int i = D1; i < NSCEN; i += D2 - D1)
 		if (sc[i].fails != sc[i].lost)
 			fprintf(stderr, PROG ": discard %dt: %" PRIu64 " writes failed but the"
 				" control pages count %" PRIu64 "\n", sc[i].nthreads, sc[i].fails,
 				sc[i].lost);
+
+	if (xdis && sc[XD1].fails != sc[XD1].lost)
+		fprintf(stderr, PROG ": xen discard: %" PRIu64 " writes failed but the control pages"
+			" count %" PRIu64 "\n", sc[XD1].fails, sc[XD1].lost);
 
 	floor_ns = (double)sc[FLOOR1].best / (double)n;
 	floor_mevs = mevs(n, sc[FLOOR1].best);
@@ -392,6 +469,12 @@ static int timed_main(const char *json, uint64_t n, int reps)
 	bench_add("ring.discard.2t.mevents_per_s", d2_mevs, "Mevents/s", floor2_mevs / d2_mevs);
 	bench_add("ring.discard.2t.events", (double)sc[D2].events, "events", -1);
 	bench_add("ring.discard.2t.events_lost", (double)sc[D2].lost, "events", -1);
+	if (xdis) {
+		xd_ns = (double)sc[XD1].best / (double)n;
+		bench_add("xen.sim.ns", xd_ns, "ns/event", xd_ns / floor_ns);
+		bench_add("xen.sim.ratio_to_unix", xd_ns / d_ns, "x unix", -1);
+		bench_add("xen.sim.events_lost", (double)sc[XD1].lost, "events", -1);
+	}
 	bench_add("ring.rseq", rseq, "bool", -1);
 
 	printf("ringtrace-bench: %s, CPUs %d and %d, %s path, best of %d x %" PRIu64
@@ -412,11 +495,12 @@ static int callgrind_main(const char *mode, uint64_t n)
 	uint32_t rmode = 0, packets = 8;
 	struct rtr_ring *ring = NULL;
 	uint64_t fails, lost = 0;
+	bool xen = !strcmp(mode, "xen-discard");
 	enum kind k;
 
 	if (!strcmp(mode, "floor")) {
 		k = KIND_FLOOR;
-	} else if (!strcmp(mode, "discard")) {
+	} else if (!strcmp(mode, "discard") || xen) {
 		uint64_t bytes = (CG_WARMUP + n) * (RTR_EV_COMPACT_SIZE + PAYLOAD_SIZE);
 
 		k = KIND_RING;
@@ -427,15 +511,21 @@ static int callgrind_main(const char *mode, uint64_t n)
 		k = KIND_RING;
 		rmode = RTR_MODE_OVERWRITE;
 	} else {
-		fprintf(stderr, PROG ": --callgrind: '%s' is not floor, discard or overwrite\n",
-			mode);
+		fprintf(stderr, PROG ": --callgrind: '%s' is not floor, discard, overwrite or "
+			"xen-discard\n", mode);
 		return 2;
+	}
+	if (xen && xensim_start()) {
+		fprintf(stderr, PROG ": --callgrind xen-discard: no simulated hypervisor\n");
+		return 1;
 	}
 	if (k == KIND_RING) {
 		/* valgrind has no rseq: pretend we are registered, on CPU 0. */
 		rtr_ring_bench_emulate_rseq();
-		if (ring_open(&ring, rmode, packets))
+		if (ring_open_in(&ring, rmode, packets, xen)) {
+			xensim_stop();
 			return 1;
+		}
 	}
 	fails = run_kind(k, CG_WARMUP);
 	fails += bench_cg_region(k, n);
@@ -448,6 +538,7 @@ static int callgrind_main(const char *mode, uint64_t n)
 	} else {
 		printf("callgrind %s: %" PRIu64 " events measured\n", mode, n);
 	}
+	xensim_stop();
 	if (fails || lost) {
 		fprintf(stderr, PROG ": --callgrind %s: writes failed: the count is not of"
 			" the fast path\n", mode);

@@ -35,6 +35,14 @@
 #include "ringbuf/compiler.h"
 
 _Static_assert(sizeof(struct rtr_xen_ctl) <= RTR_XEN_PAGE_SIZE, "the control page is one page");
+/* The offsets Documentation/xen.rst gives. */
+_Static_assert(offsetof(struct rtr_xen_ctl, region_pages) == 32 &&
+	       offsetof(struct rtr_xen_ctl, producer_pid) == 52 &&
+	       offsetof(struct rtr_xen_ctl, ref_page_refs) == 64 &&
+	       offsetof(struct rtr_xen_ctl, guest_live) == 320 &&
+	       offsetof(struct rtr_xen_ctl, heartbeat) == 324 &&
+	       offsetof(struct rtr_xen_ctl, flush_req) == 384 &&
+	       offsetof(struct rtr_xen_ctl, cpu) == 448, "the control page's layout");
 _Static_assert(offsetof(struct rtr_cpu_ctl, notify_at) == offsetof(struct rtr_cpu_ctl, cons) + 8 &&
 	       offsetof(struct rtr_cons_words, notify_at) == 8 &&
 	       offsetof(struct rtr_xen_cons, notify_at) == 8 &&

@@ -15,7 +15,10 @@
 # 6. `ringtrace view` of a 1M-event trace (rtr-viewer-traces --events) in
 #    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95);
 # 7. scripts/bench-consumer.sh: `ringtrace record` of one and two writers at
-#    full speed: consumer.{1writer,2writers}.events_lost, MB/s to disk.
+#    full speed: consumer.{1writer,2writers}.events_lost, MB/s to disk;
+# 8. scripts/bench-xen.sh: a Xen guest consumed from dom0 on the simulated
+#    hypervisor: xen.sim.notifications_per_packet, dom0 MB/s (the guest's
+#    xen.sim.ns is ringtrace-bench's, beside the unix figure).
 # Every figure is printed and merged into BUILD_DIR/bench/results.json.
 # RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000);
 # RTR_BENCH_TRACE_REQUESTS the requests in the dump's trace (300000, about
@@ -109,12 +112,15 @@ echo
 echo "callgrind: $cg_events events per mode, instructions counted in bench_cg_region()"
 header
 floor_ir=
-for mode in floor discard overwrite; do
+for mode in floor discard overwrite xen-discard; do
 	per=$(cg_count "$bench" "$mode")
 	case $mode in
 	floor)
 		floor_ir=$per
 		row floor.instructions "$per" instructions/event ;;
+	xen-discard)
+		# The same fast path, in a Xen guest's granted pages (simulated).
+		row xen.sim.instructions "$per" instructions/event "$(vs_floor "$per")" ;;
 	*)
 		row "ring.$mode.1t.instructions" "$per" instructions/event "$(vs_floor "$per")" ;;
 	esac
@@ -227,6 +233,12 @@ fi
 # ---- 7: the consumer: ringtrace record at full speed ----------------------------
 if ! scripts/bench-consumer.sh "$build" "$rows"; then
 	echo "bench.sh: the consumer benchmark failed" >&2
+	status=1
+fi
+
+# ---- 8: a Xen guest and its dom0 consumer (simulated hypervisor) ----------------
+if ! scripts/bench-xen.sh "$build" "$rows"; then
+	echo "bench.sh: the Xen benchmark failed" >&2
 	status=1
 fi
 

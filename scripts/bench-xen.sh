@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The Xen part of `make bench`, on the simulated hypervisor:
+#   scripts/bench-xen.sh BUILD_DIR ROWS_FILE
+# A guest domain runs ringtrace-test-emit with RINGTRACE_XEN=1 (default
+# buffers, discard mode), which starts writing once `ringtrace consume
+# --xen-domain` has attached in dom0 and drains it into a trace directory on
+# the build directory's disk:
+#   1 writer paced (100 events, then 100 us), dom0 keeping up: notifications
+#     per packet (at most 1: the guest notifies only when dom0 sleeps and
+#     asked to be woken);
+#   1 writer at full speed, RTR_BENCH_XEN_EVENTS (30 M) events: dom0's MB/s
+#     (trace bytes over the time from the first event to the end of the
+#     drain) and the events lost.
+# (The guest's ns/event, xen.sim.ns, is ringtrace-bench's.)  Each run is
+# checked: events in the trace + counted lost == events emitted.
+# Figures are printed and appended to ROWS_FILE as "name value unit".
+set -eu
+
+build=$1
+rows=$2
+full_events=${RTR_BENCH_XEN_EVENTS:-30000000}
+ringtrace=$build/bin/ringtrace
+emit=$build/bin/ringtrace-test-emit
+xensim=$build/bin/ringtrace-xensim
+dir=$build/bench/xen-trace
+status=0
+
+for prog in "$ringtrace" "$emit" "$xensim"; do
+	if [ ! -x "$prog" ]; then
+		echo "bench-xen.sh: $prog not found: run make first" >&2
+		exit 1
+	fi
+done
+
+row() {
+	case $3 in
+	events) printf '  %-36s %14.0f  %s\n' "$1" "$2" "$3" ;;
+	*) printf '  %-36s %14.3f  %s\n' "$1" "$2" "$3" ;;
+	esac
+	printf '%s %s %s\n' "$1" "$2" "$3" >>"$rows"
+}
+
+sim=$(mktemp -d /dev/shm/ringtrace-bench-xen.XXXXXX)
+trap 'rm -rf "$sim" "$dir"' EXIT
+"$xensim" init "$sim"
+export RINGTRACE_XENSIM="$sim"
+
+# run NAME EVENTS [ARGS...]: a new domain NAME runs ringtrace-test-emit with
+# one thread and EVENTS events (ARGS added), which waits for dom0 to attach;
+# sets $events, $lost, $packets, $bytes, $secs and $sent (the guest's
+# notifications).
+run() {
+	name=$1
+	n=$2
+	shift 2
+	rm -rf "$dir"
+	dom=$("$xensim" create "$sim" "$name")
+	log=$build/bench/xen.$name.log
+	clog=$build/bench/xen.$name.consume.log
+	sync=$sim/sync.$name
+	mkdir "$sync"
+	RINGTRACE_XENSIM_DOMID=$dom RINGTRACE_XEN=1 \
+		"$emit" --threads 1 --events "$n" --sync "$sync" "$@" >"$log" 2>&1 &
+	guest=$!
+	i=0
+	until "$xensim" read "$sim" "/local/domain/$dom/data/ringtrace/ring-ref" >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 1000 ]; then
+			echo "bench-xen.sh: $name: the guest never published its region" >&2
+			kill "$guest" 2>/dev/null
+			return 1
+		fi
+		sleep 0.01
+	done
+	"$ringtrace" consume "xen:$name" -o "$dir" >"$clog" 2>&1 &
+	consumer=$!
+	i=0
+	until grep -q 'stop with Ctrl-C' "$clog"; do
+		i=$((i + 1))
+		if [ $i -gt 1000 ] || ! kill -0 "$consumer" 2>/dev/null; then
+			echo "bench-xen.sh: $name: consume did not attach:" >&2
+			cat "$clog" >&2
+			kill "$guest" "$consumer" 2>/dev/null
+			return 1
+		fi
+		sleep 0.01
+	done
+	t0=$(date +%s.%N)
+	: >"$sync/go.0"
+	if ! wait "$guest"; then
+		echo "bench-xen.sh: $name: the guest failed:" >&2
+		cat "$log" >&2
+		return 1
+	fi
+	if ! wait "$consumer"; then
+		echo "bench-xen.sh: $name: consume failed:" >&2
+		cat "$clog" >&2
+		return 1
+	fi
+	t1=$(date +%s.%N)
+	summary=$("$ringtrace" check "$dir" | tail -n 2 | head -n 1)
+	# "P packets, E events, L events lost, ..."
+	packets=$(echo "$summary" | awk '{ print $1 }')
+	events=$(echo "$summary" | awk '{ print $3 }')
+	lost=$(echo "$summary" | awk '{ print $5 }')
+	bytes=$(du -sb "$dir" | cut -f1)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+	sent=$("$xensim" stats "$sim" "$dom" | awk '{ print $1 }')
+	if [ "$((events + lost))" -ne "$n" ]; then
+		echo "bench-xen.sh: $name: $events events + $lost lost != $n emitted" >&2
+		return 1
+	fi
+}
+
+echo
+echo "xen (simulated hypervisor): a guest's ringtrace-test-emit, default buffers, discard" \
+	"mode, consumed in dom0 with --xen-domain, trace on" \
+	"$(df -P "$build" | awk 'NR == 2 { print $1 }')"
+if run paced 500000 --pace 100:100; then
+	echo "  1 writer, 100 events then 100 us: $events events in ${secs} s, $packets packets," \
+		"$sent notifications"
+	row xen.sim.notifications_per_packet "$(awk -v n="$sent" -v p="$packets" \
+		'BEGIN { printf "%.3f", p ? n / p : 0 }')" notifications/packet
+	row xen.sim.paced.events_lost "$lost" events
+else
+	status=1
+fi
+if run full "$full_events"; then
+	echo "  1 writer at full speed: $full_events events emitted," \
+		"$(awk -v b="$bytes" 'BEGIN { printf "%.0f", b / 1048576 }') MiB in ${secs} s"
+	row xen.sim.dom0.mb_per_s "$(awk -v b="$bytes" -v s="$secs" \
+		'BEGIN { printf "%.1f", b / 1e6 / s }')" MB/s
+	row xen.sim.dom0.events_lost "$lost" events
+	row xen.sim.dom0.events_total "$full_events" events
+else
+	status=1
+fi
+exit "$status"
