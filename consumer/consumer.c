@@ -258,6 +258,11 @@ RTR_API bool rtr_consumer_producer_gone(const struct rtr_consumer *c)
 	return m->mem.ops->producer_gone(&m->mem, c->h.producer_pid);
 }
 
+RTR_API const char *rtr_consumer_gone_why(const struct rtr_consumer *c)
+{
+	return c->mem.gone_why;
+}
+
 RTR_API const struct rtr_region_hdr *rtr_consumer_region(const struct rtr_consumer *c)
 {
 	return &c->h;

@@ -36,6 +36,7 @@ int rtr_writev_all(int fd, struct iovec *iov, int n);
  *   region's own control pages (unix), filled in once the geometry is known.
  * @flush_req: the consumer's flush-request word; NULL: the region header's.
  * @max_cpus: streams @cons has room for (0: any).
+ * @gone_why: set by producer_gone() when it says yes, for the user.
  */
 struct rtr_region_mem;
 struct rtr_cons_words {
@@ -65,6 +66,7 @@ struct rtr_region_mem {
 	uint64_t cons_stride;
 	uint32_t *flush_req;
 	uint32_t max_cpus;
+	const char *gone_why;
 	const struct rtr_region_ops *ops;
 	void *priv;
 };

@@ -365,13 +365,17 @@ static bool xr_dom0_gone(struct rtr_region_mem *m, uint32_t pid)
 
 	uint64_t t = rtr_monotonic_ns();
 
-	if (!rtr_load(&r->ctl->guest_live))
+	if (!rtr_load(&r->ctl->guest_live)) {
+		m->gone_why = "the guest's tracing process exited";
 		return true;
+	}
 	/* A xenstore round trip: ten times a second is enough. */
 	if (t - r->exists_ns >= 100000000ull) {
 		r->exists_ns = t;
-		if (rtr_xen_domain_exists(r->x, r->domid) == 0)
+		if (rtr_xen_domain_exists(r->x, r->domid) == 0) {
+			m->gone_why = "the domain was destroyed";
 			return true;
+		}
 	}
 	for (;;) {
 		uint32_t beat = rtr_load(&r->ctl->heartbeat);
@@ -383,8 +387,10 @@ static bool xr_dom0_gone(struct rtr_region_mem *m, uint32_t pid)
 			r->asked = true;
 			return false;
 		}
-		if (now - r->beat_ns >= STALE_NS)
+		if (now - r->beat_ns >= STALE_NS) {
+			m->gone_why = "the guest has not run for 2 s (crashed, paused or hung)";
 			return r->asked = true;
+		}
 		if (r->asked)
 			return false;
 		usleep(50000);

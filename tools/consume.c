@@ -128,6 +128,8 @@ int rtr_cmd_consume(int argc, char **argv)
 	cli_bus_armed = 1;
 	failed = region_consume_loop(&o, &s, out, consume_done, &cs) != 0;
 	gone = rtr_session_producer_gone(&s);
+	if (gone && !o.quiet && !rtr_consumer_stopped(s.c) && rtr_consumer_gone_why(s.c))
+		fprintf(stderr, "ringtrace consume: %s: %s\n", o.region, rtr_consumer_gone_why(s.c));
 	if (!failed && gone) {
 		failed = rtr_session_finish(&s, out) != 0;
 	} else if (!failed) {

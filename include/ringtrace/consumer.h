@@ -88,6 +88,8 @@ const char *rtr_consumer_name(const struct rtr_consumer *c);
  * guest is not "gone" here: `ringtrace recover --xen-domain` reads it.
  */
 bool rtr_consumer_producer_gone(const struct rtr_consumer *c);
+/* Why rtr_consumer_producer_gone() said yes, in words; NULL until it has. */
+const char *rtr_consumer_gone_why(const struct rtr_consumer *c);
 
 /* The validated copy of the region header. */
 const struct rtr_region_hdr *rtr_consumer_region(const struct rtr_consumer *c);

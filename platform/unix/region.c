@@ -29,7 +29,11 @@ static int file_publish(struct rtr_region_mem *m)
 
 static bool file_producer_gone(struct rtr_region_mem *m, uint32_t pid)
 {
-	return pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	if (pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+		m->gone_why = "the producer's process exited";
+		return true;
+	}
+	return false;
 }
 
 static void file_release(struct rtr_region_mem *m, bool unlink_file)
