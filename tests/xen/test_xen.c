@@ -564,10 +564,12 @@ static void wait_file(const char *dir, const char *name)
 	}
 }
 
+/* The test's directory (its own buffer: path_in()'s are reused). */
 static char *workdir(void)
 {
-	char *d = path_in(sim, "work");
+	static char d[PATH_MAX];
 
+	snprintf(d, sizeof(d), "%s/work", sim);
 	cr_assert_eq(mkdir(d, 0700), 0);
 	return d;
 }
@@ -1072,6 +1074,8 @@ Test(xen, a_hostile_guest_cannot_hurt_dom0)
 	uint32_t g = mkdom("hostile");
 	char *w = workdir(), *glog = path_in(w, "guest.log"), *text;
 	char *hostile = prog("ringtrace-xen-hostile"), *rt = prog("ringtrace");
+	char *out = path_in(w, "c"), *log = path_in(w, "run.log"), *snap = path_in(w, "s");
+	char *clog = path_in(w, "consume.log");
 	unsigned runs = 0, consumes = 0;
 	pid_t gp, cp = 0;
 	int st;
@@ -1080,28 +1084,23 @@ Test(xen, a_hostile_guest_cannot_hurt_dom0)
 							"4000", "--seed", "7", NULL });
 	wait_published(g, 20);
 	while (waitpid(gp, &st, WNOHANG) == 0) {
-		char *out = path_in(w, "c"), *log = path_in(w, "run.log");
-		char *snap = path_in(w, "s");
-
 		if (!cp) {
-			unlink(log);
-			cp = dom0_cmd("consume", "hostile", out, path_in(w, "consume.log"), NULL);
+			unlink(clog);
+			cp = dom0_cmd("consume", "hostile", out, clog, NULL);
 			consumes++;
 		} else if (waitpid(cp, &st, WNOHANG) == cp) {
-			survived(st, "consume", path_in(w, "consume.log"));
-			unlink(path_in(w, "consume.log"));
+			survived(st, "consume", clog);
 			cp = 0;
 		}
 		unlink(log);
-		st = t_wait_exit(dom0_cmd(runs % 2 ? "recover" : "snapshot", "hostile", snap, log, NULL),
-			    20, "recover/snapshot");
+		st = t_wait_exit(dom0_cmd(runs % 2 ? "recover" : "snapshot", "hostile", snap, log,
+					  NULL), 20, "recover/snapshot");
 		survived(st, runs % 2 ? "recover" : "snapshot", log);
 		runs++;
 	}
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the hostile guest: 0x%x", st);
 	if (cp)
-		survived(t_wait_exit(cp, 30, "consume after the guest"), "consume",
-			 path_in(w, "consume.log"));
+		survived(t_wait_exit(cp, 30, "consume after the guest"), "consume", clog);
 	text = slurp(glog);
 	cr_assert_not_null(strstr(text, "mutations 4000"), "%s", text);
 	free(text);
