@@ -73,7 +73,7 @@ run() {
 		fi
 		sleep 0.01
 	done
-	"$ringtrace" consume "xen:$name" -o "$dir" >"$clog" 2>&1 &
+	"$ringtrace" consume --xen-domain "$name" -o "$dir" >"$clog" 2>&1 &
 	consumer=$!
 	i=0
 	until grep -q 'stop with Ctrl-C' "$clog"; do

@@ -49,21 +49,29 @@ static const char *const help_text[] = {
 	"  -q, --quiet          no progress line, no summary\n"
 	"\nExit status: PROGRAM's (128+N if killed by signal N); 1 if the trace could not\n"
 	"be written whole, 2 for a usage error.\n",
-	"consume", "usage: ringtrace consume REGION|- -o DIR|- [OPTIONS]\n\n"
+	"consume", "usage: ringtrace consume REGION|- -o DIR|- [OPTIONS]\n"
+	"       ringtrace consume --xen-domain NAME|ID -o DIR|- [OPTIONS]\n\n"
 	"Consume the region a program created itself (RINGTRACE_PATH, rtr_start()) until\n"
 	"it stops or exits, or until SIGINT/SIGTERM; or, with '-', copy a framed stream\n"
 	"from standard input (`ringtrace record -o -`) into DIR.\n\n"
+	"  --xen-domain D       in dom0: the region of Xen guest D (a name, as xl list\n"
+	"                       shows it, or an id), traced with RINGTRACE_XEN=1\n"
 	"  --rotate-size SIZE, --rotate-time TIME, --flush-interval T, --force,\n"
 	"  --file-mode OCTAL, -q: as for record\n",
-	"snapshot", "usage: ringtrace snapshot REGION -o DIR [--force] [--file-mode OCTAL]\n\n"
+	"snapshot", "usage: ringtrace snapshot REGION|--xen-domain D -o DIR [--force] "
+	"[--file-mode OCTAL]\n\n"
 	"Write what an overwrite-mode ring holds now as the trace DIR, without stopping\n"
 	"or slowing the program: its open packets are closed first, then the latest\n"
-	"packets of each CPU are copied.  A recorder takes one on SIGUSR1 too.\n",
-	"recover", "usage: ringtrace recover REGION -o DIR [--force] [--file-mode OCTAL]\n\n"
+	"packets of each CPU are copied.  A recorder takes one on SIGUSR1 too.\n"
+	"--xen-domain D: the ring of Xen guest D (a name or an id), from dom0.\n",
+	"recover", "usage: ringtrace recover REGION|--xen-domain D -o DIR [--force] "
+	"[--file-mode OCTAL]\n\n"
 	"Rebuild a trace from the region of a process that crashed or was killed: every\n"
 	"complete packet, and each CPU's open packet up to its last committed event.\n"
 	"Reports what could not be saved and why.  A region whose producer still runs\n"
-	"is refused (use consume or snapshot).\n",
+	"is refused (use consume or snapshot).  --xen-domain D: the region of Xen guest\n"
+	"D (a name or an id), from dom0: a guest that crashed and was preserved\n"
+	"(on_crash = 'preserve'), or paused; one that runs is refused.\n",
 };
 
 static void help(const char *cmd)
@@ -106,8 +114,24 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 				break;
 			}
 			if (o->region)
-				return region_usage_error(o, "unexpected argument '%s'", a);
+				return region_usage_error(o, o->region == o->xen_region ?
+							  "unexpected argument '%s' (--xen-domain "
+							  "names the region)" :
+							  "unexpected argument '%s'", a);
 			o->region = a;
+			continue;
+		}
+		if (!strcmp(a, "--xen-domain") && !program) {
+			if (!v || !*v)
+				return region_usage_error(o, "option '%s' needs a domain name or id", a);
+			if (o->region)
+				return region_usage_error(o, "--xen-domain %s: a region is given already",
+							  v);
+			if (strlen(v) + 4 >= sizeof(o->xen_region))
+				return region_usage_error(o, "--xen-domain %s: not a domain name", v);
+			snprintf(o->xen_region, sizeof(o->xen_region), "xen:%s", v);
+			o->region = o->xen_region;
+			i++;
 			continue;
 		}
 		if (!strcmp(a, "--force")) {
@@ -169,7 +193,7 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 	if (program && !o->argv)
 		return region_usage_error(o, "%s", "no program to run: ringtrace record [OPTIONS] -- PROGRAM");
 	if (!program && !o->region)
-		return region_usage_error(o, "%s", "no region file given");
+		return region_usage_error(o, "%s", "no region given (a file, or --xen-domain D)");
 	if (!o->out.path && !program)
 		return region_usage_error(o, "%s", "no output given (-o DIR)");
 	return -1;

@@ -32,6 +32,7 @@ struct opts {
 	bool quiet;
 	char **argv;
 	const char *region;
+	char xen_region[96];	/* "xen:DOMAIN", from --xen-domain */
 };
 
 /* "ringtrace CMD: " @fmt (with @arg), and where the help is, on stderr.  Return: 2. */

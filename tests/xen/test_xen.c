@@ -10,7 +10,8 @@
  *   fires its unmap notifications, xenstore has paths, permissions and
  *   watches.
  * xen/: the guest (ringtrace-test-emit with RINGTRACE_XEN=1, every event
- *   checkable) traces while `ringtrace consume xen:NAME` drains it in dom0;
+ *   checkable) traces while `ringtrace consume --xen-domain NAME` drains it in
+ *   dom0;
  *   every event's content and every loss is checked, babeltrace2 reads the
  *   output; notifications are counted; a killed guest, a crashed one
  *   (recover), a consumer that stops and comes back, and a hostile guest.
@@ -574,18 +575,18 @@ static char *workdir(void)
 	return d;
 }
 
-/* `ringtrace CMD xen:NAME -o OUT ARGS...` in dom0, in the background. */
+/* `ringtrace CMD --xen-domain NAME -o OUT ARGS...` in dom0, in the background. */
 static pid_t dom0_cmd(const char *cmd, const char *name, const char *out, const char *log,
 		      const char *extra)
 {
-	char *rt = prog("ringtrace"), region[128];
+	char *rt = prog("ringtrace");
 
-	snprintf(region, sizeof(region), "xen:%s", name);
-	return spawn(0, NULL, log, (char *const[]){ rt, (char *)cmd, region, "-o", (char *)out,
+	return spawn(0, NULL, log, (char *const[]){ rt, (char *)cmd, "--xen-domain", (char *)name,
+						    "-o", (char *)out,
 						    (char *)(extra ? extra : "--force"), NULL });
 }
 
-/* `ringtrace consume xen:NAME`, once it has attached (its first line). */
+/* `ringtrace consume --xen-domain NAME`, once it has attached (its first line). */
 static pid_t start_consume(const char *name, const char *out, const char *log)
 {
 	pid_t pid = dom0_cmd("consume", name, out, log, NULL);
@@ -1204,8 +1205,8 @@ Test(xenreal, without_xen_every_side_says_what_is_missing)
 	free(text);
 
 	truncate(log, 0);
-	st = t_wait_exit(spawn(-1, NULL, log, (char *const[]){ rt, "consume", "xen:guest", "-o",
-							      "/tmp/rtr-xenreal-never", NULL }),
+	st = t_wait_exit(spawn(-1, NULL, log, (char *const[]){ rt, "consume", "--xen-domain", "guest",
+							      "-o", "/tmp/rtr-xenreal-never", NULL }),
 			 30, "consume");
 	text = slurp(log);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "0x%x: %s", st, text);
