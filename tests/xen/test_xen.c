@@ -1215,3 +1215,41 @@ Test(xenreal, without_xen_every_side_says_what_is_missing)
 	free(text);
 	unlink(log);
 }
+
+/* dom0 streams a guest's trace through a pipe (-o -) into another ringtrace. */
+Test(xen, a_guest_streams_through_a_pipe)
+{
+	uint32_t g = mkdom("piped");
+	char *w = workdir(), *out = path_in(w, "trace"), *glog = path_in(w, "guest.log");
+	char *clog = path_in(w, "consume.log"), *emit = prog("ringtrace-test-emit");
+	char *rt = prog("ringtrace"), cmd[4 * PATH_MAX], *text;
+	struct xv_counts one;
+	struct xv v;
+	pid_t gp, cp;
+
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k",
+					     NULL },
+		   glog, (char *const[]){ emit, "--threads", "2", "--events", "40000", "--pace",
+					  "100:100", "--sync", w, NULL });
+	wait_published(g, 20);
+	snprintf(cmd, sizeof(cmd), "'%s' consume --xen-domain piped -o - | '%s' consume - -o '%s'",
+		 rt, rt, out);
+	cp = spawn(0, NULL, clog, (char *const[]){ "/bin/sh", "-c", cmd, NULL });
+	for (double t0 = now();;) {
+		text = slurp(clog);
+		if (strstr(text, "stop with Ctrl-C"))
+			break;
+		cr_assert_lt(now() - t0, 20, "consume never attached: %s", text);
+		free(text);
+		usleep(20000);
+	}
+	free(text);
+	touch(w, "go.0");
+	expect_ok(t_wait_exit(gp, 120, "the guest"), "the guest", glog);
+	expect_ok(t_wait_exit(cp, 30, "the pipeline"), "consume | consume -", clog);
+	xv_init(&v, 2, 40000);
+	xv_read(&v, out, &one);
+	expect_every_event(&v, 2 * 40000);
+	xv_bt2_agrees(out, &one, false);
+	xv_free(&v);
+}
