@@ -67,7 +67,7 @@ CONFIG_XEN ?= $(if $(wildcard /usr/include/xenevtchn.h),y,n)
 CONFIG_XENSIM ?= y
 ifeq ($(CONFIG_XEN),y)
   RTR_CFLAGS += -DRTR_HAVE_XEN=1
-  RTR_LIBS += -lxenevtchn -lxengnttab -lxenstore -lxentoollog
+  RTR_LIBS += -lxenevtchn -lxengnttab -lxenctrl -lxenstore -lxentoollog
 endif
 ifeq ($(CONFIG_XENSIM),y)
   RTR_CFLAGS += -DRTR_HAVE_XENSIM=1

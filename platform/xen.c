@@ -170,7 +170,16 @@ int rtr_xs_wait_watch(struct rtr_xen *x, int timeout_ms, char *path, size_t cap)
 
 int rtr_xen_domain_exists(struct rtr_xen *x, uint32_t domid)
 {
-	return x->ops->domain_exists(x, domid);
+	int st = x->ops->domain_state(x, domid);
+
+	if (st >= 0)
+		return st != RTR_XEN_DOM_GONE;
+	return x->ops->domain_exists(x, domid);	/* xenstore's view */
+}
+
+int rtr_xen_domain_state(struct rtr_xen *x, uint32_t domid)
+{
+	return x->ops->domain_state(x, domid);
 }
 
 /* Digits only, at most @max: what a decimal xenstore value must be. */

@@ -8,7 +8,8 @@
  * Two implementations, each a struct rtr_xen_ops chosen at rtr_xen_open():
  *   platform/xen/     real Xen through Debian's libxen-dev: libxengntshr
  *                     (a Linux domU's gntalloc), libxengnttab (dom0's gntdev),
- *                     libxenevtchn, libxenstore.  Built when CONFIG_XEN=y.
+ *                     libxenevtchn, libxenstore, and libxenctrl for a
+ *                     domain's state.  Built when CONFIG_XEN=y.
  *   platform/xensim/  a simulated hypervisor for tests: domains are processes
  *                     sharing a directory; grants, event channels and
  *                     xenstore keep Xen's semantics (read-only grants mapped
@@ -69,6 +70,7 @@ struct rtr_xen_ops {
 	int (*xs_unwatch)(struct rtr_xen *x, const char *path, const char *token);
 	int (*xs_wait_watch)(struct rtr_xen *x, int timeout_ms, char *path, size_t cap);
 	int (*domain_exists)(struct rtr_xen *x, uint32_t domid);
+	int (*domain_state)(struct rtr_xen *x, uint32_t domid);
 };
 
 /*
@@ -157,6 +159,23 @@ int rtr_xs_wait_watch(struct rtr_xen *x, int timeout_ms, char *path, size_t cap)
 
 /* 1 if domain @domid exists (it may be paused or crashed), 0 if not. */
 int rtr_xen_domain_exists(struct rtr_xen *x, uint32_t domid);
+
+/*
+ * rtr_xen_domain_state() - what the hypervisor says of domain @domid (in
+ * dom0: libxenctrl's xc_domain_getinfo(), which needs /dev/xen/privcmd).
+ * Return: an enum rtr_xen_dom_state, or -errno when this domain may not ask
+ * (a guest, a driver domain without privcmd): callers fall back on what
+ * xenstore and the guest's own pages tell.
+ */
+enum rtr_xen_dom_state {
+	RTR_XEN_DOM_GONE = 0,	/* no such domain */
+	RTR_XEN_DOM_RUNNING,	/* running or blocked: its programs may run */
+	RTR_XEN_DOM_PAUSED,	/* paused: it may run again */
+	RTR_XEN_DOM_SHUTDOWN,	/* shut down (poweroff, reboot) and kept */
+	RTR_XEN_DOM_CRASHED,	/* crashed and kept (on_crash = 'preserve') */
+	RTR_XEN_DOM_DYING,	/* being destroyed */
+};
+int rtr_xen_domain_state(struct rtr_xen *x, uint32_t domid);
 
 /*
  * rtr_xs_read_u32() - a xenstore value as a decimal number, strictly:

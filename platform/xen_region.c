@@ -51,7 +51,7 @@ _Static_assert(offsetof(struct rtr_cpu_ctl, notify_at) == offsetof(struct rtr_cp
 
 #define KEY_LEN 96
 
-#define STALE_NS	(2000ull * 1000 * 1000)	/* heartbeat still this long: not running */
+#define STALE_NS	(10000ull * 1000 * 1000)	/* heartbeat still this long: not running */
 
 struct xen_region {
 	struct rtr_xen *x;
@@ -67,7 +67,8 @@ struct xen_region {
 	uint32_t beat;		/* dom0: the heartbeat last seen */
 	uint64_t beat_ns;	/* ... and when it last moved */
 	bool asked;		/* the first "gone?" has been answered */
-	uint64_t exists_ns;	/* when we last asked whether the domain exists */
+	int state;		/* the domain's, as last asked (enum rtr_xen_dom_state, -errno) */
+	uint64_t state_ns;	/* when */
 };
 
 static struct xen_region *XR(struct rtr_region_mem *m)
@@ -353,29 +354,42 @@ int rtr_xen_region_view(struct rtr_region_mem *m, struct rtr_xen_guest_view *v)
 
 /*
  * The producer is gone when its kernel said so (@guest_live zeroed at the
- * process's exit), when the domain is destroyed, or when the flusher's
- * heartbeat has not moved for 2 s: a crashed (preserved), paused or hung
- * guest.  The first question waits for the answer (up to 2 s, 200 ms for a
- * live guest), so that recover's single one gets it; later ones do not
- * wait, so the consumer loop never stalls here.
+ * process's exit), or when the hypervisor says the domain is destroyed,
+ * dying, shut down or crashed.  A paused domain is not gone: it may run
+ * again.  A starved guest is not gone either, however long its flusher
+ * waits for a CPU: that is why the domain's state comes from Xen, not from
+ * a timer.  Only where dom0 may not ask Xen (no privcmd) does a heartbeat
+ * still for STALE_NS mean gone; the first question then waits for the
+ * answer, later ones never wait.
  */
 static bool xr_dom0_gone(struct rtr_region_mem *m, uint32_t pid)
 {
+	static const char *const why[] = {
+		[RTR_XEN_DOM_GONE] = "the domain was destroyed",
+		[RTR_XEN_DOM_SHUTDOWN] = "the domain shut down",
+		[RTR_XEN_DOM_CRASHED] = "the domain crashed",
+		[RTR_XEN_DOM_DYING] = "the domain is being destroyed",
+	};
 	struct xen_region *r = XR(m);
-
 	uint64_t t = rtr_monotonic_ns();
 
 	if (!rtr_load(&r->ctl->guest_live)) {
 		m->gone_why = "the guest's tracing process exited";
 		return true;
 	}
-	/* A xenstore round trip: ten times a second is enough. */
-	if (t - r->exists_ns >= 100000000ull) {
-		r->exists_ns = t;
-		if (rtr_xen_domain_exists(r->x, r->domid) == 0) {
-			m->gone_why = "the domain was destroyed";
-			return true;
-		}
+	/* One hypercall (or xenstore round trip): ten times a second is enough. */
+	if (!r->asked || t - r->state_ns >= 100000000ull) {
+		r->state_ns = t;
+		r->state = rtr_xen_domain_state(r->x, r->domid);
+		if (r->state < 0 && rtr_xen_domain_exists(r->x, r->domid) == 0)
+			r->state = RTR_XEN_DOM_GONE;
+	}
+	if (r->state >= 0) {
+		r->asked = true;
+		if (r->state == RTR_XEN_DOM_RUNNING || r->state == RTR_XEN_DOM_PAUSED)
+			return false;
+		m->gone_why = why[r->state];
+		return true;
 	}
 	for (;;) {
 		uint32_t beat = rtr_load(&r->ctl->heartbeat);
@@ -388,7 +402,8 @@ static bool xr_dom0_gone(struct rtr_region_mem *m, uint32_t pid)
 			return false;
 		}
 		if (now - r->beat_ns >= STALE_NS) {
-			m->gone_why = "the guest has not run for 2 s (crashed, paused or hung)";
+			m->gone_why = "the guest has not run for 10 s (crashed or hung: this domain "
+				      "may not ask Xen)";
 			return r->asked = true;
 		}
 		if (r->asked)

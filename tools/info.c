@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/info.c - `ringtrace info REGION`: a look at a region, live or left by
- * a dead process: its geometry, state, and per-CPU positions and losses.
+ * tools/info.c - `ringtrace info REGION|--xen-domain D`: a look at a region,
+ * live or left by a dead process (or a Xen guest's, from dom0): its
+ * geometry, state, and per-CPU positions and losses.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,14 +17,22 @@ int rtr_cmd_info(int argc, char **argv)
 	const struct rtr_region_hdr *h;
 	struct rtr_consumer *c;
 	char err[512], uuid[40];
+	const char *name;
 	uint64_t lost = 0;
+	bool xen;
 	int ret;
 
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: ringtrace info REGION\n");
+	xen = argc == 3 && !strcmp(argv[1], "--xen-domain");
+	if (!xen && (argc != 2 || argv[1][0] == '-')) {
+		fprintf(stderr, "usage: ringtrace info REGION\n"
+			"       ringtrace info --xen-domain NAME|ID\n");
 		return 2;
 	}
-	ret = rtr_consumer_open(&c, argv[1], err, sizeof(err));
+	name = argv[xen ? 2 : 1];
+	if (xen)
+		ret = rtr_consumer_open_xen(&c, name, err, sizeof(err));
+	else
+		ret = rtr_consumer_open(&c, name, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ringtrace info: %s\n", err);
 		return 1;
@@ -34,12 +43,14 @@ int rtr_cmd_info(int argc, char **argv)
 		if (i == 3 || i == 5 || i == 7 || i == 9)
 			uuid[o++] = '-';
 	}
-	printf("region      %s\n", argv[1]);
+	printf("region      %s\n", rtr_consumer_name(c));
 	printf("abi         %u.%u\n", h->abi_major, h->abi_minor);
 	printf("uuid        %s\n", uuid);
 	printf("state       %s\n", rtr_consumer_stopped(c) ? "stopped" : "running");
-	printf("producer    pid %u%s\n", h->producer_pid,
-	       kill((pid_t)h->producer_pid, 0) == 0 || errno == EPERM ? "" : " (not running)");
+	if (rtr_consumer_producer_gone(c))
+		printf("producer    pid %u (%s)\n", h->producer_pid, rtr_consumer_gone_why(c));
+	else
+		printf("producer    pid %u%s\n", h->producer_pid, xen ? ", in the guest" : "");
 	printf("mode        %s\n", h->mode == RTR_MODE_DISCARD ? "discard" : "overwrite");
 	printf("streams     %u CPUs x %u packets x %u KiB\n", h->ncpus, h->packets_per_cpu,
 	       h->packet_size / 1024);

@@ -71,7 +71,7 @@ static const char *const help_text[] = {
 	"Reports what could not be saved and why.  A region whose producer still runs\n"
 	"is refused (use consume or snapshot).  --xen-domain D: the region of Xen guest\n"
 	"D (a name or an id), from dom0: a guest that crashed and was preserved\n"
-	"(on_crash = 'preserve'), or paused; one that runs is refused.\n",
+	"(on_crash = 'preserve'); one that runs or is paused is refused.\n",
 };
 
 static void help(const char *cmd)

@@ -24,7 +24,7 @@ static const struct rtr_command commands[] = {
 	  "write what an overwrite-mode ring holds now, the program running", rtr_cmd_snapshot },
 	{ "recover", "REGION|--xen-domain D -o DIR",
 	  "rebuild the trace of a process that crashed, with a report", rtr_cmd_recover },
-	{ "info", "REGION",
+	{ "info", "REGION|--xen-domain D",
 	  "show a region's geometry, state, and per-CPU positions and losses", rtr_cmd_info },
 	{ "convert", "REGION -o DIR",
 	  "write the trace held in REGION as a CTF directory DIR (new);\n"

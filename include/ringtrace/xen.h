@@ -86,8 +86,9 @@ struct rtr_xen_ctl {
 				 * when the process's mapping goes */
 	uint8_t reserved1[3];
 	uint32_t heartbeat;	/* bumped by the guest's flusher at least every
-				 * 200 ms: still for 2 s, the guest is not
-				 * running (crashed, paused or hung) */
+				 * 200 ms; a dom0 that may not ask Xen for the
+				 * domain's state takes 10 s of stillness as
+				 * "not running" */
 	uint8_t reserved2[56];
 	/* dom0's line: */
 	uint32_t flush_req __attribute__((aligned(64)));	/* bumped by dom0, then notify */

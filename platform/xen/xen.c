@@ -7,8 +7,9 @@
  *
  * The libraries log through xentoollog; ours logs only critical messages,
  * so that a hostile guest's bad grant references make errors we report,
- * not a flood on dom0's stderr.  The grant handles are opened on first use:
- * a guest never needs gntdev, dom0 never gntalloc.
+ * not a flood on dom0's stderr.  The grant handles and libxenctrl's are
+ * opened on first use: a guest never needs gntdev or privcmd, dom0 never
+ * gntalloc.
  */
 #include <errno.h>
 #include <poll.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <xenctrl.h>
 #include <xenevtchn.h>
 #include <xengnttab.h>
 #include <xenstore.h>
@@ -30,6 +32,8 @@ struct real {
 	pthread_mutex_t lock;		/* the lazily opened grant handles */
 	xengntshr_handle *xgs;
 	xengnttab_handle *xgt;
+	xc_interface *xch;
+	int xch_err;		/* why xc_interface_open() failed, once */
 };
 
 static struct real *R(struct rtr_xen *x)
@@ -80,6 +84,8 @@ static void real_close(struct rtr_xen *x)
 		xengntshr_close(r->xgs);
 	if (r->xgt)
 		xengnttab_close(r->xgt);
+	if (r->xch)
+		xc_interface_close(r->xch);
 	xs_close(r->xsh);
 	xenevtchn_close(r->xce);
 	xtl_logger_destroy((struct xentoollog_logger *)r->log);
@@ -333,6 +339,38 @@ static int real_domain_exists(struct rtr_xen *x, uint32_t domid)
 	return xs_is_domain_introduced(R(x)->xsh, domid) ? 1 : 0;
 }
 
+static int real_domain_state(struct rtr_xen *x, uint32_t domid)
+{
+	struct real *r = R(x);
+	xc_dominfo_t info;
+	int n;
+
+	pthread_mutex_lock(&r->lock);
+	if (!r->xch && !r->xch_err) {
+		r->xch = xc_interface_open((struct xentoollog_logger *)r->log,
+					   (struct xentoollog_logger *)r->log, 0);
+		if (!r->xch)
+			r->xch_err = errno ? errno : EACCES;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (!r->xch)
+		return -r->xch_err;
+	n = xc_domain_getinfo(r->xch, domid, 1, &info);
+	if (n < 0)
+		return -errno;
+	if (n == 0 || info.domid != domid)
+		return RTR_XEN_DOM_GONE;
+	if (info.dying)
+		return RTR_XEN_DOM_DYING;
+	if (info.crashed)
+		return RTR_XEN_DOM_CRASHED;
+	if (info.shutdown)
+		return RTR_XEN_DOM_SHUTDOWN;
+	if (info.paused)
+		return RTR_XEN_DOM_PAUSED;
+	return RTR_XEN_DOM_RUNNING;
+}
+
 const struct rtr_xen_ops rtr_xen_real_ops = {
 	.name = "xen",
 	.open = real_open,
@@ -356,4 +394,5 @@ const struct rtr_xen_ops rtr_xen_real_ops = {
 	.xs_unwatch = real_xs_unwatch,
 	.xs_wait_watch = real_xs_wait_watch,
 	.domain_exists = real_domain_exists,
+	.domain_state = real_domain_state,
 };

@@ -95,6 +95,7 @@ struct port {
 struct dom {
 	uint32_t exists;
 	uint32_t crashed;
+	uint32_t paused;
 	uint32_t pages;
 	uint32_t next_ref;
 	char name[64];
@@ -1352,6 +1353,33 @@ static int sim_domain_exists(struct rtr_xen *x, uint32_t domid)
 	return ret;
 }
 
+/*
+ * RINGTRACE_XENSIM_NOSTATE=1 plays a domain that may not ask the hypervisor
+ * (no privcmd), so the callers' fallback runs in the tests too.
+ */
+static int sim_domain_state(struct rtr_xen *x, uint32_t domid)
+{
+	struct sim *s = S(x);
+	const char *no = getenv("RINGTRACE_XENSIM_NOSTATE");
+	int ret;
+
+	if (no && *no && strcmp(no, "0"))
+		return -EACCES;
+	if (domid >= MAX_DOMS)
+		return RTR_XEN_DOM_GONE;
+	hv_lock(s->hv);
+	if (!s->hv->dom[domid].exists)
+		ret = RTR_XEN_DOM_GONE;
+	else if (s->hv->dom[domid].crashed)
+		ret = RTR_XEN_DOM_CRASHED;
+	else if (s->hv->dom[domid].paused)
+		ret = RTR_XEN_DOM_PAUSED;
+	else
+		ret = RTR_XEN_DOM_RUNNING;
+	hv_unlock(s->hv);
+	return ret;
+}
+
 static int sim_self(struct rtr_xen *x, uint32_t *domid)
 {
 	*domid = S(x)->self;
@@ -1460,6 +1488,7 @@ const struct rtr_xen_ops rtr_xen_sim_ops = {
 	.xs_unwatch = sim_xs_unwatch,
 	.xs_wait_watch = sim_xs_wait_watch,
 	.domain_exists = sim_domain_exists,
+	.domain_state = sim_domain_state,
 };
 
 /* ---- the toolstack's side (xensim.h) ------------------------------------ */
@@ -1578,6 +1607,23 @@ int rtr_xensim_crash(const char *dir, uint32_t domid)
 		ret = -ESRCH;
 	else
 		hv->dom[domid].crashed = 1;
+	hv_unlock(hv);
+	hv_unmap(hv);
+	return ret;
+}
+
+int rtr_xensim_pause(const char *dir, uint32_t domid, bool paused)
+{
+	struct hv *hv;
+	int ret = hv_map(dir, &hv);
+
+	if (ret)
+		return ret;
+	hv_lock(hv);
+	if (domid == 0 || domid >= MAX_DOMS || !hv->dom[domid].exists)
+		ret = -ESRCH;
+	else
+		hv->dom[domid].paused = paused;
 	hv_unlock(hv);
 	hv_unmap(hv);
 	return ret;

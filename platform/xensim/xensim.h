@@ -16,6 +16,7 @@
 #ifndef RTR_PLATFORM_XENSIM_H
 #define RTR_PLATFORM_XENSIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Create the simulation in @dir (which must exist), with dom0 in it. */
@@ -34,6 +35,13 @@ int rtr_xensim_create(const char *dir, const char *name, uint32_t *domid);
  * kernel no longer runs (no unmap notifications for its processes).
  */
 int rtr_xensim_crash(const char *dir, uint32_t domid);
+
+/*
+ * rtr_xensim_pause() - the domain's paused flag, as `xl pause` and `xl
+ * unpause` set it.  The simulation cannot stop the domain's processes:
+ * whoever pauses a domain stops them too (SIGSTOP).
+ */
+int rtr_xensim_pause(const char *dir, uint32_t domid, bool paused);
 
 /* rtr_xensim_destroy() - the domain is gone: grants, ports, xenstore home. */
 int rtr_xensim_destroy(const char *dir, uint32_t domid);

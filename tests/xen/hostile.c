@@ -8,13 +8,15 @@
  * back, so that dom0's attaches sometimes succeed and read a region that
  * moves under them.  tests/xen/test_xen.c runs it against `ringtrace`.
  *
- *   --seconds S     how long to attack (default 3)
+ *   --seconds S     how long to attack (default 3): a deadline, whatever
+ *                   the mutations cost (a xenstore write under emulation)
  *   --mutations N   how many mutations, spread over the time (default 3000)
  *   --seed N        the pseudo-random sequence
  *   --threads N     writer threads tracing meanwhile (default 2)
  *
  * Tracing is started with RTR_CONFIG_XEN; the simulation comes from
- * RINGTRACE_XENSIM and RINGTRACE_XENSIM_DOMID.  Prints "mutations N".
+ * RINGTRACE_XENSIM and RINGTRACE_XENSIM_DOMID.  Prints "mutations N" (and
+ * progress every 1000 on standard error).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -84,6 +86,7 @@ int main(int argc, char **argv)
 	uint32_t *refs_saved;
 	char vals[7][16];
 	pthread_t t[16];
+	uint64_t deadline;
 	int ret;
 
 	rng = 0x9E3779B97F4A7C15ull;
@@ -130,8 +133,12 @@ int main(int argc, char **argv)
 	for (unsigned long i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, writer, (void *)(uintptr_t)i);
 
-	for (; done < mutations; done++) {
+	deadline = rtr_monotonic_ns() + (uint64_t)(secs * 1e9);
+	for (; done < mutations && rtr_monotonic_ns() < deadline; done++) {
 		struct rtr_xen_ctl *c = v.ctl;
+
+		if (done && done % 1000 == 0)
+			fprintf(stderr, "ringtrace-xen-hostile: %lu mutations\n", done);
 		uint32_t cpu = (uint32_t)next() % RTR_XEN_MAX_CPUS;
 
 		switch (next() % 12) {
@@ -212,7 +219,13 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
-		usleep((useconds_t)(secs * 1e6 / (double)mutations));
+		/* Spread what is left over the time left. */
+		{
+			uint64_t now = rtr_monotonic_ns();
+
+			if (now < deadline && mutations > done + 1)
+				usleep((useconds_t)((deadline - now) / 1000 / (mutations - done)));
+		}
 	}
 	stop = 1;
 	for (unsigned long i = 0; i < threads; i++)

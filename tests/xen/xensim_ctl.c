@@ -16,6 +16,7 @@ static const char usage[] =
 	"  init DIR                  create a simulation with dom0 in DIR\n"
 	"  create DIR NAME           create a domain; prints its id\n"
 	"  crash DIR ID              the domain crashed and is preserved\n"
+	"  pause DIR ID, unpause DIR ID  the domain's paused flag (stop its processes too)\n"
 	"  destroy DIR ID            the domain is gone\n"
 	"  stats DIR ID              event-channel counters: sent delivered coalesced\n"
 	"  read DIR PATH             xenstore read (as RINGTRACE_XENSIM_DOMID)\n"
@@ -106,6 +107,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "crash") && argc == 4) {
 		ret = rtr_xensim_crash(dir, (uint32_t)id_arg(argv[3]));
+		return ret ? fail(argv[3], ret) : 0;
+	}
+	if ((!strcmp(cmd, "pause") || !strcmp(cmd, "unpause")) && argc == 4) {
+		ret = rtr_xensim_pause(dir, (uint32_t)id_arg(argv[3]), cmd[0] == 'p');
 		return ret ? fail(argv[3], ret) : 0;
 	}
 	if (!strcmp(cmd, "destroy") && argc == 4) {
