@@ -41,6 +41,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1595,7 +1596,8 @@ int rtr_xensim_create(const char *dir, const char *name, uint32_t *domid)
 	return ret;
 }
 
-int rtr_xensim_crash(const char *dir, uint32_t domid)
+/* Set the flag at @off in struct dom of domain @domid (not dom0's). */
+static int dom_flag(const char *dir, uint32_t domid, size_t off, uint32_t v)
 {
 	struct hv *hv;
 	int ret = hv_map(dir, &hv);
@@ -1606,27 +1608,20 @@ int rtr_xensim_crash(const char *dir, uint32_t domid)
 	if (domid == 0 || domid >= MAX_DOMS || !hv->dom[domid].exists)
 		ret = -ESRCH;
 	else
-		hv->dom[domid].crashed = 1;
+		*(uint32_t *)((char *)&hv->dom[domid] + off) = v;
 	hv_unlock(hv);
 	hv_unmap(hv);
 	return ret;
 }
 
+int rtr_xensim_crash(const char *dir, uint32_t domid)
+{
+	return dom_flag(dir, domid, offsetof(struct dom, crashed), 1);
+}
+
 int rtr_xensim_pause(const char *dir, uint32_t domid, bool paused)
 {
-	struct hv *hv;
-	int ret = hv_map(dir, &hv);
-
-	if (ret)
-		return ret;
-	hv_lock(hv);
-	if (domid == 0 || domid >= MAX_DOMS || !hv->dom[domid].exists)
-		ret = -ESRCH;
-	else
-		hv->dom[domid].paused = paused;
-	hv_unlock(hv);
-	hv_unmap(hv);
-	return ret;
+	return dom_flag(dir, domid, offsetof(struct dom, paused), paused);
 }
 
 int rtr_xensim_destroy(const char *dir, uint32_t domid)
