@@ -776,11 +776,12 @@ Test(xen, a_paused_guest_is_waited_for)
 
 	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k",
 					     NULL },
-		   glog, (char *const[]){ emit, "--threads", "2", "--events", "30000", "--pace",
-					  "100:1000", NULL });
+		   glog, (char *const[]){ emit, "--threads", "2", "--events", "200000", "--pace",
+					  "100:1000", "--phases", "2", "--sync", w, NULL });
 	wait_published(g, 20);
 	cp = start_consume("sleepy", out, clog);
-	usleep(300000);
+	touch(w, "go.0");
+	usleep(300000);	/* in the middle of phase 0 (a second or more) */
 	cr_assert_eq(rtr_xensim_pause(sim, g, true), 0);
 	kill(gp, SIGSTOP);
 	sleep(3);
@@ -793,11 +794,12 @@ Test(xen, a_paused_guest_is_waited_for)
 	free(text);
 	cr_assert_eq(rtr_xensim_pause(sim, g, false), 0);
 	kill(gp, SIGCONT);
+	touch(w, "go.1");
 	expect_ok(t_wait_exit(gp, 120, "the guest"), "the guest", glog);
 	expect_ok(t_wait_exit(cp, 30, "consume"), "ringtrace consume", clog);
-	xv_init(&v, 2, 30000);
+	xv_init(&v, 2, 200000);
 	xv_read(&v, out, &one);
-	expect_every_event(&v, 2 * 30000);
+	expect_every_event(&v, 2 * 200000);
 	xv_free(&v);
 }
 
