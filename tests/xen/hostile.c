@@ -14,6 +14,8 @@
  *   --seed N        the pseudo-random sequence
  *   --threads N     writer threads tracing meanwhile (default 2)
  *
+ * SIGTERM or SIGINT ends the attack early and cleanly (exit 0): a test that
+ * has seen what it needs stops the guest instead of guessing a duration.
  * Tracing is started with RTR_CONFIG_XEN; the simulation comes from
  * RINGTRACE_XENSIM and RINGTRACE_XENSIM_DOMID.  Prints "mutations N" (and
  * progress every 1000 on standard error).
@@ -21,6 +23,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,13 @@
 #include "ringbuf/ring.h"
 
 static volatile int stop;
+static volatile sig_atomic_t told_to_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	told_to_stop = 1;
+}
 static uint64_t rng;
 
 static uint64_t next(void)
@@ -107,6 +117,13 @@ int main(int argc, char **argv)
 	}
 	if (threads > 16)
 		threads = 16;
+	{
+		struct sigaction sa = { .sa_handler = on_term };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+	}
 	ret = rtr_start(&cfg);
 	if (ret) {
 		fprintf(stderr, "ringtrace-xen-hostile: rtr_start: %s\n", strerror(-ret));
@@ -134,7 +151,7 @@ int main(int argc, char **argv)
 		pthread_create(&t[i], NULL, writer, (void *)(uintptr_t)i);
 
 	deadline = rtr_monotonic_ns() + (uint64_t)(secs * 1e9);
-	for (; done < mutations && rtr_monotonic_ns() < deadline; done++) {
+	for (; done < mutations && rtr_monotonic_ns() < deadline && !told_to_stop; done++) {
 		struct rtr_xen_ctl *c = v.ctl;
 
 		if (done && done % 1000 == 0)
