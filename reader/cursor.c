@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ringtrace/region.h>
+#include "reader/ctf.h"
 #include "reader/cursor.h"
 
 #define TS_MASK		((1ull << RTR_EV_TS_BITS) - 1)
@@ -37,6 +38,7 @@ void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stre
 	memset(c, 0, sizeof(*c));
 	c->md = &t->md;
 	c->s = &t->streams[stream];
+	c->sclass = -1;
 }
 
 void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
@@ -49,6 +51,9 @@ void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
 	c->discarded = prev->discarded;
 	c->ts_end = prev->ts_end;
 	c->first_seq = prev->first_seq;
+	c->clock = prev->clock;
+	c->sclass = c->md->ctf && prev->sclass >= 0 &&
+		    (uint32_t)prev->sclass < c->md->ctf->nstreams ? prev->sclass : -1;
 }
 
 int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved)
@@ -63,6 +68,8 @@ int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved)
 	c->payload = NULL;
 	if (c->failed)
 		return TR_ERROR;
+	if (md->ctf && c->sclass >= 0 && (uint32_t)c->sclass >= md->ctf->nstreams)
+		return fail(c, c->pos, "the trace's metadata changed under the reader");
 	if (c->pos > s->size || c->pkt_end > s->size || c->pkt_off > c->pkt_end)
 		return fail(c, c->pos, "the file is %" PRIu64 " bytes now, shorter than what was "
 			    "read of it: it was truncated or replaced", s->size);
@@ -276,8 +283,12 @@ static int next_record(struct tr_cursor *c)
 	return TR_EVENT;
 }
 
+static int ctf_next(struct tr_cursor *c);
+
 int tr_next(struct tr_cursor *c)
 {
+	if (__builtin_expect(c->md->ctf != NULL, 0))
+		return ctf_next(c);
 	if (c->failed)
 		return TR_ERROR;
 	for (;;) {
@@ -302,3 +313,227 @@ int tr_next(struct tr_cursor *c)
 	}
 }
 
+/* ---- general CTF: packets and records through the plans (reader/ctf.h) ---- */
+
+/* A clock value of the stream's clock as the trace's time: ns since the epoch with several clocks. */
+static uint64_t ctf_time(const struct tr_cursor *c, uint64_t clock)
+{
+	const struct tr_ctf *ctf = c->md->ctf;
+	const struct tr_clock_class *k;
+	__int128 ns;
+
+	if (!c->md->ns_clocks || c->sclass < 0 || ctf->streams[c->sclass].clock < 0)
+		return clock;
+	k = &ctf->clocks[ctf->streams[c->sclass].clock];
+	ns = (__int128)k->offset_s * 1000000000 +
+	     ((unsigned __int128)k->offset + clock) * 1000000000u / k->freq;
+	return ns < 0 ? 0 : ns > (__int128)UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+static void ctf_walk_init(const struct tr_cursor *c, struct tr_walk *w, const uint8_t *pkt,
+			  uint64_t bit, uint64_t end, char *err, size_t errlen)
+{
+	w->pkt = pkt;
+	w->bit = bit;
+	w->end = end;
+	w->regs = c->md->ctf->regs;
+	w->roles = 0;
+	w->budget = tr_walk_budget(end - bit);
+	w->clock = c->clock;
+	w->err = err;
+	w->errlen = errlen;
+}
+
+static int ctf_open_packet(struct tr_cursor *c)
+{
+	const struct tr_ctf *ctf = c->md->ctf;
+	const uint8_t *p = c->s->data + c->pos;
+	uint64_t off = c->pos, left = c->s->size - c->pos, content, psize, seq, discarded;
+	const struct tr_stream_class *sc;
+	struct tr_walk w;
+	char err[256];
+	int32_t sclass;
+
+	/* the header and context: bounded by the file until content_size is known */
+	ctf_walk_init(c, &w, p, 0, left > UINT64_MAX / 8 ? UINT64_MAX : left * 8, err,
+		      sizeof(err));
+	if (tr_walk_plan(&ctf->packet_header, &w))
+		return fail(c, off + w.fail_bit / 8, "packet header: %s", err);
+	if ((w.roles & (1u << TR_ROLE_MAGIC)) && w.role[TR_ROLE_MAGIC] != RTR_CTF_MAGIC)
+		return fail(c, off, "bad packet magic 0x%08" PRIx64 " (expected 0x%08x)",
+			    w.role[TR_ROLE_MAGIC], RTR_CTF_MAGIC);
+	if ((w.roles & (1u << TR_ROLE_UUID)) && ctf->has_uuid &&
+	    memcmp(p + w.role[TR_ROLE_UUID] / 8, c->md->uuid, 16))
+		return fail(c, off + w.role[TR_ROLE_UUID] / 8,
+			    "packet uuid differs from the metadata's %s", c->md->uuid_str);
+	if (w.roles & (1u << TR_ROLE_STREAM_ID)) {
+		sc = tr_ctf_stream(ctf, w.role[TR_ROLE_STREAM_ID]);
+		if (!sc)
+			return fail(c, off, "stream_id %" PRIu64 ": no stream block declares it",
+				    w.role[TR_ROLE_STREAM_ID]);
+	} else if (ctf->nstreams == 1) {
+		sc = &ctf->streams[0];
+	} else {
+		return fail(c, off, "a packet without its stream_id, in a trace of %u stream "
+			    "classes", ctf->nstreams);
+	}
+	sclass = (int32_t)(sc - ctf->streams);
+	if (c->started && c->sclass != sclass)
+		return fail(c, off, "a packet of stream class %" PRIu64 " in a file of stream class "
+			    "%" PRIu64, sc->id, ctf->streams[c->sclass].id);
+	c->sclass = sclass;
+	if (tr_walk_plan(&sc->packet_context, &w))
+		return fail(c, off + w.fail_bit / 8, "packet context: %s", err);
+	content = w.roles & (1u << TR_ROLE_CONTENT_SIZE) ? w.role[TR_ROLE_CONTENT_SIZE] :
+		  w.roles & (1u << TR_ROLE_PACKET_SIZE) ? w.role[TR_ROLE_PACKET_SIZE] : left * 8;
+	psize = w.roles & (1u << TR_ROLE_PACKET_SIZE) ? w.role[TR_ROLE_PACKET_SIZE] : content;
+	if (content % 8)
+		return fail(c, off, "content_size %" PRIu64 " bits is not a whole number of bytes "
+			    "(not read)", content);
+	if (content < w.bit)
+		return fail(c, off, "content_size %" PRIu64 " bits is less than the packet's "
+			    "header and context (%" PRIu64 " bits)", content, w.bit);
+	if (content / 8 > left)
+		return fail(c, off, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
+			    "the end of the file (%" PRIu64 " bytes left)", content, content / 8,
+			    left);
+	if (psize < content)
+		return fail(c, off, "packet_size %" PRIu64 " bits is less than content_size %"
+			    PRIu64, psize, content);
+	if (psize % 8)
+		return fail(c, off, "packet_size %" PRIu64 " bits is not a whole number of bytes",
+			    psize);
+	if (psize / 8 > left)
+		return fail(c, off, "packet_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
+			    "the end of the file (%" PRIu64 " bytes left)", psize, psize / 8, left);
+	if (!psize)
+		return fail(c, off, "a packet of no bytes");
+	if ((w.roles & (1u << TR_ROLE_TS_END)) && (w.roles & (1u << TR_ROLE_TS_BEGIN)) &&
+	    w.role[TR_ROLE_TS_END] < w.role[TR_ROLE_TS_BEGIN])
+		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
+			    w.role[TR_ROLE_TS_END], w.role[TR_ROLE_TS_BEGIN]);
+	seq = w.roles & (1u << TR_ROLE_SEQ_NUM) ? w.role[TR_ROLE_SEQ_NUM] : c->seq + 1;
+	discarded = w.roles & (1u << TR_ROLE_DISCARDED) ? w.role[TR_ROLE_DISCARDED] : c->discarded;
+	if (c->started) {
+		if ((w.roles & (1u << TR_ROLE_CPU)) && w.role[TR_ROLE_CPU] != c->cpu)
+			return fail(c, off, "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64,
+				    w.role[TR_ROLE_CPU], c->cpu);
+		if (seq <= c->seq)
+			return fail(c, off, "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
+				    seq, c->seq);
+		if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && w.role[TR_ROLE_TS_BEGIN] < c->ts_end)
+			return fail(c, off, "timestamp_begin %" PRIu64 " before the previous "
+				    "packet's timestamp_end %" PRIu64, w.role[TR_ROLE_TS_BEGIN],
+				    c->ts_end);
+		if (discarded < c->discarded)
+			return fail(c, off, "events_discarded %" PRIu64 " below the previous "
+				    "packet's %" PRIu64, discarded, c->discarded);
+		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq - c->seq - 1 : 0;
+		c->pend_events = discarded - c->discarded;
+	} else {
+		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq : 0;
+		c->pend_events = discarded;
+		c->first_seq = c->pend_packets;
+		c->cpu = w.roles & (1u << TR_ROLE_CPU) ? w.role[TR_ROLE_CPU] :
+			 w.roles & (1u << TR_ROLE_STREAM_INSTANCE) ? w.role[TR_ROLE_STREAM_INSTANCE] :
+			 0;
+		c->started = true;
+	}
+	c->packets_lost += c->pend_packets;
+	c->events_lost += c->pend_events;
+	if (w.roles & (1u << TR_ROLE_TS_BEGIN))
+		c->clock = w.role[TR_ROLE_TS_BEGIN];
+	c->pkt_off = c->pos;
+	c->pkt_end = c->pos + content / 8;
+	c->pkt_next = c->pos + psize / 8;
+	c->bit = w.bit;
+	c->pos = c->pkt_off + w.bit / 8;
+	c->seq = seq;
+	c->discarded = discarded;
+	c->ts_end = w.roles & (1u << TR_ROLE_TS_END) ? w.role[TR_ROLE_TS_END] : UINT64_MAX;
+	c->ts = ctf_time(c, c->clock);
+	c->packets++;
+	return 0;
+}
+
+static int ctf_next_record(struct tr_cursor *c)
+{
+	const struct tr_ctf *ctf = c->md->ctf;
+	const struct tr_stream_class *sc = &ctf->streams[c->sclass];
+	const uint8_t *pkt = c->s->data + c->pkt_off;
+	uint64_t end = (c->pkt_end - c->pkt_off) * 8, start = c->bit, id;
+	const struct tr_class *cls;
+	const struct tr_plan *p;
+	struct tr_walk w;
+	char err[256];
+
+	ctf_walk_init(c, &w, pkt, start, end, err, sizeof(err));
+	if (tr_walk_plan(&sc->event_header, &w))
+		return fail(c, c->pkt_off + w.fail_bit / 8, "event header: %s", err);
+	id = w.roles & (1u << TR_ROLE_EVENT_ID) ? w.role[TR_ROLE_EVENT_ID] : 0;
+	cls = tr_ctf_class(sc, id);
+	if (!cls)
+		return fail(c, c->pkt_off + start / 8, "unknown event id %" PRIu64, id);
+	if (w.clock < c->clock)
+		return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " goes back (previous %"
+			    PRIu64 ")", w.clock, c->clock);
+	if (w.clock > c->ts_end)
+		return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " after the packet's "
+			    "timestamp_end %" PRIu64, w.clock, c->ts_end);
+	c->sctx_bit = w.bit;
+	if (tr_walk_plan(&sc->event_context, &w))
+		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: event context: %s", cls->name, err);
+	c->ctx_bit = w.bit;
+	if (tr_walk_plan(cls->context, &w))
+		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: context: %s", cls->name, err);
+	c->pl_bit = w.bit;
+	p = cls->payload;
+	if (p->fixed && !(w.bit % 8)) {
+		if ((end - w.bit) / 8 < p->bytes)
+			return fail(c, c->pkt_off + start / 8, "%s record of %u payload bytes runs "
+				    "past the packet end (%" PRIu64 " bytes left)", cls->name,
+				    p->bytes, (end - w.bit) / 8);
+		w.bit += (uint64_t)p->bytes * 8;
+	} else if (tr_walk_plan(p, &w)) {
+		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: %s", cls->name, err);
+	}
+	if (w.bit == start)
+		return fail(c, c->pkt_off + start / 8, "%s: a record of no bits", cls->name);
+	c->clock = w.clock;
+	c->off = c->pkt_off + start / 8;
+	c->ts = ctf_time(c, w.clock);
+	c->cls = cls;
+	c->payload = pkt + c->pl_bit / 8;
+	c->len = (w.bit - c->pl_bit + 7) / 8;
+	c->bit = w.bit;
+	c->pos = c->pkt_off + w.bit / 8;
+	c->events++;
+	return TR_EVENT;
+}
+
+static int ctf_next(struct tr_cursor *c)
+{
+	if (c->failed)
+		return TR_ERROR;
+	for (;;) {
+		if (c->bit < (c->pkt_end - c->pkt_off) * 8 && !c->pend_packets && !c->pend_events)
+			return ctf_next_record(c);
+		if (c->pend_packets) {
+			c->lost = c->pend_packets;
+			c->pend_packets = 0;
+			return TR_LOST_PACKETS;
+		}
+		if (c->pend_events) {
+			c->lost = c->pend_events;
+			c->pend_events = 0;
+			return TR_LOST_EVENTS;
+		}
+		c->pos = c->pkt_next > c->pos ? c->pkt_next : c->pos;
+		c->bit = 0;
+		c->pkt_off = c->pkt_end = c->pos;
+		if (c->pos >= c->s->size)
+			return TR_END;
+		if (ctf_open_packet(c))
+			return TR_ERROR;
+	}
+}

@@ -12,6 +12,16 @@
  * which file, at which byte offset, and what is wrong.  Losses are items,
  * not errors.
  *
+ * Two formats.  Ringtrace's own traces (md->ctf NULL) are read by code that
+ * knows their one layout (the region ABI's packet header, LTTng's compact
+ * record header) and checks every field of it.  General CTF traces
+ * (LTTng-UST, LTTng kernel) are read through their plans (reader/ctf.h):
+ * the packet header and context, each record's header, contexts and
+ * payload; the same checks where the trace has the fields (magic, uuid,
+ * stream class, sizes, sequence numbers, loss counters, timestamps), and
+ * every field inside the packet's content.  The record's parts are then
+ * at @sctx_bit, @ctx_bit and @pl_bit for a printer (reader/text.h).
+ *
  * Cost: a record of a fixed-size class costs one bounds check; the packet
  * checks are paid once a packet.  No allocation, no system call.
  */
@@ -69,6 +79,15 @@ struct tr_cursor {
 	const struct tr_class *cls;
 	const uint8_t *payload;
 	uint64_t len;
+
+	/* general CTF (md->ctf): the record's parts, in bits from the packet's start */
+	int32_t sclass;		/* the file's stream class (index), -1 before its first packet */
+	uint64_t bit;		/* the next record */
+	uint64_t clock;		/* the stream's clock, in its cycles */
+	uint64_t sctx_bit;	/* the stream's event context */
+	uint64_t ctx_bit;	/* the class's context */
+	uint64_t pl_bit;	/* the payload */
+	uint64_t end_bit;	/* the record's end */
 
 	/* totals */
 	uint64_t packets, events, events_lost, packets_lost;

@@ -30,6 +30,66 @@ static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
 	return -code;
 }
 
+/*
+ * Metadata packets (CTF 1.8, 7.1: the "packet-based" metadata LTTng
+ * writes): a 37-byte header (magic, uuid, checksum, content and packet
+ * sizes in bits, compression, encryption and checksum schemes, major,
+ * minor), then text.  Their contents are joined in place at @text's start.
+ */
+#define TSDL_MAGIC	0x75d11d57u
+#define TSDL_HDR	37u
+
+static uint32_t ldbe32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int unpacketise(char *text, size_t len, size_t *outlen, const char *path, char *err,
+		       size_t errlen)
+{
+	const uint8_t *p = (const uint8_t *)text;
+	bool be = ld32(p) != TSDL_MAGIC;
+	uint8_t uuid[16];
+	size_t off = 0, o = 0;
+
+	for (uint32_t k = 0; off < len; k++) {
+		uint32_t magic, content, psize;
+
+		if (len - off < TSDL_HDR)
+			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
+				    "truncated header (%zu of %u bytes)", path, k, off, len - off,
+				    TSDL_HDR);
+		magic = be ? ldbe32(p + off) : ld32(p + off);
+		content = be ? ldbe32(p + off + 24) : ld32(p + off + 24);
+		psize = be ? ldbe32(p + off + 28) : ld32(p + off + 28);
+		if (magic != TSDL_MAGIC)
+			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: bad "
+				    "magic 0x%08x", path, k, off, magic);
+		if (!k)
+			memcpy(uuid, p + 4, 16);
+		else if (memcmp(uuid, p + off + 4, 16))
+			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: its "
+				    "uuid differs from the first packet's", path, k, off);
+		if (p[off + 32] || p[off + 33] || p[off + 34])
+			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
+				    "compressed, encrypted or checksummed (not read)", path, k, off);
+		if (p[off + 35] != 1 || p[off + 36] != 8)
+			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
+				    "CTF %u.%u (only 1.8 is read)", path, k, off, p[off + 35],
+				    p[off + 36]);
+		if (content % 8 || psize % 8 || content < TSDL_HDR * 8 || psize < content ||
+		    psize / 8 > len - off)
+			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: bad "
+				    "sizes (content %u, packet %u bits, %zu bytes left)", path, k, off,
+				    content, psize, len - off);
+		memmove(text + o, text + off + TSDL_HDR, content / 8 - TSDL_HDR);
+		o += content / 8 - TSDL_HDR;
+		off += psize / 8;
+	}
+	*outlen = o;
+	return 0;
+}
+
 static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen)
 {
 	char *path, *text = NULL;
@@ -71,7 +131,17 @@ static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen
 		}
 		got += (size_t)n;
 	}
-	ret = tr_parse_metadata(&t->md, text, got, path, err, errlen);
+	if (got >= 4 && (ld32((const uint8_t *)text) == TSDL_MAGIC ||
+			 ldbe32((const uint8_t *)text) == TSDL_MAGIC)) {
+		/* LTTng's packetised metadata: the text is the packets' contents */
+		size_t n = 0;
+
+		ret = unpacketise(text, got, &n, path, err, errlen);
+		if (!ret)
+			ret = tr_parse_metadata(&t->md, text, n, path, err, errlen);
+	} else {
+		ret = tr_parse_metadata(&t->md, text, got, path, err, errlen);
+	}
 out:
 	if (fd >= 0)
 		close(fd);

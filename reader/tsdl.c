@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "events/ctf.h"
+#include "reader/ctf.h"
 #include "reader/tsdl.h"
 
 
@@ -691,6 +692,7 @@ static int cmp_class(const void *a, const void *b)
 
 void tr_metadata_free(struct tr_metadata *md)
 {
+	tr_ctf_free(md);
 	for (uint32_t i = 0; i < md->nclasses; i++)
 		free_class(&md->classes[i]);
 	free(md->classes);
@@ -723,9 +725,17 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 	    memcmp(m.s + m.n - 2, "*/", 2)) {
 		if (!m.lineno)
 			m.lineno = 1;
-		mp_fail(&m, "not ringtrace's CTF 1.8 text metadata "
-			"(it must start with \"/* CTF 1.8\")");
+		mp_fail(&m, "not ringtrace's CTF 1.8 text metadata, nor any CTF 1.8 metadata "
+			"(text must start with \"/* CTF 1.8\", packets with the magic 0x75d11d57)");
 		goto fail;
+	}
+	/* Anything but ringtrace's own TSDL: general CTF 1.8 (reader/ctf.h). */
+	if (!memmem(text, len, "tracer_name = \"ringtrace\";", 26)) {
+		int r = tr_ctf_metadata(md, text, len, fname, err, errlen);
+
+		if (r)
+			tr_metadata_free(md);
+		return r;
 	}
 	while (mp_line(&m)) {
 		if (!m.n)

@@ -5,11 +5,15 @@
  * What the cursors (reader/cursor.h) decode records with, and what dump,
  * the model and the viewer name things by.  Documentation/reader.rst.
  *
- * The text accepted is exactly what events/ctf.c writes: the fixed parts
+ * Two kinds of text.  Ringtrace's own (its env says tracer_name =
+ * "ringtrace") is held to exactly what events/ctf.c writes: the fixed parts
  * (typealiases, packet header, stream block) compared line by line, the
- * trace/env/clock values and the event blocks parsed.  Everything is
- * treated as hostile: a problem is reported with the file, the line and
- * what is wrong, and the text is never read outside the bytes given.
+ * trace/env/clock values and the event blocks parsed, so that its traces are
+ * checked as strictly as they are written.  Anything else is general CTF
+ * 1.8 (reader/ctf.h: LTTng-UST and kernel traces), parsed into types and
+ * compiled into plans.  Everything is treated as hostile: a problem is
+ * reported with the file, the line and what is wrong, and the text is never
+ * read outside the bytes given.
  *
  * Layout: struct tr_metadata owns its classes, sorted by id; each class
  * owns its fields, each enum field its labels, sorted by value (the first
@@ -24,6 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "events/ctf.h"
+
+struct tr_ctf;
+struct tr_plan;
 
 struct tr_label {
 	char *label;		/* unescaped, printable ASCII */
@@ -55,6 +62,11 @@ struct tr_class {
 	bool fixed;
 	uint32_t size;
 	uint32_t line;
+	/* general CTF (tr_metadata.ctf), where @fields is empty: */
+	uint32_t stream;		/* index of its stream class */
+	int32_t loglevel;
+	const struct tr_plan *context;	/* event.context */
+	const struct tr_plan *payload;	/* event.fields */
 };
 
 /**
@@ -65,7 +77,12 @@ struct tr_class {
  * @hostname: "" when the env block has none.
  * @chunk_index: the env's chunk_index: > 0 in a rotated trace's later chunks.
  * @classes: sorted by id, @nclasses of them; @by_id indexes those below 64
- *	(-1 where none).
+ *	(-1 where none).  General CTF: by stream class, then id (@by_id unused:
+ *	reader/ctf.h's stream classes index them).
+ * @ctf: general CTF (LTTng's, and anything else but ringtrace's own TSDL):
+ *	its types, clocks, stream classes and plans; NULL for ringtrace's.
+ * @ns_clocks: the streams use different clocks: cursors give times in ns
+ *	since the epoch (@freq 1 GHz, no offset) instead of cycles.
  */
 struct tr_metadata {
 	uint8_t uuid[16];
@@ -80,6 +97,8 @@ struct tr_metadata {
 	struct tr_class *classes;
 	uint32_t nclasses;
 	int32_t by_id[64];
+	struct tr_ctf *ctf;
+	bool ns_clocks;
 };
 
 /*

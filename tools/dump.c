@@ -19,19 +19,14 @@
 #include <unistd.h>
 #include "consumer/state.h"
 #include "reader/clock.h"
+#include "reader/ctf.h"
 #include "reader/input.h"
 #include "reader/merge.h"
+#include "reader/text.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
 #define OUT_CAP		(256u << 10)
-#define CHUNK		16384u		/* string/bytes input per buffer check */
-
-struct out {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
 
 struct dfield {
 	enum rtr_ctf_type type;
@@ -61,7 +56,7 @@ struct dump {
 	const char *host;		/* the first (or only) chunk's hostname */
 	struct dclass **cls;		/* per chunk */
 	struct dstream *s;		/* per stream of the merge */
-	struct out o;
+	struct tr_text o;
 	struct tr_clock clk;
 	bool clock_seconds, delta;
 	/* the cached "[HH:MM:SS." (or "[SECONDS.") of second @tsec */
@@ -76,137 +71,15 @@ struct dump {
 	uint64_t events;
 };
 
-static char dig2[200];
-
-static void init_digits(void)
-{
-	for (int i = 0; i < 100; i++) {
-		dig2[2 * i] = (char)('0' + i / 10);
-		dig2[2 * i + 1] = (char)('0' + i % 10);
-	}
-}
-
 static __attribute__((noreturn)) void oom(void)
 {
 	fprintf(stderr, "ringtrace dump: out of memory\n");
 	exit(1);
 }
 
-static void out_flush(struct out *o)
-{
-	if (o->len && !o->failed && fwrite(o->buf, 1, o->len, stdout) != o->len)
-		o->failed = true;
-	o->len = 0;
-}
+#define PAD TR_TEXT_PAD
 
-static __attribute__((noinline)) void out_grow(struct out *o, size_t n)
-{
-	out_flush(o);
-	if (n > o->cap) {
-		char *b = realloc(o->buf, n);
-
-		if (!b)
-			oom();
-		o->buf = b;
-		o->cap = n;
-	}
-}
-
-/* Room for @n more bytes: where to write them. */
-static inline char *out_room(struct out *o, size_t n)
-{
-	if (__builtin_expect(o->cap - o->len < n, 0))
-		out_grow(o, n);
-	return o->buf + o->len;
-}
-
-static inline char *put(char *p, const void *s, size_t n)
-{
-	memcpy(p, s, n);
-	return p + n;
-}
-
-static const uint64_t pow10_tab[20] = {
-	0, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
-};
-
-/* Decimal digits of @v: 1..20. */
-static inline unsigned ndigits(uint64_t v)
-{
-	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-
-	return t - (v < pow10_tab[t]) + 1;
-}
-
-/* Exactly 8 digits, zero-padded: two independent halves. */
-static inline void put_8(char *p, uint32_t x)
-{
-	uint32_t a = x / 10000, b = x % 10000;
-
-	memcpy(p, dig2 + 2 * (a / 100), 2);
-	memcpy(p + 2, dig2 + 2 * (a % 100), 2);
-	memcpy(p + 4, dig2 + 2 * (b / 100), 2);
-	memcpy(p + 6, dig2 + 2 * (b % 100), 2);
-}
-
-/* @x < 10^8, no padding. */
-static inline char *put_small(char *p, uint32_t x)
-{
-	unsigned n = ndigits(x);
-	char *e = p + n;
-
-	while (x >= 100) {
-		uint32_t d = x / 100;
-
-		e -= 2;
-		memcpy(e, dig2 + 2 * (x - d * 100), 2);
-		x = d;
-	}
-	if (x >= 10)
-		memcpy(e - 2, dig2 + 2 * x, 2);
-	else
-		e[-1] = (char)('0' + x);
-	return p + n;
-}
-
-static inline __attribute__((always_inline)) char *put_u64(char *p, uint64_t v)
-{
-	if (v < 100000000u)
-		return put_small(p, (uint32_t)v);
-	if (v < 10000000000000000ull) {
-		p = put_small(p, (uint32_t)(v / 100000000u));
-	} else {
-		uint64_t hi = v / 100000000u;
-
-		p = put_small(p, (uint32_t)(hi / 100000000u));
-		put_8(p, (uint32_t)(hi % 100000000u));
-		p += 8;
-	}
-	put_8(p, (uint32_t)(v % 100000000u));
-	return p + 8;
-}
-
-/*
- * Copy a short string whose buffer is readable 32 bytes past its start (or
- * its length): one or two vector moves instead of a call.  The output has
- * PAD bytes of slack reserved after each such copy.
- */
-#define PAD 32
-static inline char *put_pad(char *p, const char *s, size_t n)
-{
-	if (n <= 16)
-		memcpy(p, s, 16);
-	else if (n <= 32)
-		memcpy(p, s, 32);
-	else
-		memcpy(p, s, n);
-	return p + n;
-}
-
-/* asprintf() into a buffer padded for put_pad(). */
+/* asprintf() into a buffer padded for tr_put_pad(). */
 __attribute__((format(printf, 2, 3)))
 static char *padded(size_t *len, const char *fmt, ...)
 {
@@ -228,109 +101,6 @@ static char *padded(size_t *len, const char *fmt, ...)
 	return b;
 }
 
-static inline char *put_s64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p++ = '-';
-		return put_u64(p, (uint64_t)0 - (uint64_t)v);
-	}
-	return put_u64(p, (uint64_t)v);
-}
-
-/* Nine digits, zero-padded. */
-static inline char *put_9(char *p, uint32_t v)
-{
-	p[0] = (char)('0' + v / 100000000u);
-	put_8(p + 1, v % 100000000u);
-	return p + 9;
-}
-
-/* The shortest of %.15g..%.17g that reads back as the same double. */
-static char *put_double(char *p, double v)
-{
-	char b[40];
-	int n = 0;
-
-	for (int prec = 15; prec <= 17; prec++) {
-		n = snprintf(b, sizeof(b), "%.*g", prec, v);
-		if (strtod(b, NULL) == v)
-			break;
-	}
-	return put(p, b, (size_t)n);
-}
-
-static const char hexd[] = "0123456789abcdef";
-
-/* 0: as is; else the character after the backslash, or 'x' for \xNN. */
-static char esc[256];
-
-static void init_escapes(void)
-{
-	for (int i = 0; i < 256; i++)
-		esc[i] = i < 0x20 || i >= 0x7f ? 'x' : 0;
-	esc['"'] = '"';
-	esc['\\'] = '\\';
-	esc['\n'] = 'n';
-	esc['\t'] = 't';
-}
-
-static void put_string(struct out *o, const uint8_t *s, size_t n)
-{
-	char *p = out_room(o, 1);
-
-	*p = '"';
-	o->len++;
-	while (n) {
-		size_t chunk = n > CHUNK ? CHUNK : n;
-		const uint8_t *e = s + chunk;
-
-		p = out_room(o, 4 * chunk + 1);
-		while (s < e) {
-			const uint8_t *r = s;
-
-			while (r < e && !esc[*r])
-				r++;
-			p = put(p, s, (size_t)(r - s));
-			s = r;
-			if (s < e) {
-				*p++ = '\\';
-				*p++ = esc[*s];
-				if (esc[*s] == 'x') {
-					*p++ = hexd[*s >> 4];
-					*p++ = hexd[*s & 15];
-				}
-				s++;
-			}
-		}
-		o->len = (size_t)(p - o->buf);
-		n -= chunk;
-	}
-	p = out_room(o, 1);
-	*p = '"';
-	o->len++;
-}
-
-static void put_bytes(struct out *o, const uint8_t *s, size_t n)
-{
-	char *p = out_room(o, 2);
-
-	p[0] = '0';
-	p[1] = 'x';
-	o->len += 2;
-	while (n) {
-		size_t chunk = n > CHUNK ? CHUNK : n;
-
-		p = out_room(o, 2 * chunk);
-		for (size_t i = 0; i < chunk; i++) {
-			*p++ = hexd[s[i] >> 4];
-			*p++ = hexd[s[i] & 15];
-		}
-		o->len = (size_t)(p - o->buf);
-		s += chunk;
-		n -= chunk;
-	}
-}
-
 static const struct tr_label *find_label(const struct dfield *df, uint32_t v)
 {
 	if (df->tab)
@@ -343,14 +113,14 @@ static char *put_enum(char *p, const struct dfield *df, uint32_t v)
 	const struct tr_label *l = find_label(df, v);
 
 	if (l) {
-		p = put(p, l->label, l->len);
+		p = tr_put(p, l->label, l->len);
 		*p++ = ' ';
 		*p++ = '(';
-		p = put_u64(p, v);
+		p = tr_put_u64(p, v);
 		*p++ = ')';
 		return p;
 	}
-	return put_u64(p, v);
+	return tr_put_u64(p, v);
 }
 
 
@@ -380,13 +150,13 @@ static inline __attribute__((always_inline)) char *put_time(struct dump *d, char
 			s--;
 			nsec = 1000000000u - nsec;
 		}
-		p = put(p, "[-", 2);
-		p = put_u64(p, s);
+		p = tr_put(p, "[-", 2);
+		p = tr_put_u64(p, s);
 		*p++ = '.';
-		return put_9(p, nsec);
+		return tr_put_9(p, nsec);
 	}
-	p = put_pad(p, d->tstr, d->tn);
-	return put_9(p, nsec);
+	p = tr_put_pad(p, d->tstr, d->tn);
+	return tr_put_9(p, nsec);
 }
 
 static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
@@ -395,13 +165,13 @@ static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 
 	if (!d->have_prev) {
 		d->have_prev = true;
-		p = put(p, " (+?.????????" "?)", 15);
+		p = tr_put(p, " (+?.????????" "?)", 15);
 	} else {
 		if (sec == d->psec)
 			dt = (int64_t)nsec - (int64_t)d->pnsec;
 		else
 			dt = ((__int128)sec - d->psec) * 1000000000 + (__int128)nsec - d->pnsec;
-		p = put(p, " (+", 3);
+		p = tr_put(p, " (+", 3);
 		if (dt < 0) {
 			p[-1] = '-';
 			dt = -dt;
@@ -411,11 +181,11 @@ static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 		} else {
 			__int128 s = dt / 1000000000;
 
-			p = put_u64(p, s > UINT64_MAX ? UINT64_MAX : (uint64_t)s);
+			p = tr_put_u64(p, s > UINT64_MAX ? UINT64_MAX : (uint64_t)s);
 			dt -= s * 1000000000;
 		}
 		*p++ = '.';
-		p = put_9(p, (uint32_t)dt);
+		p = tr_put_9(p, (uint32_t)dt);
 		*p++ = ')';
 	}
 	d->psec = sec;
@@ -431,54 +201,54 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 	const struct tr_class *cls = c->cls;
 	const struct dclass *dc = &dcls[cls - c->md->classes];
 	const uint8_t *pl = c->payload;
-	struct out *o = &d->o;
+	struct tr_text *o = &d->o;
 	int64_t sec;
 	uint32_t nsec;
 	char *p;
 
 	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
-	p = out_room(o, 128 + ds->pren + dc->bound);
+	p = tr_text_room(o, 128 + ds->pren + dc->bound);
 	p = put_time(d, p, sec, nsec);
 	*p++ = ']';
 	if (d->delta)
 		p = put_delta(d, p, sec, nsec);
-	p = put_pad(p, ds->pre, ds->pren);
-	p = put_pad(p, dc->head, dc->headn);
+	p = tr_put_pad(p, ds->pre, ds->pren);
+	p = tr_put_pad(p, dc->head, dc->headn);
 	for (uint32_t i = 0; i < cls->nfields; i++) {
 		const struct dfield *df = &dc->f[i];
 
-		p = put_pad(p, df->lead, df->leadn);
+		p = tr_put_pad(p, df->lead, df->leadn);
 		switch (df->type) {
 		case RTR_CTF_U8:
-			p = put_u64(p, *pl);
+			p = tr_put_u64(p, *pl);
 			pl += 1;
 			break;
 		case RTR_CTF_U16:
-			p = put_u64(p, ld16(pl));
+			p = tr_put_u64(p, ld16(pl));
 			pl += 2;
 			break;
 		case RTR_CTF_U32:
-			p = put_u64(p, ld32(pl));
+			p = tr_put_u64(p, ld32(pl));
 			pl += 4;
 			break;
 		case RTR_CTF_U64:
-			p = put_u64(p, ld64(pl));
+			p = tr_put_u64(p, ld64(pl));
 			pl += 8;
 			break;
 		case RTR_CTF_S8:
-			p = put_s64(p, (int8_t)*pl);
+			p = tr_put_s64(p, (int8_t)*pl);
 			pl += 1;
 			break;
 		case RTR_CTF_S16:
-			p = put_s64(p, (int16_t)ld16(pl));
+			p = tr_put_s64(p, (int16_t)ld16(pl));
 			pl += 2;
 			break;
 		case RTR_CTF_S32:
-			p = put_s64(p, (int32_t)ld32(pl));
+			p = tr_put_s64(p, (int32_t)ld32(pl));
 			pl += 4;
 			break;
 		case RTR_CTF_S64:
-			p = put_s64(p, (int64_t)ld64(pl));
+			p = tr_put_s64(p, (int64_t)ld64(pl));
 			pl += 8;
 			break;
 		case RTR_CTF_DOUBLE: {
@@ -486,7 +256,7 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 			double v;
 
 			memcpy(&v, &u, 8);
-			p = put_double(p, v);
+			p = tr_put_double(p, v);
 			pl += 8;
 			break;
 		}
@@ -503,8 +273,8 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 			size_t n = strlen((const char *)pl);
 
 			o->len = (size_t)(p - o->buf);
-			put_string(o, pl, n);
-			p = out_room(o, dc->bound);
+			tr_text_string(o, pl, n);
+			p = tr_text_room(o, dc->bound);
 			pl += n + 1;
 			break;
 		}
@@ -512,34 +282,93 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 			uint32_t n = ld32(pl);
 
 			o->len = (size_t)(p - o->buf);
-			put_bytes(o, pl + 4, n);
-			p = out_room(o, dc->bound);
+			tr_text_hex(o, pl + 4, n);
+			p = tr_text_room(o, dc->bound);
 			pl += 4 + (size_t)n;
 			break;
 		}
 		}
 	}
-	p = put(p, " }\n", 3);
+	p = tr_put(p, " }\n", 3);
 	o->len = (size_t)(p - o->buf);
+	d->events++;
+}
+
+/*
+ * A general CTF event (reader/ctf.h): its stream's and its class's
+ * contexts, when it has them, then its fields, each group in braces:
+ * "name: { vtid = 12 }, { a = 1, b = "x" }".  The cursor checked every
+ * field: the walks here stay inside the packet.
+ */
+static __attribute__((noinline)) void emit_ctf_event(struct dump *d, const struct tr_cursor *c,
+						     const struct dclass *dcls,
+						     const struct dstream *ds)
+{
+	const struct tr_class *cls = c->cls;
+	const struct dclass *dc = &dcls[cls - c->md->classes];
+	const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
+	const struct tr_plan *plan[3] = { &sc->event_context, cls->context, cls->payload };
+	const uint64_t at[3] = { c->sctx_bit, c->ctx_bit, c->pl_bit };
+	struct tr_text *o = &d->o;
+	struct tr_walk w;
+	int64_t sec;
+	uint32_t nsec;
+	bool group = false;
+	char *p;
+
+	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
+	p = tr_text_room(o, 128 + ds->pren + dc->headn);
+	p = put_time(d, p, sec, nsec);
+	*p++ = ']';
+	if (d->delta)
+		p = put_delta(d, p, sec, nsec);
+	p = tr_put_pad(p, ds->pre, ds->pren);
+	p = tr_put_pad(p, dc->head, dc->headn);
+	o->len = (size_t)(p - o->buf);
+	memset(&w, 0, sizeof(w));
+	w.pkt = c->s->data + c->pkt_off;
+	w.end = (c->pkt_end - c->pkt_off) * 8;
+	w.regs = c->md->ctf->regs;
+	for (int i = 0; i < 3; i++) {
+		if (i < 2 && !plan[i]->nops)
+			continue;
+		p = tr_text_room(o, 8);
+		if (group)
+			p = tr_put(p, ", {", 3);
+		*p++ = ' ';
+		o->len = (size_t)(p - o->buf);
+		w.bit = at[i];
+		w.budget = tr_walk_budget(w.end - w.bit);
+		tr_text_plan(o, plan[i], &w, true);
+		p = tr_text_room(o, 8);
+		if (plan[i]->nops)
+			*p++ = ' ';
+		*p++ = '}';
+		o->len = (size_t)(p - o->buf);
+		group = true;
+	}
+	p = tr_text_room(o, 1);
+	*p = '\n';
+	o->len++;
 	d->events++;
 }
 
 static void emit_loss(struct dump *d, const struct tr_cursor *c, const struct dstream *ds,
 		      const char *what)
 {
-	struct out *o = &d->o;
+	struct tr_text *o = &d->o;
 	int64_t sec;
 	uint32_t nsec;
 	char *p;
 
 	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
-	p = out_room(o, 128 + ds->lpren + 32);
+	p = tr_text_room(o, 128 + ds->lpren + 32);
 	p = put_time(d, p, sec, nsec);
 	*p++ = ']';
-	p = put_pad(p, ds->lpre, ds->lpren);
-	p = put_u64(p, c->lost);
+	p = tr_put_pad(p, ds->lpre, ds->lpren);
+	p = tr_put_u64(p, c->lost);
 	*p++ = ' ';
-	p = put(p, what, strlen(what));
+	p = tr_put(p, what, strlen(what));
 	*p++ = '\n';
 	o->len = (size_t)(p - o->buf);
 }
@@ -611,7 +440,7 @@ static void stream_prefix(struct dump *d, struct dstream *ds, const struct tr_cu
 
 static void damage(struct dump *d, const struct tr_cursor *c)
 {
-	out_flush(&d->o);
+	tr_text_flush(&d->o);
 	fflush(stdout);
 	fprintf(stderr, "ringtrace dump: %s\n", c->err);
 }
@@ -678,6 +507,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	struct tr_merge mg;
 	char err[1024];
 	int status = 0, r;
+	bool general;
 
 	if (!t)
 		oom();
@@ -691,7 +521,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 				free(t);
 				return -1;
 			}
-			out_flush(&d->o);
+			tr_text_flush(&d->o);
 			fflush(stdout);
 			fprintf(stderr, "ringtrace dump: %s\n", err);
 			status = 1;
@@ -717,12 +547,13 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 		oom();
 	tr_merge_set_limit(&mg, limit);
 	tr_merge_resume(&mg, pos);
+	general = t[0].md.ctf != NULL;
 
 	while ((r = tr_merge_next(&mg, &s)) != TR_END) {
 		const struct tr_cursor *c = &mg.c[s];
 		struct dstream *ds = &d->s[s];
 
-		if (__builtin_expect(r != TR_EVENT || !ds->pre, 0)) {
+		if (__builtin_expect(r != TR_EVENT || !ds->pre || general, 0)) {
 			if (r == TR_ERROR) {
 				damage(d, c);
 				status = 1;
@@ -734,10 +565,14 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 				emit_loss(d, c, ds, r == TR_LOST_EVENTS ? "events" : "packets");
 				continue;
 			}
+			if (general) {
+				emit_ctf_event(d, c, d->cls[mg.chunk[s]], ds);
+				continue;
+			}
 		}
 		emit_event(d, c, d->cls[mg.chunk[s]], ds);
 	}
-	out_flush(&d->o);
+	tr_text_flush(&d->o);
 	if (tr_merge_save(&mg, pos, st != NULL))
 		oom();
 	for (uint32_t i = 0; i < mg.nstreams; i++) {
@@ -894,11 +729,7 @@ int rtr_cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	cli_input_told(&in);
-	init_digits();
-	init_escapes();
-	d.o.cap = OUT_CAP;
-	d.o.buf = malloc(d.o.cap);
-	if (!d.o.buf)
+	if (tr_text_init(&d.o, stdout, OUT_CAP))
 		oom();
 	if (live) {
 		status = follow(&d, &in, &pos);
@@ -908,14 +739,14 @@ int rtr_cmd_dump(int argc, char **argv)
 	}
 	tr_merge_pos_lost(&pos, &lost_events, &lost_packets);
 	tr_merge_pos_free(&pos);
-	out_flush(&d.o);
+	tr_text_flush(&d.o);
 	if (fflush(stdout) || d.o.failed) {
 		fprintf(stderr, "ringtrace dump: writing the output failed\n");
 		status = 1;
 	}
 	fprintf(stderr, "dump: %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 		" packets lost\n", d.events, lost_events, lost_packets);
-	free(d.o.buf);
+	tr_text_free(&d.o);
 	if (cli_input_close(&in))
 		status = 1;
 	return status;

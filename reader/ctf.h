@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader/ctf.h - general CTF 1.8: the metadata of any trace babeltrace2
+ * reads from LTTng (UST and kernel), parsed into types, clocks, stream
+ * classes and event classes, and each layout compiled into a decoding plan.
+ * Documentation/reader.rst, "General CTF 1.8".
+ *
+ * Types: the TSDL's integers (any size from 1 to 64 bits, any alignment,
+ * either byte order, signed or not, mapped to a clock or not), floating
+ * point (32 and 64 bits), strings, enumerations (ranges of an integer), and
+ * the compound types: structures, variants (chosen by an enumeration tag),
+ * arrays (a fixed length) and sequences (the length a field decoded
+ * before).  Types are immutable once parsed and owned by the metadata's
+ * arena: a typealias shares them.
+ *
+ * Plans: each layout a stream or an event class decodes (the packet header
+ * and context; the event header, the stream's and the class's event
+ * contexts, the payload) is compiled once into a flat array of ops, so that
+ * decoding a record is a walk over an array, not a tree, and the references
+ * (a sequence's length, a variant's tag) are resolved to registers before
+ * the first byte is read.  A layout of fixed size and byte-aligned fields
+ * has its size precomputed: a cursor then checks its bounds once.
+ *
+ * Every read is bounds-checked against the packet's content: a walk never
+ * reads outside [packet, packet + content_size) and fails with the offset
+ * and the field instead.
+ */
+#ifndef RTR_READER_CTF_H
+#define RTR_READER_CTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tr_tkind {
+	TR_TK_INT,
+	TR_TK_FLOAT,
+	TR_TK_STRING,
+	TR_TK_ENUM,
+	TR_TK_STRUCT,
+	TR_TK_VARIANT,
+	TR_TK_ARRAY,
+	TR_TK_SEQ,
+};
+
+struct tr_ctype;
+
+enum tr_order {
+	TR_ORDER_NATIVE,	/* the trace's (trace { byte_order = ...; }) */
+	TR_ORDER_LE,
+	TR_ORDER_BE,
+};
+
+/* One label of an enumeration: the values @lo to @hi (inclusive, signed when the container is). */
+struct tr_enum_map {
+	const char *label;
+	uint32_t len;
+	int64_t lo, hi;
+};
+
+/* A field of a structure, or an option of a variant. */
+struct tr_cfield {
+	const char *name;	/* as written, CTF's leading underscore kept */
+	const struct tr_ctype *type;
+};
+
+/**
+ * struct tr_ctype - one type.
+ * @align: alignment in bits (1 = none); a compound's is its largest member's.
+ * @size: integers, enumerations (their container's), floats: bits.
+ * @sign: @order: @base: @text: integers: signed, the byte order (enum
+ *	tr_order: the trace's when native), the base to print in (2, 8, 10,
+ *	16), and an encoding (UTF8, ASCII: an array or sequence of these is
+ *	text).  Floats have an order too.
+ * @clock: integers mapped to a clock ("map = clock.NAME.value"): NAME.
+ * @maps: enumerations: @nmaps labels, in the order written.
+ * @fields: structures and variants: @nfields members.
+ * @tag: variants: the path of the tag field, as written.
+ * @elem: arrays and sequences: the element type; @length (arrays) or
+ *	@length_ref (sequences: the path of the length field).
+ */
+struct tr_ctype {
+	enum tr_tkind kind;
+	uint32_t align;
+	uint32_t size;
+	bool sign, text;
+	uint8_t order;
+	uint8_t base;
+	const char *clock;
+	uint32_t exp_dig, mant_dig;
+	const struct tr_ctype *container;
+	struct tr_enum_map *maps;
+	uint32_t nmaps;
+	struct tr_cfield *fields;
+	uint32_t nfields;
+	const char *tag;
+	const struct tr_ctype *elem;
+	uint64_t length;
+	const char *length_ref;
+};
+
+
+/* ---- plans ------------------------------------------------------------------ */
+
+enum tr_opcode {
+	TR_OP_INT,		/* an integer or enumeration: any size, alignment, order */
+	TR_OP_FLOAT,
+	TR_OP_STRING,		/* NUL-terminated, inside the packet */
+	TR_OP_STRUCT,		/* its members: the ops up to @next */
+	TR_OP_ARRAY,		/* @arg elements, each the ops up to @next */
+	TR_OP_SEQ,		/* regs[@arg] elements, each the ops up to @next */
+	TR_OP_VARIANT,		/* the option regs[@arg] selects (@opts), then @next */
+};
+
+/*
+ * What a field of a header means to the reader (by name, at the top of
+ * the packet header and context; "id" and the clock-mapped "timestamp"
+ * anywhere in the event header).
+ */
+enum tr_role {
+	TR_ROLE_NONE,
+	TR_ROLE_MAGIC,
+	TR_ROLE_UUID,		/* the op of the 16-byte array */
+	TR_ROLE_STREAM_ID,
+	TR_ROLE_STREAM_INSTANCE,
+	TR_ROLE_TS_BEGIN,
+	TR_ROLE_TS_END,
+	TR_ROLE_CONTENT_SIZE,
+	TR_ROLE_PACKET_SIZE,
+	TR_ROLE_SEQ_NUM,
+	TR_ROLE_DISCARDED,
+	TR_ROLE_CPU,
+	TR_ROLE_EVENT_ID,
+	TR_ROLE_TS,		/* a clock value: updates the stream's clock (CTF 1.8, 8.) */
+	TR_NROLES
+};
+
+/* A variant's option: the tag values @lo to @hi select the op @op. */
+struct tr_vopt {
+	int64_t lo, hi;
+	uint32_t op;
+};
+
+/**
+ * struct tr_op - one step of a plan.
+ * @name: the field's name to print (CTF's leading underscore dropped),
+ *	@namelen bytes; "" for an array's elements.
+ * @reg: integers another field refers to: the register their value goes
+ *	to, else -1.
+ * @arg: arrays: the length; sequences and variants: the register holding
+ *	the length or the tag.
+ */
+struct tr_op {
+	uint8_t code;		/* enum tr_opcode */
+	uint8_t role;		/* enum tr_role */
+	bool sign, be, text;
+	uint8_t base;
+	uint16_t size;		/* bits: integers, floats */
+	uint32_t align;		/* bits */
+	uint32_t next;		/* compounds: the op after the body */
+	int32_t reg;
+	uint64_t arg;
+	const struct tr_ctype *type;
+	const char *name;
+	uint32_t namelen;
+	const struct tr_vopt *opts;
+	uint32_t nopts;
+};
+
+/**
+ * struct tr_plan - a layout, compiled.
+ * @ops: @nops of them; the top-level fields are those whose index is 0 or a
+ *	previous top-level op's @next.
+ * @fixed: every op is a byte-aligned integer or float of whole bytes,
+ *	aligned to at most 8 bits, in no compound but fixed arrays: the layout
+ *	takes @bytes bytes wherever it starts.
+ * @roles: the roles this plan sets (bit per enum tr_role).
+ */
+struct tr_plan {
+	struct tr_op *ops;
+	uint32_t nops;
+	bool fixed;
+	uint32_t bytes;
+	uint32_t align;
+	uint32_t roles;
+};
+
+/**
+ * struct tr_walk - a position in a packet, for walking plans.
+ * @pkt: the packet's first byte; @end: the content's end, in bits from it.
+ * @bit: where the next field starts, in bits from @pkt.
+ * @regs: the registers (struct tr_ctf.nregs of them).
+ * @role: the values the roles took; @clock the stream's clock, updated by
+ *	TR_ROLE_TS (and set by TR_ROLE_TS_BEGIN).
+ * @roles: which roles were set (bit per enum tr_role).
+ * @budget: ops the walk may still take: a layout whose lengths make it
+ *	loop over nothing (empty elements) stops when it runs out.
+ * @err: @errlen: where a failure is said: the field and what is wrong
+ *	(the caller adds the file and offset: @fail_bit is where).
+ */
+struct tr_walk {
+	const uint8_t *pkt;
+	uint64_t bit;
+	uint64_t end;
+	uint64_t *regs;
+	uint64_t role[TR_NROLES];
+	uint32_t roles;
+	uint64_t budget;
+	uint64_t clock;
+	uint64_t fail_bit;
+	char *err;
+	size_t errlen;
+};
+
+/* ---- the metadata ------------------------------------------------------------- */
+
+/* A clock block. */
+struct tr_clock_class {
+	const char *name;
+	uint64_t freq;		/* never 0 */
+	int64_t offset_s;
+	uint64_t offset;	/* cycles */
+};
+
+struct tr_class;
+
+/**
+ * struct tr_stream_class - a stream block.
+ * @clock: the clock its timestamps map to (an index into the clocks), -1
+ *	if none does.
+ * @classes: its event classes by id, @nids slots (NULL where none); ids at
+ *	or above @nids are looked up in @sorted (@nsorted, sorted by id).
+ */
+struct tr_stream_class {
+	uint64_t id;
+	struct tr_plan packet_context;
+	struct tr_plan event_header;
+	struct tr_plan event_context;
+	int32_t clock;
+	const struct tr_class **classes;
+	uint32_t nids;
+	const struct tr_class **sorted;
+	uint32_t nsorted;
+};
+
+/**
+ * struct tr_ctf - what general CTF metadata holds beyond struct
+ * tr_metadata's common part.
+ * @be: the trace's byte order is big-endian.
+ * @packet_header: the trace's packet header.
+ * @clocks: @nclocks of them.  @streams: @nstreams stream classes.
+ * @nregs: the registers a walk needs.
+ * @domain: @tracer: the env's domain ("ust", "kernel") and tracer_name.
+ */
+struct tr_ctf {
+	bool be;
+	bool has_uuid;
+	struct tr_plan packet_header;
+	struct tr_clock_class *clocks;
+	uint32_t nclocks;
+	struct tr_stream_class *streams;
+	uint32_t nstreams;
+	uint32_t nregs;
+	const char *domain;
+	const char *tracer;
+	/* private: */
+	uint64_t *regs;		/* the registers' room: one walk at a time per trace */
+	struct tr_arena *arena;
+};
+
+/* The stream class with @id, or NULL. */
+const struct tr_stream_class *tr_ctf_stream(const struct tr_ctf *ctf, uint64_t id);
+/* The event class @id of stream class @sc, or NULL. */
+const struct tr_class *tr_ctf_class(const struct tr_stream_class *sc, uint64_t id);
+
+/*
+ * tr_walk_plan() - walk @p from @w->bit: check every field inside the
+ * content, set the registers and roles, leave @w->bit after the layout.
+ * Return: 0, or -EPROTO (a field past the end, a string without its NUL, a
+ * tag that selects no option, a length too large) with @w->err saying so.
+ */
+int tr_walk_plan(const struct tr_plan *p, struct tr_walk *w);
+
+/* The @size-bit integer at bit @bit of @base, in byte order @be (bounds checked before). */
+uint64_t tr_read_bits(const uint8_t *base, uint64_t bit, unsigned size, bool be);
+
+/* The work a walk of @bits bits of content may do (struct tr_walk.budget). */
+static inline uint64_t tr_walk_budget(uint64_t bits)
+{
+	return 64 + 2 * bits;
+}
+
+struct tr_metadata;
+struct tr_ctf_parsed;
+
+/* ctf_plan.c: the parsed metadata compiled into @md (its ctf, classes, clock). */
+int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in,
+		   struct tr_arena **arena, const char *fname, char *err, size_t errlen);
+
+/*
+ * tr_ctf_metadata() - general CTF metadata text of @len bytes into @md
+ * (which tr_parse_metadata() dispatches here for anything but ringtrace's
+ * own TSDL).  Return: as tr_parse_metadata().
+ */
+int tr_ctf_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
+		    char *err, size_t errlen);
+void tr_ctf_free(struct tr_metadata *md);
+
+#endif /* RTR_READER_CTF_H */

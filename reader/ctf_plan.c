@@ -1,0 +1,1005 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader/ctf_plan.c - general CTF metadata compiled (ctf.h): the parsed
+ * types resolved (byte orders, clocks, the paths of sequence lengths and
+ * variant tags), each layout flattened into a plan, the roles of the
+ * headers' fields found, the event classes indexed per stream; and the
+ * walk of a plan over a packet's bytes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <endian.h>
+#include "reader/ctf.h"
+#include "reader/ctf_internal.h"
+#include "reader/tsdl.h"
+
+#define MAX_OPS		(1u << 20)	/* ops of one plan */
+#define MAX_DENSE_IDS	65536u		/* event ids looked up by index below this */
+
+/* ---- compiling --------------------------------------------------------------- */
+
+enum root {
+	R_PACKET_HEADER,
+	R_PACKET_CONTEXT,
+	R_EVENT_HEADER,
+	R_STREAM_EVENT_CONTEXT,
+	R_EVENT_CONTEXT,
+	R_EVENT_FIELDS,
+	NROOTS
+};
+
+static const char *const root_names[NROOTS] = {
+	"trace.packet.header", "stream.packet.context", "stream.event.header",
+	"stream.event.context", "event.context", "event.fields",
+};
+
+/* A field compiled, by its path, for the references that follow it. */
+struct sym {
+	char *path;		/* "stream.event.header.v.extended.id" */
+	struct tr_plan *plan;
+	uint32_t op;
+};
+
+struct compiler {
+	const char *fname;
+	char *err;
+	size_t errlen;
+	uint32_t line;		/* of the block being compiled */
+	struct tr_arena **arena;
+	const struct tr_ctf_parsed *in;
+	struct tr_ctf *ctf;
+	bool trace_be;
+	struct sym *syms;
+	uint32_t nsyms, csyms;
+	/* the plan being built */
+	struct tr_plan *plan;
+	uint32_t cops;
+	enum root root;
+	int depth;
+	bool nomem;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int cfail(struct compiler *c, const char *fmt, ...)
+{
+	size_t o;
+	va_list ap;
+
+	snprintf(c->err, c->errlen, "%s: line %u: ", c->fname, c->line);
+	o = strlen(c->err);
+	va_start(ap, fmt);
+	vsnprintf(c->err + o, c->errlen - o, fmt, ap);
+	va_end(ap);
+	return -EPROTO;
+}
+
+static int cnomem(struct compiler *c)
+{
+	c->nomem = true;
+	return cfail(c, "out of memory");
+}
+
+static int add_sym(struct compiler *c, const char *path, uint32_t op)
+{
+	if (c->nsyms == c->csyms) {
+		struct sym *n = realloc(c->syms, (c->csyms = c->csyms ? 2 * c->csyms : 64) *
+					sizeof(*n));
+
+		if (!n)
+			return cnomem(c);
+		c->syms = n;
+	}
+	c->syms[c->nsyms].path = strdup(path);
+	if (!c->syms[c->nsyms].path)
+		return cnomem(c);
+	c->syms[c->nsyms].plan = c->plan;
+	c->syms[c->nsyms].op = op;
+	c->nsyms++;
+	return 0;
+}
+
+static void drop_syms(struct compiler *c, uint32_t keep)
+{
+	while (c->nsyms > keep)
+		free(c->syms[--c->nsyms].path);
+}
+
+/* The latest symbol with @path, or NULL. */
+static struct sym *find_sym(struct compiler *c, const char *path)
+{
+	for (uint32_t i = c->nsyms; i-- > 0;) {
+		if (!strcmp(c->syms[i].path, path))
+			return &c->syms[i];
+	}
+	return NULL;
+}
+
+/*
+ * The field a sequence's length or a variant's tag names, from the field at
+ * @where ("event.fields.a.b", its enclosing structure's path): an absolute
+ * path, or a relative one looked up from the innermost structure outwards,
+ * then in the scopes decoded before this one.
+ */
+static struct sym *resolve(struct compiler *c, const char *where, const char *ref)
+{
+	char path[1024];
+	struct sym *s;
+
+	for (int r = 0; r < NROOTS; r++) {
+		size_t n = strlen(root_names[r]);
+
+		if (!strncmp(ref, root_names[r], n) && ref[n] == '.')
+			return find_sym(c, ref);
+	}
+	snprintf(path, sizeof(path), "%s", where);
+	for (;;) {
+		char full[2048];
+		char *dot;
+
+		snprintf(full, sizeof(full), "%s.%s", path, ref);
+		if ((s = find_sym(c, full)))
+			return s;
+		dot = strrchr(path, '.');
+		if (!dot)
+			break;
+		*dot = 0;
+	}
+	for (int r = (int)c->root; r >= 0; r--) {
+		char full[2048];
+
+		snprintf(full, sizeof(full), "%s.%s", root_names[r], ref);
+		if ((s = find_sym(c, full)))
+			return s;
+	}
+	return NULL;
+}
+
+static struct tr_op *emit(struct compiler *c, uint8_t code)
+{
+	struct tr_plan *p = c->plan;
+	struct tr_op *op;
+
+	if (p->nops == c->cops) {
+		struct tr_op *n;
+
+		if (c->cops >= MAX_OPS) {
+			cfail(c, "a layout of more than %u fields", MAX_OPS);
+			return NULL;
+		}
+		c->cops = c->cops ? 2 * c->cops : 16;
+		n = realloc(p->ops, c->cops * sizeof(*n));
+		if (!n) {
+			cnomem(c);
+			return NULL;
+		}
+		p->ops = n;
+	}
+	op = &p->ops[p->nops++];
+	memset(op, 0, sizeof(*op));
+	op->code = code;
+	op->reg = -1;
+	op->align = 1;
+	return op;
+}
+
+static bool name_is(const char *name, const char *want)
+{
+	return !strcmp(name, want) || (name[0] == '_' && !strcmp(name + 1, want));
+}
+
+/* The role of a header's field, by its name, its depth and its type. */
+static uint8_t role_of(const struct compiler *c, const char *name, const struct tr_ctype *t,
+		       int depth)
+{
+	static const struct {
+		enum root root;
+		const char *name;
+		enum tr_role role;
+	} roles[] = {
+		{ R_PACKET_HEADER, "magic", TR_ROLE_MAGIC },
+		{ R_PACKET_HEADER, "stream_id", TR_ROLE_STREAM_ID },
+		{ R_PACKET_HEADER, "stream_instance_id", TR_ROLE_STREAM_INSTANCE },
+		{ R_PACKET_CONTEXT, "timestamp_begin", TR_ROLE_TS_BEGIN },
+		{ R_PACKET_CONTEXT, "timestamp_end", TR_ROLE_TS_END },
+		{ R_PACKET_CONTEXT, "content_size", TR_ROLE_CONTENT_SIZE },
+		{ R_PACKET_CONTEXT, "packet_size", TR_ROLE_PACKET_SIZE },
+		{ R_PACKET_CONTEXT, "packet_seq_num", TR_ROLE_SEQ_NUM },
+		{ R_PACKET_CONTEXT, "events_discarded", TR_ROLE_DISCARDED },
+		{ R_PACKET_CONTEXT, "cpu_id", TR_ROLE_CPU },
+	};
+
+	if (t->kind != TR_TK_INT && t->kind != TR_TK_ENUM)
+		return TR_ROLE_NONE;
+	if (c->root == R_EVENT_HEADER) {
+		if (name_is(name, "id"))
+			return TR_ROLE_EVENT_ID;
+		if (name_is(name, "timestamp") || t->clock)
+			return TR_ROLE_TS;
+		return TR_ROLE_NONE;
+	}
+	if (depth != 1)
+		return TR_ROLE_NONE;
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		if (roles[i].root == c->root && name_is(name, roles[i].name))
+			return (uint8_t)roles[i].role;
+	}
+	return TR_ROLE_NONE;
+}
+
+static bool resolve_be(const struct compiler *c, uint8_t order)
+{
+	return order == TR_ORDER_NATIVE ? c->trace_be : order == TR_ORDER_BE;
+}
+
+static void set_name(struct tr_op *op, const char *name)
+{
+	/* CTF's leading underscore is not part of the name users see */
+	if (name[0] == '_' && name[1])
+		name++;
+	op->name = name;
+	op->namelen = (uint32_t)strlen(name);
+}
+
+static int compile_type(struct compiler *c, const struct tr_ctype *t, const char *name,
+			const char *parent, int depth);
+
+/* The members of a structure, under @path. */
+static int compile_members(struct compiler *c, const struct tr_ctype *t, const char *path,
+			   int depth)
+{
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		if (compile_type(c, t->fields[i].type, t->fields[i].name, path, depth + 1))
+			return -EPROTO;
+	}
+	return 0;
+}
+
+static int cmp_vopt(const void *a, const void *b)
+{
+	const struct tr_vopt *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int compile_variant(struct compiler *c, const struct tr_ctype *t, const char *name,
+			   const char *parent, const char *path, int depth)
+{
+	struct sym *tag;
+	const struct tr_ctype *tt;
+	struct tr_op *op;
+	uint32_t at, first, *opt_op;
+	struct tr_vopt *opts;
+	uint32_t nopts = 0;
+
+	if (!t->tag)
+		return cfail(c, "the variant '%s' has no tag", name);
+	tag = resolve(c, parent, t->tag);
+	if (!tag)
+		return cfail(c, "the variant '%s': its tag '%s' is no field before it", name, t->tag);
+	tt = tag->plan->ops[tag->op].type;
+	if (!tt || tt->kind != TR_TK_ENUM)
+		return cfail(c, "the variant '%s': its tag '%s' is not an enumeration", name,
+			     t->tag);
+	if (tag->plan->ops[tag->op].reg < 0)
+		tag->plan->ops[tag->op].reg = (int32_t)c->ctf->nregs++;
+	at = c->plan->nops;
+	op = emit(c, TR_OP_VARIANT);
+	if (!op)
+		return -EPROTO;
+	op->arg = (uint64_t)tag->plan->ops[tag->op].reg;
+	op->type = t;
+	set_name(op, name);
+	opt_op = calloc(t->nfields, sizeof(*opt_op));
+	if (!opt_op)
+		return cnomem(c);
+	first = c->plan->nops;
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		opt_op[i] = c->plan->nops;
+		if (compile_type(c, t->fields[i].type, t->fields[i].name, path, depth + 1)) {
+			free(opt_op);
+			return -EPROTO;
+		}
+	}
+	(void)first;
+	opts = tr_arena_alloc(c->arena, (tt->nmaps + 1) * sizeof(*opts));
+	if (!opts) {
+		free(opt_op);
+		return cnomem(c);
+	}
+	for (uint32_t m = 0; m < tt->nmaps; m++) {
+		const struct tr_enum_map *map = &tt->maps[m];
+
+		for (uint32_t i = 0; i < t->nfields; i++) {
+			const char *on = t->fields[i].name;
+
+			if (!strcmp(on, map->label) || (on[0] == '_' && !strcmp(on + 1, map->label)) ||
+			    (map->label[0] == '_' && !strcmp(on, map->label + 1))) {
+				opts[nopts++] = (struct tr_vopt){ map->lo, map->hi, opt_op[i] };
+				break;
+			}
+		}
+	}
+	free(opt_op);
+	qsort(opts, nopts, sizeof(*opts), cmp_vopt);
+	op = &c->plan->ops[at];
+	op->opts = opts;
+	op->nopts = nopts;
+	op->next = c->plan->nops;
+	return 0;
+}
+
+static int compile_type(struct compiler *c, const struct tr_ctype *t, const char *name,
+			const char *parent, int depth)
+{
+	char path[2048];
+	struct tr_op *op;
+	uint32_t at = c->plan->nops;
+
+	if (++c->depth > 64) {
+		c->depth--;
+		return cfail(c, "types nested more than 64 deep");
+	}
+	snprintf(path, sizeof(path), "%s.%s", parent, name);
+	switch (t->kind) {
+	case TR_TK_INT:
+	case TR_TK_ENUM:
+		if (!(op = emit(c, TR_OP_INT)))
+			goto fail;
+		op->size = (uint16_t)t->size;
+		op->align = t->align;
+		op->sign = t->sign;
+		op->be = resolve_be(c, t->order);
+		op->base = t->base;
+		op->text = t->text;
+		op->type = t;
+		op->role = role_of(c, name, t, depth);
+		set_name(op, name);
+		if (add_sym(c, path, at))
+			goto fail;
+		break;
+	case TR_TK_FLOAT:
+		if (!(op = emit(c, TR_OP_FLOAT)))
+			goto fail;
+		op->size = (uint16_t)t->size;
+		op->align = t->align;
+		op->be = resolve_be(c, t->order);
+		op->type = t;
+		set_name(op, name);
+		break;
+	case TR_TK_STRING:
+		if (!(op = emit(c, TR_OP_STRING)))
+			goto fail;
+		op->align = 8;
+		op->type = t;
+		set_name(op, name);
+		break;
+	case TR_TK_STRUCT:
+		if (!(op = emit(c, TR_OP_STRUCT)))
+			goto fail;
+		op->align = t->align;
+		op->type = t;
+		set_name(op, name);
+		if (compile_members(c, t, path, depth))
+			goto fail;
+		c->plan->ops[at].next = c->plan->nops;
+		break;
+	case TR_TK_VARIANT:
+		if (compile_variant(c, t, name, parent, path, depth))
+			goto fail;
+		break;
+	case TR_TK_ARRAY:
+	case TR_TK_SEQ:
+		if (!(op = emit(c, t->kind == TR_TK_ARRAY ? TR_OP_ARRAY : TR_OP_SEQ)))
+			goto fail;
+		op->align = t->align;
+		op->type = t;
+		op->text = t->text;
+		set_name(op, name);
+		if (t->kind == TR_TK_ARRAY) {
+			op->arg = t->length;
+			/* the packet header's uuid: 16 bytes */
+			if (c->root == R_PACKET_HEADER && depth == 1 && name_is(name, "uuid") &&
+			    t->length == 16 && t->elem->kind == TR_TK_INT && t->elem->size == 8)
+				op->role = TR_ROLE_UUID;
+		} else {
+			struct sym *len = resolve(c, parent, t->length_ref);
+			const struct tr_op *lo;
+
+			if (!len)
+				return cfail(c, "the sequence '%s': its length '%s' is no field "
+					     "before it", name, t->length_ref);
+			lo = &len->plan->ops[len->op];
+			if (lo->code != TR_OP_INT || lo->sign)
+				return cfail(c, "the sequence '%s': its length '%s' is not an "
+					     "unsigned integer", name, t->length_ref);
+			if (len->plan->ops[len->op].reg < 0)
+				len->plan->ops[len->op].reg = (int32_t)c->ctf->nregs++;
+			c->plan->ops[at].arg = (uint64_t)len->plan->ops[len->op].reg;
+		}
+		/* the elements: nameless, their members under the array's path */
+		{
+			uint32_t keep = c->nsyms;
+
+			if (compile_type(c, t->elem, "", path, depth + 1))
+				goto fail;
+			/* an element's fields are not references for what follows the array */
+			drop_syms(c, keep);
+		}
+		c->plan->ops[at].next = c->plan->nops;
+		break;
+	}
+	c->depth--;
+	return 0;
+fail:
+	c->depth--;
+	return -EPROTO;
+}
+
+/* A root scope's struct into @p. */
+static int compile_root(struct compiler *c, struct tr_plan *p, enum root r,
+			const struct tr_ctype *t)
+{
+	memset(p, 0, sizeof(*p));
+	p->align = 1;
+	if (!t)
+		return 0;
+	if (t->kind != TR_TK_STRUCT)
+		return cfail(c, "%s is not a structure", root_names[r]);
+	c->plan = p;
+	c->cops = 0;
+	c->root = r;
+	p->align = t->align;
+	/* the root's members, at depth 1, under its name */
+	return compile_members(c, t, root_names[r], 0);
+}
+
+/* Whether @p can be skipped by its size, and the roles it sets. */
+static void finish_plan(struct tr_plan *p)
+{
+	uint64_t bits = 0;
+
+	p->fixed = true;
+	p->roles = 0;
+	for (uint32_t i = 0; i < p->nops; i++) {
+		const struct tr_op *op = &p->ops[i];
+
+		p->roles |= 1u << op->role;
+		if (op->reg >= 0 || op->role != TR_ROLE_NONE)
+			p->fixed = false;
+		if (op->code == TR_OP_INT || op->code == TR_OP_FLOAT) {
+			if (op->size % 8 || (op->align != 1 && op->align != 8))
+				p->fixed = false;
+			bits += op->size;
+		} else if (op->code == TR_OP_ARRAY) {
+			/* a fixed array of fixed elements: unrolled as its size */
+			p->fixed = false;
+		} else {
+			p->fixed = false;
+		}
+	}
+	if (p->fixed && bits / 8 <= UINT32_MAX)
+		p->bytes = (uint32_t)(bits / 8);
+	else
+		p->fixed = false;
+}
+
+static int cmp_class_ptr(const void *a, const void *b)
+{
+	const struct tr_class *x = *(const struct tr_class *const *)a;
+	const struct tr_class *y = *(const struct tr_class *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+const struct tr_stream_class *tr_ctf_stream(const struct tr_ctf *ctf, uint64_t id)
+{
+	for (uint32_t i = 0; i < ctf->nstreams; i++) {
+		if (ctf->streams[i].id == id)
+			return &ctf->streams[i];
+	}
+	return NULL;
+}
+
+const struct tr_class *tr_ctf_class(const struct tr_stream_class *sc, uint64_t id)
+{
+	uint32_t lo = 0, hi = sc->nsorted;
+
+	if (id < sc->nids)
+		return sc->classes[id];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sc->sorted[mid]->id == id)
+			return sc->sorted[mid];
+		if (sc->sorted[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Normalise a clock's offset to 0 <= offset < freq cycles and whole seconds. */
+static void clock_offset(struct tr_clock_class *k, int64_t offset_s, int64_t offset)
+{
+	int64_t s = offset / (int64_t)(k->freq > INT64_MAX ? INT64_MAX : k->freq);
+	int64_t r = offset - s * (int64_t)k->freq;
+
+	if (k->freq > INT64_MAX) {
+		s = offset < 0 ? -1 : 0;
+		r = offset;
+	}
+	if (r < 0) {
+		r += (int64_t)k->freq;
+		s--;
+	}
+	k->offset_s = offset_s + s;
+	k->offset = (uint64_t)r;
+}
+
+/* The index of the clock @name, or -1. */
+static int32_t clock_index(const struct tr_ctf *ctf, const char *name)
+{
+	for (uint32_t i = 0; i < ctf->nclocks; i++) {
+		if (ctf->clocks[i].name && !strcmp(ctf->clocks[i].name, name))
+			return (int32_t)i;
+	}
+	return -1;
+}
+
+/* The clock a plan's timestamps map to: -2 none, -1 unknown name, else the index. */
+static int32_t plan_clock(const struct tr_ctf *ctf, const struct tr_plan *p, enum tr_role role)
+{
+	for (uint32_t i = 0; i < p->nops; i++) {
+		if (p->ops[i].role == role && p->ops[i].type && p->ops[i].type->clock)
+			return clock_index(ctf, p->ops[i].type->clock);
+	}
+	return -2;
+}
+
+int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struct tr_arena **arena,
+		   const char *fname, char *err, size_t errlen)
+{
+	struct compiler c = {
+		.fname = fname, .err = err, .errlen = errlen, .arena = arena, .in = in,
+	};
+	struct tr_ctf *ctf;
+	uint32_t keep, ncls = 0;
+	int32_t used_clock = -2;
+	bool several = false;
+
+	ctf = tr_arena_alloc(arena, sizeof(*ctf));
+	if (!ctf)
+		return cnomem(&c);
+	md->ctf = ctf;
+	c.ctf = ctf;
+	if (!in->have_trace)
+		return cfail(&c, "metadata without a trace block");
+	ctf->be = in->order == TR_ORDER_BE;
+	c.trace_be = ctf->be;
+	ctf->has_uuid = in->has_uuid;
+	ctf->domain = in->domain;
+	ctf->tracer = in->tracer;
+	memcpy(md->uuid, in->uuid, 16);
+	if (in->has_uuid) {
+		static const char hex[] = "0123456789abcdef";
+		int o = 0;
+
+		for (int i = 0; i < 16; i++) {
+			md->uuid_str[o++] = hex[md->uuid[i] >> 4];
+			md->uuid_str[o++] = hex[md->uuid[i] & 15];
+			if (i == 3 || i == 5 || i == 7 || i == 9)
+				md->uuid_str[o++] = '-';
+		}
+		md->uuid_str[o] = 0;
+	}
+	/* the clocks */
+	ctf->clocks = tr_arena_alloc(arena, (in->nclocks + 1) * sizeof(*ctf->clocks));
+	if (!ctf->clocks)
+		return cnomem(&c);
+	for (uint32_t i = 0; i < in->nclocks; i++) {
+		struct tr_clock_class *k = &ctf->clocks[i];
+
+		k->name = in->clocks[i].name;
+		k->freq = in->clocks[i].freq ? in->clocks[i].freq : 1000000000u;
+		clock_offset(k, in->clocks[i].offset_s, in->clocks[i].offset);
+		if (!k->name) {
+			c.line = in->clocks[i].line;
+			return cfail(&c, "a clock without its name");
+		}
+	}
+	ctf->nclocks = in->nclocks;
+	/* the packet header */
+	c.line = 1;
+	if (compile_root(&c, &ctf->packet_header, R_PACKET_HEADER, in->packet_header))
+		goto fail;
+	/* the streams: one by default when events name none */
+	ctf->nstreams = in->nstreams;
+	ctf->streams = tr_arena_alloc(arena, (in->nstreams + 1) * sizeof(*ctf->streams));
+	if (!ctf->streams)
+		return cnomem(&c);
+	if (!in->nstreams)
+		return cfail(&c, "metadata without a stream block");
+	for (uint32_t s = 0; s < in->nstreams; s++) {
+		struct tr_stream_class *sc = &ctf->streams[s];
+		const struct tr_ctf_pstream *ps = &in->streams[s];
+
+		c.line = ps->line;
+		if (!ps->has_id && in->nstreams > 1)
+			return cfail(&c, "a stream block without its id, among several");
+		sc->id = ps->id;
+		for (uint32_t t = 0; t < s; t++)
+			if (ctf->streams[t].id == sc->id)
+				return cfail(&c, "stream id %" PRIu64 " is used twice", sc->id);
+	}
+	md->classes = calloc(in->nevents + 1, sizeof(*md->classes));
+	if (!md->classes)
+		return cnomem(&c);
+	for (uint32_t s = 0; s < in->nstreams; s++) {
+		struct tr_stream_class *sc = &ctf->streams[s];
+		const struct tr_ctf_pstream *ps = &in->streams[s];
+		uint64_t maxid = 0;
+		uint32_t n = 0;
+
+		c.line = ps->line;
+		keep = c.nsyms;
+		if (compile_root(&c, &sc->packet_context, R_PACKET_CONTEXT, ps->packet_context) ||
+		    compile_root(&c, &sc->event_header, R_EVENT_HEADER, ps->event_header) ||
+		    compile_root(&c, &sc->event_context, R_STREAM_EVENT_CONTEXT,
+				 ps->event_context))
+			goto fail;
+		sc->clock = plan_clock(ctf, &sc->event_header, TR_ROLE_TS);
+		if (sc->clock == -2)
+			sc->clock = plan_clock(ctf, &sc->packet_context, TR_ROLE_TS_BEGIN);
+		if (sc->clock == -1)
+			return cfail(&c, "a timestamp maps to a clock no clock block declares");
+		if (sc->clock >= 0) {
+			if (used_clock >= 0 && used_clock != sc->clock)
+				several = true;
+			used_clock = sc->clock;
+		}
+		/* the stream's events */
+		for (uint32_t e = 0; e < in->nevents; e++) {
+			const struct tr_ctf_pevent *pe = &in->events[e];
+			struct tr_class *cl;
+			uint32_t ekeep;
+
+			if (pe->has_stream_id ? pe->stream_id != sc->id :
+			    (in->nstreams > 1 && s != 0))
+				continue;
+			c.line = pe->line;
+			if (!pe->name)
+				return cfail(&c, "an event block without its name");
+			cl = &md->classes[ncls++];
+			cl->name = strdup(pe->name);
+			if (!cl->name)
+				return cnomem(&c);
+			cl->line = pe->line;
+			cl->id = (uint32_t)(pe->has_id ? pe->id : 0);
+			if (pe->has_id && pe->id > UINT32_MAX)
+				return cfail(&c, "event id %" PRIu64 " is larger than 32 bits", pe->id);
+			cl->stream = s;
+			cl->loglevel = (int32_t)pe->loglevel;
+			cl->context = tr_arena_alloc(arena, sizeof(*cl->context));
+			cl->payload = tr_arena_alloc(arena, sizeof(*cl->payload));
+			if (!cl->context || !cl->payload)
+				return cnomem(&c);
+			ekeep = c.nsyms;
+			if (compile_root(&c, (struct tr_plan *)cl->context, R_EVENT_CONTEXT,
+					 pe->context) ||
+			    compile_root(&c, (struct tr_plan *)cl->payload, R_EVENT_FIELDS,
+					 pe->fields))
+				goto fail;
+			drop_syms(&c, ekeep);
+			if (cl->id > maxid)
+				maxid = cl->id;
+			n++;
+		}
+		drop_syms(&c, keep);
+		/* index them: dense below MAX_DENSE_IDS, the rest sorted */
+		sc->nids = (uint32_t)(n ? (maxid < MAX_DENSE_IDS ? maxid + 1 : MAX_DENSE_IDS) : 0);
+		sc->classes = tr_arena_alloc(arena, (sc->nids + 1) * sizeof(*sc->classes));
+		sc->sorted = tr_arena_alloc(arena, (n + 1) * sizeof(*sc->sorted));
+		if (!sc->classes || !sc->sorted)
+			return cnomem(&c);
+		for (uint32_t i = ncls - n; i < ncls; i++)
+			sc->sorted[sc->nsorted++] = &md->classes[i];
+		qsort(sc->sorted, sc->nsorted, sizeof(*sc->sorted), cmp_class_ptr);
+		for (uint32_t i = 0; i < sc->nsorted; i++) {
+			if (i && sc->sorted[i]->id == sc->sorted[i - 1]->id) {
+				c.line = sc->sorted[i]->line;
+				return cfail(&c, "event id %u is used twice in stream %" PRIu64,
+					     sc->sorted[i]->id, sc->id);
+			}
+			if (sc->sorted[i]->id < sc->nids)
+				sc->classes[sc->sorted[i]->id] = sc->sorted[i];
+		}
+	}
+	md->nclasses = ncls;
+	for (uint32_t i = 0; i < in->nevents; i++) {
+		const struct tr_ctf_pevent *pe = &in->events[i];
+		bool found = false;
+
+		for (uint32_t s = 0; s < in->nstreams; s++)
+			found |= pe->has_stream_id ? pe->stream_id == ctf->streams[s].id :
+				 (in->nstreams == 1 || s == 0);
+		if (!found) {
+			c.line = pe->line;
+			return cfail(&c, "the event '%s' names stream %" PRIu64 ", which no stream "
+				     "block declares", pe->name ? pe->name : "?", pe->stream_id);
+		}
+	}
+	/* every plan's final shape, now that every reference is resolved */
+	finish_plan(&ctf->packet_header);
+	for (uint32_t s = 0; s < ctf->nstreams; s++) {
+		finish_plan(&ctf->streams[s].packet_context);
+		finish_plan(&ctf->streams[s].event_header);
+		finish_plan(&ctf->streams[s].event_context);
+	}
+	for (uint32_t i = 0; i < md->nclasses; i++) {
+		finish_plan((struct tr_plan *)md->classes[i].context);
+		finish_plan((struct tr_plan *)md->classes[i].payload);
+	}
+	/* the clock the cursors give times in: the one the streams use, or ns */
+	if (!several && used_clock >= 0) {
+		md->freq = ctf->clocks[used_clock].freq;
+		md->offset_s = ctf->clocks[used_clock].offset_s;
+		md->offset = ctf->clocks[used_clock].offset;
+	} else if (!several && ctf->nclocks == 1) {
+		md->freq = ctf->clocks[0].freq;
+		md->offset_s = ctf->clocks[0].offset_s;
+		md->offset = ctf->clocks[0].offset;
+	} else {
+		md->freq = 1000000000u;	/* several clocks: times in ns since the epoch */
+		md->ns_clocks = several;
+	}
+	ctf->nregs = ctf->nregs ? ctf->nregs : 1;
+	drop_syms(&c, 0);
+	free(c.syms);
+	return 0;
+fail:
+	drop_syms(&c, 0);
+	free(c.syms);
+	return c.nomem ? -ENOMEM : -EPROTO;
+}
+
+/* ---- walking ------------------------------------------------------------------ */
+
+uint64_t tr_read_bits(const uint8_t *base, uint64_t bit, unsigned size, bool be)
+{
+	const uint8_t *p = base + bit / 8;
+	unsigned shift = (unsigned)(bit % 8), need = (shift + size + 7) / 8;
+	uint64_t v = 0;
+	unsigned __int128 w = 0;
+
+	/* at most 9 bytes: gather them, then shift */
+	if (!be) {
+		for (unsigned i = need; i-- > 0;)
+			w = w << 8 | p[i];
+		w >>= shift;
+	} else {
+		for (unsigned i = 0; i < need; i++)
+			w = w << 8 | p[i];
+		w >>= need * 8 - shift - size;
+	}
+	v = (uint64_t)w;
+	if (size < 64)
+		v &= (1ull << size) - 1;
+	return v;
+}
+
+__attribute__((format(printf, 3, 4), cold))
+static int wfail(struct tr_walk *w, const struct tr_op *op, const char *fmt, ...)
+{
+	size_t o = 0;
+	va_list ap;
+
+	w->fail_bit = w->bit;
+	if (op && op->namelen)
+		o = (size_t)snprintf(w->err, w->errlen, "field '%s': ", op->name);
+	if (o >= w->errlen)
+		return -EPROTO;
+	va_start(ap, fmt);
+	vsnprintf(w->err + o, w->errlen - o, fmt, ap);
+	va_end(ap);
+	return -EPROTO;
+}
+
+static inline bool align_to(struct tr_walk *w, uint32_t align)
+{
+	uint64_t b = (w->bit + align - 1) & ~(uint64_t)(align - 1);
+
+	if (b > w->end)
+		return false;
+	w->bit = b;
+	return true;
+}
+
+/* The clock takes a @size-bit value: CTF 1.8 (8.): the low bits, wrapping forwards. */
+static inline uint64_t clock_update(uint64_t clock, uint64_t v, unsigned size)
+{
+	uint64_t mask;
+
+	if (size >= 64)
+		return v;
+	mask = (1ull << size) - 1;
+	if (v < (clock & mask))
+		clock += mask + 1;
+	return (clock & ~mask) | v;
+}
+
+static int walk_range(const struct tr_op *ops, uint32_t i, uint32_t end, struct tr_walk *w,
+		      int depth);
+
+static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int depth)
+{
+	const struct tr_op *op = &ops[i];
+
+	if (__builtin_expect(w->budget-- == 0, 0))
+		return wfail(w, op, "the layout costs more work than its bytes can hold");
+	switch (op->code) {
+	case TR_OP_INT: {
+		uint64_t v;
+
+		if (!align_to(w, op->align) || w->end - w->bit < op->size)
+			return wfail(w, op, "runs past the packet's content");
+		v = tr_read_bits(w->pkt, w->bit, op->size, op->be);
+		if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
+			v |= ~0ull << op->size;
+		w->bit += op->size;
+		if (op->reg >= 0)
+			w->regs[op->reg] = v;
+		if (op->role) {
+			if (op->role == TR_ROLE_TS)
+				w->clock = clock_update(w->clock, v, op->size);
+			else if (op->role == TR_ROLE_TS_BEGIN)
+				w->clock = v;
+			w->role[op->role] = v;
+			w->roles |= 1u << op->role;
+		}
+		return 0;
+	}
+	case TR_OP_FLOAT:
+		if (!align_to(w, op->align) || w->end - w->bit < op->size)
+			return wfail(w, op, "runs past the packet's content");
+		w->bit += op->size;
+		return 0;
+	case TR_OP_STRING: {
+		const uint8_t *s, *z;
+
+		if (!align_to(w, 8))
+			return wfail(w, op, "runs past the packet's content");
+		s = w->pkt + w->bit / 8;
+		z = memchr(s, 0, (size_t)((w->end - w->bit) / 8));
+		if (!z)
+			return wfail(w, op, "a string without its NUL before the packet's end");
+		w->bit += (uint64_t)(z - s + 1) * 8;
+		return 0;
+	}
+	case TR_OP_STRUCT:
+		if (!align_to(w, op->align))
+			return wfail(w, op, "runs past the packet's content");
+		return walk_range(ops, i + 1, op->next, w, depth + 1);
+	case TR_OP_ARRAY:
+	case TR_OP_SEQ: {
+		uint64_t n = op->code == TR_OP_ARRAY ? op->arg : w->regs[op->arg];
+
+		if (op->role == TR_ROLE_UUID) {
+			if (!align_to(w, 8) || w->end - w->bit < 128)
+				return wfail(w, op, "runs past the packet's content");
+			w->role[TR_ROLE_UUID] = w->bit;
+			w->roles |= 1u << TR_ROLE_UUID;
+			w->bit += 128;
+			return 0;
+		}
+		if (!align_to(w, op->align))
+			return wfail(w, op, "runs past the packet's content");
+		/* every element costs an op of the budget: no length makes this loop long */
+		for (uint64_t k = 0; k < n; k++) {
+			int r = walk_range(ops, i + 1, op->next, w, depth + 1);
+
+			if (r)
+				return r;
+		}
+		return 0;
+	}
+	case TR_OP_VARIANT: {
+		int64_t tag = (int64_t)w->regs[op->arg];
+
+		for (uint32_t k = 0; k < op->nopts; k++) {
+			if (tag >= op->opts[k].lo && tag <= op->opts[k].hi)
+				return walk_one(ops, op->opts[k].op, w, depth + 1);
+		}
+		return wfail(w, op, "the tag's value %" PRId64 " selects no option", tag);
+	}
+	}
+	return wfail(w, op, "a bad plan");
+}
+
+/* The ops [@i, @end) at one level: each top-level op, its body skipped by @next. */
+static int walk_range(const struct tr_op *ops, uint32_t i, uint32_t end, struct tr_walk *w,
+		      int depth)
+{
+	if (depth > 64)
+		return wfail(w, NULL, "layout nested too deep");
+	while (i < end) {
+		int r = walk_one(ops, i, w, depth);
+
+		if (r)
+			return r;
+		i = ops[i].code >= TR_OP_STRUCT ? ops[i].next : i + 1;
+	}
+	return 0;
+}
+
+int tr_walk_plan(const struct tr_plan *p, struct tr_walk *w)
+{
+	if (!p->nops)
+		return 0;
+	return walk_range(p->ops, 0, p->nops, w, 0);
+}
+
+/* ---- the entry ----------------------------------------------------------------- */
+
+static void free_plan(struct tr_plan *p)
+{
+	if (p) {
+		free(p->ops);
+		p->ops = NULL;
+		p->nops = 0;
+	}
+}
+
+void tr_ctf_free(struct tr_metadata *md)
+{
+	struct tr_ctf *ctf = md->ctf;
+
+	if (!ctf)
+		return;
+	free_plan(&ctf->packet_header);
+	for (uint32_t s = 0; s < ctf->nstreams; s++) {
+		free_plan(&ctf->streams[s].packet_context);
+		free_plan(&ctf->streams[s].event_header);
+		free_plan(&ctf->streams[s].event_context);
+	}
+	for (uint32_t i = 0; i < md->nclasses; i++) {
+		free_plan((struct tr_plan *)md->classes[i].context);
+		free_plan((struct tr_plan *)md->classes[i].payload);
+	}
+	free(ctf->regs);
+	tr_arena_free(ctf->arena);
+	md->ctf = NULL;
+}
+
+int tr_ctf_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
+		    char *err, size_t errlen)
+{
+	struct tr_arena *arena = NULL;
+	struct tr_ctf_parsed in;
+	int r;
+
+	r = tr_ctf_parse_text(&in, text, len, fname, &arena, err, errlen);
+	if (!r)
+		r = tr_ctf_compile(md, &in, &arena, fname, err, errlen);
+	if (md->ctf) {
+		md->ctf->arena = arena;
+	} else {
+		tr_arena_free(arena);
+		return r ? r : -EPROTO;
+	}
+	if (r)
+		return r;
+	md->ctf->regs = calloc(md->ctf->nregs, sizeof(*md->ctf->regs));
+	md->hostname = strdup(in.hostname ? in.hostname : "");
+	if (!md->ctf->regs || !md->hostname) {
+		snprintf(err, errlen, "%s: out of memory", fname);
+		return -ENOMEM;
+	}
+	md->vpid = in.vpid;
+	md->has_vpid = in.has_vpid;
+	return 0;
+}

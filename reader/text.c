@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+/* reader/text.c - events as text (text.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include "reader/ctf.h"
+#include "reader/text.h"
+
+const char tr_dig2[200] = {
+	"00010203040506070809" "10111213141516171819" "20212223242526272829"
+	"30313233343536373839" "40414243444546474849" "50515253545556575859"
+	"60616263646566676869" "70717273747576777879" "80818283848586878889"
+	"90919293949596979899"
+};
+
+const uint64_t tr_pow10[20] = {
+	0, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
+static const char hexd[] = "0123456789abcdef";
+
+/* 0: as is; else the character after the backslash, or 'x' for \xNN. */
+static const char esc[256] = {
+	[0 ... 8] = 'x', ['\t'] = 't', ['\n'] = 'n', [11 ... 0x1f] = 'x',
+	['"'] = '"', ['\\'] = '\\', [0x7f ... 0xff] = 'x',
+};
+
+int tr_text_init(struct tr_text *t, FILE *f, size_t cap)
+{
+	memset(t, 0, sizeof(*t));
+	t->f = f;
+	t->cap = cap < 4096 ? 4096 : cap;
+	t->buf = malloc(t->cap);
+	return t->buf ? 0 : -ENOMEM;
+}
+
+void tr_text_free(struct tr_text *t)
+{
+	free(t->buf);
+	memset(t, 0, sizeof(*t));
+}
+
+int tr_text_flush(struct tr_text *t)
+{
+	if (t->f && t->len && !t->failed && fwrite(t->buf, 1, t->len, t->f) != t->len)
+		t->failed = true;
+	if (t->f)
+		t->len = 0;
+	return t->failed ? -EIO : 0;
+}
+
+void tr_text_grow(struct tr_text *t, size_t n)
+{
+	size_t cap;
+	char *b;
+
+	if (t->f)
+		tr_text_flush(t);
+	if (t->cap - t->len >= n)
+		return;
+	cap = t->cap * 2 > t->len + n ? t->cap * 2 : t->len + n;
+	b = realloc(t->buf, cap);
+	if (!b) {
+		/* keep writing over what is there: the text is marked incomplete */
+		t->failed = true;
+		if (t->cap >= n) {
+			t->len = 0;
+			return;
+		}
+		abort();	/* no buffer to write into at all: a broken invariant */
+	}
+	t->buf = b;
+	t->cap = cap;
+}
+
+char *tr_put_base(char *p, uint64_t v, unsigned base)
+{
+	char b[66];
+	unsigned shift = base == 16 ? 4 : base == 8 ? 3 : 1, n = 0;
+
+	do {
+		b[n++] = hexd[v & (base - 1)];
+		v >>= shift;
+	} while (v);
+	if (base == 16) {
+		*p++ = '0';
+		*p++ = 'x';
+	} else if (base == 2) {
+		*p++ = '0';
+		*p++ = 'b';
+	} else if (b[n - 1] != '0') {
+		*p++ = '0';
+	}
+	while (n)
+		*p++ = b[--n];
+	return p;
+}
+
+char *tr_put_double(char *p, double v)
+{
+	char b[40];
+	int n = 0;
+
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(b, sizeof(b), "%.*g", prec, v);
+		if (strtod(b, NULL) == v)
+			break;
+	}
+	return tr_put(p, b, (size_t)n);
+}
+
+char *tr_put_float(char *p, float v)
+{
+	char b[40];
+	int n = 0;
+
+	for (int prec = 6; prec <= 9; prec++) {
+		n = snprintf(b, sizeof(b), "%.*g", prec, (double)v);
+		if (strtof(b, NULL) == v)
+			break;
+	}
+	return tr_put(p, b, (size_t)n);
+}
+
+#define CHUNK 16384u	/* input bytes per room check */
+
+void tr_text_string(struct tr_text *t, const uint8_t *s, size_t n)
+{
+	char *p = tr_text_room(t, 1);
+
+	*p = '"';
+	t->len++;
+	while (n) {
+		size_t chunk = n > CHUNK ? CHUNK : n;
+		const uint8_t *e = s + chunk;
+
+		p = tr_text_room(t, 4 * chunk + 1);
+		while (s < e) {
+			const uint8_t *r = s;
+
+			while (r < e && !esc[*r])
+				r++;
+			p = tr_put(p, s, (size_t)(r - s));
+			s = r;
+			if (s < e) {
+				*p++ = '\\';
+				*p++ = esc[*s];
+				if (esc[*s] == 'x') {
+					*p++ = hexd[*s >> 4];
+					*p++ = hexd[*s & 15];
+				}
+				s++;
+			}
+		}
+		t->len = (size_t)(p - t->buf);
+		n -= chunk;
+	}
+	p = tr_text_room(t, 1);
+	*p = '"';
+	t->len++;
+}
+
+void tr_text_hex(struct tr_text *t, const uint8_t *s, size_t n)
+{
+	char *p = tr_text_room(t, 2);
+
+	p[0] = '0';
+	p[1] = 'x';
+	t->len += 2;
+	while (n) {
+		size_t chunk = n > CHUNK ? CHUNK : n;
+
+		p = tr_text_room(t, 2 * chunk);
+		for (size_t i = 0; i < chunk; i++) {
+			*p++ = hexd[s[i] >> 4];
+			*p++ = hexd[s[i] & 15];
+		}
+		t->len = (size_t)(p - t->buf);
+		s += chunk;
+		n -= chunk;
+	}
+}
+
+/* ---- a plan's fields ------------------------------------------------------------- */
+
+static inline void put_lit(struct tr_text *t, const char *s, size_t n)
+{
+	char *p = tr_text_room(t, n);
+
+	memcpy(p, s, n);
+	t->len += n;
+}
+
+static inline bool align_to(struct tr_walk *w, uint32_t align)
+{
+	uint64_t b = (w->bit + align - 1) & ~(uint64_t)(align - 1);
+
+	if (b > w->end)
+		return false;
+	w->bit = b;
+	return true;
+}
+
+/* The label of @v in enumeration @et, or NULL. */
+static const struct tr_enum_map *enum_label(const struct tr_ctype *et, uint64_t v)
+{
+	for (uint32_t i = 0; i < et->nmaps; i++) {
+		const struct tr_enum_map *m = &et->maps[i];
+
+		if (et->sign ? (int64_t)v >= m->lo && (int64_t)v <= m->hi :
+		    v >= (uint64_t)m->lo && v <= (uint64_t)m->hi)
+			return m;
+	}
+	return NULL;
+}
+
+static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, uint32_t end,
+		      struct tr_walk *w, bool first, int depth);
+
+static int text_one(struct tr_text *t, const struct tr_op *ops, uint32_t i, struct tr_walk *w,
+		    int depth)
+{
+	const struct tr_op *op = &ops[i];
+	char *p;
+
+	if (depth > 64 || w->budget-- == 0)
+		return -EPROTO;
+	switch (op->code) {
+	case TR_OP_INT: {
+		uint64_t v;
+		const struct tr_enum_map *m = NULL;
+
+		if (!align_to(w, op->align) || w->end - w->bit < op->size)
+			return -EPROTO;
+		v = tr_read_bits(w->pkt, w->bit, op->size, op->be);
+		if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
+			v |= ~0ull << op->size;
+		w->bit += op->size;
+		if (op->reg >= 0)
+			w->regs[op->reg] = v;
+		if (op->type && op->type->kind == TR_TK_ENUM)
+			m = enum_label(op->type, v);
+		p = tr_text_room(t, 96 + (m ? m->len : 0));
+		if (m) {
+			p = tr_put(p, m->label, m->len);
+			*p++ = ' ';
+			*p++ = '(';
+		}
+		if (op->base == 10 || (op->sign && (int64_t)v < 0 && op->base != 16))
+			p = op->sign ? tr_put_s64(p, (int64_t)v) : tr_put_u64(p, v);
+		else
+			p = tr_put_base(p, op->size < 64 ? v & ((1ull << op->size) - 1) : v,
+					op->base);
+		if (m)
+			*p++ = ')';
+		t->len = (size_t)(p - t->buf);
+		return 0;
+	}
+	case TR_OP_FLOAT: {
+		uint64_t v;
+
+		if (!align_to(w, op->align) || w->end - w->bit < op->size)
+			return -EPROTO;
+		v = tr_read_bits(w->pkt, w->bit, op->size, op->be);
+		w->bit += op->size;
+		p = tr_text_room(t, 48);
+		if (op->size == 32) {
+			uint32_t u = (uint32_t)v;
+			float f;
+
+			memcpy(&f, &u, 4);
+			p = tr_put_float(p, f);
+		} else {
+			double d;
+
+			memcpy(&d, &v, 8);
+			p = tr_put_double(p, d);
+		}
+		t->len = (size_t)(p - t->buf);
+		return 0;
+	}
+	case TR_OP_STRING: {
+		const uint8_t *s, *z;
+
+		if (!align_to(w, 8))
+			return -EPROTO;
+		s = w->pkt + w->bit / 8;
+		z = memchr(s, 0, (size_t)((w->end - w->bit) / 8));
+		if (!z)
+			return -EPROTO;
+		tr_text_string(t, s, (size_t)(z - s));
+		w->bit += (uint64_t)(z - s + 1) * 8;
+		return 0;
+	}
+	case TR_OP_STRUCT: {
+		int r;
+
+		if (!align_to(w, op->align))
+			return -EPROTO;
+		if (op->next == i + 1) {
+			put_lit(t, "{ }", 3);
+			return 0;
+		}
+		put_lit(t, "{ ", 2);
+		r = text_range(t, ops, i + 1, op->next, w, true, depth + 1);
+		put_lit(t, " }", 2);
+		return r;
+	}
+	case TR_OP_ARRAY:
+	case TR_OP_SEQ: {
+		uint64_t n = op->code == TR_OP_ARRAY ? op->arg : w->regs[op->arg];
+
+		if (!align_to(w, op->align))
+			return -EPROTO;
+		if (op->text && !(w->bit % 8)) {
+			/* text: up to its first NUL, in its whole room */
+			const uint8_t *s = w->pkt + w->bit / 8, *z;
+
+			if (n > (w->end - w->bit) / 8)
+				return -EPROTO;
+			z = memchr(s, 0, (size_t)n);
+			tr_text_string(t, s, z ? (size_t)(z - s) : (size_t)n);
+			w->bit += n * 8;
+			return 0;
+		}
+		if (!n) {
+			put_lit(t, "[ ]", 3);
+			return 0;
+		}
+		put_lit(t, "[ ", 2);
+		for (uint64_t k = 0; k < n; k++) {
+			int r;
+
+			if (k)
+				put_lit(t, ", ", 2);
+			r = text_range(t, ops, i + 1, op->next, w, true, depth + 1);
+			if (r)
+				return r;
+		}
+		put_lit(t, " ]", 2);
+		return 0;
+	}
+	case TR_OP_VARIANT: {
+		int64_t tag = (int64_t)w->regs[op->arg];
+
+		for (uint32_t k = 0; k < op->nopts; k++) {
+			if (tag >= op->opts[k].lo && tag <= op->opts[k].hi) {
+				int r;
+
+				put_lit(t, "{ ", 2);
+				r = text_range(t, ops, op->opts[k].op,
+					       ops[op->opts[k].op].code >= TR_OP_STRUCT ?
+					       ops[op->opts[k].op].next : op->opts[k].op + 1, w, true,
+					       depth + 1);
+				put_lit(t, " }", 2);
+				return r;
+			}
+		}
+		return -EPROTO;
+	}
+	}
+	return -EPROTO;
+}
+
+/* The fields [@i, @end) of one level: "name = value" each, separated by ", ". */
+static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, uint32_t end,
+		      struct tr_walk *w, bool first, int depth)
+{
+	while (i < end) {
+		const struct tr_op *op = &ops[i];
+		char *p = tr_text_room(t, op->namelen + 5);
+		int r;
+
+		if (!first) {
+			*p++ = ',';
+			*p++ = ' ';
+		}
+		first = false;
+		if (op->namelen) {
+			p = tr_put(p, op->name, op->namelen);
+			*p++ = ' ';
+			*p++ = '=';
+			*p++ = ' ';
+		}
+		t->len = (size_t)(p - t->buf);
+		r = text_one(t, ops, i, w, depth);
+		if (r)
+			return r;
+		i = op->code >= TR_OP_STRUCT ? op->next : i + 1;
+	}
+	return 0;
+}
+
+int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
+{
+	if (!p->nops)
+		return 0;
+	return text_range(t, p->ops, 0, p->nops, w, first, 0);
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader/text.h - events as text: a buffered output, the number and string
+ * formatting dump prints millions of lines a second with (no printf per
+ * field), and the fields of a general CTF event walked from its plan
+ * (reader/ctf.h) into "name = value, ..." text.  What `ringtrace dump`
+ * prints, and what the model keeps as an event's fields for the viewer.
+ *
+ * Values: integers in their base (decimal, 0x..., 0..., 0b...);
+ * enumerations as "label (value)" (the first label whose range holds it);
+ * floats exactly ("%.17g" at most, the shortest that reads back);
+ * strings and text arrays quoted, with \" \\ \n \t and \xNN escapes;
+ * arrays and sequences as "[ a, b ]"; structures as "{ a = 1, b = 2 }";
+ * a variant as its option's value.
+ */
+#ifndef RTR_READER_TEXT_H
+#define RTR_READER_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct tr_plan;
+struct tr_walk;
+
+/**
+ * struct tr_text - text being made.
+ * @f: where a full buffer goes (NULL: the buffer grows instead).
+ * @buf: @len bytes used of @cap.
+ * @failed: a write failed, or memory ran out: the text is incomplete.
+ */
+struct tr_text {
+	FILE *f;
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+/*
+ * Copies of short strings read 32 bytes from their start (tr_put_pad()):
+ * tr_text_room() keeps that much slack.
+ */
+#define TR_TEXT_PAD	32
+
+int tr_text_init(struct tr_text *t, FILE *f, size_t cap);
+void tr_text_free(struct tr_text *t);
+/* Write out what is buffered (to @f).  Return: 0, or -EIO once a write failed. */
+int tr_text_flush(struct tr_text *t);
+/* Make room for @n bytes (the slow half of tr_text_room()). */
+void tr_text_grow(struct tr_text *t, size_t n);
+
+/* Room for @n more bytes: where to write them.  Set @len after writing. */
+static inline char *tr_text_room(struct tr_text *t, size_t n)
+{
+	if (__builtin_expect(t->cap - t->len < n + TR_TEXT_PAD, 0))
+		tr_text_grow(t, n + TR_TEXT_PAD);
+	return t->buf + t->len;
+}
+
+/* ---- formatting into a buffer with room ---------------------------------------- */
+
+extern const char tr_dig2[200];		/* "00" "01" ... "99" */
+extern const uint64_t tr_pow10[20];
+
+static inline char *tr_put(char *p, const void *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* A short string from a buffer readable TR_TEXT_PAD bytes past its start. */
+static inline char *tr_put_pad(char *p, const char *s, size_t n)
+{
+	if (n <= 16)
+		memcpy(p, s, 16);
+	else if (n <= 32)
+		memcpy(p, s, 32);
+	else
+		memcpy(p, s, n);
+	return p + n;
+}
+
+/* Decimal digits of @v: 1..20. */
+static inline unsigned tr_ndigits(uint64_t v)
+{
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t - (v < tr_pow10[t]) + 1;
+}
+
+/* Exactly 8 digits, zero-padded: two independent halves. */
+static inline void tr_put_8(char *p, uint32_t x)
+{
+	uint32_t a = x / 10000, b = x % 10000;
+
+	memcpy(p, tr_dig2 + 2 * (a / 100), 2);
+	memcpy(p + 2, tr_dig2 + 2 * (a % 100), 2);
+	memcpy(p + 4, tr_dig2 + 2 * (b / 100), 2);
+	memcpy(p + 6, tr_dig2 + 2 * (b % 100), 2);
+}
+
+/* @x < 10^8, no padding. */
+static inline char *tr_put_small(char *p, uint32_t x)
+{
+	unsigned n = tr_ndigits(x);
+	char *e = p + n;
+
+	while (x >= 100) {
+		uint32_t d = x / 100;
+
+		e -= 2;
+		memcpy(e, tr_dig2 + 2 * (x - d * 100), 2);
+		x = d;
+	}
+	if (x >= 10)
+		memcpy(e - 2, tr_dig2 + 2 * x, 2);
+	else
+		e[-1] = (char)('0' + x);
+	return p + n;
+}
+
+static inline __attribute__((always_inline)) char *tr_put_u64(char *p, uint64_t v)
+{
+	if (v < 100000000u)
+		return tr_put_small(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = tr_put_small(p, (uint32_t)(v / 100000000u));
+	} else {
+		uint64_t hi = v / 100000000u;
+
+		p = tr_put_small(p, (uint32_t)(hi / 100000000u));
+		tr_put_8(p, (uint32_t)(hi % 100000000u));
+		p += 8;
+	}
+	tr_put_8(p, (uint32_t)(v % 100000000u));
+	return p + 8;
+}
+
+static inline char *tr_put_s64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return tr_put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return tr_put_u64(p, (uint64_t)v);
+}
+
+/* Nine digits, zero-padded. */
+static inline char *tr_put_9(char *p, uint32_t v)
+{
+	p[0] = (char)('0' + v / 100000000u);
+	tr_put_8(p + 1, v % 100000000u);
+	return p + 9;
+}
+
+/* @v in base 2, 8 or 16, with its prefix (0b, 0, 0x): at most 66 bytes. */
+char *tr_put_base(char *p, uint64_t v, unsigned base);
+/* The shortest of %.15g..%.17g that reads back as the same double (at most 40 bytes). */
+char *tr_put_double(char *p, double v);
+/* The same for a float: %.6g..%.9g. */
+char *tr_put_float(char *p, float v);
+
+/* @n bytes of @s, quoted and escaped (4 output bytes per input byte at most). */
+void tr_text_string(struct tr_text *t, const uint8_t *s, size_t n);
+/* @n bytes as 0x and two hex digits each. */
+void tr_text_hex(struct tr_text *t, const uint8_t *s, size_t n);
+
+/*
+ * tr_text_plan() - the fields of @p as "a = 1, b = "x"" at @w (already
+ * walked by the cursor: every read is in bounds; registers are set again as
+ * the walk goes), @first false to start with ", ".  Return: 0, or -EPROTO
+ * if the plan no longer fits (a cursor checked it: it cannot happen), with
+ * the text up to there.
+ */
+int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first);
+
+#endif /* RTR_READER_TEXT_H */
