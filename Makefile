@@ -77,7 +77,7 @@ CRITERION_LIBS := -lcriterion
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SUFFIXES:
-.PHONY: all check unit-tests stress bench demo htmldocs clean deps deps-bench FORCE
+.PHONY: all check unit-tests stress bench demo htmldocs clean deps deps-check deps-bench FORCE
 
 # ---- collect the Kbuild lists ------------------------------------------------
 LIB_DIRS  := ringbuf platform consumer events reader
@@ -181,22 +181,36 @@ $(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(RTR_LIBS) $(CRITERION_LIBS)
 
+# The LTTng-UST program the interop tests and the benchmark record
+# (tests/interop/lttng/): it links Debian's liblttng-ust, which `make check`
+# and `make bench` install (scripts/deps.sh), so `make` alone does not build it.
+LTTNG_APP := $(O)/bin/rtr-lttng-app
+$(LTTNG_APP): tests/interop/lttng/app.c tests/interop/lttng/tp.h Makefile
+	$(quiet) LD $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(CFLAGS) -o $@ $< \
+		-llttng-ust -ldl -lpthread
+
 # ---- top-level jobs ------------------------------------------------------------
 deps:
 	$(Q)scripts/deps.sh build
+
+deps-check:
+	$(Q)scripts/deps.sh check
 
 # The README's test command: plain build + tests, then the ASan+UBSan build of
 # the same tests, then the ring stress harness under TSan (portable atomics
 # path, discard mode: Criterion's runner cannot start under TSan, so the
 # harness runs as ringtrace-stress, which exits non-zero on any finding).
-check: deps
+check: deps-check
 	$(Q)rm -f $(O)/check-tally && mkdir -p $(O)
-	$(Q)$(MAKE) --no-print-directory all $(O)/bin/run_tests
+	$(Q)$(MAKE) --no-print-directory all $(O)/bin/run_tests $(LTTNG_APP)
 	$(Q)scripts/run-tests.sh $(O)/check-tally plain $(O)/bin/run_tests
 	$(Q)scripts/deps.sh viewer
 	$(Q)scripts/run-tests.sh $(O)/check-tally "viewer: render tests in headless Chromium" \
 		tests/viewer/run.sh $(O)
-	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address all $(O)/asan/bin/run_tests
+	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address all $(O)/asan/bin/run_tests \
+		$(O)/asan/bin/rtr-lttng-app
 	$(Q)scripts/run-tests.sh $(O)/check-tally "ASan+UBSan" $(O)/asan/bin/run_tests
 	$(Q)$(MAKE) --no-print-directory O=$(O)/tsan SAN=thread $(O)/tsan/bin/ringtrace-stress
 	$(Q)scripts/run-tests.sh $(O)/check-tally "TSan: stress harness, portable path, discard mode" \
@@ -212,7 +226,7 @@ stress: deps all $(O)/bin/run_tests
 	$(Q)RTR_STRESS_SECONDS=$${RTR_STRESS_SECONDS:-120} scripts/run-tests.sh "" stress \
 		$(O)/bin/run_tests --filter='stress/*'
 
-bench: deps-bench all
+bench: deps-bench all $(LTTNG_APP)
 	$(Q)mkdir -p $(O)/bench
 	$(Q)scripts/bench.sh $(O)
 

@@ -481,6 +481,8 @@ static void finish_plan(struct tr_plan *p)
 			p->fixed = false;
 		}
 	}
+	if (p->align > 8)
+		p->fixed = false;
 	if (p->fixed && bits / 8 <= UINT32_MAX)
 		p->bytes = (uint32_t)(bits / 8);
 	else
@@ -940,6 +942,9 @@ int tr_walk_plan(const struct tr_plan *p, struct tr_walk *w)
 {
 	if (!p->nops)
 		return 0;
+	/* a structure starts on its largest member's alignment (CTF 1.8, 4.2.1) */
+	if (!align_to(w, p->align))
+		return wfail(w, NULL, "the layout's alignment runs past the packet's content");
 	return walk_range(p->ops, 0, p->nops, w, 0);
 }
 

@@ -51,6 +51,7 @@ void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
 	c->discarded = prev->discarded;
 	c->ts_end = prev->ts_end;
 	c->first_seq = prev->first_seq;
+	c->first_events = prev->first_events;
 	c->clock = prev->clock;
 	c->sclass = c->md->ctf && prev->sclass >= 0 &&
 		    (uint32_t)prev->sclass < c->md->ctf->nstreams ? prev->sclass : -1;
@@ -159,6 +160,7 @@ static int open_packet(struct tr_cursor *c)
 		c->pend_events = later ? 0 : discarded;
 		c->cpu = sid;
 		c->first_seq = later ? 0 : seq;
+		c->first_events = c->pend_events;
 		c->started = true;
 	}
 	c->packets_lost += c->pend_packets;
@@ -434,6 +436,7 @@ static int ctf_open_packet(struct tr_cursor *c)
 		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq : 0;
 		c->pend_events = discarded;
 		c->first_seq = c->pend_packets;
+		c->first_events = c->pend_events;
 		c->cpu = w.roles & (1u << TR_ROLE_CPU) ? w.role[TR_ROLE_CPU] :
 			 w.roles & (1u << TR_ROLE_STREAM_INSTANCE) ? w.role[TR_ROLE_STREAM_INSTANCE] :
 			 0;

@@ -45,7 +45,8 @@ enum tr_item {
  * struct tr_cursor - the position in one stream file, and the item there.
  * @pos: file offset of the next record or packet.
  * @cpu: stream_instance_id of the file's first packet.
- * @first_seq: the first packet's packet_seq_num: packets lost before it.
+ * @first_seq: the first packet's packet_seq_num: packets lost before it;
+ *	@first_events: the events it says were lost before it.
  * @ts: @off: @lost: @cls: @payload: @len: the current item (enum tr_item
  *	says which are valid): its time in clock cycles, the record's file
  *	offset, the losses, the class and its payload of @len bytes.
@@ -69,6 +70,7 @@ struct tr_cursor {
 	uint64_t cpu;
 	bool started;		/* a packet has been read */
 	uint64_t first_seq;
+	uint64_t first_events;
 	uint64_t pend_packets;	/* losses found at the packet start, not returned yet */
 	uint64_t pend_events;
 

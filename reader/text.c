@@ -398,5 +398,7 @@ int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
 {
 	if (!p->nops)
 		return 0;
+	if (!align_to(w, p->align))
+		return -EPROTO;
 	return text_range(t, p->ops, 0, p->nops, w, first, 0);
 }

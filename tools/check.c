@@ -91,6 +91,10 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 		printf("%-16s %5s %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
 		       t.streams[i].name, cpu, c->packets, c->events, c->events_lost,
 		       c->packets_lost, r == TR_ERROR ? "DAMAGED" : "ok");
+		if (!k && (c->first_seq || c->first_events))
+			printf("  before its first packet: %" PRIu64 " packets, %" PRIu64 " events "
+			       "lost (overwritten by a flight recorder, or recorded before the "
+			       "trace was joined)\n", c->first_seq, c->first_events);
 		if (r == TR_ERROR) {
 			fprintf(stderr, "ringtrace check: %s\n", c->err);
 			printf("  damage: %s\n", c->err);
