@@ -28,9 +28,11 @@
 #ifndef RTR_READER_CTF_H
 #define RTR_READER_CTF_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum tr_tkind {
 	TR_TK_INT,
@@ -144,7 +146,8 @@ struct tr_vopt {
 /**
  * struct tr_op - one step of a plan.
  * @name: the field's name to print (CTF's leading underscore dropped),
- *	@namelen bytes; "" for an array's elements.
+ *	@namelen bytes; "" for an array's elements.  @lead: ", name = ", @leadn
+ *	bytes, readable TR_TEXT_PAD bytes past (reader/text.h copies it whole).
  * @reg: integers another field refers to: the register their value goes
  *	to, else -1.
  * @arg: arrays: the length; sequences and variants: the register holding
@@ -154,6 +157,7 @@ struct tr_op {
 	uint8_t code;		/* enum tr_opcode */
 	uint8_t role;		/* enum tr_role */
 	bool sign, be, text;
+	bool plain;		/* a whole little-endian decimal integer of 8 to 64 bits */
 	uint8_t base;
 	uint16_t size;		/* bits: integers, floats */
 	uint32_t align;		/* bits */
@@ -163,6 +167,8 @@ struct tr_op {
 	const struct tr_ctype *type;
 	const char *name;
 	uint32_t namelen;
+	const char *lead;
+	uint32_t leadn;
 	const struct tr_vopt *opts;
 	uint32_t nopts;
 };
@@ -175,7 +181,17 @@ struct tr_op {
  *	aligned to at most 8 bits, in no compound but fixed arrays: the layout
  *	takes @bytes bytes wherever it starts.
  * @roles: the roles this plan sets (bit per enum tr_role).
+ * @skip: when every top-level field is a whole-byte integer or float
+ *	(aligned to at most 8 bits, referred to by nothing) or a string, and
+ *	the layout starts on a byte: the layout as @nskip runs of fixed bytes,
+ *	each followed by a string or not (tr_skip_plan()); else NULL.
  */
+/* One step of a plan walked by its sizes: @bytes of fixed fields, then a string if @string. */
+struct tr_skip {
+	uint32_t bytes;
+	bool string;
+};
+
 struct tr_plan {
 	struct tr_op *ops;
 	uint32_t nops;
@@ -183,6 +199,9 @@ struct tr_plan {
 	uint32_t bytes;
 	uint32_t align;
 	uint32_t roles;
+	struct tr_skip *skip;
+	uint32_t nskip;
+	uint32_t room;		/* @skip plans: the text of their names and numbers, at most */
 };
 
 /**
@@ -212,6 +231,21 @@ struct tr_walk {
 	size_t errlen;
 };
 
+/**
+ * struct tr_fast_header - LTTng's event headers, recognised in a stream's
+ * plan and read without walking it: an id of @id_bits (@ext: extended),
+ * then either a @ts_bits timestamp aligned to @ts_align, or (extended,
+ * aligned to 8) a 32-bit id and a 64-bit timestamp.  @on false: walk.
+ */
+struct tr_fast_header {
+	bool on;
+	bool be;
+	uint8_t id_bits;
+	uint8_t ts_bits;
+	uint32_t ts_align;
+	uint64_t ext;
+};
+
 /* ---- the metadata ------------------------------------------------------------- */
 
 /* A clock block. */
@@ -228,6 +262,7 @@ struct tr_class;
  * struct tr_stream_class - a stream block.
  * @clock: the clock its timestamps map to (an index into the clocks), -1
  *	if none does.
+ * @fast: its event header, when it is one of LTTng's (read without a walk).
  * @classes: its event classes by id, @nids slots (NULL where none); ids at
  *	or above @nids are looked up in @sorted (@nsorted, sorted by id).
  */
@@ -235,6 +270,7 @@ struct tr_stream_class {
 	uint64_t id;
 	struct tr_plan packet_context;
 	struct tr_plan event_header;
+	struct tr_fast_header fast;
 	struct tr_plan event_context;
 	int32_t clock;
 	const struct tr_class **classes;
@@ -274,6 +310,31 @@ const struct tr_stream_class *tr_ctf_stream(const struct tr_ctf *ctf, uint64_t i
 const struct tr_class *tr_ctf_class(const struct tr_stream_class *sc, uint64_t id);
 
 /*
+ * tr_skip_plan() - @w past @p by its skip steps (@p->skip set, @w->bit on a
+ * byte).  Return: 0, or -1 if it does not fit (tr_walk_plan() then says why).
+ */
+static inline int tr_skip_plan(const struct tr_plan *p, struct tr_walk *w)
+{
+	uint64_t byte = w->bit / 8, endb = w->end / 8;
+
+	for (uint32_t i = 0; i < p->nskip; i++) {
+		if (endb - byte < p->skip[i].bytes)
+			return -1;
+		byte += p->skip[i].bytes;
+		if (p->skip[i].string) {
+			const uint8_t *z = (const uint8_t *)memchr(w->pkt + byte, 0,
+								   (size_t)(endb - byte));
+
+			if (!z)
+				return -1;
+			byte = (uint64_t)(z - w->pkt) + 1;
+		}
+	}
+	w->bit = byte * 8;
+	return 0;
+}
+
+/*
  * tr_walk_plan() - walk @p from @w->bit: check every field inside the
  * content, set the registers and roles, leave @w->bit after the layout.
  * Return: 0, or -EPROTO (a field past the end, a string without its NUL, a
@@ -281,8 +342,59 @@ const struct tr_class *tr_ctf_class(const struct tr_stream_class *sc, uint64_t i
  */
 int tr_walk_plan(const struct tr_plan *p, struct tr_walk *w);
 
-/* The @size-bit integer at bit @bit of @base, in byte order @be (bounds checked before). */
-uint64_t tr_read_bits(const uint8_t *base, uint64_t bit, unsigned size, bool be);
+/* The clock takes a @size-bit value: CTF 1.8 (8.): its low bits, wrapping forwards. */
+static inline uint64_t tr_clock_update(uint64_t clock, uint64_t v, unsigned size)
+{
+	uint64_t mask;
+
+	if (size >= 64)
+		return v;
+	mask = (1ull << size) - 1;
+	if (v < (clock & mask))
+		clock += mask + 1;
+	return (clock & ~mask) | v;
+}
+
+/* The slow half of tr_read_bits(): any size, any bit offset, either order. */
+uint64_t tr_read_bits_slow(const uint8_t *base, uint64_t bit, unsigned size, bool be);
+
+/*
+ * tr_read_bits() - the @size-bit unsigned integer at bit @bit of @base, in
+ * byte order @be (CTF 1.8 4.1.5: little-endian fields fill each byte from
+ * its least significant bit, big-endian ones from its most).  The caller
+ * checked the bounds.  Inline for the common case, a whole little-endian
+ * integer at a byte boundary.
+ */
+static inline uint64_t tr_read_bits(const uint8_t *base, uint64_t bit, unsigned size, bool be)
+{
+	const uint8_t *p = base + bit / 8;
+
+	if (__builtin_expect(!(bit % 8) && !be, 1)) {
+		switch (size) {
+		case 8:
+			return p[0];
+		case 16: {
+			uint16_t x;
+
+			memcpy(&x, p, 2);
+			return le16toh(x);
+		}
+		case 32: {
+			uint32_t x;
+
+			memcpy(&x, p, 4);
+			return le32toh(x);
+		}
+		case 64: {
+			uint64_t x;
+
+			memcpy(&x, p, 8);
+			return le64toh(x);
+		}
+		}
+	}
+	return tr_read_bits_slow(base, bit, size, be);
+}
 
 /* The work a walk of @bits bits of content may do (struct tr_walk.budget). */
 static inline uint64_t tr_walk_budget(uint64_t bits)

@@ -235,13 +235,25 @@ static bool resolve_be(const struct compiler *c, uint8_t order)
 	return order == TR_ORDER_NATIVE ? c->trace_be : order == TR_ORDER_BE;
 }
 
-static void set_name(struct tr_op *op, const char *name)
+static int set_name(struct compiler *c, struct tr_op *op, const char *name)
 {
+	char *lead;
+
 	/* CTF's leading underscore is not part of the name users see */
 	if (name[0] == '_' && name[1])
 		name++;
 	op->name = name;
 	op->namelen = (uint32_t)strlen(name);
+	/* ", name = ", room to be copied 32 bytes at a time (reader/text.h) */
+	lead = tr_arena_alloc(c->arena, op->namelen + 6 + 32);
+	if (!lead)
+		return cnomem(c);
+	if (op->namelen)
+		op->leadn = (uint32_t)sprintf(lead, ", %s = ", name);
+	else
+		op->leadn = (uint32_t)sprintf(lead, ", ");
+	op->lead = lead;
+	return 0;
 }
 
 static int compile_type(struct compiler *c, const struct tr_ctype *t, const char *name,
@@ -292,7 +304,8 @@ static int compile_variant(struct compiler *c, const struct tr_ctype *t, const c
 		return -EPROTO;
 	op->arg = (uint64_t)tag->plan->ops[tag->op].reg;
 	op->type = t;
-	set_name(op, name);
+	if (set_name(c, op, name))
+		return -EPROTO;
 	opt_op = calloc(t->nfields, sizeof(*opt_op));
 	if (!opt_op)
 		return cnomem(c);
@@ -357,7 +370,8 @@ static int compile_type(struct compiler *c, const struct tr_ctype *t, const char
 		op->text = t->text;
 		op->type = t;
 		op->role = role_of(c, name, t, depth);
-		set_name(op, name);
+		if (set_name(c, op, name))
+		goto fail;
 		if (add_sym(c, path, at))
 			goto fail;
 		break;
@@ -368,21 +382,24 @@ static int compile_type(struct compiler *c, const struct tr_ctype *t, const char
 		op->align = t->align;
 		op->be = resolve_be(c, t->order);
 		op->type = t;
-		set_name(op, name);
+		if (set_name(c, op, name))
+		goto fail;
 		break;
 	case TR_TK_STRING:
 		if (!(op = emit(c, TR_OP_STRING)))
 			goto fail;
 		op->align = 8;
 		op->type = t;
-		set_name(op, name);
+		if (set_name(c, op, name))
+		goto fail;
 		break;
 	case TR_TK_STRUCT:
 		if (!(op = emit(c, TR_OP_STRUCT)))
 			goto fail;
 		op->align = t->align;
 		op->type = t;
-		set_name(op, name);
+		if (set_name(c, op, name))
+		goto fail;
 		if (compile_members(c, t, path, depth))
 			goto fail;
 		c->plan->ops[at].next = c->plan->nops;
@@ -398,7 +415,8 @@ static int compile_type(struct compiler *c, const struct tr_ctype *t, const char
 		op->align = t->align;
 		op->type = t;
 		op->text = t->text;
-		set_name(op, name);
+		if (set_name(c, op, name))
+		goto fail;
 		if (t->kind == TR_TK_ARRAY) {
 			op->arg = t->length;
 			/* the packet header's uuid: 16 bytes */
@@ -457,28 +475,34 @@ static int compile_root(struct compiler *c, struct tr_plan *p, enum root r,
 	return compile_members(c, t, root_names[r], 0);
 }
 
-/* Whether @p can be skipped by its size, and the roles it sets. */
-static void finish_plan(struct tr_plan *p)
+/* Whether @p can be skipped by its size (or its skip steps), and the roles it sets. */
+static int finish_plan(struct compiler *c, struct tr_plan *p)
 {
 	uint64_t bits = 0;
+	bool skippable = p->align <= 8;
+	uint32_t nskip = 0;
 
 	p->fixed = true;
 	p->roles = 0;
 	for (uint32_t i = 0; i < p->nops; i++) {
-		const struct tr_op *op = &p->ops[i];
+		struct tr_op *op = &p->ops[i];
+
+		op->plain = op->code == TR_OP_INT && op->type->kind == TR_TK_INT && op->base == 10 &&
+			    !op->be && op->align <= 8 && op->reg < 0 &&
+			    (op->size == 8 || op->size == 16 || op->size == 32 || op->size == 64);
 
 		p->roles |= 1u << op->role;
 		if (op->reg >= 0 || op->role != TR_ROLE_NONE)
-			p->fixed = false;
+			p->fixed = skippable = false;
 		if (op->code == TR_OP_INT || op->code == TR_OP_FLOAT) {
 			if (op->size % 8 || (op->align != 1 && op->align != 8))
-				p->fixed = false;
+				p->fixed = skippable = false;
 			bits += op->size;
-		} else if (op->code == TR_OP_ARRAY) {
-			/* a fixed array of fixed elements: unrolled as its size */
+		} else if (op->code == TR_OP_STRING) {
 			p->fixed = false;
+			nskip++;
 		} else {
-			p->fixed = false;
+			p->fixed = skippable = false;
 		}
 	}
 	if (p->align > 8)
@@ -487,6 +511,71 @@ static void finish_plan(struct tr_plan *p)
 		p->bytes = (uint32_t)(bits / 8);
 	else
 		p->fixed = false;
+	if (!skippable || !p->nops || bits / 8 > UINT32_MAX)
+		return 0;
+	p->skip = calloc(nskip + 1, sizeof(*p->skip));
+	if (!p->skip)
+		return cnomem(c);
+	for (uint32_t i = 0; i < p->nops; i++) {
+		if (p->ops[i].code == TR_OP_STRING)
+			p->skip[p->nskip++].string = true;
+		else
+			p->skip[p->nskip].bytes += p->ops[i].size / 8;
+		/* ", name = " and a number (a float's at most 48 bytes), an enumeration's label */
+		p->room += p->ops[i].leadn + 96;
+		if (p->ops[i].type->kind == TR_TK_ENUM) {
+			uint32_t longest = 0;
+
+			for (uint32_t m = 0; m < p->ops[i].type->nmaps; m++)
+				if (p->ops[i].type->maps[m].len > longest)
+					longest = p->ops[i].type->maps[m].len;
+			p->room += longest;
+		}
+	}
+	if (p->skip[p->nskip].bytes)
+		p->nskip++;
+	return 0;
+}
+
+/*
+ * LTTng's event headers (lttng-ust and lttng-modules: struct
+ * event_header_compact and event_header_large), recognised in @sc's plan:
+ * an enumeration id whose values below its largest select a "compact"
+ * struct of one timestamp, and its largest an "extended" one of a 32-bit id
+ * and a 64-bit timestamp.
+ */
+static void fast_header(struct tr_stream_class *sc)
+{
+	const struct tr_plan *p = &sc->event_header;
+	const struct tr_op *o = p->ops, *v, *cs, *es;
+	uint64_t ext;
+
+	memset(&sc->fast, 0, sizeof(sc->fast));
+	if (p->nops != 7 || p->align != 8 || o[0].code != TR_OP_INT ||
+	    o[0].role != TR_ROLE_EVENT_ID || o[0].size > 16 || o[0].sign || o[0].align > 8)
+		return;
+	v = &o[1];
+	ext = (1ull << o[0].size) - 1;
+	if (v->code != TR_OP_VARIANT || v->arg != (uint64_t)o[0].reg || v->nopts != 2 ||
+	    v->opts[0].lo != 0 || (uint64_t)v->opts[0].hi != ext - 1 ||
+	    (uint64_t)v->opts[1].lo != ext || (uint64_t)v->opts[1].hi != ext)
+		return;
+	cs = &o[v->opts[0].op];
+	es = &o[v->opts[1].op];
+	if (cs->code != TR_OP_STRUCT || cs->next != v->opts[0].op + 2 ||
+	    cs[1].code != TR_OP_INT || cs[1].role != TR_ROLE_TS || cs[1].align != cs->align ||
+	    cs[1].be != o[0].be || cs[1].sign)
+		return;
+	if (es->code != TR_OP_STRUCT || es->align != 8 || es->next != v->opts[1].op + 3 ||
+	    es[1].code != TR_OP_INT || es[1].role != TR_ROLE_EVENT_ID || es[1].size != 32 ||
+	    es[1].align != 8 || es[2].code != TR_OP_INT || es[2].role != TR_ROLE_TS ||
+	    es[2].size != 64 || es[2].align != 8 || es[1].be != o[0].be || es[2].be != o[0].be ||
+	    es[1].sign || es[2].sign)
+		return;
+	sc->fast = (struct tr_fast_header){
+		.on = true, .be = o[0].be, .id_bits = (uint8_t)o[0].size,
+		.ts_bits = (uint8_t)cs[1].size, .ts_align = cs->align, .ext = ext,
+	};
 }
 
 static int cmp_class_ptr(const void *a, const void *b)
@@ -736,15 +825,19 @@ int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struc
 		}
 	}
 	/* every plan's final shape, now that every reference is resolved */
-	finish_plan(&ctf->packet_header);
+	if (finish_plan(&c, &ctf->packet_header))
+		goto fail;
 	for (uint32_t s = 0; s < ctf->nstreams; s++) {
-		finish_plan(&ctf->streams[s].packet_context);
-		finish_plan(&ctf->streams[s].event_header);
-		finish_plan(&ctf->streams[s].event_context);
+		if (finish_plan(&c, &ctf->streams[s].packet_context) ||
+		    finish_plan(&c, &ctf->streams[s].event_header) ||
+		    finish_plan(&c, &ctf->streams[s].event_context))
+			goto fail;
+		fast_header(&ctf->streams[s]);
 	}
 	for (uint32_t i = 0; i < md->nclasses; i++) {
-		finish_plan((struct tr_plan *)md->classes[i].context);
-		finish_plan((struct tr_plan *)md->classes[i].payload);
+		if (finish_plan(&c, (struct tr_plan *)md->classes[i].context) ||
+		    finish_plan(&c, (struct tr_plan *)md->classes[i].payload))
+			goto fail;
 	}
 	/* the clock the cursors give times in: the one the streams use, or ns */
 	if (!several && used_clock >= 0) {
@@ -771,27 +864,37 @@ fail:
 
 /* ---- walking ------------------------------------------------------------------ */
 
-uint64_t tr_read_bits(const uint8_t *base, uint64_t bit, unsigned size, bool be)
+uint64_t tr_read_bits_slow(const uint8_t *base, uint64_t bit, unsigned size, bool be)
 {
 	const uint8_t *p = base + bit / 8;
 	unsigned shift = (unsigned)(bit % 8), need = (shift + size + 7) / 8;
-	uint64_t v = 0;
-	unsigned __int128 w = 0;
+	uint8_t b[8] = { 0 };
+	uint64_t x;
 
-	/* at most 9 bytes: gather them, then shift */
-	if (!be) {
-		for (unsigned i = need; i-- > 0;)
-			w = w << 8 | p[i];
-		w >>= shift;
-	} else {
-		for (unsigned i = 0; i < need; i++)
-			w = w << 8 | p[i];
-		w >>= need * 8 - shift - size;
+	if (need > 8) {
+		/* 9 bytes: a 57- to 64-bit field that starts mid-byte */
+		unsigned __int128 w = 0;
+
+		if (!be) {
+			for (unsigned i = need; i-- > 0;)
+				w = w << 8 | p[i];
+			w >>= shift;
+		} else {
+			for (unsigned i = 0; i < need; i++)
+				w = w << 8 | p[i];
+			w >>= need * 8 - shift - size;
+		}
+		x = (uint64_t)w;
+		return size < 64 ? x & ((1ull << size) - 1) : x;
 	}
-	v = (uint64_t)w;
-	if (size < 64)
-		v &= (1ull << size) - 1;
-	return v;
+	memcpy(b, p, need);
+	memcpy(&x, b, 8);
+	if (!be) {
+		x = le64toh(x) >> shift;
+		return size < 64 ? x & ((1ull << size) - 1) : x;
+	}
+	x = be64toh(x) << shift;
+	return x >> (64 - size);
 }
 
 __attribute__((format(printf, 3, 4), cold))
@@ -821,18 +924,6 @@ static inline bool align_to(struct tr_walk *w, uint32_t align)
 	return true;
 }
 
-/* The clock takes a @size-bit value: CTF 1.8 (8.): the low bits, wrapping forwards. */
-static inline uint64_t clock_update(uint64_t clock, uint64_t v, unsigned size)
-{
-	uint64_t mask;
-
-	if (size >= 64)
-		return v;
-	mask = (1ull << size) - 1;
-	if (v < (clock & mask))
-		clock += mask + 1;
-	return (clock & ~mask) | v;
-}
 
 static int walk_range(const struct tr_op *ops, uint32_t i, uint32_t end, struct tr_walk *w,
 		      int depth);
@@ -849,6 +940,11 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int 
 
 		if (!align_to(w, op->align) || w->end - w->bit < op->size)
 			return wfail(w, op, "runs past the packet's content");
+		if (op->reg < 0 && !op->role) {
+			/* nothing refers to it: its size is enough */
+			w->bit += op->size;
+			return 0;
+		}
 		v = tr_read_bits(w->pkt, w->bit, op->size, op->be);
 		if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
 			v |= ~0ull << op->size;
@@ -857,7 +953,7 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int 
 			w->regs[op->reg] = v;
 		if (op->role) {
 			if (op->role == TR_ROLE_TS)
-				w->clock = clock_update(w->clock, v, op->size);
+				w->clock = tr_clock_update(w->clock, v, op->size);
 			else if (op->role == TR_ROLE_TS_BEGIN)
 				w->clock = v;
 			w->role[op->role] = v;
@@ -954,8 +1050,10 @@ static void free_plan(struct tr_plan *p)
 {
 	if (p) {
 		free(p->ops);
+		free(p->skip);
 		p->ops = NULL;
-		p->nops = 0;
+		p->skip = NULL;
+		p->nops = p->nskip = 0;
 	}
 }
 

@@ -318,13 +318,14 @@ int tr_next(struct tr_cursor *c)
 /* ---- general CTF: packets and records through the plans (reader/ctf.h) ---- */
 
 /* A clock value of the stream's clock as the trace's time: ns since the epoch with several clocks. */
-static uint64_t ctf_time(const struct tr_cursor *c, uint64_t clock)
+static inline uint64_t ctf_time(const struct tr_cursor *c, uint64_t clock)
 {
 	const struct tr_ctf *ctf = c->md->ctf;
 	const struct tr_clock_class *k;
 	__int128 ns;
 
-	if (!c->md->ns_clocks || c->sclass < 0 || ctf->streams[c->sclass].clock < 0)
+	if (__builtin_expect(!c->md->ns_clocks, 1) || c->sclass < 0 ||
+	    ctf->streams[c->sclass].clock < 0)
 		return clock;
 	k = &ctf->clocks[ctf->streams[c->sclass].clock];
 	ns = (__int128)k->offset_s * 1000000000 +
@@ -459,6 +460,51 @@ static int ctf_open_packet(struct tr_cursor *c)
 	return 0;
 }
 
+/*
+ * LTTng's event header (tr_fast_header): the id and the timestamp without a
+ * walk.  Return: 0, or -1 if it does not fit (the walk then says why).
+ */
+static inline int fast_header(const struct tr_fast_header *f, struct tr_walk *w, uint64_t *id)
+{
+	uint64_t bit = (w->bit + 7) & ~(uint64_t)7;
+
+	if (w->end < bit || w->end - bit < f->id_bits)
+		return -1;
+	*id = tr_read_bits(w->pkt, bit, f->id_bits, f->be);
+	bit += f->id_bits;
+	if (__builtin_expect(*id != f->ext, 1)) {
+		bit = (bit + f->ts_align - 1) & ~(uint64_t)(f->ts_align - 1);
+		if (w->end < bit || w->end - bit < f->ts_bits)
+			return -1;
+		w->clock = tr_clock_update(w->clock, tr_read_bits(w->pkt, bit, f->ts_bits, f->be),
+					   f->ts_bits);
+		w->bit = bit + f->ts_bits;
+		return 0;
+	}
+	bit = (bit + 7) & ~(uint64_t)7;
+	if (w->end < bit || w->end - bit < 96)
+		return -1;
+	*id = tr_read_bits(w->pkt, bit, 32, f->be);
+	w->clock = tr_read_bits(w->pkt, bit + 32, 64, f->be);
+	w->bit = bit + 96;
+	return 0;
+}
+
+/* Past @p: by its sizes when it allows, else a walk that checks every field. */
+static inline int walk_or_skip(const struct tr_plan *p, struct tr_walk *w)
+{
+	if (!p->nops)
+		return 0;
+	if (p->skip && !(w->bit % 8)) {
+		uint64_t at = w->bit;
+
+		if (!tr_skip_plan(p, w))
+			return 0;
+		w->bit = at;
+	}
+	return tr_walk_plan(p, w);
+}
+
 static int ctf_next_record(struct tr_cursor *c)
 {
 	const struct tr_ctf *ctf = c->md->ctf;
@@ -470,10 +516,22 @@ static int ctf_next_record(struct tr_cursor *c)
 	struct tr_walk w;
 	char err[256];
 
-	ctf_walk_init(c, &w, pkt, start, end, err, sizeof(err));
-	if (tr_walk_plan(&sc->event_header, &w))
-		return fail(c, c->pkt_off + w.fail_bit / 8, "event header: %s", err);
-	id = w.roles & (1u << TR_ROLE_EVENT_ID) ? w.role[TR_ROLE_EVENT_ID] : 0;
+	w.pkt = pkt;
+	w.bit = start;
+	w.end = end;
+	w.regs = ctf->regs;
+	w.roles = 0;
+	w.budget = tr_walk_budget(end - start);
+	w.clock = c->clock;
+	w.err = err;
+	w.errlen = sizeof(err);
+	if (!sc->fast.on || fast_header(&sc->fast, &w, &id)) {
+		w.bit = start;
+		w.clock = c->clock;
+		if (tr_walk_plan(&sc->event_header, &w))
+			return fail(c, c->pkt_off + w.fail_bit / 8, "event header: %s", err);
+		id = w.roles & (1u << TR_ROLE_EVENT_ID) ? w.role[TR_ROLE_EVENT_ID] : 0;
+	}
 	cls = tr_ctf_class(sc, id);
 	if (!cls)
 		return fail(c, c->pkt_off + start / 8, "unknown event id %" PRIu64, id);
@@ -484,22 +542,15 @@ static int ctf_next_record(struct tr_cursor *c)
 		return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " after the packet's "
 			    "timestamp_end %" PRIu64, w.clock, c->ts_end);
 	c->sctx_bit = w.bit;
-	if (tr_walk_plan(&sc->event_context, &w))
+	if (walk_or_skip(&sc->event_context, &w))
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: event context: %s", cls->name, err);
 	c->ctx_bit = w.bit;
-	if (tr_walk_plan(cls->context, &w))
+	if (walk_or_skip(cls->context, &w))
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: context: %s", cls->name, err);
 	c->pl_bit = w.bit;
 	p = cls->payload;
-	if (p->fixed && !(w.bit % 8)) {
-		if ((end - w.bit) / 8 < p->bytes)
-			return fail(c, c->pkt_off + start / 8, "%s record of %u payload bytes runs "
-				    "past the packet end (%" PRIu64 " bytes left)", cls->name,
-				    p->bytes, (end - w.bit) / 8);
-		w.bit += (uint64_t)p->bytes * 8;
-	} else if (tr_walk_plan(p, &w)) {
+	if (walk_or_skip(p, &w))
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: %s", cls->name, err);
-	}
 	if (w.bit == start)
 		return fail(c, c->pkt_off + start / 8, "%s: a record of no bits", cls->name);
 	c->clock = w.clock;

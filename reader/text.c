@@ -204,6 +204,55 @@ static inline bool align_to(struct tr_walk *w, uint32_t align)
 	return true;
 }
 
+/*
+ * The NUL-terminated string at @s (before @end), quoted and escaped, in one
+ * pass: the escape table stops the scan at its NUL too.  Return: its NUL;
+ * NULL if there is none before @end (what was before it is printed).
+ */
+static const uint8_t *text_cstring(struct tr_text *t, const uint8_t *s, const uint8_t *end)
+{
+	char *p = tr_text_room(t, 1);
+
+	*p = '"';
+	t->len++;
+	for (;;) {
+		/* 256 input bytes at most per room check, 4 output bytes each */
+		const uint8_t *e = end - s > 256 ? s + 256 : end;
+		const uint8_t *r = s;
+
+		p = tr_text_room(t, 4 * 256 + 1);
+		for (;;) {
+			while (r < e && !esc[*r])
+				r++;
+			/* a short run, with readable bytes behind it: one vector move */
+			if (r - s <= 16 && end - s >= 16) {
+				memcpy(p, s, 16);
+				p += r - s;
+			} else {
+				p = tr_put(p, s, (size_t)(r - s));
+			}
+			if (r == e || !*r)
+				break;
+			*p++ = '\\';
+			*p++ = esc[*r];
+			if (esc[*r] == 'x') {
+				*p++ = hexd[*r >> 4];
+				*p++ = hexd[*r & 15];
+			}
+			s = ++r;
+		}
+		t->len = (size_t)(p - t->buf);
+		if (r == end)
+			return NULL;
+		if (r < e) {
+			*tr_text_room(t, 1) = '"';
+			t->len++;
+			return r;
+		}
+		s = r;
+	}
+}
+
 /* The label of @v in enumeration @et, or NULL. */
 static const struct tr_enum_map *enum_label(const struct tr_ctype *et, uint64_t v)
 {
@@ -288,10 +337,9 @@ static int text_one(struct tr_text *t, const struct tr_op *ops, uint32_t i, stru
 		if (!align_to(w, 8))
 			return -EPROTO;
 		s = w->pkt + w->bit / 8;
-		z = memchr(s, 0, (size_t)((w->end - w->bit) / 8));
+		z = text_cstring(t, s, w->pkt + w->end / 8);
 		if (!z)
 			return -EPROTO;
-		tr_text_string(t, s, (size_t)(z - s));
 		w->bit += (uint64_t)(z - s + 1) * 8;
 		return 0;
 	}
@@ -371,19 +419,26 @@ static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, ui
 {
 	while (i < end) {
 		const struct tr_op *op = &ops[i];
-		char *p = tr_text_room(t, op->namelen + 5);
+		char *p = tr_text_room(t, op->leadn + 96);
 		int r;
 
-		if (!first) {
-			*p++ = ',';
-			*p++ = ' ';
-		}
+		/* ", name = " (without ", " first): one copy */
+		p = first ? tr_put_pad(p, op->lead + 2, op->leadn - 2) :
+		    tr_put_pad(p, op->lead, op->leadn);
 		first = false;
-		if (op->namelen) {
-			p = tr_put(p, op->name, op->namelen);
-			*p++ = ' ';
-			*p++ = '=';
-			*p++ = ' ';
+		if (op->plain && !(w->bit % 8) && w->end - w->bit >= op->size) {
+			/* the common integer: a whole little-endian number in decimal */
+			uint64_t v = tr_read_bits(w->pkt, w->bit, op->size, false);
+
+			if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
+				v |= ~0ull << op->size;
+			p = op->sign ? tr_put_s64(p, (int64_t)v) : tr_put_u64(p, v);
+			w->bit += op->size;
+			t->len = (size_t)(p - t->buf);
+			if (w->budget-- == 0)
+				return -EPROTO;
+			i++;
+			continue;
 		}
 		t->len = (size_t)(p - t->buf);
 		r = text_one(t, ops, i, w, depth);
@@ -394,10 +449,53 @@ static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, ui
 	return 0;
 }
 
+/*
+ * A plan of whole-byte integers, floats and strings at a byte boundary
+ * (tr_plan.skip): its room reserved once, the plain integers printed
+ * straight from their bytes.
+ */
+static int text_simple(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
+{
+	char *q = tr_text_room(t, p->room);
+
+	for (uint32_t i = 0; i < p->nops; i++) {
+		const struct tr_op *op = &p->ops[i];
+
+		q = first ? tr_put_pad(q, op->lead + 2, op->leadn - 2) :
+		    tr_put_pad(q, op->lead, op->leadn);
+		first = false;
+		if (__builtin_expect(op->plain, 1) && w->end - w->bit >= op->size) {
+			uint64_t v = tr_read_bits(w->pkt, w->bit, op->size, false);
+
+			if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
+				v |= ~0ull << op->size;
+			q = op->sign ? tr_put_s64(q, (int64_t)v) : tr_put_u64(q, v);
+			w->bit += op->size;
+			continue;
+		}
+		t->len = (size_t)(q - t->buf);
+		if (op->code == TR_OP_STRING) {
+			const uint8_t *s = w->pkt + w->bit / 8;
+			const uint8_t *z = text_cstring(t, s, w->pkt + w->end / 8);
+
+			if (!z)
+				return -EPROTO;
+			w->bit += (uint64_t)(z - s + 1) * 8;
+		} else if (text_one(t, p->ops, i, w, 0)) {
+			return -EPROTO;
+		}
+		q = tr_text_room(t, p->room);
+	}
+	t->len = (size_t)(q - t->buf);
+	return 0;
+}
+
 int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
 {
 	if (!p->nops)
 		return 0;
+	if (p->skip && !(w->bit % 8))
+		return text_simple(t, p, w, first);
 	if (!align_to(w, p->align))
 		return -EPROTO;
 	return text_range(t, p->ops, 0, p->nops, w, first, 0);

@@ -12,6 +12,9 @@
 # 4. the same program under callgrind: instructions per call;
 # 5. if `ringtrace dump` is built: dump and babeltrace2 reading the same trace
 #    of a few million events (ringtrace-events-bench --make-trace), Mevents/s;
+#    and the same on an LTTng-UST 2.13 trace of 3.2 M events recorded here
+#    (tests/interop/lttng/record.sh, blocking mode: no event lost) of
+#    rtr-lttng-app's request event (three integers and a string);
 # 6. `ringtrace view` of a 1M-event trace (rtr-viewer-traces --events) in
 #    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95);
 # 7. scripts/bench-consumer.sh: `ringtrace record` of one and two writers at
@@ -203,6 +206,48 @@ else
 		echo "bench.sh: a reader failed on $trace: no dump figures" >&2
 		status=1
 	fi
+fi
+
+# ---- 5b: reading an LTTng-UST trace: ringtrace dump and babeltrace2 ---------------
+echo
+lapp=$build/bin/rtr-lttng-app
+if ! command -v lttng-sessiond >/dev/null 2>&1 || [ ! -x "$lapp" ] ||
+	! command -v babeltrace2 >/dev/null 2>&1; then
+	echo "dump.lttng: skipped: lttng-tools, babeltrace2 or rtr-lttng-app missing" \
+		"(scripts/deps.sh bench)"
+else
+	ltmp=$(mktemp -d /dev/shm/ringtrace-bench-lttng.XXXXXX)
+	trap 'rm -rf "${tmp:-}" "$ltmp"' EXIT
+	if ! ltrace=$(tests/interop/lttng/record.sh "$ltmp" --blocking --subbuf 4M \
+		--subbufs 8 -- "$lapp" --bench --events 1600000 --threads 2); then
+		echo "bench.sh: recording the LTTng trace failed: no dump.lttng figures" >&2
+		status=1
+	else
+		lcount=$(babeltrace2 "$ltrace" | wc -l)
+		lmade=$("$ringtrace" check "$ltrace" | awk '/ packets, .* events, / { print $3 }')
+		echo "dump.lttng: LTTng-UST 2.13, $lcount events of rtrtest:request" \
+			"(u64, u32, u64, string); best of 3 runs each, output to /dev/null"
+		if [ "$lcount" -lt 3000000 ] || [ "$lcount" != "$lmade" ]; then
+			echo "bench.sh: babeltrace2 reads $lcount events, ringtrace check $lmade:" \
+				"no dump.lttng figures" >&2
+			status=1
+		elif lbt_ns=$(best_ns babeltrace2 "$ltrace") &&
+			ldump_ns=$(best_ns "$ringtrace" dump "$ltrace"); then
+			lbt=$(awk -v n="$lcount" -v t="$lbt_ns" 'BEGIN { printf "%.3f", n * 1e3 / t }')
+			ldump=$(awk -v n="$lcount" -v t="$ldump_ns" 'BEGIN { printf "%.3f", n * 1e3 / t }')
+			header
+			row dump.lttng.events "$lcount" events
+			row babeltrace2.lttng.mevents_per_s "$lbt" Mevents/s
+			row dump.lttng.mevents_per_s "$ldump" Mevents/s
+			row dump.lttng.ratio_to_babeltrace2 \
+				"$(awk -v a="$ldump" -v b="$lbt" 'BEGIN { printf "%.3f", a / b }')" \
+				"x babeltrace2"
+		else
+			echo "bench.sh: a reader failed on $ltrace: no dump.lttng figures" >&2
+			status=1
+		fi
+	fi
+	rm -rf "$ltmp"
 fi
 
 # ---- 6: the viewer: a 1M-event trace in headless Chromium --------------------------

@@ -38,6 +38,7 @@ struct dfield {
 };
 
 struct dclass {
+	bool contexts;		/* general CTF: the stream or the class has an event context */
 	char *head;		/* "name: {" */
 	size_t headn;
 	size_t bound;		/* room for the head, the fixed-size fields and the tail */
@@ -300,9 +301,8 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
  * "name: { vtid = 12 }, { a = 1, b = "x" }".  The cursor checked every
  * field: the walks here stay inside the packet.
  */
-static __attribute__((noinline)) void emit_ctf_event(struct dump *d, const struct tr_cursor *c,
-						     const struct dclass *dcls,
-						     const struct dstream *ds)
+static void emit_ctf_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
+			   const struct dstream *ds)
 {
 	const struct tr_class *cls = c->cls;
 	const struct dclass *dc = &dcls[cls - c->md->classes];
@@ -325,10 +325,25 @@ static __attribute__((noinline)) void emit_ctf_event(struct dump *d, const struc
 	p = tr_put_pad(p, ds->pre, ds->pren);
 	p = tr_put_pad(p, dc->head, dc->headn);
 	o->len = (size_t)(p - o->buf);
-	memset(&w, 0, sizeof(w));
 	w.pkt = c->s->data + c->pkt_off;
 	w.end = (c->pkt_end - c->pkt_off) * 8;
 	w.regs = c->md->ctf->regs;
+	if (__builtin_expect(!dc->contexts, 1)) {
+		/* the fields alone: "name: { a = 1 }" */
+		p = tr_text_room(o, 1);
+		*p = ' ';
+		o->len++;
+		w.bit = c->pl_bit;
+		w.budget = tr_walk_budget(w.end - w.bit);
+		tr_text_plan(o, cls->payload, &w, true);
+		p = tr_text_room(o, 3);
+		if (cls->payload->nops)
+			*p++ = ' ';
+		p = tr_put(p, "}\n", 2);
+		o->len = (size_t)(p - o->buf);
+		d->events++;
+		return;
+	}
 	for (int i = 0; i < 3; i++) {
 		if (i < 2 && !plan[i]->nops)
 			continue;
@@ -384,6 +399,8 @@ static struct dclass *setup_classes(const struct tr_metadata *md)
 		struct dclass *dc = &cls[i];
 
 		dc->head = padded(&dc->headn, "%s: {", c->name);
+		dc->contexts = md->ctf && (md->ctf->streams[c->stream].event_context.nops ||
+					   c->context->nops);
 		dc->bound = dc->headn + PAD + 4;
 		dc->f = calloc(c->nfields ? c->nfields : 1, sizeof(*dc->f));
 		if (!dc->f)

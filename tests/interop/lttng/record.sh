@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: MIT
 # tests/interop/lttng/record.sh - record an LTTng-UST trace of a program, in
 # a session daemon of its own that nothing else shares:
-#   record.sh DIR [--subbuf SIZE] [--subbufs N] [--overwrite | --snapshot]
-#             [--context] -- PROGRAM [ARGS]
+#   record.sh DIR [--subbuf SIZE] [--subbufs N] [--overwrite | --snapshot |
+#             --blocking] [--context] -- PROGRAM [ARGS]
 # writes the session into DIR/session and prints the CTF trace directory
 # (the one holding "metadata").  --snapshot: a flight recorder's session
-# (overwrite mode), whose trace is the snapshot taken when PROGRAM ends.  The daemon runs with LTTNG_HOME=DIR, as
+# (overwrite mode), whose trace is the snapshot taken when PROGRAM ends.
+# --blocking: the program waits for room instead of discarding (every event
+# recorded: the benchmark's trace).  The daemon runs with LTTNG_HOME=DIR, as
 # the user "nobody" when we are root (root's daemon would be the machine's),
 # and is stopped by its PID at the end, whatever happens; every step has a
 # hard timeout.  Exit status: 0, or 1 with the reason on stderr.
@@ -22,12 +24,14 @@ nsubbuf=4
 mode=--discard
 context=
 snapshot=
+blocking=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--subbuf) subbuf=$2; shift 2 ;;
 	--subbufs) nsubbuf=$2; shift 2 ;;
 	--overwrite) mode=--overwrite; shift ;;
 	--snapshot) mode=--overwrite; snapshot=--snapshot; shift ;;
+	--blocking) blocking=--blocking-timeout=inf; shift ;;
 	--context) context=1; shift ;;
 	--) shift; break ;;
 	*) echo "record.sh: unknown option $1" >&2; exit 2 ;;
@@ -81,13 +85,14 @@ lt() {
 	}
 }
 lt create rec $snapshot --output="$dir/session"
-lt enable-channel -u chan --subbuf-size="$subbuf" --num-subbuf="$nsubbuf" $mode
+lt enable-channel -u chan --subbuf-size="$subbuf" --num-subbuf="$nsubbuf" $mode $blocking
 lt enable-event -u -c chan 'rtrtest:*'
 if [ -n "$context" ]; then
 	lt add-context -u -c chan -t vpid -t vtid -t procname
 fi
 lt start
 # shellcheck disable=SC2086
+[ -n "$blocking" ] && export LTTNG_UST_ALLOW_BLOCKING=1
 run 120 $as "$@" >"$dir/app.log" 2>&1 || {
 	echo "record.sh: $*: failed:" >&2
 	tail -5 "$dir/app.log" >&2
