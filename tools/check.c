@@ -92,8 +92,8 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 		       t.streams[i].name, cpu, c->packets, c->events, c->events_lost,
 		       c->packets_lost, r == TR_ERROR ? "DAMAGED" : "ok");
 		if (!k && (c->first_seq || c->first_events))
-			printf("  before its first packet: %" PRIu64 " packets, %" PRIu64 " events "
-			       "lost (overwritten by a flight recorder, or recorded before the "
+			printf("  lost before its first packet: %" PRIu64 " packets and %" PRIu64
+			       " events (overwritten by a flight recorder, or written before the "
 			       "trace was joined)\n", c->first_seq, c->first_events);
 		if (r == TR_ERROR) {
 			fprintf(stderr, "ringtrace check: %s\n", c->err);

@@ -137,7 +137,7 @@ Test(interop_lttng, ust_snapshot_losses_are_babeltrace2s)
 	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' check '%s' 2>&1", t_bindir(), trace);
 	out = t_sh(cmd, &st);
 	cr_expect_eq(st, 0, "%s", out);
-	cr_expect_not_null(strstr(out, "before its first packet: "), "a flight recorder's trace "
+	cr_expect_not_null(strstr(out, "lost before its first packet: "), "a flight recorder's trace "
 			   "starts after overwritten packets: %s", out);
 	free(out);
 	free(trace);

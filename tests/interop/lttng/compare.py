@@ -267,7 +267,7 @@ def losses(bt_stderr, rt, trace):
             stream = f[0]
             got[(stream, 'event')] = int(f[4])
             got[(stream, 'packet')] = int(f[5])
-        m = re.match(r'  before its first packet: (\d+) packets, (\d+) events', line)
+        m = re.match(r'  lost before its first packet: (\d+) packets and (\d+) events', line)
         if m and stream:
             # babeltrace2 counts losses between packets only
             got[(stream, 'packet')] -= int(m.group(1))
