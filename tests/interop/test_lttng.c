@@ -32,11 +32,15 @@
 
 TestSuite(interop_lttng, .timeout = 600);
 
+/* The source tree, absolute: the mutation test changes directory before using it. */
 static const char *srcdir(void)
 {
+	static char path[PATH_MAX];
 	const char *s = getenv("RTR_SRCDIR");
 
-	return s && *s ? s : ".";
+	if (!path[0] && !realpath(s && *s ? s : ".", path))
+		snprintf(path, sizeof(path), "%s", s && *s ? s : ".");
+	return path;
 }
 
 /* Record `rtr-lttng-app ARGS` with record.sh OPTIONS into a new directory: the trace's path. */
