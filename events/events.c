@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +337,8 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 		if (cfg->struct_size >= offsetof(struct rtr_config, flags) + sizeof(cfg->flags) &&
 		    (cfg->flags & RTR_CONFIG_XEN))
 			attr.create = rtr_xen_region_create;
+		if (cfg->struct_size >= sizeof(*cfg))
+			attr.blocking_timeout_us = cfg->blocking_timeout_us;
 	}
 	pthread_mutex_lock(&control);
 	if (ring) {
@@ -420,12 +423,14 @@ static void stop_at_exit(void)
 /*
  * At load: RINGTRACE=1 (or RINGTRACE_PATH) starts tracing, so that
  * `ringtrace record` drives any linked program without code changes.
- *   RINGTRACE_PATH         region file (default /dev/shm/ringtrace-PID-N)
+ *   RINGTRACE_PATH         region file (default /dev/shm/ringtrace-PID-RANDOM)
  *   RINGTRACE_MODE         discard (default) or overwrite
  *   RINGTRACE_PACKET_SIZE  bytes, power of two (k/M suffixes)
  *   RINGTRACE_PACKETS      packets per CPU, power of two
  *   RINGTRACE_XEN=1        in a Xen guest: the region in pages granted to
  *                          dom0 (RTR_CONFIG_XEN), and tracing starts
+ *   RINGTRACE_BLOCKING_TIMEOUT  microseconds a writer waits for room (discard
+ *                          mode; "inf": no limit; default 0, never)
  * Problems are reported on stderr once; the program runs on untraced.
  */
 __attribute__((constructor)) static void start_from_env(void)
@@ -433,6 +438,7 @@ __attribute__((constructor)) static void start_from_env(void)
 	const char *on = getenv("RINGTRACE"), *path = getenv("RINGTRACE_PATH");
 	const char *mode = getenv("RINGTRACE_MODE"), *xen = getenv("RINGTRACE_XEN");
 	struct rtr_config cfg = { .struct_size = sizeof(cfg) };
+	char defpath[64];
 	int ret;
 
 	if (xen && *xen && strcmp(xen, "0"))
@@ -440,6 +446,9 @@ __attribute__((constructor)) static void start_from_env(void)
 	if (!(on && *on && strcmp(on, "0")) && !(path && *path) && !cfg.flags)
 		return;
 	cfg.path = path && *path ? path : NULL;
+	/* Ours, so that a failure names it. */
+	if (!cfg.path && rtr_ring_default_path(defpath, sizeof(defpath)) == 0)
+		cfg.path = defpath;
 	cfg.mode = RTR_MODE_DISCARD;
 	if (mode && !strcmp(mode, "overwrite"))
 		cfg.mode = RTR_MODE_OVERWRITE;
@@ -448,6 +457,22 @@ __attribute__((constructor)) static void start_from_env(void)
 			mode);
 	cfg.packet_size = env_u32("RINGTRACE_PACKET_SIZE", 0);
 	cfg.packets_per_cpu = env_u32("RINGTRACE_PACKETS", 0);
+	{
+		const char *b = getenv("RINGTRACE_BLOCKING_TIMEOUT");
+		char *end;
+
+		if (b && !strcmp(b, "inf")) {
+			cfg.blocking_timeout_us = RTR_BLOCK_FOREVER;
+		} else if (b && *b) {
+			long long v = strtoll(b, &end, 10);
+
+			if (*end || v < 0)
+				fprintf(stderr, "ringtrace: RINGTRACE_BLOCKING_TIMEOUT=%s: microseconds "
+					"or inf; not blocking\n", b);
+			else
+				cfg.blocking_timeout_us = v;
+		}
+	}
 	ret = rtr_start(&cfg);
 	if (ret) {
 		if (start_err[0])

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,8 @@ struct commit {
 	bool locked;		/* portable path, or no writer left: plain stores */
 };
 
-enum { COMMIT_DONE = 0, COMMIT_RETRY = 1 };
+/* RING_FULL: discard mode found no free packet, and the writer may wait for one. */
+enum { COMMIT_DONE = 0, COMMIT_RETRY = 1, RING_FULL = 2 };
 
 #ifdef RTR_HAVE_RSEQ_FASTPATH
 /*
@@ -203,6 +205,7 @@ struct cursor {
 	uint64_t last_ts;
 	uint64_t ts;
 	bool locked;
+	bool may_block;		/* blocking mode, outermost write: a full ring is RING_FULL */
 };
 
 static void cursor_load(const struct rtr_ring *ring, struct cursor *k, uint32_t cpu,
@@ -211,6 +214,7 @@ static void cursor_load(const struct rtr_ring *ring, struct cursor *k, uint32_t 
 	uint64_t now;
 
 	k->locked = locked || !ring->use_rseq;
+	k->may_block = false;
 	k->cpu = cpu;
 	k->cb = rtr_ring_cpu(ring, cpu);
 	k->pos = rtr_load_acquire(&k->cb->prod);
@@ -226,25 +230,37 @@ static uint8_t *slot_addr(const struct rtr_ring *ring, uint32_t cpu, uint64_t po
 }
 
 /*
- * slot_free() - may the packet at k->pos (a boundary) be written?  Always in
- * overwrite mode; in discard mode once the consumer released the slot's
- * previous contents.  An adversarial @cons only makes us drop: it never
- * becomes an address.
+ * slot_free() - may the packet at k->pos (a boundary) be written?  In
+ * discard mode once the consumer released the slot's previous contents.  In
+ * overwrite mode unless a snapshot reader holds that previous packet (it is
+ * copying the ring from @hold on): then only until @hold_until, and never
+ * more than a second ahead, so a reader that died holding costs a second of
+ * drops at most.  An adversarial @cons or @hold only makes us drop: neither
+ * ever becomes an address.  The loads come before the commit that opens
+ * the packet (program order; TSO, or the portable path's release), so a
+ * reader that stores @hold, fences, and then finds @prod below the slot's
+ * next use knows every later opener sees the hold (ringbuf.rst, "Snapshots").
  */
 static bool slot_free(const struct rtr_ring *ring, const struct cursor *k)
 {
-	uint64_t cons;
+	uint64_t cons, until, B = ring->buf_mask + 1;
 
-	if (ring->mode != RTR_MODE_DISCARD)
-		return true;
+	if (ring->mode != RTR_MODE_DISCARD) {
+		/* A Xen dom0 cannot write these (its mapping is read-only): never held. */
+		until = rtr_load_acquire(&k->cb->hold_until);
+		if (rtr_likely(!until || k->ts >= until || until - k->ts > ring->hold_max))
+			return true;
+		return k->pos - rtr_load(&k->cb->hold) < B;
+	}
 	cons = rtr_load_acquire(&cons_words(ring, k->cpu)->cons);
-	return k->pos - cons <= ring->buf_mask + 1 - ring->packet_size;
+	return k->pos - cons <= B - ring->packet_size;
 }
 
 /*
  * open_packet() - start the packet at k->pos (a packet boundary).  Discard
  * mode refuses a slot the consumer has not released.
- * Return: COMMIT_DONE, COMMIT_RETRY, or -ENOBUFS (counted in lost_full).
+ * Return: COMMIT_DONE, COMMIT_RETRY, -ENOBUFS (counted in lost_full), or
+ * RING_FULL (not counted: the writer may wait, rtr_ring_write_slow()).
  */
 static int open_packet(struct rtr_ring *ring, const struct cursor *k)
 {
@@ -255,6 +271,8 @@ static int open_packet(struct rtr_ring *ring, const struct cursor *k)
 	struct commit c;
 
 	if (!slot_free(ring, k)) {
+		if (k->may_block)
+			return RING_FULL;
 		rtr_add(&k->cb->lost_full, 1);
 		return -ENOBUFS;
 	}
@@ -379,7 +397,7 @@ static void unlock(struct rtr_cpu_ctl *cb)
  * else the next free one (so a preempted lock holder costs no event).
  */
 static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
-			uint32_t len, struct rtr_write_info *info)
+			uint32_t len, struct rtr_write_info *info, bool may_block)
 {
 	uint32_t first = (uint32_t)rtr_cpu_current() % ring->ncpus;
 
@@ -393,6 +411,7 @@ static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
 			continue;
 		for (int n = 0;; n++) {
 			cursor_load(ring, &k, cpu, true);
+			k.may_block = may_block;
 			ret = append(ring, &k, id, payload, len, info);
 			if (ret != COMMIT_RETRY)
 				break;
@@ -412,7 +431,7 @@ static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
 
 #ifdef RTR_HAVE_RSEQ_FASTPATH
 static int write_rseq(struct rtr_ring *ring, uint32_t id, const void *payload,
-		      uint32_t len, struct rtr_write_info *info)
+		      uint32_t len, struct rtr_write_info *info, bool may_block)
 {
 	struct rseq *rs = rtr_rseq_area();
 	struct cursor k;
@@ -435,6 +454,7 @@ static int write_rseq(struct rtr_ring *ring, uint32_t id, const void *payload,
 			return -EBUSY;
 		}
 		cursor_load(ring, &k, cpu, false);
+		k.may_block = may_block;
 		ret = append(ring, &k, id, payload, len, info);
 		if (ret != COMMIT_RETRY)
 			return ret;
@@ -445,12 +465,76 @@ static int write_rseq(struct rtr_ring *ring, uint32_t id, const void *payload,
 }
 #endif
 
+/* The futex word a blocked writer sleeps on: the low half of @cons, which every put moves. */
+static uint32_t *cons_word(const struct rtr_ring *ring, uint32_t cpu)
+{
+	return (uint32_t *)&cons_words(ring, cpu)->cons + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+}
+
+/* The consumer attached to the region has died (blocking for it is pointless). */
+static bool consumer_dead(const struct rtr_ring *ring)
+{
+	pid_t pid = (pid_t)rtr_load(&ring->hdr->consumer_pid);
+
+	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+#define BLOCK_SLICE_MS	100	/* a blocked writer looks at the world this often */
+
+/*
+ * wait_room() - blocking mode: sleep until the consumer releases a packet of
+ * stream @cpu, @deadline passes (monotonic ns), the ring is detached, or
+ * the consumer dies.  The writer stays in the RCU read-side section (the
+ * ring cannot go away), and looks again every BLOCK_SLICE_MS: a detach waits
+ * no longer than that for it.  Dekker with rtr_consumer_put(): the writer
+ * counts itself in @waiting, fences, then looks at @cons; the consumer
+ * stores @cons, fences, then wakes if @waiting is not 0.
+ * Return: 0 room (or something changed: try again); -ETIMEDOUT; -EPIPE the
+ * consumer is gone; -ENODEV the ring was detached.
+ */
+static int wait_room(struct rtr_ring *ring, struct rtr_ring *_Atomic *slot, uint32_t cpu,
+		     uint64_t deadline)
+{
+	struct rtr_cpu_ctl *cb = rtr_ring_cpu(ring, cpu);
+	struct rtr_cons_words *cw = cons_words(ring, cpu);
+	uint64_t B = ring->buf_mask + 1;
+
+	for (;;) {
+		uint32_t seen = rtr_load(cons_word(ring, cpu));
+		uint64_t prod, now;
+		int ms;
+
+		rtr_add(&cb->waiting, 1);
+		rtr_smp_mb();	/* @waiting before @cons; pairs with the consumer's put */
+		prod = rtr_load_acquire(&cb->prod);
+		if ((prod & ring->packet_mask) || prod - rtr_load_acquire(&cw->cons) <= B -
+		    ring->packet_size) {
+			rtr_add(&cb->waiting, -1);
+			return 0;
+		}
+		now = rtr_monotonic_ns();
+		ms = now >= deadline ? 0 : deadline - now > BLOCK_SLICE_MS * 1000000ull ?
+		     BLOCK_SLICE_MS : (int)((deadline - now + 999999) / 1000000);
+		if (ms)
+			ring->mem.ops->wait(&ring->mem, cons_word(ring, cpu), seen, ms);
+		rtr_add(&cb->waiting, -1);
+		if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) != ring)
+			return -ENODEV;
+		if (rtr_monotonic_ns() >= deadline)
+			return -ETIMEDOUT;
+		if (consumer_dead(ring))
+			return -EPIPE;
+	}
+}
+
 RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
 				const void *payload, uint32_t len,
 				struct rtr_write_info *info)
 {
 	struct rtr_write_info dummy;
 	struct rtr_ring *ring;
+	uint64_t deadline = 0;
+	bool may_block;
 	int ret;
 
 	if (!info)
@@ -480,13 +564,35 @@ RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
 		ret = -ENOSPC;
 		goto out;
 	}
+	/*
+	 * Blocking mode: a full ring makes the outermost write wait for the
+	 * consumer; a nested one (a signal handler interrupting a write) drops,
+	 * as discard mode does, since the write it interrupted may be the one
+	 * the consumer needs to make progress on this thread.
+	 */
+	may_block = ring->block_ns && ring->mode == RTR_MODE_DISCARD && rtr_nest == 1;
+	for (;;) {
 #ifdef RTR_HAVE_RSEQ_FASTPATH
-	if (ring->use_rseq) {
-		ret = write_rseq(ring, id, payload, len, info);
-		goto out;
-	}
+		if (ring->use_rseq)
+			ret = write_rseq(ring, id, payload, len, info, may_block);
+		else
 #endif
-	ret = write_locked(ring, id, payload, len, info);
+			ret = write_locked(ring, id, payload, len, info, may_block);
+		if (ret != RING_FULL)
+			break;
+		if (!deadline)
+			deadline = ring->block_ns > 0 ? rtr_monotonic_ns() + (uint64_t)ring->block_ns :
+				   UINT64_MAX;
+		ret = wait_room(ring, slot, info->cpu, deadline);
+		if (ret == 0)
+			continue;
+		if (ret != -ENODEV) {
+			/* Waited long enough, or the consumer is gone: dropped, as discard mode. */
+			rtr_add(&rtr_ring_cpu(ring, info->cpu)->lost_full, 1);
+			ret = -ENOBUFS;
+		}
+		break;
+	}
 out:
 	urcu_bp_read_unlock();
 	rtr_nest--;
@@ -523,6 +629,19 @@ RTR_API void rtr_ring_bench_emulate_rseq(void)
 #endif
 }
 
+RTR_API int rtr_ring_default_path(char *buf, size_t len)
+{
+	uint64_t rnd;
+
+	/* /dev/shm is everyone's: a name another user could guess, they could create first. */
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	if ((size_t)snprintf(buf, len, RTR_RING_DEFAULT_DIR "/ringtrace-%d-%016llx", (int)getpid(),
+			     (unsigned long long)rnd) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 static bool is_pow2(uint64_t x)
 {
 	return x && !(x & (x - 1));
@@ -540,9 +659,10 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	void *addr;
 	int ret;
 
+	/* Without @blocking_timeout_us: a caller built before it (never blocks). */
 	if (!out || !attr || attr->struct_size < RTR_RING_ATTR_SIZE_V0)
 		return -EINVAL;
-	if (attr->struct_size >= sizeof(*attr)) {
+	if (attr->struct_size >= offsetof(struct rtr_ring_attr, errlen) + sizeof(attr->errlen)) {
 		if (attr->create)
 			create = attr->create;
 		if (attr->err && attr->errlen) {
@@ -553,6 +673,16 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	err[0] = '\0';
 	if (attr->mode != RTR_MODE_DISCARD && attr->mode != RTR_MODE_OVERWRITE)
 		return -EINVAL;
+	/*
+	 * Blocking mode needs a consumer whose death the writers can see
+	 * (consumer_pid): a local one.  A Xen dom0 cannot say it is there.
+	 */
+	if (create != rtr_region_file_create &&
+	    attr->struct_size >= offsetof(struct rtr_ring_attr, blocking_timeout_us) +
+				 sizeof(attr->blocking_timeout_us) && attr->blocking_timeout_us) {
+		snprintf(err, errlen, "blocking mode is for a local consumer: not with a Xen region");
+		return -EINVAL;
+	}
 	psize = attr->packet_size ? attr->packet_size : 64 * 1024;
 	npk = attr->packets_per_cpu ? attr->packets_per_cpu : 8;
 	ncpus = attr->ncpus ? attr->ncpus : rtr_cpu_possible();
@@ -574,11 +704,11 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	if (attr->path) {
 		ring->path = strdup(attr->path);
 	} else {
-		static unsigned seq;
 		char name[64];
 
-		snprintf(name, sizeof(name), RTR_RING_DEFAULT_DIR "/ringtrace-%d-%u", (int)getpid(),
-			 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+		ret = rtr_ring_default_path(name, sizeof(name));
+		if (ret)
+			goto err_free;
 		ring->path = strdup(name);
 	}
 	if (!ring->path) {
@@ -639,6 +769,12 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	ring->fast_limit = psize - 11;
 	ring->mode = attr->mode;
 	ring->ncpus = ncpus;
+	ring->hold_max = h->clock_freq;	/* a snapshot's hold lasts a second at most */
+	if (attr->struct_size >= offsetof(struct rtr_ring_attr, blocking_timeout_us) +
+				 sizeof(attr->blocking_timeout_us))
+		ring->block_ns = attr->blocking_timeout_us < 0 ? -1 :
+				 attr->blocking_timeout_us > INT64_MAX / 1000 ? -1 :
+				 attr->blocking_timeout_us * 1000;
 	/* rseq writers index buffers by CPU number: every CPU needs one. */
 	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available() &&
 			 ncpus >= rtr_cpu_possible();

@@ -54,6 +54,7 @@ struct rtr_ring {
 	uint32_t mode;			/* enum rtr_mode */
 	uint32_t ncpus;
 	bool use_rseq;			/* rseq fast and slow paths usable */
+	int64_t block_ns;		/* blocking mode: how long a writer waits (<0: no limit) */
 
 	/* private: */
 	struct rtr_region_hdr *hdr;
@@ -65,6 +66,7 @@ struct rtr_ring {
 	int flusher_running;
 	int flusher_stop;
 	unsigned long flusher_thread;	/* pthread_t */
+	uint64_t hold_max;		/* clock units: the longest a snapshot may hold writers */
 	uint64_t flushes;		/* flush passes done by the flusher */
 	uint64_t flush_skipped_cpus;	/* CPUs the flusher could not run on */
 };
@@ -73,7 +75,7 @@ struct rtr_ring {
  * struct rtr_ring_attr - how to create a ring.
  * @struct_size: sizeof(struct rtr_ring_attr), for growth.
  * @path: region file; created O_EXCL, 0600, not following symlinks.  NULL:
- *        RTR_RING_DEFAULT_DIR/ringtrace-PID-N (see @path in struct rtr_ring).
+ *        rtr_ring_default_path()'s.
  * @mode: RTR_MODE_DISCARD or RTR_MODE_OVERWRITE.
  * @packet_size: bytes per packet, power of two, 4096..64 MiB (0: 64 KiB).
  * @packets_per_cpu: power of two, 2..65536 (0: 8).
@@ -83,6 +85,9 @@ struct rtr_ring {
  *          at @path (rtr_region_file_create()); rtr_xen_region_create() for
  *          pages granted to a Xen dom0.
  * @err, @errlen: a one-line reason when creation fails (may be NULL).
+ * @blocking_timeout_us: discard mode: how long a writer that finds no free
+ *        packet waits for the consumer before it drops the event (0: never
+ *        waits, as discard mode does; RTR_RING_BLOCK_FOREVER: no limit).
  */
 struct rtr_ring_attr {
 	uint32_t struct_size;
@@ -95,8 +100,10 @@ struct rtr_ring_attr {
 	rtr_region_create_fn create;
 	char *err;
 	size_t errlen;
+	int64_t blocking_timeout_us;
 };
 #define RTR_RING_ATTR_SIZE_V0	offsetof(struct rtr_ring_attr, create)
+#define RTR_RING_BLOCK_FOREVER	(-1)
 #define RTR_RING_PORTABLE	0x1u
 #define RTR_RING_DEFAULT_DIR	"/dev/shm"
 
@@ -119,6 +126,12 @@ RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
 				const void *payload, uint32_t len,
 				struct rtr_write_info *info);
 RTR_API bool rtr_ring_rseq_available(void);
+/*
+ * rtr_ring_default_path() - RTR_RING_DEFAULT_DIR/ringtrace-PID-RANDOM, 64
+ * random bits: a name no other user can guess and create first.
+ * Return: 0; -EIO without randomness; -ENAMETOOLONG.
+ */
+RTR_API int rtr_ring_default_path(char *buf, size_t len);
 /* Bench only: pretend the kernel registered rseq on CPU 0 (valgrind). */
 RTR_API void rtr_ring_bench_emulate_rseq(void);
 
@@ -303,11 +316,13 @@ off:
  *
  * Never blocks, allocates or makes a system call, except one futex wake
  * when this record completes a packet that a sleeping consumer waits for,
- * and a thread's first slow-path call, which registers the thread with
- * urcu-bp (that allocates and makes system calls once).
+ * a thread's first slow-path call, which registers the thread with urcu-bp
+ * (that allocates and makes system calls once), and, in blocking mode, the
+ * wait for a free packet (ring.c's wait_room(), outermost writes only).
  *
  * Return: 0 on success; -ENODEV when @slot holds no ring; -ENOBUFS when
- * discard mode found no free packet (counted in lost_full); -ENOSPC when
+ * discard mode found no free packet, in blocking mode not within the
+ * timeout, or overwrite mode a snapshot's hold (counted in lost_full); -ENOSPC when
  * the record can never fit in a packet (lost_big); -EBUSY (lost_busy) when
  * the portable path found every buffer locked, nesting was too deep, the
  * thread has no rseq registration while the ring uses rseq, or @prod kept

@@ -26,9 +26,16 @@ void t_pin0(void)
 
 void t_ring_open(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk, bool rseq)
 {
+	t_ring_open_blocking(t, mode, psize, npk, rseq, 0);
+}
+
+void t_ring_open_blocking(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
+			  bool rseq, int64_t timeout_us)
+{
 	struct rtr_ring_attr attr = {
 		.struct_size = sizeof(attr), .mode = mode, .packet_size = psize,
 		.packets_per_cpu = npk, .flags = rseq ? 0 : RTR_RING_PORTABLE,
+		.blocking_timeout_us = timeout_us,
 	};
 	char err[256];
 	int ret;

@@ -26,6 +26,9 @@ struct t_rec {
 
 /* Create a ring (and a consumer on it); skips the test if @rseq is wanted but unavailable. */
 void t_ring_open(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk, bool rseq);
+/* The same with blocking mode: writers wait up to @timeout_us for room (-1: no limit). */
+void t_ring_open_blocking(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
+			  bool rseq, int64_t timeout_us);
 void t_ring_close(struct t_ring *t);
 /* Pin the calling thread to CPU 0 so every record goes to stream 0. */
 void t_pin0(void);

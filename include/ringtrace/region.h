@@ -21,7 +21,7 @@ extern "C" {
 /* "RINGTRC\0" as a little-endian u64; the producer writes it last. */
 #define RTR_REGION_MAGIC	0x00435254474e4952ULL
 #define RTR_REGION_ABI_MAJOR	1
-#define RTR_REGION_ABI_MINOR	0
+#define RTR_REGION_ABI_MINOR	1
 /* Stored as written; a reader seeing 0x04030201 has the other byte order. */
 #define RTR_REGION_ENDIAN	0x01020304u
 
@@ -89,6 +89,7 @@ struct rtr_region_hdr {
 	uint32_t wake_seq;		/* futex: bumped by a writer that wakes the consumer */
 	uint32_t flush_req;		/* futex: consumer bumps to ask for a flush */
 	uint32_t flush_done;		/* futex: producer sets to flush_req when done */
+	uint32_t consumer_pid;		/* ABI 1.1: the consumer attached, 0 if none (blocking mode) */
 };
 
 /*
@@ -109,11 +110,19 @@ struct rtr_cpu_ctl {
 	uint64_t lost_big;		/* record larger than a packet can hold */
 	uint64_t lost_busy;		/* portable path: buffer locked, or nested too deep */
 	uint32_t lock;			/* portable path only: owner marker, 0 = free */
-	uint32_t reserved1;
+	uint32_t waiting;		/* ABI 1.1: writers blocked for room (blocking mode) */
 
 	/* consumer */
 	uint64_t cons __attribute__((aligned(64))); /* bytes released, free-running */
 	uint64_t notify_at;		/* wake the consumer when @prod reaches this; 0 = don't */
+	/*
+	 * ABI 1.1, overwrite mode: a snapshot reader copying the packets from
+	 * @hold on; until the clock reaches @hold_until (0: no hold, and at
+	 * most a second ahead) writers open no packet over one of them, and
+	 * drop instead (lost_full).  Written by the consumer only.
+	 */
+	uint64_t hold;
+	uint64_t hold_until;
 };
 
 /*
@@ -160,6 +169,39 @@ struct rtr_packet_end {
 #define RTR_EV_TS_BITS		27u
 #define RTR_EV_COMPACT_SIZE	4u
 #define RTR_EV_EXTENDED_SIZE	13u
+
+/*
+ * Plausibility bounds.  No producer reaches them, so every reader of a
+ * region or a trace (the consumer, `ringtrace check`) treats a value beyond
+ * one as damage, never believes it, and never writes it into a trace:
+ *  - a stream position (@prod, @cons): 2^60 bytes, 18 years at 2 GB/s;
+ *  - a loss count (the lost_* counters, events_discarded): 2^56 events, two
+ *    years at a billion a second;
+ *  - the clock: 1 MHz to 100 GHz, and a timestamp converted to nanoseconds
+ *    since the epoch as CTF readers do it (offset + ts * 1e9 / freq) below
+ *    2^62 (the year 2116).  babeltrace2 refuses a trace whose times do not
+ *    fit in 64 bits, and version 2.0.4 aborts on one loss record's.
+ */
+#define RTR_POS_MAX		(1ull << 60)
+#define RTR_LOST_MAX		(1ull << 56)
+#define RTR_CLOCK_FREQ_MIN	1000000ull
+#define RTR_CLOCK_FREQ_MAX	100000000000ull
+#define RTR_TIME_NS_MAX		(1ll << 62)
+
+/*
+ * rtr_ts_fits() - whether timestamp @ts of a clock of @freq Hz whose zero is
+ * @base_ns nanoseconds after the epoch converts to a time below the bound.
+ */
+static inline int rtr_ts_fits(uint64_t freq, int64_t base_ns, uint64_t ts)
+{
+	__int128 ns;
+
+	if (freq < RTR_CLOCK_FREQ_MIN || freq > RTR_CLOCK_FREQ_MAX ||
+	    base_ns <= -RTR_TIME_NS_MAX || base_ns >= RTR_TIME_NS_MAX)
+		return 0;
+	ns = (__int128)base_ns + (__int128)ts * 1000000000 / freq;
+	return ns > -RTR_TIME_NS_MAX && ns < RTR_TIME_NS_MAX;
+}
 
 #ifdef __cplusplus
 }

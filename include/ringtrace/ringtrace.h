@@ -26,7 +26,7 @@ extern "C" {
 /**
  * struct rtr_config - how rtr_start() traces.
  * @struct_size: sizeof(struct rtr_config).
- * @path: region file (NULL: /dev/shm/ringtrace-PID-N).
+ * @path: region file (NULL: /dev/shm/ringtrace-PID-RANDOM).
  * @mode: RTR_MODE_DISCARD (0 means it too) or RTR_MODE_OVERWRITE (a flight recorder).
  * @packet_size: bytes per packet, power of two (0: 64 KiB).
  * @packets_per_cpu: power of two (0: 8).
@@ -34,6 +34,10 @@ extern "C" {
  *         dom0 and publish them in xenstore, for `ringtrace consume
  *         --xen-domain` (Documentation/xen.rst); @path is then unused.
  *         A caller built before @flags existed passes a smaller @struct_size.
+ * @blocking_timeout_us: discard mode: how long a thread that finds the ring
+ *        full waits for the consumer before it drops the event (0: never,
+ *        the default; RTR_BLOCK_FOREVER: no limit).  Never in a nested write
+ *        (a signal handler interrupting one): that one drops.
  */
 struct rtr_config {
 	uint32_t struct_size;
@@ -42,8 +46,10 @@ struct rtr_config {
 	uint32_t packet_size;
 	uint32_t packets_per_cpu;
 	uint32_t flags;
+	int64_t blocking_timeout_us;
 };
 #define RTR_CONFIG_XEN		0x1u
+#define RTR_BLOCK_FOREVER	(-1)
 
 /* Kinds of task for rtr_create(), as mirage-profile's thread types; extend from 64. */
 enum rtr_task_kind {

@@ -29,7 +29,8 @@ int rtr_shm_create(const char *path, uint64_t size, int *fd, void **addr)
 		close(f);
 		return -ret;
 	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	/* Prefaulted: no page fault lands in the writers' path (MAP_POPULATE). */
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
 		unlink(path);
