@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <ringtrace/consumer.h>
+#include "consumer/packet_check.h"
 #include "events/classes.h"
 #include "ringbuf/compiler.h"
 #include "platform/platform.h"
@@ -26,9 +27,12 @@ struct stream {
 	uint64_t last_discarded;	/* events_discarded of the last packet taken */
 	uint64_t last_ts;	/* timestamp_end of the last packet taken */
 	uint64_t pending;	/* lapped packets not yet reported in a packet's @skipped */
+	uint64_t start;		/* where this consumer began: an earlier one took what is before */
 	uint64_t lost_seen;	/* the last plausible loss count read */
 	bool lost_bad;		/* an implausible one was read (and reported) */
 	bool held;		/* a packet was taken and not yet put */
+	uint64_t last_size;	/* of the packet held */
+	bool holding;		/* a snapshot's hold is armed on this stream (@hold follows @cons) */
 	struct rtr_consumer_stats st;
 };
 
@@ -42,6 +46,7 @@ struct rtr_consumer {
 	struct stream *streams;
 	uint8_t *copy;			/* one packet */
 	bool readonly;			/* a snapshot: never moves the region's @cons */
+	bool claimed;			/* our pid is the region's @consumer_pid */
 	bool zero_copy;			/* discard mode: header copied, body in place */
 	rtr_consumer_damage_fn damage_fn;
 	void *damage_arg;
@@ -98,8 +103,11 @@ RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t ma
 		     h->metadata_cap);
 	if (h->metadata_len > h->metadata_cap)
 		FAIL("metadata_len %u exceeds its area's %u bytes", h->metadata_len, h->metadata_cap);
-	if (h->clock_freq == 0)
-		FAIL("clock frequency is 0");
+	if (h->clock_freq < RTR_CLOCK_FREQ_MIN || h->clock_freq > RTR_CLOCK_FREQ_MAX)
+		FAIL("clock frequency %llu Hz, not a clock ringtrace writes (1 MHz to 100 GHz)",
+		     (unsigned long long)h->clock_freq);
+	if (!rtr_ts_fits(h->clock_freq, h->clock_offset_ns, 0))
+		FAIL("clock offset %lld ns is not a time", (long long)h->clock_offset_ns);
 	return NULL;
 }
 
@@ -164,20 +172,29 @@ static int open_mem(struct rtr_consumer *c, const char *what, char *err, size_t 
 	}
 	/*
 	 * Start where the region says the consumer is (a consumer may take over
-	 * from another), unless that is past the producer: then from the
-	 * producer's current packet, and count it.
+	 * from another).  A consumer that finished a dead producer's stream
+	 * left @cons past @prod: one packet past the open packet it salvaged,
+	 * and one more for the header-only packet that told the last losses
+	 * (rtr_consumer_tail()); so up to two packets past @prod is where it
+	 * stopped, and nothing is taken twice.  Further, or a position no
+	 * producer reaches, is not believed: start at the producer's current
+	 * packet, and count it.
 	 */
 	for (uint32_t i = 0; i < c->h.ncpus; i++) {
 		struct rtr_cpu_ctl *cb = (void *)(c->base + c->h.cpu_off + i * c->h.cpu_stride);
 		struct rtr_cons_words *w = (void *)(c->mem.cons + i * c->mem.cons_stride);
-		uint64_t mask = ~(uint64_t)(c->h.packet_size - 1);
+		uint64_t P = c->h.packet_size, mask = ~(P - 1);
 		uint64_t cons = rtr_load(&w->cons) & mask, prod = rtr_load_acquire(&cb->prod);
 
-		if (cons > prod) {
+		if (prod > RTR_POS_MAX) {
+			cons = 0;
+			c->streams[i].st.bad_position++;
+		} else if (cons > ((prod + P - 1) & mask) + P) {
 			cons = prod & mask;
 			c->streams[i].st.bad_position++;
 		}
 		c->streams[i].cons = cons;
+		c->streams[i].start = cons;
 	}
 	return 0;
 err:
@@ -240,6 +257,16 @@ RTR_API void rtr_consumer_close(struct rtr_consumer *c)
 {
 	if (!c)
 		return;
+	for (uint32_t i = 0; i < c->h.ncpus && c->streams; i++)
+		rtr_consumer_release(c, i);
+	if (c->claimed) {
+		/* Detached: writers blocked for room no longer wait on us. */
+		struct rtr_region_hdr *h = (struct rtr_region_hdr *)c->base;
+		uint32_t me = (uint32_t)getpid();
+
+		__atomic_compare_exchange_n(&h->consumer_pid, &me, 0, false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
+	}
 	c->mem.ops->release(&c->mem, false);
 	free(c->streams);
 	free(c->copy);
@@ -302,28 +329,49 @@ static void copy_shared(void *dst, const void *src, size_t n)
 #endif
 }
 
-/* Check a copied packet header; NULL if it is the packet expected at @pos. */
-static const char *check_packet(const struct rtr_consumer *c, uint32_t cpu, uint64_t pos,
-				const struct rtr_packet_hdr *p)
+static bool ts_fits(const struct rtr_consumer *c, uint64_t ts)
 {
-	uint64_t max_bits = (uint64_t)c->h.packet_size * 8;
+	return rtr_ts_fits(c->h.clock_freq, c->h.clock_offset_ns, ts);
+}
 
+const char *rtr_packet_check(const struct rtr_packet_hdr *p, const struct rtr_packet_rules *r)
+{
 	if (p->magic != RTR_CTF_MAGIC)
 		return "bad magic";
-	if (memcmp(p->uuid, c->h.uuid, sizeof(p->uuid)))
-		return "uuid differs from the region's";
-	if (p->stream_instance_id != cpu || p->cpu_id != cpu)
+	if (p->stream_instance_id != r->cpu || p->cpu_id != r->cpu)
 		return "wrong stream";
-	if (p->packet_seq_num != pos / c->h.packet_size)
-		return "sequence number does not match the position";
 	if (p->content_size % 8 || p->content_size < (uint64_t)RTR_PACKET_HDR_SIZE * 8 ||
-	    p->content_size > max_bits)
+	    p->content_size > r->max_bytes * 8)
 		return "bad content_size";
 	if (p->packet_size != p->content_size)
 		return "packet_size differs from content_size";
 	if (p->timestamp_end < p->timestamp_begin)
 		return "timestamp_end before timestamp_begin";
+	if (r->freq && !rtr_ts_fits(r->freq, r->base_ns, p->timestamp_end))
+		return "timestamp_end is not a time (it overflows when converted to ns)";
+	if (p->events_discarded > RTR_LOST_MAX)
+		return "events_discarded beyond any producer's count";
+	if (p->events_discarded < r->prev_discarded)
+		return "events_discarded below the previous packet's";
 	return NULL;
+}
+
+/* Check a copied packet header; NULL if it is the packet expected at @pos. */
+static const char *check_packet(const struct rtr_consumer *c, uint32_t cpu, uint64_t pos,
+				const struct rtr_packet_hdr *p)
+{
+	struct rtr_packet_rules r = {
+		.cpu = cpu, .max_bytes = c->h.packet_size, .freq = c->h.clock_freq,
+		.base_ns = c->h.clock_offset_ns, .prev_discarded = c->streams[cpu].last_discarded,
+	};
+
+	if (p->magic != RTR_CTF_MAGIC)
+		return "bad magic";
+	if (memcmp(p->uuid, c->h.uuid, sizeof(p->uuid)))
+		return "uuid differs from the region's";
+	if (p->packet_seq_num != pos / c->h.packet_size)
+		return "sequence number does not match the position";
+	return rtr_packet_check(p, &r);
 }
 
 static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
@@ -355,6 +403,88 @@ static struct stream *take_stream(struct rtr_consumer *c, uint32_t cpu, struct r
 	return &c->streams[cpu];
 }
 
+/*
+ * The region's region file is ours to write (a Xen dom0's mapping of a
+ * guest's pages is read-only: there the consumer's words are elsewhere, and
+ * there is neither @consumer_pid nor a snapshot's hold).
+ */
+static bool local(const struct rtr_consumer *c)
+{
+	return c->fd >= 0;
+}
+
+/* Name us the region's consumer: writers blocked for room look for us. */
+static void claim(struct rtr_consumer *c)
+{
+	if (c->claimed || c->readonly || !local(c))
+		return;
+	c->claimed = true;
+	rtr_store(&((struct rtr_region_hdr *)c->base)->consumer_pid, (uint32_t)getpid());
+}
+
+/*
+ * Move the region's consumer position of stream @cpu to @cons, and wake the
+ * writers blocked for room, if any (blocking mode: they count themselves in
+ * @waiting, fence, then look at @cons; we store @cons, fence, then look at
+ * @waiting).  The first such store names us the region's consumer.
+ */
+static void release_to(struct rtr_consumer *c, uint32_t cpu, uint64_t cons)
+{
+	struct rtr_cons_words *w = words(c, cpu);
+
+	claim(c);
+	rtr_store_release(&w->cons, cons);
+	rtr_smp_mb();
+	if (rtr_load(&ctl(c, cpu)->waiting))
+		c->mem.ops->wake(&c->mem, (uint32_t *)&w->cons +
+				 (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
+}
+
+/*
+ * A snapshot's hold on the packets from @pos on, for HOLD_STEP_MS: long
+ * enough to copy a packet, short enough that a reader stalled meanwhile
+ * (descheduled on a loaded machine) costs the writers little.  Renewed at
+ * each packet copied.
+ */
+#define HOLD_STEP_MS 250
+
+static void hold_from(struct rtr_consumer *c, uint32_t cpu, uint64_t pos)
+{
+	struct rtr_cpu_ctl *cb = ctl(c, cpu);
+
+	if (!local(c))
+		return;
+	rtr_store(&cb->hold, pos);
+	rtr_store_release(&cb->hold_until,
+			  rtr_clock_read() + c->h.clock_freq / 1000 * HOLD_STEP_MS);
+}
+
+/*
+ * lapped() - after copying the packet at @pos (header @p copied first), may
+ * a writer have written into its slot meanwhile?  The slot is next used
+ * from position @pos + B, and no byte of it is written before a writer
+ * opens that packet: while @prod is below @pos + B, never; at exactly
+ * @pos + B (the ring full to the byte, the opener between its check and its
+ * commit), at most the new header, which the writer commits at once or,
+ * interrupted, retries from a fresh check.  So the copy stands if @prod is
+ * still at most @pos + B and, at @pos + B, the header is unchanged since it
+ * was copied (a header written over ours would also fail check_packet():
+ * its sequence number and times belong to a later packet).
+ */
+static bool lapped(const struct rtr_consumer *c, struct rtr_cpu_ctl *cb, uint32_t cpu,
+		   uint64_t pos, const struct rtr_packet_hdr *p)
+{
+	uint64_t prod = rtr_load_acquire(&cb->prod), B = c->bufsize;
+	uint8_t again[RTR_PACKET_HDR_SIZE];
+
+	if (prod < pos + B)
+		return false;
+	if (prod > pos + B)
+		return true;
+	copy_shared(again, slot(c, cpu, pos), sizeof(again));
+	return memcmp(again, p, sizeof(again)) != 0;
+}
+
 RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			     struct rtr_consumer_packet *pkt)
 {
@@ -372,11 +502,11 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 	 * a buffer's worth of turns, return and let the caller come back.
 	 */
 	for (uint32_t turn = 0;; turn++) {
-		uint64_t prod = rtr_load_acquire(&cb->prod), prod2, size;
+		uint64_t prod = rtr_load_acquire(&cb->prod), size;
 		const uint8_t *body;
 		const char *why;
 
-		if (prod < s->cons) {
+		if (prod < s->cons || prod > RTR_POS_MAX) {
 			s->st.bad_position++;
 			return -EAGAIN;
 		}
@@ -408,15 +538,14 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			body = c->copy + RTR_PACKET_HDR_SIZE;
 		}
 		rtr_smp_rmb();	/* the copy before the second look at @prod */
-		if (c->h.mode == RTR_MODE_OVERWRITE) {
-			prod2 = rtr_load_acquire(&cb->prod);
-			if (prod2 >= s->cons + B) {
-				/* A writer may have entered the slot during the copy. */
-				s->pending++;
-				s->st.lapped++;
-				s->cons += P;
-				continue;
-			}
+		if (c->h.mode == RTR_MODE_OVERWRITE && lapped(c, cb, cpu, s->cons, p)) {
+			/* A writer may have entered the slot during the copy. */
+			s->pending++;
+			s->st.lapped++;
+			s->cons += P;
+			if (s->holding)
+				hold_from(c, cpu, s->cons);
+			continue;
 		}
 		why = check_packet(c, cpu, s->cons, p);
 		if (why) {
@@ -425,7 +554,9 @@ RTR_API int rtr_consumer_get(struct rtr_consumer *c, uint32_t cpu,
 			s->pending++;
 			s->cons += P;
 			if (!c->readonly)
-				rtr_store_release(&words(c, cpu)->cons, s->cons);
+				release_to(c, cpu, s->cons);
+			else if (s->holding)
+				hold_from(c, cpu, s->cons);
 			continue;
 		}
 		fill_packet(c, s, cpu, pkt);
@@ -457,6 +588,7 @@ static void fill_packet(struct rtr_consumer *c, struct stream *s, uint32_t cpu,
 	s->last_ts = p->timestamp_end;
 	s->pending = 0;
 	s->held = true;
+	s->last_size = pkt->size;
 	s->st.packets++;
 	s->st.bytes += pkt->size;
 }
@@ -483,7 +615,23 @@ RTR_API int rtr_consumer_salvage(struct rtr_consumer *c, uint32_t cpu,
 		s->st.damaged++;
 		return -EPROTO;
 	}
+	if (prod > RTR_POS_MAX)
+		return -EAGAIN;
 	copy_shared(c->copy, slot(c, cpu, start), prod - start);
+	rtr_smp_rmb();	/* the copy before the second look at @prod */
+	/* A live producer (a snapshot) may have closed it and gone round the ring since. */
+	if (c->h.mode == RTR_MODE_OVERWRITE && lapped(c, cb, cpu, start, p)) {
+		s->st.lapped++;
+		s->pending++;
+		s->cons += P;
+		return -EAGAIN;
+	}
+	if (!ts_fits(c, last_ts)) {
+		/* The end time of the records cannot be known: none is believed. */
+		damaged(c, cpu, start / P, "the open packet's last timestamp is not a time");
+		s->st.damaged++;
+		return -EPROTO;
+	}
 	if (last_ts < p->timestamp_begin)
 		last_ts = p->timestamp_begin;
 	p->timestamp_end = last_ts;
@@ -513,10 +661,15 @@ RTR_API int rtr_consumer_tail(struct rtr_consumer *c, uint32_t cpu,
 		return -EINVAL;
 	prod = rtr_load_acquire(&cb->prod);
 	lost = rtr_consumer_lost(c, cpu);
-	if (prod > s->cons || lost <= s->last_discarded)
+	/*
+	 * Packets remain to be taken; or an earlier consumer took this tail
+	 * already (@cons a packet past the end of the producer's last packet).
+	 */
+	if (prod > s->cons || s->cons > ((prod + P - 1) & ~(P - 1)) || lost <= s->last_discarded)
 		return -EAGAIN;
+	/* The stream's last time; the control page's only if it is one. */
 	ts = rtr_load(&cb->last_ts);
-	if (ts < s->last_ts)
+	if (ts < s->last_ts || !ts_fits(c, ts))
 		ts = s->last_ts;
 	memset(p, 0, RTR_PACKET_HDR_SIZE);
 	p->magic = RTR_CTF_MAGIC;
@@ -545,22 +698,94 @@ RTR_API void rtr_consumer_put(struct rtr_consumer *c, uint32_t cpu)
 	s->held = false;
 	s->cons += c->h.packet_size;
 	if (!c->readonly)
-		rtr_store_release(&words(c, cpu)->cons, s->cons);
+		release_to(c, cpu, s->cons);
+	else if (s->holding)
+		hold_from(c, cpu, s->cons);	/* the copied one is free; the next is held anew */
+}
+
+RTR_API void rtr_consumer_unget(struct rtr_consumer *c, uint32_t cpu)
+{
+	struct stream *s;
+
+	if (cpu >= c->h.ncpus || !c->streams[cpu].held)
+		return;
+	s = &c->streams[cpu];
+	s->held = false;
+	s->st.packets--;
+	s->st.bytes -= s->last_size;
+}
+
+RTR_API void rtr_consumer_read_only(struct rtr_consumer *c)
+{
+	c->readonly = true;
+}
+
+RTR_API uint64_t rtr_consumer_start(const struct rtr_consumer *c, uint32_t cpu)
+{
+	return cpu < c->h.ncpus ? c->streams[cpu].start : 0;
+}
+
+/*
+ * The oldest packet stream @i's ring holds now: with the writers between
+ * two packets (or gone), all N of them, B back; with a packet open, the
+ * N - 1 before it (the open one is in the slot of the oldest).
+ */
+static uint64_t oldest(struct rtr_consumer *c, uint32_t i)
+{
+	uint64_t P = c->h.packet_size, prod = rtr_load_acquire(&ctl(c, i)->prod);
+	uint64_t keep = prod & (P - 1) ? c->bufsize - P : c->bufsize;
+	uint64_t cur = prod & ~(P - 1);
+
+	if (prod > RTR_POS_MAX)
+		return c->streams[i].cons;
+	return cur > keep ? cur - keep : 0;
 }
 
 RTR_API void rtr_consumer_rewind(struct rtr_consumer *c)
 {
-	uint64_t P = c->h.packet_size, keep = c->bufsize - P;
-
 	c->readonly = true;
 	for (uint32_t i = 0; i < c->h.ncpus; i++) {
 		struct stream *s = &c->streams[i];
-		uint64_t cur = rtr_load_acquire(&ctl(c, i)->prod) & ~(P - 1);
 
 		s->held = false;
 		s->pending = 0;
-		s->cons = cur > keep ? cur - keep : 0;
+		s->cons = oldest(c, i);
 	}
+}
+
+RTR_API int rtr_consumer_hold(struct rtr_consumer *c, uint32_t cpu)
+{
+	struct stream *s;
+
+	if (cpu >= c->h.ncpus || !c->readonly || c->h.mode != RTR_MODE_OVERWRITE)
+		return -EINVAL;
+	s = &c->streams[cpu];
+	s->held = false;
+	s->pending = 0;
+	/*
+	 * Store the hold, fence, then look where the writers are: a writer that
+	 * opens a packet after this sees the hold; one that opened before is
+	 * seen here, or by lapped() after the copy.  Twice: the writers may
+	 * have gone on between our look and the hold.
+	 */
+	for (int i = 0; i < 2; i++) {
+		s->cons = oldest(c, cpu);
+		hold_from(c, cpu, s->cons);
+		rtr_smp_mb();
+		if (oldest(c, cpu) == s->cons)
+			break;
+	}
+	s->holding = true;
+	return 0;
+}
+
+RTR_API void rtr_consumer_release(struct rtr_consumer *c, uint32_t cpu)
+{
+	if (cpu >= c->h.ncpus || !c->streams[cpu].holding)
+		return;
+	c->streams[cpu].holding = false;
+	if (local(c))
+		rtr_store_release(&ctl(c, cpu)->hold_until, 0);
 }
 
 static bool any_ready(struct rtr_consumer *c)
@@ -694,6 +919,7 @@ RTR_API int rtr_consumer_wait(struct rtr_consumer *c, int timeout_ms)
 	uint32_t seq = rtr_load_acquire(&h->wake_seq);
 	int ret;
 
+	claim(c);	/* the region's consumer from its first wait */
 	arm(c, true);
 	rtr_smp_mb();	/* @notify_at stores before @prod loads; pairs with writers */
 	if (any_ready(c) || rtr_consumer_stopped(c)) {
@@ -753,10 +979,9 @@ RTR_API int rtr_consumer_flush(struct rtr_consumer *c, int timeout_ms)
 }
 
 /*
- * Counts no producer could reach (2^56 events is two years at a billion a
- * second), or going down, are damage: the last plausible count stands.
+ * Counts no producer could reach (RTR_LOST_MAX), or going down, are damage:
+ * the last plausible count stands.
  */
-#define RTR_LOST_MAX (1ull << 56)
 
 RTR_API uint64_t rtr_consumer_lost(const struct rtr_consumer *c, uint32_t cpu)
 {

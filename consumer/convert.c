@@ -28,6 +28,8 @@ int rtr_convert_session(const char *region, const struct rtr_out_opts *opts,
 		rtr_session_close(s);
 		return ret;
 	}
+	/* Read-only: run it again, the same trace comes out (after a full disk, say). */
+	rtr_consumer_read_only(s->c);
 	rep->producer_gone = rtr_session_producer_gone(s);
 	rep->ncpus = s->ncpus;
 	ret = rtr_session_metadata(s, o);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <endian.h>
 #include "consumer/output.h"
+#include "consumer/packet_check.h"
 #include "consumer/stream_in.h"
 #include "ringbuf/compiler.h"
 #include <ringtrace/region.h>
@@ -44,9 +45,60 @@ static int read_full(int fd, void *buf, size_t n, const volatile sig_atomic_t *s
 	return 1;
 }
 
+/* What a stream's previous packet said: the next one must follow it. */
+struct stream_pos {
+	bool seen;
+	uint64_t seq;
+	uint64_t ts_end;
+	uint64_t discarded;
+};
+
+/*
+ * check_frame() - NULL if the packet in @buf (@len bytes) of stream @cpu
+ * follows the stream's previous one, and note it; else why not.
+ */
+static const char *check_frame(struct stream_pos **pos, uint32_t *npos, uint32_t cpu,
+			       const uint8_t *buf, uint64_t len)
+{
+	struct rtr_packet_hdr p;
+	struct rtr_packet_rules r = { .cpu = cpu, .max_bytes = len };
+	struct stream_pos *sp;
+	const char *why;
+
+	if (cpu >= *npos) {
+		uint32_t n = cpu + 1 > 2 * *npos ? cpu + 1 : 2 * *npos;
+		struct stream_pos *np = realloc(*pos, n * sizeof(*np));
+
+		if (!np)
+			return "out of memory";
+		memset(np + *npos, 0, (n - *npos) * sizeof(*np));
+		*pos = np;
+		*npos = n;
+	}
+	sp = &(*pos)[cpu];
+	memcpy(&p, buf, sizeof(p));
+	r.prev_discarded = sp->discarded;
+	why = rtr_packet_check(&p, &r);
+	if (!why && p.content_size / 8 != len)
+		why = "content_size differs from the frame's length";
+	if (!why && sp->seen && p.packet_seq_num <= sp->seq)
+		why = "packet_seq_num does not follow the stream's previous packet";
+	if (!why && sp->seen && p.timestamp_begin < sp->ts_end)
+		why = "timestamp_begin before the stream's previous packet's end";
+	if (why)
+		return why;
+	sp->seen = true;
+	sp->seq = p.packet_seq_num;
+	sp->ts_end = p.timestamp_end;
+	sp->discarded = p.events_discarded;
+	return NULL;
+}
+
 int rtr_stream_copy(int fd, struct rtr_out *o, const volatile sig_atomic_t *stop,
 		    struct rtr_stream_report *rep)
 {
+	struct stream_pos *pos = NULL;
+	uint32_t npos = 0;
 	uint8_t pro[RTR_STREAM_PROLOGUE], hdr[RTR_FRAME_HDR];
 	uint8_t *buf = NULL;
 	size_t cap = 0;
@@ -159,6 +211,15 @@ int rtr_stream_copy(int fd, struct rtr_out *o, const volatile sig_atomic_t *stop
 				ret = -EPROTO;
 				break;
 			}
+			const char *why = check_frame(&pos, &npos, arg, buf, len);
+
+			if (why) {
+				/* Not written: the trace stays readable; the end reports it. */
+				if (!rep->damaged++)
+					snprintf(rep->damage, sizeof(rep->damage), "cpu %u, byte %"
+						 PRIu64 ": %s", arg, rep->bytes - len - 16, why);
+				continue;
+			}
 			ret = rtr_out_packet(o, arg, buf, len);
 			rep->packets++;
 		} else {
@@ -173,5 +234,12 @@ int rtr_stream_copy(int fd, struct rtr_out *o, const volatile sig_atomic_t *stop
 		}
 	}
 	free(buf);
+	free(pos);
+	if (!ret && rep->damaged) {
+		snprintf(rep->err, sizeof(rep->err), "standard input: %" PRIu64 " damaged packet%s "
+			 "not copied (the first: %s)", rep->damaged, rep->damaged == 1 ? "" : "s",
+			 rep->damage);
+		ret = -EPROTO;
+	}
 	return ret;
 }

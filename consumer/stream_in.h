@@ -20,6 +20,8 @@ struct rtr_stream_report {
 	uint64_t packets;
 	bool ended;
 	bool writer_stopped_early;
+	uint64_t damaged;	/* packets that failed their checks: not copied */
+	char damage[300];	/* the first of them */
 	char err[700];
 };
 
@@ -28,6 +30,9 @@ struct rtr_stream_report {
  * them to @o (opened by the caller, closed by the caller).  @stop (may be
  * NULL): a flag a signal handler sets; the copy then ends, -EINTR (the
  * handler must be installed without SA_RESTART, to cut a blocked read).
+ * A packet that fails its checks (consumer/packet_check.h, and its
+ * sequence number, time and loss count following the stream's previous
+ * packet) is not given to @o; the copy goes on, and ends with -EPROTO.
  * Return: 0 at the END frame; -errno (cut, damaged, output failed,
  * interrupted) with @rep->err set.  Everything before the problem has been
  * given to @o.

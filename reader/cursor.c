@@ -138,6 +138,13 @@ static int open_packet(struct tr_cursor *c)
 	if (ts_end < ts_begin)
 		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
 			    ts_end, ts_begin);
+	/* babeltrace2 refuses a time it cannot convert (2.0.4 aborts on some). */
+	if (!rtr_ts_fits(c->md->freq, c->md->base_ns, ts_end))
+		return fail(c, off, "timestamp_end %" PRIu64 " is not a time: it overflows when "
+			    "converted to ns since the epoch", ts_end);
+	if (discarded > RTR_LOST_MAX)
+		return fail(c, off + 24, "events_discarded %" PRIu64 ": more than any producer "
+			    "can lose", discarded);
 	if (c->started) {
 		if (seq <= c->seq)
 			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, packet_seq_num),

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "consumer/output.h"
 #include "consumer/stream_in.h"
@@ -19,6 +20,9 @@ struct spool {
 	struct rtr_out *out;
 	struct rtr_stream_report rep;
 	int ret;
+	pthread_mutex_t lock;
+	pthread_cond_t ended_cond;
+	bool ended;		/* the stream is copied whole (or failed): nothing more comes */
 };
 
 static void *spool_main(void *arg)
@@ -27,7 +31,33 @@ static void *spool_main(void *arg)
 
 	sp->ret = rtr_stream_copy(STDIN_FILENO, sp->out, NULL, &sp->rep);
 	rtr_out_close(sp->out, sp->ret == 0 && !sp->rep.writer_stopped_early, NULL);
+	pthread_mutex_lock(&sp->lock);
+	sp->ended = true;
+	pthread_cond_broadcast(&sp->ended_cond);
+	pthread_mutex_unlock(&sp->lock);
 	return NULL;
+}
+
+void tr_input_wait(struct tr_input *in, int ms)
+{
+	struct spool *sp = in->priv;
+	struct timespec until;
+
+	if (!sp || !in->spooling) {
+		usleep((useconds_t)ms * 1000);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&sp->lock);
+	while (!sp->ended && pthread_cond_timedwait(&sp->ended_cond, &sp->lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&sp->lock);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -135,6 +165,8 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 		return -ENOMEM;
 	}
 	in->priv = sp;
+	pthread_mutex_init(&sp->lock, NULL);
+	pthread_cond_init(&sp->ended_cond, NULL);
 	oo.path = in->root;
 	ret = rtr_out_open(&sp->out, &oo, err, errlen);
 	if (ret)

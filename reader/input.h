@@ -61,4 +61,10 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen);
  */
 int tr_input_close(struct tr_input *in, char *err, size_t errlen);
 
+/*
+ * tr_input_wait() - let a follower wait @ms for more of the trace; with '-',
+ * no longer than until the spooling thread has copied the whole stream.
+ */
+void tr_input_wait(struct tr_input *in, int ms);
+
 #endif /* RTR_READER_INPUT_H */

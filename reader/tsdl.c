@@ -414,6 +414,18 @@ static int parse_clock(struct mp *m)
 	}
 	if (!name || !freq)
 		return mp_fail(m, "the clock block lacks %s", !name ? "name = \"tsc\"" : "freq");
+	/* Times a reader can convert to ns (region.h's bounds), as babeltrace2 must. */
+	{
+		__int128 base = (__int128)m->md->offset_s * 1000000000 +
+				(__int128)m->md->offset * 1000000000 / m->md->freq;
+
+		if (m->md->freq < RTR_CLOCK_FREQ_MIN || m->md->freq > RTR_CLOCK_FREQ_MAX)
+			return mp_fail(m, "clock frequency %" PRIu64 " Hz: not a clock ringtrace "
+				       "writes (1 MHz to 100 GHz)", m->md->freq);
+		if (base <= -RTR_TIME_NS_MAX || base >= RTR_TIME_NS_MAX)
+			return mp_fail(m, "clock offset beyond any time in 64-bit nanoseconds");
+		m->md->base_ns = (int64_t)base;
+	}
 	return 0;
 }
 

@@ -90,6 +90,7 @@ struct tr_metadata {
 	uint64_t freq;
 	int64_t offset_s;
 	uint64_t offset;
+	int64_t base_ns;	/* ns since the epoch at clock value 0 (checked to fit) */
 	char *hostname;
 	uint32_t vpid;
 	bool has_vpid;

@@ -692,7 +692,7 @@ static int follow(struct dump *d, struct tr_input *in, struct tr_merge_pos *pos)
 wait:
 		rtr_state_free(&st);
 		fflush(stdout);
-		usleep(200000);
+		tr_input_wait(in, 200);
 	}
 	return status;
 }

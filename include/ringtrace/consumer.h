@@ -173,6 +173,43 @@ bool rtr_consumer_open_packets(const struct rtr_consumer *c);
  */
 void rtr_consumer_rewind(struct rtr_consumer *c);
 
+/**
+ * rtr_consumer_hold() - a snapshot reader (after rtr_consumer_rewind()) about
+ * to copy stream @cpu of an overwrite-mode ring: start it again at the
+ * oldest packet the ring holds now (all N with no packet open, else the
+ * N - 1 before the open one) and ask the writers not to open a packet over
+ * one not yet copied; each rtr_consumer_put() frees the one copied.  They
+ * drop events meanwhile (lost_full), and honour a hold for one second at
+ * most.  Hold one stream at a time, copy it, release it.
+ * Return: 0; -EINVAL for a stream out of range, a consumer that is not a
+ * snapshot reader, or a discard-mode region.
+ */
+int rtr_consumer_hold(struct rtr_consumer *c, uint32_t cpu);
+
+/* rtr_consumer_release() - end the hold of stream @cpu (rtr_consumer_close() ends all). */
+void rtr_consumer_release(struct rtr_consumer *c, uint32_t cpu);
+
+/*
+ * rtr_consumer_unget() - give back the packet taken on @cpu without
+ * releasing it: the next rtr_consumer_get() takes it again (a consumer
+ * whose output had no room for it).
+ */
+void rtr_consumer_unget(struct rtr_consumer *c, uint32_t cpu);
+
+/**
+ * rtr_consumer_read_only() - taking packets with @c never moves the region's
+ * consumer position: a reader that may run again (recover, convert) gets
+ * the same packets each time, and a live consumer is not disturbed.
+ */
+void rtr_consumer_read_only(struct rtr_consumer *c);
+
+/*
+ * rtr_consumer_start() - the position stream @cpu began at when @c was
+ * opened: what is before it, an earlier consumer took (a byte position;
+ * divided by the packet size, the first sequence number left).
+ */
+uint64_t rtr_consumer_start(const struct rtr_consumer *c, uint32_t cpu);
+
 /*
  * rtr_consumer_on_damage() - call @fn for each packet found damaged (its
  * stream, sequence number and what is wrong with it), as it is skipped.
