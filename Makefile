@@ -72,6 +72,8 @@ endif
 ifeq ($(CONFIG_XENSIM),y)
   RTR_CFLAGS += -DRTR_HAVE_XENSIM=1
 endif
+# The consumer's write-behind queue writes through io_uring (consumer/queue.c).
+CONSUMER_LIBS := -luring
 CRITERION_LIBS := -lcriterion
 
 .DEFAULT_GOAL := all
@@ -103,7 +105,7 @@ PROGS += $(O)/bin/$(2)
 $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A)
 	$$(quiet) LD $$(short)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS_A) $$(RTR_LIBS) $$($(2)-libs)
+	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS_A) $$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
 endef
 
 # The archives in link order: each layer before the ones it uses.
@@ -168,7 +170,7 @@ $(O)/lib/libringtrace-consumer.so: $(CONSUMER_OBJS) $(O)/lib/libringtrace.a libr
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared $(RTR_LDFLAGS) $(LDFLAGS) -Wl,--version-script=libringtrace-consumer.map \
 		-Wl,-soname,libringtrace-consumer.so.0 -o $@ $(CONSUMER_OBJS) $(O)/lib/libringtrace.a \
-		$(RTR_LIBS)
+		$(CONSUMER_LIBS) $(RTR_LIBS)
 	$(Q)ln -sf libringtrace-consumer.so $(@D)/libringtrace-consumer.so.0
 
 $(O)/lib/libringtrace-read.a: $(READ_OBJS)
@@ -179,7 +181,7 @@ $(O)/lib/libringtrace-read.a: $(READ_OBJS)
 $(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(RTR_LIBS) $(CRITERION_LIBS)
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS)
 
 # The LTTng-UST program the interop tests and the benchmark record
 # (tests/interop/lttng/): it links Debian's liblttng-ust, which `make check`

@@ -28,31 +28,8 @@
 #include <ringtrace/region.h>
 #include "consumer/output.h"
 #include "consumer/state.h"
+#include "consumer/output_int.h"
 #include "platform/platform.h"
-
-#define DIRECT_ALIGN 4096u
-
-struct rtr_out {
-	struct rtr_out_opts o;
-	bool stream;
-	int topfd;		/* the trace directory */
-	int chunkfd;		/* the chunk being written (== topfd without rotation) */
-	bool rotating;
-	bool chunk_open;
-	uint64_t chunk_index;	/* of the next chunk to open */
-	uint64_t chunk_bytes;
-	uint64_t chunk_start_ns;
-	char chunk_name[64];
-	int *sfd;		/* per CPU: stream file of the chunk, or -1 */
-	uint64_t *ssize;	/* its size: always a packet boundary */
-	bool *sdirect;		/* opened with O_DIRECT: packets padded to DIRECT_ALIGN */
-	uint32_t nsfd;
-	uint8_t *bounce;	/* 2 * DIRECT_ALIGN, aligned: a packet's first and last blocks */
-	char *md;
-	size_t mdlen;
-	uint64_t watermark;
-	struct rtr_out_report rep;
-};
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -69,10 +46,7 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 }
 
 /* Stop writing for good: the first error is the one reported. */
-static int fail(struct rtr_out *o, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct rtr_out *o, int ret, const char *fmt, ...)
+int out_fail(struct rtr_out *o, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -82,7 +56,36 @@ static int fail(struct rtr_out *o, int ret, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(o->rep.err, sizeof(o->rep.err), fmt, ap);
 	va_end(ap);
+	__atomic_store_n(&o->failed, true, __ATOMIC_RELEASE);	/* after the message */
 	return ret;
+}
+
+#define fail out_fail
+
+/* Write @iov whole at @off (a stream file: its end, a packet boundary). */
+static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t w = pwritev(fd, iov, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		off += (uint64_t)w;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
 }
 
 static mode_t dir_mode(mode_t m)
@@ -280,9 +283,9 @@ static int write_file_atomic(int dfd, const char *name, const void *data, size_t
 	return ret;
 }
 
-/* A frame whose payload is @data, then @more (@len bytes in all). */
-static int write_frame2(struct rtr_out *o, uint32_t type, uint32_t arg, const void *data,
-			size_t dlen, const void *more, uint64_t len)
+/* A frame whose payload is @data, then @more (@len bytes in all), to @fd. */
+static int frame_to(int fd, uint32_t type, uint32_t arg, const void *data, size_t dlen,
+		    const void *more, uint64_t len)
 {
 	uint8_t hdr[RTR_FRAME_HDR];
 	uint32_t t = htole32(type), a = htole32(arg);
@@ -292,14 +295,27 @@ static int write_frame2(struct rtr_out *o, uint32_t type, uint32_t arg, const vo
 		{ (void *)data, dlen },
 		{ (void *)more, len - dlen },
 	};
+
+	memcpy(hdr, &t, 4);
+	memcpy(hdr + 4, &a, 4);
+	memcpy(hdr + 8, &l, 8);
+	return rtr_writev_all(fd, iov, 3);
+}
+
+int out_frame(int fd, uint32_t type, uint32_t arg, const void *data, uint64_t len)
+{
+	return frame_to(fd, type, arg, data, len, NULL, len);
+}
+
+/* A frame on the stream's descriptor; a failure is the output's. */
+static int write_frame2(struct rtr_out *o, uint32_t type, uint32_t arg, const void *data,
+			size_t dlen, const void *more, uint64_t len)
+{
 	int ret;
 
 	if (o->rep.failed)
 		return -EIO;
-	memcpy(hdr, &t, 4);
-	memcpy(hdr + 4, &a, 4);
-	memcpy(hdr + 8, &l, 8);
-	ret = rtr_writev_all(o->o.fd, iov, 3);
+	ret = frame_to(o->o.fd, type, arg, data, dlen, more, len);
 	if (ret)
 		return fail(o, ret, "standard output: %s%s", strerror(-ret),
 			    ret == -EPIPE ? " (the reader has gone)" : "");
@@ -359,6 +375,17 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 		}
 		/* At once: a follower knows a recording is under way, not a finished trace. */
 		write_state(o, RTR_REC_RECORDING);
+	}
+	if (o->o.buffer_size) {
+		int ret = rtr_queue_open(o, err, errlen);
+
+		if (ret) {
+			if (!o->stream)
+				close(o->topfd);
+			free(o->bounce);
+			free(o);
+			return ret;
+		}
 	}
 	*out = o;
 	return 0;
@@ -458,6 +485,13 @@ static int open_chunk(struct rtr_out *o)
 
 int rtr_out_metadata(struct rtr_out *o, const char *text, size_t len)
 {
+	if (o->q)
+		return rtr_queue_metadata(o, text, len);
+	return out_metadata_sync(o, text, len);
+}
+
+int out_metadata_sync(struct rtr_out *o, const char *text, size_t len)
+{
 	char *md;
 
 	if (o->rep.failed)
@@ -467,7 +501,8 @@ int rtr_out_metadata(struct rtr_out *o, const char *text, size_t len)
 	md = malloc(len ? len : 1);
 	if (!md)
 		return fail(o, -ENOMEM, "metadata: out of memory");
-	memcpy(md, text, len);
+	if (len)	/* an empty frame's text may be NULL */
+		memcpy(md, text, len);
 	free(o->md);
 	o->md = md;
 	o->mdlen = len;
@@ -528,7 +563,7 @@ static int stream_fd(struct rtr_out *o, uint32_t cpu)
 		return o->sfd[cpu];
 	snprintf(name, sizeof(name), "stream_%u", cpu);
 	o->sfd[cpu] = openat(o->chunkfd, name,
-			     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND,
+			     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			     o->o.file_mode);
 	if (o->sfd[cpu] < 0)
 		return -errno;
@@ -549,8 +584,8 @@ static int stream_fd(struct rtr_out *o, uint32_t cpu)
  * through the aligned bounce buffer, the whole blocks between straight from
  * @body when they are aligned (a region's slots are), else all through memory.
  */
-static int write_direct(struct rtr_out *o, int fd, const void *hdr, const uint8_t *body,
-			size_t size, size_t *written)
+static int write_direct(struct rtr_out *o, int fd, uint64_t off, const void *hdr,
+			const uint8_t *body, size_t size, size_t *written)
 {
 	size_t padded = (size + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1);
 	size_t first = size < DIRECT_ALIGN ? size : DIRECT_ALIGN;
@@ -584,7 +619,7 @@ static int write_direct(struct rtr_out *o, int fd, const void *hdr, const uint8_
 			iov[n++] = (struct iovec){ b1, DIRECT_ALIGN };
 		}
 	}
-	ret = rtr_writev_all(fd, iov, n);
+	ret = pwritev_all(fd, iov, n, off);
 	if (ret == -EINVAL) {
 		/* The file system took O_DIRECT at open, not for this write: go buffered. */
 		int fl = fcntl(fd, F_GETFL);
@@ -599,7 +634,7 @@ static int write_direct(struct rtr_out *o, int fd, const void *hdr, const uint8_
 	return ret;
 }
 
-int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
+int out_packet_sync(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
 		    size_t size)
 {
 	struct iovec iov[2] = {
@@ -626,11 +661,11 @@ int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void
 		return fail(o, fd, "%s/%s/stream_%u: %s", o->o.path, o->chunk_name, cpu,
 			    strerror(-fd));
 	ondisk = size;
-	ret = o->sdirect[cpu] ? write_direct(o, fd, hdr, body, size, &ondisk) : 1;
+	ret = o->sdirect[cpu] ? write_direct(o, fd, o->ssize[cpu], hdr, body, size, &ondisk) : 1;
 	if (ret == 1) {
 		o->sdirect[cpu] = false;
 		ondisk = size;
-		ret = rtr_writev_all(fd, iov, 2);
+		ret = pwritev_all(fd, iov, 2, o->ssize[cpu]);
 	}
 	if (ret) {
 		/* Take back what part of the packet went out: files end on packets. */
@@ -648,6 +683,72 @@ done:
 		o->rep.bytes += size;
 	}
 	return ret;
+}
+
+int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
+		    size_t size)
+{
+	if (o->q)
+		return rtr_queue_packet(o, cpu, hdr, body, size);
+	return out_packet_sync(o, cpu, hdr, body, size);
+}
+
+bool rtr_out_room(struct rtr_out *o, size_t size)
+{
+	return !o->q || rtr_queue_room(o, size);
+}
+
+int rtr_out_wait(struct rtr_out *o, int timeout_ms)
+{
+	return o->q ? rtr_queue_wait(o, timeout_ms) : 1;
+}
+
+bool out_rotate_due(const struct rtr_out *o)
+{
+	return rotate_due(o);
+}
+
+int out_place(struct rtr_out *o, uint32_t cpu, size_t size, uint64_t *off, size_t *ondisk,
+	      bool *direct)
+{
+	int fd, ret;
+
+	*direct = false;
+	if (o->rep.failed)
+		return -EIO;
+	if (o->stream)
+		return 0;
+	if (rotate_due(o))
+		close_chunk(o);
+	if (!o->chunk_open && (ret = open_chunk(o)))
+		return ret;
+	fd = stream_fd(o, cpu);
+	if (fd < 0)
+		return fail(o, fd, "%s/%s/stream_%u: %s", o->o.path, o->chunk_name, cpu,
+			    strerror(-fd));
+	if (!o->sdirect[cpu])
+		return fd;
+	*direct = true;
+	*off = o->ssize[cpu];
+	*ondisk = (size + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1);
+	o->ssize[cpu] += *ondisk;
+	o->chunk_bytes += *ondisk;
+	return fd;
+}
+
+void out_written(struct rtr_out *o, size_t ondisk)
+{
+	o->rep.packets++;
+	o->rep.bytes += ondisk;
+}
+
+void out_write_failed(struct rtr_out *o, uint32_t cpu, uint64_t off, int ret)
+{
+	int tr = ftruncate(o->sfd[cpu], (off_t)off);
+
+	o->ssize[cpu] = off;
+	fail(o, ret, "%s/%s/stream_%u: %s%s", o->o.path, o->chunk_name, cpu, strerror(-ret),
+	     tr ? " (and the partial packet could not be cut off)" : "");
 }
 
 int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t size)
@@ -681,6 +782,13 @@ static int write_state(struct rtr_out *o, enum rtr_state_kind kind)
 
 int rtr_out_progress(struct rtr_out *o, uint64_t watermark)
 {
+	if (o->q)
+		return rtr_queue_progress(o, watermark);
+	return out_progress_sync(o, watermark);
+}
+
+int out_progress_sync(struct rtr_out *o, uint64_t watermark)
+{
 	uint64_t w = htole64(watermark);
 	int ret;
 
@@ -698,7 +806,7 @@ int rtr_out_progress(struct rtr_out *o, uint64_t watermark)
 
 bool rtr_out_failed(const struct rtr_out *o)
 {
-	return o->rep.failed;
+	return __atomic_load_n(&o->failed, __ATOMIC_ACQUIRE);
 }
 
 const struct rtr_out_report *rtr_out_report(const struct rtr_out *o)
@@ -722,6 +830,7 @@ void rtr_out_abandon(struct rtr_out *o, const char *path)
 
 	if (!o)
 		return;
+	rtr_queue_close(o);
 	empty = !o->stream && !o->rep.packets;
 	if (!o->stream)
 		close_chunk(o);
@@ -736,12 +845,58 @@ void rtr_out_abandon(struct rtr_out *o, const char *path)
 	out_free(o);
 }
 
+/* Remove directory @path (in @at, as rtr_mkdir_new() names it): a trace's files only. */
+static int remove_trace_at(int at, const char *path, int dfd)
+{
+	const char *name = at != AT_FDCWD && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char bad[256];
+	int ret = empty_trace_dir(dfd, bad, sizeof(bad));
+
+	if (!ret && unlinkat(at, name, AT_REMOVEDIR) < 0)
+		ret = -errno;
+	return ret;
+}
+
+int rtr_trace_remove(int at, const char *path)
+{
+	const char *name = at != AT_FDCWD && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int ret, dfd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dfd < 0)
+		return -errno;
+	ret = remove_trace_at(at, path, dfd);
+	close(dfd);
+	return ret;
+}
+
+int rtr_out_remove(struct rtr_out *o, struct rtr_out_report *rep)
+{
+	int ret;
+
+	if (!o || o->stream)
+		return rtr_out_close(o, false, rep);
+	rtr_queue_close(o);
+	close_chunk(o);
+	ret = remove_trace_at(o->o.parent_fd > 0 ? o->o.parent_fd : AT_FDCWD, o->o.path, o->topfd);
+	if (ret) {
+		/* What could not go says it failed: a reader is not misled. */
+		unlinkat(o->topfd, RTR_STATE_FILE, 0);
+		write_state(o, RTR_REC_FAILED);
+	}
+	close(o->topfd);
+	if (rep)
+		*rep = o->rep;
+	out_free(o);
+	return ret;
+}
+
 int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 {
 	int ret = 0;
 
 	if (!o)
 		return 0;
+	rtr_queue_close(o);	/* everything queued written (or kept), the writer stopped */
 	if (o->stream) {
 		if (!o->rep.failed)
 			write_frame(o, RTR_FRAME_END, complete ? 0 : 1, NULL, 0);

@@ -53,6 +53,15 @@ enum rtr_frame_type {
  *          the packet bodies go from the region to the disk with no copy
  *          through the page cache; each packet is padded to 4 KiB on disk
  *          (CTF's packet_size beyond content_size).
+ * @buffer_size: 0: write in the calling thread.  Else the write-behind
+ *          queue: rtr_out_packetv() copies the packet into a queue of this
+ *          many bytes and returns, a writer thread writes it (several
+ *          O_DIRECT writes in flight), and a stalled output costs nothing
+ *          until the queue is full (rtr_out_room()).
+ * @engine: how the queue's writes are made (enum rtr_out_engine).
+ * @spill_path: with a queue, where the packets it still holds go when the
+ *          output fails (a framed stream, created exclusively), so that
+ *          none is lost with the disk; NULL: they are counted lost.
  */
 struct rtr_out_opts {
 	const char *path;
@@ -64,6 +73,22 @@ struct rtr_out_opts {
 	uint64_t rotate_ns;
 	const char *chunk_prefix;
 	bool direct;
+	uint64_t buffer_size;
+	int engine;
+	const char *spill_path;
+};
+
+/**
+ * enum rtr_out_engine - the queue's writes: RTR_OUT_ENGINE_AUTO the better
+ * one here (Documentation/consumer.rst, "The write-behind queue"),
+ * RTR_OUT_ENGINE_THREADS worker threads each making one pwritev() at a
+ * time, RTR_OUT_ENGINE_URING one io_uring (threads where it cannot be set
+ * up).
+ */
+enum rtr_out_engine {
+	RTR_OUT_ENGINE_AUTO = 0,
+	RTR_OUT_ENGINE_THREADS = 1,
+	RTR_OUT_ENGINE_URING = 2,
 };
 
 struct rtr_out;
@@ -80,6 +105,12 @@ struct rtr_out_report {
 	uint64_t chunks;
 	bool failed;
 	char err[600];
+	/* with a queue: */
+	uint64_t queue_peak;		/* the most bytes it held */
+	uint64_t queue_full;		/* times a packet found no room */
+	uint64_t spilled;		/* packets not written, kept in @spill_path */
+	uint64_t unwritten;		/* packets not written and not kept (lost) */
+	int engine;			/* the one that ran */
 };
 
 /* Create the output (the directory, or the stream's prologue).  Return: 0 or -errno. */
@@ -87,6 +118,17 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 
 /* The TSDL text for the current chunk and the next ones; copied. */
 int rtr_out_metadata(struct rtr_out *o, const char *text, size_t len);
+
+/*
+ * rtr_out_room() - whether a packet of @size bytes can be given now: always
+ * without a queue; with one, whether it has room.  A consumer takes a
+ * packet from the ring only when there is (else the ring's own rules
+ * apply: the writers drop, or wait in blocking mode).
+ */
+bool rtr_out_room(struct rtr_out *o, size_t size);
+
+/* rtr_out_wait() - wait up to @timeout_ms for the queue to make room.  Return: 1 room, 0 not. */
+int rtr_out_wait(struct rtr_out *o, int timeout_ms);
 
 /* Append one whole packet of stream @cpu.  Return: 0, or -errno once failed. */
 int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t size);
@@ -108,6 +150,18 @@ const struct rtr_out_report *rtr_out_report(const struct rtr_out *o);
  * Return: 0 or the first error.
  */
 int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep);
+
+/*
+ * rtr_out_remove() - close an output whose trace must not be left as if it
+ * were whole (a snapshot that failed half-way), and remove what it wrote:
+ * the directory it created and the trace files in it.  If they cannot all
+ * be removed, the state file of what is left says "failed".
+ * Return: 0, or -errno when something was left.
+ */
+int rtr_out_remove(struct rtr_out *o, struct rtr_out_report *rep);
+
+/* The same for a trace already closed: directory @path in @at (AT_FDCWD or a directory). */
+int rtr_trace_remove(int at, const char *path);
 
 /*
  * rtr_out_abandon() - close an output that never got a packet (the program

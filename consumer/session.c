@@ -113,6 +113,24 @@ int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
 	return ret;
 }
 
+/*
+ * One packet written: the trace's losses as a reader counts them, the
+ * packets before the stream's first one included.
+ */
+static void account_packet(struct rtr_session_cpu *a, uint64_t seq, uint64_t size,
+			   uint64_t discarded)
+{
+	if (!a->packets)
+		a->first_seq = seq;
+	if (seq >= a->next_seq)
+		a->lost_packets += seq - a->next_seq;
+	a->next_seq = seq + 1;
+	a->trace_lost = discarded;
+	a->lost_events = discarded;
+	a->packets++;
+	a->bytes += size;
+}
+
 static int put_packet(struct rtr_session *s, struct rtr_out *o,
 		      const struct rtr_consumer_packet *pkt, bool salvaged)
 {
@@ -127,6 +145,12 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	if (rtr_session_metadata(s, o) && rtr_out_failed(o))
 		return -EIO;
 	ret = rtr_out_packetv(o, pkt->cpu, pkt->data, pkt->body, pkt->size);
+	if (ret == -ENOBUFS) {
+		/* The output's queue is full: the packet stays in the ring, for the next pass. */
+		rtr_consumer_unget(s->c, pkt->cpu);
+		s->out_full = true;
+		return ret;
+	}
 	/*
 	 * A packet not written stays in the region, not put: the session
 	 * stops there (nothing takes another packet), and `ringtrace recover`
@@ -135,8 +159,7 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	if (ret)
 		return ret;
 	rtr_consumer_put(s->c, pkt->cpu);
-	a->packets++;
-	a->bytes += pkt->size;
+	account_packet(a, pkt->seq, pkt->size, pkt->events_discarded);
 	a->salvaged += salvaged;
 	return 0;
 }
@@ -149,15 +172,23 @@ void rtr_session_account(struct rtr_session *s)
 		rtr_consumer_get_stats(s->c, i, &st);
 		s->cpu[i].damaged = st.damaged;
 		s->cpu[i].lapped = st.lapped;
-		s->cpu[i].lost_packets = st.damaged + st.lapped;
-		s->cpu[i].lost_events = rtr_consumer_lost(s->c, i);
+		/* Nothing written yet: what the producer counts so far. */
+		if (!s->cpu[i].packets)
+			s->cpu[i].lost_events = rtr_consumer_lost(s->c, i);
 	}
+}
+
+uint64_t rtr_session_max_events(const struct rtr_session *s)
+{
+	return (rtr_consumer_region(s->c)->packet_size - RTR_PACKET_HDR_SIZE) / RTR_EV_COMPACT_SIZE;
 }
 
 long rtr_session_drain(struct rtr_session *s, struct rtr_out *o)
 {
+	uint32_t P = rtr_consumer_region(s->c)->packet_size;
 	long n = 0;
 
+	s->out_full = false;
 	/* Metadata first, even with no packet to write (put_packet() keeps it current). */
 	if (rtr_session_metadata(s, o) && rtr_out_failed(o))
 		return -EIO;
@@ -174,9 +205,15 @@ long rtr_session_drain(struct rtr_session *s, struct rtr_out *o)
 
 		rtr_consumer_get_stats(s->c, cpu, &st);
 		start = st.packets + st.damaged + st.lapped;
-		while (rtr_consumer_get(s->c, cpu, &pkt) == 0) {
+		/*
+		 * Only when the output can take a packet: else the packets stay in
+		 * the ring, whose own rules apply (its writers drop, or wait).
+		 */
+		while (rtr_out_room(o, P) && rtr_consumer_get(s->c, cpu, &pkt) == 0) {
 			int ret = put_packet(s, o, &pkt, false);
 
+			if (ret == -ENOBUFS)
+				break;
 			if (ret)
 				return ret;
 			n++;
@@ -184,6 +221,7 @@ long rtr_session_drain(struct rtr_session *s, struct rtr_out *o)
 			if (st.packets + st.damaged + st.lapped - start >= max)
 				break;
 		}
+		s->out_full |= !rtr_out_room(o, P);
 	}
 	rtr_session_account(s);
 	return n;
@@ -233,16 +271,47 @@ int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
 	return 0;
 }
 
+/* Every complete packet: with a queue, waiting for room as often as it takes. */
+static int drain_all(struct rtr_session *s, struct rtr_out *o)
+{
+	for (;;) {
+		long n = rtr_session_drain(s, o);
+
+		if (n < 0)
+			return (int)n;
+		if (!n && !s->out_full)
+			return 0;
+		if (s->out_full && !rtr_out_wait(o, 100) && rtr_out_failed(o))
+			return -EIO;
+	}
+}
+
+/* Room for one more packet of the ring's, waiting for it. */
+static int wait_room(struct rtr_session *s, struct rtr_out *o)
+{
+	uint32_t P = rtr_consumer_region(s->c)->packet_size;
+
+	while (!rtr_out_room(o, P)) {
+		if (rtr_out_failed(o))
+			return -EIO;
+		rtr_out_wait(o, 100);
+	}
+	return 0;
+}
+
 int rtr_session_finish(struct rtr_session *s, struct rtr_out *o)
 {
-	long n = rtr_session_drain(s, o);
+	int n = drain_all(s, o);
 
 	if (n < 0)
-		return (int)n;
+		return n;
 	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {
 		struct rtr_consumer_packet pkt;
 		int ret;
 
+		ret = wait_room(s, o);
+		if (ret)
+			return ret;
 		ret = rtr_consumer_salvage(s->c, cpu, &pkt);
 		if (ret == 0) {
 			ret = put_packet(s, o, &pkt, true);
@@ -252,6 +321,9 @@ int rtr_session_finish(struct rtr_session *s, struct rtr_out *o)
 			s->cpu[cpu].unsalvageable = true;
 		}
 		/* Losses after the last packet: one more, header only, to tell them. */
+		ret = wait_room(s, o);
+		if (ret)
+			return ret;
 		if (rtr_consumer_tail(s->c, cpu, &pkt) == 0) {
 			ret = put_packet(s, o, &pkt, false);
 			if (ret)
@@ -267,7 +339,20 @@ struct held {
 	uint32_t cpu;
 	uint64_t size;
 	uint8_t *data;
+	bool salvaged;		/* a dead producer's open packet */
 };
+
+static int hold_packet(struct held *hd, const struct rtr_consumer_packet *pkt, bool salvaged)
+{
+	hd->data = malloc(pkt->size);
+	if (!hd->data)
+		return -ENOMEM;
+	memcpy(hd->data, pkt->data, pkt->size);
+	hd->cpu = pkt->cpu;
+	hd->size = pkt->size;
+	hd->salvaged = salvaged;
+	return 0;
+}
 
 int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 			 struct rtr_session *s, struct rtr_out_report *orep, char *err,
@@ -290,7 +375,8 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 		ret = -EINVAL;
 		goto out;
 	}
-	cap = (size_t)h->ncpus * h->packets_per_cpu;
+	/* N packets per CPU, and a header-only one for the last losses of a dead producer. */
+	cap = (size_t)h->ncpus * (h->packets_per_cpu + 1);
 	held = calloc(cap, sizeof(*held));
 	if (!held) {
 		snprintf(err, errlen, "out of memory");
@@ -298,38 +384,50 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 		goto out;
 	}
 	gone = rtr_session_producer_gone(s);
-	/* A live producer closes its open packets first, so the snapshot ends now. */
-	if (!gone && rtr_consumer_open_packets(s->c) && rtr_consumer_flush(s->c, 1000)) {
-		snprintf(s->notice, sizeof(s->notice), "%s: the producer did not close its packets "
-			 "within 1 s; the snapshot leaves the open ones out", region);
-		s->notice_new = true;
-	}
 	/*
 	 * Copy first, write after: the writers go on, and the ring's oldest
 	 * packets would be overwritten while files are created and synced.
-	 * The packets complete now, and no more: a busy CPU does not keep us here.
+	 * One CPU at a time, holding its writers off the packets not yet
+	 * copied (rtr_consumer_hold(): they drop events only if they fill their
+	 * open packet before we copy the oldest, a memcpy of one packet); the
+	 * packets complete when the hold began, then the open one as far as its
+	 * writers committed it, so the snapshot ends now without the producer's
+	 * help: N packets per CPU, the last of them partly filled.
 	 */
 	rtr_consumer_rewind(s->c);
 	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {
 		struct rtr_consumer_packet pkt;
 		struct rtr_consumer_cpu ci;
-		uint64_t target;
+		uint64_t open, last;
+		bool whole = false;
 
+		rtr_consumer_hold(s->c, cpu);
 		rtr_consumer_cpu_info(s->c, cpu, &ci);
-		target = ci.prod / h->packet_size;
-		while (nheld < cap && rtr_consumer_get(s->c, cpu, &pkt) == 0 && pkt.seq < target) {
-			held[nheld].data = malloc(pkt.size);
-			if (!held[nheld].data) {
-				ret = -ENOMEM;
-				snprintf(err, errlen, "out of memory");
-				goto out;
-			}
-			memcpy(held[nheld].data, pkt.data, pkt.size);
-			held[nheld].cpu = cpu;
-			held[nheld].size = pkt.size;
-			nheld++;
+		/* The open packet (none: the last complete one is the end). */
+		open = ci.prod & (h->packet_size - 1) ? ci.prod / h->packet_size : UINT64_MAX;
+		last = open != UINT64_MAX ? open : ci.prod / h->packet_size - 1;
+		while (nheld < cap && rtr_consumer_get(s->c, cpu, &pkt) == 0 && pkt.seq <= last) {
+			ret = hold_packet(&held[nheld++], &pkt, false);
+			if (ret)
+				goto nomem;
+			whole = pkt.seq == open;	/* closed while we copied */
 			rtr_consumer_put(s->c, cpu);
 		}
+		if (open != UINT64_MAX && !whole && nheld < cap &&
+		    rtr_consumer_salvage(s->c, cpu, &pkt) == 0) {
+			ret = hold_packet(&held[nheld++], &pkt, gone);
+			if (ret)
+				goto nomem;
+			rtr_consumer_put(s->c, cpu);
+		}
+		/* A dead producer's losses after its last packet. */
+		if (gone && nheld < cap && rtr_consumer_tail(s->c, cpu, &pkt) == 0) {
+			ret = hold_packet(&held[nheld++], &pkt, false);
+			if (ret)
+				goto nomem;
+			rtr_consumer_put(s->c, cpu);
+		}
+		rtr_consumer_release(s->c, cpu);
 	}
 	ret = rtr_out_open(&o, opts, err, errlen);
 	if (ret)
@@ -337,23 +435,36 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 	ret = rtr_session_metadata(s, o);
 	for (size_t i = 0; i < nheld && !ret; i++) {
 		struct rtr_session_cpu *a = &s->cpu[held[i].cpu];
+		const struct rtr_packet_hdr *ph = (const void *)held[i].data;
 
 		ret = rtr_out_packet(o, held[i].cpu, held[i].data, held[i].size);
-		a->packets++;
-		a->bytes += held[i].size;
+		if (!ret) {
+			account_packet(a, ph->packet_seq_num, held[i].size, ph->events_discarded);
+			a->salvaged += held[i].salvaged;
+		}
 	}
 	rtr_session_account(s);
-	/* A dead producer's open packets are part of what the ring holds. */
-	if (!ret && gone)
-		ret = rtr_session_finish(s, o);
 	if (ret && rtr_out_failed(o))
 		snprintf(err, errlen, "%s", rtr_out_report(o)->err);
 	else if (ret)
 		snprintf(err, errlen, "%s: %s", opts->path, strerror(-ret));
-	if (rtr_out_close(o, !ret, orep) && !ret) {
+	if (ret) {
+		/* Not a snapshot of the ring: remove it, or mark it failed. */
+		if (rtr_out_remove(o, orep))
+			snprintf(err + strlen(err), errlen - strlen(err), " (and %s, half written, "
+				 "could not be removed: its state file says failed)", opts->path);
+		else
+			snprintf(err + strlen(err), errlen - strlen(err), " (%s removed)",
+				 opts->path);
+	} else if (rtr_out_close(o, true, orep)) {
 		ret = -EIO;
-		snprintf(err, errlen, "%s", orep->err);
+		snprintf(err, errlen, "%s%s", orep->err,
+			 rtr_trace_remove(opts->parent_fd > 0 ? opts->parent_fd : AT_FDCWD,
+					  opts->path) ? "" : " (the snapshot was removed)");
 	}
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
 out:
 	for (size_t i = 0; i < nheld; i++)
 		free(held[i].data);

@@ -20,10 +20,19 @@
 #define RTR_DAMAGE_LOG 32
 
 /**
- * struct rtr_session_cpu - one stream's account.
+ * struct rtr_session_cpu - one stream's account.  Once a packet is written,
+ * the losses are the trace's own, exactly as `ringtrace check` counts them
+ * from it; before, the producer's counts.
  * @packets, @bytes: written.  @salvaged: open packets taken at the end.
- * @lost_events: the producer's count of events it dropped.
- * @lost_packets: packets overwritten before they could be read, or damaged.
+ * @lost_events: events the producer dropped: the events_discarded of the
+ *               last packet written (the producer's count before any).
+ * @lost_packets: sequence numbers missing from the stream written, the ones
+ *                before its first packet included: overwritten (before a
+ *                snapshot, or while it was read), damaged, or taken by an
+ *                earlier consumer (@first_seq of them).  Their events are
+ *                not counted: at most @lost_packets * rtr_session_max_events().
+ * @damaged, @lapped: the consumer's counts (rtr_consumer_stats).
+ * @first_seq: the first packet written; @next_seq: the one after the last.
  */
 struct rtr_session_cpu {
 	uint64_t packets;
@@ -33,6 +42,9 @@ struct rtr_session_cpu {
 	uint64_t lost_packets;
 	uint64_t damaged;
 	uint64_t lapped;
+	uint64_t first_seq;
+	uint64_t next_seq;
+	uint64_t trace_lost;		/* events_discarded of the last packet written */
 	bool unsalvageable;	/* the open packet was there but could not be taken */
 };
 
@@ -55,6 +67,7 @@ struct rtr_session {
 	bool flush_warned;
 	char notice[300];		/* a warning for the caller to print (rtr_session_notice()) */
 	bool notice_new;
+	bool out_full;			/* the last drain left packets: the output had no room */
 	uint64_t damage_count;
 	struct {
 		uint32_t cpu;
@@ -109,6 +122,9 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 
 /* Bring the per-stream figures up to date with the region's counters. */
 void rtr_session_account(struct rtr_session *s);
+
+/* The most events a packet of the region can hold (each record takes 4 bytes or more). */
+uint64_t rtr_session_max_events(const struct rtr_session *s);
 
 /* Totals over the streams. */
 void rtr_session_totals(const struct rtr_session *s, struct rtr_session_cpu *t);

@@ -8,7 +8,7 @@
 # interop tests and the benchmark record and read.
 set -eu
 job=${1:-build}
-pkgs="gcc make pkg-config liburcu-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev"
+pkgs="gcc make pkg-config liburcu-dev liburing-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev"
 case "$job" in
 build) ;;
 check) pkgs="$pkgs lttng-tools liblttng-ust-dev" ;;

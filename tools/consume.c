@@ -40,6 +40,7 @@ static bool consume_done(void *arg)
 
 static int consume_stream(const struct opts *o)
 {
+	struct rtr_out_opts oo = o->out;
 	struct rtr_stream_report rep;
 	struct rtr_out_report orep;
 	struct rtr_out *out;
@@ -50,7 +51,8 @@ static int consume_stream(const struct opts *o)
 		fprintf(stderr, "ringtrace consume: from '-' to '-' copies nothing\n");
 		return 2;
 	}
-	ret = rtr_out_open(&out, &o->out, err, sizeof(err));
+	oo.buffer_size = 0;	/* a pipe's writer waits for us: nothing to lose */
+	ret = rtr_out_open(&out, &oo, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ringtrace consume: %s\n", err);
 		return 1;
@@ -84,7 +86,7 @@ int rtr_cmd_consume(int argc, char **argv)
 	struct rtr_out *out;
 	struct rtr_out_report orep;
 	struct consume_state cs = { &s };
-	char err[700];
+	char err[700], spill[PATH_MAX + 8];
 	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
 	volatile bool failed = false, out_closed = false;
 	bool gone;
@@ -106,6 +108,15 @@ int rtr_cmd_consume(int argc, char **argv)
 		fprintf(stderr, "ringtrace consume: %s\n", err);
 		return 1;
 	}
+	if (o.out.buffer_size && o.out.buffer_size < 2ull * rtr_consumer_region(s.c)->packet_size) {
+		fprintf(stderr, "ringtrace consume: --buffer-size must hold two of the region's "
+			"%u-byte packets at least, or be 0\n", rtr_consumer_region(s.c)->packet_size);
+		rtr_session_close(&s);
+		return 2;
+	}
+	/* If the output fails, what the write-behind queue holds is kept beside the region. */
+	snprintf(spill, sizeof(spill), "%s.queue", o.region);
+	o.out.spill_path = spill;
 	ret = rtr_out_open(&out, &o.out, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ringtrace consume: %s\n", err);
@@ -143,6 +154,8 @@ int rtr_cmd_consume(int argc, char **argv)
 	cli_bus_armed = 0;
 	if (!o.quiet)
 		region_report(&s, o.out.path);
+	if (!o.quiet)
+		region_report_queue(&orep, spill);
 	if (failed)
 		fprintf(stderr, "ringtrace consume: %s\n", orep.err);
 	rtr_session_close(&s);

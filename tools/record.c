@@ -124,6 +124,10 @@ static int spawn(const struct opts *o, const char *region, pid_t *pid)
 		setenv("RINGTRACE_PACKET_SIZE", num, 1);
 		snprintf(num, sizeof(num), "%" PRIu64, o->packets);
 		setenv("RINGTRACE_PACKETS", num, 1);
+		if (o->blocking)
+			setenv("RINGTRACE_BLOCKING_TIMEOUT", o->blocking, 1);
+		else
+			unsetenv("RINGTRACE_BLOCKING_TIMEOUT");
 		/* Standard output may be the trace stream: the program writes to stderr. */
 		if (!strcmp(o->out.path, "-"))
 			dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -180,8 +184,9 @@ static int attach(const struct opts *o, struct rtr_session *s, const char *regio
 /*
  * Flight recorder: snapshots on SIGUSR1 and at the end, each created in the
  * directory @topfd (no path followed to it again) as snapshot-NNNNNN; @nsnap
- * counts those written whole.  One that failed keeps its number, and what it
- * wrote: the next one takes the next number.
+ * counts those written whole.  One that failed is removed (a snapshot
+ * missing a stream must not pass for whole), and its number is not used
+ * again: the next one takes the next number.
  */
 static int snapshots(const struct opts *o, const char *region, struct child *ch, int topfd,
 		     int *nsnap)
@@ -205,16 +210,15 @@ static int snapshots(const struct opts *o, const char *region, struct child *ch,
 			oo.path = path;
 			oo.parent_fd = topfd;
 			oo.force = false;
+			oo.buffer_size = 0;	/* copied to memory first: written at once */
 			int r = rtr_session_snapshot(region, &oo, &snap, &orep, err, sizeof(err));
 
 			region_notices(&snap);
 			if (r) {
-				struct stat st;
-
+				/* Removed (or marked failed); its number is not used again. */
 				fprintf(stderr, "ringtrace record: snapshot: %s\n", err);
 				failures++;
-				if (fstatat(topfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW) == 0)
-					next++;
+				next++;
 			} else {
 				next++;
 				if (!o->quiet)
@@ -261,7 +265,7 @@ int rtr_cmd_record(int argc, char **argv)
 	struct rtr_out *out = NULL;
 	struct rtr_out_report orep = { 0 };
 	struct child ch = { 0 };
-	char region[128], err[700];
+	char region[128], spill[160], err[700];
 	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
 	volatile bool write_failed = false, bus = false, out_closed = false;
 	volatile uint64_t left = 0;
@@ -298,6 +302,23 @@ int rtr_cmd_record(int argc, char **argv)
 	if (overwrite && (o.out.rotate_size || o.out.rotate_ns))
 		return region_usage_error(&o, "%s", "rotation is for discard mode; overwrite mode "
 				   "writes a snapshot directory each time");
+	if (overwrite && o.blocking && strcmp(o.blocking, "0"))
+		return region_usage_error(&o, "%s", "--blocking-timeout is for discard mode: a flight "
+					  "recorder overwrites, it never waits");
+	if (o.out.buffer_size && o.out.buffer_size < 2 * o.packet_size)
+		return region_usage_error(&o, "%s", "--buffer-size must hold two packets at least "
+					  "(2 x --packet-size), or be 0");
+	/*
+	 * Our pid for the reader, and 64 random bits: /dev/shm is everyone's,
+	 * and a name another user could guess, they could create first.
+	 */
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = rtr_monotonic_ns() ^ ((uint64_t)getpid() << 32);
+	snprintf(region, sizeof(region), "/dev/shm/ringtrace-record-%d-%016" PRIx64, (int)getpid(),
+		 rnd);
+	/* If the disk fails, what the write-behind queue holds is kept beside the region. */
+	snprintf(spill, sizeof(spill), "%s.queue", region);
+	o.out.spill_path = spill;
 	cli_catch_signals();
 	/* The output first: a bad -o must not cost a run of the program. */
 	if (overwrite) {
@@ -311,14 +332,6 @@ int rtr_cmd_record(int argc, char **argv)
 		fprintf(stderr, "ringtrace record: %s\n", err);
 		return 1;
 	}
-	/*
-	 * Our pid for the reader, and 64 random bits: /dev/shm is everyone's,
-	 * and a name another user could guess, they could create first.
-	 */
-	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-		rnd = rtr_monotonic_ns() ^ ((uint64_t)getpid() << 32);
-	snprintf(region, sizeof(region), "/dev/shm/ringtrace-record-%d-%016" PRIx64, (int)getpid(),
-		 rnd);
 	ret = spawn(&o, region, &ch.pid);
 	if (ret) {
 		fprintf(stderr, "ringtrace record: cannot run %s: %s\n", o.argv[0], strerror(-ret));
@@ -394,8 +407,11 @@ wait_child:
 
 			cli_human(b, sizeof(b), left);
 			fprintf(stderr, "not written: %s of packets left in the region when writing "
-				"stopped, and every event after them (counted above as lost)\n", b);
+				"stopped, and every event the program dropped after them (counted "
+				"in the region)\n", b);
 		}
+		if (!overwrite)
+			region_report_queue(&orep, spill);
 		if (overwrite)
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);

@@ -26,6 +26,35 @@
 #include "tools/commands.h"
 #include "tools/region_cmd.h"
 
+/* What the trace lacks, and why: an earlier consumer's packets named apart. */
+static void report_recovered(const struct rtr_session *s, const struct rtr_session_cpu *t)
+{
+	uint64_t taken = 0, gone;
+
+	for (uint32_t i = 0; i < s->ncpus; i++) {
+		uint64_t first = rtr_consumer_start(s->c, i) / rtr_consumer_region(s->c)->packet_size;
+
+		if (first)
+			fprintf(stderr, "cpu %u: packets 0 to %" PRIu64 " were taken by an earlier "
+				"consumer: they are in its trace, not this one\n", i, first - 1);
+		taken += first;
+	}
+	/* Missing sequence numbers: taken earlier, damaged, or else overwritten. */
+	gone = t->lost_packets - t->damaged - taken;
+	fprintf(stderr, "could not be saved:\n");
+	fprintf(stderr, "  %" PRIu64 " events the producer dropped (buffer full, too big, or "
+		"busy), counted in the trace\n", t->lost_events);
+	fprintf(stderr, "  %" PRIu64 " packets overwritten before the end (overwrite mode)\n",
+		gone <= t->lost_packets ? gone : 0);
+	fprintf(stderr, "  %" PRIu64 " packets damaged (listed above)\n", t->damaged);
+	for (uint32_t i = 0; i < s->ncpus; i++)
+		if (s->cpu[i].unsalvageable)
+			fprintf(stderr, "  cpu %u: the open packet's header is damaged: its events "
+				"are lost\n", i);
+	fprintf(stderr, "  the event each thread was writing when the process died, if any "
+		"(never committed)\n");
+}
+
 int rtr_cmd_recover(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -70,18 +99,7 @@ int rtr_cmd_recover(int argc, char **argv)
 	if (o.quiet)
 		goto done;
 	region_report(&s, o.out.path);
-	fprintf(stderr, "could not be saved:\n");
-	fprintf(stderr, "  %" PRIu64 " events the producer dropped (buffer full, too big, or "
-		"busy), counted in the trace\n", t.lost_events);
-	fprintf(stderr, "  %" PRIu64 " packets overwritten before the end (overwrite mode)\n",
-		t.lapped);
-	fprintf(stderr, "  %" PRIu64 " packets damaged (listed above)\n", t.damaged);
-	for (uint32_t i = 0; i < s.ncpus; i++)
-		if (s.cpu[i].unsalvageable)
-			fprintf(stderr, "  cpu %u: the open packet's header is damaged: its events "
-				"are lost\n", i);
-	fprintf(stderr, "  the event each thread was writing when the process died, if any "
-		"(never committed)\n");
+	report_recovered(&s, &t);
 done:
 	rtr_session_close(&s);
 	if (ret)

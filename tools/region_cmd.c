@@ -43,6 +43,11 @@ static const char *const help_text[] = {
 	"  --rotate-size SIZE   new chunk DIR/chunk-NNNNNN every SIZE bytes (e.g. 1G)\n"
 	"  --rotate-time TIME   new chunk every TIME (e.g. 10m, 1h)\n"
 	"  --flush-interval T   close quiet CPUs' packets every T (default 1s; 0: never)\n"
+	"  --blocking-timeout T discard mode: a thread that finds the ring full waits up\n"
+	"                       to T for room (e.g. 100ms; inf: no limit) before it drops\n"
+	"                       the event (default 0: it drops at once)\n"
+	"  --buffer-size SIZE   the write-behind queue between the ring and the disk\n"
+	"                       (default 256M; 0: write each packet as it is taken)\n"
 	"  --force              replace an existing trace directory\n"
 	"  --file-mode OCTAL    mode of the files written (default 0600)\n"
 	"  --keep-region        leave the region file when done\n"
@@ -56,13 +61,13 @@ static const char *const help_text[] = {
 	"from standard input (`ringtrace record -o -`) into DIR.\n\n"
 	"  --xen-domain D       in dom0: the region of Xen guest D (a name, as xl list\n"
 	"                       shows it, or an id), traced with RINGTRACE_XEN=1\n"
-	"  --rotate-size SIZE, --rotate-time TIME, --flush-interval T, --force,\n"
-	"  --file-mode OCTAL, -q: as for record\n",
+	"  --rotate-size SIZE, --rotate-time TIME, --flush-interval T, --buffer-size SIZE,\n"
+	"  --force, --file-mode OCTAL, -q: as for record\n",
 	"snapshot", "usage: ringtrace snapshot REGION|--xen-domain D -o DIR [--force] "
 	"[--file-mode OCTAL]\n\n"
 	"Write what an overwrite-mode ring holds now as the trace DIR, without stopping\n"
-	"or slowing the program: its open packets are closed first, then the latest\n"
-	"packets of each CPU are copied.  A recorder takes one on SIGUSR1 too.\n"
+	"or slowing the program: per CPU its latest packets, the open one as far as it\n"
+	"is written (N of N packets' worth).  A recorder takes one on SIGUSR1 too.\n"
 	"--xen-domain D: the ring of Xen guest D (a name or an id), from dom0.\n",
 	"recover", "usage: ringtrace recover REGION|--xen-domain D -o DIR [--force] "
 	"[--file-mode OCTAL]\n\n"
@@ -90,6 +95,16 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 	o->out.file_mode = 0600;
 	/* Streaming to disk: O_DIRECT where the file system allows it. */
 	o->out.direct = streaming;
+	o->out.buffer_size = streaming ? RTR_DEFAULT_BUFFER_SIZE : 0;
+	/* How the queue writes: the measured default, or one named (make bench compares them). */
+	{
+		const char *e = getenv("RINGTRACE_QUEUE_ENGINE");
+
+		if (e && !strcmp(e, "threads"))
+			o->out.engine = RTR_OUT_ENGINE_THREADS;
+		else if (e && !strcmp(e, "uring"))
+			o->out.engine = RTR_OUT_ENGINE_URING;
+	}
 	o->out.fd = STDOUT_FILENO;
 	o->flush_ns = 1000000000ull;
 	for (int i = 1; i < argc; i++) {
@@ -161,14 +176,32 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 			    (o->packet_size & (o->packet_size - 1)))
 				return region_usage_error(o, "--packet-size %s: a power of two from 4k "
 							  "to 64M", v);
+		} else if (!strcmp(a, "--blocking-timeout") && program) {
+			uint64_t ns;
+
+			if (!strcmp(v, "inf")) {
+				o->blocking = "inf";
+			} else if (cli_parse_time(v, &ns)) {
+				return region_usage_error(o, "--blocking-timeout %s: a time like 100ms "
+							  "or 2s, or inf", v);
+			} else {
+				snprintf(o->blocking_buf, sizeof(o->blocking_buf), "%llu",
+					 (unsigned long long)(ns / 1000));
+				o->blocking = o->blocking_buf;
+			}
 		} else if (!strcmp(a, "--packets") && program) {
 			if (cli_parse_size(v, &o->packets) || o->packets < RTR_PACKETS_PER_CPU_MIN ||
 			    o->packets > RTR_PACKETS_PER_CPU_MAX || (o->packets & (o->packets - 1)))
 				return region_usage_error(o, "--packets %s: a power of two from 2 to "
 							  "65536", v);
 		} else if (!streaming && (!strcmp(a, "--rotate-size") || !strcmp(a, "--rotate-time") ||
-					  !strcmp(a, "--flush-interval"))) {
+					  !strcmp(a, "--flush-interval") ||
+					  !strcmp(a, "--buffer-size"))) {
 			return region_usage_error(o, "%s is for record and consume", a);
+		} else if (!strcmp(a, "--buffer-size")) {
+			if (cli_parse_size(v, &o->out.buffer_size) || o->out.buffer_size > (1ull << 40))
+				return region_usage_error(o, "--buffer-size %s: a size like 64M or 1G "
+							  "(0: no queue)", v);
 		} else if (!strcmp(a, "--rotate-size")) {
 			if (cli_parse_size(v, &o->out.rotate_size) || !o->out.rotate_size)
 				return region_usage_error(o, "--rotate-size %s: a size like 512M or 1G", v);
@@ -217,19 +250,23 @@ void region_report(const struct rtr_session *s, const char *what)
 	fprintf(stderr, "%s: %" PRIu64 " packets, %s", what, t.packets, b);
 	if (t.salvaged)
 		fprintf(stderr, " (%" PRIu64 " open packets salvaged)", t.salvaged);
+	/* The trace's own counts: what `ringtrace check` finds in it. */
 	fprintf(stderr, "; lost: %" PRIu64 " events, %" PRIu64 " packets\n", t.lost_events,
 		t.lost_packets);
+	if (t.lost_packets)
+		fprintf(stderr, "(the events of lost packets are not counted: at most %" PRIu64
+			" a packet)\n", rtr_session_max_events(s));
 	fprintf(stderr, "%6s %10s %12s %9s %13s %13s %9s\n", "cpu", "packets", "bytes",
-		"salvaged", "events lost", "overwritten", "damaged");
+		"salvaged", "events lost", "packets lost", "damaged");
 	for (uint32_t i = 0; i < s->ncpus; i++) {
 		const struct rtr_session_cpu *a = &s->cpu[i];
 
-		if (!a->packets && !a->lost_events && !a->lost_packets)
+		if (!a->packets && !a->lost_events && !a->lost_packets && !a->damaged)
 			continue;
 		cli_human(b, sizeof(b), a->bytes);
 		fprintf(stderr, "%6u %10" PRIu64 " %12s %9" PRIu64 " %13" PRIu64 " %13" PRIu64
-			" %9" PRIu64 "\n", i, a->packets, b, a->salvaged, a->lost_events, a->lapped,
-			a->damaged);
+			" %9" PRIu64 "\n", i, a->packets, b, a->salvaged, a->lost_events,
+			a->lost_packets, a->damaged);
 	}
 	for (uint64_t i = 0; i < s->damage_count && i < RTR_DAMAGE_LOG; i++)
 		fprintf(stderr, "damaged: cpu %u packet %" PRIu64 ": %s\n", s->damage[i].cpu,
@@ -243,6 +280,27 @@ void region_report(const struct rtr_session *s, const char *what)
 	else if (s->registry_err[0])
 		fprintf(stderr, "warning: the region's registry: %s; counter and typed event "
 			"names are missing from the trace\n", s->registry_err);
+}
+
+void region_report_queue(const struct rtr_out_report *r, const char *spill)
+{
+	if (r->queue_peak) {
+		char b[32];
+
+		cli_human(b, sizeof(b), r->queue_peak);
+		fprintf(stderr, "write-behind queue: %s at most (%s)%s\n", b,
+			r->engine == RTR_OUT_ENGINE_URING ? "io_uring" : "writer threads",
+			r->queue_full ? "; it was full at times: packets waited in the ring" :
+			"");
+	}
+	if (r->spilled)
+		fprintf(stderr, "not written: %" PRIu64 " packets the write-behind queue held when "
+			"writing stopped; they are kept in %s: `ringtrace consume - -o DIR < %s`\n",
+			r->spilled, spill, spill);
+	if (r->unwritten)
+		fprintf(stderr, "lost: %" PRIu64 " packets the write-behind queue held when writing "
+			"stopped (they could not be kept: they show as packets lost)\n",
+			r->unwritten);
 }
 
 /* The progress line on a terminal, at most once a second. */
@@ -297,6 +355,8 @@ int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 			break;
 		if (failed)
 			usleep(100000);
+		else if (s->out_full)
+			rtr_out_wait(out, timeout);	/* the queue makes room; the ring holds on */
 		else
 			rtr_consumer_wait(s->c, timeout);
 	}

@@ -28,6 +28,8 @@ struct opts {
 	uint64_t packet_size;
 	uint64_t packets;
 	uint64_t flush_ns;
+	const char *blocking;	/* record: RINGTRACE_BLOCKING_TIMEOUT for the program, or NULL */
+	char blocking_buf[32];
 	bool keep_region;
 	bool quiet;
 	char **argv;
@@ -48,8 +50,17 @@ int region_parse(struct opts *o, int argc, char **argv, bool program);
 /* region_notices() - the session's warnings (rtr_session_notice()), on stderr. */
 void region_notices(struct rtr_session *s);
 
-/* region_report() - what @s wrote and lost, per CPU, and its damage, on stderr. */
+/*
+ * region_report() - what @s wrote and lost, per CPU, and its damage, on
+ * stderr: the losses as the trace tells them (what `check` finds).
+ */
 void region_report(const struct rtr_session *s, const char *what);
+
+/* region_report_queue() - the write-behind queue's figures, and what it held if the output failed. */
+void region_report_queue(const struct rtr_out_report *r, const char *spill);
+
+/* The write-behind queue's default: a few seconds of a fast writer, a long stall of the disk. */
+#define RTR_DEFAULT_BUFFER_SIZE (256ull << 20)
 
 /*
  * region_consume_loop() - drain @s into @out until @done(@arg) says so, or

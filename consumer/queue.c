@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: MIT
+/*
+ * consumer/queue.c - the output's write-behind queue (output_int.h).
+ *
+ * The consumer's drain loop copies each packet out of the ring into this
+ * queue and gives the slot back to the writers at once; a writer thread
+ * writes the queue out, with several O_DIRECT writes in flight.  So a
+ * stall of the disk or of a pipe's reader costs nothing until the queue is
+ * full, and then the ring's own rules apply: rtr_queue_room() says no, the
+ * drain leaves the packets in the ring, and its writers drop (counted) or
+ * wait (blocking mode).  Documentation/consumer.rst, "The write-behind
+ * queue".
+ *
+ * Concurrency:
+ *
+ * ====================  ====================  =================================
+ * what                  who                   how
+ * ====================  ====================  =================================
+ * @head, the arena      the drain side only   a packet is copied into the
+ *  from @head on                              arena past @head, then published
+ *                                             (@head moved, op linked) under
+ *                                             @lock
+ * @tail, ops' states    the writer thread     ops are freed in order, under
+ *                                             @lock, once written
+ * the output's files    the writer thread     and its engine's workers, which
+ *                                             only write where it placed
+ * ====================  ====================  =================================
+ *
+ * The arena is one mapping of @cap bytes, lazily backed; each packet takes a
+ * run of whole 4 KiB blocks (a run that would cross the end starts at the
+ * beginning instead, the bytes skipped counted with it), so that a packet
+ * can be written with O_DIRECT from where it lies, padded with zeros.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <endian.h>
+#include <ringtrace/region.h>
+#include "consumer/output_int.h"
+#include "platform/platform.h"
+
+#define QDEPTH		4	/* writes in flight (consumer.rst: measured, 2 to 8) */
+#define NWORKERS	QDEPTH
+
+enum { OP_PACKET, OP_METADATA, OP_PROGRESS };
+enum { OP_QUEUED, OP_INFLIGHT, OP_DONE, OP_FAILED, OP_UNWRITTEN };
+
+struct qop {
+	int kind;
+	int state;
+	uint32_t cpu;
+	uint64_t size;		/* packet: its bytes; metadata: the text's */
+	uint64_t room;		/* arena bytes it takes, skipped ones included */
+	uint8_t *data;		/* packet: in the arena; metadata: malloc'd */
+	uint64_t watermark;
+	/* placed by the writer */
+	int fd;
+	uint64_t off;
+	size_t ondisk;
+	size_t written;		/* so far (a short write goes on) */
+	uint64_t chunk;
+	int res;		/* the engine's: 0 or -errno */
+	struct qop *next;	/* in the queue */
+	struct qop *job;	/* in an engine's list */
+};
+
+struct rtr_queue {
+	struct rtr_out *o;
+	pthread_mutex_t lock;
+	pthread_cond_t work;	/* the writer: an op came, or stop */
+	pthread_cond_t room;	/* the drain side: room made, or the writer failed */
+	pthread_t writer;
+	bool writer_started;
+	uint8_t *arena;
+	uint64_t cap;
+	uint64_t head, tail;	/* free-running byte counts */
+	uint64_t peak;
+	struct qop *first, *last;	/* every op not yet freed, in order */
+	struct qop *todo;		/* the first not yet taken by the writer */
+	bool stop;
+	int engine;
+	int inflight;		/* the writer's */
+	/* RTR_OUT_ENGINE_THREADS */
+	pthread_t workers[NWORKERS];
+	int nworkers;
+	pthread_mutex_t elock;
+	pthread_cond_t ework, edone;
+	struct qop *jobs, *jobs_last, *done;
+	bool quit;
+	/* RTR_OUT_ENGINE_URING */
+	struct io_uring ring;
+	bool ring_ok;
+	int ring_pending;	/* submitted to the ring, not yet completed */
+};
+
+static uint64_t round_block(uint64_t n)
+{
+	return (n + DIRECT_ALIGN - 1) & ~(uint64_t)(DIRECT_ALIGN - 1);
+}
+
+/* ---- the engines: make a placed write, tell when it is done ------------------ */
+
+static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct rtr_queue *q = arg;
+
+	pthread_mutex_lock(&q->elock);
+	for (;;) {
+		struct qop *op;
+
+		while (!q->jobs && !q->quit)
+			pthread_cond_wait(&q->ework, &q->elock);
+		if (!q->jobs)
+			break;
+		op = q->jobs;
+		q->jobs = op->job;
+		pthread_mutex_unlock(&q->elock);
+		op->res = pwrite_all(op->fd, op->data, op->ondisk, op->off);
+		pthread_mutex_lock(&q->elock);
+		op->job = q->done;
+		q->done = op;
+		pthread_cond_signal(&q->edone);
+	}
+	pthread_mutex_unlock(&q->elock);
+	return NULL;
+}
+
+static int uring_submit(struct rtr_queue *q, struct qop *op)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;	/* cannot be: at most QDEPTH in flight */
+	io_uring_prep_write(sqe, op->fd, op->data + op->written, (unsigned)(op->ondisk - op->written),
+			    op->off + op->written);
+	io_uring_sqe_set_data(sqe, op);
+	do
+		ret = io_uring_submit(&q->ring);
+	while (ret == -EINTR);
+	if (ret < 0)
+		return ret;
+	q->ring_pending++;
+	return 0;
+}
+
+static void submit(struct rtr_queue *q, struct qop *op)
+{
+	op->state = OP_INFLIGHT;
+	op->written = 0;
+	q->inflight++;
+	if (q->engine == RTR_OUT_ENGINE_URING) {
+		int ret = uring_submit(q, op);
+
+		if (ret) {
+			/* Not submitted: it completes now, failed. */
+			op->res = ret;
+			pthread_mutex_lock(&q->elock);
+			op->job = q->done;
+			q->done = op;
+			pthread_mutex_unlock(&q->elock);
+		}
+		return;
+	}
+	pthread_mutex_lock(&q->elock);
+	op->job = NULL;
+	if (q->jobs)
+		q->jobs_last->job = op;
+	else
+		q->jobs = op;
+	q->jobs_last = op;
+	pthread_cond_signal(&q->ework);
+	pthread_mutex_unlock(&q->elock);
+}
+
+static void complete(struct rtr_queue *q, struct qop *op);
+
+/* Take the writes done; with @wait, at least one (some must be in flight). */
+static void reap(struct rtr_queue *q, bool wait)
+{
+	struct qop *done;
+
+	/* The workers' (or io_uring submissions that failed): a list under @elock. */
+	pthread_mutex_lock(&q->elock);
+	while (wait && !q->done && q->inflight && q->engine != RTR_OUT_ENGINE_URING)
+		pthread_cond_wait(&q->edone, &q->elock);
+	done = q->done;
+	q->done = NULL;
+	pthread_mutex_unlock(&q->elock);
+	if (done)
+		wait = false;
+	while (done) {
+		struct qop *op = done;
+
+		done = op->job;
+		complete(q, op);
+	}
+	while (q->ring_pending) {
+		struct io_uring_cqe *cqe;
+		struct qop *op;
+		int ret = wait ? io_uring_wait_cqe(&q->ring, &cqe) :
+				 io_uring_peek_cqe(&q->ring, &cqe);
+
+		if (ret == -EINTR)
+			continue;
+		if (ret)
+			break;	/* nothing ready */
+		op = io_uring_cqe_get_data(cqe);
+		ret = cqe->res;
+		io_uring_cqe_seen(&q->ring, cqe);
+		q->ring_pending--;
+		wait = false;
+		if (ret > 0 && op->written + (size_t)ret < op->ondisk) {
+			/* A short write: the rest, from where it stopped. */
+			op->written += (size_t)ret;
+			if (uring_submit(q, op) == 0)
+				continue;
+			ret = -EIO;
+		}
+		op->res = ret < 0 ? ret : ret == 0 ? -EIO : 0;
+		complete(q, op);
+	}
+}
+
+/* Wait until no write is in flight: the files are as the ops placed them. */
+static void barrier(struct rtr_queue *q)
+{
+	while (q->inflight)
+		reap(q, true);
+}
+
+static void complete(struct rtr_queue *q, struct qop *op)
+{
+	q->inflight--;
+	if (op->res) {
+		op->state = OP_FAILED;
+		return;
+	}
+	op->state = OP_DONE;
+	out_written(q->o, op->ondisk);
+}
+
+static int engine_start(struct rtr_queue *q, int want)
+{
+	if (want == RTR_OUT_ENGINE_URING &&
+	    io_uring_queue_init(2 * QDEPTH, &q->ring, 0) == 0) {
+		q->ring_ok = true;
+		q->engine = RTR_OUT_ENGINE_URING;
+		return 0;
+	}
+	/* Threads: asked for, or io_uring not there (an old kernel, a sandbox). */
+	q->engine = RTR_OUT_ENGINE_THREADS;
+	for (q->nworkers = 0; q->nworkers < NWORKERS; q->nworkers++) {
+		int ret = pthread_create(&q->workers[q->nworkers], NULL, worker_main, q);
+
+		if (ret)
+			return -ret;
+	}
+	return 0;
+}
+
+static void engine_stop(struct rtr_queue *q)
+{
+	pthread_mutex_lock(&q->elock);
+	q->quit = true;
+	pthread_cond_broadcast(&q->ework);
+	pthread_mutex_unlock(&q->elock);
+	for (int i = 0; i < q->nworkers; i++)
+		pthread_join(q->workers[i], NULL);
+	q->nworkers = 0;
+	if (q->ring_ok)
+		io_uring_queue_exit(&q->ring);
+	q->ring_ok = false;
+}
+
+/* ---- the writer thread ---------------------------------------------------------- */
+
+/*
+ * After a failed write: every write in flight ends, each stream file is cut
+ * back to its earliest failed packet, and the packets after it that did get
+ * written are not counted (they were cut off with it).
+ */
+static void settle(struct rtr_queue *q)
+{
+	struct rtr_out *o = q->o;
+
+	barrier(q);
+	pthread_mutex_lock(&q->lock);	/* the drain side may be appending */
+	for (struct qop *f = q->first; f; f = f->next) {
+		bool earliest = true;
+
+		/* Only writes this queue placed (others failed, and were cut, in output.c). */
+		if (f->kind != OP_PACKET || f->state != OP_FAILED || f->fd < 0)
+			continue;
+		for (struct qop *g = q->first; g; g = g->next)
+			if (g != f && g->kind == OP_PACKET && g->state == OP_FAILED && g->fd >= 0 &&
+			    g->cpu == f->cpu && g->chunk == f->chunk && g->off < f->off)
+				earliest = false;
+		if (!earliest)
+			continue;
+		out_write_failed(o, f->cpu, f->off, f->res);
+		for (struct qop *g = q->first; g; g = g->next)
+			if (g->kind == OP_PACKET && g->state == OP_DONE && g->cpu == f->cpu &&
+			    g->chunk == f->chunk && g->off > f->off) {
+				g->state = OP_UNWRITTEN;
+				o->rep.packets--;
+				o->rep.bytes -= g->ondisk;
+			}
+	}
+	for (struct qop *f = q->first; f; f = f->next)
+		if (f->kind == OP_PACKET && (f->state == OP_FAILED || f->state == OP_QUEUED))
+			f->state = OP_UNWRITTEN;
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* One op, in order.  Return: false once the output has failed. */
+static bool run_op(struct rtr_queue *q, struct qop *op)
+{
+	struct rtr_out *o = q->o;
+
+	if (op->kind == OP_METADATA) {
+		op->state = out_metadata_sync(o, (const char *)op->data, op->size) ? OP_FAILED :
+			    OP_DONE;
+	} else if (op->kind == OP_PROGRESS) {
+		/* The state file's sizes are whole packets: everything before is on disk. */
+		barrier(q);
+		op->state = out_progress_sync(o, op->watermark) ? OP_FAILED : OP_DONE;
+	} else {
+		struct rtr_packet_hdr *h = (struct rtr_packet_hdr *)op->data;
+		bool direct;
+		int fd;
+
+		if (out_rotate_due(o))
+			barrier(q);	/* the chunk's files are synced and closed */
+		op->fd = -1;
+		fd = out_place(o, op->cpu, op->size, &op->off, &op->ondisk, &direct);
+		op->chunk = o->chunk_index;
+		if (fd < 0) {
+			op->state = OP_FAILED;
+			op->res = fd;
+		} else if (!direct) {
+			/* A pipe, or a file without O_DIRECT: in order, here. */
+			barrier(q);
+			op->ondisk = op->size;
+			op->state = out_packet_sync(o, op->cpu, op->data,
+						    op->data + RTR_PACKET_HDR_SIZE, op->size) ?
+				    OP_FAILED : OP_DONE;
+		} else {
+			uint64_t bits = (uint64_t)op->ondisk * 8;
+
+			/* CTF's way of saying the zeros after the content are padding. */
+			memcpy(&h->packet_size, &bits, sizeof(bits));
+			op->fd = fd;
+			while (q->inflight >= QDEPTH)
+				reap(q, true);
+			submit(q, op);
+		}
+	}
+	reap(q, false);
+	return !rtr_out_failed(o) && op->state != OP_FAILED;
+}
+
+/* Free the ops at the front that are done: their room goes back to the drain side. */
+static void free_done(struct rtr_queue *q)
+{
+	bool freed = false;
+
+	while (q->first && q->first->state == OP_DONE) {
+		struct qop *op = q->first;
+
+		q->first = op->next;
+		if (!q->first)
+			q->last = NULL;
+		q->tail += op->room;
+		if (op->kind != OP_PACKET)
+			free(op->data);
+		free(op);
+		freed = true;
+	}
+	if (freed)
+		pthread_cond_broadcast(&q->room);
+}
+
+static void *writer_main(void *arg)
+{
+	struct rtr_queue *q = arg;
+	bool ok = true;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct qop *op = ok ? q->todo : NULL;
+
+		if (op) {
+			q->todo = op->next;
+			pthread_mutex_unlock(&q->lock);
+			ok = run_op(q, op);
+			if (!ok)
+				settle(q);
+			pthread_mutex_lock(&q->lock);
+		} else if (q->inflight) {
+			pthread_mutex_unlock(&q->lock);
+			reap(q, true);
+			pthread_mutex_lock(&q->lock);
+		} else if (q->stop || !ok) {
+			break;
+		} else {
+			pthread_cond_wait(&q->work, &q->lock);
+		}
+		free_done(q);
+		if (!ok)
+			pthread_cond_broadcast(&q->room);	/* the drain side sees the failure */
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+/* ---- the drain side -------------------------------------------------------------- */
+
+int rtr_queue_open(struct rtr_out *o, char *err, size_t errlen)
+{
+	struct rtr_queue *q = calloc(1, sizeof(*q));
+	sigset_t all, old;
+	int ret;
+
+	if (!q)
+		return -ENOMEM;
+	q->o = o;
+	q->cap = round_block(o->o.buffer_size);
+	q->arena = mmap(NULL, q->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+			MAP_NORESERVE, -1, 0);
+	if (q->arena == MAP_FAILED) {
+		ret = -errno;
+		snprintf(err, errlen, "the write-behind queue (%llu bytes): %s",
+			 (unsigned long long)q->cap, strerror(errno));
+		free(q);
+		return ret;
+	}
+	/* 2 MiB pages where the kernel has them: 128 faults fill 256 MiB, not 65536. */
+	madvise(q->arena, q->cap, MADV_HUGEPAGE);
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->work, NULL);
+	pthread_cond_init(&q->room, NULL);
+	pthread_mutex_init(&q->elock, NULL);
+	pthread_cond_init(&q->ework, NULL);
+	pthread_cond_init(&q->edone, NULL);
+	o->q = q;
+	/* The program's signals are for the thread that drains (SIGBUS, SIGCHLD, ...). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = engine_start(q, o->o.engine == RTR_OUT_ENGINE_THREADS ? RTR_OUT_ENGINE_THREADS :
+			   RTR_OUT_ENGINE_URING);
+	if (!ret) {
+		ret = -pthread_create(&q->writer, NULL, writer_main, q);
+		q->writer_started = !ret;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	o->rep.engine = q->engine;
+	if (ret) {
+		snprintf(err, errlen, "cannot start the writer threads: %s", strerror(-ret));
+		rtr_queue_close(o);
+	}
+	return ret;
+}
+
+/* The arena bytes a packet of @size takes at @head: a run that would wrap starts over. */
+static uint64_t need_at(const struct rtr_queue *q, uint64_t head, size_t size)
+{
+	uint64_t need = round_block(size), pos = head % q->cap;
+
+	return pos + need > q->cap ? q->cap - pos + need : need;
+}
+
+bool rtr_queue_room(struct rtr_out *o, size_t size)
+{
+	struct rtr_queue *q = o->q;
+	bool room;
+
+	pthread_mutex_lock(&q->lock);
+	room = q->head - q->tail + need_at(q, q->head, size) <= q->cap;
+	pthread_mutex_unlock(&q->lock);
+	if (!room)
+		o->rep.queue_full++;
+	return room;
+}
+
+static void append(struct rtr_queue *q, struct qop *op, uint64_t room)
+{
+	pthread_mutex_lock(&q->lock);
+	q->head += room;
+	if (q->head - q->tail > q->peak)
+		q->peak = q->head - q->tail;
+	if (q->last)
+		q->last->next = op;
+	else
+		q->first = op;
+	q->last = op;
+	if (!q->todo)
+		q->todo = op;
+	pthread_cond_signal(&q->work);
+	pthread_mutex_unlock(&q->lock);
+}
+
+int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
+		     size_t size)
+{
+	struct rtr_queue *q = o->q;
+	uint64_t room, pos, tail, fill;
+	struct qop *op;
+	uint8_t *dst;
+
+	if (rtr_out_failed(o))
+		return -EIO;
+	if (cpu > 65535 || size < RTR_PACKET_HDR_SIZE)
+		return out_fail(o, -EINVAL, "packet of stream %u, %zu bytes: not a packet", cpu,
+				size);
+	pthread_mutex_lock(&q->lock);
+	/*
+	 * Empty: start again at the arena's beginning, so that a queue that
+	 * keeps up touches (and keeps resident) only the little it uses.
+	 */
+	if (!q->first && q->head % q->cap)
+		q->head = q->tail = q->head - q->head % q->cap + q->cap;
+	tail = q->tail;
+	pthread_mutex_unlock(&q->lock);
+	room = need_at(q, q->head, size);
+	if (q->head - tail + room > q->cap) {
+		o->rep.queue_full++;
+		return -ENOBUFS;
+	}
+	/*
+	 * Only this side moves @head: the run after it is ours until published.
+	 * The copy first: reading a region that shrank raises SIGBUS here, and
+	 * a handler that jumps out must find nothing half done.
+	 */
+	pos = q->head % q->cap;
+	if (pos + round_block(size) > q->cap)
+		pos = 0;
+	dst = q->arena + pos;
+	memcpy(dst, hdr, RTR_PACKET_HDR_SIZE);
+	memcpy(dst + RTR_PACKET_HDR_SIZE, body, size - RTR_PACKET_HDR_SIZE);
+	fill = round_block(size) - size;
+	memset(dst + size, 0, fill);
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return -ENOMEM;
+	op->kind = OP_PACKET;
+	op->cpu = cpu;
+	op->size = size;
+	op->room = room;
+	op->data = dst;
+	append(q, op, room);
+	return 0;
+}
+
+int rtr_queue_metadata(struct rtr_out *o, const char *text, size_t len)
+{
+	struct qop *op;
+
+	if (rtr_out_failed(o))
+		return -EIO;
+	op = calloc(1, sizeof(*op));
+	if (!op || !(op->data = malloc(len ? len : 1))) {
+		free(op);
+		return -ENOMEM;
+	}
+	if (len)
+		memcpy(op->data, text, len);
+	op->kind = OP_METADATA;
+	op->size = len;
+	append(o->q, op, 0);
+	return 0;
+}
+
+int rtr_queue_progress(struct rtr_out *o, uint64_t watermark)
+{
+	struct qop *op;
+
+	if (rtr_out_failed(o))
+		return -EIO;
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return -ENOMEM;
+	op->kind = OP_PROGRESS;
+	op->watermark = watermark;
+	append(o->q, op, 0);
+	return 0;
+}
+
+int rtr_queue_wait(struct rtr_out *o, int timeout_ms)
+{
+	struct rtr_queue *q = o->q;
+	struct timespec until;
+	uint64_t tail;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&q->lock);
+	tail = q->tail;
+	while (q->tail == tail && q->first && !rtr_out_failed(o) && ret == 0)
+		ret = pthread_cond_timedwait(&q->room, &q->lock, &until);
+	ret = q->tail != tail || !q->first;
+	pthread_mutex_unlock(&q->lock);
+	return ret;
+}
+
+/* The packets the queue could not write, kept as a framed stream in @path. */
+static int spill(struct rtr_queue *q, const char *path, uint64_t *n)
+{
+	struct rtr_out *o = q->o;
+	uint8_t pro[RTR_STREAM_PROLOGUE] = RTR_STREAM_MAGIC;
+	uint32_t v = htole32(RTR_STREAM_VERSION);
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	memcpy(pro + 8, &v, 4);
+	ret = rtr_write_all(fd, pro, sizeof(pro));
+	if (!ret)
+		ret = out_frame(fd, RTR_FRAME_METADATA, 0, o->md, o->mdlen);
+	for (struct qop *op = q->first; op && !ret; op = op->next) {
+		struct rtr_packet_hdr *h = (struct rtr_packet_hdr *)op->data;
+		uint64_t bits = op->size * 8;
+
+		if (op->kind != OP_PACKET || op->state != OP_UNWRITTEN)
+			continue;
+		memcpy(&h->packet_size, &bits, sizeof(bits));	/* frames are not padded */
+		ret = out_frame(fd, RTR_FRAME_PACKET, op->cpu, op->data, op->size);
+		if (!ret)
+			(*n)++;
+	}
+	if (!ret)
+		ret = out_frame(fd, RTR_FRAME_END, 1, NULL, 0);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	if (ret)
+		unlink(path);
+	return ret;
+}
+
+void rtr_queue_close(struct rtr_out *o)
+{
+	struct rtr_queue *q = o->q;
+	uint64_t unwritten = 0;
+
+	if (!q)
+		return;
+	if (q->writer_started) {
+		pthread_mutex_lock(&q->lock);
+		q->stop = true;
+		pthread_cond_signal(&q->work);
+		pthread_mutex_unlock(&q->lock);
+		pthread_join(q->writer, NULL);
+	}
+	barrier(q);
+	if (o->rep.failed)
+		settle(q);
+	engine_stop(q);
+	for (struct qop *op = q->first; op; op = op->next)
+		unwritten += op->kind == OP_PACKET && op->state == OP_UNWRITTEN;
+	if (unwritten && o->o.spill_path && o->md) {
+		uint64_t n = 0;
+		int ret = spill(q, o->o.spill_path, &n);
+
+		if (!ret) {
+			o->rep.spilled = n;
+			unwritten -= n;
+		}
+	}
+	o->rep.unwritten = unwritten;
+	o->rep.queue_peak = q->peak;
+	while (q->first) {
+		struct qop *op = q->first;
+
+		q->first = op->next;
+		if (op->kind != OP_PACKET)
+			free(op->data);
+		free(op);
+	}
+	munmap(q->arena, q->cap);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->work);
+	pthread_cond_destroy(&q->room);
+	pthread_mutex_destroy(&q->elock);
+	pthread_cond_destroy(&q->ework);
+	pthread_cond_destroy(&q->edone);
+	free(q);
+	o->q = NULL;
+}
