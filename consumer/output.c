@@ -63,7 +63,7 @@ int out_fail(struct rtr_out *o, int ret, const char *fmt, ...)
 #define fail out_fail
 
 /* Write @iov whole at @off (a stream file: its end, a packet boundary). */
-static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off)
+int out_pwritev_all(int fd, struct iovec *iov, int n, uint64_t off)
 {
 	while (n > 0) {
 		ssize_t w = pwritev(fd, iov, n, (off_t)off);
@@ -619,7 +619,7 @@ static int write_direct(struct rtr_out *o, int fd, uint64_t off, const void *hdr
 			iov[n++] = (struct iovec){ b1, DIRECT_ALIGN };
 		}
 	}
-	ret = pwritev_all(fd, iov, n, off);
+	ret = out_pwritev_all(fd, iov, n, off);
 	if (ret == -EINVAL) {
 		/* The file system took O_DIRECT at open, not for this write: go buffered. */
 		int fl = fcntl(fd, F_GETFL);
@@ -632,6 +632,22 @@ static int write_direct(struct rtr_out *o, int fd, uint64_t off, const void *hdr
 	free(all);
 	*written = padded;
 	return ret;
+}
+
+/* The stream file of @cpu for the next packet: the chunk rotated or opened first. */
+static int stream_for(struct rtr_out *o, uint32_t cpu)
+{
+	int fd, ret;
+
+	if (rotate_due(o))
+		close_chunk(o);
+	if (!o->chunk_open && (ret = open_chunk(o)))
+		return ret;
+	fd = stream_fd(o, cpu);
+	if (fd < 0)
+		return fail(o, fd, "%s/%s/stream_%u: %s", o->o.path, o->chunk_name, cpu,
+			    strerror(-fd));
+	return fd;
 }
 
 int out_packet_sync(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
@@ -652,20 +668,15 @@ int out_packet_sync(struct rtr_out *o, uint32_t cpu, const void *hdr, const void
 		ret = write_frame2(o, RTR_FRAME_PACKET, cpu, hdr, RTR_PACKET_HDR_SIZE, body, size);
 		goto done;
 	}
-	if (rotate_due(o))
-		close_chunk(o);
-	if (!o->chunk_open && (ret = open_chunk(o)))
-		return ret;
-	fd = stream_fd(o, cpu);
+	fd = stream_for(o, cpu);
 	if (fd < 0)
-		return fail(o, fd, "%s/%s/stream_%u: %s", o->o.path, o->chunk_name, cpu,
-			    strerror(-fd));
+		return fd;
 	ondisk = size;
 	ret = o->sdirect[cpu] ? write_direct(o, fd, o->ssize[cpu], hdr, body, size, &ondisk) : 1;
 	if (ret == 1) {
 		o->sdirect[cpu] = false;
 		ondisk = size;
-		ret = pwritev_all(fd, iov, 2, o->ssize[cpu]);
+		ret = out_pwritev_all(fd, iov, 2, o->ssize[cpu]);
 	}
 	if (ret) {
 		/* Take back what part of the packet went out: files end on packets. */
@@ -711,21 +722,16 @@ bool out_rotate_due(const struct rtr_out *o)
 int out_place(struct rtr_out *o, uint32_t cpu, size_t size, uint64_t *off, size_t *ondisk,
 	      bool *direct)
 {
-	int fd, ret;
+	int fd;
 
 	*direct = false;
 	if (o->rep.failed)
 		return -EIO;
 	if (o->stream)
 		return 0;
-	if (rotate_due(o))
-		close_chunk(o);
-	if (!o->chunk_open && (ret = open_chunk(o)))
-		return ret;
-	fd = stream_fd(o, cpu);
+	fd = stream_for(o, cpu);
 	if (fd < 0)
-		return fail(o, fd, "%s/%s/stream_%u: %s", o->o.path, o->chunk_name, cpu,
-			    strerror(-fd));
+		return fd;
 	if (!o->sdirect[cpu])
 		return fd;
 	*direct = true;

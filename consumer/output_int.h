@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include "consumer/output.h"
 
 #define DIRECT_ALIGN 4096u
@@ -51,6 +52,9 @@ int out_metadata_sync(struct rtr_out *o, const char *text, size_t len);
 int out_progress_sync(struct rtr_out *o, uint64_t watermark);
 int out_fail(struct rtr_out *o, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Write @iov whole at @off of @fd, going on after short writes.  Return: 0 or -errno. */
+int out_pwritev_all(int fd, struct iovec *iov, int n, uint64_t off);
 
 /* Write one frame of the framed stream to @fd.  Return: 0 or -errno. */
 int out_frame(int fd, uint32_t type, uint32_t arg, const void *data, uint64_t len);

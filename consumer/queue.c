@@ -109,24 +109,6 @@ static uint64_t round_block(uint64_t n)
 
 /* ---- the engines: make a placed write, tell when it is done ------------------ */
 
-static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 static void *worker_main(void *arg)
 {
 	struct rtr_queue *q = arg;
@@ -134,6 +116,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&q->elock);
 	for (;;) {
 		struct qop *op;
+		struct iovec iov;
 
 		while (!q->jobs && !q->quit)
 			pthread_cond_wait(&q->ework, &q->elock);
@@ -142,7 +125,8 @@ static void *worker_main(void *arg)
 		op = q->jobs;
 		q->jobs = op->job;
 		pthread_mutex_unlock(&q->elock);
-		op->res = pwrite_all(op->fd, op->data, op->ondisk, op->off);
+		iov = (struct iovec){ op->data, op->ondisk };
+		op->res = out_pwritev_all(op->fd, &iov, 1, op->off);
 		pthread_mutex_lock(&q->elock);
 		op->job = q->done;
 		q->done = op;
