@@ -89,7 +89,7 @@ int rtr_cmd_consume(int argc, char **argv)
 	char err[700], spill[PATH_MAX + 8];
 	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
 	volatile bool failed = false, out_closed = false;
-	bool gone;
+	bool gone, said;
 	int ret;
 
 	ret = region_parse(&o, argc, argv, false);
@@ -138,6 +138,7 @@ int rtr_cmd_consume(int argc, char **argv)
 	}
 	cli_bus_armed = 1;
 	failed = region_consume_loop(&o, &s, out, consume_done, &cs) != 0;
+	said = failed;
 	gone = rtr_session_producer_gone(&s);
 	if (gone && !o.quiet && !rtr_consumer_stopped(s.c) && rtr_consumer_gone_why(s.c))
 		fprintf(stderr, "ringtrace consume: %s: %s\n", o.region, rtr_consumer_gone_why(s.c));
@@ -151,6 +152,9 @@ int rtr_cmd_consume(int argc, char **argv)
 	out_closed = true;
 	if (rtr_out_close(out, !failed && gone, &orep))
 		failed = true;
+	/* The queue's writer failed once the loop was over: say it now. */
+	if (failed && !said)
+		region_stopped_writing(&o, orep.err);
 	cli_bus_armed = 0;
 	if (!o.quiet)
 		region_report(&s, o.out.path);

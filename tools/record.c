@@ -385,6 +385,9 @@ int rtr_cmd_record(int argc, char **argv)
 		out_closed = true;
 		if (rtr_out_close(out, !write_failed, &orep))
 			write_failed = true;
+		/* The queue's writer failed once the loop was over: say it now. */
+		if (write_failed && !ret)
+			region_stopped_writing(&o, orep.err);
 		rtr_session_account(&s);
 		if (write_failed)
 			left = left_in_region(&s);

@@ -303,6 +303,13 @@ void region_report_queue(const struct rtr_out_report *r, const char *spill)
 			r->unwritten);
 }
 
+void region_stopped_writing(const struct opts *o, const char *why)
+{
+	fprintf(stderr, "%sringtrace %s: %s; stopped writing: what is on disk is a valid trace; "
+		"the program goes on, its events are dropped and counted in the region\n",
+		!o->quiet && isatty(STDERR_FILENO) ? "\n" : "", o->cmd, why);
+}
+
 /* The progress line on a terminal, at most once a second. */
 static void progress(const struct opts *o, const struct rtr_session *s, uint64_t *last,
 		     uint64_t start)
@@ -339,16 +346,13 @@ int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 		int timeout = s->flush_ms > 0 && s->flush_ms < 100 ? s->flush_ms : 100;
 
 		if (!failed) {
-			if (rtr_session_drain(s, out) < 0 || rtr_session_tick(s, out) < 0)
+			/* The queue's writer may have failed with nothing more to take. */
+			if (rtr_session_drain(s, out) < 0 || rtr_session_tick(s, out) < 0 ||
+			    rtr_out_failed(out))
 				failed = true;
 			region_notices(s);
-			if (failed) {
-				fprintf(stderr, "%sringtrace %s: %s; stopped writing: what is on disk "
-					"is a valid trace; the program goes on, its events are dropped "
-					"and counted in the region\n",
-					!o->quiet && isatty(STDERR_FILENO) ? "\n" : "", o->cmd,
-					rtr_out_report(out)->err);
-			}
+			if (failed)
+				region_stopped_writing(o, rtr_out_report(out)->err);
 		}
 		progress(o, s, &last, start);
 		if (done(arg))

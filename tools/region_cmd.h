@@ -56,6 +56,13 @@ void region_notices(struct rtr_session *s);
  */
 void region_report(const struct rtr_session *s, const char *what);
 
+/*
+ * region_stopped_writing() - the output failed (@why): what that means for
+ * the trace and the program, on stderr (the consumer loop says it as soon
+ * as it sees it; its callers, when the queue's writer failed after it).
+ */
+void region_stopped_writing(const struct opts *o, const char *why);
+
 /* region_report_queue() - the write-behind queue's figures, and what it held if the output failed. */
 void region_report_queue(const struct rtr_out_report *r, const char *spill);
 

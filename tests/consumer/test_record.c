@@ -1123,9 +1123,9 @@ Test(stress, record_crash_then_recover_gets_every_committed_event, .timeout = 36
 
 /*
  * record -o - of 2 threads x @events (paced, about 28 MB/s each: a recorder
- * that is not stalled keeps up) into a reader that reads nothing until the
- * program has finished: the ring (256 KiB per CPU) alone would overflow
- * many times; the write-behind queue of @queue holds the stall.  The stream
+ * keeps up, even delayed 0.1 s on a loaded machine) into a reader that reads
+ * nothing until the program has finished: the ring (4 MiB per CPU) alone
+ * would overflow; the write-behind queue of @queue holds the stall.  The stream
  * is then turned into a trace and every event checked.  Return: the events
  * the trace counts lost (and *@present those in it).
  */
@@ -1141,7 +1141,7 @@ static uint64_t stalled_pipe(const char *dir, const char *queue, uint64_t events
 	mkdir(P("%s/sync", dir), 0700);
 	touch(P("%s/sync/go.0", dir));
 	/* The reader: nothing until the program's report is there, then all of it. */
-	out = sh(&st, "cd '%s' && ('%s' record -o - --packet-size 64k --packets 4 --buffer-size %s "
+	out = sh(&st, "cd '%s' && ('%s' record -o - --packet-size 64k --packets 64 --buffer-size %s "
 		 "-- '%s' --threads 2 --events %s --pin --pace 100:100 --sync sync 2>rec.log; "
 		 "echo rec=$? >>rec.log) | "
 		 "(until [ -e sync/report ]; do sleep 0.05; done; cat >stream); cat rec.log; "
@@ -1173,9 +1173,9 @@ Test(consumer_record, a_stalled_output_below_the_queue_loses_nothing)
 	char *dir = make_tmpdir("/dev/shm");
 	uint64_t present;
 
-	/* 2 x 200000 events of 28 bytes, 11 MB: well within 64 MiB. */
-	cr_expect_eq(stalled_pipe(dir, "64M", 200000, &present), 0, "events lost");
-	cr_expect_eq(present, 400000);
+	/* 2 x 500000 events of 28 bytes, 28 MB: well within 64 MiB. */
+	cr_expect_eq(stalled_pipe(dir, "64M", 500000, &present), 0, "events lost");
+	cr_expect_eq(present, 1000000);
 	rm_rf(dir);
 }
 
@@ -1184,9 +1184,9 @@ Test(consumer_record, a_stalled_output_above_the_queue_counts_its_loss)
 	char *dir = make_tmpdir("/dev/shm");
 	uint64_t present, lost;
 
-	/* The same 11 MB into 1 MiB of queue and 512 KiB of ring: most are dropped, counted. */
-	lost = stalled_pipe(dir, "1M", 200000, &present);
-	cr_expect_gt(lost, 0, "a 1 MiB queue held an 11 MB stall");
+	/* The same 28 MB into 1 MiB of queue and 8 MiB of ring: many dropped, counted. */
+	lost = stalled_pipe(dir, "1M", 500000, &present);
+	cr_expect_gt(lost, 0, "a 1 MiB queue held a 28 MB stall");
 	cr_expect_gt(present, 0);
 	rm_rf(dir);
 }
