@@ -695,6 +695,29 @@ ParameterizedTest(bool *rseq, ringbuf_ring, blocking_waits_for_its_timeout_and_n
  * writer, which writes; a consumer that dies (SIGKILL) makes it give up,
  * dropping, instead of hanging.
  */
+/*
+ * A Xen guest's writers could not see their dom0 consumer die (it cannot
+ * write consumer_pid into the guest's pages): blocking mode is refused
+ * there, with the reason, before any Xen facility is asked for.
+ */
+Test(ringbuf_ring, blocking_mode_is_refused_for_a_xen_region)
+{
+	char err[160] = "";
+	struct rtr_ring_attr a = { .struct_size = sizeof(a), .mode = RTR_MODE_DISCARD,
+				   .packet_size = P, .packets_per_cpu = 4,
+				   .create = rtr_xen_region_create, .err = err,
+				   .errlen = sizeof(err), .blocking_timeout_us = 1000 };
+	struct rtr_ring *r = NULL;
+
+	cr_assert_eq(rtr_ring_create(&r, &a), -EINVAL);
+	cr_assert_null(r);
+	cr_assert_not_null(strstr(err, "blocking mode"), "%s", err);
+	a.blocking_timeout_us = RTR_RING_BLOCK_FOREVER;
+	err[0] = '\0';
+	cr_assert_eq(rtr_ring_create(&r, &a), -EINVAL);
+	cr_assert_not_null(strstr(err, "Xen"), "%s", err);
+}
+
 Test(ringbuf_ring, blocking_writers_wake_on_release_and_give_up_on_a_dead_consumer)
 {
 	struct rtr_consumer_packet pkt;
