@@ -65,9 +65,17 @@ RTR_LIBS := -lurcu-bp -lpthread
 # (scripts/deps.sh installs it), the simulated hypervisor for the tests.
 CONFIG_XEN ?= $(if $(wildcard /usr/include/xenevtchn.h),y,n)
 CONFIG_XENSIM ?= y
+# The Xen libraries are loaded on demand (platform/xen/xen.c), never linked:
+# libringtrace must load on hosts without them.  libxenctrl's soname names
+# a Xen release: take the one the headers belong to.
 ifeq ($(CONFIG_XEN),y)
+  RTR_XENCTRL_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libxenctrl.so)" 2>/dev/null | \
+			  sed -n 's/^ *SONAME *//p')
   RTR_CFLAGS += -DRTR_HAVE_XEN=1
-  RTR_LIBS += -lxenevtchn -lxengnttab -lxenctrl -lxenstore -lxentoollog
+  ifneq ($(RTR_XENCTRL_SONAME),)
+    RTR_CFLAGS += -DRTR_XENCTRL_SONAME='"$(RTR_XENCTRL_SONAME)"' \
+		  -DRTR_XENCTRL_PACKAGE='"libxenmisc$(RTR_XENCTRL_SONAME:libxenctrl.so.%=%)"'
+  endif
 endif
 ifeq ($(CONFIG_XENSIM),y)
   RTR_CFLAGS += -DRTR_HAVE_XENSIM=1

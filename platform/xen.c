@@ -14,6 +14,18 @@
 #define REAL_OPS (&rtr_xen_real_ops)
 #else
 #define REAL_OPS NULL
+
+int rtr_xen_real_load(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "this ringtrace was built without Xen support (CONFIG_XEN=n)");
+	return -ENOSYS;
+}
+
+int rtr_xen_dlopen(const char *soname, const char *package, void **handle, char *err,
+		   size_t errlen)
+{
+	return rtr_xen_real_load(err, errlen);
+}
 #endif
 #ifdef RTR_HAVE_XENSIM
 #define SIM_OPS (&rtr_xen_sim_ops)

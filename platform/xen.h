@@ -86,11 +86,23 @@ struct rtr_xen {
 extern const struct rtr_xen_ops rtr_xen_real_ops;	/* platform/xen/xen.c */
 extern const struct rtr_xen_ops rtr_xen_sim_ops;	/* platform/xensim/xensim.c */
 
+/*
+ * The real implementation loads Debian's Xen libraries when it is first
+ * opened (libxenctrl on dom0's first question about a domain's state):
+ * nothing links them, so libringtrace loads on hosts without Xen.
+ * rtr_xen_real_load() loads them all now; rtr_xen_dlopen() is its one
+ * library: -ELIBACC with @err naming @soname and its Debian @package.
+ * (platform/xen/xen.c; only with CONFIG_XEN.)
+ */
+int rtr_xen_real_load(char *err, size_t errlen);
+int rtr_xen_dlopen(const char *soname, const char *package, void **handle, char *err,
+		   size_t errlen);
+
 /**
  * rtr_xen_open() - a handle on the Xen facilities of this domain: the
  * simulated ones when RINGTRACE_XENSIM is set, else the real ones.
- * Return: 0; -ENOSYS when the build has neither; -errno from the drivers
- * (-ENOENT: /dev/xen/... missing: not a Xen domain, or the xen-evtchn,
+ * Return: 0; -ENOSYS when the build has neither; -ELIBACC when a Xen
+ * library is missing; -errno from the drivers (-ENOENT: /dev/xen/... missing: not a Xen domain, or the xen-evtchn,
  * xen-gntalloc / xen-gntdev and xenfs drivers are not loaded) with @err.
  */
 int rtr_xen_open(struct rtr_xen **out, char *err, size_t errlen);

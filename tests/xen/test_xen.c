@@ -19,6 +19,7 @@
  * The programs are the ones built beside this runner (the ASan runner's are
  * ASan builds).
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1287,6 +1288,85 @@ Test(xen, thousands_of_attaches_to_a_hostile_guest)
 /* ---- the real implementation, where there is no Xen --------------------------- */
 
 TestSuite(xenreal, .timeout = 60);
+
+/*
+ * The DT_NEEDED entries of the ELF file @path, each followed by a space
+ * ("" when it has none): read from the file, as the dynamic loader would.
+ */
+static char *needed_of(const char *path)
+{
+	char *img = slurp(path), *out = calloc(1, 4096);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Phdr *ph;
+	const Elf64_Dyn *dyn = NULL;
+	uint64_t strtab = 0, stroff = 0;
+
+	cr_assert_not_null(out);
+	cr_assert(!memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64,
+		  "%s: not a 64-bit ELF file", path);
+	ph = (const Elf64_Phdr *)(img + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_DYNAMIC)
+			dyn = (const Elf64_Dyn *)(img + ph[i].p_offset);
+	cr_assert_not_null(dyn, "%s: no dynamic section", path);
+	for (const Elf64_Dyn *d = dyn; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_STRTAB)
+			strtab = d->d_un.d_ptr;
+	/* DT_STRTAB is an address: the file offset is in the PT_LOAD holding it. */
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && strtab >= ph[i].p_vaddr &&
+		    strtab < ph[i].p_vaddr + ph[i].p_filesz)
+			stroff = strtab - ph[i].p_vaddr + ph[i].p_offset;
+	cr_assert_gt(stroff, 0, "%s: no string table", path);
+	for (const Elf64_Dyn *d = dyn; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_NEEDED) {
+			strncat(out, img + stroff + d->d_un.d_val, 4096 - strlen(out) - 2);
+			strcat(out, " ");
+		}
+	free(img);
+	return out;
+}
+
+/*
+ * The producer library every traced program links, the consumer's and
+ * the tools need no Xen library to load: platform/xen/xen.c loads them
+ * when Xen is asked for.  (The guest's and dom0's use of them is tested
+ * below and on real Xen.)
+ */
+Test(xenreal, no_library_or_program_needs_libxen_to_load)
+{
+	static const char *const files[] = { "../lib/libringtrace.so", "../lib/libringtrace-consumer.so",
+					     "ringtrace", "ringtrace-test-emit" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *path = prog(files[i]), *needed = needed_of(path);
+
+		cr_log_info("%s needs: %s", files[i], needed);
+		cr_assert_not_null(strstr(needed, "libc.so.6 "), "%s: %s", path, needed);
+		cr_assert_null(strstr(needed, "libxen"), "%s needs %s", path, needed);
+		free(needed);
+	}
+}
+
+/* A Xen library that is not there: an error naming it and its package. */
+Test(xenreal, a_missing_xen_library_is_named_with_its_package)
+{
+	char err[512];
+	void *h = NULL;
+	int ret;
+
+#ifndef RTR_HAVE_XEN
+	cr_skip_test("built without Xen (CONFIG_XEN=n)");
+#endif
+	ret = rtr_xen_dlopen("libxenabsent.so.9", "libxenabsent9", &h, err, sizeof(err));
+	cr_assert_eq(ret, -ELIBACC);
+	cr_assert_null(h);
+	cr_assert_not_null(strstr(err, "libxenabsent.so.9"), "%s", err);
+	cr_assert_not_null(strstr(err, "Debian package libxenabsent9"), "%s", err);
+	/* libxen-dev's run-time libraries are here (scripts/deps.sh): all load. */
+	ret = rtr_xen_real_load(err, sizeof(err));
+	cr_assert_eq(ret, 0, "%s", err);
+}
 
 /*
  * This machine is no Xen domain: the real implementation fails to open
