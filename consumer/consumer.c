@@ -48,6 +48,7 @@ struct rtr_consumer {
 	bool readonly;			/* a snapshot: never moves the region's @cons */
 	bool claimed;			/* our pid is the region's @consumer_pid */
 	bool zero_copy;			/* discard mode: header copied, body in place */
+	bool gone;			/* producer_gone() said yes: for good */
 	rtr_consumer_damage_fn damage_fn;
 	void *damage_arg;
 };
@@ -282,7 +283,15 @@ RTR_API bool rtr_consumer_producer_gone(const struct rtr_consumer *c)
 {
 	struct rtr_consumer *m = (struct rtr_consumer *)c;
 
-	return m->mem.ops->producer_gone(&m->mem, c->h.producer_pid);
+	/*
+	 * One answer for good: a caller that ends its loop on "gone" and asks
+	 * again to choose how to finish must not hear "running" (a starved
+	 * guest's heartbeat moving again in between made consume stop as if
+	 * interrupted, without a word and with its trace unfinished).
+	 */
+	if (!m->gone)
+		m->gone = m->mem.ops->producer_gone(&m->mem, c->h.producer_pid);
+	return m->gone;
 }
 
 RTR_API const char *rtr_consumer_gone_why(const struct rtr_consumer *c)

@@ -86,6 +86,7 @@ const char *rtr_consumer_name(const struct rtr_consumer *c);
  * exited (unix: its pid is gone; Xen: the guest's kernel said so through
  * the control page, or the domain was destroyed).  A crashed, preserved
  * guest is not "gone" here: `ringtrace recover --xen-domain` reads it.
+ * Once it has said yes, it says yes for good.
  */
 bool rtr_consumer_producer_gone(const struct rtr_consumer *c);
 /* Why rtr_consumer_producer_gone() said yes, in words; NULL until it has. */

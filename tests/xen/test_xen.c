@@ -760,6 +760,48 @@ Test(xen, without_the_domain_state_a_crash_ends_consume_after_10_s)
 }
 
 /*
+ * Where dom0 may not ask Xen, a guest still for 10 s is gone; when it runs
+ * again (it was only starved), the answer stays "gone": consume, which
+ * ends its loop on that answer and asks again to choose how to finish,
+ * must not hear "running" the second time (it then ended without a word,
+ * its trace marked unfinished: xenimg's real-Xen overwrite run).
+ */
+Test(xen, a_guest_said_gone_stays_gone)
+{
+	uint32_t g = mkdom("starved");
+	char *w = workdir(), *glog = path_in(w, "guest.log"), *emit = prog("ringtrace-test-emit");
+	struct rtr_consumer *c;
+	char err[256];
+	bool gone = false;
+	pid_t gp;
+
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", NULL }, glog,
+		   (char *const[]){ emit, "--threads", "1", "--events", "0", "--pace", "10:1000",
+				    NULL });
+	wait_published(g, 20);
+	setenv("RINGTRACE_XENSIM_NOSTATE", "1", 1);	/* a dom0 without privcmd */
+	cr_assert_eq(rtr_consumer_open_xen(&c, "starved", err, sizeof(err)), 0, "%s", err);
+	cr_assert_not(rtr_consumer_producer_gone(c), "a running guest is not gone");
+	kill(gp, SIGSTOP);
+	for (int i = 0; i < 300 && !gone; i++) {
+		gone = rtr_consumer_producer_gone(c);
+		if (!gone)
+			usleep(100000);
+	}
+	cr_assert(gone, "a guest still for 30 s is not gone");
+	cr_assert_not_null(strstr(rtr_consumer_gone_why(c), "10 s"), "%s",
+			   rtr_consumer_gone_why(c));
+	/* It runs again: its flusher's heartbeat moves (every 200 ms at least). */
+	kill(gp, SIGCONT);
+	usleep(1000000);
+	cr_assert(rtr_consumer_producer_gone(c), "gone, then running again");
+	rtr_consumer_close(c);
+	unsetenv("RINGTRACE_XENSIM_NOSTATE");
+	kill(gp, SIGKILL);
+	waitpid(gp, NULL, 0);
+}
+
+/*
  * A guest paused (or starved: its flusher cannot run) for longer than any
  * timer would allow is not gone: consume waits, and when it runs again
  * takes every event.  `ringtrace info` looks on meanwhile.
