@@ -5,7 +5,8 @@
 #   make V=1        show full commands;  make -s  print nothing
 #   make ringbuf/ring.o   build one object
 #   make O=dir      build out of tree (default: build)
-#   make check      unit + integration tests, then the same tests under ASan+UBSan
+#   make check      unit + integration tests, then the same tests under ASan+UBSan,
+#                   then real Xen under QEMU (make check-xen)
 #   make stress     the long race tests (minutes)
 #   make bench      benchmarks: prints a table, writes $(O)/bench/results.json
 #   make demo       the main job: a stress run against a live consumer, with figures
@@ -88,6 +89,7 @@ CRITERION_LIBS := -lcriterion
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .PHONY: all check unit-tests stress bench demo htmldocs clean deps deps-check deps-bench FORCE
+.PHONY: xen-images xen-progs check-xen
 
 # ---- collect the Kbuild lists ------------------------------------------------
 LIB_DIRS  := ringbuf platform consumer events reader
@@ -226,6 +228,7 @@ check: deps-check
 	$(Q)scripts/run-tests.sh $(O)/check-tally "TSan: stress harness, portable path, discard mode" \
 		$(O)/tsan/bin/ringtrace-stress --portable --mode discard --seconds 2 --writers 4 \
 		--packet-size 16384
+	$(Q)$(MAKE) --no-print-directory check-xen TALLY=$(O)/check-tally
 	$(Q)awk '{p += $$1; f += $$2} END {printf "check: %d passed, %d failed\n", p, f; exit f != 0}' \
 		$(O)/check-tally
 
@@ -253,4 +256,29 @@ htmldocs:
 clean:
 	$(Q)rm -rf $(O)
 
--include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+# ---- real Xen under QEMU (scripts/xen/, tests/xen/real/, Documentation/xen.rst) ----
+# make xen-images: Xen, Linux and busybox from Debian packages (downloaded
+# once into $(O)/xen/debs), dom0's and the domU's initramfs with the programs
+# below; make check-xen: boot them and run the tests, QEMU under a hard timeout.
+XEN_LIBS := -lxenstore -lxenevtchn -lxengnttab
+XEN_TESTS ?= smoke
+XEN_TIMEOUT ?= 240
+XEN_DOM0_BINS := $(O)/bin/ringtrace $(O)/bin/rtr-xen-smoke-dom0
+XEN_DOMU_BINS := $(O)/bin/rtr-xen-smoke-guest
+XEN_OBJS := $(O)/obj/tests/xen/real/smoke_dom0.o $(O)/obj/tests/xen/real/smoke_guest.o
+.SECONDARY: $(XEN_OBJS)
+$(O)/bin/rtr-xen-smoke-%: $(O)/obj/tests/xen/real/smoke_%.o
+	$(quiet) LD $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $^ $(XEN_LIBS)
+
+xen-progs: $(XEN_DOM0_BINS) $(XEN_DOMU_BINS)
+
+xen-images:
+	$(Q)scripts/deps.sh xen
+	$(Q)$(MAKE) --no-print-directory all xen-progs
+	$(Q)XEN_DOM0_BINS="$(XEN_DOM0_BINS)" XEN_DOMU_BINS="$(XEN_DOMU_BINS)" scripts/xen/images.sh $(O)
+
+check-xen: xen-images
+	$(Q)scripts/run-tests.sh "$(TALLY)" "xen: real Xen 4.17 under QEMU ($(XEN_TESTS))" \
+		scripts/xen/boot.sh $(O) "$(XEN_TESTS)" $(XEN_TIMEOUT)

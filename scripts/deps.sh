@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Install (as root, with apt-get) or name the Debian packages a job needs.
-#   scripts/deps.sh build|check|bench|docs|viewer
+#   scripts/deps.sh build|check|bench|docs|viewer|xen
 # viewer (make check's render tests; make bench too): Debian's chromium and
 # node; npm as well unless the installed nodejs brings its own.
 # check and bench: LTTng (lttng-tools, liblttng-ust-dev), whose traces the
 # interop tests and the benchmark record and read.
+# xen (make check's real-Xen test bed, scripts/xen/): QEMU, cpio, and the Xen
+# libraries' headers; Xen and the kernel themselves are downloaded into the
+# build tree, never installed.
 set -eu
 job=${1:-build}
 pkgs="gcc make pkg-config liburcu-dev liburing-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev"
@@ -15,7 +18,8 @@ check) pkgs="$pkgs lttng-tools liblttng-ust-dev" ;;
 bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev" ;;
 docs) pkgs="$pkgs python3-sphinx" ;;
 viewer) pkgs="$pkgs chromium nodejs" ;;
-*) echo "deps.sh: unknown job '$job' (build, check, bench, docs or viewer)" >&2; exit 2 ;;
+xen) pkgs="$pkgs qemu-system-x86 cpio libxen-dev binutils" ;;
+*) echo "deps.sh: unknown job '$job' (build, check, bench, docs, viewer or xen)" >&2; exit 2 ;;
 esac
 case "$job" in
 bench | viewer) command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm" ;;

@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Boot the real-Xen test bed under QEMU and run tests in it, in one boot.
+#   scripts/xen/boot.sh BUILD_DIR "TEST..." [TIMEOUT_S]
+# Each TEST is tests/xen/real/TEST.sh (its dom0_main runs in dom0 and starts
+# the domUs it needs; their guest_main runs in each).  The images come from
+# scripts/xen/images.sh.  QEMU runs Xen 4.17 under TCG (-cpu qemu64: with
+# -cpu max dom0 faults at boot), one CPU, the serial console on stdout,
+# logged to BUILD_DIR/xen/run/console.log; dom0 writes its /out to a raw
+# virtio disk as a tar archive, unpacked into BUILD_DIR/xen/run/out (TEST/
+# in it for each test).
+#
+# Prints a Criterion-style synthesis line (scripts/run-tests.sh tallies it)
+# and exits 0 only if dom0 reported every test passed.  A failure, a panic
+# of Xen or Linux, or no end within TIMEOUT_S (default 240) seconds: QEMU
+# is killed, the end of the console is shown, and the exit status is 1.
+# QEMU is killed on every path out of here, and `timeout` kills it should this
+# script itself be killed.
+#   V=1: the whole console as it comes.  XEN_QEMU_ARGS: more QEMU options.
+set -eu
+
+build=$1
+tests=$2
+limit=${3:-240}
+top=$build/xen
+run=$top/run
+log=$run/console.log
+ntests=$(echo $tests | wc -w)
+
+die() { echo "xen-real: $*" >&2; exit 1; }
+
+for f in xen.elf vmlinux dom0.cpio; do
+	[ -f "$top/$f" ] || die "no $top/$f: run 'make xen-images' first"
+done
+command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+	die "qemu-system-x86_64 is missing (scripts/deps.sh xen installs qemu-system-x86)"
+
+rm -rf "$run"
+mkdir -p "$run/out"
+# The results disk: sparse, so its size costs nothing.
+truncate -s 512M "$run/out.img"
+: >"$log"
+
+# Xen: its console on the serial port; dom0 gets one vCPU and a fixed
+# memory size (no ballooning); the rest of the 1 GB is the domUs'.
+xen_args="console=com1 com1=115200,8n1 dom0_mem=384M,max:384M dom0_max_vcpus=1 loglvl=warning guest_loglvl=warning"
+# dom0's Linux: console through Xen (hvc0), quiet, the test's name for /init.
+dom0_args="console=hvc0 earlyprintk=xen loglevel=4 rtr_test=$(echo $tests | tr ' ' +)"
+
+start=$(date +%s.%N)
+# shellcheck disable=SC2086
+timeout -k 5 $((limit + 10)) qemu-system-x86_64 \
+	-machine pc,accel=tcg -cpu qemu64 -smp 1 -m 1024 \
+	-nographic -no-reboot -nic none \
+	-kernel "$top/xen.elf" -append "$xen_args" \
+	-initrd "$top/vmlinux $dom0_args,$top/dom0.cpio" \
+	-drive "file=$run/out.img,format=raw,if=virtio" \
+	${XEN_QEMU_ARGS:-} </dev/null >"$log" 2>&1 &
+qpid=$!
+stop_qemu() {
+	kill "$qpid" 2>/dev/null || return 0
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 "$qpid" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	kill -9 "$qpid" 2>/dev/null || true
+}
+trap 'stop_qemu' EXIT
+trap 'stop_qemu; exit 130' INT TERM
+
+elapsed() { echo "$(date +%s.%N) $start" | awk '{ printf "%.1f", $1 - $2 }'; }
+
+# Follow the console: show the bed's lines (all with V=1), watch for the end.
+seen=0
+result=
+t_dom0=
+while :; do
+	alive=1
+	kill -0 "$qpid" 2>/dev/null || alive=0
+	lines=$(wc -l <"$log")
+	if [ "$lines" -gt "$seen" ]; then
+		new=$(sed -n "$((seen + 1)),${lines}p" "$log" | tr -d '\r')
+		seen=$lines
+		if [ "${V:-0}" = 1 ]; then
+			printf '%s\n' "$new"
+		else
+			printf '%s\n' "$new" | sed -n 's/^rtr-xen: \(\[[0-9.]*\] \)\{0,1\}/  XEN     '"$(elapsed)"' s  /p'
+		fi
+		[ -n "$t_dom0" ] || ! printf '%s\n' "$new" | grep -q '^rtr-xen: ' || t_dom0=$(elapsed)
+		case $new in
+		*"rtr-xen: END"*) result=END ;;
+		*"Kernel panic"* | *"(XEN) Panic on CPU"* | *"(XEN) Assertion"*) result=PANIC ;;
+		esac
+	fi
+	[ -z "$result" ] || break
+	[ "$alive" = 1 ] || { result=EXITED; break; }
+	if [ "$(elapsed | cut -d. -f1)" -ge "$limit" ]; then
+		result=TIMEOUT
+		break
+	fi
+	sleep 0.2
+done
+t_end=$(elapsed)
+
+# After END, dom0 powers off; give QEMU a moment to exit on its own.
+if [ "$result" = END ]; then
+	for _ in $(seq 50); do kill -0 "$qpid" 2>/dev/null || break; sleep 0.2; done
+fi
+stop_qemu
+wait "$qpid" 2>/dev/null || true
+trap - EXIT INT TERM
+
+# Each test's verdict, as dom0 gave it; a test without one failed.
+passed=0
+for t in $tests; do
+	grep -aq "^rtr-xen: RESULT $t PASS" "$log" && passed=$((passed + 1))
+done
+failed=$((ntests - passed))
+if [ "$result" = END ] && ! tar -xf "$run/out.img" -C "$run/out" 2>/dev/null; then
+	echo "xen-real: the results disk holds no readable tar archive ($run/out.img)" >&2
+	passed=0 failed=$ntests
+fi
+rm -f "$run/out.img"
+echo "[====] Synthesis: Tested: $ntests | Passing: $passed | Failing: $failed | Crashing: 0"
+if [ "$result" = END ] && [ "$failed" = 0 ]; then
+	echo "  XEN     all passed in ${t_end} s (dom0's /init at ${t_dom0} s); console in $log"
+	exit 0
+fi
+case $result in
+END) why="$failed of $ntests failed" ;;
+PANIC) why="a panic (Xen or Linux)" ;;
+EXITED) why="QEMU exited before the tests ended" ;;
+TIMEOUT) why="no end after $limit s (hard timeout; QEMU killed)" ;;
+esac
+echo "xen-real: FAIL: $why, at ${t_end} s; the console's last lines ($log):" >&2
+tail -n 60 "$log" | tr -d '\r' | sed 's/^/  | /' >&2
+exit 1

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: MIT
+# The test bed's smoke test (tests/xen/real/smoke.h): grants, an event channel
+# and xenstore between a domU's userspace and dom0, without ringtrace.
+
+guest_main() {
+	timeout 90 rtr-xen-smoke-guest 60 || fail "rtr-xen-smoke-guest exited $?"
+}
+
+dom0_main() {
+	start_guest smoke smoke || return
+	id=$(xl domid smoke)
+	dir=/local/domain/$id/data/rtr-smoke
+	if ! wait_until 60 xs_exists "$dir/ready"; then
+		fail "the guest did not publish $dir/ready within 60 s"
+		show_guest_log smoke
+		return
+	fi
+	step "guest published $(xenstore-read "$dir/ring-ref") / $(xenstore-read "$dir/event-channel")"
+	# What a domU's userspace may write, and with which permissions.
+	xenstore-ls -p "/local/domain/$id/data" | sed 's/^/  /'
+	timeout 60 rtr-xen-smoke-dom0 "$id" 45 || fail "rtr-xen-smoke-dom0 exited $?"
+	wait_guest_end smoke 30
+	show_guest_log smoke
+	# The guest powers itself off (on_poweroff = "destroy").
+	wait_until 30 guest_gone smoke || fail "guest smoke still there after 30 s"
+}
