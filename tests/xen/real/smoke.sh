@@ -3,10 +3,13 @@
 # and xenstore between a domU's userspace and dom0, without ringtrace.
 
 guest_main() {
+	echo "devices: $(ls /dev/xen | tr '\n' ' ')"
+	echo "gntalloc limit: $(cat /sys/module/xen_gntalloc/parameters/limit) grants"
 	timeout 90 rtr-xen-smoke-guest 60 || fail "rtr-xen-smoke-guest exited $?"
 }
 
 dom0_main() {
+	step "devices: $(ls /dev/xen | tr '\n' ' '); gntdev limit: $(cat /sys/module/xen_gntdev/parameters/limit 2>/dev/null || echo none)"
 	start_guest smoke smoke || return
 	id=$(xl domid smoke)
 	dir=/local/domain/$id/data/rtr-smoke
@@ -17,7 +20,7 @@ dom0_main() {
 	fi
 	step "guest published $(xenstore-read "$dir/ring-ref") / $(xenstore-read "$dir/event-channel")"
 	# What a domU's userspace may write, and with which permissions.
-	xenstore-ls -p "/local/domain/$id/data" | sed 's/^/  /'
+	xenstore-ls -p "/local/domain/$id" | grep -E '^ ?[a-z]' | sed 's/^/  /'
 	timeout 60 rtr-xen-smoke-dom0 "$id" 45 || fail "rtr-xen-smoke-dom0 exited $?"
 	wait_guest_end smoke 30
 	show_guest_log smoke
