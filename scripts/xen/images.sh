@@ -208,12 +208,19 @@ mk_cpio() {
 	say CPIO "${2#"$build"/} ($(($(wc -c <"$2") / 1048576)) MB)"
 }
 
+# xenstore-read, -write, -ls, ...: one program, named by argv[0].
+add_xenstore() {
+	add_prog "$1" "$unpack/usr/bin/xenstore"
+	for n in read write ls list exists rm chmod watch; do ln -s xenstore "$1/usr/bin/xenstore-$n"; done
+}
+
 # The domU.
 r=$top/domU-root
 new_root "$r"
 cp "$here/tests/xen/real/init-domU" "$r/init"
 chmod 755 "$r/init"
 add_mods "$r" "$DOMU_MODS"
+add_xenstore "$r"
 for b in ${XEN_DOMU_BINS:-}; do add_prog "$r" "$b"; done
 mk_cpio "$r" "$top/domU.cpio"
 
@@ -224,9 +231,7 @@ cp "$here/tests/xen/real/init-dom0" "$r/init"
 chmod 755 "$r/init"
 add_mods "$r" "$DOM0_MODS"
 for b in $XEN_BINS; do add_prog "$r" "$xenbin/$b"; done
-# xenstore-read, -write, -ls, ...: one program, named by argv[0].
-add_prog "$r" "$unpack/usr/bin/xenstore"
-for n in read write ls list exists rm chmod watch; do ln -s xenstore "$r/usr/bin/xenstore-$n"; done
+add_xenstore "$r"
 for b in ${XEN_DOM0_BINS:-}; do add_prog "$r" "$b"; done
 mkdir -p "$r/boot" "$r/etc/xen"
 : >"$r/etc/xen/xl.conf"

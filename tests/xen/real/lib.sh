@@ -42,55 +42,60 @@ wait_until() {
 
 # ---- dom0 only ------------------------------------------------------------
 
-# start_guest NAME TEST [VCPUS [MEMORY_MB]]: a PV domU booting the bed's
-# kernel and domU.cpio, whose /init runs TEST's guest_main.  It is preserved
-# (not destroyed) if it crashes, as a traced guest's dom0 would want.
+# The one domU of a boot, which runs the guest_main of every test in turn.
+GUEST=rtr-guest
+
+# start_guest TESTS: the PV domU $GUEST (2 vCPUs, 256 MB) booting the bed's
+# kernel and domU.cpio, whose /init runs the guest_main of each of TESTS
+# (A+B+...).  It is preserved (not destroyed) if it crashes, as the dom0 of
+# a traced guest would want.
 start_guest() {
-	cat >"/tmp/$1.cfg" <<-CFG
-	name = "$1"
+	cat >"/tmp/$GUEST.cfg" <<-CFG
+	name = "$GUEST"
 	type = "pv"
 	kernel = "/boot/vmlinux.gz"
 	ramdisk = "/boot/domU.cpio"
-	extra = "console=hvc0 quiet rtr_test=$2"
-	vcpus = ${3:-1}
-	memory = ${4:-128}
+	extra = "console=hvc0 ${RTR_GUEST_ARGS:-quiet} rtr_test=$1"
+	vcpus = 2
+	memory = 128
 	on_poweroff = "destroy"
 	on_crash = "preserve"
 	CFG
-	timeout 60 xl create "/tmp/$1.cfg" >/tmp/xl-create.log 2>&1 || {
-		fail "xl create $1: $(cat /tmp/xl-create.log)"
+	timeout 120 xl create "/tmp/$GUEST.cfg" >/tmp/xl-create.log 2>&1 || {
+		fail "xl create $GUEST: $(cat /tmp/xl-create.log)"
 		return 1
 	}
-	step "guest $1 created (domain $(xl domid "$1" 2>/dev/null))"
+	step "guest $GUEST created (domain $(xl domid "$GUEST" 2>/dev/null))"
 }
 
-# guest_log NAME: what the guest printed on its console so far.
-guest_log() { cat "/var/log/xen/console/guest-$1.log" 2>/dev/null; }
+# guest_log: what the guest printed on its console so far.
+guest_log() { cat "/var/log/xen/console/guest-$GUEST.log" 2>/dev/null; }
 
-# show_guest_log NAME: the guest's console, prefixed, into dom0's console.
-show_guest_log() { guest_log "$1" | tr -d '\r' | sed "s/^/  [$1] /"; }
+# show_guest_log [TEST]: the guest's console (from TEST's start), into dom0's.
+show_guest_log() {
+	guest_log | tr -d '\r' | sed -n "${1:+/rtr-guest: START $1\$/,}\$p" | sed "s/^/  [guest] /"
+}
 
-# guest_ended NAME: the guest printed its END line.
-guest_ended() { guest_log "$1" | grep -q 'rtr-guest: END'; }
+# guest_done TEST: the guest has finished its part of TEST.
+guest_done() { guest_log | grep -q "rtr-guest: DONE $1 "; }
 
-# wait_guest_end NAME SECONDS: wait for the guest's END line; fail unless it
-# says PASS.  The guest's console goes to dom0's on failure.
-wait_guest_end() {
-	if ! wait_until "$2" guest_ended "$1"; then
-		fail "guest $1 did not finish within $2 s"
+# wait_guest_done TEST SECONDS: wait for the guest to finish its part of
+# TEST; fail unless it passed.  Its console goes to dom0's on failure.
+wait_guest_done() {
+	if ! wait_until "$2" guest_done "$1"; then
+		fail "the guest did not finish $1 within $2 s"
 		show_guest_log "$1"
 		return 1
 	fi
-	if ! guest_log "$1" | grep -q 'rtr-guest: END PASS'; then
-		fail "guest $1 failed"
+	if ! guest_log | grep -q "rtr-guest: DONE $1 PASS"; then
+		fail "the guest's part of $1 failed"
 		show_guest_log "$1"
 		return 1
 	fi
-	step "guest $1 finished"
 }
 
-# guest_gone NAME: no domain NAME any more.
-guest_gone() { ! xl domid "$1" >/dev/null 2>&1; }
+# guest_gone: no domain $GUEST any more.
+guest_gone() { ! xl domid "$GUEST" >/dev/null 2>&1; }
 
 # xs_exists PATH: the xenstore node exists.
 xs_exists() { xenstore-exists "$1"; }

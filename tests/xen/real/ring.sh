@@ -7,7 +7,7 @@
 # (constant_tsc, nonstop_tsc), which the rseq path requires.
 
 guest_main() {
-	timeout 60 ringtrace-stress --seconds 2 --writers 3 --packets 4 >/tmp/stress.log 2>&1 ||
+	timeout 120 ringtrace-stress --seconds 1 --writers 3 --packets 4 >/tmp/stress.log 2>&1 ||
 		fail "ringtrace-stress exited $?"
 	cat /tmp/stress.log
 	[ "$(grep -c 'verified        every event' /tmp/stress.log)" = 2 ] ||
@@ -15,8 +15,5 @@ guest_main() {
 }
 
 dom0_main() {
-	start_guest ring ring 2 256 || return
-	wait_guest_end ring 90
-	show_guest_log ring | grep -E 'mode|events|delivered|lost|verified|FAIL'
-	wait_until 30 guest_gone ring || fail "guest ring still there after 30 s"
+	wait_guest_done ring 300 && show_guest_log ring | grep -E 'mode|events|delivered|lost|verified'
 }

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: MIT
+# ringtrace on real Xen.  A PV domU (2 vCPUs) runs ringtrace-test-emit
+# (tests/consumer/emit.c: 4 threads, pinned, every event numbered and
+# checksummed) tracing into pages granted to dom0 (RINGTRACE_XEN=1), while
+# dom0's `ringtrace consume xen:GUEST` drains them:
+#   discard    the threads flat out, in discard mode: losses counted exactly;
+#   overwrite  the same in overwrite mode;
+#   crash      paced, in two phases: dom0 consumes the first, then stops;
+#              the program emits the second and holds (its packets still
+#              open, its session not ended) when the guest's kernel crashes
+#              (on_crash = "preserve"), and `ringtrace recover xen:GUEST`
+#              salvages from the crashed domain's pages what was not consumed.
+# The traces go to /out/trace/; the host reads them with babeltrace2 and
+# checks every event (tests/xen/real/trace.host, check_trace.py).  No check
+# depends on timing: in each run the events present plus those the trace
+# counts lost are exactly the events emitted, whatever the machine's load.
+#
+# Guest and dom0 take turns through xenstore, under the guest's data/rtr-test:
+# the guest writes "state" (RUN ready, RUN done, crash phase0), dom0 "go".
+
+TRACE_THREADS=4
+TRACE_EVENTS=20000	# per thread, in the discard and overwrite runs
+TRACE_PHASE=2500	# per thread and phase, in the crash run
+# 16 packets of 64 KiB per CPU (2 MiB, 512 grants of the guest's 1024).
+export RINGTRACE_PACKETS=16 RINGTRACE_PACKET_SIZE=64k
+
+# ---- the guest ------------------------------------------------------------------
+
+xs_state() { xenstore-write data/rtr-test/state "$1"; }
+go_is() { [ "$(xenstore-read data/rtr-test/go 2>/dev/null)" = "$1" ]; }
+
+# guest_emit RUN MODE [EMIT OPTIONS]: start emit for RUN, tracing for dom0;
+# it begins once dom0 says go.  Sets $emit (its pid) and $s (its sync dir).
+guest_emit() {
+	run=$1 mode=$2
+	shift 2
+	s=/tmp/sync-$run
+	mkdir -p "$s"
+	RINGTRACE_XEN=1 RINGTRACE_MODE=$mode ringtrace-test-emit --threads $TRACE_THREADS --pin \
+		--sync "$s" "$@" >"/tmp/emit-$run.log" 2>&1 &
+	emit=$!
+	if ! wait_until 60 test -f "$s/pid"; then
+		fail "$run: emit did not start"
+		cat "/tmp/emit-$run.log"
+		return 1
+	fi
+	xs_state "$run ready"
+	if ! wait_until 120 go_is "$run"; then
+		fail "$run: no go from dom0 within 120 s"
+		kill $emit
+		return 1
+	fi
+	touch "$s/go.0"
+}
+
+guest_main() {
+	for mode in discard overwrite; do
+		guest_emit $mode $mode --events $TRACE_EVENTS || return
+		if ! wait_until 300 test -f "$s/report"; then
+			fail "$mode: emit did not finish within 300 s"
+			kill $emit
+			return
+		fi
+		wait $emit || fail "$mode: emit exited $?"
+		xenstore-write data/rtr-test/report "$(cat "$s/report")"
+		xs_state "$mode done"
+		step "$mode: $(cat "$s/report")"
+	done
+	guest_emit crash discard --phases 2 --events $((2 * TRACE_PHASE)) --pace 10:1000 --hold || return
+	wait_until 300 test -f "$s/done.0" || { fail "crash: phase 0 did not end within 300 s"; return; }
+	xs_state "crash phase0"
+	wait_until 120 go_is crash-1 || { fail "crash: no go for phase 1 from dom0"; return; }
+	touch "$s/go.1"
+	wait_until 300 test -f "$s/done.1" || { fail "crash: phase 1 did not end within 300 s"; return; }
+	step "crash: phase 1 emitted, the program holds; the kernel crashes"
+	echo c >/proc/sysrq-trigger
+	sleep 60
+	fail "crash: alive 60 s after the crash"
+}
+
+# ---- dom0 -------------------------------------------------------------------------
+
+state_is() { [ "$(xenstore-read "$xsdir/state" 2>/dev/null)" = "$1" ]; }
+consumer_gone() { ! kill -0 "$cpid" 2>/dev/null; }
+# xl list's state column: r b p s c d (running ... crashed, dying).
+guest_crashed() { xl list "$GUEST" 2>/dev/null | awk 'NR == 2 { exit $5 !~ /c/ }'; }
+
+# dom0_consume RUN: once the guest is ready, consume its region into
+# /out/trace/RUN and tell it to go.
+dom0_consume() {
+	if ! wait_until 180 state_is "$1 ready"; then
+		fail "$1: the guest is not ready after 180 s"
+		show_guest_log trace
+		return 1
+	fi
+	ringtrace consume "xen:$GUEST" -o "/out/trace/$1" >"/out/trace/$1.log" 2>&1 &
+	cpid=$!
+	# The guest goes after the consumer has started (the checks do not
+	# depend on it: a late consumer only means more events lost).
+	sleep 1
+	xenstore-write "$xsdir/go" "$1"
+	step "$1: consuming"
+}
+
+# dom0_wait_consumer RUN SECONDS: the consumer's end, and its status.
+dom0_wait_consumer() {
+	if ! wait_until "$2" consumer_gone; then
+		fail "$1: ringtrace consume did not end within $2 s"
+		kill -9 "$cpid"
+	fi
+	wait "$cpid" || fail "$1: ringtrace consume exited $?"
+	sed "s/^/  /" "/out/trace/$1.log"
+}
+
+dom0_main() {
+	mkdir -p /out/trace
+	xsdir=/local/domain/$(xl domid "$GUEST")/data/rtr-test
+	for mode in discard overwrite; do
+		dom0_consume $mode || return
+		# It ends by itself once the guest's program has exited.
+		dom0_wait_consumer $mode 360
+		wait_until 30 state_is "$mode done" || fail "$mode: the guest did not report"
+		report=$(xenstore-read "$xsdir/report")
+		step "$mode: guest's emit: $report"
+		echo "--threads $TRACE_THREADS --attempted ${report#attempted } $mode $mode" >"/out/trace/$mode.check"
+	done
+
+	dom0_consume crash || return
+	wait_until 300 state_is "crash phase0" || { fail "crash: phase 0 not over after 300 s"; return; }
+	kill -INT "$cpid"
+	dom0_wait_consumer crash 60
+	xenstore-write "$xsdir/go" crash-1
+	if ! wait_until 120 guest_crashed; then
+		fail "crash: the guest did not crash"
+		show_guest_log trace
+		return
+	fi
+	step "crash: the guest crashed and is preserved ($(xl list "$GUEST" | awk 'NR == 2 { print $5 }'))"
+	if timeout 120 ringtrace recover "xen:$GUEST" -o /out/trace/crash-recovered \
+		>/out/trace/crash-recovered.log 2>&1; then
+		step "crash: recovered"
+	else
+		fail "crash: ringtrace recover exited $?"
+	fi
+	sed "s/^/  /" /out/trace/crash-recovered.log
+	# Every event emitted is in what was consumed or recovered, or counted lost.
+	echo "--threads $TRACE_THREADS --attempted $((2 * TRACE_PHASE * TRACE_THREADS))" \
+		"crash crash crash-recovered" >/out/trace/crash.check
+}
