@@ -2,15 +2,19 @@
 # SPDX-License-Identifier: MIT
 """Check, with babeltrace2, the traces of ringtrace-test-emit a real-Xen run made.
 
-    check_trace.py [--threads N] [--attempted N] NAME DIR...
+    check_trace.py [--threads N] [--attempted N] [--mode M] NAME DIR...
 
 The DIRs are parts of one run, in order (what dom0 consumed, then what it
 recovered).  Every rtrtest:ev event (tests/consumer/emit.h) must carry its
 checksum, come from one of the N threads, appear once over all DIRs, and
 come after the thread's previous one in its stream (CPU).  Each stream's
-packets are numbered without a gap over all DIRs.  The events lost are each
-stream's last events_discarded.
+packets are numbered without a gap over all DIRs, but in overwrite mode,
+where a gap is packets the producer lapped.  The events lost are each
+stream's last events_discarded (events the ring refused: ring full in
+discard mode, the CPU's buffer busy on the portable path).
   --attempted N  the events the guest emitted: present + lost must equal N
+                 (with lapped packets, whose events no one counted: be less)
+  --mode M       discard (the default) or overwrite
 Prints one line of figures; exits 1 naming the first problems found.
 Run with Debian's /usr/bin/python3, where python3-bt2 lives.
 """
@@ -55,6 +59,7 @@ def main():
     ap = argparse.ArgumentParser(usage=__doc__)
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--attempted", type=int)
+    ap.add_argument("--mode", choices=("discard", "overwrite"), default="discard")
     ap.add_argument("name")
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
@@ -69,12 +74,15 @@ def main():
     last = {}          # (cpu, thread) -> last seq in that stream
     pkt_seq = {}       # cpu -> last packet_seq_num
     discarded = {}     # cpu -> events_discarded of its last packet
-    present = packets_n = 0
+    present = packets_n = lapped = 0
     for d in a.dirs:
         try:
             for cpu, num, disc in packets(d):
                 if cpu in pkt_seq and num != pkt_seq[cpu] + 1:
-                    problem(f"{d}: cpu {cpu}: packet {num} after packet {pkt_seq[cpu]}")
+                    if a.mode == "overwrite" and num > pkt_seq[cpu]:
+                        lapped += num - pkt_seq[cpu] - 1
+                    else:
+                        problem(f"{d}: cpu {cpu}: packet {num} after packet {pkt_seq[cpu]}")
                 pkt_seq[cpu] = num
                 discarded[cpu] = disc
                 packets_n += 1
@@ -102,9 +110,13 @@ def main():
         except bt2._Error as e:
             problem(f"babeltrace2 cannot read {d}: {e}")
     lost = sum(discarded.values())
-    if a.attempted is not None and present + lost != a.attempted:
+    if a.attempted is not None and not lapped and present + lost != a.attempted:
         problem(f"{present} events + {lost} lost = {present + lost}, but {a.attempted} were emitted")
+    if a.attempted is not None and lapped and present + lost >= a.attempted:
+        problem(f"{present} events + {lost} lost = {present + lost} with {lapped} packets lapped, "
+                f"but only {a.attempted} were emitted")
     print(f"  {a.name}: {present} events, {lost} lost, {packets_n} packets"
+          f"{f' ({lapped} lapped)' if lapped else ''}"
           f"{'' if a.attempted is None else f' ({a.attempted} emitted)'}: "
           f"{'verified' if not problems else 'FAILED'}")
     for p in problems:

@@ -95,9 +95,13 @@ dom0_consume() {
 	fi
 	ringtrace consume "xen:$GUEST" -o "/out/trace/$1" >"/out/trace/$1.log" 2>&1 &
 	cpid=$!
-	# The guest goes after the consumer has started (the checks do not
-	# depend on it: a late consumer only means more events lost).
-	sleep 1
+	# The guest goes once the consumer has attached (it says so).
+	if ! wait_until 60 grep -q 'stop with Ctrl-C' "/out/trace/$1.log"; then
+		fail "$1: ringtrace consume did not attach within 60 s"
+		sed "s/^/  /" "/out/trace/$1.log"
+		kill -9 "$cpid"
+		return 1
+	fi
 	xenstore-write "$xsdir/go" "$1"
 	step "$1: consuming"
 }
@@ -122,7 +126,8 @@ dom0_main() {
 		wait_until 30 state_is "$mode done" || fail "$mode: the guest did not report"
 		report=$(xenstore-read "$xsdir/report")
 		step "$mode: guest's emit: $report"
-		echo "--threads $TRACE_THREADS --attempted ${report#attempted } $mode $mode" >"/out/trace/$mode.check"
+		echo "--threads $TRACE_THREADS --attempted ${report#attempted } --mode $mode $mode $mode" \
+			>"/out/trace/$mode.check"
 	done
 
 	dom0_consume crash || return
