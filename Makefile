@@ -266,7 +266,8 @@ XEN_LIBS := -lxenstore -lxenevtchn -lxengnttab
 XEN_TESTS ?= smoke ring
 XEN_TIMEOUT ?= 600
 XEN_DOM0_BINS := $(O)/bin/ringtrace $(O)/bin/rtr-xen-smoke-dom0
-XEN_DOMU_BINS := $(O)/bin/rtr-xen-smoke-guest $(O)/bin/ringtrace-stress $(O)/bin/ringtrace-test-emit
+XEN_DOMU_BINS := $(O)/bin/rtr-xen-smoke-guest $(O)/bin/ringtrace-stress $(O)/bin/ringtrace-test-emit \
+	$(O)/bin/ringtrace-xen-hostile
 XEN_OBJS := $(O)/obj/tests/xen/real/smoke_dom0.o $(O)/obj/tests/xen/real/smoke_guest.o
 .SECONDARY: $(XEN_OBJS)
 $(O)/bin/rtr-xen-smoke-%: $(O)/obj/tests/xen/real/smoke_%.o

@@ -2,13 +2,13 @@
 # ringtrace on real Xen.  A PV domU (2 vCPUs) runs ringtrace-test-emit
 # (tests/consumer/emit.c: 4 threads, pinned, every event numbered and
 # checksummed) tracing into pages granted to dom0 (RINGTRACE_XEN=1), while
-# dom0's `ringtrace consume xen:GUEST` drains them:
+# dom0's `ringtrace consume --xen-domain GUEST` drains them:
 #   discard    the threads flat out, in discard mode: losses counted exactly;
 #   overwrite  the same in overwrite mode;
 #   crash      paced, in two phases: dom0 consumes the first, then stops;
 #              the program emits the second and holds (its packets still
 #              open, its session not ended) when the guest's kernel crashes
-#              (on_crash = "preserve"), and `ringtrace recover xen:GUEST`
+#              (on_crash = "preserve"), and `ringtrace recover --xen-domain`
 #              salvages from the crashed domain's pages what was not consumed.
 # The traces go to /out/trace/; the host reads them with babeltrace2 and
 # checks every event (tests/xen/real/trace.host, check_trace.py).  No check
@@ -93,7 +93,7 @@ dom0_consume() {
 		show_guest_log trace
 		return 1
 	fi
-	ringtrace consume "xen:$GUEST" -o "/out/trace/$1" >"/out/trace/$1.log" 2>&1 &
+	ringtrace consume --xen-domain "$GUEST" -o "/out/trace/$1" >"/out/trace/$1.log" 2>&1 &
 	cpid=$!
 	# The guest goes once the consumer has attached (it says so).
 	if ! wait_until 60 grep -q 'stop with Ctrl-C' "/out/trace/$1.log"; then
@@ -104,6 +104,13 @@ dom0_consume() {
 	fi
 	xenstore-write "$xsdir/go" "$1"
 	step "$1: consuming"
+	# The events dom0's kernel delivered on consume's port (the guest's
+	# notifications, less those that merged): its line of /proc/interrupts,
+	# "evtchn:ringtrace", as long as it is bound.
+	(while kill -0 "$cpid" 2>/dev/null; do
+		grep 'evtchn:ringtrace' /proc/interrupts >"/tmp/irq.$1.new" && mv "/tmp/irq.$1.new" "/tmp/irq.$1"
+		sleep 0.2
+	done) &
 }
 
 # dom0_wait_consumer RUN SECONDS: the consumer's end, and its status.
@@ -114,6 +121,8 @@ dom0_wait_consumer() {
 	fi
 	wait "$cpid" || fail "$1: ringtrace consume exited $?"
 	sed "s/^/  /" "/out/trace/$1.log"
+	awk '{ print $2 }' "/tmp/irq.$1" >"/out/trace/$1.events" 2>/dev/null
+	step "$1: dom0 woken $(cat "/out/trace/$1.events" 2>/dev/null || echo '?') times"
 }
 
 dom0_main() {
@@ -141,7 +150,7 @@ dom0_main() {
 		return
 	fi
 	step "crash: the guest crashed and is preserved ($(xl list "$GUEST" | awk 'NR == 2 { print $5 }'))"
-	if timeout 120 ringtrace recover "xen:$GUEST" -o /out/trace/crash-recovered \
+	if timeout 120 ringtrace recover --xen-domain "$GUEST" -o /out/trace/crash-recovered \
 		>/out/trace/crash-recovered.log 2>&1; then
 		step "crash: recovered"
 	else
