@@ -48,6 +48,12 @@ drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_legac
 drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci drivers/block/virtio_blk"
 DOMU_MODS="drivers/xen/xen-evtchn drivers/xen/xen-gntalloc drivers/xen/xen-gntdev"
 
+# The Xen libraries ringtrace uses, in both images whatever the programs'
+# DT_NEEDED say (a library loaded with dlopen() is not listed there);
+# libxenctrl in dom0 only (the domain's state, for consume's liveness).
+XEN_RTR_LIBS="libxenevtchn.so.1 libxengnttab.so.1 libxenstore.so.4 libxentoollog.so.1"
+XEN_RTR_DOM0_LIBS="$XEN_RTR_LIBS libxenctrl.so.4.17"
+
 # Xen's programs as the images carry them: xl and the daemons dom0 needs.
 XEN_BINS="xl xenstored xenconsoled xen-init-dom0"
 
@@ -222,6 +228,7 @@ chmod 755 "$r/init"
 add_mods "$r" "$DOMU_MODS"
 add_xenstore "$r"
 for b in ${XEN_DOMU_BINS:-}; do add_prog "$r" "$b"; done
+for l in $XEN_RTR_LIBS; do add_lib "$r" "$l"; done
 mk_cpio "$r" "$top/domU.cpio"
 
 # dom0.
@@ -233,6 +240,7 @@ add_mods "$r" "$DOM0_MODS"
 for b in $XEN_BINS; do add_prog "$r" "$xenbin/$b"; done
 add_xenstore "$r"
 for b in ${XEN_DOM0_BINS:-}; do add_prog "$r" "$b"; done
+for l in $XEN_RTR_DOM0_LIBS; do add_lib "$r" "$l"; done
 mkdir -p "$r/boot" "$r/etc/xen"
 : >"$r/etc/xen/xl.conf"
 cp "$vmlinux.gz" "$r/boot/vmlinux.gz"
