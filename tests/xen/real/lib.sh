@@ -94,6 +94,13 @@ wait_guest_done() {
 	fi
 }
 
+# guest_started TEST: the guest has begun its part of TEST.
+guest_started() { guest_log | grep -q "rtr-guest: START $1"; }
+
+# guest_alive: the domain $GUEST exists and has neither crashed nor shut
+# down (xl list's state column: r b p s c d).
+guest_alive() { xl list "$GUEST" 2>/dev/null | awk 'NR == 2 { ok = $5 !~ /[scd]/ } END { exit !ok }'; }
+
 # guest_gone: no domain $GUEST any more.
 guest_gone() { ! xl domid "$GUEST" >/dev/null 2>&1; }
 
