@@ -15,6 +15,12 @@ discard mode, the CPU's buffer busy on the portable path).
   --attempted N  the events the guest emitted: present + lost must equal N
                  (with lapped packets, whose events no one counted: be less)
   --mode M       discard (the default) or overwrite
+  --wakeups N    the events dom0's kernel delivered on consume's port
+                 (/proc/interrupts), with consume's periodic flush off: at
+                 most one per completed packet, plus the bind-time event, the
+                 guest's stop and exit notifications and the answer to
+                 consume's last flush (4)
+  --min-wakeups N  and at least N (a paced run, where dom0 sleeps)
 Prints one line of figures; exits 1 naming the first problems found.
 Run with Debian's /usr/bin/python3, where python3-bt2 lives.
 """
@@ -60,6 +66,8 @@ def main():
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--attempted", type=int)
     ap.add_argument("--mode", choices=("discard", "overwrite"), default="discard")
+    ap.add_argument("--wakeups", type=int)
+    ap.add_argument("--min-wakeups", type=int, default=0)
     ap.add_argument("name")
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
@@ -75,6 +83,7 @@ def main():
     pkt_seq = {}       # cpu -> last packet_seq_num
     discarded = {}     # cpu -> events_discarded of its last packet
     present = packets_n = lapped = 0
+    consumed_packets = None
     for d in a.dirs:
         try:
             for cpu, num, disc in packets(d):
@@ -88,6 +97,8 @@ def main():
                 packets_n += 1
         except (OSError, ValueError) as e:
             problem(str(e))
+        if consumed_packets is None:
+            consumed_packets = packets_n
         try:
             for msg in bt2.TraceCollectionMessageIterator(d):
                 if type(msg) is not bt2._EventMessageConst or msg.event.name != "rtrtest:ev":
@@ -115,8 +126,17 @@ def main():
     if a.attempted is not None and lapped and present + lost >= a.attempted:
         problem(f"{present} events + {lost} lost = {present + lost} with {lapped} packets lapped, "
                 f"but only {a.attempted} were emitted")
+    if a.wakeups is not None:
+        # Only the first DIR is consume's (what follows is recover's).
+        completed = consumed_packets + lapped
+        if a.wakeups > completed + 4:
+            problem(f"dom0 was woken {a.wakeups} times for {completed} packets "
+                    f"(at most one per packet, + 4)")
+        if a.wakeups < a.min_wakeups:
+            problem(f"dom0 was woken {a.wakeups} times, fewer than {a.min_wakeups}")
     print(f"  {a.name}: {present} events, {lost} lost, {packets_n} packets"
           f"{f' ({lapped} lapped)' if lapped else ''}"
+          f"{'' if a.wakeups is None else f', dom0 woken {a.wakeups} times'}"
           f"{'' if a.attempted is None else f' ({a.attempted} emitted)'}: "
           f"{'verified' if not problems else 'FAILED'}")
     for p in problems:
