@@ -30,10 +30,10 @@ unpack=$top/unpack
 xen_ver=4.17
 
 # Packages.  The libraries are those of the programs copied in (xl,
-# xenstored, xenconsoled, xenstore-*, and ringtrace's, which use liburcu);
+# xenstored, xenconsoled, xenstore-*, and ringtrace's, which use liburcu and liburing);
 # libgcc-s1 because glibc loads libgcc_s.so.1 at thread exit, unlisted.
 PKGS="xen-hypervisor-$xen_ver-amd64 xen-utils-$xen_ver xenstore-utils busybox-static
-linux-image-amd64 libc6 libgcc-s1 liburcu8
+linux-image-amd64 libc6 libgcc-s1 liburcu8 liburing2
 libxenmisc$xen_ver libxencall1 libxendevicemodel1 libxenevtchn1 libxenforeignmemory1
 libxengnttab1 libxenstore4 libxentoolcore1 libxentoollog1 libxenhypfs1
 libyajl2 libuuid1 zlib1g liblzma5 libzstd1"
