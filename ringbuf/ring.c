@@ -647,6 +647,19 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+/*
+ * Writers run under urcu-bp's read lock, and a thread's first write
+ * registers it under urcu-bp's registry lock.  A fork while another thread
+ * held that lock would leave it held in the child, whose first new thread
+ * would then hang on its first event: urcu-bp asks to be told of forks.
+ */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_register(void)
+{
+	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
+}
+
 RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 {
 	uint32_t psize, npk, ncpus;
@@ -698,6 +711,7 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	if (buf > (1ull << 36) || size > (1ull << 40))
 		return -E2BIG;
 
+	pthread_once(&atfork_once, atfork_register);
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
 		return -ENOMEM;
