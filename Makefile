@@ -24,6 +24,8 @@
 #   consumer-y += x.o         into libringtrace-consumer
 #   read-y += x.o             into libringtrace-read
 #   progs-y += name           a program; name-objs := a.o b.o (paths relative to the dir)
+#   shlibs-y += libname       a shared object $(O)/lib/libname.so over libringtrace.so;
+#                             libname-objs := a.o, libname-libs := -lx
 #   tests-y += x.o            into the Criterion runner $(O)/bin/run_tests
 #   CFLAGS_x.o := ...         extra flags for one object
 
@@ -101,6 +103,7 @@ obj-y :=
 consumer-y :=
 read-y :=
 progs-y :=
+shlibs-y :=
 tests-y :=
 include $(1)/Kbuild
 LIB_OBJS  += $$(addprefix $(O)/obj/$(1)/,$$(obj-y))
@@ -108,6 +111,18 @@ CONSUMER_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(consumer-y))
 READ_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(read-y))
 TEST_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(tests-y))
 $$(foreach p,$$(progs-y),$$(eval $$(call prog_rule,$(1),$$(p))))
+$$(foreach l,$$(shlibs-y),$$(eval $$(call shlib_rule,$(1),$$(l))))
+endef
+
+# A shared object that needs libringtrace.so.0, found beside it ($$ORIGIN):
+# one tracer per process, shared with a program linked with -lringtrace.
+define shlib_rule
+SHLIBS += $(O)/lib/$(2).so
+$(O)/lib/$(2).so: $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(O)/lib/libringtrace.so
+	$$(quiet) LD $$(short)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(CC) -shared $$(RTR_LDFLAGS) $$(LDFLAGS) -Wl,-soname,$(2).so -Wl,-z,defs \
+		-Wl,-rpath,'$$$$ORIGIN' -o $$@ $$(filter %.o,$$^) $(O)/lib/libringtrace.so $$($(2)-libs) $$(RTR_LIBS)
 endef
 
 define prog_rule
@@ -125,9 +140,10 @@ CONSUMER_OBJS :=
 READ_OBJS :=
 TEST_OBJS :=
 PROGS :=
+SHLIBS :=
 $(foreach d,$(LIB_DIRS) $(PROG_DIRS) $(TEST_DIRS),$(eval $(call read_kbuild,$(d))))
 
-all: $(LIBS_A) $(O)/lib/libringtrace.so $(O)/lib/libringtrace-consumer.so $(PROGS)
+all: $(LIBS_A) $(O)/lib/libringtrace.so $(O)/lib/libringtrace-consumer.so $(SHLIBS) $(PROGS)
 
 # ---- compile -----------------------------------------------------------------
 # Objects are built -fPIC once and go into both the static and the shared

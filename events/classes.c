@@ -21,7 +21,7 @@ static const struct rtr_ctf_enum_entry kinds[] = {
 	{ "on_success", 9 }, { "on_failure", 10 }, { "on_termination", 11 },
 	{ "on_any", 12 }, { "ignore_result", 13 }, { "async", 14 }, { "promise", 15 },
 	{ "semaphore", 16 }, { "switch", 17 }, { "stream", 18 }, { "mutex", 19 },
-	{ "thread", 20 }, { "request", 21 },
+	{ "thread", 20 }, { "request", 21 }, { "barrier", 22 }, { "rwlock", 23 },
 };
 
 static const struct rtr_ctf_field f_task32[] = { F("task", U32) };

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+/*
+ * events/pthread/sync.c - libringtrace-pthread's synchronisation: what
+ * waits is recorded, what does not wait is not.
+ *
+ *   lock, rdlock, wrlock, sem_wait   a try first; if it succeeds, nothing
+ *                                    is written.  If busy: try_read(thread,
+ *                                    object), switch to idle, the real call,
+ *                                    switch back, read(thread, object).
+ *   mutex unlock                     signal(thread, mutex) only when the
+ *                                    mutex is marked contended (glibc), so
+ *                                    that the unlock has a waiter to wake.
+ *   cond wait, barrier wait          always block: try_read ... read.
+ *   cond signal/broadcast, sem_post  always signal(thread, object): a
+ *                                    signal nobody waits for is what a lost
+ *                                    wake-up looks like.
+ *
+ * Documentation/pthread.rst has the costs; preload.h the locking rules.
+ */
+#include <errno.h>
+#include "events/pthread/preload.h"
+
+/*
+ * The objects already created and labelled, by address: open addressing,
+ * claimed with one compare-and-swap, never removed.  Full, an object is
+ * still traced, unnamed.
+ */
+#define SEEN_SLOTS 16384
+#define SEEN_PROBES 32
+static uintptr_t seen[SEEN_SLOTS];
+
+static bool first_sight(uintptr_t a)
+{
+	uint64_t h = (uint64_t)a * UINT64_C(0x9e3779b97f4a7c15);
+
+	for (unsigned i = 0; i < SEEN_PROBES; i++) {
+		uintptr_t *s = &seen[((h >> 40) + i) % SEEN_SLOTS];
+		uintptr_t cur = __atomic_load_n(s, __ATOMIC_RELAXED);
+
+		if (cur == a)
+			return false;
+		if (!cur) {
+			if (__atomic_compare_exchange_n(s, &cur, a, false, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+				return true;
+			if (cur == a)
+				return false;
+		}
+	}
+	return false;
+}
+
+/* "@what 0x@addr" without stdio: this may run in a signal handler. */
+static void obj_label(uint64_t id, const char *what, uintptr_t a)
+{
+	char text[48], *p = text;
+	int shift = 60;
+
+	while (*what && p < text + 24)
+		*p++ = *what++;
+	*p++ = ' ';
+	*p++ = '0';
+	*p++ = 'x';
+	while (shift > 0 && !((a >> shift) & 0xf))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*p++ = "0123456789abcdef"[(a >> shift) & 0xf];
+	*p = 0;
+	rtr_label(id, text);
+}
+
+uint64_t rtp_obj(const void *p, uint8_t kind, const char *what)
+{
+	uint64_t id = rtp_obj_id(p);
+
+	if (rtr_unlikely(first_sight((uintptr_t)p))) {
+		rtp_enter();
+		rtr_create(0, id, kind);
+		obj_label(id, what, (uintptr_t)p);
+		rtp_leave();
+	}
+	return id;
+}
+
+/* ---- mutexes ---------------------------------------------------------------- */
+
+/*
+ * Does unlocking @m wake a waiter?  glibc's lock word: 0 free, 1 held, 2
+ * held and contended (a waiter may sleep on it), for the normal, recursive,
+ * error-checking and adaptive kinds, and under the priority ceiling in its
+ * low bits; a robust or priority-inheritance mutex holds the owner's tid
+ * and FUTEX_WAITERS.  Read by the owner, before it lets go.
+ */
+static inline bool mutex_contended(pthread_mutex_t *m)
+{
+#ifdef __GLIBC__
+	int kind = __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+	unsigned lock = (unsigned)__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED);
+
+	if (kind & (16 | 32))		/* PTHREAD_MUTEX_ROBUST_NORMAL_NP, PRIO_INHERIT_NP */
+		return lock & 0x80000000u;
+	return (lock & 0x7ffff) > 1;
+#else
+	(void)m;
+	return false;
+#endif
+}
+
+/* The slow half of a lock: the try found it busy. */
+static __attribute__((noinline)) int mutex_wait(pthread_mutex_t *m, int (*lock)(pthread_mutex_t *, clockid_t,
+						       const struct timespec *),
+		      clockid_t clk, const struct timespec *abstime)
+{
+	uint64_t self = rtp_self_task(), id = rtp_obj(m, RTR_KIND_MUTEX, "mutex");
+	int ret;
+
+	rtp_block(self, id);
+	ret = lock(m, clk, abstime);
+	rtp_wake(self, id, ret == 0 || ret == EOWNERDEAD);
+	return ret;
+}
+
+static int plain_lock(pthread_mutex_t *m, clockid_t clk, const struct timespec *t)
+{
+	(void)clk;
+	(void)t;
+	return rtp()->mutex_lock(m);
+}
+
+static int timed_lock(pthread_mutex_t *m, clockid_t clk, const struct timespec *t)
+{
+	(void)clk;
+	return rtp()->mutex_timedlock(m, t);
+}
+
+static int clock_lock(pthread_mutex_t *m, clockid_t clk, const struct timespec *t)
+{
+	return rtp()->mutex_clocklock(m, clk, t);
+}
+
+/*
+ * Is @m held now?  A look, not a claim: glibc's trylock costs about three
+ * times its lock, so the traced fast path looks at the lock word and, if
+ * the mutex is free, calls the real lock at once; only a mutex seen held
+ * takes the exact path (a try, then the wait).  A wait that begins in the
+ * few instructions between the look and the lock's own compare-and-swap is
+ * not recorded (Documentation/pthread.rst).
+ */
+static inline bool mutex_held(pthread_mutex_t *m)
+{
+#ifdef __GLIBC__
+	return __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) != 0;
+#else
+	(void)m;
+	return true;
+#endif
+}
+
+/* The mutex looked held: a try (a recursive mutex we own succeeds), then the wait. */
+static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m)
+{
+	int ret = rtp()->mutex_trylock(m);
+
+	if (ret != EBUSY)
+		return ret;
+	return mutex_wait(m, plain_lock, 0, NULL);
+}
+
+RTR_API int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	if (rtr_likely(!rtp_on()) || rtr_likely(!mutex_held(m)))
+		return rtp()->mutex_lock(m);
+	return mutex_lock_slow(m);
+}
+
+RTR_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	int ret;
+
+	if (!rtp_on() || !mutex_held(m))
+		return rtp()->mutex_timedlock(m, abstime);
+	ret = rtp()->mutex_trylock(m);
+	if (ret != EBUSY)
+		return ret;
+	return mutex_wait(m, timed_lock, 0, abstime);
+}
+
+RTR_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
+				    const struct timespec *abstime)
+{
+	int ret;
+
+	if (!rtp_on() || !mutex_held(m))
+		return rtp()->mutex_clocklock(m, clk, abstime);
+	ret = rtp()->mutex_trylock(m);
+	if (ret != EBUSY)
+		return ret;
+	return mutex_wait(m, clock_lock, clk, abstime);
+}
+
+static __attribute__((noinline)) void mutex_unlock_signal(pthread_mutex_t *m)
+{
+	uint64_t self = rtp_self_task(), id = rtp_obj(m, RTR_KIND_MUTEX, "mutex");
+
+	rtp_enter();
+	rtr_signal(self, id);
+	rtp_leave();
+}
+
+RTR_API int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	/* Before the unlock: the waiter's read comes after this signal. */
+	if (rtr_unlikely(rtp_on()) && mutex_contended(m))
+		mutex_unlock_signal(m);
+	return rtp()->mutex_unlock(m);
+}
+
+/* ---- rwlocks ---------------------------------------------------------------- */
+
+static int rwlock_wait(pthread_rwlock_t *l, int (*lock)(pthread_rwlock_t *))
+{
+	uint64_t self = rtp_self_task(), id = rtp_obj(l, RTR_KIND_RWLOCK, "rwlock");
+	int ret;
+
+	rtp_block(self, id);
+	ret = lock(l);
+	rtp_wake(self, id, ret == 0);
+	return ret;
+}
+
+RTR_API int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	int ret;
+
+	if (!rtp_on())
+		return rtp()->rwlock_rdlock(l);
+	ret = rtp()->rwlock_tryrdlock(l);
+	if (ret != EBUSY)
+		return ret;
+	return rwlock_wait(l, rtp()->rwlock_rdlock);
+}
+
+RTR_API int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	int ret;
+
+	if (!rtp_on())
+		return rtp()->rwlock_wrlock(l);
+	ret = rtp()->rwlock_trywrlock(l);
+	if (ret != EBUSY)
+		return ret;
+	return rwlock_wait(l, rtp()->rwlock_wrlock);
+}
+
+/* ---- condition variables ------------------------------------------------------ */
+
+RTR_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	uint64_t self, id;
+	int ret;
+
+	if (!rtp_on())
+		return rtp()->cond_wait(c, m);
+	self = rtp_self_task();
+	id = rtp_obj(c, RTR_KIND_CONDITION, "cond");
+	rtp_block(self, id);
+	ret = rtp()->cond_wait(c, m);
+	rtp_wake(self, id, ret == 0);
+	return ret;
+}
+
+RTR_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				   const struct timespec *abstime)
+{
+	uint64_t self, id;
+	int ret;
+
+	if (!rtp_on())
+		return rtp()->cond_timedwait(c, m, abstime);
+	self = rtp_self_task();
+	id = rtp_obj(c, RTR_KIND_CONDITION, "cond");
+	rtp_block(self, id);
+	ret = rtp()->cond_timedwait(c, m, abstime);
+	rtp_wake(self, id, ret == 0);
+	return ret;
+}
+
+RTR_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+				   const struct timespec *abstime)
+{
+	uint64_t self, id;
+	int ret;
+
+	if (!rtp_on())
+		return rtp()->cond_clockwait(c, m, clk, abstime);
+	self = rtp_self_task();
+	id = rtp_obj(c, RTR_KIND_CONDITION, "cond");
+	rtp_block(self, id);
+	ret = rtp()->cond_clockwait(c, m, clk, abstime);
+	rtp_wake(self, id, ret == 0);
+	return ret;
+}
+
+static void signal_obj(const void *p, uint8_t kind, const char *what)
+{
+	uint64_t self = rtp_self_task(), id = rtp_obj(p, kind, what);
+
+	rtp_enter();
+	rtr_signal(self, id);
+	rtp_leave();
+}
+
+RTR_API int pthread_cond_signal(pthread_cond_t *c)
+{
+	if (rtp_on())
+		signal_obj(c, RTR_KIND_CONDITION, "cond");
+	return rtp()->cond_signal(c);
+}
+
+RTR_API int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	if (rtp_on())
+		signal_obj(c, RTR_KIND_CONDITION, "cond");
+	return rtp()->cond_broadcast(c);
+}
+
+/* ---- semaphores and barriers ------------------------------------------------------ */
+
+/* sem_wait() and friends report through errno; the try's EAGAIN must not leak out. */
+static int sem_wait_slow(sem_t *s, int (*wait)(sem_t *, clockid_t, const struct timespec *),
+			 clockid_t clk, const struct timespec *abstime, int saved_errno)
+{
+	uint64_t self = rtp_self_task(), id = rtp_obj(s, RTR_KIND_SEMAPHORE, "semaphore");
+	int ret;
+
+	errno = saved_errno;
+	rtp_block(self, id);
+	ret = wait(s, clk, abstime);
+	saved_errno = errno;
+	rtp_wake(self, id, ret == 0);
+	errno = saved_errno;
+	return ret;
+}
+
+static int sem_plain(sem_t *s, clockid_t clk, const struct timespec *t)
+{
+	(void)clk;
+	(void)t;
+	return rtp()->sem_wait(s);
+}
+
+static int sem_timed(sem_t *s, clockid_t clk, const struct timespec *t)
+{
+	(void)clk;
+	return rtp()->sem_timedwait(s, t);
+}
+
+static int sem_clock(sem_t *s, clockid_t clk, const struct timespec *t)
+{
+	return rtp()->sem_clockwait(s, clk, t);
+}
+
+/* The try: 0 got it, 1 busy (go slow), -1 another error (errno set). */
+static int sem_try(sem_t *s, int *saved_errno)
+{
+	*saved_errno = errno;
+	if (rtp()->sem_trywait(s) == 0)
+		return 0;
+	if (errno == EAGAIN)
+		return 1;
+	return -1;
+}
+
+RTR_API int sem_wait(sem_t *s)
+{
+	int e, r;
+
+	if (!rtp_on())
+		return rtp()->sem_wait(s);
+	r = sem_try(s, &e);
+	if (r <= 0)
+		return r;
+	return sem_wait_slow(s, sem_plain, 0, NULL, e);
+}
+
+RTR_API int sem_timedwait(sem_t *s, const struct timespec *abstime)
+{
+	int e, r;
+
+	if (!rtp_on())
+		return rtp()->sem_timedwait(s, abstime);
+	r = sem_try(s, &e);
+	if (r <= 0)
+		return r;
+	return sem_wait_slow(s, sem_timed, 0, abstime, e);
+}
+
+RTR_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
+{
+	int e, r;
+
+	if (!rtp_on())
+		return rtp()->sem_clockwait(s, clk, abstime);
+	r = sem_try(s, &e);
+	if (r <= 0)
+		return r;
+	return sem_wait_slow(s, sem_clock, clk, abstime, e);
+}
+
+RTR_API int sem_post(sem_t *s)
+{
+	if (rtp_on())
+		signal_obj(s, RTR_KIND_SEMAPHORE, "semaphore");
+	return rtp()->sem_post(s);
+}
+
+RTR_API int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	uint64_t self, id;
+	int ret;
+
+	if (!rtp_on())
+		return rtp()->barrier_wait(b);
+	self = rtp_self_task();
+	id = rtp_obj(b, RTR_KIND_BARRIER, "barrier");
+	rtp_block(self, id);
+	ret = rtp()->barrier_wait(b);
+	rtp_wake(self, id, ret == 0 || ret == PTHREAD_BARRIER_SERIAL_THREAD);
+	return ret;
+}
