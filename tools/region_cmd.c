@@ -30,6 +30,9 @@ static const char *const help_text[] = {
 	"record", "usage: ringtrace record [OPTIONS] [--] PROGRAM [ARGS]\n\n"
 	"Run PROGRAM (linked with libringtrace) with a region of its own, consume the\n"
 	"region while it runs, and report what was recorded and lost per CPU.\n\n"
+	"  --pthread            trace PROGRAM's threads, locks, conditions, semaphores\n"
+	"                       and barriers as tasks, without changing or rebuilding it:\n"
+	"                       libringtrace-pthread.so is preloaded (LD_PRELOAD)\n"
 	"  -o DIR               the trace directory (new; default ringtrace-DATE-TIME),\n"
 	"                       or - for the framed stream on standard output\n"
 	"  --mode discard       stream every packet to DIR (default); events are dropped,\n"
@@ -157,6 +160,9 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 			takes = false;
 		} else if (!strcmp(a, "--keep-region") && program) {
 			o->keep_region = true;
+			takes = false;
+		} else if (!strcmp(a, "--pthread") && program) {
+			o->preload = "";
 			takes = false;
 		}
 		if (!takes)

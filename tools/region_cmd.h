@@ -20,6 +20,7 @@ struct rtr_session;
  * @mode: @packet_size: @packets: record's ring (0, NULL: the default).
  * @flush_ns: close quiet CPUs' packets this often (0: never).
  * @argv: record: the program.  @region: consume, snapshot, recover.
+ * @preload: record --pthread: the library to preload ("" until found).
  */
 struct opts {
 	const char *cmd;
@@ -35,6 +36,7 @@ struct opts {
 	char **argv;
 	const char *region;
 	char xen_region[96];	/* "xen:DOMAIN", from --xen-domain */
+	const char *preload;
 };
 
 /* "ringtrace CMD: " @fmt (with @arg), and where the help is, on stderr.  Return: 2. */
