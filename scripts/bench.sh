@@ -22,6 +22,9 @@
 # 8. scripts/bench-xen.sh: a Xen guest consumed from dom0 on the simulated
 #    hypervisor: xen.sim.notifications_per_packet, dom0 MB/s (the guest's
 #    xen.sim.ns is ringtrace-bench's, beside the unix figure).
+# 9. scripts/bench-pthread.sh: a plain pthread program untraced and under
+#    `ringtrace record --pthread`: pthread.uncontended.{,untraced.}ns and
+#    pthread.handoff.{,untraced.}ns, and callgrind's instructions per pair.
 # Every figure is printed and merged into BUILD_DIR/bench/results.json.
 # RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000);
 # RTR_BENCH_TRACE_REQUESTS the requests in the dump's trace (300000, about
@@ -284,6 +287,12 @@ fi
 # ---- 8: a Xen guest and its dom0 consumer (simulated hypervisor) ----------------
 if ! scripts/bench-xen.sh "$build" "$rows"; then
 	echo "bench.sh: the Xen benchmark failed" >&2
+	status=1
+fi
+
+# ---- 9: the pthread preload: a plain program's locks, untraced and traced ---------
+if ! scripts/bench-pthread.sh "$build" "$rows"; then
+	echo "bench.sh: the pthread benchmark failed" >&2
 	status=1
 fi
 
