@@ -11,7 +11,7 @@
 # build tree, never installed.
 set -eu
 job=${1:-build}
-pkgs="gcc make pkg-config liburcu-dev liburing-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev"
+pkgs="gcc make pkg-config liburcu-dev liburing-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
 case "$job" in
 build) ;;
 check) pkgs="$pkgs lttng-tools liblttng-ust-dev" ;;
