@@ -24,6 +24,7 @@
 #   consumer-y += x.o         into libringtrace-consumer
 #   read-y += x.o             into libringtrace-read
 #   progs-y += name           a program; name-objs := a.o b.o (paths relative to the dir)
+#                             name-shared := y: linked with libringtrace.so
 #   shlibs-y += libname       a shared object $(O)/lib/libname.so over libringtrace.so;
 #                             libname-objs := a.o, libname-libs := -lx
 #   tests-y += x.o            into the Criterion runner $(O)/bin/run_tests
@@ -125,13 +126,19 @@ $(O)/lib/$(2).so: $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(O)/lib/libringtra
 		-Wl,-rpath,'$$$$ORIGIN' -o $$@ $$(filter %.o,$$^) $(O)/lib/libringtrace.so $$($(2)-libs) $$(RTR_LIBS)
 endef
 
+# name-shared := y links the shared libringtrace (../lib from the program), as
+# a user's -lringtrace does: what `record --pthread`'s preload shares.
 define prog_rule
 PROGS += $(O)/bin/$(2)
-$(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A)
+$(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/libringtrace.so
 	$$(quiet) LD $$(short)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBS_A) $$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
+	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) \
+		$$(if $$($(2)-shared),$(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
+			$(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A)) \
+		$$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
 endef
+comma := ,
 
 # The archives in link order: each layer before the ones it uses.
 LIBS_A := $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a $(O)/lib/libringtrace.a

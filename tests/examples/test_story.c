@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/examples/test_story.c - the README tutorial's programs, recorded
+ * as the tutorial records them: ringtrace-server under record --pthread
+ * with ringtrace-loadgen's 1000 requests, and ringtrace-arp in its three
+ * forms (the usual order; the race, which hangs; the race with the fix).
+ * tests/examples/check_story.py checks each trace's tasks, arrows and
+ * counters through babeltrace2.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "tests/helpers.h"
+
+TestSuite(examples_story, .timeout = 300);
+
+static char dir[64];
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("RTR_SRCDIR");
+
+	return s ? s : ".";
+}
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/rtr-story-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	free(t_sh(cmd, &st));
+}
+
+static void checker(const char *args)
+{
+	char cmd[1024];
+	int st;
+	char *out;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/examples/check_story.py' %s 2>&1",
+		 srcdir(), args);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s:\n%s", cmd, out);
+	free(out);
+}
+
+/* As for the pthread tests: under ASan the preloaded library needs the runtime first. */
+static const char *env_prefix(void)
+{
+#ifdef RTR_SANITIZE
+	return "LD_PRELOAD=$(gcc -print-file-name=libasan.so) "
+	       "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ";
+#else
+	return "";
+#endif
+}
+
+Test(examples_story, the_server_under_load_is_traced_with_its_threads_and_its_tasks,
+     .init = setup, .fini = teardown)
+{
+	char cmd[4096], args[256], *out;
+	int st;
+
+	/* The recorder in the background; the load once the server says its port. */
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && { %s'%s/ringtrace' record -q --pthread -o trace -- "
+		 "'%s/ringtrace-server' --port-file port >server.out 2>&1 & } && "
+		 "for i in $(seq 200); do [ -s port ] && break; sleep 0.05; done && "
+		 "'%s/ringtrace-loadgen' --port $(cat port) --requests 1000 --connections 4 "
+		 "--rounds 2000-8000 --quit && wait && grep -c 'ringtrace-server: done' server.out",
+		 dir, env_prefix(), t_bindir(), t_bindir(), t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s\n%s", cmd, out);
+	cr_assert(strstr(out, "0 wrong replies"), "%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "server '%s/trace' 1000", dir);
+	checker(args);
+}
+
+/* ringtrace-arp @flags recorded into @dir/@name; returns its exit status. */
+static int arp(const char *name, const char *flags)
+{
+	char cmd[1024], *out;
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && '%s/ringtrace' record -q -o %s -- '%s/ringtrace-arp' %s >/dev/null; "
+		 "echo $?", dir, t_bindir(), name, t_bindir(), flags);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", cmd);
+	st = atoi(out);
+	free(out);
+	return st;
+}
+
+Test(examples_story, the_arp_race_hangs_and_its_fix_does_not, .init = setup, .fini = teardown)
+{
+	char args[256];
+
+	cr_assert_eq(arp("good", ""), 0, "the usual order connects");
+	snprintf(args, sizeof(args), "arp '%s/good' good", dir);
+	checker(args);
+	cr_assert_eq(arp("bad", "--race --timeout 300"), 1, "the race hangs (and gives up)");
+	snprintf(args, sizeof(args), "arp '%s/bad' bad", dir);
+	checker(args);
+	cr_assert_eq(arp("fixed", "--race --fixed"), 0, "the fix connects in the same order");
+	snprintf(args, sizeof(args), "arp '%s/fixed' fixed", dir);
+	checker(args);
+}
