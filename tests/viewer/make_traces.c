@@ -11,11 +11,17 @@
  * with bytes XML cannot hold; a pause.
  * many: 2000 tasks alive at once (2000 rows: the vertical focus).
  * lossy: a small ring filled with no consumer: events lost.
+ * binds: "input" resolved 5 ms after two binds on it were made: "idle-bind",
+ * which nobody waits for (simplify_binds draws it from its read, under
+ * "input"), and "awaited-bind", which "main" waits for (drawn from its
+ * creation); main sleeps (switch to idle) from 8 to 18 ms: a sleeping region.
+ * requests: 1000 requests of the event loop below (the fit view's test).
  *   rtr-viewer-traces --events N DIR   makes the trace DIR of about N events
  * for the viewer's benchmark (make bench): an event loop serving requests,
  * 16 in flight, each created, labelled, run, waiting on an I/O task that the
  * loop resolves, woken, reading it, resolved; a counter; a note now and then.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +161,53 @@ static int lossy(const char *dir)
 	return finish(dir, "lossy");
 }
 
+static int binds(const char *dir)
+{
+	uint64_t main_task = rtr_task_id(), input, idle, awaited;
+	cpu_set_t one;
+
+	/* One CPU: its switches alone say when main ran (a trace records CPUs). */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	if (begin(dir, "binds", 0, 0))
+		return -1;
+	rtr_create(0, main_task, RTR_KIND_THREAD);
+	rtr_label(main_task, "main");
+	rtr_switch(main_task);
+	input = rtr_named_wait(main_task, "input");
+	idle = rtr_task_id();
+	rtr_create(main_task, idle, RTR_KIND_BIND);
+	rtr_label(idle, "idle-bind");
+	rtr_try_read(idle, input);
+	awaited = rtr_task_id();
+	rtr_create(main_task, awaited, RTR_KIND_BIND);
+	rtr_label(awaited, "awaited-bind");
+	rtr_try_read(awaited, input);
+	sleep_us(1000);
+	rtr_try_read(main_task, awaited);
+	sleep_us(4000);
+	rtr_resolve(main_task, input);
+	rtr_switch(idle);
+	rtr_read(idle, input);
+	sleep_us(1000);
+	rtr_resolve(idle, idle);
+	rtr_switch(awaited);
+	rtr_read(awaited, input);
+	sleep_us(1000);
+	rtr_resolve(awaited, awaited);
+	rtr_switch(main_task);
+	rtr_read(main_task, awaited);
+	sleep_us(1000);
+	rtr_switch(0);			/* asleep from 8 ms ... */
+	sleep_us(10000);
+	rtr_switch(main_task);		/* ... to 18 ms */
+	sleep_us(2000);
+	rtr_resolve(main_task, main_task);
+	rtr_switch(0);
+	return finish(dir, "binds");
+}
+
 static int big(const char *dir, uint64_t nev)
 {
 	static const char *const paths[8] = {
@@ -217,7 +270,15 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	if (basic(argv[1]) || many(argv[1]) || lossy(argv[1]))
+	if (basic(argv[1]) || many(argv[1]) || lossy(argv[1]) || binds(argv[1]))
 		return 1;
+	{
+		char dir[4096];
+
+		/* 1000 requests: the loop makes about 14 events a request */
+		snprintf(dir, sizeof(dir), "%s/requests", argv[1]);
+		if (big(dir, 14000))
+			return 1;
+	}
 	return 0;
 }

@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
+import { storyTests } from './story.mjs';
 
 const build = path.resolve(process.argv[2] || 'build');
 const bin = (name) => path.join(build, 'bin', name);
@@ -319,6 +320,8 @@ test('the view exports as SVG', async () => {
 	fs.writeFileSync(path.join(art, 'basic.svg'), svg);
 	await p.close();
 });
+
+storyTests({ test, open, page, trace, pixels, shot, assert, overlap });
 
 test('no script errors on any page', async () => {
 	assert.deepEqual(errors, []);

@@ -43,7 +43,7 @@
 		t0: 0, span: 1, W: 1, H: 1, dpr: 1,
 		focus: 0, fisheye: true, lanes: true, counters: true,
 		highlight: null, highlightList: [], matchList: [], matchAt: -1,
-		query: '',
+		query: '', binds: true, selected: -1,
 	};
 
 	// ---- data --------------------------------------------------------------------
@@ -103,11 +103,121 @@
 			g.max = Math.max(g.max, k.max);
 			d.groups.set(k.group, g);
 		});
+		simplifyBinds(d);
+		d.sleep = sleeping(d);
 		d.lanes = meta.cpus.map((c2, i) => ({
 			index: i, cpu: c2, name: (meta.traces.length > 1 ? 'T' + c2.trace + ' ' : '') +
 				'cpu ' + c2.cpu,
 		}));
 		return d;
+	}
+
+	/*
+	 * simplify_binds (mirage's, on by default, key b): a bind-like task
+	 * (bind, try, map, ignore_result, on_*) whose first read comes before
+	 * anyone waited on it or read it sat idle until its input was ready:
+	 * it is drawn from that read on, created by the input it read (a
+	 * vertical line from the input's row), not as a line from its creation.
+	 * The page keeps both versions of the columns this changes and swaps
+	 * them (task_start; the arrows of length 0, which hold the create lines).
+	 */
+	const BINDLIKE = ['bind', 'try', 'map', 'ignore_result', 'on_success', 'on_failure',
+		'on_termination', 'on_any'];
+	function simplifyBinds(d) {
+		const c = d.c, N = d.N, na = c.arrow_kind.length;
+		const bindlike = new Uint8Array(d.S.length);
+		for (let i = 0; i < d.S.length; i++)
+			bindlike[i] = BINDLIKE.includes(d.S[i]) ? 1 : 0;
+		const readAt = new Float64Array(N).fill(Infinity), readFrom = new Uint32Array(N).fill(NONE);
+		const usedAt = new Float64Array(N).fill(Infinity), created = new Int32Array(N).fill(-1);
+		for (let i = 0; i < na; i++) {
+			const kind = c.arrow_kind[i], from = c.arrow_from[i], to = c.arrow_to[i], ts = c.arrow_ts[i];
+			if (kind === 0 && ts < readAt[to]) {
+				readAt[to] = ts;
+				readFrom[to] = from;
+			}
+			if ((kind === 0 || kind === 1) && ts < usedAt[from])
+				usedAt[from] = ts;
+			if (kind === 4)
+				created[to] = i;
+		}
+		const start = Float64Array.from(c.task_start), from = Uint32Array.from(c.arrow_from);
+		const tf = Float64Array.from(c.arrow_tf), ts = Float64Array.from(c.arrow_ts);
+		let n = 0;
+		for (let t = 0; t < N; t++) {
+			if (!bindlike[c.task_kind[t]] || readFrom[t] === NONE || created[t] < 0)
+				continue;
+			const r = readAt[t];
+			if (usedAt[t] < r || r <= start[t] || r > c.task_end[t])
+				continue;
+			start[t] = r;
+			const a = created[t];
+			from[a] = readFrom[t];
+			tf[a] = ts[a] = r;
+			n++;
+		}
+		// the arrows of length 0 (the first bucket) are sorted by time again
+		const lo = c.arrow_bucket[0], hi = c.arrow_bucket[1];
+		const order = [];
+		for (let i = lo; i < hi; i++)
+			order.push(i);
+		order.sort((a, b) => tf[a] - tf[b]);
+		const perm = (src) => {
+			const out = src.slice();
+			for (let j = 0; j < order.length; j++)
+				out[lo + j] = src[order[j]];
+			return out;
+		};
+		d.simple = { task_start: start, arrow_from: perm(from), arrow_tf: perm(tf), arrow_ts: perm(ts),
+			arrow_to: perm(c.arrow_to), arrow_kind: perm(c.arrow_kind), arrow_flags: perm(c.arrow_flags) };
+		d.plain = {};
+		for (const k of Object.keys(d.simple))
+			d.plain[k] = c[k];
+		d.simplified = n;
+	}
+
+	/*
+	 * Sleeping: where no task of a trace's process runs (no run on any of
+	 * its CPUs), between its first and its last event: drawn light grey
+	 * behind its rows (mirage's sleeping regions).  A trace with no runs at
+	 * all (no switch events) has none.  By trace, [start, end] pairs.
+	 */
+	function sleeping(d) {
+		const c = d.c, meta = d.meta, out = [];
+		meta.traces.forEach((tr, i) => {
+			const iv = [];
+			let first = Infinity, last = -Infinity;
+			meta.cpus.forEach((cpu) => {
+				if (cpu.trace !== i)
+					return;
+				first = Math.min(first, cpu.first);
+				last = Math.max(last, cpu.last);
+				for (let j = cpu.run_first; j < cpu.run_first + cpu.nruns; j++) {
+					const ru = c.cpu_runs[j];
+					iv.push([c.run_start[ru], c.run_end[ru]]);
+				}
+			});
+			const gaps = [];
+			if (iv.length) {
+				iv.sort((a, b) => a[0] - b[0]);
+				let at = first;
+				for (const [a, b] of iv) {
+					if (a > at)
+						gaps.push(at, a);
+					at = Math.max(at, b);
+				}
+				if (last > at)
+					gaps.push(at, last);
+			}
+			out.push(Float64Array.from(gaps));
+		});
+		return out;
+	}
+
+	function useBinds(on) {
+		V.binds = on;
+		Object.assign(D.c, on ? D.simple : D.plain);
+		adjacency = null;
 	}
 
 	function prefix(counts) {
@@ -159,10 +269,30 @@
 
 	// ---- geometry ----------------------------------------------------------------
 
+	// The tasks above; the counters in a band of their own under them (so
+	// that their plots never cover a task); the CPU lanes at the bottom.
 	function area() {
 		const lanesH = V.lanes ? D.lanes.length * LANE_H + 6 : 0;
-		const top = AXIS_H, bottom = V.H - lanesH;
-		return { top, bottom, h: bottom - top, lanesTop: bottom + 4, lanesH };
+		const top = AXIS_H, lanesTop = V.H - lanesH + 4;
+		let bottom = V.H - lanesH, bandH = 0;
+		const ngroups = countersShown();
+		if (ngroups) {
+			bandH = Math.round(Math.max(ngroups * 34, Math.min(160, (bottom - top) * 0.22)));
+			bandH = Math.min(bandH, Math.max(0, (bottom - top) * 0.5));
+			bottom -= bandH;
+		}
+		return { top, bottom, h: bottom - top, lanesTop, lanesH, bandTop: bottom, bandH };
+	}
+
+	// How many counter scales (groups) are shown: each takes a strip of the band.
+	function countersShown() {
+		if (!V.counters || !D.meta.counters.length)
+			return 0;
+		const groups = new Set();
+		for (const k2 of D.meta.counters)
+			if (k2.on && k2.n)
+				groups.add(k2.group);
+		return groups.size;
 	}
 
 	// Rows fit: top-down.  Else, with the focus on, mirage's fisheye: rows near
@@ -173,14 +303,24 @@
 		if (n * ROW_H <= A.h - 24) {
 			return { fits: true, y: (r) => top + r * ROW_H, row: (y) => (y - top) / ROW_H };
 		}
-		const mid = A.top + A.h / 2, half = A.h / 2 - 14, f = V.focus;
+		const mid = A.top + A.h / 2, f = V.focus;
 		if (V.fisheye) {
+			// The focus sits as far down the area as it is down the rows:
+			// at the first row, the rows fill the area from its top; the
+			// rows on each side are squeezed into the room on that side.
+			const y0 = top, y1 = A.bottom - 6, fy = y0 + (y1 - y0) * f / (n - 1);
+			const up = fy - y0, down = y1 - fy;
 			return {
 				fits: false,
-				y: (r) => mid + half * Math.tanh((r - f) * ROW_H / half),
+				y: (r) => r >= f ? fy + down * Math.tanh((r - f) * ROW_H / Math.max(down, 1)) :
+					fy - up * Math.tanh((f - r) * ROW_H / Math.max(up, 1)),
 				row: (y) => {
-					const u = Math.max(-0.999999, Math.min(0.999999, (y - mid) / half));
-					return f + Math.atanh(u) * half / ROW_H;
+					if (y >= fy) {
+						const u = Math.min(0.999999, (y - fy) / Math.max(down, 1));
+						return f + Math.atanh(u) * down / ROW_H;
+					}
+					const u = Math.min(0.999999, (fy - y) / Math.max(up, 1));
+					return f - Math.atanh(u) * up / ROW_H;
 				},
 			};
 		}
@@ -508,6 +648,30 @@
 
 		let tp = performance.now();
 		const prof = (name) => { const t = performance.now(); F.prof[name] = t - tp; tp = t; };
+		// sleeping: no task of the trace's process runs; behind its rows
+		F.sleeping = [];
+		D.sleep.forEach((gaps, i) => {
+			const trs = D.meta.traces;
+			let y0 = A.top, y1 = A.bottom;
+			if (trs.length > 1) {
+				y0 = Math.max(A.top, M.y(trs[i].row) - 10);
+				y1 = i + 1 < trs.length ? Math.min(A.bottom, M.y(trs[i + 1].row) - 18) : A.bottom;
+			}
+			if (y1 <= y0)
+				return;
+			let j = lowerBound(0, gaps.length / 2, v0, (m) => gaps[2 * m + 1]);
+			g.fillStyle = '#d2d2d2';
+			let lastX = -2;
+			for (; j < gaps.length / 2 && gaps[2 * j] <= v1; j++) {
+				const x0 = Math.max(-1, X(gaps[2 * j])), x1 = Math.min(W + 1, X(gaps[2 * j + 1]));
+				if (x1 - x0 < 1 && x1 <= lastX + 1)
+					continue;
+				g.fillRect(x0, y0, Math.max(1, x1 - x0), y1 - y0);
+				lastX = x1;
+				if (F.sleeping.length < MAX_RECORDED)
+					F.sleeping.push({ trace: i, x0, x1, y0, y1, t0: gaps[2 * j], t1: gaps[2 * j + 1] });
+			}
+		});
 		// pauses: shaded regions behind everything
 		for (let i = 0; i < c.pause_start.length; i++) {
 			if (c.pause_end[i] < v0 || c.pause_start[i] > v1)
@@ -598,7 +762,7 @@
 		function drawRow(row, y) {
 			const a = c.row_off[row], b = c.row_off[row + 1];
 			let i = lowerBoundArr(rowEnd, a, b, v0);
-			let dust0 = 0, dust1 = 0, inDust = false;
+			let dust0 = 0, dust1 = 0, inDust = false, lastVis = -1;
 			while (i < b) {
 				const t = c.row_task[i];
 				const s = c.task_start[t];
@@ -608,6 +772,11 @@
 				let x0 = (s - v0) * k, x1 = (e - v0) * k;
 				if (fl & FLAG_NEVER)
 					x1 = Math.max(x1, W);
+				// the row's previous label may run up to here
+				if (lastVis >= 0) {
+					vis[lastVis + 4] = Math.max(vis[lastVis + 2], x0 - 4);
+					lastVis = -1;
+				}
 				if (x1 - x0 < NARROW_PX && !(fl & (FLAG_NEVER | FLAG_FAILED))) {
 					// a few pixels or less: merge into a run of dust, skip to the next pixel
 					const px = Math.floor(x0);
@@ -632,8 +801,10 @@
 				F.taskLines++;
 				if (F.tasks.length < MAX_RECORDED)
 					F.tasks.push({ task: t, row, x0, x1, y, color: red ? '#cc0000' : '#333333' });
-				if (x1 - x0 > MIN_LABEL_PX)
-					vis.push(t, x0, x1, y);
+				// a label, on its line or (a short task) after it, up to the
+				// row's next task: vis holds task, x0, x1, y, how far it may go
+				lastVis = vis.length;
+				vis.push(t, x0, x1, y, W);
 				if (hl && hl[t])
 					hlBoxes.push(t, x0, x1, y);
 				if (fl & FLAG_FAILED)
@@ -685,6 +856,19 @@
 			}
 			F.highlightsDrawn++;
 		}
+		// the selected task (its details in the panel): a blue band under it
+		if (V.selected >= 0) {
+			const t = V.selected, y = M.y(c.task_row[t]);
+			let x0 = X(c.task_start[t]), x1 = (c.task_flags[t] & FLAG_NEVER) ? W : X(c.task_end[t]);
+			if (y >= A.top - 6 && y <= A.bottom + 6 && x1 >= 0 && x0 <= W) {
+				x0 = Math.max(x0, -4);
+				x1 = Math.min(x1, W + 4);
+				const w = Math.max(x1 - x0, 10), cx = (x0 + x1) / 2;
+				g.fillStyle = 'rgba(40, 120, 255, 0.45)';
+				g.fillRect(cx - w / 2 - 3, y - 7, w + 6, 14);
+				F.selected = { task: t, x0, x1, y };
+			}
+		}
 		runs.fillRects(g, 0, '#ffffff', 7);
 
 		prof('highlights');
@@ -702,6 +886,7 @@
 				inView += lowerBoundArr(c.arrow_tf, lo, hi, v1 + 1e-9) - lowerBoundArr(c.arrow_tf, lo, hi, v0 - D.bucketLen[b]);
 		}
 		const headMin = inView > DENSE_ARROWS ? HEADLESS_PX : 6;
+		const squeezed = !M.fits && V.fisheye;
 		F.arrowsInView = inView;
 		for (let b = 0; b < 66; b++) {
 			const lo = AB[b], hi = AB[b + 1];
@@ -720,7 +905,14 @@
 				const x0 = (c.arrow_tf[i] - v0) * k, x1 = (ts - v0) * k;
 				const y0 = M.y(tr[from]), y1 = M.y(tr[to]);
 				const len = Math.abs(x1 - x0);
-				const alpha = kind >= 4 ? 1 : 1 - Math.min(1, len / 1500);
+				let alpha = kind >= 4 ? 1 : 1 - Math.min(1, len / 1500);
+				if (squeezed && alpha > 0.01) {
+					// an end among rows squeezed under 3 pixels apart: faint,
+					// or thousands of them hide the rows near the focus
+					const sp = Math.min(Math.abs(M.y(tr[to] + 1) - y1), Math.abs(M.y(tr[from] + 1) - y0));
+					if (sp < 3)
+						alpha *= Math.max(0.12, sp / 3);
+				}
 				if (alpha > 0.01) {
 					const failed = kind === 0 && (c.task_flags[from] & FLAG_FAILED) !== 0;
 					const color = failed ? READ_FAILED : ARROW[kind].color;
@@ -771,15 +963,19 @@
 
 		prof('arrows');
 		// labels: the task's name over its line, its kind under, a failure's reason
-		const rowGap = (y, row) => Math.min(Math.abs(M.y(row + 1) - y), Math.abs(y - M.y(row - 1)));
+		// room between a row and its neighbours (the first and last rows have one)
+		const rowGap = (y, row) => Math.min(row + 1 < D.nrows ? Math.abs(M.y(row + 1) - y) : ROW_H,
+			row > 0 ? Math.abs(y - M.y(row - 1)) : ROW_H);
 		g.font = '11px monospace';
 		g.textBaseline = 'alphabetic';
 		g.textAlign = 'left';
-		for (let i = 0; i < vis.length && F.labelCount < MAX_LABELS; i += 4) {
-			const t = vis[i], x0 = vis[i + 1], x1 = vis[i + 2], y = vis[i + 3];
-			const w = Math.min(x1, W) - Math.max(x0, 0);
-			if (w <= MIN_LABEL_PX)
+		for (let i = 0; i < vis.length && F.labelCount < MAX_LABELS; i += 5) {
+			// a task gets its label once it is MIN_LABEL_PX wide (mirage); the
+			// text may run on after its end, up to the row's next task
+			const t = vis[i], x0 = vis[i + 1], y = vis[i + 3];
+			if (Math.min(vis[i + 2], W) - Math.max(x0, 0) <= MIN_LABEL_PX)
 				continue;
+			const x1 = Math.max(vis[i + 2], vis[i + 4]);
 			const gap = rowGap(y, tr[t]);
 			if (gap < 13)
 				continue;
@@ -828,15 +1024,23 @@
 		}
 
 		prof('labels');
-		// counters: step plots over the tasks, a scale per group
-		if (V.counters && D.meta.counters.length) {
+		// counters: step plots in their band, a strip and a scale per group
+		if (A.bandH) {
 			const plot = B.plot.reset(), tags = [];
-			const ytop = A.top + 24, ybot = A.bottom - 8;
+			const strips2 = [...new Set(D.meta.counters.filter((k2) => k2.on && k2.n).map((k2) => k2.group))];
+			const sh = A.bandH / strips2.length;
+			g.fillStyle = '#fbfbfb';
+			g.fillRect(0, A.bandTop, W, A.bandH);
+			g.fillStyle = '#999';
+			g.fillRect(0, A.bandTop, W, 1);
+			F.band = { top: A.bandTop, bottom: A.bandTop + A.bandH };
 			D.meta.counters.forEach((k2, n) => {
 				if (!k2.on || !k2.n)
 					return;
 				const gr = D.groups.get(k2.group);
 				const span = gr.max - gr.min || 1;
+				const si = strips2.indexOf(k2.group);
+				const ytop = A.bandTop + si * sh + 8, ybot = A.bandTop + (si + 1) * sh - 4;
 				const Y = (v) => ybot - (v - gr.min) / span * (ybot - ytop);
 				const ts = c.sample_ts, vs = c.sample_value, a = k2.first, b = k2.first + k2.n;
 				let i = lowerBoundArr(ts, a, b, v0);
@@ -886,7 +1090,8 @@
 					i++;
 				}
 				plot.line(key, px, py, W, py);
-				tags.push({ y: py, text: k2.label + ' ' + fmtValue(last), color: COUNTER_COLORS[n % 4] });
+				tags.push({ y: py, text: k2.label + ' ' + fmtValue(last), color: COUNTER_COLORS[n % 4],
+					top: A.bandTop + si * sh + 7 });
 				F.counters.push({ name: k2.label, value: last, y: py, group: k2.group });
 			});
 			// a dark shadow first, as mirage draws them: drawn opaque on a layer
@@ -918,12 +1123,12 @@
 				plot.fillRects(g, key, COUNTER_COLORS[key], 2);
 			// their names and values, stacked at the right edge
 			tags.sort((p, q) => p.y - q.y);
-			let floor = ytop - 20;
+			let floor = A.bandTop - 10;
 			g.font = 'bold 11px sans-serif';
 			g.textAlign = 'right';
 			g.textBaseline = 'middle';
 			for (const tag of tags) {
-				const y = Math.max(tag.y - 8, floor + 16);
+				const y = Math.max(tag.y - 8, floor + 16, tag.top);
 				floor = y;
 				const tw = g.measureText(tag.text).width;
 				g.fillStyle = 'rgba(255, 255, 255, 0.8)';
@@ -1170,16 +1375,31 @@
 	}
 
 	function fit() {
-		const len = Math.max(D.end - D.start, 1000);
-		setRange(D.start - len * 0.02, D.end + len * 0.04);
+		const w = whole();
+		setRange(w.t0, w.t1);
 		V.focus = 0;
+	}
+
+	// What fit() shows: zooming out stops there, and the view stays on the trace.
+	function whole() {
+		const len = Math.max(D.end - D.start, 1000);
+		return { t0: D.start - len * 0.02, t1: D.end + len * 0.04 };
+	}
+	// Zoomed out to the whole trace, the view is the whole trace; zoomed in,
+	// it may go past the trace's ends by a little (less as it widens).
+	function clampView() {
+		const w = whole(), full = w.t1 - w.t0;
+		V.span = Math.max(10, Math.min(V.span, full));
+		const slack = Math.min(V.span / 2, full - V.span);
+		V.t0 = Math.max(w.t0 - slack, Math.min(V.t0, w.t1 - V.span + slack));
 	}
 
 	function zoomAt(x, factor) {
 		const t = T(x);
-		const span = Math.max(10, Math.min(V.span / factor, (D.end - D.start + 1000) * 50));
+		const span = Math.max(10, V.span / factor);
 		V.t0 = t - x / V.W * span;
 		V.span = span;
+		clampView();
 		redraw();
 	}
 
@@ -1223,7 +1443,8 @@
 			hit[i] = re.test(S[i]) ? 1 : 0;
 		const c = D.c, hl = new Uint8Array(D.N);
 		for (let t = 0; t < D.N; t++) {
-			let h = hit[c.task_name[t]];
+			// its labels, its failure's reason, its kind
+			let h = hit[c.task_name[t]] || hit[c.task_reason[t]] || hit[c.task_kind[t]];
 			for (let j = D.labFirst[t]; !h && j < D.labFirst[t + 1]; j++)
 				h = hit[c.label_str[j]];
 			if (!h && c.task_name[t] === 0)
@@ -1243,6 +1464,7 @@
 		const s = D.c.task_start[t], e = Math.min(D.c.task_end[t], D.end);
 		if (s < V.t0 || s > V.t0 + V.span)
 			V.t0 = s - Math.max(V.span, (e - s) * 1.5) * 0.2;
+		clampView();
 		V.focus = D.c.task_row[t];
 		redraw();
 	}
@@ -1319,6 +1541,221 @@
 		return best;
 	}
 
+	// ---- a task's details: hover, click, links -----------------------------------------
+
+	// The arrows by task, both ways (CSR), and each run's lane: built on
+	// the first click, and again when simplify_binds changes the arrows.
+	let adjacency = null;
+	function adj() {
+		if (adjacency)
+			return adjacency;
+		const c = D.c, N = D.N, na = c.arrow_kind.length;
+		const csr = (key) => {
+			const off = new Uint32Array(N + 1), idx = new Uint32Array(na);
+			for (let i = 0; i < na; i++)
+				off[key[i] + 1]++;
+			for (let t = 0; t < N; t++)
+				off[t + 1] += off[t];
+			const at = off.slice(0, N);
+			for (let i = 0; i < na; i++)
+				idx[at[key[i]]++] = i;
+			return { off, idx };
+		};
+		const runLane = new Uint16Array(c.run_task.length);
+		D.lanes.forEach((lane, li) => {
+			for (let j = lane.cpu.run_first; j < lane.cpu.run_first + lane.cpu.nruns; j++)
+				runLane[c.cpu_runs[j]] = li;
+		});
+		const kids = new Uint32Array(N);
+		for (let t = 0; t < N; t++)
+			if (c.task_parent[t] !== NONE && c.task_parent[t] < N)
+				kids[c.task_parent[t]]++;
+		adjacency = { out: csr(c.arrow_from), in: csr(c.arrow_to), runLane, kids };
+		return adjacency;
+	}
+
+	function fmtDur(ns) {
+		if (!isFinite(ns))
+			return '-';
+		const a = Math.abs(ns);
+		const u = a >= 1e9 ? [1e9, 's'] : a >= 1e6 ? [1e6, 'ms'] : a >= 1e3 ? [1e3, 'us'] : [1, 'ns'];
+		return (ns / u[0]).toFixed(u[0] === 1 ? 0 : 3) + ' ' + u[1];
+	}
+
+	/*
+	 * details() - what the panel shows of task @t, as data (the tests read
+	 * it): who it is, when, its state, and the tasks it is linked to.
+	 */
+	function details(t) {
+		const c = D.c, a = adj(), fl = c.task_flags[t], ref = (u) => ({ task: u, name: taskName(u) });
+		const list = (csr, kind, end) => {
+			const out = [], seen = new Set();
+			for (let j = csr.off[t]; j < csr.off[t + 1]; j++) {
+				const i = csr.idx[j];
+				if (c.arrow_kind[i] !== kind)
+					continue;
+				const u = end === 'to' ? c.arrow_to[i] : c.arrow_from[i];
+				if (!seen.has(u)) {
+					seen.add(u);
+					out.push(Object.assign(ref(u), { at: c.arrow_ts[i] - D.start }));
+				}
+			}
+			return out;
+		};
+		const read = list(a.in, 0, 'from'), tried = list(a.in, 1, 'from');
+		const pending = tried.filter((x) => !read.some((y) => y.task === x.task));
+		let state = 'unresolved';
+		if (fl & FLAG_FAILED)
+			state = 'failed';
+		else if (fl & FLAG_RESOLVED)
+			state = 'resolved';
+		else if (fl & FLAG_NEVER)
+			state = 'never resolved (should_resolve)';
+		else if (c.task_becomes[t] !== NONE)
+			state = 'became ' + taskName(c.task_becomes[t]);
+		const cpus = new Map();
+		for (let j = D.runFirst[t]; j < D.runFirst[t + 1]; j++) {
+			const name = D.lanes[a.runLane[j]] ? D.lanes[a.runLane[j]].name : '?';
+			const e = cpus.get(name) || { cpu: name, runs: 0, ns: 0 };
+			e.runs++;
+			e.ns += c.run_end[j] - c.run_start[j];
+			cpus.set(name, e);
+		}
+		const labels = [];
+		for (let j = D.labFirst[t]; j < D.labFirst[t + 1]; j++)
+			labels.push({ at: c.label_ts[j] - D.start, text: D.S[c.label_str[j]] });
+		const parent = c.task_parent[t];
+		const created = D.plain.task_start[t], resolved = (fl & FLAG_RESOLVED) ? c.task_end[t] : NaN;
+		return {
+			task: t, id: String(c.task_id[t]), name: taskName(t), kind: D.S[c.task_kind[t]],
+			trace: D.S[D.meta.traces[c.task_trace[t]].dir], state,
+			reason: (fl & FLAG_FAILED) ? D.S[c.task_reason[t]] : '',
+			created: created - D.start, resolved: resolved - D.start, duration: resolved - created,
+			parent: parent !== NONE && parent < D.N ? ref(parent) : null, children: a.kids[t], labels,
+			read, waitingFor: pending, readBy: list(a.out, 0, 'to'), resolvedBy: list(a.in, 2, 'from'),
+			resolves: list(a.out, 2, 'to'), signalledBy: list(a.in, 3, 'from'), signals: list(a.out, 3, 'to'),
+			became: c.task_becomes[t] !== NONE ? ref(c.task_becomes[t]) : null,
+			becameFrom: chain(t).filter((u) => c.task_becomes[u] === t).map(ref),
+			cpus: [...cpus.values()],
+		};
+	}
+
+	// The panel, built with text nodes only: everything in it comes from the trace.
+	function showDetails(t) {
+		const box = $('details');
+		box.textContent = '';
+		if (t < 0) {
+			box.hidden = true;
+			return;
+		}
+		const d = details(t);
+		const el = (tag, text, cls) => {
+			const e = document.createElement(tag);
+			if (text !== undefined)
+				e.textContent = text;
+			if (cls)
+				e.className = cls;
+			return e;
+		};
+		const link = (r) => {
+			const a = el('a', r.name);
+			a.href = '#';
+			a.dataset.task = r.task;
+			a.title = 'task ' + D.c.task_id[r.task];
+			return a;
+		};
+		const title = el('div', '', 'panel-title');
+		title.appendChild(el('span', d.name));
+		const close = el('button', '\u00d7');
+		close.title = 'close (Esc)';
+		close.onclick = () => select(-1);
+		title.appendChild(close);
+		box.appendChild(title);
+		const table = el('table');
+		const row = (k, v) => {
+			const tr = el('tr');
+			tr.appendChild(el('td', k, 'key'));
+			const td = el('td');
+			if (Array.isArray(v)) {
+				v.slice(0, 50).forEach((r, i) => {
+					if (i)
+						td.appendChild(document.createTextNode(', '));
+					td.appendChild(link(r));
+					if (r.at !== undefined)
+						td.appendChild(el('span', ' at ' + fmtDur(r.at), 'at'));
+				});
+				if (v.length > 50)
+					td.appendChild(document.createTextNode(' and ' + (v.length - 50) + ' more'));
+			} else if (v && v.task !== undefined) {
+				td.appendChild(link(v));
+			} else {
+				td.textContent = v;
+			}
+			tr.appendChild(td);
+			table.appendChild(tr);
+		};
+		row('id', d.id + (D.meta.traces.length > 1 ? ' (' + d.trace + ')' : ''));
+		row('kind', d.kind);
+		row('state', d.state + (d.reason ? ': ' + d.reason : ''));
+		row('created', fmtDur(d.created));
+		if (isFinite(d.resolved)) {
+			row('resolved', fmtDur(d.resolved));
+			row('duration', fmtDur(d.duration));
+		}
+		if (d.parent)
+			row('created by', d.parent);
+		if (d.children)
+			row('created', d.children + ' task' + (d.children > 1 ? 's' : ''));
+		if (d.labels.length > 1)
+			row('labels', d.labels.map((l) => l.text + ' (' + fmtDur(l.at) + ')').join('; '));
+		const lists = [['read', d.read], ['waits for', d.waitingFor], ['read by', d.readBy],
+			['resolved by', d.resolvedBy], ['resolved', d.resolves], ['woken by', d.signalledBy],
+			['woke', d.signals], ['became from', d.becameFrom]];
+		for (const [k, v] of lists)
+			if (v.length)
+				row(k, v);
+		if (d.became)
+			row('became', d.became);
+		if (d.cpus.length)
+			row('ran on', d.cpus.map((x) => x.cpu + ': ' + fmtDur(x.ns) + ' in ' + x.runs +
+				' run' + (x.runs > 1 ? 's' : '')).join('; '));
+		box.appendChild(table);
+		box.hidden = false;
+	}
+
+	function select(t) {
+		V.selected = t;
+		showDetails(t);
+		redraw();
+		return t >= 0 ? details(t) : null;
+	}
+
+	// The tooltip: the hovered task's name, kind and duration.
+	let tipTask = -1;
+	function hover(x, y) {
+		const tip = $('tip'), t = taskAt(x, y);
+		if (t === tipTask && (t < 0 || !tip.hidden)) {
+			if (t >= 0) {
+				tip.style.left = Math.min(x + 14, V.W - tip.offsetWidth - 4) + 'px';
+				tip.style.top = (y + 16) + 'px';
+			}
+			return;
+		}
+		tipTask = t;
+		if (t < 0) {
+			tip.hidden = true;
+			return;
+		}
+		const c = D.c, fl = c.task_flags[t];
+		const dur = (fl & FLAG_RESOLVED) ? fmtDur(c.task_end[t] - D.plain.task_start[t]) :
+			(fl & FLAG_NEVER) ? 'never resolved' : 'unresolved';
+		tip.textContent = taskName(t) + ' \u2014 ' + D.S[c.task_kind[t]] + ', ' + dur +
+			((fl & FLAG_FAILED) ? ', failed: ' + D.S[c.task_reason[t]] : '') + ' (click: details)';
+		tip.hidden = false;
+		tip.style.left = Math.min(x + 14, V.W - tip.offsetWidth - 4) + 'px';
+		tip.style.top = (y + 16) + 'px';
+	}
+
 	// ---- input ----------------------------------------------------------------------
 
 	function bindInput() {
@@ -1331,6 +1768,7 @@
 			}
 			if (Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
 				V.t0 += ev.deltaX * V.span / V.W;
+				clampView();
 				redraw();
 				return;
 			}
@@ -1344,7 +1782,7 @@
 			canvas.setPointerCapture(ev.pointerId);
 			pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
 			if (pointers.size === 1) {
-				drag = { x: ev.clientX, y: ev.clientY, t0: V.t0, focus: V.focus };
+				drag = { x: ev.clientX, y: ev.clientY, t0: V.t0, focus: V.focus, at: performance.now() };
 				canvas.classList.add('dragging');
 			} else if (pointers.size === 2) {
 				const [p, q] = [...pointers.values()];
@@ -1357,8 +1795,10 @@
 			if (!pointers.has(ev.pointerId)) {
 				const r = canvas.getBoundingClientRect();
 				$('position').title = fmtTime(T(ev.clientX - r.left) - D.start, V.span / V.W);
+				hover(ev.clientX - r.left, ev.clientY - r.top);
 				return;
 			}
+			$('tip').hidden = true;
 			pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
 			if (pinch && pointers.size >= 2) {
 				const [p, q] = [...pointers.values()];
@@ -1367,9 +1807,11 @@
 				const mid = (p.x + q.x) / 2 - r.left;
 				V.span = Math.max(10, pinch.span * pinch.d / d);
 				V.t0 = pinch.t - mid / V.W * V.span;
+				clampView();
 				redraw();
 			} else if (drag) {
 				V.t0 = drag.t0 - (ev.clientX - drag.x) * V.span / V.W;
+				clampView();
 				const M = mapper(area());
 				if (!M.fits)
 					V.focus = Math.max(0, Math.min(D.nrows - 1, drag.focus - (ev.clientY - drag.y) / ROW_H));
@@ -1377,6 +1819,12 @@
 			}
 		});
 		const up = (ev) => {
+			// a click (no drag): the task under the pointer is selected, or none
+			if (drag && ev.type === 'pointerup' && pointers.size === 1 &&
+			    Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 4) {
+				const r = canvas.getBoundingClientRect();
+				select(taskAt(ev.clientX - r.left, ev.clientY - r.top));
+			}
 			pointers.delete(ev.pointerId);
 			if (pointers.size < 2)
 				pinch = null;
@@ -1387,6 +1835,19 @@
 		};
 		canvas.addEventListener('pointerup', up);
 		canvas.addEventListener('pointercancel', up);
+		canvas.addEventListener('pointerleave', () => {
+			$('tip').hidden = true;
+			tipTask = -1;
+		});
+		$('details').addEventListener('click', (ev) => {
+			const a = ev.target.closest('a[data-task]');
+			if (!a)
+				return;
+			ev.preventDefault();
+			const t = Number(a.dataset.task);
+			select(t);
+			showTask(t);
+		});
 		canvas.addEventListener('dblclick', (ev) => {
 			const r = canvas.getBoundingClientRect();
 			const t = taskAt(ev.clientX - r.left, ev.clientY - r.top);
@@ -1401,6 +1862,8 @@
 					$('search').blur();
 					if (ev.key === 'Enter')
 						nextMatch(1);
+					else
+						clearAll();
 				}
 				return;
 			}
@@ -1413,7 +1876,7 @@
 				'j': () => moveFocus(1), 'PageUp': () => moveFocus(-10), 'PageDown': () => moveFocus(10),
 				'0': () => { fit(); redraw(); }, 'Home': () => { fit(); redraw(); },
 				'/': () => $('search').focus(), 'n': () => nextMatch(1), 'N': () => nextMatch(-1),
-				'Escape': () => { closePanels(); $('search').value = ''; search(''); },
+				'Escape': () => clearAll(), 'b': () => toggleBinds(),
 				' ': () => toggleAllCounters(), 'c': () => togglePanel('counter-menu'),
 				'f': () => toggleFisheye(), 'u': () => toggleLanes(), 'e': () => saveSVG(),
 				'?': () => togglePanel('help'),
@@ -1426,6 +1889,7 @@
 		});
 		const pan = (f) => {
 			V.t0 += f * V.span;
+			clampView();
 			redraw();
 		};
 		$('search').addEventListener('input', () => search($('search').value));
@@ -1433,6 +1897,7 @@
 		$('zoom-out').onclick = () => zoomAt(W2(), 1 / 1.5);
 		$('zoom-fit').onclick = () => { fit(); redraw(); };
 		$('fisheye').onclick = toggleFisheye;
+		$('binds').onclick = toggleBinds;
 		$('lanes').onclick = toggleLanes;
 		$('counters').onclick = () => togglePanel('counter-menu');
 		$('export-svg').onclick = saveSVG;
@@ -1441,6 +1906,19 @@
 			resize();
 			redraw();
 		});
+	}
+
+	// Esc: the panels closed, the search and the highlight cleared, nothing selected.
+	function clearAll() {
+		closePanels();
+		$('search').value = '';
+		search('');
+		select(-1);
+	}
+	function toggleBinds() {
+		useBinds(!V.binds);
+		$('binds').classList.toggle('off', !V.binds);
+		redraw();
 	}
 
 	function togglePanel(id) {
@@ -1533,6 +2011,7 @@
 		$('summary').textContent = m.events + ' events, ' + D.N + ' tasks, ' + m.cpus.length +
 			' CPU streams' + (m.traces.length > 1 ? ', ' + m.traces.length + ' traces' : '');
 		$('loading').remove();
+		useBinds(true);
 		messages();
 		counterMenu();
 		bindInput();
@@ -1587,7 +2066,7 @@
 		},
 		task(t) {
 			const c = D.c, A = area(), M = mapper(A);
-			return { name: taskName(t), kind: D.S[c.task_kind[t]], row: c.task_row[t], start: c.task_start[t],
+			return { task: t, name: taskName(t), kind: D.S[c.task_kind[t]], row: c.task_row[t], start: c.task_start[t],
 				end: c.task_end[t], flags: c.task_flags[t], reason: D.S[c.task_reason[t]], y: M.y(c.task_row[t]),
 				x0: X(c.task_start[t]), x1: X(c.task_end[t]), trace: c.task_trace[t] };
 		},
@@ -1596,6 +2075,13 @@
 		search: (q) => { const n = search(q); frame(); return n; },
 		highlightChain: (t) => { const l = highlightChain(t); frame(); return l; },
 		taskAt: (x, y) => taskAt(x, y),
+		details: (t) => details(t),
+		select(t) { const d = select(t); frame(); return d; },
+		get selected() { return V.selected; },
+		get binds() { return V.binds; },
+		get simplified() { return D.simplified; },
+		toggleBinds() { toggleBinds(); return frame(); },
+		get sleep() { return D.sleep.map((a) => Array.from(a)); },
 		exportSVG,
 		setCounter(name, on) {
 			for (const k2 of D.meta.counters)

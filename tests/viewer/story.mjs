@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// tests/viewer/story.mjs - render tests of what the viewer does to explain a
+// trace (issue 12): a task's details and links, simplify_binds, sleeping
+// regions, the counters' band, search over reasons and kinds, Esc, the
+// zoom's limit, the fit view of 1000 requests.  run.mjs calls storyTests()
+// with its helpers; the traces come from tests/viewer/make_traces.c.
+export function storyTests(h) {
+	const { test, open, page, trace, pixels, shot, assert, overlap } = h;
+	const basic = page('story-basic', [trace('basic')]);
+	const binds = page('binds', [trace('binds')]);
+	const requests = page('requests', [trace('requests')]);
+	const canvasBox = (p) => p.$eval('#canvas', (c) => { const r = c.getBoundingClientRect(); return [r.left, r.top]; });
+
+	test('hover names a task; a click shows its details, whose links jump to the tasks named', async () => {
+		const p = await open(basic);
+		const [bx, by] = await canvasBox(p);
+		const beta = await p.evaluate(() => rtrView.task(rtrView.findTask('beta')));
+		const x = bx + (beta.x0 + beta.x1) / 2, y = by + beta.y;
+		await p.mouse.move(x, y);
+		await p.waitForTimeout(50);
+		assert.ok(await p.isVisible('#tip'), 'a tooltip over beta');
+		assert.match(await p.textContent('#tip'), /^beta — request, [\d.]+ ms/);
+		await p.mouse.click(x, y);
+		await p.waitForTimeout(50);
+		assert.ok(await p.isVisible('#details'), 'the details panel');
+		const d = await p.evaluate(() => rtrView.details(rtrView.selected));
+		assert.equal(d.name, 'beta');
+		assert.equal(d.kind, 'request');
+		assert.equal(d.state, 'resolved');
+		assert.equal(d.parent.name, 'main');
+		assert.deepEqual(d.resolvedBy.map((r) => r.name), ['worker']);
+		assert.deepEqual(d.readBy.map((r) => r.name), ['main']);
+		assert.ok(d.duration > 4e6 && d.duration < 1e9, 'beta lived about 5 ms: ' + d.duration);
+		assert.ok(d.cpus.length === 0, 'beta never ran');
+		const text = await p.textContent('#details');
+		for (const want of ['request', 'resolved', 'created by', 'main', 'resolved by', 'worker', 'read by'])
+			assert.ok(text.includes(want), 'the panel says ' + want + ': ' + text);
+		const f = await p.evaluate(() => rtrView.draw());
+		assert.equal(f.selected.task, d.task, 'the selection is drawn');
+		assert.ok((await pixels(p, (beta.x0 + beta.x1) / 2 + 20, beta.y - 5, 1)).some(([r, g, b]) => b > 180 && r < 170),
+			'blue under the selected task');
+		await shot(p, 'details');
+		// the link to the resolver selects it and brings it into view
+		await p.click('#details a:text("worker")');
+		await p.waitForTimeout(50);
+		const w = await p.evaluate(() => rtrView.details(rtrView.selected));
+		assert.equal(w.name, 'worker');
+		assert.ok(w.resolves.some((r) => r.name === 'beta'), 'worker resolved beta');
+		assert.ok(w.signals.some((r) => r.name === 'main'), 'worker woke main');
+		assert.ok(w.cpus.length >= 1 && w.cpus[0].ns > 0, 'worker ran: ' + JSON.stringify(w.cpus));
+		// gamma: failed, with its reason
+		const g = await p.evaluate(() => rtrView.details(rtrView.findTask('gamma')));
+		assert.equal(g.state, 'failed');
+		assert.equal(g.reason, 'timeout');
+		assert.deepEqual(g.resolvedBy.map((r) => r.name), ['worker']);
+		const a = await p.evaluate(() => rtrView.details(rtrView.findTask('alpha')));
+		assert.equal(a.state, 'never resolved (should_resolve)');
+		await p.keyboard.press('Escape');
+		assert.equal(await p.evaluate(() => rtrView.selected), -1);
+		assert.ok(!(await p.isVisible('#details')), 'Esc closes the details');
+		await p.close();
+	});
+
+	test('search finds failure reasons and kinds; Esc clears the search and the highlight', async () => {
+		const p = await open(basic);
+		assert.equal(await p.evaluate(() => rtrView.search('timeout')), 1, 'gamma, by its reason');
+		assert.equal(await p.evaluate(() => rtrView.search('request')), 1, 'beta, by its kind');
+		assert.equal(await p.evaluate(() => rtrView.search('thread')), 2, 'main and worker');
+		await p.fill('#search', 'timeout');
+		assert.equal(await p.evaluate(() => rtrView.draw() && rtrView.highlighted), 1);
+		await p.press('#search', 'Escape');
+		assert.equal(await p.evaluate(() => rtrView.draw() && rtrView.highlighted), 0, 'Esc in the box clears');
+		assert.equal(await p.$eval('#search', (e) => e.value), '');
+		await p.fill('#search', 'gam');
+		await p.$eval('#search', (e) => e.blur());
+		await p.keyboard.press('Escape');
+		assert.equal(await p.evaluate(() => rtrView.draw() && rtrView.highlighted), 0, 'Esc on the page clears');
+		assert.equal(await p.$eval('#matches', (e) => e.textContent), '');
+		await p.close();
+	});
+
+	test('zooming out stops at the whole trace, and the view stays on it', async () => {
+		const p = await open(basic);
+		const whole = await p.evaluate(() => rtrView.state);
+		for (let i = 0; i < 12; i++)
+			await p.keyboard.press('-');
+		await p.waitForTimeout(50);
+		let s = await p.evaluate(() => rtrView.state);
+		assert.ok(Math.abs((s.t1 - s.t0) - (whole.t1 - whole.t0)) < 1, 'no wider than the whole trace');
+		assert.ok(Math.abs(s.t0 - whole.t0) < 1, 'and on it');
+		const [bx, by] = await canvasBox(p);
+		await p.mouse.move(bx + 300, by + 300);
+		for (let i = 0; i < 5; i++)
+			await p.mouse.wheel(0, 300);
+		await p.keyboard.press('ArrowLeft');
+		await p.waitForTimeout(50);
+		s = await p.evaluate(() => rtrView.state);
+		assert.ok(s.t1 - s.t0 <= whole.t1 - whole.t0 + 1 && Math.abs(s.t0 - whole.t0) < 1, JSON.stringify([s, whole]));
+		await p.close();
+	});
+
+	test('counters have a band of their own under the tasks, a strip per scale', async () => {
+		const p = await open(basic);
+		const f = await p.evaluate(() => rtrView.draw());
+		assert.ok(f.band && f.band.bottom > f.band.top, 'a band');
+		for (const k of f.counters)
+			assert.ok(k.y >= f.band.top && k.y <= f.band.bottom, k.name + ' in the band');
+		for (const t of f.tasks)
+			assert.ok(t.y < f.band.top, 'task rows above the band');
+		const off = await p.evaluate(() => rtrView.toggleAllCounters());
+		assert.ok(!off.band, 'no band with the counters off');
+		assert.ok(Math.max(...off.tasks.map((t) => t.y)) >= Math.max(...f.tasks.map((t) => t.y)), 'the rows take the room');
+		await p.close();
+	});
+
+	test('simplify_binds: a bind nobody waited for is drawn from its read, under its input', async () => {
+		const p = await open(binds);
+		const get = (n) => p.evaluate((n) => rtrView.task(rtrView.findTask(n)), n);
+		const [input, idle, awaited] = [await get('input'), await get('idle-bind'), await get('awaited-bind')];
+		assert.equal(await p.evaluate(() => rtrView.simplified), 1, 'one bind simplified');
+		const d = await p.evaluate((t) => rtrView.details(t), idle.task);
+		assert.deepEqual(d.read.map((r) => r.name), ['input'], 'it read input');
+		assert.ok(idle.start >= input.end && idle.start - input.end < 1e6, 'idle-bind starts at its read, right after input resolved: ' + (idle.start - input.end));
+		assert.ok(awaited.start < input.end - 3e6, 'awaited-bind keeps its creation');
+		const f = await p.evaluate(() => rtrView.draw());
+		const create = f.arrows.find((a) => a.kind === 'create' && a.to === idle.task ||
+			a.kind === 'create' && a.toRow === idle.row && Math.abs(a.x0 - idle.x0) < 1);
+		assert.ok(create, 'a create line to idle-bind');
+		assert.equal(create.fromRow, input.row, 'from the input\'s row');
+		await shot(p, 'binds');
+		await p.keyboard.press('b');
+		await p.waitForTimeout(50);
+		const plain = await get('idle-bind');
+		assert.ok(plain.start < input.end - 3e6, 'b: idle-bind from its creation again');
+		assert.equal(await p.evaluate(() => rtrView.binds), false);
+		await p.close();
+	});
+
+	test('sleeping regions: where no task of the process runs, light grey', async () => {
+		const p = await open(binds);
+		const gaps = (await p.evaluate(() => rtrView.sleep))[0];
+		let best = null;
+		for (let i = 0; i < gaps.length; i += 2)
+			if (!best || gaps[i + 1] - gaps[i] > best[1] - best[0])
+				best = [gaps[i], gaps[i + 1]];
+		const d = best[1] - best[0];
+		assert.ok(d > 9e6 && d < 200e6, 'main slept 10 ms: ' + d);
+		const f = await p.evaluate(() => rtrView.draw());
+		const r = f.sleeping.find((z) => z.t0 === best[0]);
+		assert.ok(r && r.x1 - r.x0 > 20, 'drawn: ' + JSON.stringify(r));
+		const px = await pixels(p, (r.x0 + r.x1) / 2, r.y1 - 4);
+		assert.deepEqual(px[0], [0xd2, 0xd2, 0xd2], 'sleeping grey');
+		const active = await pixels(p, Math.max(2, r.x0 - 40), r.y1 - 4);
+		assert.notDeepEqual(active[0], [0xd2, 0xd2, 0xd2], 'not where main ran');
+		await p.close();
+	});
+
+	test('the fit view of 1000 requests: every row on screen, above the counters, labels apart', async () => {
+		const p = await open(requests);
+		const n = await p.evaluate(() => rtrView.ntasks);
+		assert.ok(n >= 2000, 'the requests and their waits: ' + n);
+		const f = await p.evaluate(() => rtrView.fit());
+		const rows = await p.evaluate(() => rtrView.rows);
+		const ys = await p.evaluate((rows) => [...Array(rows).keys()].map((r) => rtrView.yOfRow(r)), rows);
+		for (let r = 0; r < rows; r++)
+			assert.ok(ys[r] >= 22 && ys[r] < f.band.top, 'row ' + r + ' on screen above the band: ' + ys[r]);
+		assert.equal(f.rows, ys.filter((y, i) => i === 0 || Math.abs(y - ys[i - 1]) >= 1).length, 'every row drawn');
+		for (let i = 0; i < f.labels.length; i++)
+			for (let j = i + 1; j < f.labels.length; j++)
+				assert.ok(!overlap(f.labels[i], f.labels[j]), f.labels[i].text + ' / ' + f.labels[j].text);
+		assert.ok(f.labels.some((l) => l.text === 'event loop'), 'the loop is named');
+		assert.ok(f.counters.length === 1 && f.counters[0].y >= f.band.top, 'its counter in the band');
+		await shot(p, 'requests-fit');
+		await p.close();
+	});
+}
