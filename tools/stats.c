@@ -13,6 +13,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/json.h"
+#include "reader/waits.h"
 
 /**
  * struct kind_stats - the figures of one task kind.
@@ -304,6 +305,80 @@ static void print_json(const struct rtr_model *m, const struct kind_stats *ks, u
 	jw_lit(w, "]}\n");
 }
 
+/* "name" (task ID, kind), quoted and cleaned. */
+static void put_task(const struct rtr_model *m, uint32_t t)
+{
+	const struct rtr_model_task *k = &m->tasks[t];
+
+	printf("\"");
+	put_clean(stdout, *rtr_model_str(m, k->name) ? rtr_model_str(m, k->name) : "?", 0);
+	printf("\" (task %" PRIu64 ", ", k->id);
+	put_clean(stdout, rtr_model_str(m, k->kind_name), 0);
+	printf(")");
+}
+
+/*
+ * --hangs: each should_resolve task that never resolved, the chain of what
+ * it waited for, and the wake-ups sent to the task at the chain's end.
+ * Times from the start of the traces, as dump, view and export count them.
+ */
+static int print_hangs(const struct rtr_model *m)
+{
+	struct rtr_hang *hs;
+	uint32_t n, total;
+	char b[2][32];
+
+	if (rtr_model_hangs(m, &hs, &n, &total))
+		return -1;
+	printf("hangs: %u should_resolve task%s never resolved\n", total, total == 1 ? "" : "s");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rtr_hang *h = &hs[i];
+		const struct rtr_wait_step *last = &h->steps[h->nsteps - 1];
+
+		printf("  ");
+		put_task(m, h->steps[0].task);
+		printf(", created at %s, never resolved\n",
+		       dur_str(b[0], 32, h->steps[0].since - m->start));
+		for (uint32_t j = 1; j < h->nsteps; j++) {
+			const struct rtr_wait_step *st = &h->steps[j];
+
+			printf("    %s ", j == 1 ? "it" : "which");
+			if (st->how == RTR_WAIT_BECAME) {
+				printf("became ");
+				put_task(m, st->task);
+				printf(" at %s\n", dur_str(b[0], 32, st->since - m->start));
+			} else {
+				printf("waits for ");
+				put_task(m, st->task);
+				printf(" since %s%s\n", dur_str(b[0], 32, st->since - m->start),
+				       m->tasks[st->task].flags & RTR_TASK_RESOLVED ? " (resolved later: not read)" : "");
+			}
+		}
+		if (h->nsteps > 1 && h->last_signal != RTR_MODEL_NONE) {
+			const struct rtr_model_arrow *a = &m->arrows[h->last_signal];
+
+			printf("    ");
+			put_task(m, last->task);
+			printf(" was signalled %u time%s before that wait began and %u after;\n"
+			       "    the last signal: at %s, by ", h->signals_before,
+			       h->signals_before == 1 ? "" : "s", h->signals_after,
+			       dur_str(b[1], 32, a->ts - m->start));
+			put_task(m, a->from);
+			printf("\n");
+			if (h->signals_before && !h->signals_after)
+				printf("    a wake-up sent before anyone waited, and none since: a lost wake-up\n");
+		} else if (h->nsteps > 1 && !(m->tasks[last->task].flags & RTR_TASK_RESOLVED)) {
+			printf("    ");
+			put_task(m, last->task);
+			printf(" was never resolved, nor signalled\n");
+		}
+	}
+	if (total > n)
+		printf("  (%u more not explained)\n", total - n);
+	free(hs);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -317,6 +392,8 @@ static void usage(FILE *f)
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --json      the same as one JSON object (times in nanoseconds)\n"
+		"  --hangs     instead: each should_resolve task that never resolved, the chain\n"
+		"              of tasks it waited for, and the wake-ups the last one was sent\n"
 		"  -h, --help  this text\n\n"
 		"exit status: 0 done, 1 damaged trace (the figures cover what was read\n"
 		"before the damage, which is reported on stderr), a stream on stdin cut short,\n"
@@ -329,7 +406,7 @@ int rtr_cmd_stats(int argc, char **argv)
 	struct rtr_model m;
 	char **dirs;
 	int ndirs = 0, r, status;
-	bool json = false;
+	bool json = false, hangs = false;
 	uint32_t nk = 0;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -344,6 +421,8 @@ int rtr_cmd_stats(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
+		} else if (!strcmp(argv[i], "--hangs")) {
+			hangs = true;
 		} else if (!strcmp(argv[i], "--")) {
 			while (++i < argc)
 				dirs[ndirs++] = argv[i];
@@ -372,7 +451,12 @@ int rtr_cmd_stats(int argc, char **argv)
 		rtr_model_free(&m);
 		return 1;
 	}
-	if (json) {
+	if (hangs) {
+		if (print_hangs(&m)) {
+			fprintf(stderr, "ringtrace stats: out of memory\n");
+			status = 1;
+		}
+	} else if (json) {
 		struct jw w;
 
 		if (jw_init(&w, stdout)) {

@@ -44,6 +44,7 @@ struct pr_post_item {
 struct pr_loop {
 	int epfd, evfd;
 	uint64_t task, cur;
+	uint64_t creator;	/* pr_creator(): who creates promises, if not @cur */
 	bool stopped;
 	/* The run queue: binds whose input is settled, in order. */
 	struct pr_promise **runq;
@@ -104,6 +105,7 @@ static void *arena_alloc(struct pr_arena *a, size_t n)
 /* ---- the loop ---------------------------------------------------------------------- */
 
 static void run_posts(struct pr_loop *l);
+static void bind_run(struct pr_promise *b);
 
 static void die(const char *what)
 {
@@ -129,6 +131,14 @@ struct pr_loop *pr_loop_new(const char *name)
 	rtr_label(l->task, name);
 	l->cur = l->task;
 	return l;
+}
+
+uint64_t pr_creator(struct pr_loop *l, uint64_t task)
+{
+	uint64_t prev = l->creator;
+
+	l->creator = task;
+	return prev;
 }
 
 /* What other threads posted and the loop did not run yet runs now: nothing leaks. */
@@ -222,11 +232,14 @@ static void run_posts(struct pr_loop *l)
 	l->posts = NULL;
 	l->posts_tail = &l->posts;
 	pthread_mutex_unlock(&l->post_lock);
+	/* Each event is handled whole, the binds it made ready included, before the next. */
 	while (it) {
 		struct pr_post_item *next = it->next;
 
 		it->fn(it->arg);
 		free(it);
+		while (l->head != l->tail)
+			bind_run(l->runq[l->head++ % l->cap]);
 		it = next;
 	}
 }
@@ -273,7 +286,7 @@ static struct pr_promise *promise_new(struct pr_arena *a, struct pr_loop *l, uin
 
 	p->loop = l;
 	p->task = rtr_task_id();
-	rtr_create(l->cur, p->task, kind);
+	rtr_create(l->creator ? l->creator : l->cur, p->task, kind);
 	if (label)
 		rtr_label(p->task, label);
 	return p;

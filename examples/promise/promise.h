@@ -6,7 +6,8 @@
  * layer would look like instrumented.
  *
  * One loop thread runs every callback; other threads hand work back with
- * pr_post().  A promise is a task (its id is pr_task()): created with
+ * pr_post(), and each posted event is handled whole (the binds it made
+ * ready run) before the next one.  A promise is a task (its id is pr_task()): created with
  * create(parent, task, kind) and a label, resolved or failed once.
  *
  *   pr_wait()       a promise someone will resolve (kind given: wait,
@@ -63,6 +64,14 @@ uint64_t pr_current(struct pr_loop *l);
  */
 uint64_t pr_enter(struct pr_loop *l, uint64_t task);
 void pr_leave(struct pr_loop *l, uint64_t prev);
+/*
+ * pr_creator() - the promises made from now on are created by @task (in
+ * the trace: create(task, ...)) until it is called again with what it
+ * returned; nothing else changes.  A connection that makes its reads and
+ * requests from callbacks says so: they are the connection's, not each
+ * the previous callback's child.
+ */
+uint64_t pr_creator(struct pr_loop *l, uint64_t task);
 uint64_t pr_loop_task(struct pr_loop *l);
 
 struct pr_promise *pr_wait(struct pr_arena *a, struct pr_loop *l, uint8_t kind, const char *label);

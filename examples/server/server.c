@@ -201,6 +201,7 @@ static void job_done(void *arg)
 static void start_request(struct conn *c, uint64_t rounds)
 {
 	struct job *j = calloc(1, sizeof(*j));
+	uint64_t prev;
 	char label[40];
 
 	if (!j) {
@@ -210,9 +211,11 @@ static void start_request(struct conn *c, uint64_t rounds)
 	snprintf(label, sizeof(label), "GET %llu", (unsigned long long)rounds);
 	j->conn = c;
 	j->rounds = rounds;
+	prev = pr_creator(loop, pr_task(c->task));
 	j->req = pr_wait(c->arena, loop, RTR_KIND_REQUEST, label);
 	c->pending++;
 	pr_then(c->arena, j->req, send_reply, j, "reply");
+	pr_creator(loop, prev);
 	submit(j);
 }
 
@@ -269,9 +272,13 @@ more:
 	return NULL;
 }
 
+/* The connection's reads and requests are its own: created by its task. */
 static void read_more(struct conn *c)
 {
+	uint64_t prev = pr_creator(loop, pr_task(c->task));
+
 	pr_then(c->arena, pr_readable(c->arena, loop, c->fd, "readable"), on_readable, c, "read");
+	pr_creator(loop, prev);
 }
 
 /* The acceptor handed over @arg, a connected socket. */

@@ -116,3 +116,53 @@ Test(examples_story, the_arp_race_hangs_and_its_fix_does_not, .init = setup, .fi
 	snprintf(args, sizeof(args), "arp '%s/fixed' fixed", dir);
 	checker(args);
 }
+
+/* `ringtrace stats --hangs` on @name's trace: its output. */
+static char *hangs(const char *name)
+{
+	char cmd[1024], *out;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --hangs '%s/%s'", t_bindir(), dir, name);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s\n%s", cmd, out);
+	return out;
+}
+
+Test(examples_story, stats_hangs_names_the_task_that_never_resolved_and_the_lost_wakeup,
+     .init = setup, .fini = teardown)
+{
+	static const char *const want[] = {
+		"hangs: 1 should_resolve task never resolved\n  \"TCP connect\" (task ",
+		", bind), created at ",
+		", never resolved\n    it waits for \"ARP query\" (task ",
+		", bind) since ",
+		"\n    which became \"ARP response\" (task ",
+		", wait) at ",
+		"\n    which waits for \"ARP response\" (task ",
+		", condition) since ",
+		"\n    \"ARP response\" (task ",
+		", condition) was signalled 1 time before that wait began and 0 after;\n"
+		"    the last signal: at ",
+		", by \"netif: rx ARP reply\" (task ",
+		", task)\n    a wake-up sent before anyone waited, and none since: a lost wake-up\n",
+	};
+	char *out, *at;
+
+	cr_assert_eq(arp("bad", "--race --timeout 300"), 1);
+	out = hangs("bad");
+	/* the pieces in order; between them, ids and times */
+	at = out;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char *p = strstr(at, want[i]);
+
+		cr_assert_not_null(p, "no \"%s\" after \"%.40s\" in:\n%s", want[i], at, out);
+		at = p + strlen(want[i]);
+	}
+	cr_assert_str_eq(at, "", "nothing more: %s", at);
+	free(out);
+	cr_assert_eq(arp("fixed", "--race --fixed"), 0);
+	out = hangs("fixed");
+	cr_assert_str_eq(out, "hangs: 0 should_resolve tasks never resolved\n");
+	free(out);
+}
