@@ -547,7 +547,7 @@ static int on_switch(struct loader *l, struct sstate *ss, uint64_t task, int64_t
 
 /* ---- counters, notes, pauses ---------------------------------------------------- */
 
-static int on_counter(struct loader *l, uint32_t id, int64_t value, int64_t ts)
+static int on_counter(struct loader *l, struct sstate *ss, uint32_t id, int64_t value, int64_t ts)
 {
 	struct rtr_model *m = l->m;
 	struct rtr_model_counter *c;
@@ -587,7 +587,7 @@ static int on_counter(struct loader *l, uint32_t id, int64_t value, int64_t ts)
 	s = PUSH(l, m->samples, m->nsamples, CAP_SAMPLES);
 	if (!s)
 		return -1;
-	*s = (struct rtr_model_sample){ .ts = ts, .value = value };
+	*s = (struct rtr_model_sample){ .ts = ts, .value = value, .task = ss->running };
 	return 0;
 }
 
@@ -667,7 +667,7 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 		return 0;
 	}
 	case OP_COUNTER:
-		return on_counter(l, ld32(pl), (int64_t)ld64(pl + 4), ts);
+		return on_counter(l, ss, ld32(pl), (int64_t)ld64(pl + 4), ts);
 	case OP_FAIL:
 		return on_fail(l, ld64(pl), ld64(pl + 8), pl + 16, ts, ss->cpu);
 	case OP_LABEL:

@@ -215,10 +215,14 @@ struct rtr_model_run {
  * struct rtr_model_sample - a counter's value from @ts on (a step function).
  * @ts: when it changed.
  * @value: the new value.
+ * @task: the task running on the CPU that recorded the change (its last
+ *	rtr_switch()), the one that changed it (mirage labels it name+delta),
+ *	or RTR_MODEL_NONE if none ran there.
  */
 struct rtr_model_sample {
 	int64_t ts;
 	int64_t value;
+	uint32_t task;
 };
 
 /**

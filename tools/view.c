@@ -352,6 +352,107 @@ static struct arrow *collect_arrows(const struct rtr_model *m, uint32_t *n)
 	return a;
 }
 
+/* ---- --align start: each trace on its own time origin ---------------------------- */
+
+static int cmp_note(const void *a, const void *b)
+{
+	const struct rtr_model_note *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int cmp_pause(const void *a, const void *b)
+{
+	const struct rtr_model_pause *x = a, *y = b;
+
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int cmp_loss(const void *a, const void *b)
+{
+	const struct rtr_model_loss *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * align_starts() - move every trace of @m in time so that each begins where
+ * the earliest does: runs of one program recorded at different times
+ * (a good run and a bad one) are drawn one above the other from the same
+ * origin.  What is sorted by time across traces is sorted again.
+ * Return: 0; -1 out of memory.
+ */
+static int align_starts(struct rtr_model *m)
+{
+	int64_t *d = calloc(m->ntraces ? m->ntraces : 1, sizeof(*d)), end = m->start;
+
+	if (!d)
+		return -1;
+	for (uint32_t i = 0; i < m->ntraces; i++) {
+		struct rtr_model_trace *t = &m->traces[i];
+
+		d[i] = t->events ? t->first - m->start : 0;
+		t->first -= d[i];
+		t->last -= d[i];
+		if (t->last > end)
+			end = t->last;
+	}
+#define CPU_D(c) d[m->cpus[(c)].trace]
+	for (uint32_t i = 0; i < m->ntasks; i++) {
+		struct rtr_model_task *t = &m->tasks[i];
+
+		t->created -= d[t->trace];
+		t->end -= d[t->trace];
+		if (t->flags & RTR_TASK_RESOLVED)
+			t->resolved -= d[t->trace];
+		if (t->becomes != RTR_MODEL_NONE)
+			t->becomes_ts -= d[t->trace];
+	}
+	for (uint32_t i = 0; i < m->nlabels; i++)
+		m->labels[i].ts -= d[m->tasks[m->labels[i].task].trace];
+	for (uint32_t i = 0; i < m->nruns; i++) {
+		m->runs[i].start -= CPU_D(m->runs[i].cpu);
+		m->runs[i].end -= CPU_D(m->runs[i].cpu);
+	}
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		m->arrows[i].ts -= CPU_D(m->arrows[i].cpu);
+		m->arrows[i].t_from -= CPU_D(m->arrows[i].cpu);
+	}
+	for (uint32_t i = 0; i < m->ncounters; i++) {
+		const struct rtr_model_counter *k = &m->counters[i];
+
+		for (uint32_t j = k->sample_first; j < k->sample_first + k->nsamples; j++)
+			m->samples[j].ts -= d[k->trace];
+	}
+	for (uint32_t i = 0; i < m->nnotes; i++)
+		m->notes[i].ts -= CPU_D(m->notes[i].cpu);
+	for (uint32_t i = 0; i < m->npauses; i++) {
+		m->pauses[i].start -= CPU_D(m->pauses[i].cpu);
+		m->pauses[i].end -= CPU_D(m->pauses[i].cpu);
+	}
+	for (uint32_t i = 0; i < m->nlosses; i++)
+		m->losses[i].ts -= CPU_D(m->losses[i].cpu);
+	for (uint32_t i = 0; i < m->ndamage; i++)
+		if (m->damage[i].ts)
+			m->damage[i].ts -= d[m->damage[i].trace];
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		if (m->cpus[i].first || m->cpus[i].last) {
+			m->cpus[i].first -= CPU_D(i);
+			m->cpus[i].last -= CPU_D(i);
+		}
+	}
+#undef CPU_D
+	if (m->nnotes > 1)
+		qsort(m->notes, m->nnotes, sizeof(*m->notes), cmp_note);
+	if (m->npauses > 1)
+		qsort(m->pauses, m->npauses, sizeof(*m->pauses), cmp_pause);
+	if (m->nlosses > 1)
+		qsort(m->losses, m->nlosses, sizeof(*m->losses), cmp_loss);
+	m->end = end;
+	free(d);
+	return 0;
+}
+
 /* ---- the blob: columns, 8-byte aligned, and the JSON that names them ---------- */
 
 struct page {
@@ -420,7 +521,8 @@ static uint32_t cstr(struct page *pg, struct strtab *st, const char *s)
  * col() may move the blob, so every column is filled before the next one
  * is made.
  */
-static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, const char *title)
+static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, const char *title,
+		 bool aligned)
 {
 	uint32_t *row = NULL, *order = NULL, *row_off = NULL, *trace_row = NULL, nrows = 0, na = 0;
 	struct arrow *arr = NULL;
@@ -538,6 +640,7 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	/* counters' samples */
 	FILL(pg, "sample_ts", double, "f64", m->nsamples, (double)m->samples[i].ts);
 	FILL(pg, "sample_value", double, "f64", m->nsamples, (double)m->samples[i].value);
+	FILL(pg, "sample_task", uint32_t, "u32", m->nsamples, m->samples[i].task);
 
 	/* notes and pauses */
 	FILL(pg, "note_ts", double, "f64", m->nnotes, (double)m->notes[i].ts);
@@ -566,8 +669,9 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	/* the header: everything small, strings by index */
 	buf_printf(meta, "{\"version\":%d,\"title\":%u,\"origin_ns\":\"%" PRId64 "\","
 		   "\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"events\":%" PRIu64
-		   ",\"ntasks\":%u,\"nrows\":%u,\"traces\":[", FORMAT_VERSION,
-		   cstr(pg, &st, title), m->origin_ns, m->start, m->end, m->events, m->ntasks, nrows);
+		   ",\"ntasks\":%u,\"nrows\":%u,\"aligned\":%s,\"traces\":[", FORMAT_VERSION,
+		   cstr(pg, &st, title), m->origin_ns, m->start, m->end, m->events, m->ntasks, nrows,
+		   aligned ? "true" : "false");
 	for (uint32_t i = 0; i < m->ntraces; i++) {
 		const struct rtr_model_trace *t = &m->traces[i];
 
@@ -721,7 +825,7 @@ static int write_page(int fd, const struct buf *meta, const struct page *pg)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace view [-o FILE.html] [--force] TRACE...\n\n"
+		"usage: ringtrace view [-o FILE.html] [--force] [--align start] TRACE...\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
 		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
@@ -731,6 +835,8 @@ static void usage(FILE *f)
 		"  -o FILE      the page (default: the first TRACE with .html added;\n"
 		"               stdin.html for -)\n"
 		"  --force      replace FILE if it exists\n"
+		"  --align start  each trace from its own start: runs recorded at different\n"
+		"               times (a good one, a bad one) one above the other, compared\n"
 		"  -h, --help   this text\n\n"
 		"exit status: 0 written, 1 a trace could not be read, a stream on stdin was cut\n"
 		"short (what came is drawn) or the page not written (a damaged trace is drawn\n"
@@ -745,7 +851,7 @@ int rtr_cmd_view(int argc, char **argv)
 	const char *out = NULL;
 	char **dirs, *def = NULL, err[1024];
 	int ndirs = 0, fd, ret = 1, loaded;
-	bool force = false;
+	bool force = false, align = false;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
 	if (!dirs)
@@ -765,6 +871,16 @@ int rtr_cmd_view(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--force")) {
 			force = true;
+		} else if (!strcmp(argv[i], "--align")) {
+			if (i + 1 == argc || strcmp(argv[i + 1], "start")) {
+				fprintf(stderr, "ringtrace view: --align takes 'start' (each trace from its "
+					"own start)\n");
+				usage(stderr);
+				free(dirs);
+				return 2;
+			}
+			align = true;
+			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ringtrace view: unknown option '%s'\n", argv[i]);
 			usage(stderr);
@@ -800,7 +916,7 @@ int rtr_cmd_view(int argc, char **argv)
 	for (uint32_t i = 0; i < m.ndamage; i++)
 		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
 			rtr_model_str(&m, m.damage[i].message));
-	if (build(&m, &pg, &meta, out)) {
+	if ((align && align_starts(&m)) || build(&m, &pg, &meta, out, align)) {
 		fprintf(stderr, "ringtrace view: out of memory\n");
 		goto done;
 	}

@@ -321,7 +321,7 @@ test('the view exports as SVG', async () => {
 	await p.close();
 });
 
-storyTests({ test, open, page, trace, pixels, shot, assert, overlap });
+storyTests({ test, open, page, trace, pixels, shot, assert, overlap, view, art, path });
 
 test('no script errors on any page', async () => {
 	assert.deepEqual(errors, []);

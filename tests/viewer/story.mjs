@@ -5,7 +5,7 @@
 // zoom's limit, the fit view of 1000 requests.  run.mjs calls storyTests()
 // with its helpers; the traces come from tests/viewer/make_traces.c.
 export function storyTests(h) {
-	const { test, open, page, trace, pixels, shot, assert, overlap } = h;
+	const { test, open, page, trace, pixels, shot, assert, overlap, path } = h;
 	const basic = page('story-basic', [trace('basic')]);
 	const binds = page('binds', [trace('binds')]);
 	const requests = page('requests', [trace('requests')]);
@@ -152,6 +152,55 @@ export function storyTests(h) {
 		assert.deepEqual(px[0], [0xd2, 0xd2, 0xd2], 'sleeping grey');
 		const active = await pixels(p, Math.max(2, r.x0 - 40), r.y1 - 4);
 		assert.notDeepEqual(active[0], [0xd2, 0xd2, 0xd2], 'not where main ran');
+		await p.close();
+	});
+
+	test('a counter change is labelled name+delta on the task that made it', async () => {
+		const p = await open(basic);
+		const main = await p.evaluate(() => rtrView.findTask('main'));
+		const d = await p.evaluate((t) => rtrView.details(t), main);
+		assert.deepEqual(d.counters.map((x) => x.text), ['queue#1+3', 'queue#2+10', 'queue#1+4', 'queue#2-10']);
+		// zoomed in around a change, its label is at main's line, apart from the
+		// others (the first two are where main's own name is written)
+		for (const ch of d.counters.slice(2)) {
+			const f = await p.evaluate((at) => rtrView.setView(rtrView.meta.start + at - 1e6,
+				rtrView.meta.start + at + 2e6), ch.at);
+			const l = f.labels.find((x) => x.counter && x.text === ch.text);
+			assert.ok(l && l.task === main, ch.text + ' on main: ' + JSON.stringify(f.labels.map((x) => x.text)));
+			for (let i = 0; i < f.labels.length; i++)
+				for (let j = i + 1; j < f.labels.length; j++)
+					assert.ok(!overlap(f.labels[i], f.labels[j]), f.labels[i].text + ' / ' + f.labels[j].text);
+		}
+		await shot(p, 'counter-labels');
+		await p.close();
+	});
+
+	test('--align start: runs recorded at different times, one above the other from one origin', async () => {
+		const start = async (file, name) => {
+			const p = await open(file);
+			const t = await p.evaluate((n) => rtrView.task(rtrView.findTask(n)), name);
+			const m = await p.evaluate(() => rtrView.meta);
+			await p.close();
+			return { t, m };
+		};
+		const abs = page('absolute', [trace('basic'), trace('binds')]);
+		const out = path.join(h.art, 'aligned.html');
+		const r = h.view(['--align', 'start', '-o', out, trace('basic'), trace('binds')]);
+		assert.equal(r.status, 0, r.stderr);
+		const a0 = await start(abs, 'alpha'), b0 = await start(abs, 'input');
+		assert.equal(a0.m.aligned, false);
+		assert.ok(b0.t.start - a0.t.start > 20e6, 'binds was recorded later: ' + (b0.t.start - a0.t.start));
+		const a1 = await start(out, 'alpha'), b1 = await start(out, 'input');
+		assert.equal(a1.m.aligned, true);
+		assert.ok(Math.abs(b1.t.start - a1.t.start) < 2e6, 'aligned, both begin together: ' + (b1.t.start - a1.t.start));
+		assert.equal(b1.t.trace, 1);
+		assert.ok(b1.t.row > a1.t.row, 'the second trace under the first');
+		assert.ok(a1.m.end < a0.m.end, 'the page is as long as the longer trace');
+		const bad = h.view(['--align', 'end', trace('basic')]);
+		assert.equal(bad.status, 2);
+		assert.match(bad.stderr, /--align takes 'start'/);
+		const p = await open(out);
+		await shot(p, 'aligned');
 		await p.close();
 	});
 

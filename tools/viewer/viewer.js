@@ -96,7 +96,8 @@
 		d.trees = [];		// rangeTree(), by counter
 		meta.counters.forEach((k, i) => {
 			k.index = i;
-			k.label = S[k.name];
+			k.label = (meta.traces.length > 1 ? 'T' + k.trace + ' ' : '') + S[k.name];
+			k.short = S[k.name];
 			k.on = true;
 			const g = d.groups.get(k.group) || { min: Infinity, max: -Infinity };
 			g.min = Math.min(g.min, k.min);
@@ -720,7 +721,8 @@
 				g.fillStyle = '#444';
 				g.font = 'bold 11px sans-serif';
 				g.textBaseline = 'middle';
-				const text = 'trace ' + i + ': ' + D.S[tr.dir] + (D.S[tr.host] ? ' (' + D.S[tr.host] + ')' : '');
+				const text = 'trace ' + i + ': ' + D.S[tr.dir] + (D.S[tr.host] ? ' (' + D.S[tr.host] + ')' : '') +
+					(D.meta.aligned ? ', from its own start' : '');
 				g.fillText(text, 4, y);
 				occ.take(0, y - 6, text.length * 7 + 8, 12);
 				g.fillStyle = '#bbb';
@@ -1019,6 +1021,47 @@
 				if (occ.take(lx, y + 3, kind.length * cw, 10)) {
 					g.fillStyle = '#777';
 					g.fillText(kind, lx, y + 12);
+				}
+			}
+		}
+
+		// counters' changes: name+delta over the task that made them (mirage),
+		// once zoomed in enough that a counter has few changes in view
+		if (V.counters && c.sample_task) {
+			const ts = c.sample_ts, vs = c.sample_value, st = c.sample_task;
+			g.font = '10px monospace';
+			g.textBaseline = 'alphabetic';
+			g.textAlign = 'left';
+			for (const k2 of D.meta.counters) {
+				if (!k2.on || !k2.n)
+					continue;
+				const a = k2.first, b = k2.first + k2.n;
+				const i0 = lowerBoundArr(ts, a, b, v0), i1 = lowerBoundArr(ts, i0, b, v1 + 1e-9);
+				if (i1 - i0 > 400)
+					continue;
+				for (let i = i0; i < i1 && F.labelCount < MAX_LABELS; i++) {
+					const t = st[i];
+					if (t === NONE || t >= D.N)
+						continue;
+					const y = M.y(tr[t]);
+					if (y < A.top || y > A.bottom || rowGap(y, tr[t]) < 13)
+						continue;
+					const x = X(ts[i]), dv = vs[i] - (i > a ? vs[i - 1] : 0);
+					const text = k2.short + (dv >= 0 ? '+' : '') + fmtValue(dv);
+					// over the line, else under it
+					const tw = text.length * 6 + 2;
+					let ly = y - 12;
+					if (!occ.take(x - 1, ly, tw, 10)) {
+						ly = y + 3;
+						if (!occ.take(x - 1, ly, tw, 10))
+							continue;
+					}
+					g.fillStyle = COUNTER_COLORS[k2.index % COUNTER_COLORS.length];
+					g.fillRect(x - 0.5, ly < y ? y - 4 : y, 1, 4);
+					g.fillText(text, x + 1, ly + 8);
+					F.labelCount++;
+					if (F.labels.length < MAX_RECORDED)
+						F.labels.push({ text, task: t, x: x - 1, y: ly, w: tw, h: 10, counter: true });
 				}
 			}
 		}
@@ -1636,8 +1679,24 @@
 			resolves: list(a.out, 2, 'to'), signalledBy: list(a.in, 3, 'from'), signals: list(a.out, 3, 'to'),
 			became: c.task_becomes[t] !== NONE ? ref(c.task_becomes[t]) : null,
 			becameFrom: chain(t).filter((u) => c.task_becomes[u] === t).map(ref),
-			cpus: [...cpus.values()],
+			cpus: [...cpus.values()], counters: counterChanges(t),
 		};
+	}
+
+	// The counter changes task @t made (name+delta), at most 50.
+	function counterChanges(t) {
+		const c = D.c, out = [];
+		if (!c.sample_task)
+			return out;
+		for (const k2 of D.meta.counters) {
+			for (let i = k2.first; i < k2.first + k2.n && out.length < 50; i++) {
+				if (c.sample_task[i] !== t)
+					continue;
+				const dv = c.sample_value[i] - (i > k2.first ? c.sample_value[i - 1] : 0);
+				out.push({ text: k2.label + (dv >= 0 ? '+' : '') + fmtValue(dv), at: c.sample_ts[i] - D.start });
+			}
+		}
+		return out.sort((p, q) => p.at - q.at);
 	}
 
 	// The panel, built with text nodes only: everything in it comes from the trace.
@@ -1716,6 +1775,8 @@
 				row(k, v);
 		if (d.became)
 			row('became', d.became);
+		if (d.counters.length)
+			row('counters', d.counters.map((x) => x.text + ' (' + fmtDur(x.at) + ')').join('; '));
 		if (d.cpus.length)
 			row('ran on', d.cpus.map((x) => x.cpu + ': ' + fmtDur(x.ns) + ' in ' + x.runs +
 				' run' + (x.runs > 1 ? 's' : '')).join('; '));
