@@ -8,17 +8,37 @@
 #include <stdlib.h>
 #include "reader/waits.h"
 
+/* Did @t read @input, or a task @input became, at or after @ts? */
+static bool read_after(const struct rtr_model *m, uint32_t t, uint32_t input, int64_t ts)
+{
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		const struct rtr_model_arrow *a = &m->arrows[i];
+		uint32_t u = input;
+
+		if (a->kind != RTR_ARROW_READ || a->to != t || a->ts < ts)
+			continue;
+		for (uint32_t n = 0; u != RTR_MODEL_NONE && u < m->ntasks && n < RTR_HANG_STEPS; n++) {
+			if (a->from == u)
+				return true;
+			u = m->tasks[u].becomes;
+		}
+	}
+	return false;
+}
+
 /*
  * The latest wait of @t still open at the end of the trace: a try_read by
  * @t that no read of the same input by @t followed (the model marks those
- * that were: RTR_ARROW_HIDDEN).  RTR_MODEL_NONE if none.
+ * that were: RTR_ARROW_HIDDEN), nor a read of what that input became.
+ * RTR_MODEL_NONE if none.
  */
 static uint32_t open_wait(const struct rtr_model *m, uint32_t t)
 {
 	for (uint32_t i = m->narrows; i-- > 0;) {
 		const struct rtr_model_arrow *a = &m->arrows[i];
 
-		if (a->kind == RTR_ARROW_TRY_READ && a->to == t && !(a->flags & RTR_ARROW_HIDDEN))
+		if (a->kind == RTR_ARROW_TRY_READ && a->to == t && !(a->flags & RTR_ARROW_HIDDEN) &&
+		    !read_after(m, t, a->from, a->ts))
 			return i;
 	}
 	return RTR_MODEL_NONE;

@@ -1645,8 +1645,15 @@
 			}
 			return out;
 		};
+		// a wait for x ended with a read of x, or of what x became
 		const read = list(a.in, 0, 'from'), tried = list(a.in, 1, 'from');
-		const pending = tried.filter((x) => !read.some((y) => y.task === x.task));
+		const readOf = (x) => {
+			for (let u = x, n = 0; u !== NONE && u < D.N && n < 64; u = c.task_becomes[u], n++)
+				if (read.some((y) => y.task === u))
+					return true;
+			return false;
+		};
+		const pending = tried.filter((x) => !readOf(x.task));
 		let state = 'unresolved';
 		if (fl & FLAG_FAILED)
 			state = 'failed';
