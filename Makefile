@@ -64,7 +64,7 @@ ifeq ($(SAN),thread)
   RTR_CFLAGS += -fsanitize=thread -DRTR_SANITIZE=1 -DRTR_TSAN=1
   RTR_LDFLAGS += -fsanitize=thread
 endif
-RTR_LIBS := -lurcu-bp -lpthread
+RTR_LIBS := -lurcu-bp -lpthread -ldl
 # Xen (platform/Kbuild): the real implementation when libxen-dev is there
 # (scripts/deps.sh installs it), the simulated hypervisor for the tests.
 CONFIG_XEN ?= $(if $(wildcard /usr/include/xenevtchn.h),y,n)

@@ -10,6 +10,7 @@
  * consumer or `ringtrace convert` finds every name even after the packets
  * that used it were overwritten, and even if this process died.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
@@ -415,6 +416,17 @@ static uint32_t env_u32(const char *name, uint32_t def)
 	return (uint32_t)v;
 }
 
+/* Is another libringtrace loaded in this process (a static copy here, the shared one there)? */
+static bool another_copy(void)
+{
+	void *other = dlsym(RTLD_DEFAULT, "rtr_start");
+	int (*mine)(const struct rtr_config *) = rtr_start;
+	void *self;
+
+	memcpy(&self, &mine, sizeof(self));
+	return other && other != self;
+}
+
 static void stop_at_exit(void)
 {
 	rtr_stop();
@@ -474,6 +486,13 @@ __attribute__((constructor)) static void start_from_env(void)
 		}
 	}
 	ret = rtr_start(&cfg);
+	if (ret == -EEXIST && another_copy()) {
+		fprintf(stderr, "ringtrace: this program has a copy of libringtrace of its own (linked "
+			"statically), and another one traces the process (`record --pthread` preloads it): "
+			"the program's own events are not recorded; link it with the shared library "
+			"(-lringtrace) to record both\n");
+		return;
+	}
 	if (ret) {
 		if (start_err[0])
 			fprintf(stderr, "ringtrace: cannot start tracing: %s\n", start_err);

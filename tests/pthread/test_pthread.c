@@ -218,3 +218,20 @@ Test(pthread_preload, preloaded_without_tracing_changes_nothing, .init = setup, 
 	cr_assert_str_eq(out, "same\n", "%s", cmd);
 	free(out);
 }
+
+Test(pthread_preload, a_program_with_its_own_static_copy_is_told_how_to_link, .init = setup,
+     .fini = teardown)
+{
+	char prog[512], *out;
+	int st;
+
+	/* ringtrace-tasks links libringtrace.a: two tracers in one process */
+	snprintf(prog, sizeof(prog), "'%s/ringtrace-tasks'", t_bindir());
+	cr_assert_eq(record("static", prog, &out), 0);
+	free(out);
+	snprintf(prog, sizeof(prog), "cat '%s/static.err'", dir);
+	out = t_sh(prog, &st);
+	cr_assert(strstr(out, "has a copy of libringtrace of its own (linked statically)") &&
+		  strstr(out, "-lringtrace"), "%s", out);
+	free(out);
+}
