@@ -6,10 +6,18 @@
 # run untraced and under `ringtrace record --pthread` (default options), in
 # turns, RTR_BENCH_PTHREAD_TURNS (3) of each; each run prints the best of its
 # own reps, and the best run of each kind is kept:
-#   pthread.uncontended.ns / .untraced.ns   a lock/unlock pair nobody else wants
+#   pthread.uncontended.ns                  a lock/unlock pair nobody else wants,
+#                                           traced (through the wrapper)
+#   pthread.uncontended.untraced.ns         the same pair through glibc's own entry
+#                                           points, in the same traced process, in
+#                                           turns with the other: the same machine,
+#                                           the same moment (this shared machine's
+#                                           speed moves by 3x from run to run)
+#   pthread.uncontended.plain.ns            the pair in the untraced runs
 #   pthread.handoff.ns / .untraced.ns       a token passed between two threads
 #                                           (a contended lock, a condition wait,
-#                                           a signal, a wake-up)
+#                                           a signal, a wake-up), traced runs
+#                                           against untraced ones
 # and the ratios.  Then callgrind's count of instructions per uncontended
 # pair, traced (tracing on, no consumer: the fast path writes nothing) and
 # not: a figure the shared machine's noise cannot move.
@@ -46,17 +54,19 @@ field() {
 	echo "$1" | awk -v n="$2" '$1 == n { print $2 }'
 }
 
-u0= u1= h0= h1=
+u0= u1= up= h0= h1=
 i=0
 while [ "$i" -lt "$turns" ]; do
 	plain=$("$prog")
 	traced=$("$ringtrace" record -q --pthread -o "$dir" --force -- "$prog")
-	u0=$(min "$u0" "$(field "$plain" pthread.uncontended.ns)")
+	up=$(min "$up" "$(field "$plain" pthread.uncontended.ns)")
 	h0=$(min "$h0" "$(field "$plain" pthread.handoff.ns)")
+	u0=$(min "$u0" "$(field "$traced" pthread.uncontended.direct.ns)")
 	u1=$(min "$u1" "$(field "$traced" pthread.uncontended.ns)")
 	h1=$(min "$h1" "$(field "$traced" pthread.handoff.ns)")
 	i=$((i + 1))
 done
+[ -n "$u0" ] || u0=$up	# not glibc: the untraced runs' figure
 events=$("$ringtrace" check "$dir" | tail -n 2 | head -n 1 | awk '{ print $3 }')
 rm -rf "$dir"
 
@@ -66,6 +76,7 @@ echo "  (the last traced run recorded $events events: the hand-offs' waits, sign
 printf '  %-36s %14s  %s\n' name value unit
 row pthread.uncontended.untraced.ns "$u0" ns/pair
 row pthread.uncontended.ns "$u1" ns/pair
+row pthread.uncontended.plain.ns "$up" ns/pair
 row pthread.uncontended.ratio "$(awk -v a="$u1" -v b="$u0" 'BEGIN { printf "%.3f", a / b }')" "x untraced"
 row pthread.handoff.untraced.ns "$h0" ns/handoff
 row pthread.handoff.ns "$h1" ns/handoff
