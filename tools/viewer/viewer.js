@@ -104,8 +104,12 @@
 			g.max = Math.max(g.max, k.max);
 			d.groups.set(k.group, g);
 		});
+		let tl = performance.now();
 		simplifyBinds(d);
+		view.loadMs = { binds: performance.now() - tl };
+		tl = performance.now();
 		d.sleep = sleeping(d);
+		view.loadMs.sleep = performance.now() - tl;
 		d.lanes = meta.cpus.map((c2, i) => ({
 			index: i, cpu: c2, name: (meta.traces.length > 1 ? 'T' + c2.trace + ' ' : '') +
 				'cpu ' + c2.cpu,
@@ -142,20 +146,29 @@
 			if (kind === 4)
 				created[to] = i;
 		}
-		const start = Float64Array.from(c.task_start), from = Uint32Array.from(c.arrow_from);
-		const tf = Float64Array.from(c.arrow_tf), ts = Float64Array.from(c.arrow_ts);
-		let n = 0;
+		const which = [];
 		for (let t = 0; t < N; t++) {
 			if (!bindlike[c.task_kind[t]] || readFrom[t] === NONE || created[t] < 0)
 				continue;
 			const r = readAt[t];
-			if (usedAt[t] < r || r <= start[t] || r > c.task_end[t])
+			if (usedAt[t] < r || r <= c.task_start[t] || r > c.task_end[t])
 				continue;
+			which.push(t);
+		}
+		const n = which.length;
+		d.plain = {};
+		d.simplified = n;
+		if (!n) {	// nothing to change: one set of columns
+			d.simple = {};
+			return;
+		}
+		const start = Float64Array.from(c.task_start), from = Uint32Array.from(c.arrow_from);
+		const tf = Float64Array.from(c.arrow_tf), ts = Float64Array.from(c.arrow_ts);
+		for (const t of which) {
+			const r = readAt[t], a = created[t];
 			start[t] = r;
-			const a = created[t];
 			from[a] = readFrom[t];
 			tf[a] = ts[a] = r;
-			n++;
 		}
 		// the arrows of length 0 (the first bucket) are sorted by time again
 		const lo = c.arrow_bucket[0], hi = c.arrow_bucket[1];
@@ -171,10 +184,8 @@
 		};
 		d.simple = { task_start: start, arrow_from: perm(from), arrow_tf: perm(tf), arrow_ts: perm(ts),
 			arrow_to: perm(c.arrow_to), arrow_kind: perm(c.arrow_kind), arrow_flags: perm(c.arrow_flags) };
-		d.plain = {};
 		for (const k of Object.keys(d.simple))
 			d.plain[k] = c[k];
-		d.simplified = n;
 	}
 
 	/*
@@ -186,26 +197,37 @@
 	function sleeping(d) {
 		const c = d.c, meta = d.meta, out = [];
 		meta.traces.forEach((tr, i) => {
-			const iv = [];
-			let first = Infinity, last = -Infinity;
-			meta.cpus.forEach((cpu) => {
-				if (cpu.trace !== i)
-					return;
+			let first = Infinity, last = -Infinity, n = 0;
+			const cpus = meta.cpus.filter((cpu) => cpu.trace === i);
+			for (const cpu of cpus) {
 				first = Math.min(first, cpu.first);
 				last = Math.max(last, cpu.last);
-				for (let j = cpu.run_first; j < cpu.run_first + cpu.nruns; j++) {
-					const ru = c.cpu_runs[j];
-					iv.push([c.run_start[ru], c.run_end[ru]]);
-				}
-			});
+				n += cpu.nruns;
+			}
 			const gaps = [];
-			if (iv.length) {
-				iv.sort((a, b) => a[0] - b[0]);
-				let at = first;
-				for (const [a, b] of iv) {
-					if (a > at)
-						gaps.push(at, a);
-					at = Math.max(at, b);
+			if (n) {
+				// the union of the runs: a sweep over their starts and ends, sorted
+				const S = new Float64Array(n), E = new Float64Array(n);
+				let k = 0;
+				for (const cpu of cpus)
+					for (let j = cpu.run_first; j < cpu.run_first + cpu.nruns; j++, k++) {
+						S[k] = c.run_start[c.cpu_runs[j]];
+						E[k] = c.run_end[c.cpu_runs[j]];
+					}
+				S.sort();
+				E.sort();
+				let a = 0, b = 0, active = 0, at = first;
+				while (a < n || b < n) {
+					if (a < n && (b >= n || S[a] <= E[b])) {
+						if (!active && S[a] > at)
+							gaps.push(at, S[a]);
+						active++;
+						a++;
+					} else {
+						if (--active === 0)
+							at = E[b];
+						b++;
+					}
 				}
 				if (last > at)
 					gaps.push(at, last);
@@ -1675,7 +1697,7 @@
 		for (let j = D.labFirst[t]; j < D.labFirst[t + 1]; j++)
 			labels.push({ at: c.label_ts[j] - D.start, text: D.S[c.label_str[j]] });
 		const parent = c.task_parent[t];
-		const created = D.plain.task_start[t], resolved = (fl & FLAG_RESOLVED) ? c.task_end[t] : NaN;
+		const created = (D.plain.task_start || c.task_start)[t], resolved = (fl & FLAG_RESOLVED) ? c.task_end[t] : NaN;
 		return {
 			task: t, id: String(c.task_id[t]), name: taskName(t), kind: D.S[c.task_kind[t]],
 			trace: D.S[D.meta.traces[c.task_trace[t]].dir], state,
@@ -1815,7 +1837,7 @@
 			return;
 		}
 		const c = D.c, fl = c.task_flags[t];
-		const dur = (fl & FLAG_RESOLVED) ? fmtDur(c.task_end[t] - D.plain.task_start[t]) :
+		const dur = (fl & FLAG_RESOLVED) ? fmtDur(c.task_end[t] - (D.plain.task_start || c.task_start)[t]) :
 			(fl & FLAG_NEVER) ? 'never resolved' : 'unresolved';
 		tip.textContent = taskName(t) + ' \u2014 ' + D.S[c.task_kind[t]] + ', ' + dur +
 			((fl & FLAG_FAILED) ? ', failed: ' + D.S[c.task_reason[t]] : '') + ' (click: details)';
