@@ -6,7 +6,7 @@
 #    ringtrace-loadgen, recorded with --pthread: its threads and locks, and
 #    the tasks of its own promise layer, in one trace;
 # 2. the seeds' bug hunt: ringtrace-arp (examples/arp) in the usual order,
-#    in the racy order (it hangs; it gives up after 300 ms) and fixed;
+#    in the racy order (it hangs; it gives up after 50 ms, so that the three runs share the page) and fixed;
 # 3. the pages: the server's, and the three ARP runs aligned in one page;
 #    the server's trace exported for Perfetto;
 # 4. a report: events recorded and lost, what an event costs here, where
@@ -78,7 +78,7 @@ arp() {
 	return "$status"
 }
 arp good
-if arp bad --race --timeout 300; then
+if arp bad --race --timeout 50; then
 	echo "demo: ringtrace-arp --race did not hang" >&2
 	exit 1
 fi
