@@ -117,7 +117,8 @@ enum tr_opcode {
 /*
  * What a field of a header means to the reader (by name, at the top of
  * the packet header and context; "id" and the clock-mapped "timestamp"
- * anywhere in the event header).
+ * anywhere in the event header; the thread and process LTTng's contexts
+ * name, at the top of the event contexts).
  */
 enum tr_role {
 	TR_ROLE_NONE,
@@ -134,6 +135,9 @@ enum tr_role {
 	TR_ROLE_CPU,
 	TR_ROLE_EVENT_ID,
 	TR_ROLE_TS,		/* a clock value: updates the stream's clock (CTF 1.8, 8.) */
+	TR_ROLE_TID,		/* an event context's vtid or tid (LTTng's contexts) */
+	TR_ROLE_PID,		/* ... vpid or pid */
+	TR_ROLE_PROCNAME,	/* ... procname: the string's bit offset */
 	TR_NROLES
 };
 

@@ -212,6 +212,16 @@ static uint8_t role_of(const struct compiler *c, const char *name, const struct 
 		{ R_PACKET_CONTEXT, "cpu_id", TR_ROLE_CPU },
 	};
 
+	if ((c->root == R_STREAM_EVENT_CONTEXT || c->root == R_EVENT_CONTEXT) && depth == 1) {
+		if ((t->kind == TR_TK_STRING || (t->kind == TR_TK_ARRAY && t->text)) &&
+		    name_is(name, "procname"))
+			return TR_ROLE_PROCNAME;
+		if (t->kind == TR_TK_INT && (name_is(name, "vtid") || name_is(name, "tid")))
+			return TR_ROLE_TID;
+		if (t->kind == TR_TK_INT && (name_is(name, "vpid") || name_is(name, "pid")))
+			return TR_ROLE_PID;
+		return TR_ROLE_NONE;
+	}
 	if (t->kind != TR_TK_INT && t->kind != TR_TK_ENUM)
 		return TR_ROLE_NONE;
 	if (c->root == R_EVENT_HEADER) {
@@ -390,6 +400,7 @@ static int compile_type(struct compiler *c, const struct tr_ctype *t, const char
 			goto fail;
 		op->align = 8;
 		op->type = t;
+		op->role = role_of(c, name, t, depth);
 		if (set_name(c, op, name))
 		goto fail;
 		break;
@@ -419,6 +430,7 @@ static int compile_type(struct compiler *c, const struct tr_ctype *t, const char
 		goto fail;
 		if (t->kind == TR_TK_ARRAY) {
 			op->arg = t->length;
+			op->role = role_of(c, name, t, depth);
 			/* the packet header's uuid: 16 bytes */
 			if (c->root == R_PACKET_HEADER && depth == 1 && name_is(name, "uuid") &&
 			    t->length == 16 && t->elem->kind == TR_TK_INT && t->elem->size == 8)
@@ -975,6 +987,10 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int 
 		z = memchr(s, 0, (size_t)((w->end - w->bit) / 8));
 		if (!z)
 			return wfail(w, op, "a string without its NUL before the packet's end");
+		if (op->role) {
+			w->role[op->role] = w->bit;
+			w->roles |= 1u << op->role;
+		}
 		w->bit += (uint64_t)(z - s + 1) * 8;
 		return 0;
 	}
@@ -996,6 +1012,10 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int 
 		}
 		if (!align_to(w, op->align))
 			return wfail(w, op, "runs past the packet's content");
+		if (op->role == TR_ROLE_PROCNAME) {
+			w->role[TR_ROLE_PROCNAME] = w->bit;
+			w->roles |= 1u << TR_ROLE_PROCNAME;
+		}
 		/* every element costs an op of the budget: no length makes this loop long */
 		for (uint64_t k = 0; k < n; k++) {
 			int r = walk_range(ops, i + 1, op->next, w, depth + 1);

@@ -555,6 +555,13 @@ static int ctf_next_record(struct tr_cursor *c)
 	if (walk_or_skip(cls->context, &w))
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: context: %s", cls->name, err);
 	c->pl_bit = w.bit;
+	c->has_tid = w.roles & (1u << TR_ROLE_TID);
+	c->has_pid = w.roles & (1u << TR_ROLE_PID);
+	c->tid = c->has_tid ? w.role[TR_ROLE_TID] : 0;
+	c->pid = c->has_pid ? w.role[TR_ROLE_PID] : 0;
+	c->procname = w.roles & (1u << TR_ROLE_PROCNAME) ?
+		      (const char *)pkt + w.role[TR_ROLE_PROCNAME] / 8 : NULL;
+	c->procname_max = c->procname ? (size_t)(w.bit - w.role[TR_ROLE_PROCNAME]) / 8 : 0;
 	p = cls->payload;
 	if (walk_or_skip(p, &w))
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: %s", cls->name, err);

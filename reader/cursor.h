@@ -90,6 +90,11 @@ struct tr_cursor {
 	uint64_t ctx_bit;	/* the class's context */
 	uint64_t pl_bit;	/* the payload */
 	uint64_t end_bit;	/* the record's end */
+	/* the thread and process its event contexts name, when they do (LTTng's) */
+	bool has_tid, has_pid;
+	uint64_t tid, pid;
+	const char *procname;	/* in the mapping, NULL when none: at most ... */
+	size_t procname_max;	/* ... this many bytes, up to a NUL */
 
 	/* totals */
 	uint64_t packets, events, events_lost, packets_lost;

@@ -25,6 +25,8 @@
 #include "reader/input.h"
 #include "reader/merge.h"
 #include "reader/model.h"
+#include "reader/text.h"
+#include "reader/ctf.h"
 
 /* What an event class means to the model, from its name and field types. */
 enum op {
@@ -82,13 +84,14 @@ struct sstate {
 enum cap {
 	CAP_TASKS, CAP_ARROWS, CAP_LABELS, CAP_RUNS, CAP_COUNTERS, CAP_SAMPLES, CAP_NOTES,
 	CAP_PAUSES, CAP_LOSSES, CAP_DAMAGE, CAP_CPUS, CAP_TRACES,
-	CAP_TRY_HEAD, CAP_TRY_NEXT, CAP_SAMPLE_COUNTER,
+	CAP_TRY_HEAD, CAP_TRY_NEXT, CAP_SAMPLE_COUNTER, CAP_CLASSES, CAP_THREADS, CAP_MARKERS,
 	NCAPS
 };
 
 /* What the event classes of one chunk's metadata mean (chunks may add classes). */
 struct chunk_ops {
 	uint8_t *ops;		/* enum op per class */
+	uint32_t *cls;		/* per class: its rtr_model.classes index */
 	const struct tr_field *kind_field;
 	const struct tr_field *counter_field;
 };
@@ -113,6 +116,10 @@ struct loader {
 	struct idmap counters;
 	uint32_t kind_names[256];	/* string per kind value, 0 not made yet */
 	uint32_t preexisting;	/* the string "preexisting" */
+	unsigned flags;		/* enum rtr_model_flags */
+	struct idmap threads;	/* tid + 1 to rtr_model.threads index, the trace being read */
+	uint32_t class_first;	/* the trace's first rtr_model.classes index */
+	struct tr_text text;	/* a marker's fields, being made */
 };
 
 
@@ -624,6 +631,187 @@ static int on_pause(struct loader *l, uint64_t dur, const uint8_t *reason, int64
 	return 0;
 }
 
+/* ---- classes, threads, markers ---------------------------------------------------- */
+
+/* The model class of each of @md's classes (a rotated trace's chunks share names). */
+static int setup_classes(struct loader *l, struct chunk_ops *co, const struct tr_metadata *md)
+{
+	struct rtr_model *m = l->m;
+
+	for (uint32_t i = 0; i < md->nclasses; i++) {
+		const char *name = md->classes[i].name;
+		uint32_t k;
+		int64_t str;
+
+		for (k = l->class_first; k < m->nclasses; k++)
+			if (!strcmp(rtr_model_str(m, m->classes[k].name), name))
+				break;
+		if (k == m->nclasses) {
+			struct rtr_model_class *mc;
+
+			if ((str = str_add(l, name, strlen(name))) < 0 ||
+			    !(mc = PUSH(l, m->classes, m->nclasses, CAP_CLASSES)))
+				return -1;
+			*mc = (struct rtr_model_class){ .trace = l->trace, .name = (uint32_t)str };
+		}
+		co->cls[i] = k;
+	}
+	return 0;
+}
+
+/*
+ * The rtr_model.threads index of thread @tid of the trace being read, made
+ * on its first event; its event counted, its pid (@pid, unless NULL) and
+ * name (@name, @namelen bytes, unless NULL: its latest, for a thread
+ * renamed or an exec) updated.  The one hook for every source of thread
+ * identity: LTTng's contexts (thread_of()), ringtrace's thread records.
+ * Return: the index, or UINT32_MAX - 1 when out of memory (said).
+ */
+static uint32_t thread_index(struct loader *l, uint64_t tid, const uint64_t *pid,
+			     const char *name, size_t namelen)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_thread *t;
+	uint32_t i;
+	int64_t str;
+
+	if (tid == UINT64_MAX)
+		return RTR_MODEL_NONE;
+	i = idmap_find(&l->threads, tid + 1);
+	if (i == RTR_MODEL_NONE) {
+		if (!(t = PUSH(l, m->threads, m->nthreads, CAP_THREADS)))
+			return UINT32_MAX - 1;
+		if (idmap_put(&l->threads, tid + 1, m->nthreads - 1)) {
+			nomem(l);
+			return UINT32_MAX - 1;
+		}
+		*t = (struct rtr_model_thread){ .trace = l->trace, .tid = tid };
+		i = m->nthreads - 1;
+	}
+	t = &m->threads[i];
+	t->events++;
+	if (pid)
+		t->pid = *pid;
+	if (name) {
+		const char *cur = rtr_model_str(m, t->name);
+
+		if (strlen(cur) != namelen || memcmp(cur, name, namelen)) {
+			if ((str = str_add(l, name, namelen)) < 0)
+				return UINT32_MAX - 1;
+			m->threads[i].name = (uint32_t)str;
+		}
+	}
+	return i;
+}
+
+/* The thread @c's event contexts name (LTTng's vtid, vpid, procname), or RTR_MODEL_NONE. */
+static uint32_t thread_of(struct loader *l, const struct tr_cursor *c)
+{
+	size_t n = 0;
+
+	if (!c->has_tid)
+		return RTR_MODEL_NONE;
+	if (c->procname)
+		n = strnlen(c->procname, c->procname_max < 256 ? c->procname_max : 256);
+	return thread_index(l, c->tid, c->has_pid ? &c->pid : NULL, c->procname, n);
+}
+
+/* @c's fields as dump prints them, at most RTR_MODEL_FIELDS_MAX bytes: a pool string. */
+static int64_t fields_of(struct loader *l, const struct tr_cursor *c)
+{
+	struct tr_text *t = &l->text;
+
+	t->len = 0;
+	if (c->md->ctf) {
+		const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
+		const struct tr_plan *plan[3] = { &sc->event_context, c->cls->context,
+						  c->cls->payload };
+		const uint64_t at[3] = { c->sctx_bit, c->ctx_bit, c->pl_bit };
+		struct tr_walk w;
+
+		w.pkt = c->s->data + c->pkt_off;
+		w.end = (c->pkt_end - c->pkt_off) * 8;
+		w.regs = c->md->ctf->regs;
+		for (int i = 0; i < 3; i++) {
+			w.bit = at[i];
+			w.budget = tr_walk_budget(w.end - w.bit);
+			tr_text_plan(t, plan[i], &w, !t->len);
+		}
+	} else {
+		tr_text_fields(t, c->cls, c->payload, c->len);
+	}
+	if (t->failed)
+		return -1;
+	if (t->len > RTR_MODEL_FIELDS_MAX) {
+		t->len = RTR_MODEL_FIELDS_MAX - 3;
+		memcpy(tr_text_room(t, 3), "...", 3);
+		t->len += 3;
+	}
+	return str_add(l, t->buf, t->len);
+}
+
+static int add_marker(struct loader *l, struct sstate *ss, const struct tr_cursor *c, int64_t ts,
+		      uint32_t cls, uint32_t thread)
+{
+	struct rtr_model *m = l->m;
+	struct rtr_model_marker *mk;
+	int64_t fields = 0;
+
+	if ((l->flags & RTR_MODEL_FIELDS) && (fields = fields_of(l, c)) < 0)
+		return nomem(l);
+	if (!(mk = PUSH(l, m->markers, m->nmarkers, CAP_MARKERS)))
+		return -1;
+	*mk = (struct rtr_model_marker){ .ts = ts, .cpu = ss->cpu, .thread = thread, .cls = cls,
+					 .fields = (uint32_t)fields };
+	return 0;
+}
+
+/* A thread and its index before sorting. */
+struct thread_at {
+	struct rtr_model_thread t;
+	uint32_t old;
+};
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct rtr_model_thread *x = &((const struct thread_at *)a)->t;
+	const struct rtr_model_thread *y = &((const struct thread_at *)b)->t;
+
+	if (x->trace != y->trace)
+		return x->trace < y->trace ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The threads by trace, then thread id; the markers' indices follow. */
+static int sort_threads(struct rtr_model *m)
+{
+	struct thread_at *tmp;
+	uint32_t *to;
+
+	if (m->nthreads < 2)
+		return 0;
+	tmp = malloc(m->nthreads * sizeof(*tmp));
+	to = malloc(m->nthreads * sizeof(*to));
+	if (!tmp || !to) {
+		free(tmp);
+		free(to);
+		return -1;
+	}
+	for (uint32_t i = 0; i < m->nthreads; i++)
+		tmp[i] = (struct thread_at){ .t = m->threads[i], .old = i };
+	qsort(tmp, m->nthreads, sizeof(*tmp), cmp_thread);
+	for (uint32_t i = 0; i < m->nthreads; i++) {
+		m->threads[i] = tmp[i].t;
+		to[tmp[i].old] = i;
+	}
+	for (uint32_t i = 0; i < m->nmarkers; i++)
+		if (m->markers[i].thread != RTR_MODEL_NONE)
+			m->markers[i].thread = to[m->markers[i].thread];
+	free(tmp);
+	free(to);
+	return 0;
+}
+
 /* ---- one event ------------------------------------------------------------------ */
 
 static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor *c, int64_t ts)
@@ -828,11 +1016,12 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 
 	l->chunk_ops = calloc(nchunks, sizeof(*l->chunk_ops));
 	if (!l->chunk_ops || idmap_init(&l->tasks) || idmap_init(&l->counters) ||
-	    tr_merge_init_chunks(&mg, t, nchunks)) {
+	    idmap_init(&l->threads) || tr_merge_init_chunks(&mg, t, nchunks)) {
 		free(l->chunk_ops);
 		l->chunk_ops = NULL;
 		idmap_free(&l->tasks);
 		idmap_free(&l->counters);
+		idmap_free(&l->threads);
 		return nomem(l);
 	}
 	ss = calloc(mg.nstreams + 1, sizeof(*ss));
@@ -840,12 +1029,16 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		nomem(l);
 		goto out;
 	}
+	l->class_first = m->nclasses;
 	for (uint32_t k = 0; k < nchunks; k++) {
-		if (!(l->chunk_ops[k].ops = calloc(t[k].md.nclasses + 1, 1))) {
+		if (!(l->chunk_ops[k].ops = calloc(t[k].md.nclasses + 1, 1)) ||
+		    !(l->chunk_ops[k].cls = calloc(t[k].md.nclasses + 1, sizeof(uint32_t)))) {
 			nomem(l);
 			goto out;
 		}
 		setup_ops(&l->chunk_ops[k], &t[k].md);
+		if (setup_classes(l, &l->chunk_ops[k], &t[k].md))
+			goto out;
 	}
 	m->traces[l->trace].ncpus = mg.nstreams;
 	for (uint32_t i = 0; i < mg.nstreams; i++) {
@@ -884,8 +1077,17 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		}
 		st->last = ts;
 		if (__builtin_expect(r == TR_EVENT, 1)) {
+			uint32_t k, th = RTR_MODEL_NONE;
+
 			cpu->events++;
 			l->cur = &l->chunk_ops[mg.chunk[s]];
+			k = l->cur->cls[c->cls - c->md->classes];
+			m->classes[k].count++;
+			if (c->md->ctf && (th = thread_of(l, c)) == UINT32_MAX - 1)
+				goto out;
+			if (l->cur->ops[c->cls - c->md->classes] == OP_OTHER &&
+			    (l->flags & RTR_MODEL_MARKERS) && add_marker(l, st, c, ts, k, th))
+				goto out;
 			if (on_event(l, st, c, ts))
 				goto out;
 		} else if (add_loss(l, st, c, r, ts)) {
@@ -918,14 +1120,17 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 	ret = 0;
 out:
 	tr_merge_free(&mg);
-	for (uint32_t k = 0; k < nchunks; k++)
+	for (uint32_t k = 0; k < nchunks; k++) {
 		free(l->chunk_ops[k].ops);
+		free(l->chunk_ops[k].cls);
+	}
 	free(l->chunk_ops);
 	l->chunk_ops = NULL;
 	l->cur = NULL;
 	free(ss);
 	idmap_free(&l->tasks);
 	idmap_free(&l->counters);
+	idmap_free(&l->threads);
 	return ret;
 }
 
@@ -1281,6 +1486,8 @@ static void finish(struct rtr_model *m)
 	}
 	for (uint32_t i = 0; i < m->nlosses; i++)
 		m->losses[i].ts = rel(m->losses[i].ts, o);
+	for (uint32_t i = 0; i < m->nmarkers; i++)
+		m->markers[i].ts = rel(m->markers[i].ts, o);
 	for (uint32_t i = 0; i < m->ndamage; i++)
 		m->damage[i].ts = m->damage[i].ts == INT64_MIN ? 0 : rel(m->damage[i].ts, o);
 }
@@ -1318,7 +1525,14 @@ out:
 
 int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err, size_t errlen)
 {
-	struct loader l = { .m = m, .err = err, .errlen = errlen };
+	return rtr_model_load_flags(m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS, err,
+				    errlen);
+}
+
+int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
+			 char *err, size_t errlen)
+{
+	struct loader l = { .m = m, .err = err, .errlen = errlen, .flags = flags };
 	int ret = -1, nstdin = 0;
 	struct tr_input in;
 	int64_t s;
@@ -1331,7 +1545,8 @@ int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err,
 	if (nstdin > 1)
 		return fatal(&l, "'-' (standard input) given %d times: it holds one trace", nstdin);
 	/* offset 0 is the empty string */
-	if (str_add(&l, "", 0) < 0 || (s = str_add(&l, "preexisting", 11)) < 0)
+	if (tr_text_init(&l.text, NULL, 4096) || str_add(&l, "", 0) < 0 ||
+	    (s = str_add(&l, "preexisting", 11)) < 0)
 		goto out;
 	l.preexisting = (uint32_t)s;
 	for (int i = 0; i < ndirs; i++) {
@@ -1351,7 +1566,9 @@ int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err,
 		     offsetof(struct rtr_model_pause, end)) ||
 	    sort_i64(m->losses, m->nlosses, sizeof(*m->losses),
 		     offsetof(struct rtr_model_loss, ts)) ||
-	    group_all(&l) || counter_groups(m)) {
+	    sort_i64(m->markers, m->nmarkers, sizeof(*m->markers),
+		     offsetof(struct rtr_model_marker, ts)) ||
+	    sort_threads(m) || group_all(&l) || counter_groups(m)) {
 		nomem(&l);
 		goto out;
 	}
@@ -1360,6 +1577,7 @@ out:
 	free(l.try_head);
 	free(l.try_next);
 	free(l.sample_counter);
+	tr_text_free(&l.text);
 	if (ret < 0)
 		rtr_model_free(m);
 	return ret;
@@ -1380,6 +1598,9 @@ void rtr_model_free(struct rtr_model *m)
 	free(m->pauses);
 	free(m->losses);
 	free(m->damage);
+	free(m->classes);
+	free(m->threads);
+	free(m->markers);
 	free(m->strs);
 	memset(m, 0, sizeof(*m));
 }

@@ -340,6 +340,66 @@ struct rtr_model_cpu {
 };
 
 /**
+ * struct rtr_model_class - an event class of a trace, and its events read.
+ * @trace: trace index.
+ * @name: string: "provider:event" (LTTng), "switch" (ringtrace's own).
+ * @count: its events read.
+ *
+ * rtr_model.classes is grouped by trace, each trace's classes in metadata
+ * order (the chunks of a rotated trace: each name once).  Every event of
+ * every class is counted, the task model's too.
+ */
+struct rtr_model_class {
+	uint32_t trace;
+	uint32_t name;
+	uint64_t count;
+};
+
+/**
+ * struct rtr_model_thread - a thread the events name: LTTng's vtid (or
+ * tid) event context.
+ * @trace: trace index.
+ * @tid: its id, as the context gives it.
+ * @pid: its process's (vpid or pid context), 0 if unknown.
+ * @name: string: the procname context of its latest event ("" if none).
+ * @events: its events read.
+ *
+ * rtr_model.threads is sorted by trace, then thread id.
+ */
+struct rtr_model_thread {
+	uint32_t trace;
+	uint32_t name;
+	uint64_t tid;
+	uint64_t pid;
+	uint64_t events;
+};
+
+/* The longest field text a marker keeps (longer text is cut, with "..."). */
+#define RTR_MODEL_FIELDS_MAX	1024
+
+/**
+ * struct rtr_model_marker - an event the task model does not read (a typed
+ * event of a ringtrace trace; every event of an LTTng trace): a mark on its
+ * CPU's lane and its thread's, its fields on hover.
+ * @ts: when.
+ * @cpu: index into rtr_model.cpus.
+ * @thread: index into rtr_model.threads, RTR_MODEL_NONE when no context
+ *	names it.
+ * @cls: index into rtr_model.classes.
+ * @fields: string: its fields as `ringtrace dump` prints them ("a = 1,
+ *	s = \"x\""), contexts first; "" unless loaded with RTR_MODEL_FIELDS.
+ *
+ * rtr_model.markers is sorted by time (kept only with RTR_MODEL_MARKERS).
+ */
+struct rtr_model_marker {
+	int64_t ts;
+	uint32_t cpu;
+	uint32_t thread;
+	uint32_t cls;
+	uint32_t fields;
+};
+
+/**
  * struct rtr_model_trace - one trace: a directory, the chunks of a rotated
  *	one, or the stream on standard input.
  * @dir: string: the argument as given (a directory, or "-").
@@ -414,6 +474,10 @@ struct rtr_model_damage {
  * @pauses: sorted by end time; @npauses.
  * @losses: sorted by time; @nlosses.
  * @damage: one per damaged stream; @ndamage.
+ * @classes: every event class with its count, grouped by trace; @nclasses.
+ * @threads: the threads event contexts name, by trace then id; @nthreads.
+ * @markers: the events the task model does not read, by time; @nmarkers
+ *	(RTR_MODEL_MARKERS).
  * @strs: the string pool: a string is @strs + offset, NUL-terminated.
  * @strs_len: bytes used in it.
  */
@@ -447,6 +511,12 @@ struct rtr_model {
 	uint32_t nlosses;
 	struct rtr_model_damage *damage;
 	uint32_t ndamage;
+	struct rtr_model_class *classes;
+	uint32_t nclasses;
+	struct rtr_model_thread *threads;
+	uint32_t nthreads;
+	struct rtr_model_marker *markers;
+	uint32_t nmarkers;
 	/* private: */
 	char *strs;
 	size_t strs_len;
@@ -481,6 +551,27 @@ static inline const char *rtr_model_str(const struct rtr_model *m, uint32_t off)
  * safe).
  */
 int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err, size_t errlen);
+
+/**
+ * enum rtr_model_flags - what rtr_model_load_flags() keeps beyond the task
+ * model, the classes' counts and the threads.
+ * @RTR_MODEL_MARKERS: rtr_model.markers, an entry per event the task model
+ *	does not read (32 bytes each).
+ * @RTR_MODEL_FIELDS: their fields as text, too (the viewer's hover; up to
+ *	RTR_MODEL_FIELDS_MAX bytes each).
+ */
+enum rtr_model_flags {
+	RTR_MODEL_MARKERS = 1u << 0,
+	RTR_MODEL_FIELDS = 1u << 1,
+};
+
+/*
+ * rtr_model_load_flags() - rtr_model_load() keeping what @flags (enum
+ * rtr_model_flags) say; rtr_model_load() keeps everything.
+ * Return: as rtr_model_load().
+ */
+int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
+			 char *err, size_t errlen);
 
 /* rtr_model_free() - free what rtr_model_load() allocated; @m is then empty. */
 void rtr_model_free(struct rtr_model *m);

@@ -167,6 +167,16 @@ void tr_text_string(struct tr_text *t, const uint8_t *s, size_t n);
 /* @n bytes as 0x and two hex digits each. */
 void tr_text_hex(struct tr_text *t, const uint8_t *s, size_t n);
 
+struct tr_class;
+
+/*
+ * tr_text_fields() - the fields of a record of ringtrace's own class @cls
+ * (reader/tsdl.h: @payload, @len bytes, checked by its cursor) as "a = 1,
+ * b = "x"": integers, doubles, strings, enumerations' labels, bytes in hex.
+ */
+void tr_text_fields(struct tr_text *t, const struct tr_class *cls, const uint8_t *payload,
+		    size_t len);
+
 /*
  * tr_text_plan() - the fields of @p as "a = 1, b = "x"" at @w (already
  * walked by the cursor: every read is in bounds; registers are set again as

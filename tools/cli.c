@@ -137,10 +137,11 @@ int cli_input_close(struct tr_input *in)
 	return 1;
 }
 
-int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs)
+int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs,
+		   unsigned flags)
 {
 	char err[1024];
-	int r = rtr_model_load(m, dirs, ndirs, err, sizeof(err));
+	int r = rtr_model_load_flags(m, dirs, ndirs, flags, err, sizeof(err));
 
 	if (r < 0)
 		fprintf(stderr, "ringtrace %s: %s\n", cmd, err);

@@ -57,11 +57,12 @@ void cli_input_told(const struct tr_input *in);
 int cli_input_close(struct tr_input *in);
 
 /*
- * cli_model_load() - rtr_model_load() for the command @cmd ("stats", ...):
- * a fatal error goes to stderr as "ringtrace CMD: message".
+ * cli_model_load() - rtr_model_load_flags() for the command @cmd ("stats",
+ * ...): a fatal error goes to stderr as "ringtrace CMD: message".
  * Return: as rtr_model_load().
  */
-int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs);
+int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs,
+		   unsigned flags);
 /* cli_model_damage() - each damage message to stderr as "ringtrace CMD: damaged: ...". */
 void cli_model_damage(const char *cmd, const struct rtr_model *m);
 

@@ -37,6 +37,7 @@ enum item_type {
 	IT_PAUSE,		/* pause: "X" on the pauses thread */
 	IT_SAMPLE,		/* counter sample: "C" */
 	IT_NOTE,		/* note: "i" */
+	IT_MARKER,		/* an event the task model does not read: "i" */
 	IT_LOSS,		/* loss: "i" */
 	IT_END,			/* task: "e" */
 };
@@ -47,8 +48,9 @@ struct item {
 	uint32_t idx;
 };
 
-/* The thread ids: a CPU's is its number + 1; the pauses' is this. */
+/* The thread ids: a CPU's is its number + 1; the pauses' is this; a thread's this + its index. */
 #define TID_PAUSES	1000000u
+#define TID_THREADS	2000000u
 
 static const char *const arrow_names[] = {
 	[RTR_ARROW_READ] = "read", [RTR_ARROW_TRY_READ] = "try_read",
@@ -276,6 +278,36 @@ static void emit_note(struct exp *e, uint32_t i)
 	jw_lit(&e->w, "}");
 }
 
+/* A typed event, an LTTng event: an instant on its thread's track (else its CPU's), its fields. */
+static void emit_marker(struct exp *e, uint32_t i)
+{
+	const struct rtr_model *m = e->m;
+	const struct rtr_model_marker *k = &m->markers[i];
+
+	sep(e);
+	jw_lit(&e->w, "{\"ph\":\"i\",\"name\":");
+	jw_cstr(&e->w, rtr_model_str(m, m->classes[k->cls].name));
+	if (k->thread == RTR_MODEL_NONE) {
+		cpu_instant(e, k->cpu, k->ts);
+	} else {
+		jw_lit(&e->w, ",\"cat\":\"trace\",\"pid\":");
+		jw_u64(&e->w, pid_of(m->cpus[k->cpu].trace));
+		jw_lit(&e->w, ",\"tid\":");
+		jw_u64(&e->w, TID_THREADS + k->thread);
+		jw_lit(&e->w, ",\"ts\":");
+		jw_us(&e->w, k->ts);
+		jw_lit(&e->w, ",\"s\":\"t\"");
+	}
+	jw_lit(&e->w, ",\"args\":{\"cpu\":");
+	if (m->cpus[k->cpu].cpu == RTR_MODEL_NONE)
+		jw_lit(&e->w, "null");
+	else
+		jw_u64(&e->w, m->cpus[k->cpu].cpu);
+	jw_lit(&e->w, ",\"fields\":");
+	jw_cstr(&e->w, rtr_model_str(m, k->fields));
+	jw_lit(&e->w, "}}");
+}
+
 static void emit_loss(struct exp *e, uint32_t i)
 {
 	const struct rtr_model_loss *l = &e->m->losses[i];
@@ -341,13 +373,28 @@ static void emit_metadata(struct exp *e)
 		jw_u64(&e->w, tid_of(m, i));
 		jw_lit(&e->w, "}}");
 	}
+	for (uint32_t i = 0; i < m->nthreads; i++) {
+		const struct rtr_model_thread *t = &m->threads[i];
+		const char *name = rtr_model_str(m, t->name);
+
+		sep(e);
+		jw_lit(&e->w, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+		jw_u64(&e->w, pid_of(t->trace));
+		jw_lit(&e->w, ",\"tid\":");
+		jw_u64(&e->w, TID_THREADS + i);
+		/* "NAME TID" (its procname and thread id), escaped as a whole (cut at 1 KiB) */
+		n = snprintf(buf, sizeof(buf), "%s%s%" PRIu64, name, *name ? " " : "tid ", t->tid);
+		jw_lit(&e->w, ",\"args\":{\"name\":");
+		jw_str(&e->w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		jw_lit(&e->w, "}}");
+	}
 }
 
 /* Every item in time order.  Return: the array (*@n items), or NULL. */
 static struct item *items(const struct rtr_model *m, size_t *n)
 {
 	size_t cap = 2 * (size_t)m->ntasks + 2 * (size_t)m->narrows + m->nruns + m->npauses +
-		     m->nsamples + m->nnotes + m->nlosses + 1, k = 0;
+		     m->nsamples + m->nnotes + m->nlosses + m->nmarkers + 1, k = 0;
 	struct item *it = malloc(cap * sizeof(*it));
 
 	if (!it)
@@ -372,6 +419,8 @@ static struct item *items(const struct rtr_model *m, size_t *n)
 		it[k++] = (struct item){ m->notes[i].ts, IT_NOTE, i };
 	for (uint32_t i = 0; i < m->nlosses; i++)
 		it[k++] = (struct item){ m->losses[i].ts, IT_LOSS, i };
+	for (uint32_t i = 0; i < m->nmarkers; i++)
+		it[k++] = (struct item){ m->markers[i].ts, IT_MARKER, i };
 	if (k > 1)
 		qsort(it, k, sizeof(*it), cmp_item);
 	*n = k;
@@ -423,6 +472,9 @@ static int export_chrome(const struct rtr_model *m, FILE *f)
 			break;
 		case IT_NOTE:
 			emit_note(&e, it[i].idx);
+			break;
+		case IT_MARKER:
+			emit_marker(&e, it[i].idx);
 			break;
 		case IT_LOSS:
 			emit_loss(&e, it[i].idx);
@@ -513,7 +565,7 @@ int rtr_cmd_export(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
-	r = cli_model_load("export", &m, dirs, ndirs);
+	r = cli_model_load("export", &m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS);
 	free(dirs);
 	if (r < 0)
 		return 1;

@@ -216,6 +216,26 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 		       rate(c->events, &m->traces[c->trace]), c->events_lost, c->packets_lost,
 		       c->damaged ? "  damaged" : "");
 	}
+	printf("\n%-5s %-40s %12s %14s\n", "trace", "event class", "events", "events/s");
+	for (uint32_t i = 0; i < m->nclasses; i++) {
+		const struct rtr_model_class *k = &m->classes[i];
+
+		if (!k->count)
+			continue;
+		printf("%-5u ", k->trace);
+		put_clean(stdout, rtr_model_str(m, k->name), 40);
+		printf(" %12" PRIu64 " %14.0f\n", k->count, rate(k->count, &m->traces[k->trace]));
+	}
+	if (!m->nthreads)
+		return;
+	printf("\n%-5s %10s %10s %-16s %12s\n", "trace", "tid", "pid", "name", "events");
+	for (uint32_t i = 0; i < m->nthreads; i++) {
+		const struct rtr_model_thread *t = &m->threads[i];
+
+		printf("%-5u %10" PRIu64 " %10" PRIu64 " ", t->trace, t->tid, t->pid);
+		put_clean(stdout, rtr_model_str(m, t->name), 16);
+		printf(" %12" PRIu64 "\n", t->events);
+	}
 }
 
 static void json_dur(struct jw *w, const char *key, int64_t v, bool comma)
@@ -296,6 +316,36 @@ static void print_json(const struct rtr_model *m, const struct kind_stats *ks, u
 		jw_lit(w, ", \"packets_lost\": ");
 		jw_u64(w, c->packets_lost);
 		jw_lit(w, c->damaged ? ", \"damaged\": true}" : ", \"damaged\": false}");
+	}
+	jw_lit(w, "],\n \"classes\": [");
+	for (uint32_t i = 0, n = 0; i < m->nclasses; i++) {
+		const struct rtr_model_class *k = &m->classes[i];
+
+		if (!k->count)
+			continue;
+		jw_lit(w, n++ ? ",\n  {\"trace\": " : "\n  {\"trace\": ");
+		jw_u64(w, k->trace);
+		jw_lit(w, ", \"class\": ");
+		jw_cstr(w, rtr_model_str(m, k->name));
+		jw_lit(w, ", \"count\": ");
+		jw_u64(w, k->count);
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "],\n \"threads\": [");
+	for (uint32_t i = 0; i < m->nthreads; i++) {
+		const struct rtr_model_thread *t = &m->threads[i];
+
+		jw_lit(w, i ? ",\n  {\"trace\": " : "\n  {\"trace\": ");
+		jw_u64(w, t->trace);
+		jw_lit(w, ", \"tid\": ");
+		jw_u64(w, t->tid);
+		jw_lit(w, ", \"pid\": ");
+		jw_u64(w, t->pid);
+		jw_lit(w, ", \"name\": ");
+		jw_cstr(w, rtr_model_str(m, t->name));
+		jw_lit(w, ", \"count\": ");
+		jw_u64(w, t->events);
+		jw_lit(w, "}");
 	}
 	jw_lit(w, "],\n \"damage\": [");
 	for (uint32_t i = 0; i < m->ndamage; i++) {
@@ -388,7 +438,8 @@ static void usage(FILE *f)
 		"marked should_resolve but never resolved, and the time from creation to\n"
 		"resolution (p50, p90, p99, max: nearest rank, over the tasks both created\n"
 		"and resolved in the trace); per CPU, the events, their rate over the\n"
-		"trace's span, and the events and packets lost.\n"
+		"trace's span, and the events and packets lost; per event class, the events\n"
+		"and their rate; per thread (LTTng traces with a vtid context), the events.\n"
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --json      the same as one JSON object (times in nanoseconds)\n"
@@ -440,7 +491,7 @@ int rtr_cmd_stats(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
-	r = cli_model_load("stats", &m, dirs, ndirs);
+	r = cli_model_load("stats", &m, dirs, ndirs, 0);
 	free(dirs);
 	if (r < 0)
 		return 1;

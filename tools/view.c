@@ -662,6 +662,27 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 		free(k);
 	}
 	FILL(pg, "note_cpu", uint32_t, "u32", m->nnotes, m->notes[i].cpu);
+
+	/* markers: the events the task model does not read (typed events, LTTng's) */
+	FILL(pg, "marker_ts", double, "f64", m->nmarkers, (double)m->markers[i].ts);
+	FILL(pg, "marker_cpu", uint32_t, "u32", m->nmarkers, m->markers[i].cpu);
+	FILL(pg, "marker_thread", uint32_t, "u32", m->nmarkers, m->markers[i].thread);
+	{
+		uint32_t *k = malloc(((size_t)m->nmarkers * 2 + 1) * sizeof(*k)), *v;
+
+		if (!k)
+			goto out;
+		for (uint32_t i = 0; i < m->nmarkers; i++) {
+			k[2 * i] = mstr(pg, &st, m, m->classes[m->markers[i].cls].name);
+			k[2 * i + 1] = mstr(pg, &st, m, m->markers[i].fields);
+		}
+		for (int f = 0; f < 2; f++) {
+			v = COL(pg, f ? "marker_fields" : "marker_name", uint32_t, "u32", m->nmarkers);
+			for (uint32_t i = 0; v && i < m->nmarkers; i++)
+				v[i] = k[2 * i + f];
+		}
+		free(k);
+	}
 	FILL(pg, "pause_start", double, "f64", m->npauses, (double)m->pauses[i].start);
 	FILL(pg, "pause_end", double, "f64", m->npauses, (double)m->pauses[i].end);
 	FILL(pg, "pause_cpu", uint32_t, "u32", m->npauses, m->pauses[i].cpu);
@@ -689,9 +710,18 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 
 		buf_printf(meta, "%s{\"trace\":%u,\"cpu\":%u,\"first\":%" PRId64 ",\"last\":%" PRId64
 			   ",\"events\":%" PRIu64 ",\"events_lost\":%" PRIu64 ",\"packets_lost\":%"
-			   PRIu64 ",\"damaged\":%s,\"run_first\":%u,\"nruns\":%u}", i ? "," : "",
-			   c->trace, c->cpu, c->first, c->last, c->events, c->events_lost,
-			   c->packets_lost, c->damaged ? "true" : "false", c->run_first, c->nruns);
+			   PRIu64 ",\"damaged\":%s,\"run_first\":%u,\"nruns\":%u,\"stream\":%u}",
+			   i ? "," : "", c->trace, c->cpu, c->first, c->last, c->events, c->events_lost,
+			   c->packets_lost, c->damaged ? "true" : "false", c->run_first, c->nruns,
+			   mstr(pg, &st, m, c->stream));
+	}
+	buf_printf(meta, "],\"threads\":[");
+	for (uint32_t i = 0; i < m->nthreads; i++) {
+		const struct rtr_model_thread *t = &m->threads[i];
+
+		buf_printf(meta, "%s{\"trace\":%u,\"tid\":%" PRIu64 ",\"pid\":%" PRIu64
+			   ",\"name\":%u,\"events\":%" PRIu64 "}", i ? "," : "", t->trace, t->tid,
+			   t->pid, mstr(pg, &st, m, t->name), t->events);
 	}
 	buf_printf(meta, "],\"counters\":[");
 	for (uint32_t i = 0; i < m->ncounters; i++) {

@@ -18,11 +18,18 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <ringtrace/ringtrace.h>
+#include <ringtrace/event.h>
 #include "consumer/convert.h"
 #include "tests/helpers.h"
 #include "reader/model.h"
 
 TestSuite(tools_model, .timeout = 120);
+
+/* A typed event: the model keeps it as a marker (its class and fields). */
+#define MODEL_REQ(F) F(u64, id) F(string, path) F(enum, status, model_status)
+RTR_ENUM(model_status, "ok", "not_found");
+RTR_EVENT_DECLARE(model, req, MODEL_REQ)
+RTR_EVENT_DEFINE(model, req, MODEL_REQ)
 
 struct session {
 	char dir[64];
@@ -1088,4 +1095,186 @@ Test(tools_model, cut_stream_is_an_error)
 	free(out);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
 	sh_ok(cmd);
+}
+
+/*
+ * An LTTng trace in the model: every class counted, the threads its
+ * contexts name (tid, pid, procname), every event a marker with its fields,
+ * in time order; without RTR_MODEL_MARKERS, the counts alone.  A ringtrace
+ * trace of task events has classes counted and no marker.
+ */
+Test(tools_model, lttng_events_are_classes_threads_and_markers)
+{
+	const char *src = getenv("RTR_SRCDIR");
+	char dir[PATH_MAX], *dirs[1] = { dir }, err[512];
+	struct rtr_model m;
+	struct session s;
+	struct known k;
+	uint64_t creates = 0;
+
+	snprintf(dir, sizeof(dir), "%s/tests/data/lttng-kernel/contexts", src && *src ? src : ".");
+	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(m.ntasks, 0);
+	cr_expect_eq(m.nclasses, 9);
+	for (uint32_t i = 0; i < m.nclasses; i++)
+		cr_expect_eq(m.classes[i].count, 24, "%s", rtr_model_str(&m, m.classes[i].name));
+	cr_expect_eq(m.nthreads, 21);
+	for (uint32_t i = 0; i < m.nthreads; i++) {
+		const struct rtr_model_thread *t = &m.threads[i];
+		const char *name = rtr_model_str(&m, t->name);
+
+		/* make-traces.py: tid = pid + 100 * (0 bash, 1 sshd, 2 kworker/0:1) */
+		cr_expect(t->tid >= 1000 && t->tid < 1300 && t->pid == t->tid % 100 + 1000,
+			  "tid %" PRIu64 " pid %" PRIu64, t->tid, t->pid);
+		cr_expect_str_eq(name, t->tid < 1100 ? "bash" : t->tid < 1200 ? "sshd" :
+				 "kworker/0:1");
+	}
+	cr_expect_eq(m.nmarkers, 216);
+	for (uint32_t i = 0; i < m.nmarkers; i++) {
+		const struct rtr_model_marker *mk = &m.markers[i];
+
+		cr_assert(!i || mk->ts >= m.markers[i - 1].ts, "markers in time order");
+		cr_assert_lt(mk->thread, m.nthreads);
+		cr_assert_lt(mk->cpu, m.ncpus);
+		cr_assert_not_null(strstr(rtr_model_str(&m, mk->fields), "procname = \""), "%s",
+				   rtr_model_str(&m, mk->fields));
+	}
+	rtr_model_free(&m);
+
+	cr_assert_eq(rtr_model_load_flags(&m, dirs, 1, 0, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(m.nmarkers, 0);
+	cr_expect_eq(m.nclasses, 9);
+	cr_expect_eq(m.nthreads, 21);
+	rtr_model_free(&m);
+
+	/* stats: per class and per thread; export: a track per thread, named */
+	{
+		char args[PATH_MAX + 128], file[64], tmp[] = "/dev/shm/rtr-lttx-XXXXXX", *out;
+		int st;
+
+		snprintf(args, sizeof(args), "stats --json '%s'", dir);
+		out = rt(args, false, &st);
+		cr_expect_eq(st, 0, "%s", out);
+		cr_expect_not_null(strstr(out, "\"class\": \"sched_switch\", \"count\": 24}"),
+				   "%s", out);
+		cr_expect_not_null(strstr(out, "{\"trace\": 0, \"tid\": 1201, \"pid\": 1001, "
+					  "\"name\": \"kworker/0:1\", \"count\": "), "%s", out);
+		free(out);
+		cr_assert_not_null(mkdtemp(tmp));
+		snprintf(file, sizeof(file), "%s/out.json", tmp);
+		snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, dir);
+		out = rt(args, true, &st);
+		free(out);
+		out = checker(file, &st);
+		cr_expect_eq(st, 0, "the checker: %s", out);
+		cr_expect_not_null(strstr(out, "\"kworker/0:1 1201\""), "%s", out);
+		cr_expect_not_null(strstr(out, "\"i\": 222,"), "216 markers + 6 losses: %s", out);
+		free(out);
+		unlink(file);
+		rmdir(tmp);
+	}
+
+	known_trace(&s, &k);
+	load(&m, s.trace, 0);
+	cr_expect_eq(m.nmarkers, 0, "task events are the model's, not markers");
+	for (uint32_t i = 0; i < m.nclasses; i++)
+		if (!strcmp(rtr_model_str(&m, m.classes[i].name), "create"))
+			creates = m.classes[i].count;
+	cr_expect_gt(creates, 0, "create events counted");
+	rtr_model_free(&m);
+	session_end(&s);
+}
+
+/*
+ * A ringtrace trace's typed events: markers on their CPU with their fields
+ * as dump prints them, in time order between the task events; their class
+ * counted in the model and in stats; Trace Event instants in export, their
+ * fields in args.
+ */
+Test(tools_model, typed_events_are_markers_counted_and_exported)
+{
+	static const char *const want[] = {
+		"id = 0, path = \"/a\", status = ok (0)",
+		"id = 1, path = \"/b\\n\", status = not_found (1)",
+		"id = 2, path = \"/a\", status = 7",
+	};
+	struct session s;
+	struct rtr_model m;
+	char args[512], file[160], *out, *json;
+	uint64_t main_task, creates = 0, reqs = 0;
+	size_t len;
+	FILE *f;
+	int st;
+
+	session_start(&s, 0, 0);
+	main_task = rtr_task_id();
+	rtr_create(0, main_task, RTR_KIND_THREAD);
+	rtr_switch(main_task);
+	RTR_TRACE(model, req, .id = 0, .path = "/a", .status = 0);
+	RTR_TRACE(model, req, .id = 1, .path = "/b\n", .status = 1);
+	rtr_note("between");
+	RTR_TRACE(model, req, .id = 2, .path = "/a", .status = 7);
+	rtr_switch(0);
+	session_stop(&s);
+
+	load(&m, s.trace, 0);
+	cr_assert_eq(m.nmarkers, 3);
+	for (uint32_t i = 0; i < m.nmarkers; i++) {
+		const struct rtr_model_marker *k = &m.markers[i];
+
+		cr_expect_str_eq(rtr_model_str(&m, m.classes[k->cls].name), "model:req");
+		cr_expect_str_eq(rtr_model_str(&m, k->fields), want[i]);
+		cr_expect_eq(k->thread, RTR_MODEL_NONE, "no thread context in this trace");
+		cr_expect_lt(k->cpu, m.ncpus);
+		cr_expect(!i || k->ts >= m.markers[i - 1].ts);
+	}
+	cr_expect(m.nnotes == 1 && m.markers[1].ts <= m.notes[0].ts &&
+		  m.notes[0].ts <= m.markers[2].ts, "markers on the model's time axis");
+	for (uint32_t i = 0; i < m.nclasses; i++) {
+		const char *name = rtr_model_str(&m, m.classes[i].name);
+
+		if (!strcmp(name, "create"))
+			creates = m.classes[i].count;
+		if (!strcmp(name, "model:req"))
+			reqs = m.classes[i].count;
+	}
+	cr_expect_eq(creates, 1);
+	cr_expect_eq(reqs, 3);
+	rtr_model_free(&m);
+
+	/* stats: the events per class */
+	snprintf(args, sizeof(args), "stats --json '%s'", s.trace);
+	out = rt(args, false, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "{\"trace\": 0, \"class\": \"model:req\", \"count\": 3}"),
+			   "%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "stats '%s'", s.trace);
+	out = rt(args, false, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "event class"), "%s", out);
+	cr_expect_not_null(strstr(out, "model:req"), "%s", out);
+	free(out);
+
+	/* export: valid Trace Event JSON, an instant per marker with its fields */
+	snprintf(file, sizeof(file), "%s/out.json", s.dir);
+	snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, s.trace);
+	out = rt(args, true, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	out = checker(file, &st);
+	cr_expect_eq(st, 0, "the checker: %s", out);
+	cr_expect_not_null(strstr(out, "\"i\": 4,"), "3 markers + 1 note: %s", out);
+	free(out);
+	f = fopen(file, "rb");
+	cr_assert_not_null(f);
+	json = malloc(1 << 20);
+	len = fread(json, 1, (1 << 20) - 1, f);
+	json[len] = 0;
+	fclose(f);
+	cr_expect_not_null(strstr(json, "{\"ph\":\"i\",\"name\":\"model:req\""), "%s", json);
+	cr_expect_not_null(strstr(json, "\"fields\":\"id = 1, path = \\\"/b\\\\n\\\", "
+				  "status = not_found (1)\""), "%s", json);
+	free(json);
+	session_end(&s);
 }

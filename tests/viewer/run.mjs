@@ -260,6 +260,42 @@ test('lost events are marked where they were lost', async () => {
 	await p.close();
 });
 
+test('LTTng events: marks on CPU and thread lanes, their fields on hover', async () => {
+	// a kernel trace in lttng-modules' shapes, with pid, tid and procname contexts
+	const lttng = new URL('../data/lttng-kernel/contexts', import.meta.url).pathname;
+	const p = await open(page('lttng', [lttng]));
+	const v = await p.evaluate(() => ({ n: rtrView.nmarkers, lanes: rtrView.lanes,
+		f: rtrView.frame, threads: rtrView.meta.threads.length }));
+	assert.equal(v.n, 216, 'every event a marker');
+	assert.equal(v.threads, 21, '7 pids x 3 names');
+	assert.equal(v.lanes.length, 4 + 21, 'a lane per stream, then one per thread');
+	assert.ok(v.lanes.includes('bash 1001'), v.lanes.join(', '));
+	assert.ok(v.f.markers > 0, 'marks drawn');
+	// hovering a mark shows its class and fields
+	const m = await p.evaluate(() => rtrView.marker(0));
+	const [x, y] = await p.evaluate((m) => [rtrView.xOf(m.ts), rtrView.laneY(m.cpu)], m);
+	const at = await p.evaluate(([x, y]) => rtrView.markerAt(x, y), [x, y]);
+	assert.ok(at >= 0, 'a marker under its tick');
+	const text = await p.evaluate((i) => rtrView.markerText(i), at);
+	assert.match(text, /^\w+ at /);
+	assert.match(text, /procname = "/);
+	const box = await p.evaluate(() => { const r = document.getElementById('canvas').getBoundingClientRect();
+		return [r.left, r.top]; });
+	await p.mouse.move(box[0] + x, box[1] + y);
+	const tip = await p.evaluate(() => { const t = document.getElementById('tip');
+		return { hidden: t.hidden, text: t.textContent }; });
+	assert.ok(!tip.hidden, 'the tooltip shows');
+	assert.match(tip.text, /^\w+ at [^\n]*\n.*procname = "/, 'the tooltip: class, time, fields');
+	// off the marks, no tooltip
+	await p.mouse.move(box[0] + 2, box[1] + 2);
+	assert.ok(await p.evaluate(() => document.getElementById('tip').hidden), 'no tooltip off the marks');
+	// the same event on its thread's lane
+	const tl = await p.evaluate((m) => rtrView.laneY(4 + m.thread), m);
+	assert.ok(await p.evaluate(([x, y]) => rtrView.markerAt(x, y), [x, tl]) >= 0);
+	await shot(p, 'lttng');
+	await p.close();
+});
+
 test('a damaged trace: a clear message for the damaged part, the rest drawn', async () => {
 	const dir = path.join(art, 'traces', 'damaged');
 	fs.cpSync(trace('basic'), dir, { recursive: true });
@@ -327,8 +363,12 @@ test('no script errors on any page', async () => {
 	assert.deepEqual(errors, []);
 });
 
+// RTR_VIEWER_ONLY=TEXT runs only the tests whose name contains TEXT (while iterating)
+const only = process.env.RTR_VIEWER_ONLY || '';
 let pass = 0, fail = 0;
 for (const t of tests) {
+	if (only && !t.name.includes(only) && t.name !== 'no script errors on any page')
+		continue;
 	try {
 		await t.fn();
 		pass++;

@@ -110,10 +110,22 @@
 		tl = performance.now();
 		d.sleep = sleeping(d);
 		view.loadMs.sleep = performance.now() - tl;
+		// a lane per stream: 'cpu N', or its file's name where a trace has several
+		// streams of one CPU (LTTng's channels)
+		const seen = new Map();
+		meta.cpus.forEach((c2) => seen.set(c2.trace + ':' + c2.cpu, (seen.get(c2.trace + ':' + c2.cpu) || 0) + 1));
 		d.lanes = meta.cpus.map((c2, i) => ({
 			index: i, cpu: c2, name: (meta.traces.length > 1 ? 'T' + c2.trace + ' ' : '') +
-				'cpu ' + c2.cpu,
+				(seen.get(c2.trace + ':' + c2.cpu) > 1 && S[c2.stream] ? S[c2.stream] + ' (cpu ' + c2.cpu + ')' :
+					'cpu ' + c2.cpu),
 		}));
+		// after the CPUs' lanes, a lane per thread the events' contexts name (LTTng's vtid)
+		d.ncpuLanes = d.lanes.length;
+		(meta.threads || []).forEach((t, i) => d.lanes.push({
+			index: d.lanes.length, thread: i, name: (meta.traces.length > 1 ? 'T' + t.trace + ' ' : '') +
+				(S[t.name] || 'tid') + ' ' + t.tid,
+		}));
+		d.markLast = new Float64Array(d.lanes.length);
 		return d;
 	}
 
@@ -495,6 +507,7 @@
 	const B = {
 		grid: new Batch(2), lines: new Batch(4), runs: new Batch(1), arrows: new Batch(6 * ALPHAS),
 		plot: new Batch(COUNTER_COLORS.length), marks: new Batch(1), segs: new Batch(LANE_COLORS.length + 1),
+		ticks: new Batch(LANE_COLORS.length),
 		vis: [], hl: [], names: [], occ: null,
 	};
 
@@ -658,7 +671,7 @@
 		const F = {
 			taskLines: 0, dust: 0, tasks: [], arrows: [], arrowCount: 0, labels: [],
 			labelCount: 0, highlightsDrawn: 0, counters: [], notes: 0, pauses: 0,
-			lanes: 0, runs: 0, losses: 0, damage: 0, rows: 0, t0: v0, t1: v1, W, H,
+			lanes: 0, runs: 0, markers: 0, losses: 0, damage: 0, rows: 0, t0: v0, t1: v1, W, H,
 			fisheye: !M.fits && V.fisheye, prof: {},
 		};
 		let occ = B.occ;
@@ -1245,6 +1258,8 @@
 			D.lanes.forEach((lane, li) => {
 				const y = top + li * LANE_H + LANE_H / 2;
 				const cpu = lane.cpu;
+				if (!cpu)
+					return;
 				const a = cpu.run_first, b = cpu.run_first + cpu.nruns, idx = c.cpu_runs;
 				let i = lowerBoundArr(laneEnd, a, b, v0);
 				F.lanes++;
@@ -1281,6 +1296,36 @@
 				if (s.length > room)
 					s = s.slice(0, room - 1) + '\u2026';
 				g.fillText(s, Math.max(0, names[i + 1]) + 3, names[i + 3]);
+			}
+			// markers: the events the task model does not read (typed events, LTTng's),
+			// a tick on their CPU's lane and on their thread's, a colour per class
+			if (c.marker_ts && c.marker_ts.length) {
+				const a = lowerBoundArr(c.marker_ts, 0, c.marker_ts.length, v0);
+				const b = lowerBoundArr(c.marker_ts, a, c.marker_ts.length, v1 + 1e-9);
+				const ticks = B.ticks.reset(), last = D.markLast, NC = LANE_COLORS.length;
+				last.fill(-10);
+				for (let i = a; i < b; i++) {
+					const x = Math.floor(X(c.marker_ts[i]));
+					const key = c.marker_name[i] % NC;
+					let li = c.marker_cpu[i];
+					if (x !== last[li]) {
+						last[li] = x;
+						ticks.line(key, x, top + li * LANE_H + LANE_H / 2, x + 1,
+							top + li * LANE_H + LANE_H / 2);
+						F.markers++;
+					}
+					if (c.marker_thread[i] === NONE)
+						continue;
+					li = D.ncpuLanes + c.marker_thread[i];
+					if (x !== last[li]) {
+						last[li] = x;
+						ticks.line(key, x, top + li * LANE_H + LANE_H / 2, x + 1,
+							top + li * LANE_H + LANE_H / 2);
+						F.markers++;
+					}
+				}
+				for (let key = 0; key < NC; key++)
+					ticks.fillRects(g, key, LANE_COLORS[key], LANE_H - 5);
 			}
 			// lane names at the left
 			g.font = '10px sans-serif';
@@ -1628,6 +1673,8 @@
 		};
 		const runLane = new Uint16Array(c.run_task.length);
 		D.lanes.forEach((lane, li) => {
+			if (!lane.cpu)
+				return;	// a thread's lane: markers only
 			for (let j = lane.cpu.run_first; j < lane.cpu.run_first + lane.cpu.nruns; j++)
 				runLane[c.cpu_runs[j]] = li;
 		});
@@ -1824,26 +1871,64 @@
 	let tipTask = -1;
 	function hover(x, y) {
 		const tip = $('tip'), t = taskAt(x, y);
-		if (t === tipTask && (t < 0 || !tip.hidden)) {
-			if (t >= 0) {
-				tip.style.left = Math.min(x + 14, V.W - tip.offsetWidth - 4) + 'px';
-				tip.style.top = (y + 16) + 'px';
-			}
+		const place = () => {
+			tip.style.left = Math.min(x + 14, V.W - tip.offsetWidth - 4) + 'px';
+			tip.style.top = (y + 16) + 'px';
+		};
+		if (t >= 0 && t === tipTask && !tip.hidden) {
+			place();
 			return;
 		}
 		tipTask = t;
 		if (t < 0) {
-			tip.hidden = true;
+			// no task: an event drawn as a marker on a lane, its class and fields
+			const mk = markerAt(x, y);
+			tip.hidden = mk < 0;
+			tip.classList.toggle('fields', mk >= 0);
+			if (mk >= 0) {
+				tip.textContent = markerText(mk);
+				place();
+			}
 			return;
 		}
 		const c = D.c, fl = c.task_flags[t];
 		const dur = (fl & FLAG_RESOLVED) ? fmtDur(c.task_end[t] - (D.plain.task_start || c.task_start)[t]) :
 			(fl & FLAG_NEVER) ? 'never resolved' : 'unresolved';
+		tip.classList.remove('fields');
 		tip.textContent = taskName(t) + ' \u2014 ' + D.S[c.task_kind[t]] + ', ' + dur +
 			((fl & FLAG_FAILED) ? ', failed: ' + D.S[c.task_reason[t]] : '') + ' (click: details)';
 		tip.hidden = false;
 		tip.style.left = Math.min(x + 14, V.W - tip.offsetWidth - 4) + 'px';
 		tip.style.top = (y + 16) + 'px';
+	}
+
+	// The marker (typed or LTTng event) drawn within a few pixels of (x, y) on a lane, or -1.
+	function markerAt(x, y) {
+		const c = D.c;
+		if (!V.lanes || !c.marker_ts || !c.marker_ts.length)
+			return -1;
+		const A = area(), li = Math.floor((y - A.lanesTop) / LANE_H);
+		if (li < 0 || li >= D.lanes.length)
+			return -1;
+		const lane = D.lanes[li], slack = 3 * V.span / V.W, t = T(x);
+		const a = lowerBoundArr(c.marker_ts, 0, c.marker_ts.length, t - slack);
+		let best = -1, bestD = Infinity;
+		for (let i = a; i < c.marker_ts.length && c.marker_ts[i] <= t + slack; i++) {
+			const on = lane.cpu ? c.marker_cpu[i] === lane.index : c.marker_thread[i] === lane.thread;
+			const d = Math.abs(c.marker_ts[i] - t);
+			if (on && d < bestD) {
+				best = i;
+				bestD = d;
+			}
+		}
+		return best;
+	}
+
+	// A marker's text for its tooltip: its class, its lane, its fields.
+	function markerText(i) {
+		const c = D.c, fields = D.S[c.marker_fields[i]];
+		return D.S[c.marker_name[i]] + ' at ' + fmtTime(c.marker_ts[i] - D.start, 1) +
+			(fields ? '\n' + fields : '');
 	}
 
 	// ---- input ----------------------------------------------------------------------
@@ -2172,6 +2257,13 @@
 		get simplified() { return D.simplified; },
 		toggleBinds() { toggleBinds(); return frame(); },
 		get sleep() { return D.sleep.map((a) => Array.from(a)); },
+		markerAt: (x, y) => markerAt(x, y),
+		markerText: (i) => markerText(i),
+		marker: (i) => ({ ts: D.c.marker_ts[i], cpu: D.c.marker_cpu[i], thread: D.c.marker_thread[i],
+			name: D.S[D.c.marker_name[i]], fields: D.S[D.c.marker_fields[i]] }),
+		get nmarkers() { return D.c.marker_ts ? D.c.marker_ts.length : 0; },
+		laneY: (li) => area().lanesTop + li * LANE_H + LANE_H / 2,
+		get lanes() { return D.lanes.map((l) => l.name); },
 		exportSVG,
 		setCounter(name, on) {
 			for (const k2 of D.meta.counters)

@@ -408,7 +408,8 @@ def packet(be, long_bits, uuid, sid, cpu, seq, discarded, events, contexts, ts0)
 
 
 def context_values(ts):
-    return [1000 + ts % 7, [b'bash', b'sshd', b'kworker/0:1'][ts % 3], 120 - ts % 40, ts % 2]
+    return [1000 + ts % 7, 1000 + ts % 7 + (ts % 3) * 100, [b'bash', b'sshd', b'kworker/0:1'][ts % 3],
+            120 - ts % 40, ts % 2]
 
 
 def write_trace(d, name, be, long_bits, with_contexts, uuid_str):
@@ -422,7 +423,8 @@ def write_trace(d, name, be, long_bits, with_contexts, uuid_str):
         ids[sid] += 1
     contexts = None
     if with_contexts:
-        contexts = [('pid', Int(32, True, be=False)), ('procname', Str()),
+        contexts = [('pid', Int(32, True, be=False)), ('tid', Int(32, True, be=False)),
+                    ('procname', Str()),
                     ('prio', Int(32, True, be=False)),
                     ('state_ctx', Enum(Int(8, be=False), [('RUNNING', 0), ('SLEEPING', 1)]))]
     with open('%s/%s/metadata' % (d, name), 'w') as f:
