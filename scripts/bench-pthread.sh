@@ -11,9 +11,11 @@
 #   pthread.uncontended.untraced.ns         the same pair through glibc's own entry
 #                                           points, in the same traced process, in
 #                                           turns with the other: the same machine,
-#                                           the same moment (this shared machine's
-#                                           speed moves by 3x from run to run)
-#   pthread.uncontended.plain.ns            the pair in the untraced runs
+#                                           the same moment
+#   pthread.uncontended.plain.ns            the pair in the untraced runs (every
+#                                           run starts a thread first: glibc skips
+#                                           the lock prefix while a process has
+#                                           one thread, a third of the cost)
 #   pthread.handoff.ns / .untraced.ns       a token passed between two threads
 #                                           (a contended lock, a condition wait,
 #                                           a signal, a wake-up), traced runs
