@@ -153,7 +153,8 @@ static int ring_open(struct rtr_ring **out, uint32_t mode, uint32_t packets)
 	return ring_open_in(out, mode, packets, false);
 }
 
-static void ring_close(struct rtr_ring *ring)
+/* Detach and stop @ring, but keep it: a releaser may still be reading it. */
+static void ring_stop(struct rtr_ring *ring)
 {
 	int ret;
 
@@ -163,6 +164,11 @@ static void ring_close(struct rtr_ring *ring)
 	ret = rtr_ring_stop(ring);
 	if (ret)
 		fprintf(stderr, PROG ": rtr_ring_stop: %s\n", strerror(-ret));
+}
+
+static void ring_close(struct rtr_ring *ring)
+{
+	ring_stop(ring);
 	rtr_ring_destroy(ring, true);
 }
 
@@ -421,14 +427,17 @@ static int timed_main(const char *json, uint64_t n, int reps)
 	ring_close(ow);
 	__atomic_store_n(&slot, dis, __ATOMIC_RELEASE);
 	/* A tail loss is carried by a packet the releaser must make room for. */
+	/* ... and runs until the ring is stopped, not destroyed: it reads the ring. */
 	releaser_start(&rel, dis, cpus[1]);
-	ring_close(dis);
+	ring_stop(dis);
 	releaser_stop(&rel);
+	rtr_ring_destroy(dis, true);
 	if (xdis) {
 		__atomic_store_n(&slot, xdis, __ATOMIC_RELEASE);
 		releaser_start(&rel, xdis, cpus[1]);
-		ring_close(xdis);
+		ring_stop(xdis);
 		releaser_stop(&rel);
+		rtr_ring_destroy(xdis, true);
 	}
 	xensim_stop();
 
