@@ -453,15 +453,21 @@ Test(xensim, xenstore_has_paths_permissions_and_watches)
 
 /* ---- guest and dom0 as processes ------------------------------------------ */
 
-/* "@dir/@name" in a buffer of its own (a test uses a few dozen at most). */
+/*
+ * "@dir/@name" in a buffer of its own for the rest of the test (a test
+ * names a few dozen files at most).  The buffers are never reused: a loop
+ * that named a file on each turn once wrapped around and turned the
+ * hostile test's log into the path of the ringtrace binary, which the next
+ * turn unlinked.  Loops name their files in buffers of their own.
+ */
 static char *path_in(const char *dir, const char *name)
 {
 	static char pool[128][PATH_MAX];
 	static unsigned next;
-	char *p = pool[next++ % 128];
 
-	snprintf(p, PATH_MAX, "%s/%s", dir, name);
-	return p;
+	cr_assert_lt(next, 128, "path_in(): more than 128 names in one test");
+	snprintf(pool[next], PATH_MAX, "%s/%s", dir, name);
+	return pool[next++];
 }
 
 static char *prog(const char *name)
@@ -548,18 +554,21 @@ static void wait_published(uint32_t dom, double secs)
 
 static void touch(const char *dir, const char *name)
 {
-	char *p = path_in(dir, name);
-	int fd = open(p, O_WRONLY | O_CREAT, 0600);
+	char p[PATH_MAX];
+	int fd;
 
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_WRONLY | O_CREAT, 0600);
 	cr_assert_geq(fd, 0, "%s", p);
 	close(fd);
 }
 
 static void wait_file(const char *dir, const char *name)
 {
-	char *p = path_in(dir, name);
+	char p[PATH_MAX];
 	double t0 = now();
 
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	while (access(p, F_OK)) {
 		cr_assert_lt(now() - t0, 60, "no %s", p);
 		usleep(10000);
@@ -580,8 +589,9 @@ static char *workdir(void)
 static pid_t dom0_cmd(const char *cmd, const char *name, const char *out, const char *log,
 		      const char *extra)
 {
-	char *rt = prog("ringtrace");
+	char rt[PATH_MAX];
 
+	snprintf(rt, sizeof(rt), "%s/ringtrace", t_bindir());
 	return spawn(0, NULL, log, (char *const[]){ rt, (char *)cmd, "--xen-domain", (char *)name,
 						    "-o", (char *)out,
 						    (char *)(extra ? extra : "--force"), NULL });
