@@ -5,6 +5,8 @@
 #   make V=1        show full commands;  make -s  print nothing
 #   make ringbuf/ring.o   build one object
 #   make O=dir      build out of tree (default: build)
+#   make install    PREFIX=/usr/local DESTDIR=: libraries, headers, ringtrace.pc,
+#                   the command, man pages (make man); make uninstall
 #   make check      unit + integration tests, then the same tests under ASan+UBSan,
 #                   then real Xen under QEMU (make check-xen; XEN_REAL=n skips it)
 #   make stress     the long race tests (minutes)
@@ -91,6 +93,7 @@ CRITERION_LIBS := -lcriterion
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# install, uninstall, man, check-install: the ---- install ---- block below
 .PHONY: all check unit-tests stress bench demo htmldocs clean deps deps-check deps-bench FORCE
 .PHONY: xen-images xen-progs check-xen
 
@@ -244,6 +247,7 @@ check: deps-check
 	$(Q)scripts/deps.sh viewer
 	$(Q)scripts/run-tests.sh $(O)/check-tally "viewer: render tests in headless Chromium" \
 		tests/viewer/run.sh $(O)
+	$(Q)$(MAKE) --no-print-directory check-install TALLY=$(O)/check-tally
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address all $(O)/asan/bin/run_tests \
 		$(O)/asan/bin/rtr-lttng-app
 	$(Q)scripts/run-tests.sh $(O)/check-tally "ASan+UBSan" $(O)/asan/bin/run_tests
@@ -384,6 +388,14 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man3/ringtrace-consumer.3 \
 		$(foreach c,$(RTR_COMMANDS),$(DESTDIR)$(MANDIR)/man1/ringtrace-$(c).1)
 	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/ringtrace 2>/dev/null || true
+
+# make check's part: the ABI test, then the installed-tree test (tests/install/).
+.PHONY: check-install
+check-install: all
+	$(Q)scripts/run-tests.sh "$(TALLY)" "abi: libringtrace{,-consumer}.so export the documented API" \
+		tests/install/abi.sh $(O)
+	$(Q)scripts/run-tests.sh "$(TALLY)" "install: make install DESTDIR=..., C and C++ built with pkg-config, recorded" \
+		tests/install/installed.sh $(O)
 # ---- end of install --------------------------------------------------------------
 
 # ---- real Xen under QEMU (scripts/xen/, tests/xen/real/, Documentation/xen-testbed.rst) ----
