@@ -100,6 +100,7 @@ pages=$(cd "$src/Documentation" && python3 -c \
 	'exec(open("conf.py").read()); print(" ".join(p[0] + ".rst" for p in man_pages if p[4] == 3))')
 [ -n "$pages" ] || bad "Documentation/conf.py names no section-3 man page"
 ndoc=0
+# shellcheck disable=SC2086 # $pages: one word per page
 for fn in $(cd "$src/Documentation" && sed -n 's/^\.\. c:function:: \(.*\)$/\1/p' $pages |
 	    sed 's/(.*//; s/.*[ *]//' | sort -u); do
 	ndoc=$((ndoc + 1))

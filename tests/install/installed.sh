@@ -66,7 +66,7 @@ check "libringtrace.so.0 -> $real" test "$(readlink "$lib/libringtrace.so.0")" =
 check "libringtrace.so -> libringtrace.so.0" test "$(readlink "$lib/libringtrace.so")" = libringtrace.so.0
 check "$real's soname is libringtrace.so.0" \
 	sh -c "objdump -p '$lib/$real' | grep -q 'SONAME *libringtrace.so.0\$'"
-check "libringtrace-consumer.so links and its soname" \
+check "libringtrace-consumer.so's soname is libringtrace-consumer.so.0" \
 	sh -c "objdump -p '$lib/libringtrace-consumer.so' | grep -q 'SONAME *libringtrace-consumer.so.0\$'"
 for f in lib/libringtrace.a lib/libringtrace-consumer.a lib/libringtrace-pthread.so \
 	 include/ringtrace/ringtrace.h include/ringtrace/event.h include/ringtrace/consumer.h \
@@ -81,7 +81,7 @@ check "ringtrace-record(1) points to ringtrace(1)" \
 # Every command the installed ringtrace lists has its section in ringtrace(1)
 # and its ringtrace-COMMAND(1).
 cmds=$("$bin" --help 2>&1 | sed -n 's/^  \([a-z][a-z]*\)\( .*\)*$/\1/p' | grep -vx help)
-check "ringtrace --help lists commands ($(echo $cmds))" test -n "$cmds"
+check "ringtrace --help lists commands ($(echo "$cmds" | tr '\n' ' '))" test -n "$cmds"
 for c in $cmds; do
 	check "ringtrace(1) has a section for $c, and ringtrace-$c(1) exists" \
 		sh -c "grep -qx '.SS $c' '$root$prefix/share/man/man1/ringtrace.1' &&
@@ -149,7 +149,7 @@ for p in $progs; do
 	fi
 	pid=$(sed -n "s,^ringtrace record: ./$p (pid \([0-9]*\)).*,\1,p" "$p.err")
 	tids=$(sed -n 's/^tid \([0-9]*\)$/\1/p' "$p.out")
-	check "$p: $threads threads printed their tid" test "$(echo $tids | wc -w)" -eq "$threads"
+	check "$p: $threads threads printed their tid" test "$(echo "$tids" | grep -c .)" -eq "$threads"
 	"$bin" dump "trace-$p" > "$p.dump" 2> /dev/null
 	check "$p: dump shows $((threads * events)) inst:work events" \
 		test "$(grep -c ' inst:work: ' "$p.dump")" -eq $((threads * events))
@@ -161,6 +161,7 @@ for p in $progs; do
 	check "$p: stats counts $((threads * events)) events of class inst:work" \
 		sh -c "awk '\$2 == \"inst:work\" { print \$3 }' $p.stats | grep -qx $((threads * events))"
 	if "$bin" export --format chrome -o "$p.json" "trace-$p" 2> /dev/null; then
+		# shellcheck disable=SC2086 # one argument per tid
 		check "$p: export --format chrome has each thread's inst:work instants with their fields" \
 			python3 - "$p.json" $((threads * events)) $tids <<-'EOF'
 			import json, sys
