@@ -389,9 +389,12 @@ uninstall:
 		$(foreach c,$(RTR_COMMANDS),$(DESTDIR)$(MANDIR)/man1/ringtrace-$(c).1)
 	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/ringtrace 2>/dev/null || true
 
-# make check's part: the ABI test, then the installed-tree test (tests/install/).
+# make check's part: the ABI test, the installed-tree test (tests/install/),
+# and events.rst's examples, which ringtrace(3) shows, against tour.c.
 .PHONY: check-install
 check-install: all
+	$(Q)scripts/run-tests.sh "$(TALLY)" "docs: events.rst's examples are examples/api/tour.c's" \
+		tests/docs/examples.py
 	$(Q)scripts/run-tests.sh "$(TALLY)" "abi: libringtrace{,-consumer}.so export the documented API" \
 		tests/install/abi.sh $(O)
 	$(Q)scripts/run-tests.sh "$(TALLY)" "install: make install DESTDIR=..., C and C++ built with pkg-config, recorded" \
