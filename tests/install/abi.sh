@@ -8,6 +8,8 @@
 #   - every symbol it exports (nm -D --defined-only) is declared by those
 #     headers: a C file that takes its address compiles against include/
 #     alone (a private function, rtr_ring_* or a bench hook, does not);
+#   - every function those headers declare (not inline; gcc -aux-info) is
+#     exported: one added to a header and not to the version script is not;
 #   - its version script names each symbol, without wildcards, and every
 #     name it lists is exported;
 # and every function the API's pages document (.. c:function:: in the
@@ -46,6 +48,22 @@ declared() {
 	$cc -std=gnu11 -Wall -Werror -I"$src/include" -c -o "$tmp/decl.o" "$tmp/decl.c" 2> "$tmp/decl.err"
 }
 
+# header_functions HEADER...: the functions the headers declare extern (not
+# the inline ones), as gcc sees them.
+header_functions() {
+	{
+		for h in "$@"; do
+			echo "#include <ringtrace/$h>"
+		done
+	} > "$tmp/aux.c"
+	$cc -std=gnu11 -I"$src/include" -aux-info "$tmp/aux.txt" -c -o "$tmp/aux.o" "$tmp/aux.c" ||
+		return 1
+	for h in "$@"; do
+		sed -n "s,^/\* .*/ringtrace/$h:[0-9]*:[A-Z]* \*/ extern .*[ *]\([A-Za-z_][A-Za-z_0-9]*\) (.*,\1,p" \
+			"$tmp/aux.txt"
+	done | sort -u
+}
+
 # map_names MAP: the global names of a version script.
 map_names() {
 	sed -e 's,/\*.*\*/,,' "$1" | awk '/global:/ { g = 1; next } /local:/ { g = 0 }
@@ -73,6 +91,16 @@ check_lib() {
 			bad "$libname exports $sym, which $* do not declare (private? drop it from $(basename "$map"))"
 		fi
 	done < "$tmp/exports"
+	if ! header_functions "$@" > "$tmp/functions" || [ ! -s "$tmp/functions" ]; then
+		bad "$*: no function declarations found (gcc -aux-info)"
+	fi
+	while read -r fn; do
+		if grep -qx "$fn" "$tmp/exports"; then
+			ok "$* declare $fn, which $libname exports"
+		else
+			bad "$* declare $fn, which $libname does not export (add it to $(basename "$map"))"
+		fi
+	done < "$tmp/functions"
 	if map_names "$map" | grep -q '[*?]'; then
 		bad "$(basename "$map") has a wildcard: $(map_names "$map" | grep '[*?]' | tr '\n' ' ')"
 	else
