@@ -5,6 +5,8 @@
 #   make V=1        show full commands;  make -s  print nothing
 #   make ringbuf/ring.o   build one object
 #   make O=dir      build out of tree (default: build)
+#   make install    PREFIX=/usr/local DESTDIR=: libraries, headers, ringtrace.pc,
+#                   the command, man pages (make man); make uninstall
 #   make check      unit + integration tests, then the same tests under ASan+UBSan,
 #                   then real Xen under QEMU (make check-xen; XEN_REAL=n skips it)
 #   make stress     the long race tests (minutes)
@@ -91,6 +93,7 @@ CRITERION_LIBS := -lcriterion
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# install, uninstall, man, check-install: the ---- install ---- block below
 .PHONY: all check unit-tests stress bench demo htmldocs clean deps deps-check deps-bench FORCE
 .PHONY: xen-images xen-progs check-xen
 
@@ -244,6 +247,7 @@ check: deps-check
 	$(Q)scripts/deps.sh viewer
 	$(Q)scripts/run-tests.sh $(O)/check-tally "viewer: render tests in headless Chromium" \
 		tests/viewer/run.sh $(O)
+	$(Q)$(MAKE) --no-print-directory check-install TALLY=$(O)/check-tally
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address all $(O)/asan/bin/run_tests \
 		$(O)/asan/bin/rtr-lttng-app
 	$(Q)scripts/run-tests.sh $(O)/check-tally "ASan+UBSan" $(O)/asan/bin/run_tests
@@ -284,6 +288,118 @@ htmldocs:
 
 clean:
 	$(Q)rm -rf $(O)
+
+# ---- install -------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]: what a user builds against and
+# runs (Documentation/install.rst lists where each file goes); make uninstall
+# removes exactly those files.  make man: ringtrace(1), one page with every
+# command (ringtrace-COMMAND(1) point to it), ringtrace(3) the tracing API and
+# ringtrace-consumer(3), from Documentation/ with sphinx-build -b man
+# (Debian's python3-sphinx; MAN=n installs without them).
+# Installed: libringtrace.{so,a} (the producer a program links) with its
+# pkg-config file ringtrace.pc, libringtrace-consumer.{so,a} with
+# ringtrace-consumer.pc (its header ringtrace/consumer.h is public), the
+# preload libringtrace-pthread.so beside them (record --pthread looks in
+# ../lib from its own path), and the ringtrace command.  libringtrace-read.a
+# has no public header: it stays in the build tree.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MAN ?= y
+RTR_VERSION := $(shell sed -n 's/^\#define VERSION "\(.*\)"$$/\1/p' tools/ringtrace.c)
+# libringtrace.so.0.1.0: the soname's major, then the version in three parts.
+RTR_SOVERSION := $(RTR_VERSION)$(if $(word 3,$(subst ., ,$(RTR_VERSION))),,.0)
+RTR_HEADERS := $(wildcard include/ringtrace/*.h)
+RTR_COMMANDS := $(filter-out help,$(shell sed -n 's/^\t{ "\([a-z]*\)",.*/\1/p' tools/ringtrace.c))
+MAN_PAGES := $(O)/man/ringtrace.1 $(O)/man/ringtrace.3 $(O)/man/ringtrace-consumer.3
+.PHONY: install uninstall man
+
+man: $(MAN_PAGES)
+
+$(MAN_PAGES) &: Documentation/conf.py $(wildcard Documentation/*.rst) examples/api/tour.c
+	$(quiet) MAN "$(patsubst $(O)/%,%,$(MAN_PAGES))"
+	$(Q)if ! command -v sphinx-build >/dev/null 2>&1; then \
+		echo "make man: sphinx-build is missing: apt-get install python3-sphinx" \
+			"(or scripts/deps.sh man as root); make install MAN=n installs without man pages" >&2; \
+		exit 1; \
+	fi
+	$(Q)rm -rf $(O)/man && sphinx-build -W -q -b man Documentation $(O)/man
+
+# ringtrace.pc, ringtrace-consumer.pc: made for this PREFIX at each install.
+define rtr_pc
+prefix=$(PREFIX)
+libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+includedir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+
+Name: $(1)
+Description: $(2)
+Version: $(RTR_VERSION)
+Requires.private: $(3)
+Libs: -L$${libdir} -l$(1)
+Libs.private: $(4)
+Cflags: -I$${includedir}
+endef
+export RTR_PC_PRODUCER := $(call rtr_pc,ringtrace,a low-overhead event tracer for C and C++ programs,liburcu-bp,-lpthread -ldl)
+export RTR_PC_CONSUMER := $(call rtr_pc,ringtrace-consumer,reads ringtrace regions: attach and take packets,ringtrace liburing,)
+
+# $(call install_so,name): lib/name.so as name.so.VERSION, with name.so.0 and name.so.
+install_so = install -m 755 $(O)/lib/$(1).so $(DESTDIR)$(LIBDIR)/$(1).so.$(RTR_SOVERSION) && \
+	ln -sfn $(1).so.$(RTR_SOVERSION) $(DESTDIR)$(LIBDIR)/$(1).so.0 && \
+	ln -sfn $(1).so.0 $(DESTDIR)$(LIBDIR)/$(1).so
+
+install: $(O)/bin/ringtrace $(O)/lib/libringtrace.a $(O)/lib/libringtrace.so \
+		$(O)/lib/libringtrace-consumer.a $(O)/lib/libringtrace-consumer.so \
+		$(O)/lib/libringtrace-pthread.so $(if $(filter y,$(MAN)),$(MAN_PAGES))
+	$(quiet) INSTALL $(DESTDIR)$(PREFIX)
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/ringtrace
+	$(Q)install -m 755 $(O)/bin/ringtrace $(DESTDIR)$(BINDIR)/ringtrace
+	$(Q)$(call install_so,libringtrace)
+	$(Q)$(call install_so,libringtrace-consumer)
+	$(Q)install -m 644 $(O)/lib/libringtrace.a $(O)/lib/libringtrace-consumer.a $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 755 $(O)/lib/libringtrace-pthread.so $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 644 $(RTR_HEADERS) $(DESTDIR)$(INCLUDEDIR)/ringtrace/
+	$(Q)printf '%s\n' "$$RTR_PC_PRODUCER" > $(DESTDIR)$(PKGCONFIGDIR)/ringtrace.pc
+	$(Q)printf '%s\n' "$$RTR_PC_CONSUMER" > $(DESTDIR)$(PKGCONFIGDIR)/ringtrace-consumer.pc
+	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/ringtrace.pc $(DESTDIR)$(PKGCONFIGDIR)/ringtrace-consumer.pc
+ifeq ($(MAN),y)
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(Q)install -m 644 $(O)/man/ringtrace.1 $(DESTDIR)$(MANDIR)/man1/
+	$(Q)install -m 644 $(O)/man/ringtrace.3 $(O)/man/ringtrace-consumer.3 $(DESTDIR)$(MANDIR)/man3/
+	$(Q)for c in $(RTR_COMMANDS); do \
+		echo '.so man1/ringtrace.1' > $(DESTDIR)$(MANDIR)/man1/ringtrace-$$c.1 && \
+		chmod 644 $(DESTDIR)$(MANDIR)/man1/ringtrace-$$c.1 || exit 1; \
+	done
+endif
+
+uninstall:
+	$(quiet) UNINST $(DESTDIR)$(PREFIX)
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/ringtrace \
+		$(foreach l,libringtrace libringtrace-consumer,$(DESTDIR)$(LIBDIR)/$(l).so.$(RTR_SOVERSION) \
+			$(DESTDIR)$(LIBDIR)/$(l).so.0 $(DESTDIR)$(LIBDIR)/$(l).so $(DESTDIR)$(LIBDIR)/$(l).a) \
+		$(DESTDIR)$(LIBDIR)/libringtrace-pthread.so \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/ringtrace/,$(notdir $(RTR_HEADERS))) \
+		$(DESTDIR)$(PKGCONFIGDIR)/ringtrace.pc $(DESTDIR)$(PKGCONFIGDIR)/ringtrace-consumer.pc \
+		$(DESTDIR)$(MANDIR)/man1/ringtrace.1 $(DESTDIR)$(MANDIR)/man3/ringtrace.3 \
+		$(DESTDIR)$(MANDIR)/man3/ringtrace-consumer.3 \
+		$(foreach c,$(RTR_COMMANDS),$(DESTDIR)$(MANDIR)/man1/ringtrace-$(c).1)
+	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/ringtrace 2>/dev/null || true
+
+# make check's part: the ABI test, the installed-tree test (tests/install/),
+# and events.rst's examples, which ringtrace(3) shows, against tour.c.
+.PHONY: check-install
+check-install: all
+	$(Q)scripts/run-tests.sh "$(TALLY)" "docs: events.rst's examples are examples/api/tour.c's" \
+		tests/docs/examples.py
+	$(Q)scripts/run-tests.sh "$(TALLY)" "abi: libringtrace{,-consumer}.so export the documented API" \
+		tests/install/abi.sh $(O)
+	$(Q)scripts/run-tests.sh "$(TALLY)" "install: make install DESTDIR=..., C and C++ built with pkg-config, recorded" \
+		tests/install/installed.sh $(O)
+# ---- end of install --------------------------------------------------------------
 
 # ---- real Xen under QEMU (scripts/xen/, tests/xen/real/, Documentation/xen-testbed.rst) ----
 # make xen-images: Xen, Linux and busybox from Debian packages (downloaded

@@ -238,12 +238,16 @@ static void update_classes(void)
  * it at load): give it an id, describe it in the region's registry, and
  * turn it on if tracing.  Registering twice is harmless.
  * Return: 0; -EINVAL for names that are not identifiers or a bad field;
- * -ENOSPC when the registry is full.
+ * -EPROTO for a class of a layout this library does not know (@version 0,
+ * or a program built with a newer <ringtrace/event.h>); -ENOSPC when the
+ * registry is full.
  */
 RTR_API int rtr_event_register(struct rtr_event_class *cls)
 {
 	int ret = 0;
 
+	if (cls->version == 0 || cls->version > RTR_EVENT_CLASS_VERSION)
+		return -EPROTO;
 	if (!rtr_registry_ident_ok(cls->provider) || !rtr_registry_ident_ok(cls->name) ||
 	    cls->nfields > RTR_REGISTRY_FIELDS)
 		return -EINVAL;

@@ -527,9 +527,8 @@ static int wait_room(struct rtr_ring *ring, struct rtr_ring *_Atomic *slot, uint
 	}
 }
 
-RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
-				const void *payload, uint32_t len,
-				struct rtr_write_info *info)
+int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id, const void *payload,
+			uint32_t len, struct rtr_write_info *info)
 {
 	struct rtr_write_info dummy;
 	struct rtr_ring *ring;
@@ -599,7 +598,7 @@ out:
 	return ret;
 }
 
-RTR_API bool rtr_ring_rseq_available(void)
+bool rtr_ring_rseq_available(void)
 {
 #ifdef RTR_HAVE_RSEQ_FASTPATH
 	static int membarrier_ok;	/* 0 unknown, 1 yes, -1 no */
@@ -616,7 +615,7 @@ RTR_API bool rtr_ring_rseq_available(void)
 #endif
 }
 
-RTR_API void rtr_ring_bench_emulate_rseq(void)
+void rtr_ring_bench_emulate_rseq(void)
 {
 #ifdef RTR_HAVE_RSEQ_FASTPATH
 	if (__rseq_size == 0) {
@@ -629,7 +628,7 @@ RTR_API void rtr_ring_bench_emulate_rseq(void)
 #endif
 }
 
-RTR_API int rtr_ring_default_path(char *buf, size_t len)
+int rtr_ring_default_path(char *buf, size_t len)
 {
 	uint64_t rnd;
 
@@ -660,7 +659,7 @@ static void atfork_register(void)
 	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
 }
 
-RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
+int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 {
 	uint32_t psize, npk, ncpus;
 	uint64_t buf, size, cpu_off, stride;
@@ -832,7 +831,7 @@ err_free:
  * Return: 0; -ENODEV if the slot was already empty; -errno from membarrier
  * for a ring that uses rseq, in which case the ring must not be destroyed.
  */
-RTR_API int rtr_ring_detach(struct rtr_ring *_Atomic *slot)
+int rtr_ring_detach(struct rtr_ring *_Atomic *slot)
 {
 	struct rtr_ring *ring = __atomic_exchange_n(slot, NULL, __ATOMIC_SEQ_CST);
 
@@ -931,7 +930,7 @@ next:;
  * Return: 0; -EBUSY if the portable path found a CPU locked for long;
  * -EAGAIN if @prod kept changing under 1000 attempts.
  */
-RTR_API int rtr_ring_flush(struct rtr_ring *ring)
+int rtr_ring_flush(struct rtr_ring *ring)
 {
 	return flush_all(ring, false, false);
 }
@@ -977,7 +976,7 @@ static int carry_tail_loss(struct rtr_ring *ring, uint32_t cpu)
  * an empty one (it carries the final events_discarded), mark the region
  * stopped and wake the consumer so it drains and finishes.
  */
-RTR_API int rtr_ring_stop(struct rtr_ring *ring)
+int rtr_ring_stop(struct rtr_ring *ring)
 {
 	int ret;
 
@@ -1031,7 +1030,7 @@ static void *flusher_main(void *arg)
  * rtr_ring_start_flusher() - start the thread that serves the consumer's
  * flush requests (struct rtr_region_hdr @flush_req / @flush_done).
  */
-RTR_API int rtr_ring_start_flusher(struct rtr_ring *ring)
+int rtr_ring_start_flusher(struct rtr_ring *ring)
 {
 	pthread_t t;
 	int ret;
@@ -1061,7 +1060,7 @@ static void stop_flusher(struct rtr_ring *ring)
  * rtr_ring_destroy() - unmap the region (after detach) and free the ring.
  * The file stays, a complete record of the trace, unless @unlink_file.
  */
-RTR_API void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file)
+void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file)
 {
 	if (!ring)
 		return;

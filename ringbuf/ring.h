@@ -116,24 +116,30 @@ struct rtr_write_info {
 	uint64_t pos;
 };
 
-RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr);
-RTR_API int rtr_ring_detach(struct rtr_ring *_Atomic *slot);
-RTR_API int rtr_ring_flush(struct rtr_ring *ring);
-RTR_API int rtr_ring_stop(struct rtr_ring *ring);
-RTR_API void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file);
-RTR_API int rtr_ring_start_flusher(struct rtr_ring *ring);
-RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
-				const void *payload, uint32_t len,
-				struct rtr_write_info *info);
-RTR_API bool rtr_ring_rseq_available(void);
+/*
+ * rtr_slot - where rtr_start() publishes the process's ring (events/events.c):
+ * what rtr_emit*() write through.  Not in the public headers: the inline
+ * emitters only read rtr_on, and C++ has no _Atomic.
+ */
+extern struct rtr_ring *_Atomic rtr_slot;
+
+int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr);
+int rtr_ring_detach(struct rtr_ring *_Atomic *slot);
+int rtr_ring_flush(struct rtr_ring *ring);
+int rtr_ring_stop(struct rtr_ring *ring);
+void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file);
+int rtr_ring_start_flusher(struct rtr_ring *ring);
+int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id, const void *payload,
+			uint32_t len, struct rtr_write_info *info);
+bool rtr_ring_rseq_available(void);
 /*
  * rtr_ring_default_path() - RTR_RING_DEFAULT_DIR/ringtrace-PID-RANDOM, 64
  * random bits: a name no other user can guess and create first.
  * Return: 0; -EIO without randomness; -ENAMETOOLONG.
  */
-RTR_API int rtr_ring_default_path(char *buf, size_t len);
+int rtr_ring_default_path(char *buf, size_t len);
 /* Bench only: pretend the kernel registered rseq on CPU 0 (valgrind). */
-RTR_API void rtr_ring_bench_emulate_rseq(void);
+void rtr_ring_bench_emulate_rseq(void);
 
 static inline struct rtr_cpu_ctl *rtr_ring_cpu(const struct rtr_ring *ring, uint32_t cpu)
 {

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Install (as root, with apt-get) or name the Debian packages a job needs.
-#   scripts/deps.sh build|check|bench|docs|viewer|xen
+#   scripts/deps.sh build|check|bench|docs|man|viewer|xen
+# man (make man, make install): Sphinx, whose man builder writes the pages
+# from Documentation/; check installs with them (tests/install/).
 # viewer (make check's render tests; make bench too): Debian's chromium and
 # node; npm as well unless the installed nodejs brings its own.
 # check and bench: LTTng (lttng-tools, liblttng-ust-dev), whose traces the
@@ -14,12 +16,12 @@ job=${1:-build}
 pkgs="gcc make pkg-config liburcu-dev liburing-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
 case "$job" in
 build) ;;
-check) pkgs="$pkgs lttng-tools liblttng-ust-dev" ;;
+check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx g++" ;;
 bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev" ;;
-docs) pkgs="$pkgs python3-sphinx" ;;
+docs | man) pkgs="$pkgs python3-sphinx" ;;
 viewer) pkgs="$pkgs chromium nodejs" ;;
 xen) pkgs="$pkgs qemu-system-x86 cpio libxen-dev binutils" ;;
-*) echo "deps.sh: unknown job '$job' (build, check, bench, docs, viewer or xen)" >&2; exit 2 ;;
+*) echo "deps.sh: unknown job '$job' (build, check, bench, docs, man, viewer or xen)" >&2; exit 2 ;;
 esac
 case "$job" in
 bench | viewer) command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm" ;;

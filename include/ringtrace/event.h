@@ -66,11 +66,18 @@ struct rtr_field_desc {
 #define RTR_ENUM(name, ...) static const char *const rtr_enum_##name[] = { __VA_ARGS__ }
 #define RTR_ENUM_MAX 256
 
+/* The layout of struct rtr_event_class and struct rtr_field_desc; raised when either grows. */
+#define RTR_EVENT_CLASS_VERSION 1
+
 /**
  * struct rtr_event_class - one typed event; RTR_EVENT_DEFINE() makes it.
+ * @version: RTR_EVENT_CLASS_VERSION, the layout of this struct and of
+ *           struct rtr_field_desc the program was built with: the library
+ *           reads a class by it, and refuses one newer than it knows.
  * @on: read by the inline emitter: tracing is on and this event enabled.
  */
 struct rtr_event_class {
+	uint32_t version;
 	int on;
 	uint32_t id;
 	const char *provider;
@@ -146,9 +153,33 @@ RTR_PACK_SCALAR_(s64)
 RTR_PACK_SCALAR_(f64)
 RTR_PACK_SCALAR_(enum)
 
+/*
+ * strnlen is POSIX, undeclared in strict C (-std=c99): gcc's builtin calls
+ * it all the same (the code of gnu11's strnlen); elsewhere memchr, which
+ * stops at the first match (C11 7.24.5.1), so a shorter string is never read
+ * past its end.
+ */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_strnlen)
+#define RTR_STRNLEN_(s, n) __builtin_strnlen(s, n)
+#endif
+#endif
+#ifndef RTR_STRNLEN_
+static inline size_t rtr_strnlen_(const char *s, size_t max)
+{
+	const char *e = (const char *)memchr(s, 0, max);
+	size_t n = e ? (size_t)(e - s) : max;
+
+	if (n > max)
+		__builtin_unreachable();	/* lets the copy below be inlined */
+	return n;
+}
+#define RTR_STRNLEN_(s, n) rtr_strnlen_(s, n)
+#endif
+
 static inline uint8_t *rtr_pack_string(uint8_t *p, const char *s)
 {
-	size_t n = s ? strnlen(s, RTR_TEXT_MAX) : 0;
+	size_t n = s ? RTR_STRNLEN_(s, RTR_TEXT_MAX) : 0;
 
 	if (n)
 		memcpy(p, s, n);
@@ -201,7 +232,7 @@ static inline uint8_t *rtr_pack_bytes(uint8_t *p, struct rtr_bytes b)
 		FIELDS(RTR_EVENT_DESC_) { (const char *)0, 0, RTR_LABELS_NONE_ }	\
 	};									\
 	struct rtr_event_class rtr_class_##prov##_##name = {			\
-		0, 0, #prov, #name, rtr_fields_##prov##_##name,			\
+		RTR_EVENT_CLASS_VERSION, 0, 0, #prov, #name, rtr_fields_##prov##_##name, \
 		sizeof(rtr_fields_##prov##_##name) / sizeof(struct rtr_field_desc) - 1, \
 		1, (struct rtr_event_class *)0,					\
 	};									\

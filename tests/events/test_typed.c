@@ -4,6 +4,7 @@
  * its limits through convert and babeltrace2, and switching events on and
  * off by name and glob.
  */
+#include <errno.h>
 #include <float.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -167,6 +168,27 @@ Test(events_typed, classes_are_off_when_tracing_is_off)
 	cr_expect_leq(rtr_class_test_pair.id, RTR_EV_COMPACT_ID_MAX, "the first ones are compact");
 	cr_expect_neq(rtr_class_test_pair.id, rtr_class_test_all.id);
 	RTR_TRACE(test, pair, .first = 1);	/* no ring: nothing happens */
+}
+
+/*
+ * A class carries its layout's version: one the library does not know (0, or
+ * a newer header's) is refused, not misread, and nothing of it is kept.
+ */
+Test(events_typed, a_class_of_an_unknown_layout_is_refused)
+{
+	static const struct rtr_field_desc fields[] = { { "n", RTR_FT_u32, NULL, 0 } };
+	static struct rtr_event_class c = { .provider = "test", .name = "layout", .fields = fields,
+					    .nfields = 1, .enabled = 1 };
+
+	cr_expect_eq(rtr_class_test_pair.version, RTR_EVENT_CLASS_VERSION, "RTR_EVENT_DEFINE sets it");
+	c.version = 0;
+	cr_expect_eq(rtr_event_register(&c), -EPROTO);
+	c.version = RTR_EVENT_CLASS_VERSION + 1;
+	cr_expect_eq(rtr_event_register(&c), -EPROTO);
+	cr_expect_eq(rtr_event_enable("test:layout", true), 0, "a refused class is not registered");
+	c.version = RTR_EVENT_CLASS_VERSION;
+	cr_expect_eq(rtr_event_register(&c), 0);
+	cr_expect_eq(rtr_event_enable("test:layout", true), 1);
 }
 
 /*
