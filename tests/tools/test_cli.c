@@ -106,3 +106,54 @@ Test(tools_cli, bad_input_gets_a_clear_error)
 	cr_expect_eq(run("--help", out, sizeof(out)), 0);
 	cr_expect_not_null(strstr(out, "info REGION"), "%s", out);
 }
+
+/*
+ * Every command `ringtrace --help` lists takes --help: its usage on standard
+ * output, nothing on standard error, exit 0.  The list is read from the help
+ * itself, so that a new command without --help fails here.
+ */
+Test(tools_cli, every_command_takes_help)
+{
+	char cmd[PATH_MAX + 128], name[32];
+	char *out, *line, *next, *help;
+	int st, ncmds = 0;
+	bool in_list = false;
+
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' --help", t_bindir());
+	help = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", help);
+	for (line = help; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (!strcmp(line, "commands:")) {
+			in_list = true;
+			continue;
+		}
+		if (!in_list)
+			continue;
+		if (!*line)
+			break;
+		/* "  NAME ARGS  summary"; a summary's next lines are indented further */
+		if (line[0] != ' ' || line[1] != ' ' || line[2] == ' ')
+			continue;
+		cr_assert_eq(sscanf(line + 2, "%31[a-z-]", name), 1, "%s", line);
+		ncmds++;
+		snprintf(cmd, sizeof(cmd), "'%s/ringtrace' %s --help 2>&1 >/dev/null", t_bindir(),
+			 name);
+		out = t_sh(cmd, &st);
+		cr_expect_eq(st, 0, "ringtrace %s --help: exit %d", name, st);
+		cr_expect_str_empty(out, "ringtrace %s --help wrote on stderr: %s", name, out);
+		free(out);
+		snprintf(cmd, sizeof(cmd), "'%s/ringtrace' %s --help 2>/dev/null", t_bindir(), name);
+		out = t_sh(cmd, &st);
+		cr_expect_eq(strncmp(out, "usage: ringtrace ", 17), 0, "ringtrace %s --help: %s", name,
+			     out);
+		if (strcmp(name, "help"))
+			cr_expect_eq(strncmp(out + 17, name, strlen(name)), 0,
+				     "ringtrace %s --help: %s", name, out);
+		free(out);
+	}
+	cr_expect_geq(ncmds, 12, "commands found in:\n%s", help);
+	free(help);
+}
