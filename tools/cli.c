@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "reader/input.h"
 #include "reader/model.h"
 #include "tools/cli.h"
@@ -135,6 +136,20 @@ int cli_input_close(struct tr_input *in)
 	if (!told)
 		fprintf(stderr, "ringtrace: %s\n", err);
 	return 1;
+}
+
+int cli_traces_exist(const char *cmd, char *const *paths, int n)
+{
+	struct stat st;
+
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-") || !stat(paths[i], &st) ||
+		    (errno != ENOENT && errno != ENOTDIR))
+			continue;	/* what else is wrong, opening it says */
+		fprintf(stderr, "ringtrace %s: no such trace: %s\n", cmd, paths[i]);
+		return 2;
+	}
+	return 0;
 }
 
 int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs,

@@ -57,6 +57,12 @@ void cli_input_told(const struct tr_input *in);
 int cli_input_close(struct tr_input *in);
 
 /*
+ * cli_traces_exist() - each of @paths that is not "-" exists: else "ringtrace
+ * CMD: no such trace: PATH" on stderr.  Return: 0, or 2 (a usage error).
+ */
+int cli_traces_exist(const char *cmd, char *const *paths, int n);
+
+/*
  * cli_model_load() - rtr_model_load_flags() for the command @cmd ("stats",
  * ...): a fatal error goes to stderr as "ringtrace CMD: message".
  * Return: as rtr_model_load().

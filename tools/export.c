@@ -565,6 +565,10 @@ int rtr_cmd_export(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	if (cli_traces_exist("export", dirs, ndirs)) {
+		free(dirs);
+		return 2;
+	}
 	r = cli_model_load("export", &m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS);
 	free(dirs);
 	if (r < 0)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "platform/platform.h"
 #include "reader/model.h"
+#include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/view.h"
 
@@ -922,6 +923,10 @@ int rtr_cmd_view(int argc, char **argv)
 	}
 	if (!ndirs) {
 		usage(stderr);
+		free(dirs);
+		return 2;
+	}
+	if (cli_traces_exist("view", dirs, ndirs)) {
 		free(dirs);
 		return 2;
 	}

@@ -157,3 +157,27 @@ Test(tools_cli, every_command_takes_help)
 	cr_expect_geq(ncmds, 12, "commands found in:\n%s", help);
 	free(help);
 }
+
+/* A path that does not exist is named as such by every reader, exit 2 (not "DAMAGED"). */
+Test(tools_cli, a_missing_trace_is_named)
+{
+	static const char *const cmds[] = {
+		"check", "dump", "dump --follow", "stats", "stats --json", "export --format chrome",
+		"view", "view -o /dev/shm/rtr-nope.html",
+	};
+	static char out[4096];
+	char args[256];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(args, sizeof(args), "%s /nonexistent/rtr-nope", cmds[i]);
+		cr_expect_eq(run(args, out, sizeof(out)), 2, "%s: %s", args, out);
+		cr_expect_not_null(strstr(out, "no such trace: /nonexistent/rtr-nope\n"), "%s: %s",
+				   args, out);
+		cr_expect_null(strstr(out, "DAMAGED"), "%s: %s", args, out);
+	}
+	cr_expect_neq(access("/dev/shm/rtr-nope.html", F_OK), 0);
+	/* a file that is not a trace: unreadable (1), said so, no "1 of 0 streams" */
+	cr_expect_eq(run("check /etc/passwd", out, sizeof(out)), 1);
+	cr_expect_not_null(strstr(out, "check: DAMAGED: 1 of 1 trace could not be read"), "%s",
+			   out);
+}
