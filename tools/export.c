@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "reader/model.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -491,7 +492,7 @@ static int export_chrome(const struct rtr_model *m, FILE *f)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace export --format chrome [-o FILE] TRACE...\n\n"
+		"usage: ringtrace export --format chrome [-o FILE] [--force] TRACE...\n\n"
 		"Write the CTF traces (several are put on one time axis) as Trace Event\n"
 		"Format JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open:\n"
 		"a process per trace, a thread per CPU showing which task ran when, an async\n"
@@ -500,7 +501,9 @@ static void usage(FILE *f)
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --format chrome  the output format (the only one so far)\n"
-		"  -o FILE          write to FILE instead of standard output (- is stdout)\n"
+		"  -o FILE          write to FILE instead of standard output (- is stdout);\n"
+		"                   a new file, mode 0600 (a symbolic link is not followed)\n"
+		"  --force          replace FILE if it exists\n"
 		"  -h, --help       this text\n\n"
 		"exit status: 0 done, 1 damaged trace (what was read before the damage is\n"
 		"exported, the damage reported on stderr), a stream on stdin cut short,\n"
@@ -511,8 +514,10 @@ int rtr_cmd_export(int argc, char **argv)
 {
 	const char *out = "-", *format = NULL;
 	struct rtr_model m;
+	struct cli_out o;
 	char **dirs;
 	int ndirs = 0, r, status;
+	bool force = false, to_file;
 	FILE *f;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -537,6 +542,8 @@ int rtr_cmd_export(int argc, char **argv)
 				out = argv[++i];
 			else
 				format = argv[++i];
+		} else if (!strcmp(a, "--force")) {
+			force = true;
 		} else if (!strncmp(a, "--format=", 9)) {
 			format = a + 9;
 		} else if (!strcmp(a, "--")) {
@@ -569,25 +576,39 @@ int rtr_cmd_export(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	to_file = strcmp(out, "-") != 0;
+	/* the output first: a file that is there (without --force) costs no work */
+	if (to_file && cli_out_open(&o, "export", out, force)) {
+		free(dirs);
+		return 1;
+	}
 	r = cli_model_load("export", &m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS);
 	free(dirs);
-	if (r < 0)
+	if (r < 0) {
+		if (to_file)
+			cli_out_abort(&o);
 		return 1;
+	}
 	status = r ? 1 : 0;
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	f = to_file ? fdopen(dup(o.fd), "w") : stdout;
 	if (!f) {
 		fprintf(stderr, "ringtrace export: %s: %s\n", out, strerror(errno));
+		cli_out_abort(&o);
 		rtr_model_free(&m);
 		return 1;
 	}
 	r = export_chrome(&m, f);
-	if (f != stdout && fclose(f))
+	if (to_file && fclose(f) && !r)
 		r = -EIO;
 	if (r) {
 		fprintf(stderr, "ringtrace export: %s\n", r == -ENOMEM ? "out of memory" :
 			"writing the output failed");
 		status = 1;
 	}
+	if (to_file && r)
+		cli_out_abort(&o);
+	else if (to_file && cli_out_commit(&o))
+		status = 1;
 	cli_model_damage("export", &m);
 	rtr_model_free(&m);
 	return status;

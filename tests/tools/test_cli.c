@@ -4,7 +4,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -180,4 +182,149 @@ Test(tools_cli, a_missing_trace_is_named)
 	cr_expect_eq(run("check /etc/passwd", out, sizeof(out)), 1);
 	cr_expect_not_null(strstr(out, "check: DAMAGED: 1 of 1 trace could not be read"), "%s",
 			   out);
+}
+
+/* A small trace of ringtrace-threads, recorded as DIR/trace. */
+static void record_small(const char *dir)
+{
+	char cmd[PATH_MAX + 256], *out;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' record -q -o '%s/trace' -- "
+		 "'%s/ringtrace-threads' --threads 2 --count 100 2>&1", t_bindir(), dir, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+}
+
+static void spit(const char *path, const char *text, mode_t mode)
+{
+	FILE *f;
+
+	unlink(path);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(chmod(path, mode), 0);
+}
+
+static bool holds(const char *path, const char *text)
+{
+	char buf[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return !strcmp(buf, text);
+}
+
+/* No file in @dir whose name has ".tmp" in it: a failed command leaves none behind. */
+static void expect_no_temp(const char *dir, const char *after)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		cr_expect_null(strstr(e->d_name, ".tmp"), "%s left %s/%s", after, dir, e->d_name);
+	closedir(d);
+}
+
+/*
+ * export -o and view -o make their file as the recorder makes its files: new
+ * (an existing one replaced only with --force), mode 0600, never through a
+ * symbolic link (with or without --force), and no temporary file left when
+ * they fail.
+ */
+Test(tools_cli, output_files_are_made_as_the_recorder_makes_them)
+{
+	static const char *const cmds[] = { "export --format chrome", "view" };
+	char dir[] = "/dev/shm/rtr-out-XXXXXX", out[128], link[128], target[128], args[512];
+	static char text[8192];
+	struct stat st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	record_small(dir);
+	umask(022);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	cr_assert_eq(mkdir(strcat(strcpy(args, dir), "/empty"), 0700), 0);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *c = cmds[i];
+
+		snprintf(out, sizeof(out), "%s/out%zu", dir, i);
+		snprintf(args, sizeof(args), "%s -o '%s' '%s/trace'", c, out, dir);
+		cr_expect_eq(run(args, text, sizeof(text)), 0, "%s: %s", args, text);
+		cr_assert_eq(lstat(out, &st), 0, "%s", args);
+		cr_expect(S_ISREG(st.st_mode));
+		cr_expect_eq(st.st_mode & 07777, 0600, "%s: mode %o", args, st.st_mode & 07777);
+
+		/* an existing file: kept without --force, replaced (a new file, 0600) with it */
+		spit(out, "old", 0644);
+		cr_expect_eq(run(args, text, sizeof(text)), 1, "%s: %s", args, text);
+		cr_expect_not_null(strstr(text, "exists (--force replaces it)"), "%s: %s", args, text);
+		cr_expect(holds(out, "old"), "%s replaced %s without --force", c, out);
+		snprintf(args, sizeof(args), "%s --force -o '%s' '%s/trace'", c, out, dir);
+		cr_expect_eq(run(args, text, sizeof(text)), 0, "%s: %s", args, text);
+		cr_expect_not(holds(out, "old"), "%s --force did not replace %s", c, out);
+		cr_assert_eq(lstat(out, &st), 0);
+		cr_expect_eq(st.st_mode & 07777, 0600, "%s: mode %o", args, st.st_mode & 07777);
+
+		/* a symbolic link: never written through, with or without --force */
+		spit(target, "secret", 0644);
+		unlink(link);
+		cr_assert_eq(symlink(target, link), 0);
+		for (int force = 0; force < 2; force++) {
+			snprintf(args, sizeof(args), "%s %s-o '%s' '%s/trace'", c,
+				 force ? "--force " : "", link, dir);
+			cr_expect_eq(run(args, text, sizeof(text)), 1, "%s: %s", args, text);
+			cr_expect_not_null(strstr(text, "is a symbolic link"), "%s: %s", args, text);
+			cr_expect(holds(target, "secret"), "%s wrote through the link", args);
+			cr_expect_eq(lstat(link, &st), 0);
+			cr_expect(S_ISLNK(st.st_mode), "%s replaced the link", args);
+		}
+
+		/* a failure (no trace to read) leaves neither the file nor a temporary one */
+		snprintf(out, sizeof(out), "%s/failed%zu", dir, i);
+		snprintf(args, sizeof(args), "%s -o '%s' '%s/empty'", c, out, dir);
+		cr_expect_eq(run(args, text, sizeof(text)), 1, "%s: %s", args, text);
+		cr_expect_neq(access(out, F_OK), 0, "%s left %s", args, out);
+		expect_no_temp(dir, args);
+	}
+	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+	cr_expect_eq(system(args), 0);
+}
+
+/* view on a damaged trace: the page is written, drawn up to the damage, which stderr names; exit 1. */
+Test(tools_cli, view_of_a_damaged_trace_exits_1)
+{
+	char dir[] = "/dev/shm/rtr-dmg-XXXXXX", path[160], args[512];
+	static char text[8192];
+	unsigned char junk[64];
+	struct stat st;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	record_small(dir);
+	snprintf(path, sizeof(path), "%s/trace/stream_0", dir);
+	f = fopen(path, "r+");
+	cr_assert_not_null(f, "%s", path);
+	memset(junk, 0xff, sizeof(junk));
+	cr_assert_eq(fseek(f, 200, SEEK_SET), 0);
+	cr_assert_eq(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
+	cr_assert_eq(fclose(f), 0);
+	snprintf(args, sizeof(args), "view -o '%s/page.html' '%s/trace'", dir, dir);
+	cr_expect_eq(run(args, text, sizeof(text)), 1, "%s", text);
+	cr_expect_not_null(strstr(text, "ringtrace view: damaged: "), "%s", text);
+	cr_expect_not_null(strstr(text, "(drawn up to there)"), "%s", text);
+	snprintf(path, sizeof(path), "%s/page.html", dir);
+	cr_expect_eq(stat(path, &st), 0, "the page is written all the same");
+	cr_expect_gt(st.st_size, 1000);
+	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+	cr_expect_eq(system(args), 0);
 }
