@@ -198,6 +198,27 @@ static void emit_flow(struct exp *e, uint32_t i, bool out)
 	jw_lit(&e->w, "}}");
 }
 
+/*
+ * ,"ts":S,"dur":D of a slice from @start to @end (ns).  A viewer adds ts and
+ * dur as doubles, and the sum can round up past the next slice's ts:
+ * back-to-back slices on a track then overlap (speedscope draws them as a
+ * staircase).  The dur printed is the exact one, or 1 ns less where the sum
+ * would round past @end, so that each slice ends, as read, no later than the
+ * next one on its track begins.  "N.NNN" is read as the double nearest
+ * N.NNN, which is (double)ns / 1000 for any ns below 2^53.
+ */
+static void slice_times(struct exp *e, int64_t start, int64_t end)
+{
+	int64_t dur = end - start;
+
+	while (dur > 0 && (double)start / 1000 + (double)dur / 1000 > (double)end / 1000)
+		dur--;
+	jw_lit(&e->w, ",\"ts\":");
+	jw_us(&e->w, start);
+	jw_lit(&e->w, ",\"dur\":");
+	jw_us(&e->w, dur);
+}
+
 static void emit_run(struct exp *e, uint32_t i)
 {
 	const struct rtr_model *m = e->m;
@@ -211,10 +232,7 @@ static void emit_run(struct exp *e, uint32_t i)
 	jw_u64(&e->w, pid_of(m->cpus[r->cpu].trace));
 	jw_lit(&e->w, ",\"tid\":");
 	jw_u64(&e->w, tid_of(m, r->cpu));
-	jw_lit(&e->w, ",\"ts\":");
-	jw_us(&e->w, r->start);
-	jw_lit(&e->w, ",\"dur\":");
-	jw_us(&e->w, r->end - r->start);
+	slice_times(e, r->start, r->end);
 	jw_lit(&e->w, ",\"args\":{\"task\":");
 	jw_u64(&e->w, t->id);
 	jw_lit(&e->w, "}}");
@@ -232,10 +250,7 @@ static void emit_pause(struct exp *e, uint32_t i)
 	jw_u64(&e->w, pid_of(m->cpus[p->cpu].trace));
 	jw_lit(&e->w, ",\"tid\":");
 	jw_u64(&e->w, TID_PAUSES);
-	jw_lit(&e->w, ",\"ts\":");
-	jw_us(&e->w, p->start);
-	jw_lit(&e->w, ",\"dur\":");
-	jw_us(&e->w, p->end - p->start);
+	slice_times(e, p->start, p->end);
 	jw_lit(&e->w, "}");
 }
 

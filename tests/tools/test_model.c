@@ -495,6 +495,87 @@ Test(tools_model, export_is_valid_trace_event_json)
 	session_end(&s);
 }
 
+/*
+ * Runs back to back on a CPU, thousands of them: as a viewer reads them
+ * (ts + dur added in doubles), none ends after the next one begins, and
+ * each lasts its time to the nanosecond, or 1 ns less.  Exported as they
+ * were, ts + dur rounded past the next ts for about one in ten.
+ */
+Test(tools_model, back_to_back_runs_never_overlap_in_the_export)
+{
+	struct session s;
+	struct rtr_model m;
+	uint64_t t[2];
+	char args[512], file[160], *out, *json;
+	const char *p;
+	size_t len;
+	uint32_t nx = 0;
+	char *used;
+	FILE *f;
+	int st;
+
+	session_start(&s, 0, 0);
+	for (int i = 0; i < 2; i++) {
+		t[i] = rtr_task_id();
+		rtr_create(0, t[i], RTR_KIND_TASK);
+	}
+	for (int i = 0; i < 4000; i++)
+		rtr_switch(t[i & 1]);
+	rtr_switch(0);
+	session_stop(&s);
+	load(&m, s.trace, 0);
+	cr_assert_eq(m.nruns, 4000);
+
+	snprintf(file, sizeof(file), "%s/runs.json", s.dir);
+	snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, s.trace);
+	out = rt(args, true, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	out = checker(file, &st);
+	cr_expect_eq(st, 0, "the checker: %.2000s", out);
+	free(out);
+
+	/* each "X" as printed: a run of its task, its ts exact, its dur the run's, or 1 ns less */
+	used = calloc(m.nruns, 1);
+	cr_assert_not_null(used);
+	f = fopen(file, "rb");
+	cr_assert_not_null(f);
+	json = malloc(16 << 20);
+	cr_assert_not_null(json);
+	len = fread(json, 1, (16 << 20) - 1, f);
+	json[len] = 0;
+	fclose(f);
+	for (p = json; (p = strstr(p, "{\"ph\":\"X\",\"cat\":\"run\"")); p++) {
+		unsigned long long tu, tf, du, df, task;
+		const char *q = strstr(p, "\"ts\":");
+		int64_t ts, dur;
+		uint32_t r;
+
+		cr_assert_not_null(q);
+		cr_assert_eq(sscanf(q, "\"ts\":%llu.%3llu,\"dur\":%llu.%3llu,\"args\":{\"task\":%llu",
+				    &tu, &tf, &du, &df, &task), 5, "%.100s", q);
+		ts = (int64_t)(tu * 1000 + tf);
+		dur = (int64_t)(du * 1000 + df);
+		for (r = 0; r < m.nruns; r++) {
+			const struct rtr_model_run *x = &m.runs[r];
+
+			if (!used[r] && x->start == ts && m.tasks[x->task].id == task &&
+			    (dur == x->end - x->start || dur == x->end - x->start - 1))
+				break;
+		}
+		cr_expect_lt(r, m.nruns, "no run of task %llu from %" PRId64 " for %" PRId64 " ns",
+			     task, ts, dur);
+		if (r < m.nruns)
+			used[r] = 1;
+		nx++;
+	}
+	free(used);
+	cr_expect_eq(nx, m.nruns);
+	free(json);
+	rtr_model_free(&m);
+	session_end(&s);
+}
+
 /* The checker itself catches what it is there for. */
 Test(tools_model, checker_rejects_broken_traces)
 {
@@ -509,6 +590,10 @@ Test(tools_model, checker_rejects_broken_traces)
 		"\"args\":{\"v\":\"7\"}}]}",
 		"{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\x01\",\"pid\":1,\"tid\":1,\"ts\":1}]}",
 		"{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"\xff\",\"pid\":1,\"tid\":1,\"ts\":1}]}",
+		/* back to back in decimal, but 0.002 + 0.007 > 0.009 in doubles: they overlap */
+		"{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":0.002,"
+		"\"dur\":0.007},{\"ph\":\"X\",\"name\":\"y\",\"pid\":1,\"tid\":1,\"ts\":0.009,"
+		"\"dur\":1}]}",
 	};
 	char dir[] = "/dev/shm/rtr-chk-XXXXXX", file[64], *out;
 	int st;
