@@ -446,6 +446,22 @@ static char *checker(const char *file, int *st)
 	return t_sh(cmd, st);
 }
 
+/* `export --format chrome -o DIR/NAME` of @s's trace, exit 0, through the checker: its summary. */
+static char *export_checked(const struct session *s, const char *name, char *file, size_t len)
+{
+	char args[512], *out;
+	int st;
+
+	snprintf(file, len, "%s/%s", s->dir, name);
+	snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, s->trace);
+	out = rt(args, true, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	out = checker(file, &st);
+	cr_assert_eq(st, 0, "the checker: %.2000s", out);
+	return out;
+}
+
 Test(tools_model, export_is_valid_trace_event_json)
 {
 	struct session s;
@@ -456,13 +472,7 @@ Test(tools_model, export_is_valid_trace_event_json)
 	int st;
 
 	known_trace(&s, &k);
-	snprintf(file, sizeof(file), "%s/out.json", s.dir);
-	snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, s.trace);
-	out = rt(args, true, &st);
-	cr_assert_eq(st, 0, "%s", out);
-	free(out);
-	out = checker(file, &st);
-	cr_assert_eq(st, 0, "the checker: %s", out);
+	out = export_checked(&s, "out.json", file, sizeof(file));
 	/* 6 tasks; 6 visible arrows; runs 3 + pause 1; 2 samples; note 1 */
 	cr_expect_not_null(strstr(out, "\"b\": 6,"), "%s", out);
 	cr_expect_not_null(strstr(out, "\"e\": 6,"), "%s", out);
@@ -506,13 +516,11 @@ Test(tools_model, back_to_back_runs_never_overlap_in_the_export)
 	struct session s;
 	struct rtr_model m;
 	uint64_t t[2];
-	char args[512], file[160], *out, *json;
+	char file[160], *json, *used;
 	const char *p;
 	size_t len;
 	uint32_t nx = 0;
-	char *used;
 	FILE *f;
-	int st;
 
 	session_start(&s, 0, 0);
 	for (int i = 0; i < 2; i++) {
@@ -526,14 +534,7 @@ Test(tools_model, back_to_back_runs_never_overlap_in_the_export)
 	load(&m, s.trace, 0);
 	cr_assert_eq(m.nruns, 4000);
 
-	snprintf(file, sizeof(file), "%s/runs.json", s.dir);
-	snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, s.trace);
-	out = rt(args, true, &st);
-	cr_assert_eq(st, 0, "%s", out);
-	free(out);
-	out = checker(file, &st);
-	cr_expect_eq(st, 0, "the checker: %.2000s", out);
-	free(out);
+	free(export_checked(&s, "runs.json", file, sizeof(file)));
 
 	/* each "X" as printed: a run of its task, its ts exact, its dur the run's, or 1 ns less */
 	used = calloc(m.nruns, 1);
