@@ -328,3 +328,35 @@ Test(tools_cli, view_of_a_damaged_trace_exits_1)
 	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
 	cr_expect_eq(system(args), 0);
 }
+
+/*
+ * record's progress does not mix with the program's output: on a terminal
+ * (script(1) gives it one, shared with the program, as a shell does) no line
+ * is redrawn with \r; the summary comes at the end.  Not on a terminal, no \r
+ * at all.
+ */
+Test(tools_cli, record_progress_keeps_off_the_programs_terminal)
+{
+	char dir[] = "/dev/shm/rtr-tty-XXXXXX", cmd[PATH_MAX + 512], *out;
+	int st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "script -qec \"'%s/ringtrace' record -o '%s/tty' -- "
+		 "'%s/ringtrace-threads' --threads 1 --seconds 1.5 --rate 1000\" /dev/null "
+		 "</dev/null", t_bindir(), dir, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "attempted "), "the program's output: %s", out);
+	cr_expect_not_null(strstr(out, "tty: "), "the summary: %s", out);
+	cr_expect_null(strstr(out, "\rringtrace"), "a line redrawn: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' record -o '%s/pipe' -- '%s/ringtrace-threads' "
+		 "--threads 1 --seconds 1.2 --rate 1000 2>&1", t_bindir(), dir, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "pipe: "), "the summary: %s", out);
+	cr_expect_null(strchr(out, '\r'), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
