@@ -22,7 +22,7 @@ struct rtr_session;
  * @argv: record: the program.  @region: consume, snapshot, recover.
  * @preload: record --pthread: the library to preload ("" until found).
  * @live: the progress line is redrawn in place on stderr: a terminal that
- *	only this command writes to (consume, snapshot, recover; not record).
+ *	only this command writes to (consume's; not record's).
  */
 struct opts {
 	const char *cmd;
