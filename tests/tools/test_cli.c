@@ -306,12 +306,27 @@ Test(tools_cli, view_of_a_damaged_trace_exits_1)
 	char dir[] = "/dev/shm/rtr-dmg-XXXXXX", path[160], args[512];
 	static char text[8192];
 	unsigned char junk[64];
+	struct dirent *e;
+	off_t biggest = 0;
 	struct stat st;
+	DIR *d;
 	FILE *f;
 
 	cr_assert_not_null(mkdtemp(dir));
 	record_small(dir);
-	snprintf(path, sizeof(path), "%s/trace/stream_0", dir);
+	/* 64 bytes of 0xff into the first packet's records of the biggest stream */
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	d = opendir(path);
+	cr_assert_not_null(d);
+	while ((e = readdir(d))) {
+		snprintf(args, sizeof(args), "%s/trace/%s", dir, e->d_name);
+		if (!strncmp(e->d_name, "stream_", 7) && !stat(args, &st) && st.st_size > biggest) {
+			biggest = st.st_size;
+			snprintf(path, sizeof(path), "%s", args);
+		}
+	}
+	closedir(d);
+	cr_assert_gt(biggest, 264);
 	f = fopen(path, "r+");
 	cr_assert_not_null(f, "%s", path);
 	memset(junk, 0xff, sizeof(junk));
@@ -356,6 +371,55 @@ Test(tools_cli, record_progress_keeps_off_the_programs_terminal)
 	cr_expect_eq(st, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "pipe: "), "the summary: %s", out);
 	cr_expect_null(strchr(out, '\r'), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* The number of times @needle occurs in @s. */
+static int count_of(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * A real program's typed events (ringtrace-threads: RTR_TRACE(threads, tick)),
+ * recorded, in every tool: counted per class in stats, an instant each with
+ * its fields in export, a marker each in view's page.
+ */
+Test(tools_cli, a_programs_typed_events_are_in_every_tool)
+{
+	char dir[] = "/dev/shm/rtr-typed-XXXXXX", cmd[PATH_MAX + 512], *out;
+	const char *p;
+	unsigned n = 0;
+	int st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	record_small(dir);	/* 2 threads x 100 ticks */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --json '%s/trace'", t_bindir(), dir);
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\"class\": \"threads:tick\", \"count\": 200}"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' export --format chrome '%s/trace'", t_bindir(),
+		 dir);
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_eq(count_of(out, "{\"ph\":\"i\",\"name\":\"threads:tick\""), 200, "%.2000s", out);
+	cr_expect_not_null(strstr(out, "\"fields\":\"thread = 1, seq = 99\"}"), "%.2000s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view -o '%s/page.html' '%s/trace' >/dev/null && "
+		 "cat '%s/page.html'", t_bindir(), dir, dir, dir);
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%.2000s", out);
+	p = strstr(out, "\"marker_ts\":[");
+	cr_assert_not_null(p, "no markers in the page: %.2000s", out);
+	cr_expect_eq(sscanf(p, "\"marker_ts\":[%*u,%u", &n), 1, "%.100s", p);
+	cr_expect_eq(n, 200, "%.100s", p);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_expect_eq(system(cmd), 0);

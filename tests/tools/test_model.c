@@ -1364,5 +1364,30 @@ Test(tools_model, typed_events_are_markers_counted_and_exported)
 	cr_expect_not_null(strstr(json, "\"fields\":\"id = 1, status = not_found (1)\""), "%s",
 			   json);
 	free(json);
+
+	/*
+	 * view: the page's data holds a marker per event, its class and fields
+	 * (what the viewer draws on the CPU's lane and shows on hover: its render
+	 * tests, tests/viewer/run.mjs, check those on an LTTng trace)
+	 */
+	snprintf(file, sizeof(file), "%s/page.html", s.dir);
+	snprintf(args, sizeof(args), "view -o '%s' '%s'", file, s.trace);
+	out = rt(args, true, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "/usr/bin/python3 -c 'import base64, json, re, sys\n"
+		 "h = open(sys.argv[1]).read()\n"
+		 "meta = json.loads(re.search(r\"id=.rtr-meta.>(.*?)</script>\", h, re.S).group(1))\n"
+		 "blob = base64.b64decode(re.search(r\"id=.rtr-data.>(.*?)</script>\", h, re.S).group(1))\n"
+		 "print(\"markers\", meta[\"columns\"][\"marker_ts\"][1])\n"
+		 "sys.stdout.buffer.write(blob.replace(bytes([0]), bytes([10])))' '%s'", file);
+	out = t_sh(args, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_eq(strncmp(out, "markers 3\n", 10), 0, "%.100s", out);
+	/* the blob, its NULs made newlines: its strings */
+	cr_expect_not_null(strstr(out, "\ntest:reply\n"), "no class name in the page");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect_not_null(strstr(out, want[i]), "no '%s' in the page", want[i]);
+	free(out);
 	session_end(&s);
 }
