@@ -294,6 +294,116 @@ static void emit_note(struct exp *e, uint32_t i)
 	jw_lit(&e->w, "}");
 }
 
+/* @n bytes at @s are a JSON number a viewer reads exactly (integers up to 15 digits). */
+static bool json_number(const char *s, size_t n)
+{
+	size_t i = s[0] == '-', digits = 0;
+
+	if (i == n || (s[i] == '0' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9'))
+		return false;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (!digits)
+		return false;
+	if (i < n && s[i] == '.') {
+		if (++i == n || s[i] < '0' || s[i] > '9')
+			return false;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	} else if (i == n) {
+		return digits <= 15;	/* beyond 2^53 a double rounds it: text */
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		if (++i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i == n || s[i] < '0' || s[i] > '9')
+			return false;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	return i == n;
+}
+
+/* The quoted string @s .. @end (quotes included) as dump escapes it, as a JSON string. */
+static void field_string(struct exp *e, const char *s, const char *end)
+{
+	char b[RTR_MODEL_FIELDS_MAX];
+	size_t n = 0;
+
+	for (s++, end--; s < end && n < sizeof(b); s++) {
+		if (*s != '\\' || s + 1 == end) {
+			b[n++] = *s;
+			continue;
+		}
+		switch (*++s) {
+		case 'n': b[n++] = '\n'; break;
+		case 't': b[n++] = '\t'; break;
+		case 'x':
+			if (end - s > 2 && sscanf(s + 1, "%2hhx", (unsigned char *)&b[n]) == 1) {
+				n++;
+				s += 2;
+				break;
+			}
+			/* fall through */
+		default: b[n++] = *s; break;
+		}
+	}
+	jw_str(&e->w, b, n);
+}
+
+/*
+ * Each top-level "name = value" of a marker's fields (as dump prints them),
+ * an arg of its own: a number as a number, a string as the string, the rest
+ * (enums, structs, arrays, big integers) as their text.  The names "cpu"
+ * and "fields" are the instant's own.  A field the text was cut in
+ * (RTR_MODEL_FIELDS_MAX bytes, then "...") is left out.
+ */
+static void field_args(struct exp *e, const char *s)
+{
+	size_t len = strlen(s);
+	bool cut = len >= RTR_MODEL_FIELDS_MAX - 3 && !strcmp(s + len - 3, "...");
+
+	while (*s) {
+		const char *eq = strstr(s, " = "), *v, *end;
+		bool quoted = false;
+		int depth = 0;
+
+		if (!eq)
+			return;
+		v = eq + 3;
+		for (end = v; *end; end++) {
+			if (quoted) {
+				if (*end == '\\' && end[1])
+					end++;
+				else if (*end == '"')
+					quoted = false;
+			} else if (*end == '"') {
+				quoted = true;
+			} else if (*end == '{' || *end == '[') {
+				depth++;
+			} else if ((*end == '}' || *end == ']') && depth) {
+				depth--;
+			} else if (!depth && *end == ',' && end[1] == ' ') {
+				break;
+			}
+		}
+		if (!*end && (cut || quoted || depth))
+			return;
+		if ((eq - s != 3 || memcmp(s, "cpu", 3)) && (eq - s != 6 || memcmp(s, "fields", 6))) {
+			jw_lit(&e->w, ",");
+			jw_str(&e->w, s, (size_t)(eq - s));
+			jw_lit(&e->w, ":");
+			if (json_number(v, (size_t)(end - v)))
+				jw_raw(&e->w, v, (size_t)(end - v));
+			else if (*v == '"' && end - v >= 2 && end[-1] == '"')
+				field_string(e, v, end);
+			else
+				jw_str(&e->w, v, (size_t)(end - v));
+		}
+		s = *end ? end + 2 : end;
+	}
+}
+
 /* A typed event, an LTTng event: an instant on its thread's track (else its CPU's), its fields. */
 static void emit_marker(struct exp *e, uint32_t i)
 {
@@ -321,6 +431,7 @@ static void emit_marker(struct exp *e, uint32_t i)
 		jw_u64(&e->w, m->cpus[k->cpu].cpu);
 	jw_lit(&e->w, ",\"fields\":");
 	jw_cstr(&e->w, rtr_model_str(m, k->fields));
+	field_args(e, rtr_model_str(m, k->fields));
 	jw_lit(&e->w, "}}");
 }
 

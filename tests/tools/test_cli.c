@@ -410,7 +410,8 @@ Test(tools_cli, a_programs_typed_events_are_in_every_tool)
 	out = t_sh(cmd, &st);
 	cr_expect_eq(st, 0, "%s", out);
 	cr_expect_eq(count_of(out, "{\"ph\":\"i\",\"name\":\"threads:tick\""), 200, "%.2000s", out);
-	cr_expect_not_null(strstr(out, "\"fields\":\"thread = 1, seq = 99\"}"), "%.2000s", out);
+	cr_expect_not_null(strstr(out, "\"fields\":\"thread = 1, seq = 99\",\"thread\":1,\"seq\":99}"),
+			   "%.2000s", out);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view -o '%s/page.html' '%s/trace' >/dev/null && "
 		 "cat '%s/page.html'", t_bindir(), dir, dir, dir);

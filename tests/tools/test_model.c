@@ -1258,6 +1258,14 @@ Test(tools_model, lttng_events_are_classes_threads_and_markers)
 		cr_expect_not_null(strstr(out, "\"kworker/0:1 1201\""), "%s", out);
 		cr_expect_not_null(strstr(out, "\"i\": 222,"), "216 markers + 6 losses: %s", out);
 		free(out);
+		/* each field an arg: numbers as numbers, strings unquoted, the rest as text */
+		snprintf(args, sizeof(args), "cat '%s'", file);
+		out = t_sh(args, &st);
+		cr_expect_not_null(strstr(out, "\"procname\":\"kworker/0:1\",\"prio\":119,"
+					  "\"state_ctx\":\"SLEEPING (1)\""), "%.3000s", out);
+		cr_expect_not_null(strstr(out, "\"_vtids_length\":0,\"vtids\":\"[ ]\""), "%.3000s",
+				   out);
+		free(out);
 		unlink(file);
 		rmdir(tmp);
 	}
@@ -1361,8 +1369,8 @@ Test(tools_model, typed_events_are_markers_counted_and_exported)
 	json[len] = 0;
 	fclose(f);
 	cr_expect_not_null(strstr(json, "{\"ph\":\"i\",\"name\":\"test:reply\""), "%s", json);
-	cr_expect_not_null(strstr(json, "\"fields\":\"id = 1, status = not_found (1)\""), "%s",
-			   json);
+	cr_expect_not_null(strstr(json, "\"fields\":\"id = 1, status = not_found (1)\","
+				  "\"id\":1,\"status\":\"not_found (1)\"}"), "each field an arg: %s", json);
 	free(json);
 
 	/*
