@@ -180,7 +180,7 @@ int cli_out_open(struct cli_out *o, const char *cmd, const char *path, bool forc
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (unsigned i = 0; i < 100; i++) {
 		/* a new name each try: another process's file there is never opened */
-		snprintf(o->tmp, sizeof(o->tmp), ".%s.%d-%lx.tmp", o->name, (int)getpid(),
+		snprintf(o->tmp, sizeof(o->tmp), ".%.200s.%d-%lx.tmp", o->name, (int)getpid(),
 			 (unsigned long)ts.tv_nsec + i);
 		o->fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			       CLI_FILE_MODE);
