@@ -54,9 +54,7 @@ static const char *const help_text[] = {
 	"  --force              replace an existing trace directory\n"
 	"  --file-mode OCTAL    mode of the files written (default 0600)\n"
 	"  --keep-region        leave the region file when done\n"
-	"  -q, --quiet          no summary (consume: no progress line either); record\n"
-	"                       draws no progress line: its program writes to the same\n"
-	"                       terminal\n"
+	"  -q, --quiet          no progress line, no summary\n"
 	"\nExit status: PROGRAM's (128+N if killed by signal N); 1 if the trace could not\n"
 	"be written whole, 2 for a usage error.\n",
 	"consume", "usage: ringtrace consume REGION|- -o DIR|- [OPTIONS]\n"
