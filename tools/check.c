@@ -40,6 +40,7 @@ struct carry {
 struct totals {
 	uint64_t packets, events, lost_events, lost_packets, lost_first;
 	uint32_t damaged, streams;
+	uint32_t unopened;	/* traces (chunks) whose metadata or directory failed */
 };
 
 static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, struct totals *tot)
@@ -51,7 +52,7 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 	if (tr_open(&t, dir, err, sizeof(err))) {
 		fprintf(stderr, "ringtrace check: %s\n", err);
 		printf("%s: damaged: %s\n", dir, err);
-		tot->damaged++;
+		tot->unopened++;
 		return 1;
 	}
 	printf("trace     %s\n", dir);
@@ -127,7 +128,7 @@ int rtr_cmd_check(int argc, char **argv)
 {
 	struct totals tot = { 0 };
 	struct carry *carry = NULL;
-	uint32_t ncarry = 0;
+	uint32_t ncarry = 0, ndirs;
 	const char *dir = NULL;
 	struct tr_input in;
 	char err[1024];
@@ -152,6 +153,8 @@ int rtr_cmd_check(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (cli_traces_exist("check", (char **)&dir, 1))
+		return 2;
 	if (tr_input_open(&in, dir, false, err, sizeof(err))) {
 		fprintf(stderr, "ringtrace check: %s\n", err);
 		printf("%s: damaged: %s\n", dir, err);
@@ -170,8 +173,13 @@ int rtr_cmd_check(int argc, char **argv)
 	printf("\n%" PRIu64 " packets, %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 	       " packets lost (%" PRIu64 " of them before the streams' first packets)\n",
 	       tot.packets, tot.events, tot.lost_events, tot.lost_packets, tot.lost_first);
+	ndirs = in.ndirs;
 	cut = cli_input_close(&in) != 0;
-	if (tot.damaged)
+	if (tot.unopened)
+		printf("check: DAMAGED: %u of %u %s not be read%s\n", tot.unopened, ndirs,
+		       ndirs > 1 ? "chunks could" : "trace could", tot.damaged ?
+		       ", and streams of the others are damaged" : "");
+	else if (tot.damaged)
 		printf("check: DAMAGED: %u of %u streams\n", tot.damaged, tot.streams);
 	else if (cut)
 		printf("check: INCOMPLETE: the stream on standard input was cut or damaged; what "
@@ -182,5 +190,5 @@ int rtr_cmd_check(int argc, char **argv)
 		fprintf(stderr, "ringtrace check: standard output: %s\n", strerror(errno));
 		return 1;
 	}
-	return tot.damaged || cut ? 1 : 0;
+	return tot.damaged || tot.unopened || cut ? 1 : 0;
 }

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* tools/cli.c - what the commands share (cli.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "reader/input.h"
 #include "reader/model.h"
 #include "tools/cli.h"
@@ -117,6 +121,141 @@ void cli_catch_signals(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+/* ---- output files ------------------------------------------------------------------ */
+
+/* What is at @o's name now: refused if a link, not a regular file, or (without --force) there. */
+static int out_check(const struct cli_out *o)
+{
+	struct stat st;
+
+	if (fstatat(o->dfd, o->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode)) {
+		fprintf(stderr, "ringtrace %s: %s: is a symbolic link; ringtrace does not write "
+			"through one\n", o->cmd, o->path);
+		return -ELOOP;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "ringtrace %s: %s: exists and is not a regular file\n", o->cmd,
+			o->path);
+		return -EEXIST;
+	}
+	if (!o->force) {
+		fprintf(stderr, "ringtrace %s: %s exists (--force replaces it)\n", o->cmd, o->path);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+int cli_out_open(struct cli_out *o, const char *cmd, const char *path, bool force)
+{
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	char dir[4096];
+	struct timespec ts;
+	int ret;
+
+	*o = (struct cli_out){ .fd = -1, .dfd = -1, .force = force, .cmd = cmd, .path = path };
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") ||
+	    strlen(name) >= sizeof(o->name) || (size_t)(name - path) >= sizeof(dir)) {
+		fprintf(stderr, "ringtrace %s: %s: not a file name\n", cmd, path);
+		return -EINVAL;
+	}
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (!*dir)
+		strcpy(dir, "/");
+	o->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o->dfd < 0) {
+		ret = -errno;
+		fprintf(stderr, "ringtrace %s: %s: %s\n", cmd, dir, strerror(errno));
+		return ret;
+	}
+	ret = out_check(o);
+	if (ret) {
+		if (ret != -ELOOP && ret != -EEXIST)
+			fprintf(stderr, "ringtrace %s: %s: %s\n", cmd, path, strerror(-ret));
+		close(o->dfd);
+		return ret;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (unsigned i = 0; i < 100; i++) {
+		/* a new name each try: another process's file there is never opened */
+		snprintf(o->tmp, sizeof(o->tmp), ".%.200s.%d-%lx.tmp", o->name, (int)getpid(),
+			 (unsigned long)ts.tv_nsec + i);
+		o->fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       CLI_FILE_MODE);
+		if (o->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (o->fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "ringtrace %s: %s: cannot create a file there: %s\n", cmd, dir,
+			strerror(errno));
+		close(o->dfd);
+		return ret;
+	}
+	return 0;
+}
+
+/* Name the temporary file @o->name, never replacing what is there. */
+static int out_link(struct cli_out *o)
+{
+	if (!renameat2(o->dfd, o->tmp, o->dfd, o->name, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* a file system without RENAME_NOREPLACE: link() fails too if the name exists */
+	if (linkat(o->dfd, o->tmp, o->dfd, o->name, 0) < 0)
+		return -errno;
+	unlinkat(o->dfd, o->tmp, 0);
+	return 0;
+}
+
+int cli_out_commit(struct cli_out *o)
+{
+	int ret = 0;
+
+	if (fsync(o->fd) < 0)
+		ret = -errno;
+	if (close(o->fd) < 0 && !ret)
+		ret = -errno;
+	o->fd = -1;
+	if (ret) {
+		fprintf(stderr, "ringtrace %s: %s: %s\n", o->cmd, o->path, strerror(-ret));
+	} else {
+		/* checked again: what was there may have changed while we wrote */
+		ret = out_check(o);
+		if (!ret && o->force)
+			ret = renameat(o->dfd, o->tmp, o->dfd, o->name) ? -errno : 0;
+		else if (!ret)
+			ret = out_link(o);
+		if (ret == -EEXIST && !o->force)
+			fprintf(stderr, "ringtrace %s: %s exists (--force replaces it)\n", o->cmd,
+				o->path);
+		else if (ret && ret != -ELOOP && ret != -EEXIST)
+			fprintf(stderr, "ringtrace %s: %s: %s\n", o->cmd, o->path, strerror(-ret));
+	}
+	if (!ret) {
+		o->tmp[0] = 0;	/* it has its name: nothing to remove */
+		fsync(o->dfd);	/* the new name on disk, as the recorder's */
+	}
+	cli_out_abort(o);
+	return ret;
+}
+
+void cli_out_abort(struct cli_out *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->dfd >= 0) {
+		if (o->tmp[0])
+			unlinkat(o->dfd, o->tmp, 0);
+		close(o->dfd);
+	}
+	o->dfd = -1;
+}
+
 /* ---- inputs and the model ---------------------------------------------------------- */
 
 void cli_input_told(const struct tr_input *in)
@@ -135,6 +274,20 @@ int cli_input_close(struct tr_input *in)
 	if (!told)
 		fprintf(stderr, "ringtrace: %s\n", err);
 	return 1;
+}
+
+int cli_traces_exist(const char *cmd, char *const *paths, int n)
+{
+	struct stat st;
+
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-") || !stat(paths[i], &st) ||
+		    (errno != ENOENT && errno != ENOTDIR))
+			continue;	/* what else is wrong, opening it says */
+		fprintf(stderr, "ringtrace %s: no such trace: %s\n", cmd, paths[i]);
+		return 2;
+	}
+	return 0;
 }
 
 int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs,

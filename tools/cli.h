@@ -57,6 +57,50 @@ void cli_input_told(const struct tr_input *in);
 int cli_input_close(struct tr_input *in);
 
 /*
+ * Output files (export -o, view -o) are made as the recorder makes its files
+ * (consumer/output.c): written into a temporary file beside PATH, created
+ * new (O_EXCL | O_NOFOLLOW) with mode CLI_FILE_MODE less the umask, synced,
+ * then given the name PATH: with @force by rename() over what is there,
+ * else so that an existing file is never replaced (rename with
+ * RENAME_NOREPLACE, or link()).  A symbolic link at PATH is refused, with or
+ * without @force: nothing is written through one.  A failure leaves no
+ * temporary file behind.
+ */
+#define CLI_FILE_MODE 0600	/* record's --file-mode default */
+
+/**
+ * struct cli_out - an output file being written.
+ * @fd: the temporary file: write here.
+ * @private: where it goes.
+ */
+struct cli_out {
+	int fd;
+	/* private: */
+	int dfd;
+	bool force;
+	const char *cmd, *path;
+	char name[256], tmp[300];
+};
+
+/*
+ * cli_out_open() - for the command @cmd, start writing @path: a file that
+ * exists (without @force), a symbolic link or something that is not a
+ * regular file there is refused now, before any work.  Errors are said on
+ * stderr ("ringtrace CMD: PATH: ...").  Return: 0, or -errno.
+ */
+int cli_out_open(struct cli_out *o, const char *cmd, const char *path, bool force);
+/* cli_out_commit() - sync and close the file, give it its name (as above).  Return: 0, or -errno (said; nothing is left). */
+int cli_out_commit(struct cli_out *o);
+/* cli_out_abort() - drop the file: the temporary one removed, PATH as it was. */
+void cli_out_abort(struct cli_out *o);
+
+/*
+ * cli_traces_exist() - each of @paths that is not "-" exists: else "ringtrace
+ * CMD: no such trace: PATH" on stderr.  Return: 0, or 2 (a usage error).
+ */
+int cli_traces_exist(const char *cmd, char *const *paths, int n);
+
+/*
  * cli_model_load() - rtr_model_load_flags() for the command @cmd ("stats",
  * ...): a fatal error goes to stderr as "ringtrace CMD: message".
  * Return: as rtr_model_load().

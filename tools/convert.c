@@ -10,6 +10,18 @@
 #include "consumer/convert.h"
 #include "tools/commands.h"
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ringtrace convert REGION -o DIR\n\n"
+		"Write the trace the region REGION holds as the new CTF directory DIR, in one\n"
+		"pass: the complete packets, and the open ones too when the producer has\n"
+		"stopped or died.  It only reads the region.\n\n"
+		"  -o DIR       the trace directory to create (it must not exist)\n"
+		"  -h, --help   this text\n\n"
+		"exit status: 0 written, 1 failed (the message says why), 2 usage\n");
+}
+
 int rtr_cmd_convert(int argc, char **argv)
 {
 	const char *region = NULL, *dir = NULL;
@@ -17,7 +29,10 @@ int rtr_cmd_convert(int argc, char **argv)
 	int ret;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o")) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o")) {
 			if (i + 1 == argc) {
 				fprintf(stderr, "ringtrace convert: -o needs a value\n");
 				return 2;
@@ -34,7 +49,7 @@ int rtr_cmd_convert(int argc, char **argv)
 		}
 	}
 	if (!region || !dir) {
-		fprintf(stderr, "usage: ringtrace convert REGION -o DIR\n");
+		usage(stderr);
 		return 2;
 	}
 	ret = rtr_convert(region, dir, &rep);

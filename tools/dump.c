@@ -733,6 +733,8 @@ int rtr_cmd_dump(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (cli_traces_exist("dump", (char **)&dir, 1))
+		return 2;
 	if (!strcmp(dir, "-"))
 		live = true;
 	ret = tr_input_open(&in, dir, live, err, sizeof(err));

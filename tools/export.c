@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "reader/model.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -197,6 +198,27 @@ static void emit_flow(struct exp *e, uint32_t i, bool out)
 	jw_lit(&e->w, "}}");
 }
 
+/*
+ * ,"ts":S,"dur":D of a slice from @start to @end (ns).  A viewer adds ts and
+ * dur as doubles, and the sum can round up past the next slice's ts:
+ * back-to-back slices on a track then overlap (speedscope draws them as a
+ * staircase).  The dur printed is the exact one, or 1 ns less where the sum
+ * would round past @end, so that each slice ends, as read, no later than the
+ * next one on its track begins.  "N.NNN" is read as the double nearest
+ * N.NNN, which is (double)ns / 1000 for any ns below 2^53.
+ */
+static void slice_times(struct exp *e, int64_t start, int64_t end)
+{
+	int64_t dur = end - start;
+
+	while (dur > 0 && (double)start / 1000 + (double)dur / 1000 > (double)end / 1000)
+		dur--;
+	jw_lit(&e->w, ",\"ts\":");
+	jw_us(&e->w, start);
+	jw_lit(&e->w, ",\"dur\":");
+	jw_us(&e->w, dur);
+}
+
 static void emit_run(struct exp *e, uint32_t i)
 {
 	const struct rtr_model *m = e->m;
@@ -210,10 +232,7 @@ static void emit_run(struct exp *e, uint32_t i)
 	jw_u64(&e->w, pid_of(m->cpus[r->cpu].trace));
 	jw_lit(&e->w, ",\"tid\":");
 	jw_u64(&e->w, tid_of(m, r->cpu));
-	jw_lit(&e->w, ",\"ts\":");
-	jw_us(&e->w, r->start);
-	jw_lit(&e->w, ",\"dur\":");
-	jw_us(&e->w, r->end - r->start);
+	slice_times(e, r->start, r->end);
 	jw_lit(&e->w, ",\"args\":{\"task\":");
 	jw_u64(&e->w, t->id);
 	jw_lit(&e->w, "}}");
@@ -231,10 +250,7 @@ static void emit_pause(struct exp *e, uint32_t i)
 	jw_u64(&e->w, pid_of(m->cpus[p->cpu].trace));
 	jw_lit(&e->w, ",\"tid\":");
 	jw_u64(&e->w, TID_PAUSES);
-	jw_lit(&e->w, ",\"ts\":");
-	jw_us(&e->w, p->start);
-	jw_lit(&e->w, ",\"dur\":");
-	jw_us(&e->w, p->end - p->start);
+	slice_times(e, p->start, p->end);
 	jw_lit(&e->w, "}");
 }
 
@@ -278,6 +294,116 @@ static void emit_note(struct exp *e, uint32_t i)
 	jw_lit(&e->w, "}");
 }
 
+/* @n bytes at @s are a JSON number a viewer reads exactly (integers up to 15 digits). */
+static bool json_number(const char *s, size_t n)
+{
+	size_t i = s[0] == '-', digits = 0;
+
+	if (i == n || (s[i] == '0' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9'))
+		return false;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (!digits)
+		return false;
+	if (i < n && s[i] == '.') {
+		if (++i == n || s[i] < '0' || s[i] > '9')
+			return false;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	} else if (i == n) {
+		return digits <= 15;	/* beyond 2^53 a double rounds it: text */
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		if (++i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i == n || s[i] < '0' || s[i] > '9')
+			return false;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	return i == n;
+}
+
+/* The quoted string @s .. @end (quotes included) as dump escapes it, as a JSON string. */
+static void field_string(struct exp *e, const char *s, const char *end)
+{
+	char b[RTR_MODEL_FIELDS_MAX];
+	size_t n = 0;
+
+	for (s++, end--; s < end && n < sizeof(b); s++) {
+		if (*s != '\\' || s + 1 == end) {
+			b[n++] = *s;
+			continue;
+		}
+		switch (*++s) {
+		case 'n': b[n++] = '\n'; break;
+		case 't': b[n++] = '\t'; break;
+		case 'x':
+			if (end - s > 2 && sscanf(s + 1, "%2hhx", (unsigned char *)&b[n]) == 1) {
+				n++;
+				s += 2;
+				break;
+			}
+			/* fall through */
+		default: b[n++] = *s; break;
+		}
+	}
+	jw_str(&e->w, b, n);
+}
+
+/*
+ * Each top-level "name = value" of a marker's fields (as dump prints them),
+ * an arg of its own: a number as a number, a string as the string, the rest
+ * (enums, structs, arrays, big integers) as their text.  The names "cpu"
+ * and "fields" are the instant's own.  A field the text was cut in
+ * (RTR_MODEL_FIELDS_MAX bytes, then "...") is left out.
+ */
+static void field_args(struct exp *e, const char *s)
+{
+	size_t len = strlen(s);
+	bool cut = len >= RTR_MODEL_FIELDS_MAX - 3 && !strcmp(s + len - 3, "...");
+
+	while (*s) {
+		const char *eq = strstr(s, " = "), *v, *end;
+		bool quoted = false;
+		int depth = 0;
+
+		if (!eq)
+			return;
+		v = eq + 3;
+		for (end = v; *end; end++) {
+			if (quoted) {
+				if (*end == '\\' && end[1])
+					end++;
+				else if (*end == '"')
+					quoted = false;
+			} else if (*end == '"') {
+				quoted = true;
+			} else if (*end == '{' || *end == '[') {
+				depth++;
+			} else if ((*end == '}' || *end == ']') && depth) {
+				depth--;
+			} else if (!depth && *end == ',' && end[1] == ' ') {
+				break;
+			}
+		}
+		if (!*end && (cut || quoted || depth))
+			return;
+		if ((eq - s != 3 || memcmp(s, "cpu", 3)) && (eq - s != 6 || memcmp(s, "fields", 6))) {
+			jw_lit(&e->w, ",");
+			jw_str(&e->w, s, (size_t)(eq - s));
+			jw_lit(&e->w, ":");
+			if (json_number(v, (size_t)(end - v)))
+				jw_raw(&e->w, v, (size_t)(end - v));
+			else if (*v == '"' && end - v >= 2 && end[-1] == '"')
+				field_string(e, v, end);
+			else
+				jw_str(&e->w, v, (size_t)(end - v));
+		}
+		s = *end ? end + 2 : end;
+	}
+}
+
 /* A typed event, an LTTng event: an instant on its thread's track (else its CPU's), its fields. */
 static void emit_marker(struct exp *e, uint32_t i)
 {
@@ -305,6 +431,7 @@ static void emit_marker(struct exp *e, uint32_t i)
 		jw_u64(&e->w, m->cpus[k->cpu].cpu);
 	jw_lit(&e->w, ",\"fields\":");
 	jw_cstr(&e->w, rtr_model_str(m, k->fields));
+	field_args(e, rtr_model_str(m, k->fields));
 	jw_lit(&e->w, "}}");
 }
 
@@ -491,7 +618,7 @@ static int export_chrome(const struct rtr_model *m, FILE *f)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace export --format chrome [-o FILE] TRACE...\n\n"
+		"usage: ringtrace export --format chrome [-o FILE] [--force] TRACE...\n\n"
 		"Write the CTF traces (several are put on one time axis) as Trace Event\n"
 		"Format JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open:\n"
 		"a process per trace, a thread per CPU showing which task ran when, an async\n"
@@ -500,7 +627,9 @@ static void usage(FILE *f)
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --format chrome  the output format (the only one so far)\n"
-		"  -o FILE          write to FILE instead of standard output (- is stdout)\n"
+		"  -o FILE          write to FILE instead of standard output (- is stdout);\n"
+		"                   a new file, mode 0600 (a symbolic link is not followed)\n"
+		"  --force          replace FILE if it exists\n"
 		"  -h, --help       this text\n\n"
 		"exit status: 0 done, 1 damaged trace (what was read before the damage is\n"
 		"exported, the damage reported on stderr), a stream on stdin cut short,\n"
@@ -511,8 +640,10 @@ int rtr_cmd_export(int argc, char **argv)
 {
 	const char *out = "-", *format = NULL;
 	struct rtr_model m;
+	struct cli_out o;
 	char **dirs;
 	int ndirs = 0, r, status;
+	bool force = false, to_file;
 	FILE *f;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -537,6 +668,8 @@ int rtr_cmd_export(int argc, char **argv)
 				out = argv[++i];
 			else
 				format = argv[++i];
+		} else if (!strcmp(a, "--force")) {
+			force = true;
 		} else if (!strncmp(a, "--format=", 9)) {
 			format = a + 9;
 		} else if (!strcmp(a, "--")) {
@@ -565,25 +698,43 @@ int rtr_cmd_export(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	if (cli_traces_exist("export", dirs, ndirs)) {
+		free(dirs);
+		return 2;
+	}
+	to_file = strcmp(out, "-") != 0;
+	/* the output first: a file that is there (without --force) costs no work */
+	if (to_file && cli_out_open(&o, "export", out, force)) {
+		free(dirs);
+		return 1;
+	}
 	r = cli_model_load("export", &m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS);
 	free(dirs);
-	if (r < 0)
+	if (r < 0) {
+		if (to_file)
+			cli_out_abort(&o);
 		return 1;
+	}
 	status = r ? 1 : 0;
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	f = to_file ? fdopen(dup(o.fd), "w") : stdout;
 	if (!f) {
 		fprintf(stderr, "ringtrace export: %s: %s\n", out, strerror(errno));
+		cli_out_abort(&o);
 		rtr_model_free(&m);
 		return 1;
 	}
 	r = export_chrome(&m, f);
-	if (f != stdout && fclose(f))
+	if (to_file && fclose(f) && !r)
 		r = -EIO;
 	if (r) {
 		fprintf(stderr, "ringtrace export: %s\n", r == -ENOMEM ? "out of memory" :
 			"writing the output failed");
 		status = 1;
 	}
+	if (to_file && r)
+		cli_out_abort(&o);
+	else if (to_file && cli_out_commit(&o))
+		status = 1;
 	cli_model_damage("export", &m);
 	rtr_model_free(&m);
 	return status;

@@ -12,6 +12,19 @@
 #include <ringtrace/consumer.h>
 #include "tools/commands.h"
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ringtrace info REGION\n"
+		"       ringtrace info --xen-domain NAME|ID\n\n"
+		"Show a region's ABI version, uuid, state, producer, mode, geometry, clock, and\n"
+		"per CPU the produced and consumed positions, the packets and the events lost.\n"
+		"It only reads: a live program is not disturbed.  With --xen-domain, in dom0,\n"
+		"the region of a Xen guest.\n\n"
+		"  -h, --help   this text\n\n"
+		"exit status: 0 shown, 1 the region could not be read, 2 usage\n");
+}
+
 int rtr_cmd_info(int argc, char **argv)
 {
 	const struct rtr_region_hdr *h;
@@ -22,10 +35,15 @@ int rtr_cmd_info(int argc, char **argv)
 	bool xen;
 	int ret;
 
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+	}
 	xen = argc == 3 && !strcmp(argv[1], "--xen-domain");
 	if (!xen && (argc != 2 || argv[1][0] == '-')) {
-		fprintf(stderr, "usage: ringtrace info REGION\n"
-			"       ringtrace info --xen-domain NAME|ID\n");
+		usage(stderr);
 		return 2;
 	}
 	name = argv[xen ? 2 : 1];

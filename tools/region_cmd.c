@@ -235,6 +235,12 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 		return region_usage_error(o, "%s", "no region given (a file, or --xen-domain D)");
 	if (!o->out.path && !program)
 		return region_usage_error(o, "%s", "no output given (-o DIR)");
+	/*
+	 * record's program writes to the same stderr (and with -o -, its stdout
+	 * too): a line redrawn there with \r mixes with what the program prints.
+	 * record says how it went at the end instead.
+	 */
+	o->live = !program && !o->quiet && isatty(STDERR_FILENO);
 	return -1;
 }
 
@@ -313,10 +319,10 @@ void region_stopped_writing(const struct opts *o, const char *why)
 {
 	fprintf(stderr, "%sringtrace %s: %s; stopped writing: what is on disk is a valid trace; "
 		"the program goes on, its events are dropped and counted in the region\n",
-		!o->quiet && isatty(STDERR_FILENO) ? "\n" : "", o->cmd, why);
+		o->live ? "\n" : "", o->cmd, why);
 }
 
-/* The progress line on a terminal, at most once a second. */
+/* The progress line on a terminal (@o->live), at most once a second. */
 static void progress(const struct opts *o, const struct rtr_session *s, uint64_t *last,
 		     uint64_t start)
 {
@@ -324,7 +330,7 @@ static void progress(const struct opts *o, const struct rtr_session *s, uint64_t
 	uint64_t now = rtr_monotonic_ns();
 	char b[32];
 
-	if (o->quiet || !isatty(STDERR_FILENO) || now - *last < 1000000000ull)
+	if (!o->live || now - *last < 1000000000ull)
 		return;
 	*last = now;
 	rtr_session_totals(s, &t);
@@ -370,7 +376,7 @@ int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 		else
 			rtr_consumer_wait(s->c, timeout);
 	}
-	if (!o->quiet && isatty(STDERR_FILENO) && last)
+	if (o->live && last)
 		fputc('\n', stderr);
 	return failed ? -EIO : 0;
 }

@@ -21,6 +21,8 @@ struct rtr_session;
  * @flush_ns: close quiet CPUs' packets this often (0: never).
  * @argv: record: the program.  @region: consume, snapshot, recover.
  * @preload: record --pthread: the library to preload ("" until found).
+ * @live: the progress line is redrawn in place on stderr: a terminal that
+ *	only this command writes to (consume's; not record's).
  */
 struct opts {
 	const char *cmd;
@@ -33,6 +35,7 @@ struct opts {
 	char blocking_buf[32];
 	bool keep_region;
 	bool quiet;
+	bool live;
 	char **argv;
 	const char *region;
 	char xen_region[96];	/* "xen:DOMAIN", from --xen-domain */

@@ -36,7 +36,7 @@ static const struct rtr_command commands[] = {
 	{ "stats", "[--json] DIR...",
 	  "per task kind: counts, creation to resolution p50/p90/p99/max,\n"
 	  "unresolved and failed tasks; per CPU: event rates and losses", rtr_cmd_stats },
-	{ "export", "--format chrome [-o FILE] DIR...",
+	{ "export", "--format chrome [-o FILE] [--force] DIR...",
 	  "Trace Event JSON for Perfetto UI and chrome://tracing", rtr_cmd_export },
 	{ "view", "[-o FILE.html] [--force] DIR...",
 	  "write the traces as one self-contained HTML page: the timeline", rtr_cmd_view },

@@ -491,6 +491,10 @@ int rtr_cmd_stats(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	if (cli_traces_exist("stats", dirs, ndirs)) {
+		free(dirs);
+		return 2;
+	}
 	r = cli_model_load("stats", &m, dirs, ndirs, 0);
 	free(dirs);
 	if (r < 0)

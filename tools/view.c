@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "platform/platform.h"
 #include "reader/model.h"
+#include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/view.h"
 
@@ -864,13 +865,14 @@ static void usage(FILE *f)
 		"`ringtrace record -o -` on standard input (once).\n\n"
 		"  -o FILE      the page (default: the first TRACE with .html added;\n"
 		"               stdin.html for -)\n"
+		"               (a new file, mode 0600; a symbolic link is not followed)\n"
 		"  --force      replace FILE if it exists\n"
 		"  --align start  each trace from its own start: runs recorded at different\n"
 		"               times (a good one, a bad one) one above the other, compared\n"
 		"  -h, --help   this text\n\n"
-		"exit status: 0 written, 1 a trace could not be read, a stream on stdin was cut\n"
-		"short (what came is drawn) or the page not written (a damaged trace is drawn\n"
-		"up to its damage, with a message), 2 usage\n");
+		"exit status: 0 written, 1 a damaged trace (the page is written, drawn up to\n"
+		"the damage, which is said on stderr), a stream on stdin cut short (what came\n"
+		"is drawn), a trace that could not be read or the page not written, 2 usage\n");
 }
 
 int rtr_cmd_view(int argc, char **argv)
@@ -880,8 +882,9 @@ int rtr_cmd_view(int argc, char **argv)
 	struct buf meta = { 0 };
 	const char *out = NULL;
 	char **dirs, *def = NULL, err[1024];
-	int ndirs = 0, fd, ret = 1, loaded;
-	bool force = false, align = false;
+	int ndirs = 0, ret = 1, loaded;
+	bool force = false, align = false, opened = false;
+	struct cli_out o;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
 	if (!dirs)
@@ -925,6 +928,10 @@ int rtr_cmd_view(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	if (cli_traces_exist("view", dirs, ndirs)) {
+		free(dirs);
+		return 2;
+	}
 	if (!out && !strcmp(dirs[0], "-")) {
 		out = "stdin.html";
 	} else if (!out) {
@@ -938,6 +945,10 @@ int rtr_cmd_view(int argc, char **argv)
 		snprintf(def, n + 6, "%.*s.html", (int)n, dirs[0]);
 		out = def;
 	}
+	/* the page first: one that is there (without --force) costs no work */
+	if (cli_out_open(&o, "view", out, force))
+		goto done;
+	opened = true;
 	loaded = rtr_model_load(&m, dirs, ndirs, err, sizeof(err));
 	if (loaded < 0) {
 		fprintf(stderr, "ringtrace view: %s\n", err);
@@ -950,30 +961,23 @@ int rtr_cmd_view(int argc, char **argv)
 		fprintf(stderr, "ringtrace view: out of memory\n");
 		goto done;
 	}
-	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			fprintf(stderr, "ringtrace view: %s exists (--force replaces it)\n", out);
-		else
-			fprintf(stderr, "ringtrace view: %s: %s\n", out, strerror(errno));
-		goto done;
-	}
-	ret = write_page(fd, &meta, &pg);
-	if (close(fd) && !ret)
-		ret = -1;
-	if (ret) {
+	if (write_page(o.fd, &meta, &pg)) {
 		fprintf(stderr, "ringtrace view: %s: %s\n", out, strerror(errno));
-		unlink(out);
-		ret = 1;
 		goto done;
 	}
+	opened = false;
+	if (cli_out_commit(&o))
+		goto done;
 	printf("%s\n", out);
-	ret = 0;
+	/* drawn, but the user (or the script) must know it is not all */
+	ret = m.ndamage ? 1 : 0;
 	for (uint32_t i = 0; i < m.ntraces; i++) {
 		if (m.traces[i].incomplete)
-			ret = 1;	/* drawn, but the user must know it is not all */
+			ret = 1;
 	}
 done:
+	if (opened)
+		cli_out_abort(&o);
 	rtr_model_free(&m);
 	free(pg.blob.p);
 	free(pg.cols.p);

@@ -14,7 +14,10 @@ order, with the same name, and nothing is left open; async instants "n" carry
 cat and id; flows (v2: "bind_id" with "flow_out" / "flow_in") pair up: each
 id has exactly one source and one target, the source not after the target;
 timestamps never go back on a track (an async track (pid, cat, id), a thread
-(pid, tid), a counter (pid, name)); counter "C" args are all numbers.
+(pid, tid), a counter (pid, name)); complete events "X" on a thread never
+overlap in part: each one, its end being ts + dur added as a viewer adds
+them (doubles), ends by the time the next one begins, or lies within the
+one it begins in; counter "C" args are all numbers.
 
 Exit status 0 if every rule holds; 1 with the broken rules on stderr.
 With --summary, print a JSON object of counts on stdout.
@@ -52,6 +55,7 @@ def main():
         return 1
 
     last_ts = {}
+    open_slices = defaultdict(list)  # per thread: ends of the "X" that contain the last one
     open_async = {}
     flows_out = {}
     flows_in = {}
@@ -98,8 +102,17 @@ def main():
             track = ("thread", ev["pid"], ev.get("tid"))
         if ph == "X":
             d = ev.get("dur")
-            if not isinstance(d, (int, float)) or d < 0:
+            if not isinstance(d, (int, float)) or isinstance(d, bool) or d < 0:
                 bad("%s: X with bad dur %r" % (where, d))
+            else:
+                stack = open_slices[track]
+                while stack and stack[-1] <= ts:
+                    stack.pop()
+                end = ts + d  # as JavaScript adds them
+                if stack and end > stack[-1]:
+                    bad("%s: X [%r, %r] overlaps the one before on track %r, which ends at %r"
+                        % (where, ts, end, track, stack[-1]))
+                stack.append(end)
         if track in last_ts and ts < last_ts[track]:
             bad("%s: ts %r goes back on track %r (after %r)" % (where, ts, track, last_ts[track]))
         last_ts[track] = ts

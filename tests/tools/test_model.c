@@ -446,6 +446,22 @@ static char *checker(const char *file, int *st)
 	return t_sh(cmd, st);
 }
 
+/* `export --format chrome -o DIR/NAME` of @s's trace, exit 0, through the checker: its summary. */
+static char *export_checked(const struct session *s, const char *name, char *file, size_t len)
+{
+	char args[512], *out;
+	int st;
+
+	snprintf(file, len, "%s/%s", s->dir, name);
+	snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, s->trace);
+	out = rt(args, true, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	out = checker(file, &st);
+	cr_assert_eq(st, 0, "the checker: %.2000s", out);
+	return out;
+}
+
 Test(tools_model, export_is_valid_trace_event_json)
 {
 	struct session s;
@@ -456,13 +472,7 @@ Test(tools_model, export_is_valid_trace_event_json)
 	int st;
 
 	known_trace(&s, &k);
-	snprintf(file, sizeof(file), "%s/out.json", s.dir);
-	snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, s.trace);
-	out = rt(args, true, &st);
-	cr_assert_eq(st, 0, "%s", out);
-	free(out);
-	out = checker(file, &st);
-	cr_assert_eq(st, 0, "the checker: %s", out);
+	out = export_checked(&s, "out.json", file, sizeof(file));
 	/* 6 tasks; 6 visible arrows; runs 3 + pause 1; 2 samples; note 1 */
 	cr_expect_not_null(strstr(out, "\"b\": 6,"), "%s", out);
 	cr_expect_not_null(strstr(out, "\"e\": 6,"), "%s", out);
@@ -495,6 +505,78 @@ Test(tools_model, export_is_valid_trace_event_json)
 	session_end(&s);
 }
 
+/*
+ * Runs back to back on a CPU, thousands of them: as a viewer reads them
+ * (ts + dur added in doubles), none ends after the next one begins, and
+ * each lasts its time to the nanosecond, or 1 ns less.  Exported as they
+ * were, ts + dur rounded past the next ts for about one in ten.
+ */
+Test(tools_model, back_to_back_runs_never_overlap_in_the_export)
+{
+	struct session s;
+	struct rtr_model m;
+	uint64_t t[2];
+	char file[160], *json, *used;
+	const char *p;
+	size_t len;
+	uint32_t nx = 0;
+	FILE *f;
+
+	session_start(&s, 0, 0);
+	for (int i = 0; i < 2; i++) {
+		t[i] = rtr_task_id();
+		rtr_create(0, t[i], RTR_KIND_TASK);
+	}
+	for (int i = 0; i < 4000; i++)
+		rtr_switch(t[i & 1]);
+	rtr_switch(0);
+	session_stop(&s);
+	load(&m, s.trace, 0);
+	cr_assert_eq(m.nruns, 4000);
+
+	free(export_checked(&s, "runs.json", file, sizeof(file)));
+
+	/* each "X" as printed: a run of its task, its ts exact, its dur the run's, or 1 ns less */
+	used = calloc(m.nruns, 1);
+	cr_assert_not_null(used);
+	f = fopen(file, "rb");
+	cr_assert_not_null(f);
+	json = malloc(16 << 20);
+	cr_assert_not_null(json);
+	len = fread(json, 1, (16 << 20) - 1, f);
+	json[len] = 0;
+	fclose(f);
+	for (p = json; (p = strstr(p, "{\"ph\":\"X\",\"cat\":\"run\"")); p++) {
+		unsigned long long tu, tf, du, df, task;
+		const char *q = strstr(p, "\"ts\":");
+		int64_t ts, dur;
+		uint32_t r;
+
+		cr_assert_not_null(q);
+		cr_assert_eq(sscanf(q, "\"ts\":%llu.%3llu,\"dur\":%llu.%3llu,\"args\":{\"task\":%llu",
+				    &tu, &tf, &du, &df, &task), 5, "%.100s", q);
+		ts = (int64_t)(tu * 1000 + tf);
+		dur = (int64_t)(du * 1000 + df);
+		for (r = 0; r < m.nruns; r++) {
+			const struct rtr_model_run *x = &m.runs[r];
+
+			if (!used[r] && x->start == ts && m.tasks[x->task].id == task &&
+			    (dur == x->end - x->start || dur == x->end - x->start - 1))
+				break;
+		}
+		cr_expect_lt(r, m.nruns, "no run of task %llu from %" PRId64 " for %" PRId64 " ns",
+			     task, ts, dur);
+		if (r < m.nruns)
+			used[r] = 1;
+		nx++;
+	}
+	free(used);
+	cr_expect_eq(nx, m.nruns);
+	free(json);
+	rtr_model_free(&m);
+	session_end(&s);
+}
+
 /* The checker itself catches what it is there for. */
 Test(tools_model, checker_rejects_broken_traces)
 {
@@ -509,6 +591,10 @@ Test(tools_model, checker_rejects_broken_traces)
 		"\"args\":{\"v\":\"7\"}}]}",
 		"{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\x01\",\"pid\":1,\"tid\":1,\"ts\":1}]}",
 		"{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"\xff\",\"pid\":1,\"tid\":1,\"ts\":1}]}",
+		/* back to back in decimal, but 0.002 + 0.007 > 0.009 in doubles: they overlap */
+		"{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":0.002,"
+		"\"dur\":0.007},{\"ph\":\"X\",\"name\":\"y\",\"pid\":1,\"tid\":1,\"ts\":0.009,"
+		"\"dur\":1}]}",
 	};
 	char dir[] = "/dev/shm/rtr-chk-XXXXXX", file[64], *out;
 	int st;
@@ -664,13 +750,13 @@ Test(tools_model, usage_and_bad_input)
 		{ "stats", 2, "usage: ringtrace stats" },
 		{ "stats --bogus x", 2, "unknown option '--bogus'" },
 		{ "stats --help", 0, "usage: ringtrace stats" },
-		{ "stats /nonexistent/trace", 1, "/nonexistent/trace" },
+		{ "stats /nonexistent/trace", 2, "no such trace: /nonexistent/trace" },
 		{ "export x", 2, "--format chrome is needed" },
 		{ "export --format svg x", 2, "unknown format 'svg'" },
 		{ "export --format chrome", 2, "usage: ringtrace export" },
 		{ "export --format chrome -o", 2, "-o needs a value" },
 		{ "export --help", 0, "usage: ringtrace export" },
-		{ "export --format chrome /nonexistent/trace", 1, "/nonexistent/trace" },
+		{ "export --format chrome /nonexistent/trace", 2, "no such trace: /nonexistent/trace" },
 		{ "view -o", 2, "-o needs a value" },
 		{ "view --bogus x", 2, "unknown option '--bogus'" },
 		{ "convert x -o", 2, "-o needs a value" },
@@ -1172,6 +1258,14 @@ Test(tools_model, lttng_events_are_classes_threads_and_markers)
 		cr_expect_not_null(strstr(out, "\"kworker/0:1 1201\""), "%s", out);
 		cr_expect_not_null(strstr(out, "\"i\": 222,"), "216 markers + 6 losses: %s", out);
 		free(out);
+		/* each field an arg: numbers as numbers, strings unquoted, the rest as text */
+		snprintf(args, sizeof(args), "cat '%s'", file);
+		out = t_sh(args, &st);
+		cr_expect_not_null(strstr(out, "\"procname\":\"kworker/0:1\",\"prio\":119,"
+					  "\"state_ctx\":\"SLEEPING (1)\""), "%.3000s", out);
+		cr_expect_not_null(strstr(out, "\"_vtids_length\":0,\"vtids\":\"[ ]\""), "%.3000s",
+				   out);
+		free(out);
 		unlink(file);
 		rmdir(tmp);
 	}
@@ -1275,8 +1369,33 @@ Test(tools_model, typed_events_are_markers_counted_and_exported)
 	json[len] = 0;
 	fclose(f);
 	cr_expect_not_null(strstr(json, "{\"ph\":\"i\",\"name\":\"test:reply\""), "%s", json);
-	cr_expect_not_null(strstr(json, "\"fields\":\"id = 1, status = not_found (1)\""), "%s",
-			   json);
+	cr_expect_not_null(strstr(json, "\"fields\":\"id = 1, status = not_found (1)\","
+				  "\"id\":1,\"status\":\"not_found (1)\"}"), "each field an arg: %s", json);
 	free(json);
+
+	/*
+	 * view: the page's data holds a marker per event, its class and fields
+	 * (what the viewer draws on the CPU's lane and shows on hover: its render
+	 * tests, tests/viewer/run.mjs, check those on an LTTng trace)
+	 */
+	snprintf(file, sizeof(file), "%s/page.html", s.dir);
+	snprintf(args, sizeof(args), "view -o '%s' '%s'", file, s.trace);
+	out = rt(args, true, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "/usr/bin/python3 -c 'import base64, json, re, sys\n"
+		 "h = open(sys.argv[1]).read()\n"
+		 "meta = json.loads(re.search(r\"id=.rtr-meta.>(.*?)</script>\", h, re.S).group(1))\n"
+		 "blob = base64.b64decode(re.search(r\"id=.rtr-data.>(.*?)</script>\", h, re.S).group(1))\n"
+		 "print(\"markers\", meta[\"columns\"][\"marker_ts\"][1])\n"
+		 "sys.stdout.buffer.write(blob.replace(bytes([0]), bytes([10])))' '%s'", file);
+	out = t_sh(args, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_eq(strncmp(out, "markers 3\n", 10), 0, "%.100s", out);
+	/* the blob, its NULs made newlines: its strings */
+	cr_expect_not_null(strstr(out, "\ntest:reply\n"), "no class name in the page");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_expect_not_null(strstr(out, want[i]), "no '%s' in the page", want[i]);
+	free(out);
 	session_end(&s);
 }

@@ -84,7 +84,8 @@ test('cli: writes one page, prints its path, never overwrites without --force', 
 	const html = fs.readFileSync(out, 'utf8');
 	assert.doesNotMatch(html, /<script[^>]* src=|<link |@import|url\(\s*['"]?https?:|fetch\(['"]https?:/, 'the page loads nothing');
 	r = view(['-o', path.join(art, 'none.html'), path.join(art, 'no-such-trace')]);
-	assert.equal(r.status, 1);
+	assert.equal(r.status, 2);
+	assert.match(r.stderr, /no such trace: /);
 });
 
 test('one line per task, and the arrows of the right colours between the right rows', async () => {
@@ -306,8 +307,9 @@ test('a damaged trace: a clear message for the damaged part, the rest drawn', as
 	fs.closeSync(fd);
 	const out = path.join(art, 'damaged.html');
 	const r = view(['-o', out, dir]);
-	assert.equal(r.status, 0, r.stderr);
-	assert.match(r.stderr, /damaged/);
+	assert.equal(r.status, 1, 'a damaged trace is drawn, and exit 1 says it is not all');
+	assert.match(r.stderr, /damaged: .*\(drawn up to there\)/);
+	assert.equal(r.stdout.trim(), out);
 	const p = await open(out);
 	const msg = await p.textContent('#messages');
 	assert.match(msg, /damaged: .*offset/);
