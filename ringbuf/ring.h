@@ -116,6 +116,13 @@ struct rtr_write_info {
 	uint64_t pos;
 };
 
+/*
+ * rtr_slot - where rtr_start() publishes the process's ring (events/events.c):
+ * what rtr_emit*() write through.  Not in the public headers: the inline
+ * emitters only read rtr_on, and C++ has no _Atomic.
+ */
+extern struct rtr_ring *_Atomic rtr_slot;
+
 RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr);
 RTR_API int rtr_ring_detach(struct rtr_ring *_Atomic *slot);
 RTR_API int rtr_ring_flush(struct rtr_ring *ring);

@@ -146,9 +146,33 @@ RTR_PACK_SCALAR_(s64)
 RTR_PACK_SCALAR_(f64)
 RTR_PACK_SCALAR_(enum)
 
+/*
+ * strnlen is POSIX, undeclared in strict C (-std=c99): gcc's builtin calls
+ * it all the same (the code of gnu11's strnlen); elsewhere memchr, which
+ * stops at the first match (C11 7.24.5.1), so a shorter string is never read
+ * past its end.
+ */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_strnlen)
+#define RTR_STRNLEN_(s, n) __builtin_strnlen(s, n)
+#endif
+#endif
+#ifndef RTR_STRNLEN_
+static inline size_t rtr_strnlen_(const char *s, size_t max)
+{
+	const char *e = (const char *)memchr(s, 0, max);
+	size_t n = e ? (size_t)(e - s) : max;
+
+	if (n > max)
+		__builtin_unreachable();	/* lets the copy below be inlined */
+	return n;
+}
+#define RTR_STRNLEN_(s, n) rtr_strnlen_(s, n)
+#endif
+
 static inline uint8_t *rtr_pack_string(uint8_t *p, const char *s)
 {
-	size_t n = s ? strnlen(s, RTR_TEXT_MAX) : 0;
+	size_t n = s ? RTR_STRNLEN_(s, RTR_TEXT_MAX) : 0;
 
 	if (n)
 		memcpy(p, s, n);

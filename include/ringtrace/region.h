@@ -194,12 +194,13 @@ struct rtr_packet_end {
  */
 static inline int rtr_ts_fits(uint64_t freq, int64_t base_ns, uint64_t ts)
 {
-	__int128 ns;
+	__extension__ typedef __int128 rtr_i128;	/* no warning under -pedantic */
+	rtr_i128 ns;
 
 	if (freq < RTR_CLOCK_FREQ_MIN || freq > RTR_CLOCK_FREQ_MAX ||
 	    base_ns <= -RTR_TIME_NS_MAX || base_ns >= RTR_TIME_NS_MAX)
 		return 0;
-	ns = (__int128)base_ns + (__int128)ts * 1000000000 / freq;
+	ns = (rtr_i128)base_ns + (rtr_i128)ts * 1000000000 / freq;
 	return ns > -RTR_TIME_NS_MAX && ns < RTR_TIME_NS_MAX;
 }
 

@@ -105,9 +105,7 @@ void rtr_counter_add(uint32_t id, int64_t delta);
 void rtr_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* private: what the inline emitters use */
-struct rtr_ring;
 extern int rtr_on;
-extern struct rtr_ring *_Atomic rtr_slot;
 int rtr_emit(uint32_t id, const void *payload, uint32_t len);
 int rtr_emit4(uint32_t id, const void *payload);	/* fixed sizes: see events.c */
 int rtr_emit8(uint32_t id, const void *payload);
