@@ -244,6 +244,8 @@ check: deps-check
 	$(Q)scripts/deps.sh viewer
 	$(Q)scripts/run-tests.sh $(O)/check-tally "viewer: render tests in headless Chromium" \
 		tests/viewer/run.sh $(O)
+	$(Q)scripts/run-tests.sh $(O)/check-tally "headers: each public header in C and C++, gcc and clang" \
+		tests/headers/run.sh $(O)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address all $(O)/asan/bin/run_tests \
 		$(O)/asan/bin/rtr-lttng-app
 	$(Q)scripts/run-tests.sh $(O)/check-tally "ASan+UBSan" $(O)/asan/bin/run_tests
