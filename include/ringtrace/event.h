@@ -56,7 +56,7 @@ struct rtr_bytes {
 #ifndef __cplusplus
 #define RTR_BYTES(p, n) ((struct rtr_bytes){ (p), (uint32_t)(n) })
 #else
-#define RTR_BYTES(p, n) (rtr_bytes{ (p), (uint32_t)(n) })
+#define RTR_BYTES(p, n) (::rtr_bytes{ (p), (uint32_t)(n) })
 #endif
 
 /* Field type codes: stable, they are written into the region registry. */

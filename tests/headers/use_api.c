@@ -2,7 +2,8 @@
 /*
  * tests/headers/use_api.c - a traced program that includes every public
  * header and calls the traced program's API: tasks, counters, a note and
- * typed events of every field type, their fields named out of order.
+ * typed events of every field type, their fields named out of order (and
+ * in C++, an event of a namespace emitted from a template's lambda).
  * tests/headers/run.sh compiles it as C and as C++ in every standard and
  * with gcc and clang, so that each inline emitter is compiled, not only
  * declared; runs it under RINGTRACE_PATH; and reads the trace back.
@@ -25,6 +26,33 @@ RTR_EVENT_DEFINE(hdr, all, HDR_ALL)
 #define HDR_ONE(F) F(u64, id)
 RTR_EVENT_DECLARE(hdr, one, HDR_ONE)
 RTR_EVENT_DEFINE(hdr, one, HDR_ONE)
+
+/* In C++: an event declared in a namespace, emitted from a template and a lambda. */
+#define HDR_TWICE(F) F(u32, v)
+#ifdef __cplusplus
+namespace hdr_ns {
+RTR_EVENT_DECLARE(hdr, twice, HDR_TWICE)
+RTR_EVENT_DEFINE(hdr, twice, HDR_TWICE)
+
+template <typename T> void trace_twice(T v)
+{
+	auto emit = [&](T x) { RTR_TRACE(hdr, twice, .v = (uint32_t)x); };
+
+	emit(v);
+	emit(v + 1);
+}
+} // namespace hdr_ns
+using hdr_ns::trace_twice;
+#else
+RTR_EVENT_DECLARE(hdr, twice, HDR_TWICE)
+RTR_EVENT_DEFINE(hdr, twice, HDR_TWICE)
+
+static void trace_twice(int v)
+{
+	RTR_TRACE(hdr, twice, .v = (uint32_t)v);
+	RTR_TRACE(hdr, twice, .v = (uint32_t)v + 1);
+}
+#endif
 
 #ifdef __cplusplus
 #define HDR_LANG "c++"
@@ -66,6 +94,7 @@ int main(int argc, char **argv)
 	RTR_TRACE(hdr, one, .id = (uint64_t)argc);
 	rtr_event_enable("hdr:one", false);
 	RTR_TRACE(hdr, one, .id = 999);		/* off: not recorded */
+	trace_twice(5);
 	rtr_switch(0);
 	printf("traced %d\n", (int)rtr_tracing());
 	return 0;
