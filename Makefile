@@ -31,6 +31,8 @@
 #                             libname-objs := a.o, libname-libs := -lx
 #   tests-y += x.o            into the Criterion runner $(O)/bin/run_tests
 #   CFLAGS_x.o := ...         extra flags for one object
+# An object whose source is x.cc, not x.c, is C++ ($(CXX), RTR_CXXFLAGS), and
+# a program with one links with $(CXX).
 
 O ?= build
 V ?= 0
@@ -136,7 +138,7 @@ PROGS += $(O)/bin/$(2)
 $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/libringtrace.so
 	$$(quiet) LD $$(short)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$(CC) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) \
+	$$(Q)$$(call prog_ld,$(1),$(2)) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) \
 		$$(if $$($(2)-shared),$(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
 			$(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A)) \
 		$$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
@@ -169,6 +171,21 @@ $(O)/obj/%.o: %.c $$(firstword $$(subst /, ,$$*))/Kbuild Makefile
 # make ringbuf/ring.o: one object, built where the tree keeps it.
 %.o: %.c FORCE
 	$(Q)$(MAKE) --no-print-directory $(O)/obj/$@
+
+# ---- C++ (examples/cpp/) ------------------------------------------------------
+# A .cc source compiles with $(CXX) and the C flags that C++ shares; a
+# program with a .cc source links with $(CXX) (prog_rule's prog_ld).
+RTR_CXXFLAGS = -std=c++17 $(filter-out -std=% -Wmissing-prototypes -Wstrict-prototypes,$(RTR_CFLAGS))
+prog_ld = $(if $(wildcard $(patsubst %.o,$(1)/%.cc,$($(2)-objs))),$(CXX),$(CC))
+
+$(O)/obj/%.o: %.cc $$(firstword $$(subst /, ,$$*))/Kbuild Makefile
+	$(quiet) CXX $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) $(RTR_CXXFLAGS) -fPIC $(CXXFLAGS_$(notdir $@)) $(CXXFLAGS) -c -o $@ $<
+
+%.o: %.cc FORCE
+	$(Q)$(MAKE) --no-print-directory $(O)/obj/$@
+# ---- end of C++ ------------------------------------------------------------------
 
 # The page of `ringtrace view`: tools/viewer/ embedded as a generated C source.
 VIEWER_SRCS := tools/viewer/viewer.html tools/viewer/viewer.css tools/viewer/viewer.js
@@ -248,6 +265,8 @@ check: deps-check
 	$(Q)scripts/run-tests.sh $(O)/check-tally "viewer: render tests in headless Chromium" \
 		tests/viewer/run.sh $(O)
 	$(Q)$(MAKE) --no-print-directory check-install TALLY=$(O)/check-tally
+	$(Q)scripts/run-tests.sh $(O)/check-tally "headers: each public header in C and C++, gcc and clang" \
+		tests/headers/run.sh $(O)
 	$(Q)$(MAKE) --no-print-directory O=$(O)/asan SAN=address all $(O)/asan/bin/run_tests \
 		$(O)/asan/bin/rtr-lttng-app
 	$(Q)scripts/run-tests.sh $(O)/check-tally "ASan+UBSan" $(O)/asan/bin/run_tests
@@ -389,12 +408,9 @@ uninstall:
 		$(foreach c,$(RTR_COMMANDS),$(DESTDIR)$(MANDIR)/man1/ringtrace-$(c).1)
 	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/ringtrace 2>/dev/null || true
 
-# make check's part: the ABI test, the installed-tree test (tests/install/),
-# and events.rst's examples, which ringtrace(3) shows, against tour.c.
+# make check's part: the ABI test and the installed-tree test (tests/install/).
 .PHONY: check-install
 check-install: all
-	$(Q)scripts/run-tests.sh "$(TALLY)" "docs: events.rst's examples are examples/api/tour.c's" \
-		tests/docs/examples.py
 	$(Q)scripts/run-tests.sh "$(TALLY)" "abi: libringtrace{,-consumer}.so export the documented API" \
 		tests/install/abi.sh $(O)
 	$(Q)scripts/run-tests.sh "$(TALLY)" "install: make install DESTDIR=..., C and C++ built with pkg-config, recorded" \

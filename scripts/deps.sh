@@ -7,16 +7,17 @@
 # viewer (make check's render tests; make bench too): Debian's chromium and
 # node; npm as well unless the installed nodejs brings its own.
 # check and bench: LTTng (lttng-tools, liblttng-ust-dev), whose traces the
-# interop tests and the benchmark record and read.
+# interop tests and the benchmark record and read; check: clang, for the
+# header matrix (tests/headers/run.sh compiles each header with gcc and clang).
 # xen (make check's real-Xen test bed, scripts/xen/): QEMU, cpio, and the Xen
 # libraries' headers; Xen and the kernel themselves are downloaded into the
 # build tree, never installed.
 set -eu
 job=${1:-build}
-pkgs="gcc make pkg-config liburcu-dev liburing-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
+pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
 case "$job" in
 build) ;;
-check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx g++" ;;
+check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx clang" ;;
 bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev" ;;
 docs | man) pkgs="$pkgs python3-sphinx" ;;
 viewer) pkgs="$pkgs chromium nodejs" ;;

@@ -182,3 +182,18 @@ int t_wait_exit(int pid, double secs, const char *what)
 		usleep(10000);
 	}
 }
+
+void t_mkdtemp(char *dir, size_t len, const char *name)
+{
+	snprintf(dir, len, "/tmp/rtr-%s-XXXXXX", name);
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp %s: %s", dir, strerror(errno));
+}
+
+void t_rm_rf(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	free(t_sh(cmd, &st));
+}

@@ -46,5 +46,8 @@ char *t_sh(const char *cmd, int *status);
 uint64_t t_json_u64(const char *json, const char *key);
 /* Wait up to @secs for child @pid; one that runs longer has hung: kill it, fail. */
 int t_wait_exit(int pid, double secs, const char *what);
+/* A new directory /tmp/rtr-@name-XXXXXX, its path in @dir; t_rm_rf() removes it and all in it. */
+void t_mkdtemp(char *dir, size_t len, const char *name);
+void t_rm_rf(const char *dir);
 
 #endif /* RTR_TESTS_HELPERS_H */

@@ -27,6 +27,13 @@
  * "myapp:request", and can be switched on and off by name or glob with
  * rtr_event_enable().  Off, a call costs one load and one branch; with
  * -DRINGTRACE_DISABLE it disappears.
+ *
+ * C++ (C++11 and later): the same macros, the same ".field = value" syntax,
+ * fields in any order (C++20's own designated initializers would want the
+ * declaration order: RTR_TRACE assigns each field to a zeroed struct
+ * instead).  There RTR_TRACE is a statement, not an expression, every field
+ * must be named, and a value must not hold a comma outside parentheses (a
+ * brace list, template arguments): write RTR_BYTES(p, n) for a bytes field.
  */
 #ifndef RINGTRACE_EVENT_H
 #define RINGTRACE_EVENT_H
@@ -46,7 +53,11 @@ struct rtr_bytes {
 	const void *ptr;
 	uint32_t len;
 };
+#ifndef __cplusplus
 #define RTR_BYTES(p, n) ((struct rtr_bytes){ (p), (uint32_t)(n) })
+#else
+#define RTR_BYTES(p, n) (::rtr_bytes{ (p), (uint32_t)(n) })
+#endif
 
 /* Field type codes: stable, they are written into the region registry. */
 enum rtr_field_type {
@@ -62,8 +73,13 @@ struct rtr_field_desc {
 	uint32_t nlabels;
 };
 
-/* RTR_ENUM(name, "label0", "label1", ...) - the labels of an enum field. */
-#define RTR_ENUM(name, ...) static const char *const rtr_enum_##name[] = { __VA_ARGS__ }
+/*
+ * RTR_ENUM(name, "label0", "label1", ...) - the labels of an enum field; only
+ * RTR_EVENT_DEFINE() uses them, so a file that only emits (or that is built
+ * with -DRINGTRACE_DISABLE) leaves them unused.
+ */
+#define RTR_ENUM(name, ...)							\
+	__attribute__((unused)) static const char *const rtr_enum_##name[] = { __VA_ARGS__ }
 #define RTR_ENUM_MAX 256
 
 /* The layout of struct rtr_event_class and struct rtr_field_desc; raised when either grows. */
@@ -134,7 +150,8 @@ static inline int rtr_event_enable(const char *g, bool e) { (void)g; (void)e; re
 #define RTR_LABELS_f64(...) RTR_LABELS_NONE_
 #define RTR_LABELS_string(...) RTR_LABELS_NONE_
 #define RTR_LABELS_bytes(...) RTR_LABELS_NONE_
-#define RTR_LABELS_enum(e) rtr_enum_##e, (uint32_t)(sizeof(rtr_enum_##e) / sizeof(rtr_enum_##e[0]))
+#define RTR_LABELS_enum(e, ...)							\
+	rtr_enum_##e, (uint32_t)(sizeof(rtr_enum_##e) / sizeof(rtr_enum_##e[0]))
 
 #define RTR_PACK_SCALAR_(t)							\
 	static inline uint8_t *rtr_pack_##t(uint8_t *p, RTR_CT_##t v)		\
@@ -197,16 +214,31 @@ static inline uint8_t *rtr_pack_bytes(uint8_t *p, struct rtr_bytes b)
 	return p + 4 + n;
 }
 
-#define RTR_EVENT_MEMBER_(t, n, ...) RTR_CT_##t n;
-#define RTR_EVENT_SIZE_(t, n, ...) + RTR_MAX_##t
-#define RTR_EVENT_PACK_(t, n, ...) p_ = rtr_pack_##t(p_, a_.n);
-#define RTR_EVENT_DESC_(t, n, ...) { #n, RTR_FT_##t, RTR_LABELS_##t(__VA_ARGS__) },
+/*
+ * F(t, n) and F(enum, n, labels): a field is (t, ...) here, and the second
+ * macro gets a trailing empty argument, because ISO C before C23 (and C++
+ * before C++20) wants at least one argument for a "...".  The type is pasted
+ * at once, before an argument is expanded (a program may #define u64).
+ */
+#define RTR_EVENT_MEMBER_(t, ...) RTR_EVENT_MEMBER2_(RTR_CT_##t, __VA_ARGS__, )
+#define RTR_EVENT_MEMBER2_(ct, n, ...) ct n;
+#define RTR_EVENT_SIZE_(t, ...) + RTR_MAX_##t
+#define RTR_EVENT_PACK_(t, ...) RTR_EVENT_PACK2_(rtr_pack_##t, __VA_ARGS__, )
+#define RTR_EVENT_PACK2_(pack, n, ...) p_ = pack(p_, a_.n);
+#define RTR_EVENT_DESC_(t, ...) RTR_EVENT_DESC2_(RTR_FT_##t, RTR_LABELS_##t, __VA_ARGS__, )
+#define RTR_EVENT_DESC2_(ft, labels, n, ...) { #n, ft, labels(__VA_ARGS__) },
+
+#ifdef __cplusplus
+#define RTR_EXTERN_C_ extern "C"
+#else
+#define RTR_EXTERN_C_ extern
+#endif
 /* public: */
 
 #ifndef RINGTRACE_DISABLE
 #define RTR_EVENT_DECLARE(prov, name, FIELDS)					\
 	struct rtr_args_##prov##_##name { FIELDS(RTR_EVENT_MEMBER_) };		\
-	extern struct rtr_event_class rtr_class_##prov##_##name;		\
+	RTR_EXTERN_C_ struct rtr_event_class rtr_class_##prov##_##name;	\
 	static inline void rtr_emit_##prov##_##name(struct rtr_args_##prov##_##name a_) \
 	{									\
 		if (rtr_unlikely_(rtr_class_##prov##_##name.on)) {		\
@@ -244,9 +276,108 @@ static inline uint8_t *rtr_pack_bytes(uint8_t *p, struct rtr_bytes b)
 #define RTR_EVENT_DEFINE(prov, name, FIELDS)
 #endif
 
-/* RTR_TRACE(prov, name, .field = value, ...) - emit a typed event. */
+#ifdef __cplusplus
+/*
+ * C++ has no compound literal, and its designated initializers (C++20) must
+ * follow the declaration order: there RTR_TRACE() assigns each ".field =
+ * value" to a zeroed struct, in any order, in every C++ version.
+ * RTR_EACH_(m, a, b, ...) is m(a) m(b) ..., for up to 64 arguments (the
+ * most fields an event has).
+ */
+#define RTR_NARGS_(...) RTR_NARGS2_(__VA_ARGS__, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, \
+	53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, \
+	32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, \
+	11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define RTR_NARGS2_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, \
+	_17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, \
+	_34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, \
+	_51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, n, ...) n
+#define RTR_EACH_(m, ...) RTR_EACH2_(RTR_NARGS_(__VA_ARGS__), m, __VA_ARGS__)
+#define RTR_EACH2_(n, m, ...) RTR_EACH3_(n, m, __VA_ARGS__)
+#define RTR_EACH3_(n, m, ...) RTR_EACH_##n(m, __VA_ARGS__)
+#define RTR_EACH_1(m, a) m(a)
+#define RTR_EACH_2(m, a, ...) m(a) RTR_EACH_1(m, __VA_ARGS__)
+#define RTR_EACH_3(m, a, ...) m(a) RTR_EACH_2(m, __VA_ARGS__)
+#define RTR_EACH_4(m, a, ...) m(a) RTR_EACH_3(m, __VA_ARGS__)
+#define RTR_EACH_5(m, a, ...) m(a) RTR_EACH_4(m, __VA_ARGS__)
+#define RTR_EACH_6(m, a, ...) m(a) RTR_EACH_5(m, __VA_ARGS__)
+#define RTR_EACH_7(m, a, ...) m(a) RTR_EACH_6(m, __VA_ARGS__)
+#define RTR_EACH_8(m, a, ...) m(a) RTR_EACH_7(m, __VA_ARGS__)
+#define RTR_EACH_9(m, a, ...) m(a) RTR_EACH_8(m, __VA_ARGS__)
+#define RTR_EACH_10(m, a, ...) m(a) RTR_EACH_9(m, __VA_ARGS__)
+#define RTR_EACH_11(m, a, ...) m(a) RTR_EACH_10(m, __VA_ARGS__)
+#define RTR_EACH_12(m, a, ...) m(a) RTR_EACH_11(m, __VA_ARGS__)
+#define RTR_EACH_13(m, a, ...) m(a) RTR_EACH_12(m, __VA_ARGS__)
+#define RTR_EACH_14(m, a, ...) m(a) RTR_EACH_13(m, __VA_ARGS__)
+#define RTR_EACH_15(m, a, ...) m(a) RTR_EACH_14(m, __VA_ARGS__)
+#define RTR_EACH_16(m, a, ...) m(a) RTR_EACH_15(m, __VA_ARGS__)
+#define RTR_EACH_17(m, a, ...) m(a) RTR_EACH_16(m, __VA_ARGS__)
+#define RTR_EACH_18(m, a, ...) m(a) RTR_EACH_17(m, __VA_ARGS__)
+#define RTR_EACH_19(m, a, ...) m(a) RTR_EACH_18(m, __VA_ARGS__)
+#define RTR_EACH_20(m, a, ...) m(a) RTR_EACH_19(m, __VA_ARGS__)
+#define RTR_EACH_21(m, a, ...) m(a) RTR_EACH_20(m, __VA_ARGS__)
+#define RTR_EACH_22(m, a, ...) m(a) RTR_EACH_21(m, __VA_ARGS__)
+#define RTR_EACH_23(m, a, ...) m(a) RTR_EACH_22(m, __VA_ARGS__)
+#define RTR_EACH_24(m, a, ...) m(a) RTR_EACH_23(m, __VA_ARGS__)
+#define RTR_EACH_25(m, a, ...) m(a) RTR_EACH_24(m, __VA_ARGS__)
+#define RTR_EACH_26(m, a, ...) m(a) RTR_EACH_25(m, __VA_ARGS__)
+#define RTR_EACH_27(m, a, ...) m(a) RTR_EACH_26(m, __VA_ARGS__)
+#define RTR_EACH_28(m, a, ...) m(a) RTR_EACH_27(m, __VA_ARGS__)
+#define RTR_EACH_29(m, a, ...) m(a) RTR_EACH_28(m, __VA_ARGS__)
+#define RTR_EACH_30(m, a, ...) m(a) RTR_EACH_29(m, __VA_ARGS__)
+#define RTR_EACH_31(m, a, ...) m(a) RTR_EACH_30(m, __VA_ARGS__)
+#define RTR_EACH_32(m, a, ...) m(a) RTR_EACH_31(m, __VA_ARGS__)
+#define RTR_EACH_33(m, a, ...) m(a) RTR_EACH_32(m, __VA_ARGS__)
+#define RTR_EACH_34(m, a, ...) m(a) RTR_EACH_33(m, __VA_ARGS__)
+#define RTR_EACH_35(m, a, ...) m(a) RTR_EACH_34(m, __VA_ARGS__)
+#define RTR_EACH_36(m, a, ...) m(a) RTR_EACH_35(m, __VA_ARGS__)
+#define RTR_EACH_37(m, a, ...) m(a) RTR_EACH_36(m, __VA_ARGS__)
+#define RTR_EACH_38(m, a, ...) m(a) RTR_EACH_37(m, __VA_ARGS__)
+#define RTR_EACH_39(m, a, ...) m(a) RTR_EACH_38(m, __VA_ARGS__)
+#define RTR_EACH_40(m, a, ...) m(a) RTR_EACH_39(m, __VA_ARGS__)
+#define RTR_EACH_41(m, a, ...) m(a) RTR_EACH_40(m, __VA_ARGS__)
+#define RTR_EACH_42(m, a, ...) m(a) RTR_EACH_41(m, __VA_ARGS__)
+#define RTR_EACH_43(m, a, ...) m(a) RTR_EACH_42(m, __VA_ARGS__)
+#define RTR_EACH_44(m, a, ...) m(a) RTR_EACH_43(m, __VA_ARGS__)
+#define RTR_EACH_45(m, a, ...) m(a) RTR_EACH_44(m, __VA_ARGS__)
+#define RTR_EACH_46(m, a, ...) m(a) RTR_EACH_45(m, __VA_ARGS__)
+#define RTR_EACH_47(m, a, ...) m(a) RTR_EACH_46(m, __VA_ARGS__)
+#define RTR_EACH_48(m, a, ...) m(a) RTR_EACH_47(m, __VA_ARGS__)
+#define RTR_EACH_49(m, a, ...) m(a) RTR_EACH_48(m, __VA_ARGS__)
+#define RTR_EACH_50(m, a, ...) m(a) RTR_EACH_49(m, __VA_ARGS__)
+#define RTR_EACH_51(m, a, ...) m(a) RTR_EACH_50(m, __VA_ARGS__)
+#define RTR_EACH_52(m, a, ...) m(a) RTR_EACH_51(m, __VA_ARGS__)
+#define RTR_EACH_53(m, a, ...) m(a) RTR_EACH_52(m, __VA_ARGS__)
+#define RTR_EACH_54(m, a, ...) m(a) RTR_EACH_53(m, __VA_ARGS__)
+#define RTR_EACH_55(m, a, ...) m(a) RTR_EACH_54(m, __VA_ARGS__)
+#define RTR_EACH_56(m, a, ...) m(a) RTR_EACH_55(m, __VA_ARGS__)
+#define RTR_EACH_57(m, a, ...) m(a) RTR_EACH_56(m, __VA_ARGS__)
+#define RTR_EACH_58(m, a, ...) m(a) RTR_EACH_57(m, __VA_ARGS__)
+#define RTR_EACH_59(m, a, ...) m(a) RTR_EACH_58(m, __VA_ARGS__)
+#define RTR_EACH_60(m, a, ...) m(a) RTR_EACH_59(m, __VA_ARGS__)
+#define RTR_EACH_61(m, a, ...) m(a) RTR_EACH_60(m, __VA_ARGS__)
+#define RTR_EACH_62(m, a, ...) m(a) RTR_EACH_61(m, __VA_ARGS__)
+#define RTR_EACH_63(m, a, ...) m(a) RTR_EACH_62(m, __VA_ARGS__)
+#define RTR_EACH_64(m, a, ...) m(a) RTR_EACH_63(m, __VA_ARGS__)
+#define RTR_TRACE_SET_(f) (void)(rtr_a_ f);
+#endif
+
+/*
+ * RTR_TRACE(prov, name, .field = value, ...) - emit a typed event.  In C++
+ * the fields are named too, in any order; a statement there, not an
+ * expression.
+ */
+#ifndef __cplusplus
 #define RTR_TRACE(prov, name, ...)						\
 	rtr_emit_##prov##_##name((struct rtr_args_##prov##_##name){ __VA_ARGS__ })
+#else
+#define RTR_TRACE(prov, name, ...)						\
+	do {									\
+		rtr_args_##prov##_##name rtr_a_ = rtr_args_##prov##_##name();	\
+		RTR_EACH_(RTR_TRACE_SET_, __VA_ARGS__)				\
+		rtr_emit_##prov##_##name(rtr_a_);				\
+	} while (0)
+#endif
 
 #ifdef __cplusplus
 }

@@ -27,17 +27,12 @@ static const char *srcdir(void)
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/rtr-story-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	t_mkdtemp(dir, sizeof(dir), "story");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	free(t_sh(cmd, &st));
+	t_rm_rf(dir);
 }
 
 static void checker(const char *args)
