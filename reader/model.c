@@ -303,6 +303,16 @@ static void idmap_put_new(struct idmap *h, uint64_t key, uint32_t val)
 	h->n++;
 }
 
+/* Point @key (present) at @val instead. */
+static void idmap_set(struct idmap *h, uint64_t key, uint32_t val)
+{
+	uint32_t i = idmap_slot(h, key);
+
+	while (h->keys[i] != key)
+		i = (i + 1) & h->mask;
+	h->vals[i] = val;
+}
+
 /* Insert @key (not present); half full at most.  Return: 0 or -1. */
 static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
 {
@@ -330,25 +340,24 @@ static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
 
 /* ---- tasks ---------------------------------------------------------------------- */
 
-/* The task @id of the trace being read, made (as preexisting) if new. */
-static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
+/*
+ * A new task @id of the trace being read, as preexisting (until its create);
+ * @again: @id named another task before (a thread id the kernel reused),
+ * and names this one from now on.
+ */
+static uint32_t task_new(struct loader *l, uint64_t id, int64_t ts, bool again)
 {
 	struct rtr_model *m = l->m;
 	struct rtr_model_task *t;
-	uint32_t i = idmap_find(&l->tasks, id);
+	uint32_t i = m->ntasks;
 
-	if (__builtin_expect(i != RTR_MODEL_NONE, 1)) {
-		t = &m->tasks[i];
-		if (ts > t->end)
-			t->end = ts;
-		return i;
-	}
-	i = m->ntasks;
 	if (grow(l, (void **)&l->try_head, i, sizeof(*l->try_head), CAP_TRY_HEAD) ||
 	    grow(l, (void **)&l->comm, i, sizeof(*l->comm), CAP_COMM) ||
 	    !PUSH(l, m->tasks, m->ntasks, CAP_TASKS))
 		return RTR_MODEL_NONE;
-	if (idmap_put(&l->tasks, id, i)) {
+	if (again) {
+		idmap_set(&l->tasks, id, i);
+	} else if (idmap_put(&l->tasks, id, i)) {
 		nomem(l);
 		return RTR_MODEL_NONE;
 	}
@@ -362,6 +371,21 @@ static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
 		.becomes = RTR_MODEL_NONE, .became_from = RTR_MODEL_NONE,
 	};
 	return i;
+}
+
+/* The task @id of the trace being read, made (as preexisting) if new. */
+static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
+{
+	uint32_t i = idmap_find(&l->tasks, id);
+
+	if (__builtin_expect(i != RTR_MODEL_NONE, 1)) {
+		struct rtr_model_task *t = &l->m->tasks[i];
+
+		if (ts > t->end)
+			t->end = ts;
+		return i;
+	}
+	return task_new(l, id, ts, false);
 }
 
 static uint32_t kind_name(struct loader *l, uint8_t kind)
@@ -1040,6 +1064,12 @@ static int on_sched(struct loader *l, struct sstate *ss, const struct tr_cursor 
 		tid[k] = sched_tid(&e, f->tid[k]);
 		if (!tid[k])
 			continue;
+		/* a child whose thread id ended before: the kernel reused it, a new thread */
+		if (op == OP_SCHED_FORK && k == 1 &&
+		    (t[k] = idmap_find(&l->tasks, tid[k])) != RTR_MODEL_NONE &&
+		    (m->tasks[t[k]].flags & RTR_TASK_RESOLVED) &&
+		    task_new(l, tid[k], ts, true) == RTR_MODEL_NONE)
+			return -1;
 		if ((t[k] = thread_task(l, tid[k], ts)) == RTR_MODEL_NONE)
 			return -1;
 		n = sched_comm(&e, f->comm[k], &s);

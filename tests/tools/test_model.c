@@ -1320,7 +1320,8 @@ static uint32_t run_cpu(const struct rtr_model *m, const struct rtr_model_run *r
  * thread labelled with its comm (again when the comm changes, not at every
  * event); sched_switch the runs on each CPU (sshd's from the CPU's first
  * item to its switch away); the fork a create, the exit a resolve (the later
- * free changes nothing), sched_waking a signal from the running thread
+ * free changes nothing), a fork of a thread id that ended a new thread,
+ * sched_waking a signal from the running thread
  * (none from idle), sched_wakeup beside sched_waking a marker; stats and
  * export say the same.  In sched-odd, where a thread id is a string, an
  * enumeration or missing, those classes stay markers.
@@ -1356,8 +1357,8 @@ Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 
 	snprintf(dir, sizeof(dir), "%s/tests/data/lttng-kernel/sched", src && *src ? src : ".");
 	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(m.events, 15);
-	cr_assert_eq(m.ntasks, 4);
+	cr_expect_eq(m.events, 16);
+	cr_assert_eq(m.ntasks, 5);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		t = task_of(&m, want[i].tid);
 		cr_assert_not_null(t, "thread %" PRIu64, want[i].tid);
@@ -1385,6 +1386,15 @@ Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 	cr_expect_eq(m.labels[child->label_first].ts, 1000);
 	cr_expect_str_eq(rtr_model_str(&m, m.labels[child->label_first + 1].text), "ls");
 	cr_expect_eq(m.labels[child->label_first + 1].ts, 3800);
+	/* bash's second child, given the ended one's thread id: a thread of its own */
+	t = &m.tasks[m.ntasks - 1];
+	cr_expect_eq(t->id, 101);
+	cr_expect_neq(t, child);
+	cr_expect_eq(t->flags, RTR_TASK_CREATED);
+	cr_expect_eq(t->created, 8600);
+	cr_expect_eq(t->parent_id, 100);
+	cr_expect_eq(t->nruns, 0);
+	cr_expect_eq(t->nlabels, 1);
 	/* the runs, each on its CPU, from switch to switch */
 	cr_expect_eq(m.nruns, 5);
 	cr_expect_eq(nruns, 5);
@@ -1424,8 +1434,8 @@ Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 	snprintf(args, sizeof(args), "stats --json '%s'", dir);
 	out = rt(args, false, &st);
 	cr_expect_eq(st, 0, "%s", out);
-	cr_expect_not_null(strstr(out, "{\"kind\": \"thread\", \"tasks\": 4, \"resolved\": 1, "
-				  "\"failed\": 0, \"unresolved\": 3,"), "%s", out);
+	cr_expect_not_null(strstr(out, "{\"kind\": \"thread\", \"tasks\": 5, \"resolved\": 1, "
+				  "\"failed\": 0, \"unresolved\": 4,"), "%s", out);
 	cr_expect_not_null(strstr(out, "\"p50_ns\": 2800,"), "the child lived 2.8 us: %s", out);
 	free(out);
 	snprintf(args, sizeof(args), "export --format chrome -o - '%s'", dir);
@@ -1438,7 +1448,7 @@ Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 	snprintf(dir, sizeof(dir), "%s/tests/data/lttng-kernel/sched-odd", src && *src ? src : ".");
 	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(m.nruns, 0, "no sched_switch read");
-	cr_expect_eq(m.nmarkers, 7 + 1 + 1 + 1 + 2, "switch, fork, exit, wakeup, openat");
+	cr_expect_eq(m.nmarkers, 7 + 2 + 1 + 1 + 2, "switch, fork, exit, wakeup, openat");
 	for (uint32_t i = 0; i < m.nmarkers; i++) {
 		const char *cls = rtr_model_str(&m, m.classes[m.markers[i].cls].name);
 

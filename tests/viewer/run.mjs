@@ -303,7 +303,7 @@ test('LTTng kernel scheduler events: thread tasks, their runs on the CPU lanes, 
 	const p = await open(page('sched', [sched]));
 	const v = await p.evaluate(() => ({ n: rtrView.ntasks, f: rtrView.frame, lanes: rtrView.lanes,
 		markers: rtrView.nmarkers }));
-	assert.equal(v.n, 4, 'bash, its child, sshd and a kworker');
+	assert.equal(v.n, 5, 'bash, its two children (one thread id, reused), sshd and a kworker');
 	assert.equal(v.f.lanes, 2, 'a lane per CPU');
 	assert.equal(v.f.runs, 5, 'their five runs drawn on the CPU lanes');
 	assert.equal(v.markers, 3, 'the events the task model does not read');

@@ -21,6 +21,13 @@ with extended headers, 27-bit timestamps that wrap, discarded events and a
 lost packet.  Only the text and the bytes are ours; the shapes are
 lttng-modules'.  The tests read them with ringtrace and babeltrace2 and
 compare the two.
+
+It writes two more, DIR/sched and DIR/sched-odd: the scheduler's events
+(sched_switch, _process_fork, _exit, _free, _waking, _wakeup) on two CPUs
+with fields that tell one story (SCHED_STORY), which the task model turns
+into threads, runs, a fork, an exit and a wake-up; and the same with a
+thread id of another type in three classes (a string, missing, an
+enumeration), which stay markers.
 """
 import sys
 
@@ -479,7 +486,8 @@ def sched_schema(odd):
 
 # What sched/ holds, per CPU: (time after 1 ms, event, its values by field name).  Two CPUs:
 # bash (100) forks a child (101) that runs on CPU 1, execs ls and exits; a kworker (7) runs
-# between; sshd (50) was running on CPU 1 before its first event.  tests/tools/test_model.c
+# between; sshd (50) was running on CPU 1 before its first event; bash forks again, and the
+# kernel gives the new child the ended one's thread id.  tests/tools/test_model.c
 # checks the model built from it against this story.
 SCHED_STORY = {
     0: [(1000, 'sched_switch', dict(prev_comm=b'swapper/0', prev_tid=0, prev_state=0,
@@ -496,6 +504,9 @@ SCHED_STORY = {
         (9000, 'sched_waking', dict(comm=b'bash', tid=100, target_cpu=0)),
         (9500, 'sched_switch', dict(prev_comm=b'swapper/0', prev_tid=0, prev_state=0,
                                     next_comm=b'bash', next_tid=100)),
+        (9600, 'sched_process_fork', dict(parent_comm=b'bash', parent_tid=100, parent_pid=100,
+                                          child_comm=b'bash', child_tid=101, child_pid=101,
+                                          vtids=[101])),
         (11000, 'syscall_entry_openat', dict(dfd=-100, filename=b'/etc/passwd'))],
     1: [(1200, 'syscall_entry_openat', dict(dfd=-100, filename=b'/etc/ssh/sshd_config')),
         (1500, 'sched_switch', dict(prev_comm=b'sshd', prev_tid=50, prev_state=1,
