@@ -9,12 +9,19 @@
  * urcu-bp's registry lock (urcu_bp_before_fork(), its public way to hold
  * it) until a worker that is not registered yet sleeps on it inside its
  * first such write.  That wait is libringtrace's, not the program's: the
- * preload must pass it straight to the C library (an event written for it
- * would register the thread again, under the mutex it is taking, and could
- * hang).  The trace must have the worker's note and no mutex at all.
+ * preload must pass it straight to the C library.  The trace must have the
+ * worker's note and no wait for a mutex.
+ *
+ * Recorded, the wait made the hang certain with two CPUs: the worker runs
+ * on CPU 1, where the main thread wrote last, so its events before the
+ * wait take the fast path; the main thread then holds the lock from CPU 0
+ * for 300 ms, longer than the 2^27 TSC cycles a compact record's delta
+ * carries, so the worker's first event after it takes the slow path, which
+ * registered the thread again, under the lock it had just taken.
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <urcu-bp.h>
 #include <ringtrace/ringtrace.h>
@@ -30,9 +37,20 @@ static int registered;
 static pid_t worker_tid;
 static void *big;
 
+/* Pin the calling thread to @cpu; false if it may not run there. */
+static bool pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
+	pin(1);
 	worker_tid = gettid_();
 	registered = urcu_bp_reader != NULL;
 	__atomic_store_n(&stage, 1, __ATOMIC_RELEASE);
@@ -77,9 +95,14 @@ int main(void)
 			PT_NAME);
 		return 1;
 	}
+	if (pin(1)) {
+		rtr_note("main on cpu 1");
+		pin(0);
+	}
 	urcu_bp_before_fork();
 	__atomic_store_n(&stage, 2, __ATOMIC_RELEASE);
 	wait_asleep(worker_tid);
+	usleep(300 * 1000);
 	urcu_bp_after_fork_parent();
 	CHECK(pthread_join(t, NULL));
 	free(big);
