@@ -128,6 +128,9 @@ static int find_data(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!holds)
 		return 0;
+	/* The program itself (its own copy, exported): its mutexes are the program's. */
+	if (!info->dlpi_name || !info->dlpi_name[0])
+		lo = hi = 0;
 	r->lo = lo < hi ? lo : 0;
 	r->hi = lo < hi ? hi : 0;
 	return 1;
