@@ -8,6 +8,8 @@
     check_pthread.py forks TRACE N      the same for a program whose forked children
                                         write into the same trace: their task ids
                                         may repeat the parent's
+    check_pthread.py own TRACE          rtr-pthread-own: its worker's note, and no
+                                        wait for a mutex (urcu-bp's, inside libringtrace)
 
 Exits 0 when every check passes, else prints the failures and exits 1.
 """
@@ -185,11 +187,24 @@ def threads(path, n, unique=True):
                                                  sum(1 for t in created if t >= OBJ_BIT)))
 
 
+def own(path):
+    evs = load(path)
+    well_formed(evs)
+    check(any(n == "note" and f.get("text") == "own event" for n, f in evs),
+          "the worker's own note is in the trace")
+    waits = [(n, f) for n, f in evs if n in ("try_read", "read") and f["input"] >= OBJ_BIT]
+    check(not waits, "nobody waits for a mutex (libringtrace's own locks are not traced): %s"
+          % waits[:3])
+    print("%d events" % len(evs))
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "sync":
         sync(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "threads":
         threads(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "own":
+        own(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "forks":
         threads(sys.argv[2], int(sys.argv[3]), unique=False)
     else:
