@@ -127,6 +127,7 @@ int rtr_stream_copy(int fd, struct rtr_out *o, const volatile sig_atomic_t *stop
 			 "reader knows %u", le32toh(version), RTR_STREAM_VERSION);
 		return -EPROTO;
 	}
+	rep->bytes = sizeof(pro);	/* offsets in messages are the stream's own */
 	for (;;) {
 		uint32_t type, arg;
 		uint64_t len, max;

@@ -363,7 +363,8 @@ Test(consumer_bounds, an_empty_metadata_frame_is_read_cleanly)
 		  t_bindir());
 	cr_expect_eq(st, 1, "status %d:\n%s", st, out);
 	cr_expect_null(strstr(out, "runtime error"), "%s", out);
-	cr_expect_not_null(strstr(out, "cut"), "%s", out);
+	/* The 32 bytes the stream had, the prologue counted: its offsets are the stream's. */
+	cr_expect_not_null(strstr(out, "cut after 32 bytes"), "%s", out);
 	free(out);
 }
 
