@@ -157,7 +157,12 @@ real_run() {
 	summary=$("$ringtrace" check "$real/$1" | tail -n 2 | head -n 1)
 	events=$(echo "$summary" | awk '{ print $3 }')
 	lost=$(echo "$summary" | awk '{ print $5 }')
-	if [ -z "$attempted" ] || [ "$((events + lost))" -ne "$attempted" ]; then
+	case "$attempted.$events.$lost" in
+	*[!0-9.]* | .* | *..* | *.)
+		echo "bench-xen.sh: real Xen, $1: no counts to read ($real/$1, $real/$1.check)" >&2
+		return 1 ;;
+	esac
+	if [ "$((events + lost))" -ne "$attempted" ]; then
 		echo "bench-xen.sh: real Xen, $1: $events events + $lost lost != ${attempted:-?}" \
 			"emitted ($real/$1)" >&2
 		return 1
