@@ -114,6 +114,7 @@ def sync(path, facts_path):
     check(evs[0][0] == "create" and evs[0][1]["kind"] == "thread" and evs[0][1]["parent"] == 0,
           "the first event creates the main thread: %s" % (evs[0],))
     check(main in resolved, "the main thread is resolved at exit")
+    orphans(evs)
 
     def thread(name):
         t = labels.get(name)
@@ -175,6 +176,14 @@ def sync(path, facts_path):
                   "a wait is followed by a switch to idle (event %d)" % i)
 
 
+def orphans(evs):
+    """Only the main thread has no parent: the tracer's own thread (its flusher) is no thread of
+    the program, even when it waits for a lock the preload wraps (urcu-bp's registry lock)."""
+    roots = [f["child"] for name, f in evs if name == "create" and f["kind"] == "thread"
+             and f["parent"] == 0]
+    check(len(roots) == 1, "one thread without a parent, the main one: %s" % roots)
+
+
 def threads(path, n, unique=True):
     evs = load(path)
     created, resolved = well_formed(evs, unique)
@@ -183,6 +192,8 @@ def threads(path, n, unique=True):
     main = evs[0][1].get("child") if evs and evs[0][0] == "create" else None
     check(main is not None and created.get(main) == "thread", "the first event creates the main thread")
     check(main in resolved, "the main thread is resolved at exit")
+    if unique:
+        orphans(evs)
     print("%d events, %d threads, %d objects" % (len(evs), nthreads,
                                                  sum(1 for t in created if t >= OBJ_BIT)))
 
