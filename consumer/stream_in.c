@@ -127,6 +127,7 @@ int rtr_stream_copy(int fd, struct rtr_out *o, const volatile sig_atomic_t *stop
 			 "reader knows %u", le32toh(version), RTR_STREAM_VERSION);
 		return -EPROTO;
 	}
+	rep->bytes = sizeof(pro);	/* offsets in messages are the stream's own */
 	for (;;) {
 		uint32_t type, arg;
 		uint64_t len, max;
@@ -165,6 +166,7 @@ int rtr_stream_copy(int fd, struct rtr_out *o, const volatile sig_atomic_t *stop
 		      type == RTR_FRAME_PACKET ? RTR_FRAME_PACKET_MAX :
 		      type == RTR_FRAME_PROGRESS ? 8 : 0;
 		if (type < RTR_FRAME_METADATA || type > RTR_FRAME_END || len > max ||
+		    (type == RTR_FRAME_METADATA && !len) ||	/* no writer sends none */
 		    (type == RTR_FRAME_PROGRESS && len != 8) ||
 		    (type == RTR_FRAME_PACKET && (len < RTR_PACKET_HDR_SIZE || arg > 65535))) {
 			snprintf(rep->err, sizeof(rep->err), "standard input: bad frame at byte %"

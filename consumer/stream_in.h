@@ -16,7 +16,7 @@ struct rtr_out;
  * @err: why reading or writing stopped.
  */
 struct rtr_stream_report {
-	uint64_t bytes;
+	uint64_t bytes;		/* read so far, the prologue included */
 	uint64_t packets;
 	bool ended;
 	bool writer_stopped_early;

@@ -112,20 +112,15 @@ static int fail(char *err, size_t errlen, unsigned line, const char *why)
 	return -EPROTO;
 }
 
-/* "event <id> <provider>:<name> <nfields>[ <type>:<field>]..." */
-static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *err,
-		       size_t errlen, unsigned lineno)
+/* "event <id> <provider>:<name> <nfields>[ <type>:<field>]...", in @buf (cut up). */
+static int parse_event_in(char *buf, struct rtr_registry *reg, char *err, size_t errlen,
+			  unsigned lineno)
 {
-	static __thread char buf[LINE_MAX_];
 	char *tok, *save, *colon, *eq;
 	struct rtr_reg_event *ev, *grown;
 	unsigned long v;
 	char *end;
 
-	if (n >= sizeof(buf))
-		return fail(err, errlen, lineno, "event line too long");
-	memcpy(buf, l, n);
-	buf[n] = 0;
 	if (reg->nevents == RTR_REGISTRY_EVENTS)
 		return fail(err, errlen, lineno, "too many event classes");
 	grown = realloc(reg->events, (reg->nevents + 1) * sizeof(*grown));
@@ -186,6 +181,30 @@ static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *
 	if (strtok_r(NULL, " ", &save))
 		return fail(err, errlen, lineno, "more fields than announced");
 	return 0;
+}
+
+/*
+ * The line @l of @n bytes, copied to the heap: a thread-local buffer of
+ * the longest line (21 KiB) made every thread of every traced program
+ * carry it, in static TLS, which also kept libringtrace.so from loading
+ * with dlopen() ("cannot allocate memory in static TLS block").
+ */
+static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *err,
+		       size_t errlen, unsigned lineno)
+{
+	char *buf;
+	int ret;
+
+	if (n >= LINE_MAX_)
+		return fail(err, errlen, lineno, "event line too long");
+	buf = malloc(n + 1);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, l, n);
+	buf[n] = 0;
+	ret = parse_event_in(buf, reg, err, errlen, lineno);
+	free(buf);
+	return ret;
 }
 
 static int parse(const char *text, size_t len, struct rtr_registry *reg, char *err,

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1106,13 +1107,22 @@ int rtr_ring_stop(struct rtr_ring *ring)
 	return ret;
 }
 
+/* What rtr_ring_start_flusher() hands its thread, on the starter's stack. */
+struct flusher_start {
+	struct rtr_ring *ring;
+	int ready;
+};
+
 static void *flusher_main(void *arg)
 {
-	struct rtr_ring *ring = arg;
+	struct flusher_start *start = arg;
+	struct rtr_ring *ring = start->ring;
 	struct rtr_region_hdr *h = ring->hdr;
 	uint64_t last = 0;
 
 	urcu_bp_register_thread();
+	/* From here the starter's stack is gone. */
+	__atomic_store_n(&start->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&ring->flusher_stop, __ATOMIC_ACQUIRE)) {
 		uint32_t req = rtr_load_acquire(ring->mem.flush_req);
 
@@ -1141,17 +1151,26 @@ static void *flusher_main(void *arg)
 /**
  * rtr_ring_start_flusher() - start the thread that serves the consumer's
  * flush requests (struct rtr_region_hdr @flush_req / @flush_done).
+ *
+ * Returns once the thread has registered with urcu-bp, which takes
+ * urcu-bp's registry lock: before tracing is on (rtr_start() starts the
+ * flusher first), so that a preloaded pthread wrapper (``record
+ * --pthread``) never sees the tracer's own thread wait for that lock and
+ * record it as a thread of the program.
  */
 int rtr_ring_start_flusher(struct rtr_ring *ring)
 {
+	struct flusher_start start = { ring, 0 };
 	pthread_t t;
 	int ret;
 
 	if (ring->flusher_running)
 		return -EALREADY;
-	ret = pthread_create(&t, NULL, flusher_main, ring);
+	ret = pthread_create(&t, NULL, flusher_main, &start);
 	if (ret)
 		return -ret;
+	while (!__atomic_load_n(&start.ready, __ATOMIC_ACQUIRE))
+		sched_yield();
 	ring->flusher_thread = (unsigned long)t;
 	ring->flusher_running = 1;
 	return 0;

@@ -15,6 +15,13 @@
 #     time from the first event to the end of the drain) and events lost.
 # (The guest's ns/event, xen.sim.ns, is ringtrace-bench's.)  Each run is
 # checked: events in the trace + counted lost == events emitted.
+# Real Xen costs a boot of 3-4 minutes under QEMU, so the bench does not
+# boot it: it reads the traces the last `make check-xen` left in
+# BUILD_DIR/xen/run/out/trace (tests/xen/real/trace.sh: 4 threads in a PV
+# domU, consumed by dom0's `ringtrace consume --xen-domain`), and reports
+#   xen.real.events, xen.real.events_lost       the discard run's
+#   xen.real.overwrite.{events,events_lost}     the overwrite run's
+# with the run's date, or says that there is none.
 # Figures are printed and appended to ROWS_FILE as "name value unit".
 set -eu
 
@@ -139,5 +146,47 @@ if run full "$full_events"; then
 	row xen.sim.dom0.events_total "$full_events" events
 else
 	status=1
+fi
+
+# real_run RUN: the trace of RUN that the last make check-xen left; sets
+# $events and $lost, and checks them against the events the guest emitted.
+real=$build/xen/run/out/trace
+real_run() {
+	attempted=$(awk '{ for (i = 1; i < NF; i++) if ($i == "--attempted") print $(i + 1) }' \
+		"$real/$1.check")
+	summary=$("$ringtrace" check "$real/$1" | tail -n 2 | head -n 1)
+	events=$(echo "$summary" | awk '{ print $3 }')
+	lost=$(echo "$summary" | awk '{ print $5 }')
+	case "$attempted.$events.$lost" in
+	*[!0-9.]* | .* | *..* | *.)
+		echo "bench-xen.sh: real Xen, $1: no counts to read ($real/$1, $real/$1.check)" >&2
+		return 1 ;;
+	esac
+	if [ "$((events + lost))" -ne "$attempted" ]; then
+		echo "bench-xen.sh: real Xen, $1: $events events + $lost lost != ${attempted:-?}" \
+			"emitted ($real/$1)" >&2
+		return 1
+	fi
+}
+
+echo
+if [ ! -f "$real/discard.check" ] || [ ! -f "$real/overwrite.check" ]; then
+	echo "xen.real: skipped: no real-Xen run to read (make check-xen leaves its traces in $real)"
+else
+	echo "xen.real: the traces of the last make check-xen ($(date -u -r "$real/discard.check" \
+		'+%Y-%m-%d %H:%M UTC')): Xen 4.17 under QEMU, a PV domU's 4 threads, 64 KiB x 16" \
+		"per CPU, consumed by dom0 with --xen-domain"
+	if real_run discard; then
+		row xen.real.events "$events" events
+		row xen.real.events_lost "$lost" events
+	else
+		status=1
+	fi
+	if real_run overwrite; then
+		row xen.real.overwrite.events "$events" events
+		row xen.real.overwrite.events_lost "$lost" events
+	else
+		status=1
+	fi
 fi
 exit "$status"

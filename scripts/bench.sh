@@ -24,7 +24,9 @@
 #    full speed: consumer.{1writer,2writers}.events_lost, MB/s to disk;
 # 8. scripts/bench-xen.sh: a Xen guest consumed from dom0 on the simulated
 #    hypervisor: xen.sim.notifications_per_packet, dom0 MB/s (the guest's
-#    xen.sim.ns is ringtrace-bench's, beside the unix figure).
+#    xen.sim.ns is ringtrace-bench's, beside the unix figure); and
+#    xen.real.events{,_lost} read from the traces the last `make check-xen`
+#    left (no boot here).
 # 9. scripts/bench-pthread.sh: a plain pthread program untraced and under
 #    `ringtrace record --pthread`: pthread.uncontended.{,untraced.}ns and
 #    pthread.handoff.{,untraced.}ns, and callgrind's instructions per pair.

@@ -33,12 +33,12 @@ static const struct rtr_command commands[] = {
 	  "print every event of TRACE, streams merged in time; --follow\n"
 	  "tails a trace being recorded", rtr_cmd_dump },
 	{ "check", "TRACE", "validate TRACE: packets, records, losses, damage", rtr_cmd_check },
-	{ "stats", "[--json] DIR...",
+	{ "stats", "[--json | --hangs] DIR...",
 	  "per task kind: counts, creation to resolution p50/p90/p99/max,\n"
 	  "unresolved and failed tasks; per CPU: event rates and losses", rtr_cmd_stats },
 	{ "export", "--format chrome [-o FILE] [--force] DIR...",
 	  "Trace Event JSON for Perfetto UI and chrome://tracing", rtr_cmd_export },
-	{ "view", "[-o FILE.html] [--force] DIR...",
+	{ "view", "[-o FILE.html] [--force] [--align start] DIR...",
 	  "write the traces as one self-contained HTML page: the timeline", rtr_cmd_view },
 	{ "help", "", "this text", NULL },
 };

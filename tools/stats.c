@@ -432,7 +432,7 @@ static int print_hangs(const struct rtr_model *m)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace stats [--json] TRACE...\n\n"
+		"usage: ringtrace stats [--json | --hangs] TRACE...\n\n"
 		"Statistics of the CTF traces (several traces are read on one time axis):\n"
 		"per task kind, how many tasks, how many resolved, failed, never resolved,\n"
 		"marked should_resolve but never resolved, and the time from creation to\n"

@@ -21,6 +21,13 @@
  * per-thread counter raised around every event we write, makes a wrapper
  * entered from inside another pass straight to the C library.  A signal
  * handler that interrupts a wrapper's event sees it raised too.
+ * Calls that are not inside our events take those mutexes too: a thread's
+ * first slow-path write (the program's own, or libringtrace's flusher
+ * registering itself) registers it with urcu-bp under urcu-bp's mutexes,
+ * and urcu-bp's key destructor takes them at every thread's exit, after it
+ * unregistered the thread.  An event we wrote there could register the
+ * thread again, under the mutex it holds: a mutex in liburcu-bp's or
+ * libringtrace's own data is never traced (rtp_own_lock()).
  */
 #ifndef RTR_EVENTS_PTHREAD_PRELOAD_H
 #define RTR_EVENTS_PTHREAD_PRELOAD_H
@@ -98,6 +105,29 @@ static inline void rtp_leave(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rtp_busy--;
+}
+
+/*
+ * The writable data of liburcu-bp and of libringtrace, [@lo, @hi) each,
+ * where their own static mutexes live (see Recursion above); found by
+ * rtp_resolve().
+ */
+struct rtp_range {
+	uintptr_t lo, hi;
+};
+
+extern struct rtp_range rtp_own[2];
+
+/* rtp_own_lock() - @p is libringtrace's or liburcu-bp's mutex, not the program's: not traced. */
+static inline bool rtp_own_lock(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	rtp();
+	return (a >= __atomic_load_n(&rtp_own[0].lo, __ATOMIC_RELAXED) &&
+		a < __atomic_load_n(&rtp_own[0].hi, __ATOMIC_RELAXED)) ||
+	       (a >= __atomic_load_n(&rtp_own[1].lo, __ATOMIC_RELAXED) &&
+		a < __atomic_load_n(&rtp_own[1].hi, __ATOMIC_RELAXED));
 }
 
 /* rtp_self_task() - the calling thread's task, created on first use. */

@@ -159,8 +159,11 @@ static inline bool mutex_held(pthread_mutex_t *m)
 /* The mutex looked held: a try (a recursive mutex we own succeeds), then the wait. */
 static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m)
 {
-	int ret = rtp()->mutex_trylock(m);
+	int ret;
 
+	if (rtp_own_lock(m))
+		return rtp()->mutex_lock(m);
+	ret = rtp()->mutex_trylock(m);
 	if (ret != EBUSY)
 		return ret;
 	return mutex_wait(m, plain_lock, 0, NULL);
@@ -177,7 +180,7 @@ RTR_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *a
 {
 	int ret;
 
-	if (!rtp_on() || !mutex_held(m))
+	if (!rtp_on() || !mutex_held(m) || rtp_own_lock(m))
 		return rtp()->mutex_timedlock(m, abstime);
 	ret = rtp()->mutex_trylock(m);
 	if (ret != EBUSY)
@@ -190,7 +193,7 @@ RTR_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 {
 	int ret;
 
-	if (!rtp_on() || !mutex_held(m))
+	if (!rtp_on() || !mutex_held(m) || rtp_own_lock(m))
 		return rtp()->mutex_clocklock(m, clk, abstime);
 	ret = rtp()->mutex_trylock(m);
 	if (ret != EBUSY)
@@ -210,7 +213,7 @@ static __attribute__((noinline)) void mutex_unlock_signal(pthread_mutex_t *m)
 RTR_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	/* Before the unlock: the waiter's read comes after this signal. */
-	if (rtr_unlikely(rtp_on()) && mutex_contended(m))
+	if (rtr_unlikely(rtp_on()) && mutex_contended(m) && !rtp_own_lock(m))
 		mutex_unlock_signal(m);
 	return rtp()->mutex_unlock(m);
 }

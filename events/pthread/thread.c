@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -15,6 +16,7 @@
 #include "events/pthread/preload.h"
 
 struct rtp_real rtp_real;
+struct rtp_range rtp_own[2];
 int rtp_resolved;
 __thread volatile int rtp_busy __attribute__((tls_model("initial-exec")));
 __thread uint64_t rtp_self __attribute__((tls_model("initial-exec")));
@@ -103,6 +105,48 @@ static struct rtp_thread *table_find(pthread_t tid)
 	return NULL;
 }
 
+/* dl_iterate_phdr(): the writable extent of the object that holds @arg->lo (a probe). */
+static int find_data(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct rtp_range *r = arg;
+	uintptr_t probe = r->lo, lo = UINTPTR_MAX, hi = 0;
+	bool holds = false;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (probe >= a && probe - a < ph->p_memsz)
+			holds = true;
+		if (ph->p_flags & PF_W) {
+			lo = a < lo ? a : lo;
+			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+		}
+	}
+	if (!holds)
+		return 0;
+	/* The program itself (its own copy, exported): its mutexes are the program's. */
+	if (!info->dlpi_name || !info->dlpi_name[0])
+		lo = hi = 0;
+	r->lo = lo < hi ? lo : 0;
+	r->hi = lo < hi ? hi : 0;
+	return 1;
+}
+
+/* @r: the writable data (static mutexes included) of the object holding @probe; empty if none. */
+static void own_data(struct rtp_range *r, const void *probe)
+{
+	struct rtp_range f = { (uintptr_t)probe, 0 };
+
+	if (!probe || dl_iterate_phdr(find_data, &f) != 1)
+		f.lo = f.hi = 0;
+	__atomic_store_n(&r->lo, f.lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hi, f.hi, __ATOMIC_RELAXED);
+}
+
 #define REAL(field, name)                                                     \
 	do {                                                                  \
 		void *f_ = dlsym(RTLD_NEXT, name);                            \
@@ -116,7 +160,8 @@ static struct rtp_thread *table_find(pthread_t tid)
  * constructor (libringtrace's own constructor locks a mutex); dlsym()
  * takes the loader's lock, which is recursive, so it can.  Threads that
  * race here find the same pointers.  Without one of them the process
- * cannot work at all: we say which, and stop it.
+ * cannot work at all: we say which, and stop it.  Also where liburcu-bp's
+ * and libringtrace's own mutexes live (rtp_own_lock()).
  */
 void rtp_resolve(void)
 {
@@ -154,6 +199,8 @@ void rtp_resolve(void)
 #undef R
 	/* The same pointers whoever stores them: no torn struct can be seen as a whole. */
 	memcpy(&rtp_real, &r, sizeof(r));
+	own_data(&rtp_own[0], dlsym(RTLD_DEFAULT, "urcu_bp_read_lock"));
+	own_data(&rtp_own[1], &rtr_on);
 	__atomic_store_n(&rtp_resolved, 1, __ATOMIC_RELEASE);
 	return;
 missing: {

@@ -357,13 +357,23 @@ Test(consumer_bounds, an_empty_metadata_frame_is_read_cleanly)
 	char *out;
 	int st;
 
-	/* Prologue, then a METADATA frame of length 0, then nothing: a cut stream. */
+	/*
+	 * Prologue, then a METADATA frame of length 0, then nothing: refused
+	 * as a frame no writer sends, at its offset in the stream (the
+	 * prologue counted), before any memcpy() of its (NULL) text.
+	 */
 	out = run(&st, "printf 'RTRSTRM\\0\\001\\0\\0\\0\\0\\0\\0\\0\\001\\0\\0\\0"
 		  "\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0' | '%s/ringtrace' dump - 2>&1",
 		  t_bindir());
 	cr_expect_eq(st, 1, "status %d:\n%s", st, out);
 	cr_expect_null(strstr(out, "runtime error"), "%s", out);
-	cr_expect_not_null(strstr(out, "cut"), "%s", out);
+	cr_expect_not_null(strstr(out, "bad frame at byte 16 (type 1, 0 bytes"), "%s", out);
+	free(out);
+	/* A stream cut after the prologue says how far it came: 16 bytes, all of it. */
+	out = run(&st, "printf 'RTRSTRM\\0\\001\\0\\0\\0\\0\\0\\0\\0' | '%s/ringtrace' dump - "
+		  "2>&1", t_bindir());
+	cr_expect_eq(st, 1, "status %d:\n%s", st, out);
+	cr_expect_not_null(strstr(out, "cut after 16 bytes"), "%s", out);
 	free(out);
 }
 

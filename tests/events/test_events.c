@@ -521,3 +521,38 @@ Test(events, stop_and_start_while_threads_trace)
 		session_end(&s[i]);
 	}
 }
+
+/*
+ * libringtrace.so loads with dlopen() into a program that was not linked
+ * with it (Python's ctypes), and its constructor starts tracing there
+ * (RINGTRACE_PATH): the region is made, and stopped at exit.  Static TLS
+ * has room for a few hundred bytes, so the library keeps no large
+ * thread-local buffer: the registry parser's 21 KiB one made every such
+ * dlopen() fail ("cannot allocate memory in static TLS block").
+ */
+Test(events, the_shared_library_loads_with_dlopen_and_traces)
+{
+	char dir[] = "/tmp/rtr-dlopen-XXXXXX", cmd[2048], *out;
+	int st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && %sRINGTRACE_PATH='%s/region' timeout -s KILL 60 /usr/bin/python3 -c "
+		 "'import ctypes; l = ctypes.CDLL(\"%s/../lib/libringtrace.so\"); "
+		 "print(\"task\", l.rtr_task_id())' 2>&1; echo status=$?; '%s/ringtrace' info region",
+		 dir,
+#ifdef RTR_SANITIZE
+		 "LD_PRELOAD=$(gcc -print-file-name=libasan.so) "
+		 "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ",
+#else
+		 "",
+#endif
+		 dir, t_bindir(), t_bindir());
+	out = t_sh(cmd, &st);
+	cr_expect_not_null(strstr(out, "task 1\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "status=0"), "%s", out);
+	cr_expect_not_null(strstr(out, "state       stopped"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	free(t_sh(cmd, &st));
+}

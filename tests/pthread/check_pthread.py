@@ -8,6 +8,8 @@
     check_pthread.py forks TRACE N      the same for a program whose forked children
                                         write into the same trace: their task ids
                                         may repeat the parent's
+    check_pthread.py own TRACE          rtr-pthread-own: its worker's note, and no
+                                        wait for a mutex (urcu-bp's, inside libringtrace)
 
 Exits 0 when every check passes, else prints the failures and exits 1.
 """
@@ -112,6 +114,7 @@ def sync(path, facts_path):
     check(evs[0][0] == "create" and evs[0][1]["kind"] == "thread" and evs[0][1]["parent"] == 0,
           "the first event creates the main thread: %s" % (evs[0],))
     check(main in resolved, "the main thread is resolved at exit")
+    orphans(evs)
 
     def thread(name):
         t = labels.get(name)
@@ -173,6 +176,14 @@ def sync(path, facts_path):
                   "a wait is followed by a switch to idle (event %d)" % i)
 
 
+def orphans(evs):
+    """Only the main thread has no parent: the tracer's own thread (its flusher) is no thread of
+    the program, even when it waits for a lock the preload wraps (urcu-bp's registry lock)."""
+    roots = [f["child"] for name, f in evs if name == "create" and f["kind"] == "thread"
+             and f["parent"] == 0]
+    check(len(roots) == 1, "one thread without a parent, the main one: %s" % roots)
+
+
 def threads(path, n, unique=True):
     evs = load(path)
     created, resolved = well_formed(evs, unique)
@@ -181,8 +192,21 @@ def threads(path, n, unique=True):
     main = evs[0][1].get("child") if evs and evs[0][0] == "create" else None
     check(main is not None and created.get(main) == "thread", "the first event creates the main thread")
     check(main in resolved, "the main thread is resolved at exit")
+    if unique:
+        orphans(evs)
     print("%d events, %d threads, %d objects" % (len(evs), nthreads,
                                                  sum(1 for t in created if t >= OBJ_BIT)))
+
+
+def own(path):
+    evs = load(path)
+    well_formed(evs)
+    check(any(n == "note" and f.get("text") == "own event" for n, f in evs),
+          "the worker's own note is in the trace")
+    waits = [(n, f) for n, f in evs if n in ("try_read", "read") and f["input"] >= OBJ_BIT]
+    check(not waits, "nobody waits for a mutex (libringtrace's own locks are not traced): %s"
+          % waits[:3])
+    print("%d events" % len(evs))
 
 
 def main():
@@ -190,6 +214,8 @@ def main():
         sync(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "threads":
         threads(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "own":
+        own(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "forks":
         threads(sys.argv[2], int(sys.argv[3]), unique=False)
     else:

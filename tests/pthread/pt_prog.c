@@ -28,45 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(x)                                                                    \
-	do {                                                                        \
-		int r_ = (x);                                                       \
-		if (r_) {                                                           \
-			fprintf(stderr, "rtr-pthread-prog: %s: %s (line %d)\n", #x, \
-				strerror(r_ > 0 ? r_ : errno), __LINE__);           \
-			exit(1);                                                    \
-		}                                                                   \
-	} while (0)
-
-static pid_t gettid_(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
-/* Wait until thread @tid sleeps (state S in /proc): it is blocked in the kernel. */
-static void wait_asleep(pid_t tid)
-{
-	char path[64], buf[256];
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	for (int i = 0; i < 20000; i++) {
-		FILE *f = fopen(path, "r");
-		char *p;
-
-		if (f) {
-			size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-
-			fclose(f);
-			buf[n] = 0;
-			p = strrchr(buf, ')');
-			if (p && p[1] == ' ' && p[2] == 'S')
-				return;
-		}
-		usleep(1000);
-	}
-	fprintf(stderr, "rtr-pthread-prog: thread %d never slept\n", (int)tid);
-	exit(1);
-}
+#define PT_NAME "rtr-pthread-prog"
+#include "tests/pthread/pt_util.h"
 
 static pthread_mutex_t contended = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t quiet = PTHREAD_MUTEX_INITIALIZER;

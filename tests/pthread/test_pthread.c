@@ -198,6 +198,29 @@ Test(pthread_preload, sort_parallel_is_traced_and_its_output_unchanged, .init = 
 	checker(args);
 }
 
+/*
+ * A program that writes its own events: a worker's first slow-path write
+ * registers it with urcu-bp while urcu-bp's registry lock is held (by the
+ * main thread, until the worker sleeps on it).  That wait is libringtrace's:
+ * recorded, it made a mutex task, and (forced by pt_own.c, 2 runs in 3)
+ * the event written after it registered the thread again under the lock it
+ * had taken: a hang.
+ */
+Test(pthread_preload, libringtrace_own_locks_are_not_traced, .init = setup, .fini = teardown)
+{
+	char prog[512], args[512], *out;
+	int ret;
+
+	snprintf(prog, sizeof(prog), "'%s/rtr-pthread-own'", t_bindir());
+	ret = record("own", prog, &out);
+	if (ret)
+		show("own");
+	cr_assert_eq(ret, 0, "rtr-pthread-own hung or failed");
+	free(out);
+	snprintf(args, sizeof(args), "own '%s/own'", dir);
+	checker(args);
+}
+
 Test(pthread_preload, preloaded_without_tracing_changes_nothing, .init = setup, .fini = teardown)
 {
 	char cmd[1024], *out;
