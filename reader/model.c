@@ -1090,7 +1090,11 @@ static int on_sched(struct loader *l, struct sstate *ss, const struct tr_cursor 
 				p->created = ss->since;
 		}
 		ss->unknown = false;
-		return on_switch(l, ss, tid[1], ts);
+		if (on_switch(l, ss, tid[1], ts))
+			return -1;
+		/* the event's context names prev_tid, not the thread that runs: the task is it */
+		ss->run_thread = RTR_MODEL_NONE;
+		return 0;
 	case OP_SCHED_FORK:
 		return on_create(l, tid[0], tid[1], RTR_KIND_THREAD, ts);
 	case OP_SCHED_EXIT:

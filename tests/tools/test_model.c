@@ -1209,6 +1209,10 @@ Test(tools_model, lttng_events_are_classes_threads_and_markers)
 	cr_expect_gt(m.ntasks, 0);
 	for (uint32_t i = 0; i < m.ntasks; i++)
 		cr_expect_str_eq(rtr_model_str(&m, m.tasks[i].kind_name), "thread");
+	/* sched_switch's context names the thread switched from: not the run's */
+	cr_expect_gt(m.nruns, 0);
+	for (uint32_t i = 0; i < m.nruns; i++)
+		cr_expect_eq(m.runs[i].thread, RTR_MODEL_NONE);
 	cr_expect_eq(m.nclasses, 9);
 	for (uint32_t i = 0; i < m.nclasses; i++)
 		cr_expect_eq(m.classes[i].count, 24, "%s", rtr_model_str(&m, m.classes[i].name));
@@ -1368,7 +1372,8 @@ Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 		cr_expect_eq(t->created, want[i].created, "thread %" PRIu64, want[i].tid);
 		cr_expect_eq(t->nruns, want[i].runs, "thread %" PRIu64, want[i].tid);
 		if (want[i].tid != 101) {
-			cr_expect_eq(t->flags, RTR_TASK_PREEXISTING, "thread %" PRIu64, want[i].tid);
+			cr_expect_eq(t->flags, RTR_TASK_PREEXISTING, "thread %" PRIu64,
+				     want[i].tid);
 			cr_expect_eq(t->nlabels, 1, "one label for the comm, however often named");
 		}
 		nruns += t->nruns;
@@ -1412,8 +1417,9 @@ Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 			  runs[i].tid, runs[i].cpu, runs[i].start, runs[i].end);
 	}
 	for (uint32_t c = 0; c < m.ncpus; c++) {
-		for (uint32_t j = m.cpus[c].run_first + 1; j < m.cpus[c].run_first + m.cpus[c].nruns;
-		     j++)
+		uint32_t a = m.cpus[c].run_first, b = a + m.cpus[c].nruns;
+
+		for (uint32_t j = a + 1; j < b; j++)
 			cr_expect_geq(m.runs[m.cpu_runs[j]].start, m.runs[m.cpu_runs[j - 1]].end,
 				      "a CPU runs one thread at a time");
 	}
