@@ -114,6 +114,10 @@ enum cap {
 struct sched_fields {
 	int8_t tid[2];
 	int8_t comm[2];
+	/* where the fields are when that does not depend on the values (sched_offsets()) */
+	bool fixed;
+	uint32_t op[SCHED_FIELDS];
+	uint32_t off[SCHED_FIELDS];	/* bits from the payload's start */
 };
 
 /* What the event classes of one chunk's metadata mean (chunks may add classes). */
@@ -940,6 +944,48 @@ static int8_t sched_field(const struct tr_class *c, const char *name, bool comm)
 }
 
 /*
+ * Where @c's top-level fields up to ordinal @upto are, in @f, when that does
+ * not depend on the values: every field before it an integer or float, or
+ * an array of them, of whole bytes aligned to a byte at most (lttng-modules'
+ * sched events on x86, where the ring buffer packs its fields).  Then a
+ * record's fields are read without a walk.  Return: whether they are.
+ */
+static bool sched_offsets(const struct tr_class *c, struct sched_fields *f, int upto)
+{
+	const struct tr_plan *p = c->payload;
+	uint64_t bit = 0;
+	uint32_t i = 0;
+
+	for (int k = 0; k < SCHED_FIELDS; k++)
+		f->op[k] = UINT32_MAX;
+	if (!p || p->align > 8)
+		return false;
+	for (int k = 0; i < p->nops && k <= upto; k++) {
+		const struct tr_op *op = &p->ops[i];
+		uint64_t size;
+
+		f->op[k] = i;
+		f->off[k] = (uint32_t)bit;
+		if (k == upto)
+			return true;
+		if (op->align > 8)
+			return false;
+		if (op->code == TR_OP_INT || op->code == TR_OP_FLOAT)
+			size = op->size;
+		else if (op->code == TR_OP_ARRAY && op->next == i + 2 && op->arg <= UINT16_MAX &&
+			 p->ops[i + 1].code == TR_OP_INT && p->ops[i + 1].align <= 8)
+			size = op->arg * p->ops[i + 1].size;
+		else
+			return false;
+		if (size % 8 || bit + size > UINT32_MAX)
+			return false;
+		bit += size;
+		i = op->code >= TR_OP_STRUCT ? op->next : i + 1;
+	}
+	return false;
+}
+
+/*
  * The scheduler classes among @md's (general CTF): their op and fields.
  * sched_waking is where the waker runs; when a trace has it, sched_wakeup
  * (the same wake-up, later, maybe on the woken thread's CPU) stays a marker.
@@ -952,7 +998,8 @@ static void setup_sched(struct chunk_ops *co, const struct tr_metadata *md)
 		const struct tr_class *c = &md->classes[i];
 
 		for (size_t k = 0; k < sizeof(sched_classes) / sizeof(sched_classes[0]); k++) {
-			struct sched_fields f;
+			struct sched_fields f = { .fixed = false };
+			int upto = -1;
 
 			if (strcmp(c->name, sched_classes[k].name))
 				continue;
@@ -962,6 +1009,11 @@ static void setup_sched(struct chunk_ops *co, const struct tr_metadata *md)
 			}
 			if (f.tid[0] < 0 || (sched_classes[k].tid[1] && f.tid[1] < 0))
 				break;
+			for (int j = 0; j < 2; j++) {
+				upto = f.tid[j] > upto ? f.tid[j] : upto;
+				upto = f.comm[j] > upto ? f.comm[j] : upto;
+			}
+			f.fixed = sched_offsets(c, &f, upto);
 			co->ops[i] = sched_classes[k].op;
 			co->sched[i] = f;
 			waking |= !strcmp(c->name, "sched_waking");
@@ -978,9 +1030,18 @@ static void setup_sched(struct chunk_ops *co, const struct tr_metadata *md)
 struct sched_event {
 	const struct tr_cursor *c;
 	const uint8_t *pkt;
-	uint32_t op[SCHED_FIELDS];
-	uint64_t at[SCHED_FIELDS];
+	const uint32_t *op;	/* the fields' ops: struct sched_fields', or @walk_op */
+	const uint32_t *off;	/* their bits from @base: sched_fields', or @walk_at */
+	uint64_t base;
+	uint32_t walk_op[SCHED_FIELDS];
+	uint64_t walk_at[SCHED_FIELDS];
 };
+
+/* Where field @k is, in bits from the packet's start. */
+static inline uint64_t sched_at(const struct sched_event *e, int k)
+{
+	return e->off ? e->base + e->off[k] : e->walk_at[k];
+}
 
 /* The thread id in field @k: 0 when none, or not a positive id (0 is the idle thread). */
 static uint64_t sched_tid(const struct sched_event *e, int k)
@@ -991,7 +1052,7 @@ static uint64_t sched_tid(const struct sched_event *e, int k)
 	if (k < 0 || e->op[k] == UINT32_MAX)
 		return 0;
 	o = &e->c->cls->payload->ops[e->op[k]];
-	v = tr_read_bits(e->pkt, e->at[k], o->size, o->be);
+	v = tr_read_bits(e->pkt, sched_at(e, k), o->size, o->be);
 	if (o->sign && (v >> (o->size - 1)) & 1)
 		return 0;
 	return v;
@@ -1002,14 +1063,14 @@ static size_t sched_comm(const struct sched_event *e, int k, const char **s)
 {
 	const struct tr_cursor *c = e->c;
 	const struct tr_op *o;
-	uint64_t max;
+	uint64_t max, at;
 
-	if (k < 0 || e->op[k] == UINT32_MAX || e->at[k] % 8)
+	if (k < 0 || e->op[k] == UINT32_MAX || (at = sched_at(e, k)) % 8)
 		return 0;
 	o = &c->cls->payload->ops[e->op[k]];
 	/* the cursor checked the record: an array's bytes, a string's NUL, are in the packet */
-	max = o->code == TR_OP_ARRAY ? o->arg : (c->pkt_end - c->pkt_off) - e->at[k] / 8;
-	*s = (const char *)e->pkt + e->at[k] / 8;
+	max = o->code == TR_OP_ARRAY ? o->arg : (c->pkt_end - c->pkt_off) - at / 8;
+	*s = (const char *)e->pkt + at / 8;
 	return strnlen(*s, max < 256 ? (size_t)max : 256);
 }
 
@@ -1038,25 +1099,39 @@ static int on_sched(struct loader *l, struct sstate *ss, const struct tr_cursor 
 		    enum op op)
 {
 	const struct sched_fields *f = &l->cur->sched[c->cls - c->md->classes];
-	struct sched_event e = { .c = c, .pkt = c->s->data + c->pkt_off };
+	const struct tr_plan *pl = c->cls->payload;
 	uint32_t t[2] = { RTR_MODEL_NONE, RTR_MODEL_NONE };
 	struct rtr_model *m = l->m;
+	struct sched_event e;
 	uint64_t tid[2];
-	struct tr_walk w;
-	char err[128];
 
-	w.pkt = e.pkt;
-	w.bit = c->pl_bit;
-	w.end = (c->pkt_end - c->pkt_off) * 8;
-	w.regs = c->md->ctf->regs;
-	w.roles = 0;
-	w.budget = tr_walk_budget(w.end - w.bit);
-	w.clock = 0;
-	w.err = err;
-	w.errlen = sizeof(err);
-	/* the cursor walked this payload already: a failure here cannot be; a marker-less skip */
-	if (tr_walk_fields(c->cls->payload, &w, e.op, e.at, SCHED_FIELDS))
-		return 0;
+	e.c = c;
+	e.pkt = c->s->data + c->pkt_off;
+	e.base = pl->align > 1 ? (c->pl_bit + pl->align - 1) & ~(uint64_t)(pl->align - 1) :
+		 c->pl_bit;
+	if (f->fixed && !(e.base % 8)) {
+		/* the cursor checked the record: its fields are inside the packet */
+		e.op = f->op;
+		e.off = f->off;
+	} else {
+		struct tr_walk w;
+		char err[128];
+
+		w.pkt = e.pkt;
+		w.bit = c->pl_bit;
+		w.end = (c->pkt_end - c->pkt_off) * 8;
+		w.regs = c->md->ctf->regs;
+		w.roles = 0;
+		w.budget = tr_walk_budget(w.end - w.bit);
+		w.clock = 0;
+		w.err = err;
+		w.errlen = sizeof(err);
+		/* the cursor walked this payload already: this cannot fail; if it did, skip */
+		if (tr_walk_fields(pl, &w, e.walk_op, e.walk_at, SCHED_FIELDS))
+			return 0;
+		e.op = e.walk_op;
+		e.off = NULL;
+	}
 	for (int k = 0; k < 2; k++) {
 		const char *s;
 		size_t n;

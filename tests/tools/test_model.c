@@ -1328,7 +1328,8 @@ static uint32_t run_cpu(const struct rtr_model *m, const struct rtr_model_run *r
  * sched_waking a signal from the running thread
  * (none from idle), sched_wakeup beside sched_waking a marker; stats and
  * export say the same.  In sched-odd, where a thread id is a string, an
- * enumeration or missing, those classes stay markers.
+ * enumeration or missing, those classes stay markers; a comm that is a
+ * string is read too.
  */
 Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 {
@@ -1466,6 +1467,12 @@ Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 	cr_assert_not_null(child);
 	cr_expect_eq(child->flags, RTR_TASK_PREEXISTING | RTR_TASK_RESOLVED);
 	cr_expect_eq(child->resolved, 7000);
+	/* sched_waking's comm a string: its tid found by a walk, its comm read */
+	t = task_of(&m, 100);
+	cr_assert_not_null(t);
+	cr_expect_str_eq(rtr_model_str(&m, t->name), "bash");
+	cr_expect_eq(t->created, 8000, "its one mention: its wake-up");
+	cr_expect_str_eq(rtr_model_str(&m, child->name), "bash");
 	rtr_model_free(&m);
 }
 

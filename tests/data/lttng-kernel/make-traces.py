@@ -27,7 +27,7 @@ It writes two more, DIR/sched and DIR/sched-odd: the scheduler's events
 with fields that tell one story (SCHED_STORY), which the task model turns
 into threads, runs, a fork, an exit and a wake-up; and the same with a
 thread id of another type in three classes (a string, missing, an
-enumeration), which stay markers.
+enumeration), which stay markers, and sched_waking's comm a string.
 """
 import sys
 
@@ -481,6 +481,8 @@ def sched_schema(odd):
         sch[1] = ('sched_process_fork', 0, [(n, t) for n, t in sch[1][2] if n != 'child_tid'])
         sch[3] = ('sched_process_exit', 0, [(n, Enum(pid, [('a', 100)]) if n == 'tid' else t)
                                             for n, t in task])
+        # and a comm that is a string: the thread id after it is found by a walk
+        sch[5] = ('sched_waking', 0, [(n, Str() if n == 'comm' else t) for n, t in wake])
     return sch
 
 
