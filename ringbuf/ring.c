@@ -40,6 +40,12 @@ static int rseq_emulated;	/* bench under valgrind: see rtr_ring_bench_emulate_rs
 #endif
 
 #define ROUND8(x)	(((x) + 7) & ~(uint64_t)7)
+#define COMMIT_TRIES	1000	/* bound against a peer that scribbles on @prod */
+
+static inline uint64_t round8(uint64_t x)
+{
+	return ROUND8(x);
+}
 
 /* The calling thread's tid, asked of the kernel once per thread (and again after a fork). */
 static uint32_t self_tid(void)
@@ -58,12 +64,6 @@ static uint32_t self_pid(void)
 		__atomic_store_n(&ring_pid, pid, __ATOMIC_RELAXED);
 	}
 	return pid;
-}
-#define COMMIT_TRIES	1000	/* bound against a peer that scribbles on @prod */
-
-static inline uint64_t round8(uint64_t x)
-{
-	return ROUND8(x);
 }
 
 /*
