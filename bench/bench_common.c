@@ -245,7 +245,7 @@ void bench_print_table(void)
 	for (int i = 0; i < nresults; i++) {
 		const struct result *r = &results[i];
 		bool count = !strcmp(r->unit, "events") || !strcmp(r->unit, "bool") ||
-			     !strcmp(r->unit, "packets");
+			     !strcmp(r->unit, "packets") || !strcmp(r->unit, "records");
 
 		printf("  %-36s %14.*f  %-14s", r->name, count ? 0 : 3, r->value, r->unit);
 		if (r->vs_floor >= 0)

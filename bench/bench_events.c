@@ -249,10 +249,11 @@ static const int8_t fixed_len[RTR_EV_BUILTIN_COUNT] = {
 	[RTR_EV_TRY_READ64] = 16, [RTR_EV_RESOLVE64] = 16, [RTR_EV_BECOMES64] = 16,
 	[RTR_EV_SIGNAL64] = 16, [RTR_EV_SHOULD_RESOLVE64] = 8, [RTR_EV_FAIL] = 16,
 	[RTR_EV_LABEL] = 8, [RTR_EV_NOTE] = 0, [RTR_EV_PAUSE] = 8,
+	[RTR_EV_THREAD] = RTR_EV_THREAD_SIZE,
 };
 
-/* Size of the record at @p (header, payload, string), or 0 if not one of ours. */
-static size_t record_size(const uint8_t *p, size_t room)
+/* Size of the record at @p (header, payload, string), or 0 if not one of ours; its id in *@idp. */
+static size_t record_size(const uint8_t *p, size_t room, uint32_t *idp)
 {
 	size_t hl = RTR_EV_COMPACT_SIZE, n;
 	uint32_t id;
@@ -268,8 +269,9 @@ static size_t record_size(const uint8_t *p, size_t room)
 	}
 	if (id >= RTR_EV_BUILTIN_COUNT || hl + (size_t)fixed_len[id] > room)
 		return 0;
+	*idp = id;
 	n = hl + (size_t)fixed_len[id];
-	if (id >= RTR_EV_FAIL) {
+	if (id >= RTR_EV_FAIL && id <= RTR_EV_PAUSE) {
 		const uint8_t *nul = memchr(p + n, 0, room - n);
 
 		if (!nul)
@@ -283,7 +285,8 @@ struct trace_stats {
 	uint64_t file_bytes;	/* all stream files */
 	uint64_t record_bytes;	/* the same less every packet's header */
 	uint64_t packets;
-	uint64_t events;	/* records decoded */
+	uint64_t events;	/* records decoded, but the thread records */
+	uint64_t threads;	/* the ring's thread records */
 	bool undecoded;		/* some record was not one of the task model's */
 };
 
@@ -323,13 +326,17 @@ static int scan_stream(const char *path, struct trace_stats *st)
 		st->packets++;
 		st->record_bytes += content - RTR_PACKET_HDR_SIZE;
 		for (pos = off + RTR_PACKET_HDR_SIZE; pos < off + content && !st->undecoded;) {
-			size_t n = record_size(buf + pos, off + content - pos);
+			uint32_t id;
+			size_t n = record_size(buf + pos, off + content - pos, &id);
 
 			if (!n) {
 				st->undecoded = true;
 				break;
 			}
-			st->events++;
+			if (id == RTR_EV_THREAD)
+				st->threads++;
+			else
+				st->events++;
 			pos += n;
 		}
 		off += h.packet_size / 8;
@@ -557,6 +564,8 @@ static int timed_main(const char *json, uint64_t n, int reps)
 						   m.events - m.st.events : 0)),
 	    "events", -1);
 	bench_add("events.task_mix.packets", (double)m.st.packets, "packets", -1);
+	/* in the bytes per event below: one at each packet's start here (one thread) */
+	bench_add("events.task_mix.thread_records", (double)m.st.threads, "records", -1);
 	bench_add("events.task_mix.bytes_per_event", (double)m.st.record_bytes / (double)m.events,
 	    "bytes/event", -1);
 	bench_add("events.task_mix.file_bytes_per_event", (double)m.st.file_bytes / (double)m.events,

@@ -48,10 +48,14 @@ static const struct rtr_ctf_field f_fail[] = {
 static const struct rtr_ctf_field f_label[] = { F("task", U64), F("text", STRING) };
 static const struct rtr_ctf_field f_note[] = { F("text", STRING) };
 static const struct rtr_ctf_field f_pause[] = { F("duration_ns", U64), F("reason", STRING) };
+/* The ring's thread record (ringtrace/region.h): the thread of the records after it. */
+static const struct rtr_ctf_field f_thread[] = { F("pid", U32), F("tid", U32) };
 /* The counter names come from the registry (rtr_events_write_metadata()). */
 static const struct rtr_ctf_field f_counter[] = { F("counter", ENUM_U32), F("value", S64) };
 
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+
+_Static_assert(RTR_EV_THREAD + 1 == RTR_EV_BUILTIN_COUNT, "the thread class is the last built-in");
 
 static const struct rtr_ctf_event builtin[RTR_EV_BUILTIN_COUNT] = {
 	[RTR_EV_SWITCH] = { "switch", RTR_EV_SWITCH, f_task32, 1 },
@@ -75,6 +79,7 @@ static const struct rtr_ctf_event builtin[RTR_EV_BUILTIN_COUNT] = {
 	[RTR_EV_LABEL] = { "label", RTR_EV_LABEL, f_label, N(f_label) },
 	[RTR_EV_NOTE] = { "note", RTR_EV_NOTE, f_note, N(f_note) },
 	[RTR_EV_PAUSE] = { "pause", RTR_EV_PAUSE, f_pause, N(f_pause) },
+	[RTR_EV_THREAD] = { "thread", RTR_EV_THREAD, f_thread, N(f_thread) },
 };
 
 const struct rtr_ctf_event *rtr_event_builtin(uint32_t id)
@@ -90,7 +95,7 @@ int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 	struct rtr_ctf_enum_entry *names = NULL;
 	struct rtr_ctf_field counter[2];
 	struct rtr_ctf_enum_entry *maps = NULL;
-	uint32_t n = 0, nf = 0, nm = 0, nlabels = 0;
+	uint32_t n = 0, nf = 0, nm = 0, nlabels = 0, nb;
 	char *labels = NULL, *lp;
 	size_t labels_len = 0;
 	int ret;
@@ -132,12 +137,19 @@ int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 	for (uint32_t i = 0; i < RTR_EV_BUILTIN_COUNT; i++)
 		ev[i] = builtin[i];
 	ev[RTR_EV_COUNTER].fields = counter;
+	/*
+	 * A region made before the thread record (ABI 1.1) gave id 21 to its
+	 * first typed event, and has no thread records: that class, not ours.
+	 */
+	nb = RTR_EV_BUILTIN_COUNT;
+	for (uint32_t i = 0; i < reg->nevents; i++)
+		if (reg->events[i].id == RTR_EV_THREAD)
+			nb = RTR_EV_THREAD;
 	/* Typed events: the registry's type codes are enum rtr_ctf_type's. */
 	for (uint32_t i = 0; i < reg->nevents; i++) {
 		const struct rtr_reg_event *r = &reg->events[i];
 
-		ev[RTR_EV_BUILTIN_COUNT + i] = (struct rtr_ctf_event){ r->name, r->id, fields + nf,
-									r->nfields };
+		ev[nb + i] = (struct rtr_ctf_event){ r->name, r->id, fields + nf, r->nfields };
 		for (uint32_t j = 0; j < r->nfields; j++) {
 			struct rtr_ctf_field *fl = &fields[nf++];
 
@@ -157,7 +169,7 @@ int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 			}
 		}
 	}
-	ret = rtr_ctf_write_metadata(f, h, hostname, ev, RTR_EV_BUILTIN_COUNT + reg->nevents);
+	ret = rtr_ctf_write_metadata(f, h, hostname, ev, nb + reg->nevents);
 out:
 	free(names);
 	free(ev);

@@ -51,7 +51,8 @@ enum tr_item {
  *	says which are valid): its time in clock cycles, the record's file
  *	offset, the losses, the class and its payload of @len bytes.
  * @packets: @events: @events_lost: @packets_lost: totals so far (of the
- *	whole stream when a merge chains its chunks).
+ *	whole stream when a merge chains its chunks).  @threads: of @events,
+ *	the thread records (the ring's, not the program's events).
  * @failed: @err: the damage, once found.
  *
  * Everything before @err is the cursor's state: copying that much copies
@@ -90,14 +91,18 @@ struct tr_cursor {
 	uint64_t ctx_bit;	/* the class's context */
 	uint64_t pl_bit;	/* the payload */
 	uint64_t end_bit;	/* the record's end */
-	/* the thread and process its event contexts name, when they do (LTTng's) */
+	/*
+	 * the thread and process of the record: its event contexts' (LTTng's
+	 * vtid, vpid), or in a ringtrace trace the packet's latest thread record
+	 * (none before the packet's first)
+	 */
 	bool has_tid, has_pid;
 	uint64_t tid, pid;
 	const char *procname;	/* in the mapping, NULL when none: at most ... */
 	size_t procname_max;	/* ... this many bytes, up to a NUL */
 
 	/* totals */
-	uint64_t packets, events, events_lost, packets_lost;
+	uint64_t packets, events, events_lost, packets_lost, threads;
 	bool failed;
 	char err[512];
 };

@@ -32,9 +32,15 @@ void t_ring_open(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk, 
 void t_ring_open_blocking(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
 			  bool rseq, int64_t timeout_us)
 {
+	t_ring_open_flags(t, mode, psize, npk, rseq, timeout_us, 0);
+}
+
+void t_ring_open_flags(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
+		       bool rseq, int64_t timeout_us, uint32_t flags)
+{
 	struct rtr_ring_attr attr = {
 		.struct_size = sizeof(attr), .mode = mode, .packet_size = psize,
-		.packets_per_cpu = npk, .flags = rseq ? 0 : RTR_RING_PORTABLE,
+		.packets_per_cpu = npk, .flags = flags | (rseq ? 0 : RTR_RING_PORTABLE),
 		.blocking_timeout_us = timeout_us,
 	};
 	char err[256];
@@ -71,6 +77,12 @@ struct rtr_cpu_ctl *t_ctl(struct t_ring *t, uint32_t cpu)
 
 int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max)
 {
+	return t_parse_threads(pkt, size, plen, out, max, false);
+}
+
+int t_parse_threads(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max,
+		    bool skip_threads)
+{
 	struct rtr_packet_hdr h;
 	uint64_t pos = RTR_PACKET_HDR_SIZE, ts;
 	int n = 0;
@@ -99,12 +111,18 @@ int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out,
 				r.ts += 1ull << RTR_EV_TS_BITS;
 			pos += 4;
 		}
+		ts = r.ts;
+		if (skip_threads && r.id == RTR_EV_THREAD_ID) {
+			if (size - pos < RTR_EV_THREAD_SIZE)
+				return -1;
+			pos += RTR_EV_THREAD_SIZE;
+			continue;
+		}
 		if (size - pos < plen)
 			return -1;
 		r.payload = pkt + pos;
 		r.len = plen;
 		pos += plen;
-		ts = r.ts;
 		out[n++] = r;
 	}
 	return n;

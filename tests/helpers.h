@@ -29,11 +29,17 @@ void t_ring_open(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk, 
 /* The same with blocking mode: writers wait up to @timeout_us for room (-1: no limit). */
 void t_ring_open_blocking(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
 			  bool rseq, int64_t timeout_us);
+/* The same with more RTR_RING_* @flags (RTR_RING_THREADS). */
+void t_ring_open_flags(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
+		       bool rseq, int64_t timeout_us, uint32_t flags);
 void t_ring_close(struct t_ring *t);
 /* Pin the calling thread to CPU 0 so every record goes to stream 0. */
 void t_pin0(void);
 /* Parse every record of a packet whose records all carry @plen-byte payloads. */
 int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max);
+/* The same, leaving out the ring's thread records (RTR_RING_THREADS) when @skip_threads. */
+int t_parse_threads(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max,
+		    bool skip_threads);
 struct rtr_cpu_ctl *t_ctl(struct t_ring *t, uint32_t cpu);
 /* The directory of the running test binary (where the ringtrace programs are). */
 const char *t_bindir(void);

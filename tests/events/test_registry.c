@@ -5,8 +5,12 @@
  * region another process may have scribbled on).
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
+#include <ringtrace/ringtrace.h>
+#include "events/classes.h"
 #include "events/registry.h"
 
 TestSuite(events_registry, .timeout = 10);
@@ -14,7 +18,7 @@ TestSuite(events_registry, .timeout = 10);
 static const char good[] =
 	"counter 0 requests \"in\" flight\n"
 	"counter 7 other\n"
-	"event 21 myapp:request 3 3:id 9:path 11:status=ok|not_found|error\n"
+	"event 22 myapp:request 3 3:id 9:path 11:status=ok|not_found|error\n"
 	"event 40 myapp:empty 0\n";
 
 Test(events_registry, parses_what_the_producer_writes)
@@ -28,7 +32,7 @@ Test(events_registry, parses_what_the_producer_writes)
 	cr_expect_null(reg.counters[3]);
 	cr_expect_eq(reg.ncounters, 8);
 	cr_assert_eq(reg.nevents, 2);
-	cr_expect_eq(reg.events[0].id, 21);
+	cr_expect_eq(reg.events[0].id, 22);
 	cr_expect_str_eq(reg.events[0].name, "myapp:request");
 	cr_expect_eq(reg.events[0].nfields, 3);
 	cr_expect_str_eq(reg.events[0].fields[1].name, "path");
@@ -51,21 +55,21 @@ Test(events_registry, refuses_anything_else_naming_the_line)
 		{ "counter 1 \x01\x02\x03\n", "not printable" },
 		{ "gauge 1 a\n", "unknown entry" },
 		{ "event 5 a:b 0\n", "bad event id" },
-		{ "event 21 ab 0\n", "provider:name" },
-		{ "event 21 a-b:c 0\n", "two identifiers" },
-		{ "event 21 a:b 2 3:x\n", "missing field" },
-		{ "event 21 a:b 1 3:x 3:y\n", "more fields" },
-		{ "event 21 a:b 1 10:x\n", "bad field" },
-		{ "event 21 a:b 2 3:x 3:x\n", "named twice" },
-		{ "event 21 a:b 1 11:x\n", "enum labels" },
-		{ "event 21 a:b 1 11:x=ok||no\n", "enum labels" },
-		{ "event 21 a:b 1 11:x=ok|\n", "enum labels" },
-		{ "event 21 a:b 1 11:x=o-k\n", "enum labels" },
-		{ "event 21 a:b 1 3:x=ok\n", "enum labels" },
-		{ "event 21 a:b 65 3:x\n", "field count" },
-		{ "event 21 a:b 0\nevent 21 c:d 0\n", "line 2: event id registered twice" },
+		{ "event 22 ab 0\n", "provider:name" },
+		{ "event 22 a-b:c 0\n", "two identifiers" },
+		{ "event 22 a:b 2 3:x\n", "missing field" },
+		{ "event 22 a:b 1 3:x 3:y\n", "more fields" },
+		{ "event 22 a:b 1 10:x\n", "bad field" },
+		{ "event 22 a:b 2 3:x 3:x\n", "named twice" },
+		{ "event 22 a:b 1 11:x\n", "enum labels" },
+		{ "event 22 a:b 1 11:x=ok||no\n", "enum labels" },
+		{ "event 22 a:b 1 11:x=ok|\n", "enum labels" },
+		{ "event 22 a:b 1 11:x=o-k\n", "enum labels" },
+		{ "event 22 a:b 1 3:x=ok\n", "enum labels" },
+		{ "event 22 a:b 65 3:x\n", "field count" },
+		{ "event 22 a:b 0\nevent 22 c:d 0\n", "line 2: event id registered twice" },
 		/* a good line, then damage: what was allocated is freed (LSan) */
-		{ "counter 1 ok\nevent 21 a:b 1 11:s=x|y\nevent 22 a:c 1 11:s=x|\n", "line 3" },
+		{ "counter 1 ok\nevent 22 a:b 1 11:s=x|y\nevent 23 a:c 1 11:s=x|\n", "line 3" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -90,7 +94,7 @@ Test(events_registry, writer_refuses_what_the_parser_would)
 
 	h->metadata_off = 4096;
 	h->metadata_cap = 4096;
-	cr_assert_eq(rtr_registry_add_event(h, 21, "p", "e", f, 2), 0);
+	cr_assert_eq(rtr_registry_add_event(h, 22, "p", "e", f, 2), 0);
 	cr_expect_eq(rtr_registry_add_event(h, 5, "p", "e", f, 2), -EINVAL, "a task model id");
 	f[0].labels = (char *)"a|";
 	cr_expect_eq(rtr_registry_add_event(h, 22, "p", "e", f, 2), -EINVAL);
@@ -108,4 +112,34 @@ Test(events_registry, writer_refuses_what_the_parser_would)
 	}
 	cr_expect_eq(rtr_registry_add_counter(h, 1, "c"), -ENOSPC, "a full area says so");
 	cr_expect_leq(h->metadata_len, h->metadata_cap);
+}
+
+/*
+ * A region made before the thread record took id 21 gave it to its first
+ * typed event: the registry still reads, and the trace's metadata has that
+ * class at 21 and no thread class (such a region has no thread records).
+ */
+Test(events_registry, a_region_from_before_the_thread_record_keeps_its_id_21)
+{
+	static const char old[] = "event 21 old:first 1 3:x\nevent 22 old:second 0\n";
+	struct rtr_region_hdr h = { .clock_freq = 1000000000, .producer_pid = 1,
+				    .mode = RTR_MODE_DISCARD };
+	struct rtr_registry reg;
+	char err[160] = "", *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_eq(rtr_registry_parse(old, strlen(old), &reg, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(reg.events[0].id, RTR_EV_THREAD);
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(rtr_events_write_metadata(f, &h, &reg, "host"), 0);
+	fclose(f);
+	cr_expect_not_null(strstr(text, "name = \"old:first\";\n\tid = 21;"), "%s", text);
+	cr_expect_null(strstr(text, "name = \"thread\""), "no thread class");
+	cr_expect_not_null(strstr(text, "name = \"pause\";"), "the task model's classes");
+	free(text);
+	rtr_registry_free(&reg);
+	cr_expect_eq(rtr_registry_parse("event 20 a:b 0\n", 15, &reg, err, sizeof(err)), -EPROTO,
+		     "a task model id");
 }
