@@ -129,36 +129,83 @@ char *tr_put_float(char *p, float v)
 
 #define CHUNK 16384u	/* input bytes per room check */
 
+/*
+ * The bytes of the 8 at @s that esc[] escapes (below 0x20, NUL included;
+ * '"', '\\'; 0x7f and above), as the high bit of each in a little-endian
+ * word: exact for the lowest such byte, the only one the callers use (a
+ * borrow only marks bytes above a marked one).
+ */
+static inline uint64_t esc_mask(const uint8_t *s)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+	uint64_t x, q, b;
+
+	memcpy(&x, s, 8);
+	x = le64toh(x);
+	q = x ^ (ones * '"');
+	b = x ^ (ones * '\\');
+	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b) | x |
+		((x & ~highs) + ones)) & highs;
+}
+
+/*
+ * Copy the bytes from @*sp that need no escape, up to @e or the first that
+ * does (then at @*sp), eight at a time where eight are readable before @e.
+ * @p has room for what is copied and 8 bytes more.
+ */
+static inline char *put_plain_run(char *p, const uint8_t **sp, const uint8_t *e)
+{
+	const uint8_t *s = *sp;
+
+	while (e - s >= 8) {
+		uint64_t m = esc_mask(s);
+
+		memcpy(p, s, 8);
+		if (m) {
+			unsigned k = (unsigned)__builtin_ctzll(m) / 8;
+
+			*sp = s + k;
+			return p + k;
+		}
+		p += 8;
+		s += 8;
+	}
+	while (s < e && !esc[*s])
+		*p++ = (char)*s++;
+	*sp = s;
+	return p;
+}
+
+/* The escape of the byte @c (esc[@c] set): 2 or 4 bytes. */
+static inline char *put_escape(char *p, uint8_t c)
+{
+	*p++ = '\\';
+	*p++ = esc[c];
+	if (esc[c] == 'x') {
+		*p++ = hexd[c >> 4];
+		*p++ = hexd[c & 15];
+	}
+	return p;
+}
+
 void tr_text_string(struct tr_text *t, const uint8_t *s, size_t n)
 {
+	const uint8_t *end = s + n;
 	char *p = tr_text_room(t, 1);
 
 	*p = '"';
 	t->len++;
-	while (n) {
-		size_t chunk = n > CHUNK ? CHUNK : n;
-		const uint8_t *e = s + chunk;
+	while (s < end) {
+		const uint8_t *e = end - s > CHUNK ? s + CHUNK : end;
 
-		p = tr_text_room(t, 4 * chunk + 1);
-		while (s < e) {
-			const uint8_t *r = s;
-
-			while (r < e && !esc[*r])
-				r++;
-			p = tr_put(p, s, (size_t)(r - s));
-			s = r;
-			if (s < e) {
-				*p++ = '\\';
-				*p++ = esc[*s];
-				if (esc[*s] == 'x') {
-					*p++ = hexd[*s >> 4];
-					*p++ = hexd[*s & 15];
-				}
-				s++;
-			}
+		p = tr_text_room(t, 4 * (size_t)(e - s) + 1);
+		for (;;) {
+			p = put_plain_run(p, &s, e);
+			if (s == e)
+				break;
+			p = put_escape(p, *s++);
 		}
 		t->len = (size_t)(p - t->buf);
-		n -= chunk;
 	}
 	p = tr_text_room(t, 1);
 	*p = '"';
@@ -207,52 +254,45 @@ static inline bool align_to(struct tr_walk *w, uint32_t align)
 }
 
 /*
+ * The rest of text_cstring() from @s, the opening quote written and @p
+ * with room for 4 * 256 + 1 bytes.
+ */
+static const uint8_t *cstring_rest(struct tr_text *t, char *p, const uint8_t *s,
+				   const uint8_t *end)
+{
+	for (;;) {
+		const uint8_t *e = end - s > 256 ? s + 256 : end;
+
+		for (;;) {
+			p = put_plain_run(p, &s, e);
+			if (s == e)
+				break;
+			if (!*s) {
+				*p++ = '"';
+				t->len = (size_t)(p - t->buf);
+				return s;
+			}
+			p = put_escape(p, *s++);
+		}
+		t->len = (size_t)(p - t->buf);
+		if (s == end)
+			return NULL;
+		p = tr_text_room(t, 4 * 256 + 1);
+	}
+}
+
+/*
  * The NUL-terminated string at @s (before @end), quoted and escaped, in one
- * pass: the escape table stops the scan at its NUL too.  Return: its NUL;
- * NULL if there is none before @end (what was before it is printed).
+ * pass: the escape scan stops at its NUL too.  Return: its NUL; NULL if
+ * there is none before @end (what was before it is printed).
  */
 static const uint8_t *text_cstring(struct tr_text *t, const uint8_t *s, const uint8_t *end)
 {
-	char *p = tr_text_room(t, 1);
+	/* 256 input bytes at most per room check, 4 output bytes each, and the quotes */
+	char *p = tr_text_room(t, 4 * 256 + 2);
 
-	*p = '"';
-	t->len++;
-	for (;;) {
-		/* 256 input bytes at most per room check, 4 output bytes each */
-		const uint8_t *e = end - s > 256 ? s + 256 : end;
-		const uint8_t *r = s;
-
-		p = tr_text_room(t, 4 * 256 + 1);
-		for (;;) {
-			while (r < e && !esc[*r])
-				r++;
-			/* a short run, with readable bytes behind it: one vector move */
-			if (r - s <= 16 && end - s >= 16) {
-				memcpy(p, s, 16);
-				p += r - s;
-			} else {
-				p = tr_put(p, s, (size_t)(r - s));
-			}
-			if (r == e || !*r)
-				break;
-			*p++ = '\\';
-			*p++ = esc[*r];
-			if (esc[*r] == 'x') {
-				*p++ = hexd[*r >> 4];
-				*p++ = hexd[*r & 15];
-			}
-			s = ++r;
-		}
-		t->len = (size_t)(p - t->buf);
-		if (r == end)
-			return NULL;
-		if (r < e) {
-			*tr_text_room(t, 1) = '"';
-			t->len++;
-			return r;
-		}
-		s = r;
-	}
+	*p++ = '"';
+	return cstring_rest(t, p, s, end);
 }
 
 /* The label of @v in enumeration @et, or NULL. */
@@ -454,41 +494,98 @@ static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, ui
 /*
  * A plan of whole-byte integers, floats and strings at a byte boundary
  * (tr_plan.skip): its room reserved once, the plain integers printed
- * straight from their bytes.
+ * straight from their bytes, the strings by text_cstring(), each by its
+ * op's tr_put kind; anything else by text_one().
  */
 static int text_simple(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
 {
+	const struct tr_op *op = p->ops, *last = p->ops + p->nops;
+	const uint8_t *s = w->pkt + w->bit / 8, *end = w->pkt + w->end / 8;
 	char *q = tr_text_room(t, p->room);
 
-	for (uint32_t i = 0; i < p->nops; i++) {
-		const struct tr_op *op = &p->ops[i];
+	q = first ? tr_put_pad(q, op->lead + 2, op->leadn - 2) : tr_put_pad(q, op->lead, op->leadn);
+	for (;;) {
+		unsigned k = op->put;
+		uint64_t v;
 
-		q = first ? tr_put_pad(q, op->lead + 2, op->leadn - 2) :
-		    tr_put_pad(q, op->lead, op->leadn);
-		first = false;
-		if (__builtin_expect(op->plain, 1) && w->end - w->bit >= op->size) {
-			uint64_t v = tr_read_bits(w->pkt, w->bit, op->size, false);
+		if (__builtin_expect(k - TR_PUT_U8 < TR_PUT_STRING - TR_PUT_U8, 1) &&
+		    (size_t)(end - s) >= op->size / 8u) {
+			switch (k) {
+			case TR_PUT_U8:
+				v = s[0];
+				break;
+			case TR_PUT_U16:
+				v = ld16(s);
+				break;
+			case TR_PUT_U32:
+				v = ld32(s);
+				break;
+			case TR_PUT_S8:
+				v = (uint64_t)(int64_t)(int8_t)s[0];
+				break;
+			case TR_PUT_S16:
+				v = (uint64_t)(int64_t)(int16_t)ld16(s);
+				break;
+			case TR_PUT_S32:
+				v = (uint64_t)(int64_t)(int32_t)ld32(s);
+				break;
+			default:	/* U64, S64 */
+				v = ld64(s);
+				break;
+			}
+			s += op->size / 8u;
+			if (k >= TR_PUT_S8 && (int64_t)v < 0) {
+				*q++ = '-';
+				v = (uint64_t)0 - v;
+			}
+			q = tr_put_u64(q, v);
+		} else if (k == TR_PUT_STRING) {
+			/* up to 64 bytes needing no escape, 8 at a time, in the op's room */
+			const uint8_t *r = s;
+			char *o = q + 1;
 
-			if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
-				v |= ~0ull << op->size;
-			q = op->sign ? tr_put_s64(q, (int64_t)v) : tr_put_u64(q, v);
-			w->bit += op->size;
-			continue;
-		}
-		t->len = (size_t)(q - t->buf);
-		if (op->code == TR_OP_STRING) {
-			const uint8_t *s = w->pkt + w->bit / 8;
-			const uint8_t *z = text_cstring(t, s, w->pkt + w->end / 8);
+			*q = '"';
+			while (end - r >= 8 && r - s < 64) {
+				uint64_t m = esc_mask(r);
 
-			if (!z)
+				memcpy(o, r, 8);
+				if (m) {
+					unsigned n = (unsigned)__builtin_ctzll(m) / 8;
+
+					r += n;
+					o += n;
+					break;
+				}
+				r += 8;
+				o += 8;
+			}
+			if (__builtin_expect(r < end && !*r, 1)) {
+				*o++ = '"';
+				q = o;
+				s = r + 1;
+			} else {
+				/* escapes, a long string or the packet's end: the general way */
+				t->len = (size_t)(q - t->buf);
+				s = text_cstring(t, s, end);
+				if (!s)
+					return -EPROTO;
+				s++;
+				q = tr_text_room(t, p->room);
+			}
+		} else {
+			t->len = (size_t)(q - t->buf);
+			w->bit = (uint64_t)(s - w->pkt) * 8;
+			if (text_one(t, p->ops, (uint32_t)(op - p->ops), w, 0))
 				return -EPROTO;
-			w->bit += (uint64_t)(z - s + 1) * 8;
-		} else if (text_one(t, p->ops, i, w, 0)) {
-			return -EPROTO;
+			s = w->pkt + w->bit / 8;
+			q = tr_text_room(t, p->room);
 		}
-		q = tr_text_room(t, p->room);
+		if (++op == last)
+			break;
+		q = tr_put_pad(q, op->lead, op->leadn);
 	}
 	t->len = (size_t)(q - t->buf);
+	w->bit = (uint64_t)(s - w->pkt) * 8;
 	return 0;
 }
 

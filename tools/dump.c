@@ -164,7 +164,7 @@ static inline __attribute__((always_inline)) char *put_time(struct dump *d, char
 	return tr_put_9(p, nsec);
 }
 
-static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
+static char *put_delta_slow(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 {
 	__int128 dt;
 
@@ -194,6 +194,19 @@ static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 		*p++ = ')';
 	}
 	d->psec = sec;
+	d->pnsec = nsec;
+	return p;
+}
+
+/* " (+S.nnnnnnnnn)": the time since the previous event (inline: same second, forwards). */
+static inline __attribute__((always_inline)) char *put_delta(struct dump *d, char *p, int64_t sec,
+							    uint32_t nsec)
+{
+	if (__builtin_expect(!d->have_prev || sec != d->psec || nsec < d->pnsec, 0))
+		return put_delta_slow(d, p, sec, nsec);
+	p = tr_put(p, " (+0.", 5);
+	p = tr_put_9(p, nsec - d->pnsec);
+	*p++ = ')';
 	d->pnsec = nsec;
 	return p;
 }
