@@ -331,55 +331,18 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 	d->events++;
 }
 
-/*
- * A general CTF event (reader/ctf.h): its stream's and its class's
- * contexts, when it has them, then its fields, each group in braces:
- * "name: { vtid = 12 }, { a = 1, b = "x" }".  The cursor checked every
- * field: the walks here stay inside the packet.
- */
-static void emit_ctf_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
-			   const struct dstream *ds)
+/* An event's contexts and fields, each group in braces: "{ vtid = 12 }, { a = 1 }\n". */
+static void emit_ctf_groups(struct dump *d, const struct tr_cursor *c, struct tr_walk *wp)
 {
 	const struct tr_class *cls = c->cls;
-	const struct dclass *dc = &dcls[cls - c->md->classes];
 	const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
 	const struct tr_plan *plan[3] = { &sc->event_context, cls->context, cls->payload };
 	const uint64_t at[3] = { c->sctx_bit, c->ctx_bit, c->pl_bit };
 	struct tr_text *o = &d->o;
-	struct tr_walk w;
-	int64_t sec;
-	uint32_t nsec;
+	struct tr_walk w = *wp;
 	bool group = false;
 	char *p;
 
-	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
-	p = tr_text_room(o, 128 + ds->pren + dc->headn);
-	p = put_time(d, p, sec, nsec);
-	*p++ = ']';
-	if (d->delta)
-		p = put_delta(d, p, sec, nsec);
-	p = tr_put_pad(p, ds->pre, ds->pren);
-	p = tr_put_pad(p, dc->head, dc->headn);
-	o->len = (size_t)(p - o->buf);
-	w.pkt = c->s->data + c->pkt_off;
-	w.end = (c->pkt_end - c->pkt_off) * 8;
-	w.regs = c->md->ctf->regs;
-	if (__builtin_expect(!dc->contexts, 1)) {
-		/* the fields alone: "name: { a = 1 }" */
-		p = tr_text_room(o, 1);
-		*p = ' ';
-		o->len++;
-		w.bit = c->pl_bit;
-		w.budget = tr_walk_budget(w.end - w.bit);
-		tr_text_plan(o, cls->payload, &w, true);
-		p = tr_text_room(o, 3);
-		if (cls->payload->nops)
-			*p++ = ' ';
-		p = tr_put(p, "}\n", 2);
-		o->len = (size_t)(p - o->buf);
-		d->events++;
-		return;
-	}
 	for (int i = 0; i < 3; i++) {
 		if (i < 2 && !plan[i]->nops)
 			continue;
@@ -402,6 +365,53 @@ static void emit_ctf_event(struct dump *d, const struct tr_cursor *c, const stru
 	*p = '\n';
 	o->len++;
 	d->events++;
+}
+
+/*
+ * A general CTF event (reader/ctf.h): its stream's and its class's
+ * contexts, when it has them, then its fields, each group in braces:
+ * "name: { vtid = 12 }, { a = 1, b = "x" }".  The cursor checked every
+ * field: the walks here stay inside the packet.
+ */
+static void emit_ctf_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
+			   const struct dstream *ds)
+{
+	const struct tr_class *cls = c->cls;
+	const struct dclass *dc = &dcls[cls - c->md->classes];
+	struct tr_text *o = &d->o;
+	struct tr_walk w;
+	int64_t sec;
+	uint32_t nsec;
+	char *p;
+
+	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
+	p = tr_text_room(o, 128 + ds->pren + dc->headn);
+	p = put_time(d, p, sec, nsec);
+	*p++ = ']';
+	if (d->delta)
+		p = put_delta(d, p, sec, nsec);
+	p = tr_put_pad(p, ds->pre, ds->pren);
+	p = tr_put_pad(p, dc->head, dc->headn);
+	w.pkt = c->s->data + c->pkt_off;
+	w.end = (c->pkt_end - c->pkt_off) * 8;
+	w.regs = c->md->ctf->regs;
+	if (__builtin_expect(!dc->contexts, 1)) {
+		/* the fields alone: "name: { a = 1 }" */
+		*p++ = ' ';
+		o->len = (size_t)(p - o->buf);
+		w.bit = c->pl_bit;
+		w.budget = tr_walk_budget(w.end - w.bit);
+		tr_text_plan(o, cls->payload, &w, true);
+		p = tr_text_room(o, 3);
+		if (cls->payload->nops)
+			*p++ = ' ';
+		p = tr_put(p, "}\n", 2);
+		o->len = (size_t)(p - o->buf);
+		d->events++;
+		return;
+	}
+	o->len = (size_t)(p - o->buf);
+	emit_ctf_groups(d, c, &w);
 }
 
 static void emit_loss(struct dump *d, const struct tr_cursor *c, const struct dstream *ds,
