@@ -490,7 +490,7 @@ static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, ui
  * straight from their bytes, the strings by text_cstring(), each by its
  * op's tr_put kind; anything else by text_one().
  */
-static int text_simple(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
+int tr_text_skip(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
 {
 	const struct tr_op *op = p->ops, *last = p->ops + p->nops;
 	const uint8_t *s = w->pkt + w->bit / 8, *end = w->pkt + w->end / 8;
@@ -587,7 +587,7 @@ int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
 	if (!p->nops)
 		return 0;
 	if (p->skip && !(w->bit % 8))
-		return text_simple(t, p, w, first);
+		return tr_text_skip(t, p, w, first);
 	if (!align_to(w, p->align))
 		return -EPROTO;
 	return text_range(t, p->ops, 0, p->nops, w, first, 0);

@@ -197,4 +197,11 @@ void tr_text_fields(struct tr_text *t, const struct tr_class *cls, const uint8_t
  */
 int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first);
 
+/*
+ * tr_text_skip() - tr_text_plan() for a plan with skip steps (tr_plan.skip)
+ * at a byte boundary, called directly: its fields printed by their kind
+ * (enum tr_put), without the generic walk.
+ */
+int tr_text_skip(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first);
+
 #endif /* RTR_READER_TEXT_H */

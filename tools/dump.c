@@ -204,8 +204,19 @@ static inline __attribute__((always_inline)) char *put_delta(struct dump *d, cha
 {
 	if (__builtin_expect(!d->have_prev || sec != d->psec || nsec < d->pnsec, 0))
 		return put_delta_slow(d, p, sec, nsec);
-	p = tr_put(p, " (+0.", 5);
-	p = tr_put_9(p, nsec - d->pnsec);
+	if (nsec - d->pnsec < 10000) {
+		/* under 10 us: the last four digits */
+		static const char lead[TR_TEXT_PAD] = " (+0.00000";
+		uint32_t dt = nsec - d->pnsec;
+
+		p = tr_put_pad(p, lead, 10);
+		memcpy(p, tr_dig2 + 2 * (dt / 100), 2);
+		memcpy(p + 2, tr_dig2 + 2 * (dt % 100), 2);
+		p += 4;
+	} else {
+		p = tr_put(p, " (+0.", 5);
+		p = tr_put_9(p, nsec - d->pnsec);
+	}
 	*p++ = ')';
 	d->pnsec = nsec;
 	return p;
@@ -373,8 +384,9 @@ static void emit_ctf_groups(struct dump *d, const struct tr_cursor *c, struct tr
  * "name: { vtid = 12 }, { a = 1, b = "x" }".  The cursor checked every
  * field: the walks here stay inside the packet.
  */
-static void emit_ctf_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
-			   const struct dstream *ds)
+static inline __attribute__((always_inline)) void
+emit_ctf_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
+	       const struct dstream *ds)
 {
 	const struct tr_class *cls = c->cls;
 	const struct dclass *dc = &dcls[cls - c->md->classes];
@@ -401,7 +413,10 @@ static void emit_ctf_event(struct dump *d, const struct tr_cursor *c, const stru
 		o->len = (size_t)(p - o->buf);
 		w.bit = c->pl_bit;
 		w.budget = tr_walk_budget(w.end - w.bit);
-		tr_text_plan(o, cls->payload, &w, true);
+		if (cls->payload->skip && !(w.bit % 8))
+			tr_text_skip(o, cls->payload, &w, true);
+		else
+			tr_text_plan(o, cls->payload, &w, true);
 		p = tr_text_room(o, 3);
 		if (cls->payload->nops)
 			*p++ = ' ';
