@@ -64,9 +64,13 @@ struct dump {
 	struct tr_text o;
 	struct tr_clock clk;
 	bool clock_seconds, delta;
-	/* the cached "[HH:MM:SS." (or "[SECONDS.") of second @tsec */
+	/*
+	 * the cached "[HH:MM:SS." (or "[SECONDS.") of second @tsec, @tn bytes,
+	 * then the first five digits of its nanoseconds, @thi (>= 10^5: none yet)
+	 */
 	char tstr[48];
 	size_t tn;
+	uint32_t thi;
 	int64_t tsec;
 	bool tvalid;
 	/* the previous event's time, for the delta */
@@ -133,6 +137,8 @@ static char *put_enum(char *p, const struct dfield *df, uint32_t v)
 static inline __attribute__((always_inline)) char *put_time(struct dump *d, char *p, int64_t sec,
 							   uint32_t nsec)
 {
+	uint32_t hi, lo;
+
 	if (__builtin_expect(!d->tvalid || sec != d->tsec, 0)) {
 		time_t tt = (time_t)sec;
 		struct tm tm;
@@ -146,6 +152,7 @@ static inline __attribute__((always_inline)) char *put_time(struct dump *d, char
 			d->tn = (size_t)snprintf(d->tstr, sizeof(d->tstr), "[%" PRId64 ".", sec);
 		else
 			d->tn = 0;	/* before the epoch: not cached */
+		d->thi = UINT32_MAX;
 	}
 	if (__builtin_expect(!d->tn, 0)) {
 		/* sec < 0: show -|t| */
@@ -160,8 +167,19 @@ static inline __attribute__((always_inline)) char *put_time(struct dump *d, char
 		*p++ = '.';
 		return tr_put_9(p, nsec);
 	}
-	p = tr_put_pad(p, d->tstr, d->tn);
-	return tr_put_9(p, nsec);
+	/* the first five digits of the nanoseconds change every 10 us: cached too */
+	hi = nsec / 10000;
+	lo = nsec - hi * 10000;
+	if (__builtin_expect(hi != d->thi, 0)) {
+		d->thi = hi;
+		d->tstr[d->tn] = (char)('0' + hi / 10000);
+		memcpy(d->tstr + d->tn + 1, tr_dig2 + 2 * (hi % 10000 / 100), 2);
+		memcpy(d->tstr + d->tn + 3, tr_dig2 + 2 * (hi % 100), 2);
+	}
+	p = tr_put_pad(p, d->tstr, d->tn + 5);
+	memcpy(p, tr_dig2 + 2 * (lo / 100), 2);
+	memcpy(p + 2, tr_dig2 + 2 * (lo % 100), 2);
+	return p + 4;
 }
 
 static char *put_delta_slow(struct dump *d, char *p, int64_t sec, uint32_t nsec)
