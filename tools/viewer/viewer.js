@@ -119,12 +119,25 @@
 				(seen.get(c2.trace + ':' + c2.cpu) > 1 && S[c2.stream] ? S[c2.stream] + ' (cpu ' + c2.cpu + ')' :
 					'cpu ' + c2.cpu),
 		}));
-		// after the CPUs' lanes, a lane per thread the events' contexts name (LTTng's vtid)
+		// after the CPUs' lanes, a lane per thread that wrote markers (the trace's
+		// thread records, LTTng's vtid): a program of a thousand threads whose
+		// events are all tasks' gets no thousand empty lanes
 		d.ncpuLanes = d.lanes.length;
-		(meta.threads || []).forEach((t, i) => d.lanes.push({
-			index: d.lanes.length, thread: i, name: (meta.traces.length > 1 ? 'T' + t.trace + ' ' : '') +
-				(S[t.name] || 'tid') + ' ' + t.tid,
-		}));
+		const nthr = (meta.threads || []).length, marked = new Uint8Array(nthr);
+		if (c.marker_thread)
+			for (let i = 0; i < c.marker_thread.length; i++)
+				if (c.marker_thread[i] < nthr)
+					marked[c.marker_thread[i]] = 1;
+		d.threadLane = new Int32Array(nthr).fill(-1);
+		(meta.threads || []).forEach((t, i) => {
+			if (!marked[i])
+				return;
+			d.threadLane[i] = d.lanes.length;
+			d.lanes.push({
+				index: d.lanes.length, thread: i, name: (meta.traces.length > 1 ? 'T' + t.trace + ' ' : '') +
+					(S[t.name] || 'tid') + ' ' + t.tid,
+			});
+		});
 		d.markLast = new Float64Array(d.lanes.length);
 		return d;
 	}
@@ -1314,9 +1327,8 @@
 							top + li * LANE_H + LANE_H / 2);
 						F.markers++;
 					}
-					if (c.marker_thread[i] === NONE)
+					if (c.marker_thread[i] === NONE || (li = D.threadLane[c.marker_thread[i]]) < 0)
 						continue;
-					li = D.ncpuLanes + c.marker_thread[i];
 					if (x !== last[li]) {
 						last[li] = x;
 						ticks.line(key, x, top + li * LANE_H + LANE_H / 2, x + 1,
