@@ -105,8 +105,9 @@ Test(reader_text, strings_escape_every_byte_at_every_position)
 				tr_text_string(&t, s, n);
 				wn = ref_escape(want, s, n);
 				cr_assert_eq(t.len, wn, "length %zu, byte 0x%02x at %zu", n, c, at);
-				cr_assert(!memcmp(t.buf, want, wn), "length %zu, byte 0x%02x at %zu: %.*s",
-					  n, c, at, (int)t.len, t.buf);
+				cr_assert(!memcmp(t.buf, want, wn),
+					  "length %zu, byte 0x%02x at %zu: %.*s", n, c, at,
+					  (int)t.len, t.buf);
 			}
 		}
 	}
@@ -151,7 +152,8 @@ Test(reader_text, skip_plans_print_strings_and_integers)
 	static const char *const strs[] = {
 		"", "x", "/index.html", "0123456789abcdef", "0123456789abcdefg",
 		"tab\there", "quote\"and\\slash", "\x7f\x80\xff", "new\nline",
-		"a string longer than the sixty-four bytes taken in line, with an escape \" at its end",
+		"a string longer than the sixty-four bytes taken in line, "
+		"with an escape \" at its end",
 	};
 	const size_t ns = sizeof(strs) / sizeof(strs[0]);
 	struct tr_metadata md;
@@ -174,7 +176,8 @@ Test(reader_text, skip_plans_print_strings_and_integers)
 
 		for (int r = 0; r < 2; r++) {
 			/* the record at the packet's end, and with bytes after it */
-			n = record(pkt, a, c, d, (uint8_t)i, (int8_t)(i * 7), (int16_t)(i * 1000), q);
+			n = record(pkt, a, c, d, (uint8_t)i, (int8_t)(i * 7), (int16_t)(i * 1000),
+				   q);
 			memset(pkt + n, 'z', room[r]);
 			w.pkt = pkt;
 			w.bit = 0;
@@ -183,14 +186,15 @@ Test(reader_text, skip_plans_print_strings_and_integers)
 			w.budget = tr_walk_budget(w.end);
 			t.len = 0;
 			cr_assert_eq(tr_text_plan(&t, md.classes[0].payload, &w, true), 0,
-				     "record %zu, %d bytes after: %.*s", i, (int)room[r], (int)t.len,
-				     t.buf);
+				     "record %zu, %d bytes after: %.*s", i, (int)room[r],
+				     (int)t.len, t.buf);
 			ea[ref_escape(ea, (const uint8_t *)a, strlen(a))] = 0;
 			ec[ref_escape(ec, (const uint8_t *)c, strlen(c))] = 0;
 			ed[ref_escape(ed, (const uint8_t *)d, strlen(d))] = 0;
 			snprintf(want, sizeof(want),
-				 "a = %s, u = %u, b = %d, c = %s, h = %d, q = %" PRId64 ", d = %s", ea,
-				 (uint8_t)i, (int8_t)(i * 7), ec, (int16_t)(i * 1000), q, ed);
+				 "a = %s, u = %u, b = %d, c = %s, h = %d, q = %" PRId64
+				 ", d = %s", ea, (uint8_t)i, (int8_t)(i * 7), ec,
+				 (int16_t)(i * 1000), q, ed);
 			cr_assert_eq(t.len, strlen(want), "%.*s\n%s", (int)t.len, t.buf, want);
 			cr_assert(!memcmp(t.buf, want, t.len), "%.*s\n%s", (int)t.len, t.buf, want);
 			cr_assert_eq(w.bit, n * 8, "the walk ends after the record");
