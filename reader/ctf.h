@@ -364,6 +364,16 @@ static inline int tr_skip_plan(const struct tr_plan *p, struct tr_walk *w)
  */
 int tr_walk_plan(const struct tr_plan *p, struct tr_walk *w);
 
+/*
+ * tr_walk_fields() - tr_walk_plan(), noting where the first @n top-level
+ * fields are: the k-th is the op @op[k] of @p, its value at bit @at[k] from
+ * @w->pkt (aligned); @op[k] is UINT32_MAX for k past the last field.  For a
+ * reader of a few named fields (reader/model.c: LTTng's scheduler events).
+ * Return: as tr_walk_plan().
+ */
+int tr_walk_fields(const struct tr_plan *p, struct tr_walk *w, uint32_t *op, uint64_t *at,
+		   uint32_t n);
+
 /* The clock takes a @size-bit value: CTF 1.8 (8.): its low bits, wrapping forwards. */
 static inline uint64_t tr_clock_update(uint64_t clock, uint64_t v, unsigned size)
 {

@@ -1069,6 +1069,35 @@ int tr_walk_plan(const struct tr_plan *p, struct tr_walk *w)
 	return walk_range(p->ops, 0, p->nops, w, 0);
 }
 
+int tr_walk_fields(const struct tr_plan *p, struct tr_walk *w, uint32_t *op, uint64_t *at,
+		   uint32_t n)
+{
+	uint32_t i = 0, k = 0;
+
+	for (uint32_t j = 0; j < n; j++)
+		op[j] = UINT32_MAX;
+	if (!p->nops)
+		return 0;
+	if (!align_to(w, p->align))
+		return wfail(w, NULL, "the layout's alignment runs past the packet's content");
+	while (i < p->nops) {
+		int r;
+
+		if (k < n) {
+			uint32_t a = p->ops[i].code == TR_OP_STRING ? 8 : p->ops[i].align;
+
+			op[k] = i;
+			at[k] = (w->bit + a - 1) & ~(uint64_t)(a - 1);
+		}
+		k++;
+		r = walk_one(p->ops, i, w, 0);
+		if (r)
+			return r;
+		i = p->ops[i].code >= TR_OP_STRUCT ? p->ops[i].next : i + 1;
+	}
+	return 0;
+}
+
 /* ---- the entry ----------------------------------------------------------------- */
 
 static void free_plan(struct tr_plan *p)

@@ -45,6 +45,11 @@ enum op {
 	OP_NOTE,
 	OP_PAUSE,
 	OP_THREAD,	/* read by the cursor: the thread of the records after it */
+	/* LTTng kernel traces' scheduler events (sched_classes[]) */
+	OP_SCHED_SWITCH,
+	OP_SCHED_FORK,
+	OP_SCHED_EXIT,
+	OP_SCHED_WAKEUP,
 };
 
 /* What each built-in class (events/classes.c has their schema) means. */
@@ -79,6 +84,9 @@ struct sstate {
 	uint32_t cpu;		/* index into m->cpus */
 	uint32_t running;	/* task index, or RTR_MODEL_NONE */
 	int64_t since;
+	/* what runs is unknown (the stream's start, a loss) since @unknown_since */
+	bool unknown;
+	int64_t unknown_since;
 	uint32_t run_thread;	/* the thread that switched to @running */
 	uint32_t thread;	/* the current event's thread index, or RTR_MODEL_NONE */
 	uint64_t tid, pid;	/* ... its ids (a ringtrace stream's, cached) */
@@ -90,13 +98,33 @@ enum cap {
 	CAP_TASKS, CAP_ARROWS, CAP_LABELS, CAP_RUNS, CAP_COUNTERS, CAP_SAMPLES, CAP_NOTES,
 	CAP_PAUSES, CAP_LOSSES, CAP_DAMAGE, CAP_CPUS, CAP_TRACES,
 	CAP_TRY_HEAD, CAP_TRY_NEXT, CAP_SAMPLE_COUNTER, CAP_CLASSES, CAP_THREADS, CAP_MARKERS,
+	CAP_COMM,
 	NCAPS
+};
+
+/* The top-level payload fields a scheduler event is read from (at most). */
+#define SCHED_FIELDS	16
+
+/*
+ * Where the fields of a scheduler event class are, as top-level field
+ * ordinals of its payload (-1: the class has none): the thread ids (both
+ * for sched_switch and sched_process_fork, the first alone for the others)
+ * and their comms.
+ */
+struct sched_fields {
+	int8_t tid[2];
+	int8_t comm[2];
+	/* where the fields are when that does not depend on the values (sched_offsets()) */
+	bool fixed;
+	uint32_t op[SCHED_FIELDS];
+	uint32_t off[SCHED_FIELDS];	/* bits from the payload's start */
 };
 
 /* What the event classes of one chunk's metadata mean (chunks may add classes). */
 struct chunk_ops {
 	uint8_t *ops;		/* enum op per class */
 	uint32_t *cls;		/* per class: its rtr_model.classes index */
+	struct sched_fields *sched;	/* per class, for the OP_SCHED_* ones */
 	const struct tr_field *kind_field;
 	const struct tr_field *counter_field;
 };
@@ -123,6 +151,8 @@ struct loader {
 	uint32_t preexisting;	/* the string "preexisting" */
 	unsigned flags;		/* enum rtr_model_flags */
 	struct idmap threads;	/* tid + 1 to rtr_model.threads index, the trace being read */
+	uint32_t thread_kind;	/* the string "thread" */
+	uint32_t *comm;		/* per task: its latest label (a pool string), 0 if none */
 	uint32_t class_first;	/* the trace's first rtr_model.classes index */
 	struct tr_text text;	/* a marker's fields, being made */
 };
@@ -277,6 +307,16 @@ static void idmap_put_new(struct idmap *h, uint64_t key, uint32_t val)
 	h->n++;
 }
 
+/* Point @key (present) at @val instead. */
+static void idmap_set(struct idmap *h, uint64_t key, uint32_t val)
+{
+	uint32_t i = idmap_slot(h, key);
+
+	while (h->keys[i] != key)
+		i = (i + 1) & h->mask;
+	h->vals[i] = val;
+}
+
 /* Insert @key (not present); half full at most.  Return: 0 or -1. */
 static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
 {
@@ -304,28 +344,29 @@ static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
 
 /* ---- tasks ---------------------------------------------------------------------- */
 
-/* The task @id of the trace being read, made (as preexisting) if new. */
-static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
+/*
+ * A new task @id of the trace being read, as preexisting (until its create);
+ * @again: @id named another task before (a thread id the kernel reused),
+ * and names this one from now on.
+ */
+static uint32_t task_new(struct loader *l, uint64_t id, int64_t ts, bool again)
 {
 	struct rtr_model *m = l->m;
 	struct rtr_model_task *t;
-	uint32_t i = idmap_find(&l->tasks, id);
+	uint32_t i = m->ntasks;
 
-	if (__builtin_expect(i != RTR_MODEL_NONE, 1)) {
-		t = &m->tasks[i];
-		if (ts > t->end)
-			t->end = ts;
-		return i;
-	}
-	i = m->ntasks;
 	if (grow(l, (void **)&l->try_head, i, sizeof(*l->try_head), CAP_TRY_HEAD) ||
+	    grow(l, (void **)&l->comm, i, sizeof(*l->comm), CAP_COMM) ||
 	    !PUSH(l, m->tasks, m->ntasks, CAP_TASKS))
 		return RTR_MODEL_NONE;
-	if (idmap_put(&l->tasks, id, i)) {
+	if (again) {
+		idmap_set(&l->tasks, id, i);
+	} else if (idmap_put(&l->tasks, id, i)) {
 		nomem(l);
 		return RTR_MODEL_NONE;
 	}
 	l->try_head[i] = RTR_MODEL_NONE;
+	l->comm[i] = 0;
 	t = &m->tasks[i];
 	*t = (struct rtr_model_task){
 		.id = id, .trace = l->trace, .kind = RTR_MODEL_KIND_UNKNOWN,
@@ -334,6 +375,21 @@ static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
 		.becomes = RTR_MODEL_NONE, .became_from = RTR_MODEL_NONE,
 	};
 	return i;
+}
+
+/* The task @id of the trace being read, made (as preexisting) if new. */
+static uint32_t task_get(struct loader *l, uint64_t id, int64_t ts)
+{
+	uint32_t i = idmap_find(&l->tasks, id);
+
+	if (__builtin_expect(i != RTR_MODEL_NONE, 1)) {
+		struct rtr_model_task *t = &l->m->tasks[i];
+
+		if (ts > t->end)
+			t->end = ts;
+		return i;
+	}
+	return task_new(l, id, ts, false);
 }
 
 static uint32_t kind_name(struct loader *l, uint8_t kind)
@@ -493,19 +549,14 @@ static int on_fail(struct loader *l, uint64_t resolver, uint64_t task, const uin
 	return resolver ? add_arrow(l, ia, ib, RTR_ARROW_RESOLVE, RTR_ARROW_FAILURE, ts, cpu) : 0;
 }
 
-static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_t ts)
+/* Label task @i with @n bytes of @text at @ts (the first label names it). */
+static int add_label(struct loader *l, uint32_t i, const char *text, size_t n, int64_t ts)
 {
 	struct rtr_model *m = l->m;
 	struct rtr_model_label *lb;
-	size_t n = strlen((const char *)text);
-	uint32_t i;
 	int64_t s;
 
-	if (!task)
-		return 0;
-	if ((i = task_get(l, task, ts)) == RTR_MODEL_NONE)
-		return -1;
-	if ((s = str_add(l, (const char *)text, n)) < 0)
+	if ((s = str_add(l, text, n)) < 0)
 		return -1;
 	lb = PUSH(l, m->labels, m->nlabels, CAP_LABELS);
 	if (!lb)
@@ -514,7 +565,19 @@ static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_
 					.len = (uint32_t)n };
 	if (!m->tasks[i].name)
 		m->tasks[i].name = (uint32_t)s;
+	l->comm[i] = (uint32_t)s;
 	return 0;
+}
+
+static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_t ts)
+{
+	uint32_t i;
+
+	if (!task)
+		return 0;
+	if ((i = task_get(l, task, ts)) == RTR_MODEL_NONE)
+		return -1;
+	return add_label(l, i, (const char *)text, strlen((const char *)text), ts);
 }
 
 /* ---- runs ----------------------------------------------------------------------- */
@@ -824,6 +887,302 @@ static int sort_threads(struct rtr_model *m)
 	return 0;
 }
 
+/* ---- LTTng kernel traces' scheduler events --------------------------------------- */
+
+/*
+ * The classes of an LTTng kernel trace the model reads (lttng-modules'
+ * instrumentation/events/sched.h), by name; their fields by name and type:
+ * a thread id an integer (not an enumeration), a comm an array of bytes or
+ * a string.  A class whose thread ids are missing or of another type stays
+ * a marker; a missing comm only leaves the thread unnamed.
+ */
+static const struct {
+	const char *name;
+	uint8_t op;
+	const char *tid[2];
+	const char *comm[2];
+} sched_classes[] = {
+	{ "sched_switch", OP_SCHED_SWITCH, { "prev_tid", "next_tid" },
+	  { "prev_comm", "next_comm" } },
+	{ "sched_process_fork", OP_SCHED_FORK, { "parent_tid", "child_tid" },
+	  { "parent_comm", "child_comm" } },
+	{ "sched_process_exit", OP_SCHED_EXIT, { "tid", NULL }, { "comm", NULL } },
+	{ "sched_process_free", OP_SCHED_EXIT, { "tid", NULL }, { "comm", NULL } },
+	{ "sched_waking", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL } },
+	{ "sched_wakeup", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL } },
+	{ "sched_wakeup_new", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL } },
+};
+
+/*
+ * The ordinal of @c's top-level payload field @name (among the first
+ * SCHED_FIELDS) if its type fits (@comm: text, else a thread id), else -1.
+ */
+static int8_t sched_field(const struct tr_class *c, const char *name, bool comm)
+{
+	const struct tr_plan *p = c->payload;
+	uint32_t i = 0;
+
+	if (!name || !p)
+		return -1;
+	for (int8_t k = 0; i < p->nops && k < SCHED_FIELDS; k++) {
+		const struct tr_op *op = &p->ops[i];
+		const struct tr_ctype *t = op->type;
+
+		if (op->namelen == strlen(name) && !memcmp(op->name, name, op->namelen)) {
+			if (!t)
+				return -1;
+			if (!comm)
+				return op->code == TR_OP_INT && t->kind == TR_TK_INT ? k : -1;
+			if (op->code == TR_OP_STRING)
+				return k;
+			return op->code == TR_OP_ARRAY && t->elem && t->elem->kind == TR_TK_INT &&
+			       t->elem->size == 8 && !(t->elem->align % 8) ? k : -1;
+		}
+		i = op->code >= TR_OP_STRUCT ? op->next : i + 1;
+	}
+	return -1;
+}
+
+/*
+ * Where @c's top-level fields up to ordinal @upto are, in @f, when that does
+ * not depend on the values: every field before it an integer or float, or
+ * an array of them, of whole bytes aligned to a byte at most (lttng-modules'
+ * sched events on x86, where the ring buffer packs its fields).  Then a
+ * record's fields are read without a walk.  Return: whether they are.
+ */
+static bool sched_offsets(const struct tr_class *c, struct sched_fields *f, int upto)
+{
+	const struct tr_plan *p = c->payload;
+	uint64_t bit = 0;
+	uint32_t i = 0;
+
+	for (int k = 0; k < SCHED_FIELDS; k++)
+		f->op[k] = UINT32_MAX;
+	if (!p || p->align > 8)
+		return false;
+	for (int k = 0; i < p->nops && k <= upto; k++) {
+		const struct tr_op *op = &p->ops[i];
+		uint64_t size;
+
+		f->op[k] = i;
+		f->off[k] = (uint32_t)bit;
+		if (k == upto)
+			return true;
+		if (op->align > 8)
+			return false;
+		if (op->code == TR_OP_INT || op->code == TR_OP_FLOAT)
+			size = op->size;
+		else if (op->code == TR_OP_ARRAY && op->next == i + 2 && op->arg <= UINT16_MAX &&
+			 p->ops[i + 1].code == TR_OP_INT && p->ops[i + 1].align <= 8)
+			size = op->arg * p->ops[i + 1].size;
+		else
+			return false;
+		if (size % 8 || bit + size > UINT32_MAX)
+			return false;
+		bit += size;
+		i = op->code >= TR_OP_STRUCT ? op->next : i + 1;
+	}
+	return false;
+}
+
+/*
+ * The scheduler classes among @md's (general CTF): their op and fields.
+ * sched_waking is where the waker runs; when a trace has it, sched_wakeup
+ * (the same wake-up, later, maybe on the woken thread's CPU) stays a marker.
+ */
+static void setup_sched(struct chunk_ops *co, const struct tr_metadata *md)
+{
+	bool waking = false;
+
+	for (uint32_t i = 0; i < md->nclasses; i++) {
+		const struct tr_class *c = &md->classes[i];
+
+		for (size_t k = 0; k < sizeof(sched_classes) / sizeof(sched_classes[0]); k++) {
+			struct sched_fields f = { .fixed = false };
+			int upto = -1;
+
+			if (strcmp(c->name, sched_classes[k].name))
+				continue;
+			for (int j = 0; j < 2; j++) {
+				f.tid[j] = sched_field(c, sched_classes[k].tid[j], false);
+				f.comm[j] = sched_field(c, sched_classes[k].comm[j], true);
+			}
+			if (f.tid[0] < 0 || (sched_classes[k].tid[1] && f.tid[1] < 0))
+				break;
+			for (int j = 0; j < 2; j++) {
+				upto = f.tid[j] > upto ? f.tid[j] : upto;
+				upto = f.comm[j] > upto ? f.comm[j] : upto;
+			}
+			f.fixed = sched_offsets(c, &f, upto);
+			co->ops[i] = sched_classes[k].op;
+			co->sched[i] = f;
+			waking |= !strcmp(c->name, "sched_waking");
+			break;
+		}
+	}
+	for (uint32_t i = 0; waking && i < md->nclasses; i++) {
+		if (!strcmp(md->classes[i].name, "sched_wakeup"))
+			co->ops[i] = OP_OTHER;
+	}
+}
+
+/* The fields of a scheduler event, walked: where each top-level field is. */
+struct sched_event {
+	const struct tr_cursor *c;
+	const uint8_t *pkt;
+	const uint32_t *op;	/* the fields' ops: struct sched_fields', or @walk_op */
+	const uint32_t *off;	/* their bits from @base: sched_fields', or @walk_at */
+	uint64_t base;
+	uint32_t walk_op[SCHED_FIELDS];
+	uint64_t walk_at[SCHED_FIELDS];
+};
+
+/* Where field @k is, in bits from the packet's start. */
+static inline uint64_t sched_at(const struct sched_event *e, int k)
+{
+	return e->off ? e->base + e->off[k] : e->walk_at[k];
+}
+
+/* The thread id in field @k: 0 when none, or not a positive id (0 is the idle thread). */
+static uint64_t sched_tid(const struct sched_event *e, int k)
+{
+	const struct tr_op *o;
+	uint64_t v;
+
+	if (k < 0 || e->op[k] == UINT32_MAX)
+		return 0;
+	o = &e->c->cls->payload->ops[e->op[k]];
+	v = tr_read_bits(e->pkt, sched_at(e, k), o->size, o->be);
+	if (o->sign && (v >> (o->size - 1)) & 1)
+		return 0;
+	return v;
+}
+
+/* The comm in field @k: its bytes up to a NUL (at most 256), *@s set; 0 when none. */
+static size_t sched_comm(const struct sched_event *e, int k, const char **s)
+{
+	const struct tr_cursor *c = e->c;
+	const struct tr_op *o;
+	uint64_t max, at;
+
+	if (k < 0 || e->op[k] == UINT32_MAX || (at = sched_at(e, k)) % 8)
+		return 0;
+	o = &c->cls->payload->ops[e->op[k]];
+	/* the cursor checked the record: an array's bytes, a string's NUL, are in the packet */
+	max = o->code == TR_OP_ARRAY ? o->arg : (c->pkt_end - c->pkt_off) - at / 8;
+	*s = (const char *)e->pkt + at / 8;
+	return strnlen(*s, max < 256 ? (size_t)max : 256);
+}
+
+/* The task of thread @tid: of kind thread, even when it ran before the trace. */
+static uint32_t thread_task(struct loader *l, uint64_t tid, int64_t ts)
+{
+	uint32_t i = task_get(l, tid, ts);
+
+	if (i != RTR_MODEL_NONE && l->m->tasks[i].kind == RTR_MODEL_KIND_UNKNOWN) {
+		l->m->tasks[i].kind = RTR_KIND_THREAD;
+		l->m->tasks[i].kind_name = l->thread_kind;
+	}
+	return i;
+}
+
+/*
+ * A scheduler event on @ss's CPU: sched_switch ends the run there (prev_tid's:
+ * the first switch of a CPU, or the first after a loss, ends a run of
+ * prev_tid from where the CPU's stream starts again) and starts next_tid's
+ * (tid 0, idle: none); sched_process_fork creates child_tid; exit (or free,
+ * whichever comes first) resolves tid; a wake-up is a signal from the thread
+ * running on the CPU to tid.  Each thread is labelled with its comm, again
+ * when it changes (exec).
+ */
+static int on_sched(struct loader *l, struct sstate *ss, const struct tr_cursor *c, int64_t ts,
+		    enum op op)
+{
+	const struct sched_fields *f = &l->cur->sched[c->cls - c->md->classes];
+	const struct tr_plan *pl = c->cls->payload;
+	uint32_t t[2] = { RTR_MODEL_NONE, RTR_MODEL_NONE };
+	struct rtr_model *m = l->m;
+	struct sched_event e;
+	uint64_t tid[2];
+
+	e.c = c;
+	e.pkt = c->s->data + c->pkt_off;
+	e.base = pl->align > 1 ? (c->pl_bit + pl->align - 1) & ~(uint64_t)(pl->align - 1) :
+		 c->pl_bit;
+	if (f->fixed && !(e.base % 8)) {
+		/* the cursor checked the record: its fields are inside the packet */
+		e.op = f->op;
+		e.off = f->off;
+	} else {
+		struct tr_walk w;
+		char err[128];
+
+		w.pkt = e.pkt;
+		w.bit = c->pl_bit;
+		w.end = (c->pkt_end - c->pkt_off) * 8;
+		w.regs = c->md->ctf->regs;
+		w.roles = 0;
+		w.budget = tr_walk_budget(w.end - w.bit);
+		w.clock = 0;
+		w.err = err;
+		w.errlen = sizeof(err);
+		/* the cursor walked this payload already: this cannot fail; if it did, skip */
+		if (tr_walk_fields(pl, &w, e.walk_op, e.walk_at, SCHED_FIELDS))
+			return 0;
+		e.op = e.walk_op;
+		e.off = NULL;
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *s;
+		size_t n;
+
+		tid[k] = sched_tid(&e, f->tid[k]);
+		if (!tid[k])
+			continue;
+		/* a child whose thread id ended before: the kernel reused it, a new thread */
+		if (op == OP_SCHED_FORK && k == 1 &&
+		    (t[k] = idmap_find(&l->tasks, tid[k])) != RTR_MODEL_NONE &&
+		    (m->tasks[t[k]].flags & RTR_TASK_RESOLVED) &&
+		    task_new(l, tid[k], ts, true) == RTR_MODEL_NONE)
+			return -1;
+		if ((t[k] = thread_task(l, tid[k], ts)) == RTR_MODEL_NONE)
+			return -1;
+		n = sched_comm(&e, f->comm[k], &s);
+		if (n && (!l->comm[t[k]] || strlen(rtr_model_str(m, l->comm[t[k]])) != n ||
+			  memcmp(rtr_model_str(m, l->comm[t[k]]), s, n)) &&
+		    add_label(l, t[k], s, n, ts))
+			return -1;
+	}
+	switch (op) {
+	case OP_SCHED_SWITCH:
+		if (ss->unknown && ss->running == RTR_MODEL_NONE && t[0] != RTR_MODEL_NONE) {
+			struct rtr_model_task *p = &m->tasks[t[0]];
+
+			ss->running = t[0];
+			ss->since = ss->unknown_since < ts ? ss->unknown_since : ts;
+			ss->run_thread = RTR_MODEL_NONE;
+			if ((p->flags & RTR_TASK_PREEXISTING) && ss->since < p->created)
+				p->created = ss->since;
+		}
+		ss->unknown = false;
+		if (on_switch(l, ss, tid[1], ts))
+			return -1;
+		/* the event's context names prev_tid, not the thread that runs: the task is it */
+		ss->run_thread = RTR_MODEL_NONE;
+		return 0;
+	case OP_SCHED_FORK:
+		return on_create(l, tid[0], tid[1], RTR_KIND_THREAD, ts);
+	case OP_SCHED_EXIT:
+		return on_pair(l, OP_RESOLVE64, 0, tid[0], ts, ss->cpu);
+	case OP_SCHED_WAKEUP:
+		if (ss->running == RTR_MODEL_NONE || t[0] == RTR_MODEL_NONE || ss->running == t[0])
+			return 0;
+		return add_arrow(l, ss->running, t[0], RTR_ARROW_SIGNAL, 0, ts, ss->cpu);
+	default:
+		return 0;
+	}
+}
+
 /* ---- one event ------------------------------------------------------------------ */
 
 static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor *c, int64_t ts)
@@ -877,6 +1236,11 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 		return on_note(l, pl, ts, ss);
 	case OP_PAUSE:
 		return on_pause(l, ld64(pl), pl + 8, ts, ss->cpu);
+	case OP_SCHED_SWITCH:
+	case OP_SCHED_FORK:
+	case OP_SCHED_EXIT:
+	case OP_SCHED_WAKEUP:
+		return on_sched(l, ss, c, ts, op);
 	}
 	return 0;
 }
@@ -907,6 +1271,8 @@ static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 			break;
 		}
 	}
+	if (md->ctf)
+		setup_sched(co, md);
 }
 
 /* Cycles of the trace's clock to nanoseconds since the epoch (saturated). */
@@ -933,6 +1299,8 @@ static int add_loss(struct loader *l, struct sstate *ss, const struct tr_cursor 
 				       .kind = item == TR_LOST_EVENTS ? RTR_LOSS_EVENTS :
 				       RTR_LOSS_PACKETS };
 	/* what ran across the gap is unknown: the run ends with the last event seen */
+	ss->unknown = true;
+	ss->unknown_since = ts;
 	return run_end(l, ss, ss->any ? ss->last : ts);
 }
 
@@ -1001,6 +1369,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 	}
 	l->trace = m->ntraces;
 	memset(l->kind_names, 0, sizeof(l->kind_names));
+	if (t->md.ctf)
+		l->kind_names[RTR_KIND_THREAD] = l->thread_kind;
 	tr_clock_init(&l->clk, &t->md);
 	if (!(tr = PUSH(l, m->traces, m->ntraces, CAP_TRACES)))
 		return -1;
@@ -1033,7 +1403,9 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 	l->class_first = m->nclasses;
 	for (uint32_t k = 0; k < nchunks; k++) {
 		if (!(l->chunk_ops[k].ops = calloc(t[k].md.nclasses + 1, 1)) ||
-		    !(l->chunk_ops[k].cls = calloc(t[k].md.nclasses + 1, sizeof(uint32_t)))) {
+		    !(l->chunk_ops[k].cls = calloc(t[k].md.nclasses + 1, sizeof(uint32_t))) ||
+		    !(l->chunk_ops[k].sched = calloc(t[k].md.nclasses + 1,
+						     sizeof(struct sched_fields)))) {
 			nomem(l);
 			goto out;
 		}
@@ -1072,6 +1444,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		ts = abs_ns(l, c->ts);
 		if (__builtin_expect(!st->any, 0)) {
 			st->any = true;
+			st->unknown = true;
+			st->unknown_since = ts;
 			cpu->first = ts;
 			cpu->cpu = (uint32_t)c->cpu;
 			if (ts < m->traces[l->trace].first)
@@ -1147,6 +1521,7 @@ out:
 	for (uint32_t k = 0; k < nchunks; k++) {
 		free(l->chunk_ops[k].ops);
 		free(l->chunk_ops[k].cls);
+		free(l->chunk_ops[k].sched);
 	}
 	free(l->chunk_ops);
 	l->chunk_ops = NULL;
@@ -1573,6 +1948,9 @@ int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsi
 	    (s = str_add(&l, "preexisting", 11)) < 0)
 		goto out;
 	l.preexisting = (uint32_t)s;
+	if ((s = str_add(&l, "thread", 6)) < 0)
+		goto out;
+	l.thread_kind = (uint32_t)s;
 	for (int i = 0; i < ndirs; i++) {
 		int r = tr_input_open(&in, dirs[i], false, err, errlen);
 
@@ -1599,6 +1977,7 @@ int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsi
 	ret = m->ndamage ? 1 : 0;
 out:
 	free(l.try_head);
+	free(l.comm);
 	free(l.try_next);
 	free(l.sample_counter);
 	tr_text_free(&l.text);

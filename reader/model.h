@@ -22,6 +22,13 @@
  * Task ids are per trace: the task with id 5 in one trace and id 5 in
  * another are two tasks.  The chunks of one rotated recording are one trace
  * (its ids, tasks, CPUs and losses span the chunks).
+ *
+ * An LTTng kernel trace's scheduler events are read as ringtrace's task
+ * events are (Documentation/reader.rst, "The scheduler's events of a kernel
+ * trace"): each thread a task of kind thread whose id is its thread id,
+ * sched_switch its runs, sched_process_fork its create, the exit its
+ * resolve, a wake-up a signal.  A thread id reused after its thread ended
+ * names a new task: two tasks of one trace may then share an id.
  */
 #ifndef RTR_READER_MODEL_H
 #define RTR_READER_MODEL_H
@@ -67,10 +74,13 @@ enum rtr_task_flags {
  * @id: its id in its trace (never 0: id 0 means "no task").
  * @trace: index into rtr_model.traces.
  * @kind: enum rtr_task_kind value from its create event (user kinds from
- *	64 kept as they are), RTR_MODEL_KIND_UNKNOWN when not created in the trace.
+ *	64 kept as they are), RTR_MODEL_KIND_UNKNOWN when not created in the
+ *	trace; RTR_KIND_THREAD for an LTTng kernel trace's threads, created in
+ *	the trace or not.
  * @kind_name: string: the kind's name from the trace metadata ("wait",
  *	"bind", ...), "kind N" for a value the metadata does not name,
- *	"preexisting" for RTR_MODEL_KIND_UNKNOWN.
+ *	"preexisting" for RTR_MODEL_KIND_UNKNOWN, "thread" for a kernel
+ *	trace's threads.
  * @flags: enum rtr_task_flags.
  * @parent: index of the task that created it, or RTR_MODEL_NONE (created by
  *	task 0, or not created in the trace).
@@ -200,9 +210,12 @@ struct rtr_model_label {
  * @thread: index into rtr_model.threads of the thread whose switch started
  *	it (ringtrace's thread records), or RTR_MODEL_NONE when unknown.
  *
- * Derived from rtr_switch() alone: a switch on a CPU ends the run of whatever task
- * the previous switch on that CPU started (switch to task 0, idle, ends it
- * without starting one).  rtr_model.runs is grouped by task (see
+ * Derived from rtr_switch() alone (an LTTng kernel trace: sched_switch): a
+ * switch on a CPU ends the run of whatever task the previous switch on that
+ * CPU started (switch to task 0, idle, ends it without starting one).  A
+ * kernel trace's sched_switch also names the thread it switches from: a
+ * CPU's first one, or its first after a loss, ends a run of that thread
+ * from the CPU's first item (or the loss) on.  rtr_model.runs is grouped by task (see
  * rtr_model_task.run_first); rtr_model.cpu_runs lists the same runs by CPU.
  */
 struct rtr_model_run {
@@ -384,7 +397,8 @@ struct rtr_model_thread {
 
 /**
  * struct rtr_model_marker - an event the task model does not read (a typed
- * event of a ringtrace trace; every event of an LTTng trace): a mark on its
+ * event of a ringtrace trace; every event of an LTTng trace but the
+ * scheduler's events a kernel trace's task model reads): a mark on its
  * CPU's lane and its thread's, its fields on hover.
  * @ts: when.
  * @cpu: index into rtr_model.cpus.

@@ -160,6 +160,14 @@ Test(interop_lttng, kernel_traces_read_as_babeltrace2_says)
 			 kernel_traces[i]);
 		compare(trace, "losses alike: 12 events, 2 packets");
 	}
+	/* the scheduler's events the task model reads (tools_model checks the model) */
+	for (size_t i = 0; i < 2; i++) {
+		char trace[PATH_MAX];
+
+		snprintf(trace, sizeof(trace), "%s/tests/data/lttng-kernel/%s", srcdir(),
+			 i ? "sched-odd" : "sched");
+		compare(trace, "losses alike: 0 events, 0 packets");
+	}
 }
 
 /* The kernel metadata as the reader sees it: its streams, classes and plans. */

@@ -1187,9 +1187,13 @@ Test(tools_model, cut_stream_is_an_error)
 
 /*
  * An LTTng trace in the model: every class counted, the threads its
- * contexts name (tid, pid, procname), every event a marker with its fields,
- * in time order; without RTR_MODEL_MARKERS, the counts alone.  A ringtrace
- * trace of task events has classes counted and no marker.
+ * contexts name (tid, pid, procname), every event the task model does not
+ * read a marker with its fields, in time order; without RTR_MODEL_MARKERS,
+ * the counts alone.  Its sched_switch and sched_process_fork are the task
+ * model's (make-traces.py's sample values, not a story: thread tasks, no
+ * markers; lttng_sched_events_are_thread_tasks_runs_and_signals checks a
+ * trace that tells one).  A ringtrace trace of task events has classes
+ * counted and no marker.
  */
 Test(tools_model, lttng_events_are_classes_threads_and_markers)
 {
@@ -1202,7 +1206,13 @@ Test(tools_model, lttng_events_are_classes_threads_and_markers)
 
 	snprintf(dir, sizeof(dir), "%s/tests/data/lttng-kernel/contexts", src && *src ? src : ".");
 	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(m.ntasks, 0);
+	cr_expect_gt(m.ntasks, 0);
+	for (uint32_t i = 0; i < m.ntasks; i++)
+		cr_expect_str_eq(rtr_model_str(&m, m.tasks[i].kind_name), "thread");
+	/* sched_switch's context names the thread switched from: not the run's */
+	cr_expect_gt(m.nruns, 0);
+	for (uint32_t i = 0; i < m.nruns; i++)
+		cr_expect_eq(m.runs[i].thread, RTR_MODEL_NONE);
 	cr_expect_eq(m.nclasses, 9);
 	for (uint32_t i = 0; i < m.nclasses; i++)
 		cr_expect_eq(m.classes[i].count, 24, "%s", rtr_model_str(&m, m.classes[i].name));
@@ -1217,15 +1227,18 @@ Test(tools_model, lttng_events_are_classes_threads_and_markers)
 		cr_expect_str_eq(name, t->tid < 1100 ? "bash" : t->tid < 1200 ? "sshd" :
 				 "kworker/0:1");
 	}
-	cr_expect_eq(m.nmarkers, 216);
+	cr_expect_eq(m.nmarkers, 216 - 2 * 24, "every event but sched_switch and _fork");
 	for (uint32_t i = 0; i < m.nmarkers; i++) {
 		const struct rtr_model_marker *mk = &m.markers[i];
+		const char *cls = rtr_model_str(&m, m.classes[mk->cls].name);
 
 		cr_assert(!i || mk->ts >= m.markers[i - 1].ts, "markers in time order");
 		cr_assert_lt(mk->thread, m.nthreads);
 		cr_assert_lt(mk->cpu, m.ncpus);
 		cr_assert_not_null(strstr(rtr_model_str(&m, mk->fields), "procname = \""), "%s",
 				   rtr_model_str(&m, mk->fields));
+		cr_expect(strcmp(cls, "sched_switch") && strcmp(cls, "sched_process_fork"), "%s",
+			  cls);
 	}
 	rtr_model_free(&m);
 
@@ -1256,15 +1269,24 @@ Test(tools_model, lttng_events_are_classes_threads_and_markers)
 		out = checker(file, &st);
 		cr_expect_eq(st, 0, "the checker: %s", out);
 		cr_expect_not_null(strstr(out, "\"kworker/0:1 1201\""), "%s", out);
-		cr_expect_not_null(strstr(out, "\"i\": 222,"), "216 markers + 6 losses: %s", out);
+		cr_expect_not_null(strstr(out, "\"i\": 174,"), "168 markers + 6 losses: %s", out);
 		free(out);
 		/* each field an arg: numbers as numbers, strings unquoted, the rest as text */
 		snprintf(args, sizeof(args), "cat '%s'", file);
 		out = t_sh(args, &st);
 		cr_expect_not_null(strstr(out, "\"procname\":\"kworker/0:1\",\"prio\":119,"
 					  "\"state_ctx\":\"SLEEPING (1)\""), "%.3000s", out);
-		cr_expect_not_null(strstr(out, "\"_vtids_length\":0,\"vtids\":\"[ ]\""), "%.3000s",
-				   out);
+		free(out);
+		/* a sequence of integers: text (sched-odd's fork has no child_tid: a marker) */
+		snprintf(args, sizeof(args), "export --format chrome --force -o '%s' "
+			 "'%s/../sched-odd'", file, dir);
+		out = rt(args, true, &st);
+		cr_expect_eq(st, 0, "%s", out);
+		free(out);
+		snprintf(args, sizeof(args), "cat '%s'", file);
+		out = t_sh(args, &st);
+		cr_expect_not_null(strstr(out, "\"_vtids_length\":1,\"vtids\":\"[ 101 ]\""),
+				   "%.3000s", out);
 		free(out);
 		unlink(file);
 		rmdir(tmp);
@@ -1279,6 +1301,179 @@ Test(tools_model, lttng_events_are_classes_threads_and_markers)
 	cr_expect_gt(creates, 0, "create events counted");
 	rtr_model_free(&m);
 	session_end(&s);
+}
+
+/* The task of thread @tid in @m (its one trace), or NULL. */
+static const struct rtr_model_task *task_of(const struct rtr_model *m, uint64_t tid)
+{
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		if (m->tasks[i].id == tid)
+			return &m->tasks[i];
+	return NULL;
+}
+
+/* The CPU number of run @r. */
+static uint32_t run_cpu(const struct rtr_model *m, const struct rtr_model_run *r)
+{
+	return m->cpus[r->cpu].cpu;
+}
+
+/*
+ * An LTTng kernel trace's scheduler events in the model (make-traces.py's
+ * SCHED_STORY, times here from its first event): each thread a task of kind
+ * thread labelled with its comm (again when the comm changes, not at every
+ * event); sched_switch the runs on each CPU (sshd's from the CPU's first
+ * item to its switch away); the fork a create, the exit a resolve (the later
+ * free changes nothing), a fork of a thread id that ended a new thread,
+ * sched_waking a signal from the running thread
+ * (none from idle), sched_wakeup beside sched_waking a marker; stats and
+ * export say the same.  In sched-odd, where a thread id is a string, an
+ * enumeration or missing, those classes stay markers; a comm that is a
+ * string is read too.
+ */
+Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
+{
+	static const struct {
+		uint64_t tid;
+		const char *label;
+		int64_t created;
+		uint32_t runs;
+	} want[] = {
+		{ 100, "bash", 0, 2 }, { 50, "sshd", 200, 1 }, { 101, "bash", 1000, 1 },
+		{ 7, "kworker/0:1", 2000, 1 },
+	};
+	static const struct {
+		uint64_t tid;
+		uint32_t cpu;
+		int64_t start, end;
+	} runs[] = {
+		{ 100, 0, 0, 2000 }, { 100, 0, 8500, 10000 }, { 50, 1, 200, 500 },
+		{ 101, 1, 1700, 4000 }, { 7, 0, 2000, 3000 },
+	};
+	static const char *const markers[] = {
+		"syscall_entry_openat", "sched_wakeup", "syscall_entry_openat",
+	};
+	const char *src = getenv("RTR_SRCDIR");
+	char dir[PATH_MAX], *dirs[1] = { dir }, err[512], args[PATH_MAX + 64], *out;
+	const struct rtr_model_task *t, *child;
+	struct rtr_model m;
+	uint32_t nruns = 0;
+	int st;
+
+	snprintf(dir, sizeof(dir), "%s/tests/data/lttng-kernel/sched", src && *src ? src : ".");
+	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(m.events, 16);
+	cr_assert_eq(m.ntasks, 5);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		t = task_of(&m, want[i].tid);
+		cr_assert_not_null(t, "thread %" PRIu64, want[i].tid);
+		cr_expect_str_eq(rtr_model_str(&m, t->kind_name), "thread");
+		cr_expect_eq(t->kind, RTR_KIND_THREAD);
+		cr_expect_str_eq(rtr_model_str(&m, t->name), want[i].label);
+		cr_expect_eq(t->created, want[i].created, "thread %" PRIu64, want[i].tid);
+		cr_expect_eq(t->nruns, want[i].runs, "thread %" PRIu64, want[i].tid);
+		if (want[i].tid != 101) {
+			cr_expect_eq(t->flags, RTR_TASK_PREEXISTING, "thread %" PRIu64,
+				     want[i].tid);
+			cr_expect_eq(t->nlabels, 1, "one label for the comm, however often named");
+		}
+		nruns += t->nruns;
+	}
+	/* the child: created by bash, renamed by its exec, resolved at its exit */
+	child = task_of(&m, 101);
+	cr_expect_eq(child->flags, RTR_TASK_CREATED | RTR_TASK_RESOLVED);
+	cr_expect_eq(child->parent_id, 100);
+	cr_assert_neq(child->parent, RTR_MODEL_NONE);
+	cr_expect_eq(m.tasks[child->parent].id, 100);
+	cr_expect_eq(child->resolved, 3800, "at sched_process_exit, not _free");
+	cr_expect_eq(child->end, 3800);
+	cr_assert_eq(child->nlabels, 2);
+	cr_expect_str_eq(rtr_model_str(&m, m.labels[child->label_first].text), "bash");
+	cr_expect_eq(m.labels[child->label_first].ts, 1000);
+	cr_expect_str_eq(rtr_model_str(&m, m.labels[child->label_first + 1].text), "ls");
+	cr_expect_eq(m.labels[child->label_first + 1].ts, 3800);
+	/* bash's second child, given the ended one's thread id: a thread of its own */
+	t = &m.tasks[m.ntasks - 1];
+	cr_expect_eq(t->id, 101);
+	cr_expect_neq(t, child);
+	cr_expect_eq(t->flags, RTR_TASK_CREATED);
+	cr_expect_eq(t->created, 8600);
+	cr_expect_eq(t->parent_id, 100);
+	cr_expect_eq(t->nruns, 0);
+	cr_expect_eq(t->nlabels, 1);
+	/* the runs, each on its CPU, from switch to switch */
+	cr_expect_eq(m.nruns, 5);
+	cr_expect_eq(nruns, 5);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		bool found = false;
+
+		t = task_of(&m, runs[i].tid);
+		for (uint32_t j = t->run_first; j < t->run_first + t->nruns; j++) {
+			const struct rtr_model_run *r = &m.runs[j];
+
+			found |= r->start == runs[i].start && r->end == runs[i].end &&
+				 run_cpu(&m, r) == runs[i].cpu;
+		}
+		cr_expect(found, "thread %" PRIu64 " ran on CPU %u from %" PRId64 " to %" PRId64,
+			  runs[i].tid, runs[i].cpu, runs[i].start, runs[i].end);
+	}
+	for (uint32_t c = 0; c < m.ncpus; c++) {
+		uint32_t a = m.cpus[c].run_first, b = a + m.cpus[c].nruns;
+
+		for (uint32_t j = a + 1; j < b; j++)
+			cr_expect_geq(m.runs[m.cpu_runs[j]].start, m.runs[m.cpu_runs[j - 1]].end,
+				      "a CPU runs one thread at a time");
+	}
+	/* bash woke its child; the idle CPU's wake-up of bash is no arrow */
+	cr_assert_eq(m.narrows, 1);
+	cr_expect_eq(m.arrows[0].kind, RTR_ARROW_SIGNAL);
+	cr_expect_eq(m.tasks[m.arrows[0].from].id, 100);
+	cr_expect_eq(m.tasks[m.arrows[0].to].id, 101);
+	cr_expect_eq(m.arrows[0].ts, 1500);
+	cr_expect_eq(m.cpus[m.arrows[0].cpu].cpu, 0);
+	/* the rest are markers */
+	cr_assert_eq(m.nmarkers, 3);
+	for (uint32_t i = 0; i < m.nmarkers; i++)
+		cr_expect_str_eq(rtr_model_str(&m, m.classes[m.markers[i].cls].name), markers[i]);
+	cr_expect_eq(m.markers[1].ts, 1600);
+	rtr_model_free(&m);
+
+	snprintf(args, sizeof(args), "stats --json '%s'", dir);
+	out = rt(args, false, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "{\"kind\": \"thread\", \"tasks\": 5, \"resolved\": 1, "
+				  "\"failed\": 0, \"unresolved\": 4,"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"p50_ns\": 2800,"), "the child lived 2.8 us: %s", out);
+	free(out);
+	snprintf(args, sizeof(args), "export --format chrome -o - '%s'", dir);
+	out = rt(args, false, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\"cat\":\"run\",\"name\":\"kworker/0:1\""), "%s", out);
+	free(out);
+
+	/* thread ids of other types: markers, never a crash */
+	snprintf(dir, sizeof(dir), "%s/tests/data/lttng-kernel/sched-odd", src && *src ? src : ".");
+	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(m.nruns, 0, "no sched_switch read");
+	cr_expect_eq(m.nmarkers, 7 + 2 + 1 + 1 + 2, "switch, fork, exit, wakeup, openat");
+	for (uint32_t i = 0; i < m.nmarkers; i++) {
+		const char *cls = rtr_model_str(&m, m.classes[m.markers[i].cls].name);
+
+		cr_expect(strcmp(cls, "sched_waking") && strcmp(cls, "sched_process_free"), "%s",
+			  cls);
+	}
+	/* what is well-typed still counts: sched_process_free resolves the child */
+	child = task_of(&m, 101);
+	cr_assert_not_null(child);
+	cr_expect_eq(child->flags, RTR_TASK_PREEXISTING | RTR_TASK_RESOLVED);
+	cr_expect_eq(child->resolved, 7000);
+	/* sched_waking's comm a string: its tid found by a walk, its comm read */
+	t = task_of(&m, 100);
+	cr_assert_not_null(t);
+	cr_expect_str_eq(rtr_model_str(&m, t->name), "bash");
+	cr_expect_eq(t->created, 8000, "its one mention: its wake-up");
+	cr_expect_str_eq(rtr_model_str(&m, child->name), "bash");
+	rtr_model_free(&m);
 }
 
 /*

@@ -267,7 +267,7 @@ test('LTTng events: marks on CPU and thread lanes, their fields on hover', async
 	const p = await open(page('lttng', [lttng]));
 	const v = await p.evaluate(() => ({ n: rtrView.nmarkers, lanes: rtrView.lanes,
 		f: rtrView.frame, threads: rtrView.meta.threads.length }));
-	assert.equal(v.n, 216, 'every event a marker');
+	assert.equal(v.n, 216 - 2 * 24, 'every event a marker but sched_switch and _fork (thread tasks)');
 	assert.equal(v.threads, 21, '7 pids x 3 names');
 	assert.equal(v.lanes.length, 4 + 21, 'a lane per stream, then one per thread');
 	assert.ok(v.lanes.includes('bash 1001'), v.lanes.join(', '));
@@ -294,6 +294,34 @@ test('LTTng events: marks on CPU and thread lanes, their fields on hover', async
 	const tl = await p.evaluate((m) => rtrView.laneY(4 + m.thread), m);
 	assert.ok(await p.evaluate(([x, y]) => rtrView.markerAt(x, y), [x, tl]) >= 0);
 	await shot(p, 'lttng');
+	await p.close();
+});
+
+test('LTTng kernel scheduler events: thread tasks, their runs on the CPU lanes, a wake-up', async () => {
+	// make-traces.py's SCHED_STORY: bash forks a child that runs on CPU 1; a kworker and sshd ran
+	const sched = new URL('../data/lttng-kernel/sched', import.meta.url).pathname;
+	const p = await open(page('sched', [sched]));
+	const v = await p.evaluate(() => ({ n: rtrView.ntasks, f: rtrView.frame, lanes: rtrView.lanes,
+		markers: rtrView.nmarkers }));
+	assert.equal(v.n, 5, 'bash, its two children (one thread id, reused), sshd and a kworker');
+	assert.equal(v.f.lanes, 2, 'a lane per CPU');
+	assert.equal(v.f.runs, 5, 'their five runs drawn on the CPU lanes');
+	assert.equal(v.markers, 3, 'the events the task model does not read');
+	const k = await p.evaluate(() => rtrView.task(rtrView.findTask('kworker/0:1')));
+	assert.equal(k.kind, 'thread');
+	const d = await p.evaluate((t) => rtrView.details(t), k.task);
+	assert.deepEqual(d.cpus.map((x) => [x.runs, x.ns]), [[1, 1000]], 'ran 1 us on one CPU');
+	assert.equal(d.cpus[0].cpu, v.lanes[0], 'on CPU 0');
+	const sshd = await p.evaluate(() => rtrView.details(rtrView.findTask('sshd')));
+	assert.equal(sshd.cpus[0].cpu, v.lanes[1], 'sshd on CPU 1');
+	const sig = v.f.arrows.filter((a) => a.kind === 'signal');
+	assert.equal(sig.length, 1, 'bash woke its child');
+	// a run's pixels on its lane: kworker's, on CPU 0, 2 to 3 us after the start
+	const [x, y] = await p.evaluate((kt) => [(rtrView.xOf(kt.start) + rtrView.xOf(kt.end)) / 2,
+		rtrView.laneY(0)], k);
+	const px = await pixels(p, x, y);
+	assert.ok(px[0].some((c) => c < 200), 'a run drawn there: ' + px[0]);
+	await shot(p, 'sched');
 	await p.close();
 });
 

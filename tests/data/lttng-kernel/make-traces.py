@@ -21,6 +21,13 @@ with extended headers, 27-bit timestamps that wrap, discarded events and a
 lost packet.  Only the text and the bytes are ours; the shapes are
 lttng-modules'.  The tests read them with ringtrace and babeltrace2 and
 compare the two.
+
+It writes two more, DIR/sched and DIR/sched-odd: the scheduler's events
+(sched_switch, _process_fork, _exit, _free, _waking, _wakeup) on two CPUs
+with fields that tell one story (SCHED_STORY), which the task model turns
+into threads, runs, a fork, an exit and a wake-up; and the same with a
+thread id of another type in three classes (a string, missing, an
+enumeration), which stay markers, and sched_waking's comm a string.
 """
 import sys
 
@@ -454,11 +461,105 @@ def write_trace(d, name, be, long_bits, with_contexts, uuid_str):
                 f.write(data)
 
 
+def sched_schema(odd):
+    """The scheduler's events as lttng-modules declares them; @odd: with fields of other types."""
+    def I(size, signed=False):
+        return Int(size, signed)
+    chars = Array(I(8, True), 16)
+    chars.elem.enc = 'UTF8'
+    pid = I(32, True)
+    task = [('comm', chars), ('tid', pid), ('prio', I(32, True))]
+    wake = task + [('target_cpu', I(32, True))]
+    sch = [e for e in schema(False, 64) if e[0] in ('sched_switch', 'sched_process_fork',
+                                                     'syscall_entry_openat')]
+    sch += [('sched_process_exit', 0, task), ('sched_process_free', 0, task),
+            ('sched_waking', 0, wake), ('sched_wakeup', 0, wake)]
+    if odd:
+        # next_tid a string, no child_tid, an exiting tid that is an enumeration
+        sch[0] = ('sched_switch', 0, [(n, Str() if n == 'next_tid' else t)
+                                      for n, t in sch[0][2]])
+        sch[1] = ('sched_process_fork', 0, [(n, t) for n, t in sch[1][2] if n != 'child_tid'])
+        sch[3] = ('sched_process_exit', 0, [(n, Enum(pid, [('a', 100)]) if n == 'tid' else t)
+                                            for n, t in task])
+        # and a comm that is a string: the thread id after it is found by a walk
+        sch[5] = ('sched_waking', 0, [(n, Str() if n == 'comm' else t) for n, t in wake])
+    return sch
+
+
+# What sched/ holds, per CPU: (time after 1 ms, event, its values by field name).  Two CPUs:
+# bash (100) forks a child (101) that runs on CPU 1, execs ls and exits; a kworker (7) runs
+# between; sshd (50) was running on CPU 1 before its first event; bash forks again, and the
+# kernel gives the new child the ended one's thread id.  tests/tools/test_model.c
+# checks the model built from it against this story.
+SCHED_STORY = {
+    0: [(1000, 'sched_switch', dict(prev_comm=b'swapper/0', prev_tid=0, prev_state=0,
+                                    next_comm=b'bash', next_tid=100)),
+        (2000, 'sched_process_fork', dict(parent_comm=b'bash', parent_tid=100, parent_pid=100,
+                                          child_comm=b'bash', child_tid=101, child_pid=101,
+                                          vtids=[101])),
+        (2500, 'sched_waking', dict(comm=b'bash', tid=101, target_cpu=1)),
+        (2600, 'sched_wakeup', dict(comm=b'bash', tid=101, target_cpu=1)),
+        (3000, 'sched_switch', dict(prev_comm=b'bash', prev_tid=100, prev_state=1,
+                                    next_comm=b'kworker/0:1', next_tid=7)),
+        (4000, 'sched_switch', dict(prev_comm=b'kworker/0:1', prev_tid=7, prev_state=1,
+                                    next_comm=b'swapper/0', next_tid=0)),
+        (9000, 'sched_waking', dict(comm=b'bash', tid=100, target_cpu=0)),
+        (9500, 'sched_switch', dict(prev_comm=b'swapper/0', prev_tid=0, prev_state=0,
+                                    next_comm=b'bash', next_tid=100)),
+        (9600, 'sched_process_fork', dict(parent_comm=b'bash', parent_tid=100, parent_pid=100,
+                                          child_comm=b'bash', child_tid=101, child_pid=101,
+                                          vtids=[101])),
+        (11000, 'syscall_entry_openat', dict(dfd=-100, filename=b'/etc/passwd'))],
+    1: [(1200, 'syscall_entry_openat', dict(dfd=-100, filename=b'/etc/ssh/sshd_config')),
+        (1500, 'sched_switch', dict(prev_comm=b'sshd', prev_tid=50, prev_state=1,
+                                    next_comm=b'swapper/1', next_tid=0)),
+        (2700, 'sched_switch', dict(prev_comm=b'swapper/1', prev_tid=0, prev_state=0,
+                                    next_comm=b'bash', next_tid=101)),
+        (4800, 'sched_process_exit', dict(comm=b'ls', tid=101)),
+        (5000, 'sched_switch', dict(prev_comm=b'ls', prev_tid=101, prev_state=128,
+                                    next_comm=b'swapper/1', next_tid=0)),
+        (8000, 'sched_process_free', dict(comm=b'ls', tid=101))],
+}
+
+
+def sched_value(t, name, story):
+    v = story.get(name)
+    if name == '_vtids_length':
+        return len(story.get('vtids', []))
+    if v is None:
+        v = b'' if isinstance(t, Str) else 0
+    if isinstance(t, Array):
+        return list((v + b'\0' * t.n)[:t.n])
+    if isinstance(t, Str) and isinstance(v, int):
+        return str(v).encode()
+    return v
+
+
+def write_sched_trace(d, name, odd, uuid_str):
+    """A small kernel trace of the scheduler's events whose fields tell one story."""
+    import os
+    TRACE_BE[0] = False
+    os.makedirs('%s/%s' % (d, name), exist_ok=True)
+    events = [(ename, 0, i, fields) for i, (ename, sid, fields) in
+              enumerate(sched_schema(odd))]
+    with open('%s/%s/metadata' % (d, name), 'w') as f:
+        f.write(metadata(False, 64, None, uuid_str, events))
+    uuid = bytes.fromhex(uuid_str.replace('-', ''))
+    by_name = {e[0]: e for e in events}
+    for cpu, story in SCHED_STORY.items():
+        pkt = [(by_name[ev], [sched_value(t, n, vals) for n, t in by_name[ev][3]],
+                1000000 + ts, False) for ts, ev, vals in story]
+        with open('%s/%s/channel0_%d' % (d, name, cpu), 'wb') as f:
+            f.write(packet(False, 64, uuid, 0, cpu, 0, 0, pkt, None, 1000000))
+
+
 def main():
     d = sys.argv[1]
     write_trace(d, 'x86_64', False, 64, False, '2a6422d0-6cee-11e0-8c08-cb07d7b3a564')
     write_trace(d, 'ppc64-be', True, 64, False, '3b7533e1-7dff-42f1-9d19-dc18e8c4b675')
     write_trace(d, 'contexts', False, 32, True, '4c8644f2-8e00-4302-ae2a-ed29f9d5c786')
+    write_sched_trace(d, 'sched', False, '5d9755a3-9f11-4413-bf3b-fe3ae6e6d897')
+    write_sched_trace(d, 'sched-odd', True, '6ea866b4-a022-4524-80cc-0f4bf7f7e9a8')
 
 
 if __name__ == '__main__':
