@@ -22,4 +22,6 @@ void tr_clock_second(struct tr_clock *k, unsigned __int128 t)
 	k->base = s * k->freq;
 	k->sec = ss > INT64_MAX ? INT64_MAX : (int64_t)ss;
 	k->valid = true;
+	k->c64 = k->base >= k->offset && k->base - k->offset <= UINT64_MAX;
+	k->cbase = k->c64 ? (uint64_t)(k->base - k->offset) : 0;
 }

@@ -25,6 +25,9 @@ struct tr_clock {
 	unsigned __int128 base;
 	int64_t sec;
 	bool valid;
+	/* @base less the offset, in cycles, when it fits (@c64): the test in 64 bits */
+	bool c64;
+	uint64_t cbase;
 	bool small;		/* freq * 1e9 fits in 64 bits */
 };
 
@@ -36,12 +39,17 @@ void tr_clock_second(struct tr_clock *k, unsigned __int128 t);
 /* ns = offset_s * 1e9 + (offset + cycles) * 1e9 / freq, exactly (floor). */
 static inline void tr_clock_ns(struct tr_clock *k, uint64_t cycles, int64_t *sec, uint32_t *nsec)
 {
-	unsigned __int128 t = (unsigned __int128)k->offset + cycles;
 	uint64_t rem, q;
 
-	if (__builtin_expect(!k->valid || t < k->base || t - k->base >= k->freq, 0))
-		tr_clock_second(k, t);
-	rem = (uint64_t)(t - k->base);	/* < freq */
+	if (__builtin_expect(k->c64 && cycles >= k->cbase && cycles - k->cbase < k->freq, 1)) {
+		rem = cycles - k->cbase;
+	} else {
+		unsigned __int128 t = (unsigned __int128)k->offset + cycles;
+
+		if (!k->valid || t < k->base || t - k->base >= k->freq)
+			tr_clock_second(k, t);
+		rem = (uint64_t)(t - k->base);	/* < freq */
+	}
 	if (k->freq == 1000000000u) {
 		q = rem;
 	} else if (k->small) {

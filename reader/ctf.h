@@ -141,6 +141,23 @@ enum tr_role {
 	TR_NROLES
 };
 
+/*
+ * How reader/text.c prints a field of a skip plan without a generic step: a
+ * plain integer of 1, 2, 4 or 8 bytes (unsigned, then signed), or a string.
+ */
+enum tr_put {
+	TR_PUT_NONE,
+	TR_PUT_U8,
+	TR_PUT_U16,
+	TR_PUT_U32,
+	TR_PUT_U64,
+	TR_PUT_S8,
+	TR_PUT_S16,
+	TR_PUT_S32,
+	TR_PUT_S64,
+	TR_PUT_STRING,
+};
+
 /* A variant's option: the tag values @lo to @hi select the op @op. */
 struct tr_vopt {
 	int64_t lo, hi;
@@ -162,6 +179,7 @@ struct tr_op {
 	uint8_t role;		/* enum tr_role */
 	bool sign, be, text;
 	bool plain;		/* a whole little-endian decimal integer of 8 to 64 bits */
+	uint8_t put;		/* enum tr_put */
 	uint8_t base;
 	uint16_t size;		/* bits: integers, floats */
 	uint32_t align;		/* bits */

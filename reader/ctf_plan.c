@@ -502,6 +502,11 @@ static int finish_plan(struct compiler *c, struct tr_plan *p)
 		op->plain = op->code == TR_OP_INT && op->type->kind == TR_TK_INT && op->base == 10 &&
 			    !op->be && op->align <= 8 && op->reg < 0 &&
 			    (op->size == 8 || op->size == 16 || op->size == 32 || op->size == 64);
+		if (op->plain)
+			op->put = (uint8_t)((op->sign ? TR_PUT_S8 : TR_PUT_U8) +
+					    __builtin_ctz(op->size / 8));
+		else
+			op->put = op->code == TR_OP_STRING ? TR_PUT_STRING : TR_PUT_NONE;
 
 		p->roles |= 1u << op->role;
 		if (op->reg >= 0 || op->role != TR_ROLE_NONE)

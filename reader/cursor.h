@@ -53,6 +53,8 @@ enum tr_item {
  * @packets: @events: @events_lost: @packets_lost: totals so far (of the
  *	whole stream when a merge chains its chunks).  @threads: of @events,
  *	the thread records (the ring's, not the program's events).
+ * @dips: @dip_off: in another producer's trace, the packets whose
+ *	events_discarded went down (counted as no loss), the first one's offset.
  * @failed: @err: the damage, once found.
  *
  * Everything before @err is the cursor's state: copying that much copies
@@ -103,6 +105,7 @@ struct tr_cursor {
 
 	/* totals */
 	uint64_t packets, events, events_lost, packets_lost, threads;
+	uint64_t dips, dip_off;	/* general CTF: events_discarded went down, first where */
 	bool failed;
 	char err[512];
 };

@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "reader/ctf.h"
 #include "reader/text.h"
 #include "reader/trace.h"
@@ -13,13 +16,6 @@ const char tr_dig2[200] = {
 	"30313233343536373839" "40414243444546474849" "50515253545556575859"
 	"60616263646566676869" "70717273747576777879" "80818283848586878889"
 	"90919293949596979899"
-};
-
-const uint64_t tr_pow10[20] = {
-	0, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
 };
 
 static const char hexd[] = "0123456789abcdef";
@@ -129,36 +125,107 @@ char *tr_put_float(char *p, float v)
 
 #define CHUNK 16384u	/* input bytes per room check */
 
+/*
+ * The bytes of the 8 at @s that esc[] escapes (below 0x20, NUL included;
+ * '"', '\\'; 0x7f and above), as the high bit of each in a little-endian
+ * word: exact for the lowest such byte, the only one the callers use (a
+ * borrow only marks bytes above a marked one).
+ */
+static inline uint64_t esc_mask(const uint8_t *s)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+	uint64_t x, q, b;
+
+	memcpy(&x, s, 8);
+	x = le64toh(x);
+	q = x ^ (ones * '"');
+	b = x ^ (ones * '\\');
+	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b) | x |
+		((x & ~highs) + ones)) & highs;
+}
+
+/*
+ * The index of the first byte of the 16 at @s that esc[] escapes (or that
+ * ends a C string), 16 if none: one SSE2 compare of each kind where there
+ * is SSE2 (a signed "below 0x20" also takes 0x80 and above), else two
+ * words of esc_mask().
+ */
+static inline unsigned esc_first16(const uint8_t *s)
+{
+#ifdef __SSE2__
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+	__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+					      _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f))),
+				 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+					      _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+
+	return (unsigned)__builtin_ctz((unsigned)_mm_movemask_epi8(m) | 0x10000u);
+#else
+	uint64_t m = esc_mask(s);
+
+	if (m)
+		return (unsigned)__builtin_ctzll(m) / 8;
+	m = esc_mask(s + 8);
+	return m ? 8 + (unsigned)__builtin_ctzll(m) / 8 : 16;
+#endif
+}
+
+/*
+ * Copy the bytes from @*sp that need no escape, up to @e or the first that
+ * does (then at @*sp), sixteen at a time where sixteen are readable before
+ * @e.  @p has room for what is copied and 16 bytes more.
+ */
+static inline char *put_plain_run(char *p, const uint8_t **sp, const uint8_t *e)
+{
+	const uint8_t *s = *sp;
+
+	while (e - s >= 16) {
+		unsigned k = esc_first16(s);
+
+		memcpy(p, s, 16);
+		if (k < 16) {
+			*sp = s + k;
+			return p + k;
+		}
+		p += 16;
+		s += 16;
+	}
+	while (s < e && !esc[*s])
+		*p++ = (char)*s++;
+	*sp = s;
+	return p;
+}
+
+/* The escape of the byte @c (esc[@c] set): 2 or 4 bytes. */
+static inline char *put_escape(char *p, uint8_t c)
+{
+	*p++ = '\\';
+	*p++ = esc[c];
+	if (esc[c] == 'x') {
+		*p++ = hexd[c >> 4];
+		*p++ = hexd[c & 15];
+	}
+	return p;
+}
+
 void tr_text_string(struct tr_text *t, const uint8_t *s, size_t n)
 {
+	const uint8_t *end = s + n;
 	char *p = tr_text_room(t, 1);
 
 	*p = '"';
 	t->len++;
-	while (n) {
-		size_t chunk = n > CHUNK ? CHUNK : n;
-		const uint8_t *e = s + chunk;
+	while (s < end) {
+		const uint8_t *e = end - s > CHUNK ? s + CHUNK : end;
 
-		p = tr_text_room(t, 4 * chunk + 1);
-		while (s < e) {
-			const uint8_t *r = s;
-
-			while (r < e && !esc[*r])
-				r++;
-			p = tr_put(p, s, (size_t)(r - s));
-			s = r;
-			if (s < e) {
-				*p++ = '\\';
-				*p++ = esc[*s];
-				if (esc[*s] == 'x') {
-					*p++ = hexd[*s >> 4];
-					*p++ = hexd[*s & 15];
-				}
-				s++;
-			}
+		p = tr_text_room(t, 4 * (size_t)(e - s) + 1);
+		for (;;) {
+			p = put_plain_run(p, &s, e);
+			if (s == e)
+				break;
+			p = put_escape(p, *s++);
 		}
 		t->len = (size_t)(p - t->buf);
-		n -= chunk;
 	}
 	p = tr_text_room(t, 1);
 	*p = '"';
@@ -207,52 +274,45 @@ static inline bool align_to(struct tr_walk *w, uint32_t align)
 }
 
 /*
+ * The rest of text_cstring() from @s, the opening quote written and @p
+ * with room for 4 * 256 + 1 bytes.
+ */
+static const uint8_t *cstring_rest(struct tr_text *t, char *p, const uint8_t *s,
+				   const uint8_t *end)
+{
+	for (;;) {
+		const uint8_t *e = end - s > 256 ? s + 256 : end;
+
+		for (;;) {
+			p = put_plain_run(p, &s, e);
+			if (s == e)
+				break;
+			if (!*s) {
+				*p++ = '"';
+				t->len = (size_t)(p - t->buf);
+				return s;
+			}
+			p = put_escape(p, *s++);
+		}
+		t->len = (size_t)(p - t->buf);
+		if (s == end)
+			return NULL;
+		p = tr_text_room(t, 4 * 256 + 1);
+	}
+}
+
+/*
  * The NUL-terminated string at @s (before @end), quoted and escaped, in one
- * pass: the escape table stops the scan at its NUL too.  Return: its NUL;
- * NULL if there is none before @end (what was before it is printed).
+ * pass: the escape scan stops at its NUL too.  Return: its NUL; NULL if
+ * there is none before @end (what was before it is printed).
  */
 static const uint8_t *text_cstring(struct tr_text *t, const uint8_t *s, const uint8_t *end)
 {
-	char *p = tr_text_room(t, 1);
+	/* 256 input bytes at most per room check, 4 output bytes each, and the quotes */
+	char *p = tr_text_room(t, 4 * 256 + 2);
 
-	*p = '"';
-	t->len++;
-	for (;;) {
-		/* 256 input bytes at most per room check, 4 output bytes each */
-		const uint8_t *e = end - s > 256 ? s + 256 : end;
-		const uint8_t *r = s;
-
-		p = tr_text_room(t, 4 * 256 + 1);
-		for (;;) {
-			while (r < e && !esc[*r])
-				r++;
-			/* a short run, with readable bytes behind it: one vector move */
-			if (r - s <= 16 && end - s >= 16) {
-				memcpy(p, s, 16);
-				p += r - s;
-			} else {
-				p = tr_put(p, s, (size_t)(r - s));
-			}
-			if (r == e || !*r)
-				break;
-			*p++ = '\\';
-			*p++ = esc[*r];
-			if (esc[*r] == 'x') {
-				*p++ = hexd[*r >> 4];
-				*p++ = hexd[*r & 15];
-			}
-			s = ++r;
-		}
-		t->len = (size_t)(p - t->buf);
-		if (r == end)
-			return NULL;
-		if (r < e) {
-			*tr_text_room(t, 1) = '"';
-			t->len++;
-			return r;
-		}
-		s = r;
-	}
+	*p++ = '"';
+	return cstring_rest(t, p, s, end);
 }
 
 /* The label of @v in enumeration @et, or NULL. */
@@ -454,41 +514,93 @@ static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, ui
 /*
  * A plan of whole-byte integers, floats and strings at a byte boundary
  * (tr_plan.skip): its room reserved once, the plain integers printed
- * straight from their bytes.
+ * straight from their bytes, the strings by text_cstring(), each by its
+ * op's tr_put kind; anything else by text_one().
  */
-static int text_simple(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
+int tr_text_skip(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
 {
+	const struct tr_op *op = p->ops, *last = p->ops + p->nops;
+	const uint8_t *s = w->pkt + w->bit / 8, *end = w->pkt + w->end / 8;
 	char *q = tr_text_room(t, p->room);
 
-	for (uint32_t i = 0; i < p->nops; i++) {
-		const struct tr_op *op = &p->ops[i];
+	q = first ? tr_put_pad(q, op->lead + 2, op->leadn - 2) : tr_put_pad(q, op->lead, op->leadn);
+	for (;;) {
+		unsigned k = op->put;
+		uint64_t v;
 
-		q = first ? tr_put_pad(q, op->lead + 2, op->leadn - 2) :
-		    tr_put_pad(q, op->lead, op->leadn);
-		first = false;
-		if (__builtin_expect(op->plain, 1) && w->end - w->bit >= op->size) {
-			uint64_t v = tr_read_bits(w->pkt, w->bit, op->size, false);
+		if (__builtin_expect(k - TR_PUT_U8 < TR_PUT_STRING - TR_PUT_U8, 1) &&
+		    (size_t)(end - s) >= op->size / 8u) {
+			switch (k) {
+			case TR_PUT_U8:
+				v = s[0];
+				break;
+			case TR_PUT_U16:
+				v = ld16(s);
+				break;
+			case TR_PUT_U32:
+				v = ld32(s);
+				break;
+			case TR_PUT_S8:
+				v = (uint64_t)(int64_t)(int8_t)s[0];
+				break;
+			case TR_PUT_S16:
+				v = (uint64_t)(int64_t)(int16_t)ld16(s);
+				break;
+			case TR_PUT_S32:
+				v = (uint64_t)(int64_t)(int32_t)ld32(s);
+				break;
+			default:	/* U64, S64 */
+				v = ld64(s);
+				break;
+			}
+			s += op->size / 8u;
+			if (k >= TR_PUT_S8 && (int64_t)v < 0) {
+				*q++ = '-';
+				v = (uint64_t)0 - v;
+			}
+			q = tr_put_u64(q, v);
+		} else if (k == TR_PUT_STRING) {
+			/* up to 64 bytes needing no escape, 16 at a time, in the op's room */
+			const uint8_t *r = s;
+			char *o = q + 1;
 
-			if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
-				v |= ~0ull << op->size;
-			q = op->sign ? tr_put_s64(q, (int64_t)v) : tr_put_u64(q, v);
-			w->bit += op->size;
-			continue;
-		}
-		t->len = (size_t)(q - t->buf);
-		if (op->code == TR_OP_STRING) {
-			const uint8_t *s = w->pkt + w->bit / 8;
-			const uint8_t *z = text_cstring(t, s, w->pkt + w->end / 8);
+			*q = '"';
+			while (end - r >= 16 && r - s < 64) {
+				unsigned n = esc_first16(r);
 
-			if (!z)
+				memcpy(o, r, 16);
+				r += n;
+				o += n;
+				if (n < 16)
+					break;
+			}
+			if (__builtin_expect(r < end && !*r, 1)) {
+				*o++ = '"';
+				q = o;
+				s = r + 1;
+			} else {
+				/* escapes, a long string or the packet's end: the general way */
+				t->len = (size_t)(q - t->buf);
+				s = text_cstring(t, s, end);
+				if (!s)
+					return -EPROTO;
+				s++;
+				q = tr_text_room(t, p->room);
+			}
+		} else {
+			t->len = (size_t)(q - t->buf);
+			w->bit = (uint64_t)(s - w->pkt) * 8;
+			if (text_one(t, p->ops, (uint32_t)(op - p->ops), w, 0))
 				return -EPROTO;
-			w->bit += (uint64_t)(z - s + 1) * 8;
-		} else if (text_one(t, p->ops, i, w, 0)) {
-			return -EPROTO;
+			s = w->pkt + w->bit / 8;
+			q = tr_text_room(t, p->room);
 		}
-		q = tr_text_room(t, p->room);
+		if (++op == last)
+			break;
+		q = tr_put_pad(q, op->lead, op->leadn);
 	}
 	t->len = (size_t)(q - t->buf);
+	w->bit = (uint64_t)(s - w->pkt) * 8;
 	return 0;
 }
 
@@ -497,7 +609,7 @@ int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
 	if (!p->nops)
 		return 0;
 	if (p->skip && !(w->bit % 8))
-		return text_simple(t, p, w, first);
+		return tr_text_skip(t, p, w, first);
 	if (!align_to(w, p->align))
 		return -EPROTO;
 	return text_range(t, p->ops, 0, p->nops, w, first, 0);

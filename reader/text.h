@@ -62,7 +62,6 @@ static inline char *tr_text_room(struct tr_text *t, size_t n)
 /* ---- formatting into a buffer with room ---------------------------------------- */
 
 extern const char tr_dig2[200];		/* "00" "01" ... "99" */
-extern const uint64_t tr_pow10[20];
 
 static inline char *tr_put(char *p, const void *s, size_t n)
 {
@@ -82,14 +81,6 @@ static inline char *tr_put_pad(char *p, const char *s, size_t n)
 	return p + n;
 }
 
-/* Decimal digits of @v: 1..20. */
-static inline unsigned tr_ndigits(uint64_t v)
-{
-	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-
-	return t - (v < tr_pow10[t]) + 1;
-}
-
 /* Exactly 8 digits, zero-padded: two independent halves. */
 static inline void tr_put_8(char *p, uint32_t x)
 {
@@ -101,24 +92,44 @@ static inline void tr_put_8(char *p, uint32_t x)
 	memcpy(p + 6, tr_dig2 + 2 * (b % 100), 2);
 }
 
-/* @x < 10^8, no padding. */
+/* @x < 10^4, no padding: a pair or two, the first maybe one digit. */
+static inline char *tr_put_4(char *p, uint32_t x)
+{
+	uint32_t a, b;
+
+	if (x < 100) {
+		if (x < 10) {
+			*p = (char)('0' + x);
+			return p + 1;
+		}
+		memcpy(p, tr_dig2 + 2 * x, 2);
+		return p + 2;
+	}
+	a = x / 100;
+	b = x - a * 100;
+	if (a < 10) {
+		*p = (char)('0' + a);
+		memcpy(p + 1, tr_dig2 + 2 * b, 2);
+		return p + 3;
+	}
+	memcpy(p, tr_dig2 + 2 * a, 2);
+	memcpy(p + 2, tr_dig2 + 2 * b, 2);
+	return p + 4;
+}
+
+/* @x < 10^8, no padding: the digits above the last four, then those four. */
 static inline char *tr_put_small(char *p, uint32_t x)
 {
-	unsigned n = tr_ndigits(x);
-	char *e = p + n;
+	uint32_t a, b;
 
-	while (x >= 100) {
-		uint32_t d = x / 100;
-
-		e -= 2;
-		memcpy(e, tr_dig2 + 2 * (x - d * 100), 2);
-		x = d;
-	}
-	if (x >= 10)
-		memcpy(e - 2, tr_dig2 + 2 * x, 2);
-	else
-		e[-1] = (char)('0' + x);
-	return p + n;
+	if (x < 10000)
+		return tr_put_4(p, x);
+	a = x / 10000;
+	b = x - a * 10000;
+	p = tr_put_4(p, a);
+	memcpy(p, tr_dig2 + 2 * (b / 100), 2);
+	memcpy(p + 2, tr_dig2 + 2 * (b % 100), 2);
+	return p + 4;
 }
 
 static inline __attribute__((always_inline)) char *tr_put_u64(char *p, uint64_t v)
@@ -185,5 +196,12 @@ void tr_text_fields(struct tr_text *t, const struct tr_class *cls, const uint8_t
  * the text up to there.
  */
 int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first);
+
+/*
+ * tr_text_skip() - tr_text_plan() for a plan with skip steps (tr_plan.skip)
+ * at a byte boundary, called directly: its fields printed by their kind
+ * (enum tr_put), without the generic walk.
+ */
+int tr_text_skip(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first);
 
 #endif /* RTR_READER_TEXT_H */

@@ -97,6 +97,11 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 			printf("  lost before its first packet: %" PRIu64 " packets and %" PRIu64
 			       " events (overwritten by a flight recorder, or written before the "
 			       "trace was joined)\n", c->first_seq, c->first_events);
+		if (c->dips)
+			printf("  events_discarded went down in %" PRIu64 " packet%s (the first at "
+			       "offset %" PRIu64 "): the producer's glitch, counted as no loss "
+			       "(babeltrace2 counts 2^64 minus the drop)\n", c->dips,
+			       c->dips == 1 ? "" : "s", c->dip_off);
 		if (r == TR_ERROR) {
 			fprintf(stderr, "ringtrace check: %s\n", c->err);
 			printf("  damage: %s\n", c->err);

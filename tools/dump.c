@@ -64,9 +64,13 @@ struct dump {
 	struct tr_text o;
 	struct tr_clock clk;
 	bool clock_seconds, delta;
-	/* the cached "[HH:MM:SS." (or "[SECONDS.") of second @tsec */
+	/*
+	 * the cached "[HH:MM:SS." (or "[SECONDS.") of second @tsec, @tn bytes,
+	 * then the first five digits of its nanoseconds, @thi (>= 10^5: none yet)
+	 */
 	char tstr[48];
 	size_t tn;
+	uint32_t thi;
 	int64_t tsec;
 	bool tvalid;
 	/* the previous event's time, for the delta */
@@ -133,6 +137,8 @@ static char *put_enum(char *p, const struct dfield *df, uint32_t v)
 static inline __attribute__((always_inline)) char *put_time(struct dump *d, char *p, int64_t sec,
 							   uint32_t nsec)
 {
+	uint32_t hi, lo;
+
 	if (__builtin_expect(!d->tvalid || sec != d->tsec, 0)) {
 		time_t tt = (time_t)sec;
 		struct tm tm;
@@ -146,6 +152,7 @@ static inline __attribute__((always_inline)) char *put_time(struct dump *d, char
 			d->tn = (size_t)snprintf(d->tstr, sizeof(d->tstr), "[%" PRId64 ".", sec);
 		else
 			d->tn = 0;	/* before the epoch: not cached */
+		d->thi = UINT32_MAX;
 	}
 	if (__builtin_expect(!d->tn, 0)) {
 		/* sec < 0: show -|t| */
@@ -160,11 +167,22 @@ static inline __attribute__((always_inline)) char *put_time(struct dump *d, char
 		*p++ = '.';
 		return tr_put_9(p, nsec);
 	}
-	p = tr_put_pad(p, d->tstr, d->tn);
-	return tr_put_9(p, nsec);
+	/* the first five digits of the nanoseconds change every 10 us: cached too */
+	hi = nsec / 10000;
+	lo = nsec - hi * 10000;
+	if (__builtin_expect(hi != d->thi, 0)) {
+		d->thi = hi;
+		d->tstr[d->tn] = (char)('0' + hi / 10000);
+		memcpy(d->tstr + d->tn + 1, tr_dig2 + 2 * (hi % 10000 / 100), 2);
+		memcpy(d->tstr + d->tn + 3, tr_dig2 + 2 * (hi % 100), 2);
+	}
+	p = tr_put_pad(p, d->tstr, d->tn + 5);
+	memcpy(p, tr_dig2 + 2 * (lo / 100), 2);
+	memcpy(p + 2, tr_dig2 + 2 * (lo % 100), 2);
+	return p + 4;
 }
 
-static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
+static char *put_delta_slow(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 {
 	__int128 dt;
 
@@ -194,6 +212,30 @@ static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 		*p++ = ')';
 	}
 	d->psec = sec;
+	d->pnsec = nsec;
+	return p;
+}
+
+/* " (+S.nnnnnnnnn)": the time since the previous event (inline: same second, forwards). */
+static inline __attribute__((always_inline)) char *put_delta(struct dump *d, char *p, int64_t sec,
+							    uint32_t nsec)
+{
+	if (__builtin_expect(!d->have_prev || sec != d->psec || nsec < d->pnsec, 0))
+		return put_delta_slow(d, p, sec, nsec);
+	if (nsec - d->pnsec < 10000) {
+		/* under 10 us: the last four digits */
+		static const char lead[TR_TEXT_PAD] = " (+0.00000";
+		uint32_t dt = nsec - d->pnsec;
+
+		p = tr_put_pad(p, lead, 10);
+		memcpy(p, tr_dig2 + 2 * (dt / 100), 2);
+		memcpy(p + 2, tr_dig2 + 2 * (dt % 100), 2);
+		p += 4;
+	} else {
+		p = tr_put(p, " (+0.", 5);
+		p = tr_put_9(p, nsec - d->pnsec);
+	}
+	*p++ = ')';
 	d->pnsec = nsec;
 	return p;
 }
@@ -318,55 +360,18 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 	d->events += cls != c->md->thread;	/* the ring's thread records are not counted */
 }
 
-/*
- * A general CTF event (reader/ctf.h): its stream's and its class's
- * contexts, when it has them, then its fields, each group in braces:
- * "name: { vtid = 12 }, { a = 1, b = "x" }".  The cursor checked every
- * field: the walks here stay inside the packet.
- */
-static void emit_ctf_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
-			   const struct dstream *ds)
+/* An event's contexts and fields, each group in braces: "{ vtid = 12 }, { a = 1 }\n". */
+static void emit_ctf_groups(struct dump *d, const struct tr_cursor *c, struct tr_walk *wp)
 {
 	const struct tr_class *cls = c->cls;
-	const struct dclass *dc = &dcls[cls - c->md->classes];
 	const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
 	const struct tr_plan *plan[3] = { &sc->event_context, cls->context, cls->payload };
 	const uint64_t at[3] = { c->sctx_bit, c->ctx_bit, c->pl_bit };
 	struct tr_text *o = &d->o;
-	struct tr_walk w;
-	int64_t sec;
-	uint32_t nsec;
+	struct tr_walk w = *wp;
 	bool group = false;
 	char *p;
 
-	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
-	p = tr_text_room(o, 128 + ds->pren + dc->headn);
-	p = put_time(d, p, sec, nsec);
-	*p++ = ']';
-	if (d->delta)
-		p = put_delta(d, p, sec, nsec);
-	p = tr_put_pad(p, ds->pre, ds->pren);
-	p = tr_put_pad(p, dc->head, dc->headn);
-	o->len = (size_t)(p - o->buf);
-	w.pkt = c->s->data + c->pkt_off;
-	w.end = (c->pkt_end - c->pkt_off) * 8;
-	w.regs = c->md->ctf->regs;
-	if (__builtin_expect(!dc->contexts, 1)) {
-		/* the fields alone: "name: { a = 1 }" */
-		p = tr_text_room(o, 1);
-		*p = ' ';
-		o->len++;
-		w.bit = c->pl_bit;
-		w.budget = tr_walk_budget(w.end - w.bit);
-		tr_text_plan(o, cls->payload, &w, true);
-		p = tr_text_room(o, 3);
-		if (cls->payload->nops)
-			*p++ = ' ';
-		p = tr_put(p, "}\n", 2);
-		o->len = (size_t)(p - o->buf);
-		d->events++;
-		return;
-	}
 	for (int i = 0; i < 3; i++) {
 		if (i < 2 && !plan[i]->nops)
 			continue;
@@ -389,6 +394,57 @@ static void emit_ctf_event(struct dump *d, const struct tr_cursor *c, const stru
 	*p = '\n';
 	o->len++;
 	d->events++;
+}
+
+/*
+ * A general CTF event (reader/ctf.h): its stream's and its class's
+ * contexts, when it has them, then its fields, each group in braces:
+ * "name: { vtid = 12 }, { a = 1, b = "x" }".  The cursor checked every
+ * field: the walks here stay inside the packet.
+ */
+static inline __attribute__((always_inline)) void
+emit_ctf_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
+	       const struct dstream *ds)
+{
+	const struct tr_class *cls = c->cls;
+	const struct dclass *dc = &dcls[cls - c->md->classes];
+	struct tr_text *o = &d->o;
+	struct tr_walk w;
+	int64_t sec;
+	uint32_t nsec;
+	char *p;
+
+	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
+	p = tr_text_room(o, 128 + ds->pren + dc->headn);
+	p = put_time(d, p, sec, nsec);
+	*p++ = ']';
+	if (d->delta)
+		p = put_delta(d, p, sec, nsec);
+	p = tr_put_pad(p, ds->pre, ds->pren);
+	p = tr_put_pad(p, dc->head, dc->headn);
+	w.pkt = c->s->data + c->pkt_off;
+	w.end = (c->pkt_end - c->pkt_off) * 8;
+	w.regs = c->md->ctf->regs;
+	if (__builtin_expect(!dc->contexts, 1)) {
+		/* the fields alone: "name: { a = 1 }" */
+		*p++ = ' ';
+		o->len = (size_t)(p - o->buf);
+		w.bit = c->pl_bit;
+		w.budget = tr_walk_budget(w.end - w.bit);
+		if (cls->payload->skip && !(w.bit % 8))
+			tr_text_skip(o, cls->payload, &w, true);
+		else
+			tr_text_plan(o, cls->payload, &w, true);
+		p = tr_text_room(o, 3);
+		if (cls->payload->nops)
+			*p++ = ' ';
+		p = tr_put(p, "}\n", 2);
+		o->len = (size_t)(p - o->buf);
+		d->events++;
+		return;
+	}
+	o->len = (size_t)(p - o->buf);
+	emit_ctf_groups(d, c, &w);
 }
 
 static void emit_loss(struct dump *d, const struct tr_cursor *c, const struct dstream *ds,

@@ -15,7 +15,8 @@
 # 3. Each recorded by the installed `ringtrace record` (the shared ones with
 #    LD_LIBRARY_PATH, as an uninstalled prefix needs); its threads print their
 #    gettid() and write inst:work events carrying it and the pid: `dump` shows
-#    each thread's EVENTS events with its tid and the program's pid, `stats`
+#    each thread's EVENTS events with its tid and the program's pid, each
+#    attributed to that tid and pid by the trace's thread records, `stats`
 #    counts them under inst:work, `export --format chrome` has them as
 #    instants with their fields.  record --pthread finds the installed preload.
 # 4. make uninstall leaves no file behind.
@@ -154,8 +155,9 @@ for p in $progs; do
 	check "$p: dump shows $((threads * events)) inst:work events" \
 		test "$(grep -c ' inst:work: ' "$p.dump")" -eq $((threads * events))
 	for t in $tids; do
-		check "$p: dump: thread $t's $events events carry its tid and pid $pid" test \
-			"$(grep -c " inst:work: { tid = $t, pid = $pid, seq = " "$p.dump")" -eq "$events"
+		check "$p: dump: thread $t's $events events carry its tid and pid $pid, and the trace's thread records attribute them to it" test \
+			"$(grep -c " pid $pid tid $t inst:work: { tid = $t, pid = $pid, seq = " "$p.dump")" \
+			-eq "$events"
 	done
 	"$bin" stats "trace-$p" > "$p.stats" 2> /dev/null
 	check "$p: stats counts $((threads * events)) events of class inst:work" \

@@ -199,12 +199,11 @@ Test(pthread_preload, sort_parallel_is_traced_and_its_output_unchanged, .init = 
 }
 
 /*
- * A program that writes its own events: a worker's first slow-path write
- * registers it with urcu-bp while urcu-bp's registry lock is held (by the
- * main thread, until the worker sleeps on it).  That wait is libringtrace's:
- * recorded, it made a mutex task, and (forced by pt_own.c, 2 runs in 3)
- * the event written after it registered the thread again under the lock it
- * had taken: a hang.
+ * A program that writes its own events: a worker exits, and so unregisters
+ * from urcu-bp, while the main thread holds urcu-bp's registry lock
+ * (pt_own.c).  That wait and that unlock are libringtrace's: recorded, the
+ * wait made a mutex task (every run, with the wrappers tracing it), and the
+ * unlock's signal could register the exiting thread again under the lock.
  */
 Test(pthread_preload, libringtrace_own_locks_are_not_traced, .init = setup, .fini = teardown)
 {

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/tools/test_text.c - reader/text's formatting, which dump prints
+ * every value with, against slow references: integers against printf at
+ * every power of ten and on a sweep, strings against a byte-at-a-time
+ * escape with every byte value at every position (the scan takes 8 and 16
+ * bytes at a time, so the positions around those matter), and a general
+ * CTF plan of strings and integers (the skip plans' own path).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include "reader/ctf.h"
+#include "reader/text.h"
+#include "reader/tsdl.h"
+
+TestSuite(reader_text);
+
+/* The escape text.h documents, a byte at a time. */
+static size_t ref_escape(char *o, const uint8_t *s, size_t n)
+{
+	size_t k = 0;
+
+	o[k++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+
+		if (c == '"' || c == '\\')
+			k += (size_t)sprintf(o + k, "\\%c", c);
+		else if (c == '\n')
+			k += (size_t)sprintf(o + k, "\\n");
+		else if (c == '\t')
+			k += (size_t)sprintf(o + k, "\\t");
+		else if (c < 0x20 || c >= 0x7f)
+			k += (size_t)sprintf(o + k, "\\x%02x", c);
+		else
+			o[k++] = (char)c;
+	}
+	o[k++] = '"';
+	return k;
+}
+
+static void expect_number(uint64_t v, bool sign)
+{
+	char want[32], got[32 + TR_TEXT_PAD], *e;
+
+	if (sign) {
+		snprintf(want, sizeof(want), "%" PRId64, (int64_t)v);
+		e = tr_put_s64(got, (int64_t)v);
+	} else {
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		e = tr_put_u64(got, v);
+	}
+	*e = 0;
+	cr_expect_str_eq(got, want);
+}
+
+Test(reader_text, integers_print_as_printf_does)
+{
+	uint64_t x = 88172645463325252ull;
+
+	for (int k = 0; k < 20; k++) {
+		uint64_t p = 1;
+
+		for (int j = 0; j < k; j++)
+			p *= 10;
+		for (uint64_t v = p - 1; v <= p + 1; v++) {
+			expect_number(v, false);
+			expect_number(v, true);
+			expect_number((uint64_t)0 - v, true);
+		}
+	}
+	expect_number(UINT64_MAX, false);
+	expect_number((uint64_t)INT64_MIN, true);
+	expect_number((uint64_t)INT64_MAX, true);
+	for (int i = 0; i < 200000; i++) {
+		/* xorshift, shifted to every magnitude */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		expect_number(x >> (i % 64), false);
+		expect_number(x >> (i % 64), true);
+	}
+}
+
+Test(reader_text, strings_escape_every_byte_at_every_position)
+{
+	struct tr_text t;
+	uint8_t s[48];
+	char want[4 * sizeof(s) + 2];
+
+	cr_assert_eq(tr_text_init(&t, NULL, 0), 0);
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t at = 0; at < (n ? n : 1); at++) {
+			for (unsigned c = 0; c < 256; c++) {
+				size_t wn;
+
+				for (size_t i = 0; i < n; i++)
+					s[i] = (uint8_t)('a' + i % 26);
+				if (n)
+					s[at] = (uint8_t)c;
+				t.len = 0;
+				tr_text_string(&t, s, n);
+				wn = ref_escape(want, s, n);
+				cr_assert_eq(t.len, wn, "length %zu, byte 0x%02x at %zu", n, c, at);
+				cr_assert(!memcmp(t.buf, want, wn),
+					  "length %zu, byte 0x%02x at %zu: %.*s", n, c, at,
+					  (int)t.len, t.buf);
+			}
+		}
+	}
+	tr_text_free(&t);
+}
+
+static const char tsdl[] =
+	"/* CTF 1.8 */\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 8; align = 8; signed = true; } := int8_t;\n"
+	"typealias integer { size = 16; align = 8; signed = true; } := int16_t;\n"
+	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
+	"trace { major = 1; minor = 8; byte_order = le;\n"
+	"	packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"
+	"stream { id = 0; event.header := struct { uint32_t id; }; };\n"
+	"event { name = \"e\"; id = 0; stream_id = 0; fields := struct {\n"
+	"	string a; uint8_t u; int8_t b; string c; int16_t h; int64_t q; string d; }; };\n";
+
+/* One record of the class above: strings @a, @c, @d, then the integers after each. */
+static size_t record(uint8_t *r, const char *a, const char *c, const char *d, uint8_t u,
+		     int8_t b, int16_t h, int64_t q)
+{
+	size_t n = 0;
+
+	n += strlen(a) + 1;
+	memcpy(r, a, n);
+	r[n++] = u;
+	r[n++] = (uint8_t)b;
+	memcpy(r + n, c, strlen(c) + 1);
+	n += strlen(c) + 1;
+	memcpy(r + n, &h, 2);	/* little-endian hosts: as the trace says */
+	n += 2;
+	memcpy(r + n, &q, 8);
+	n += 8;
+	memcpy(r + n, d, strlen(d) + 1);
+	return n + strlen(d) + 1;
+}
+
+Test(reader_text, skip_plans_print_strings_and_integers)
+{
+	static const char *const strs[] = {
+		"", "x", "/index.html", "0123456789abcdef", "0123456789abcdefg",
+		"tab\there", "quote\"and\\slash", "\x7f\x80\xff", "new\nline",
+		"a string longer than the sixty-four bytes taken in line, "
+		"with an escape \" at its end",
+	};
+	const size_t ns = sizeof(strs) / sizeof(strs[0]);
+	struct tr_metadata md;
+	struct tr_text t;
+	char err[256], want[1024], ea[400], ec[400], ed[400];
+	char *text = strdup(tsdl);
+	uint8_t pkt[600];
+
+	cr_assert_eq(tr_parse_metadata(&md, text, strlen(text), "metadata", err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_not_null(md.ctf);
+	cr_assert_eq(md.nclasses, 1);
+	cr_assert_not_null(md.classes[0].payload->skip, "the payload has skip steps");
+	cr_assert_eq(tr_text_init(&t, NULL, 0), 0);
+	for (size_t i = 0; i < ns * ns * ns; i++) {
+		const char *a = strs[i % ns], *c = strs[i / ns % ns], *d = strs[i / ns / ns];
+		int64_t q = (int64_t)(i * 0x9e3779b97f4a7c15ull);
+		struct tr_walk w = { 0 };
+		size_t n, room[] = { 0, 16 };
+
+		for (int r = 0; r < 2; r++) {
+			/* the record at the packet's end, and with bytes after it */
+			n = record(pkt, a, c, d, (uint8_t)i, (int8_t)(i * 7), (int16_t)(i * 1000),
+				   q);
+			memset(pkt + n, 'z', room[r]);
+			w.pkt = pkt;
+			w.bit = 0;
+			w.end = (n + room[r]) * 8;
+			w.regs = md.ctf->regs;
+			w.budget = tr_walk_budget(w.end);
+			t.len = 0;
+			cr_assert_eq(tr_text_plan(&t, md.classes[0].payload, &w, true), 0,
+				     "record %zu, %d bytes after: %.*s", i, (int)room[r],
+				     (int)t.len, t.buf);
+			ea[ref_escape(ea, (const uint8_t *)a, strlen(a))] = 0;
+			ec[ref_escape(ec, (const uint8_t *)c, strlen(c))] = 0;
+			ed[ref_escape(ed, (const uint8_t *)d, strlen(d))] = 0;
+			snprintf(want, sizeof(want),
+				 "a = %s, u = %u, b = %d, c = %s, h = %d, q = %" PRId64
+				 ", d = %s", ea, (uint8_t)i, (int8_t)(i * 7), ec,
+				 (int16_t)(i * 1000), q, ed);
+			cr_assert_eq(t.len, strlen(want), "%.*s\n%s", (int)t.len, t.buf, want);
+			cr_assert(!memcmp(t.buf, want, t.len), "%.*s\n%s", (int)t.len, t.buf, want);
+			cr_assert_eq(w.bit, n * 8, "the walk ends after the record");
+		}
+	}
+	tr_text_free(&t);
+	tr_metadata_free(&md);
+	free(text);
+}
