@@ -1021,6 +1021,18 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int 
 			w->role[TR_ROLE_PROCNAME] = w->bit;
 			w->roles |= 1u << TR_ROLE_PROCNAME;
 		}
+		/*
+		 * Elements of whole bytes that nothing refers to (a comm, a byte
+		 * buffer): contiguous, their size is enough.
+		 */
+		if (op->next == i + 2 && ops[i + 1].code == TR_OP_INT && ops[i + 1].reg < 0 &&
+		    !ops[i + 1].role && !(ops[i + 1].size % 8) && ops[i + 1].align <= 8 &&
+		    !(w->bit % ops[i + 1].align)) {
+			if (n > (w->end - w->bit) / ops[i + 1].size)
+				return wfail(w, op, "runs past the packet's content");
+			w->bit += n * ops[i + 1].size;
+			return 0;
+		}
 		/* every element costs an op of the budget: no length makes this loop long */
 		for (uint64_t k = 0; k < n; k++) {
 			int r = walk_range(ops, i + 1, op->next, w, depth + 1);

@@ -219,6 +219,30 @@ Test(interop_lttng, kernel_traces_read_as_babeltrace2_says)
 	}
 }
 
+/*
+ * A kernel record whose char array (sched_switch's prev_comm, walked by its
+ * size) runs past the packet's content: damage, named by file, offset and
+ * field, not a read past the content.
+ */
+Test(interop_lttng, a_kernel_char_array_past_the_content_is_damage)
+{
+	char dir[] = "/dev/shm/rtr-kcut-XXXXXX", cmd[PATH_MAX * 3 + 512], *out;
+	int st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	/* content_size (offset 48 of the first packet): 768 bits, 8 bytes into prev_comm */
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/tests/data/lttng-kernel/sched' '%s/t' && "
+		 "printf '\\000\\003\\000\\000\\000\\000\\000\\000' | "
+		 "dd of='%s/t/channel0_0' bs=1 seek=48 conv=notrunc 2>/dev/null && "
+		 "'%s/ringtrace' dump '%s/t' 2>&1 >/dev/null", srcdir(), dir, dir, t_bindir(), dir);
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 1, "%s", out);
+	cr_expect_not_null(strstr(out, "channel0_0: offset 88: sched_switch: field 'prev_comm': "
+				  "runs past the packet's content"), "%s", out);
+	free(out);
+	rm_rf(dir);
+}
+
 /* The kernel metadata as the reader sees it: its streams, classes and plans. */
 Test(interop_lttng, kernel_metadata_parses_into_streams_classes_and_plans)
 {
