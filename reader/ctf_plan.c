@@ -669,26 +669,23 @@ static int32_t plan_clock(const struct tr_ctf *ctf, const struct tr_plan *p, enu
 	return -2;
 }
 
-int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struct tr_arena **arena,
-		   const char *fname, char *err, size_t errlen)
+/* tr_ctf_compile()'s work; its callers free the symbols, whatever it returns. */
+static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_ctf_parsed *in)
 {
-	struct compiler c = {
-		.fname = fname, .err = err, .errlen = errlen, .arena = arena, .in = in,
-	};
 	struct tr_ctf *ctf;
 	uint32_t keep, ncls = 0;
 	int32_t used_clock = -2;
 	bool several = false;
 
-	ctf = tr_arena_alloc(arena, sizeof(*ctf));
+	ctf = tr_arena_alloc(c->arena, sizeof(*ctf));
 	if (!ctf)
-		return cnomem(&c);
+		return cnomem(c);
 	md->ctf = ctf;
-	c.ctf = ctf;
+	c->ctf = ctf;
 	if (!in->have_trace)
-		return cfail(&c, "metadata without a trace block");
+		return cfail(c, "metadata without a trace block");
 	ctf->be = in->order == TR_ORDER_BE;
-	c.trace_be = ctf->be;
+	c->trace_be = ctf->be;
 	ctf->has_uuid = in->has_uuid;
 	ctf->domain = in->domain;
 	ctf->tracer = in->tracer;
@@ -706,9 +703,9 @@ int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struc
 		md->uuid_str[o] = 0;
 	}
 	/* the clocks */
-	ctf->clocks = tr_arena_alloc(arena, (in->nclocks + 1) * sizeof(*ctf->clocks));
+	ctf->clocks = tr_arena_alloc(c->arena, (in->nclocks + 1) * sizeof(*ctf->clocks));
 	if (!ctf->clocks)
-		return cnomem(&c);
+		return cnomem(c);
 	for (uint32_t i = 0; i < in->nclocks; i++) {
 		struct tr_clock_class *k = &ctf->clocks[i];
 
@@ -716,55 +713,55 @@ int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struc
 		k->freq = in->clocks[i].freq ? in->clocks[i].freq : 1000000000u;
 		clock_offset(k, in->clocks[i].offset_s, in->clocks[i].offset);
 		if (!k->name) {
-			c.line = in->clocks[i].line;
-			return cfail(&c, "a clock without its name");
+			c->line = in->clocks[i].line;
+			return cfail(c, "a clock without its name");
 		}
 	}
 	ctf->nclocks = in->nclocks;
 	/* the packet header */
-	c.line = 1;
-	if (compile_root(&c, &ctf->packet_header, R_PACKET_HEADER, in->packet_header))
+	c->line = 1;
+	if (compile_root(c, &ctf->packet_header, R_PACKET_HEADER, in->packet_header))
 		goto fail;
 	/* the streams: one by default when events name none */
 	ctf->nstreams = in->nstreams;
-	ctf->streams = tr_arena_alloc(arena, (in->nstreams + 1) * sizeof(*ctf->streams));
+	ctf->streams = tr_arena_alloc(c->arena, (in->nstreams + 1) * sizeof(*ctf->streams));
 	if (!ctf->streams)
-		return cnomem(&c);
+		return cnomem(c);
 	if (!in->nstreams)
-		return cfail(&c, "metadata without a stream block");
+		return cfail(c, "metadata without a stream block");
 	for (uint32_t s = 0; s < in->nstreams; s++) {
 		struct tr_stream_class *sc = &ctf->streams[s];
 		const struct tr_ctf_pstream *ps = &in->streams[s];
 
-		c.line = ps->line;
+		c->line = ps->line;
 		if (!ps->has_id && in->nstreams > 1)
-			return cfail(&c, "a stream block without its id, among several");
+			return cfail(c, "a stream block without its id, among several");
 		sc->id = ps->id;
 		for (uint32_t t = 0; t < s; t++)
 			if (ctf->streams[t].id == sc->id)
-				return cfail(&c, "stream id %" PRIu64 " is used twice", sc->id);
+				return cfail(c, "stream id %" PRIu64 " is used twice", sc->id);
 	}
 	md->classes = calloc(in->nevents + 1, sizeof(*md->classes));
 	if (!md->classes)
-		return cnomem(&c);
+		return cnomem(c);
 	for (uint32_t s = 0; s < in->nstreams; s++) {
 		struct tr_stream_class *sc = &ctf->streams[s];
 		const struct tr_ctf_pstream *ps = &in->streams[s];
 		uint64_t maxid = 0;
 		uint32_t n = 0;
 
-		c.line = ps->line;
-		keep = c.nsyms;
-		if (compile_root(&c, &sc->packet_context, R_PACKET_CONTEXT, ps->packet_context) ||
-		    compile_root(&c, &sc->event_header, R_EVENT_HEADER, ps->event_header) ||
-		    compile_root(&c, &sc->event_context, R_STREAM_EVENT_CONTEXT,
+		c->line = ps->line;
+		keep = c->nsyms;
+		if (compile_root(c, &sc->packet_context, R_PACKET_CONTEXT, ps->packet_context) ||
+		    compile_root(c, &sc->event_header, R_EVENT_HEADER, ps->event_header) ||
+		    compile_root(c, &sc->event_context, R_STREAM_EVENT_CONTEXT,
 				 ps->event_context))
 			goto fail;
 		sc->clock = plan_clock(ctf, &sc->event_header, TR_ROLE_TS);
 		if (sc->clock == -2)
 			sc->clock = plan_clock(ctf, &sc->packet_context, TR_ROLE_TS_BEGIN);
 		if (sc->clock == -1)
-			return cfail(&c, "a timestamp maps to a clock no clock block declares");
+			return cfail(c, "a timestamp maps to a clock no clock block declares");
 		if (sc->clock >= 0) {
 			if (used_clock >= 0 && used_clock != sc->clock)
 				several = true;
@@ -779,48 +776,48 @@ int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struc
 			if (pe->has_stream_id ? pe->stream_id != sc->id :
 			    (in->nstreams > 1 && s != 0))
 				continue;
-			c.line = pe->line;
+			c->line = pe->line;
 			if (!pe->name)
-				return cfail(&c, "an event block without its name");
+				return cfail(c, "an event block without its name");
 			cl = &md->classes[ncls++];
 			cl->name = strdup(pe->name);
 			if (!cl->name)
-				return cnomem(&c);
+				return cnomem(c);
 			cl->line = pe->line;
 			cl->id = (uint32_t)(pe->has_id ? pe->id : 0);
 			if (pe->has_id && pe->id > UINT32_MAX)
-				return cfail(&c, "event id %" PRIu64 " is larger than 32 bits", pe->id);
+				return cfail(c, "event id %" PRIu64 " is larger than 32 bits", pe->id);
 			cl->stream = s;
 			cl->loglevel = (int32_t)pe->loglevel;
-			cl->context = tr_arena_alloc(arena, sizeof(*cl->context));
-			cl->payload = tr_arena_alloc(arena, sizeof(*cl->payload));
+			cl->context = tr_arena_alloc(c->arena, sizeof(*cl->context));
+			cl->payload = tr_arena_alloc(c->arena, sizeof(*cl->payload));
 			if (!cl->context || !cl->payload)
-				return cnomem(&c);
-			ekeep = c.nsyms;
-			if (compile_root(&c, (struct tr_plan *)cl->context, R_EVENT_CONTEXT,
+				return cnomem(c);
+			ekeep = c->nsyms;
+			if (compile_root(c, (struct tr_plan *)cl->context, R_EVENT_CONTEXT,
 					 pe->context) ||
-			    compile_root(&c, (struct tr_plan *)cl->payload, R_EVENT_FIELDS,
+			    compile_root(c, (struct tr_plan *)cl->payload, R_EVENT_FIELDS,
 					 pe->fields))
 				goto fail;
-			drop_syms(&c, ekeep);
+			drop_syms(c, ekeep);
 			if (cl->id > maxid)
 				maxid = cl->id;
 			n++;
 		}
-		drop_syms(&c, keep);
+		drop_syms(c, keep);
 		/* index them: dense below MAX_DENSE_IDS, the rest sorted */
 		sc->nids = (uint32_t)(n ? (maxid < MAX_DENSE_IDS ? maxid + 1 : MAX_DENSE_IDS) : 0);
-		sc->classes = tr_arena_alloc(arena, (sc->nids + 1) * sizeof(*sc->classes));
-		sc->sorted = tr_arena_alloc(arena, (n + 1) * sizeof(*sc->sorted));
+		sc->classes = tr_arena_alloc(c->arena, (sc->nids + 1) * sizeof(*sc->classes));
+		sc->sorted = tr_arena_alloc(c->arena, (n + 1) * sizeof(*sc->sorted));
 		if (!sc->classes || !sc->sorted)
-			return cnomem(&c);
+			return cnomem(c);
 		for (uint32_t i = ncls - n; i < ncls; i++)
 			sc->sorted[sc->nsorted++] = &md->classes[i];
 		qsort(sc->sorted, sc->nsorted, sizeof(*sc->sorted), cmp_class_ptr);
 		for (uint32_t i = 0; i < sc->nsorted; i++) {
 			if (i && sc->sorted[i]->id == sc->sorted[i - 1]->id) {
-				c.line = sc->sorted[i]->line;
-				return cfail(&c, "event id %u is used twice in stream %" PRIu64,
+				c->line = sc->sorted[i]->line;
+				return cfail(c, "event id %u is used twice in stream %" PRIu64,
 					     sc->sorted[i]->id, sc->id);
 			}
 			if (sc->sorted[i]->id < sc->nids)
@@ -836,24 +833,24 @@ int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struc
 			found |= pe->has_stream_id ? pe->stream_id == ctf->streams[s].id :
 				 (in->nstreams == 1 || s == 0);
 		if (!found) {
-			c.line = pe->line;
-			return cfail(&c, "the event '%s' names stream %" PRIu64 ", which no stream "
+			c->line = pe->line;
+			return cfail(c, "the event '%s' names stream %" PRIu64 ", which no stream "
 				     "block declares", pe->name ? pe->name : "?", pe->stream_id);
 		}
 	}
 	/* every plan's final shape, now that every reference is resolved */
-	if (finish_plan(&c, &ctf->packet_header))
+	if (finish_plan(c, &ctf->packet_header))
 		goto fail;
 	for (uint32_t s = 0; s < ctf->nstreams; s++) {
-		if (finish_plan(&c, &ctf->streams[s].packet_context) ||
-		    finish_plan(&c, &ctf->streams[s].event_header) ||
-		    finish_plan(&c, &ctf->streams[s].event_context))
+		if (finish_plan(c, &ctf->streams[s].packet_context) ||
+		    finish_plan(c, &ctf->streams[s].event_header) ||
+		    finish_plan(c, &ctf->streams[s].event_context))
 			goto fail;
 		fast_header(&ctf->streams[s]);
 	}
 	for (uint32_t i = 0; i < md->nclasses; i++) {
-		if (finish_plan(&c, (struct tr_plan *)md->classes[i].context) ||
-		    finish_plan(&c, (struct tr_plan *)md->classes[i].payload))
+		if (finish_plan(c, (struct tr_plan *)md->classes[i].context) ||
+		    finish_plan(c, (struct tr_plan *)md->classes[i].payload))
 			goto fail;
 	}
 	/* the clock the cursors give times in: the one the streams use, or ns */
@@ -870,13 +867,23 @@ int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struc
 		md->ns_clocks = several;
 	}
 	ctf->nregs = ctf->nregs ? ctf->nregs : 1;
-	drop_syms(&c, 0);
-	free(c.syms);
 	return 0;
 fail:
+	return -EPROTO;
+}
+
+int tr_ctf_compile(struct tr_metadata *md, const struct tr_ctf_parsed *in, struct tr_arena **arena,
+		   const char *fname, char *err, size_t errlen)
+{
+	struct compiler c = {
+		.fname = fname, .err = err, .errlen = errlen, .arena = arena, .in = in,
+	};
+	int ret = compile(&c, md, in);
+
+	/* every return of compile(), the early ones too: a hostile metadata leaked them */
 	drop_syms(&c, 0);
 	free(c.syms);
-	return c.nomem ? -ENOMEM : -EPROTO;
+	return ret && c.nomem ? -ENOMEM : ret;
 }
 
 /* ---- walking ------------------------------------------------------------------ */
