@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <urcu-bp.h>
 #include <ringtrace/ringtrace.h>
 #include <ringtrace/event.h>
 #include "events/registry.h"
@@ -32,7 +33,8 @@ RTR_API struct rtr_ring *_Atomic rtr_slot;
 
 static pthread_mutex_t control = PTHREAD_MUTEX_INITIALIZER;
 static struct rtr_ring *ring;		/* the started ring, under @control */
-static uint64_t next_task_block = 1;
+static bool follow_forks = true;	/* under @control */
+static uint64_t next_task_block = 1;	/* while no region gives ids */
 static __thread uint64_t task_next __attribute__((tls_model("initial-exec")));
 static __thread uint64_t task_end __attribute__((tls_model("initial-exec")));
 
@@ -45,9 +47,14 @@ _Static_assert(RTR_REGISTRY_FIRST_ID == RTR_EV_BUILTIN_COUNT, "typed ids follow 
 static struct rtr_event_class *classes;
 static uint32_t next_class_id = RTR_REGISTRY_FIRST_ID;
 
-/* Counters: names kept here (to re-register into a new region) and values. */
+/*
+ * Counters: names kept here (to re-register into a new region) and values,
+ * by the id rtr_counter_register() gave; @counter_rid is the id the region
+ * knows it by (region-wide, since forked children register into it too).
+ */
 static char *counter_names[COUNTERS_MAX];
 static int64_t counter_values[COUNTERS_MAX];
+static uint32_t counter_rid[COUNTERS_MAX];
 static uint32_t ncounters;
 
 RTR_API int rtr_emit(uint32_t id, const void *payload, uint32_t len)
@@ -104,14 +111,36 @@ RTR_API void rtr_note(const char *fmt, ...)
 }
 
 /*
- * rtr_task_id() - a unique task id, never 0.  Each thread takes blocks of
- * 1024 from a global counter: one atomic add per 1024 ids, and ids stay
- * small, so records use the 32-bit forms for the first 4 billion tasks.
+ * A block of TASK_ID_BATCH ids: from the region while tracing, so that the
+ * processes writing into it (forked children) never share an id, else from
+ * this process's counter.  Under the read lock: a stop waits for it before
+ * it unmaps the region.
+ */
+static uint64_t task_block(void)
+{
+	struct rtr_ring *r;
+	uint64_t b;
+
+	urcu_bp_read_lock();
+	r = __atomic_load_n(&rtr_slot, __ATOMIC_CONSUME);
+	if (r)
+		b = __atomic_fetch_add(&r->hdr->next_task, TASK_ID_BATCH, __ATOMIC_RELAXED);
+	else
+		b = __atomic_fetch_add(&next_task_block, TASK_ID_BATCH, __ATOMIC_RELAXED);
+	urcu_bp_read_unlock();
+	return b;
+}
+
+/*
+ * rtr_task_id() - a unique task id, never 0, in the trace (every process
+ * writing into the region) and in the process.  Each thread takes blocks
+ * of 1024 from a counter: one atomic add per 1024 ids, and ids stay small,
+ * so records use the 32-bit forms for the first 4 billion tasks.
  */
 RTR_API uint64_t rtr_task_id(void)
 {
 	if (__builtin_expect(task_next == task_end, 0)) {
-		task_next = __atomic_fetch_add(&next_task_block, TASK_ID_BATCH, __ATOMIC_RELAXED);
+		task_next = task_block();
 		task_end = task_next + TASK_ID_BATCH;
 	}
 	return task_next++;
@@ -130,6 +159,7 @@ RTR_API void rtr_counter_set(uint32_t id, int64_t value)
 	__atomic_store_n(&counter_values[id], value, __ATOMIC_RELAXED);
 	if (!rtr_on)
 		return;
+	p.id = __atomic_load_n(&counter_rid[id], __ATOMIC_RELAXED);
 	memcpy(buf, &p, sizeof(p));
 	rtr_emit12(RTR_EV_COUNTER, buf);
 }
@@ -169,8 +199,19 @@ RTR_API int rtr_counter_register(const char *name, uint32_t *id)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (ring)
-		ret = rtr_registry_add_counter(ring->hdr, ncounters, name);
+	counter_rid[ncounters] = ncounters;
+	if (ring) {
+		struct rtr_region_hdr *h = ring->hdr;
+
+		rtr_region_lock(h);
+		counter_rid[ncounters] = h->next_counter;
+		ret = rtr_registry_add_counter(h, h->next_counter, name);
+		if (ret == -EINVAL)
+			ret = -ENOSPC;	/* the region's ids are used up */
+		if (!ret)
+			h->next_counter++;
+		rtr_region_unlock(h);
+	}
 	if (ret) {
 		free(counter_names[ncounters]);
 		goto out;
@@ -260,12 +301,21 @@ RTR_API int rtr_event_register(struct rtr_event_class *cls)
 		if (c == cls)
 			goto out;
 	}
-	cls->id = next_class_id;
-	if (ring)
+	if (ring) {
+		/* Ids are the region's: forked children register into it too. */
+		rtr_region_lock(ring->hdr);
+		cls->id = ring->hdr->next_class;
 		ret = registry_add_class(ring, cls);
-	if (ret)
-		goto out;
-	next_class_id++;
+		if (!ret)
+			ring->hdr->next_class++;
+		rtr_region_unlock(ring->hdr);
+		if (ret)
+			goto out;
+		if (cls->id >= next_class_id)
+			next_class_id = cls->id + 1;
+	} else {
+		cls->id = next_class_id++;
+	}
 	cls->next = classes;
 	classes = cls;
 	update_classes();
@@ -312,6 +362,54 @@ RTR_API const char *rtr_region_path(void)
 	return p;
 }
 
+/*
+ * fork(): @control is held across it, so that the child finds it free and
+ * the region's state consistent.  The child (its only thread is the one
+ * that forked) follows: it writes on into the same region, an entry of its
+ * own in the region's @procs, fresh task ids (the forking thread's block
+ * is the parent's too); or, not following, it stops tracing at once and is
+ * counted as untraced.  Registered after urcu-bp's handlers (ring.c), so
+ * that its prepare runs first and its child handler after urcu-bp's.
+ */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&control);
+	if (ring)
+		rtr_ring_fork_prepare(ring, follow_forks);
+}
+
+static void fork_parent(void)
+{
+	if (ring)
+		rtr_ring_fork_parent(ring);
+	pthread_mutex_unlock(&control);
+}
+
+static void fork_child(void)
+{
+	task_next = 0;
+	task_end = 0;
+	if (ring && rtr_ring_forked(ring, follow_forks)) {
+		/*
+		 * Not traced: no writer remains (this is the only thread), so
+		 * no grace period is needed.  The mapping stays (unmapping
+		 * frees memory, not async-signal-safe): it is never used.
+		 */
+		__atomic_store_n(&rtr_on, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&rtr_slot, NULL, __ATOMIC_RELEASE);
+		ring = NULL;
+		update_classes();
+	}
+	pthread_mutex_unlock(&control);
+}
+
+static void atfork_register(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 /**
  * rtr_start() - create a region and start tracing into it.
  * Return: 0; -EALREADY if tracing; -EINVAL for a bad config; -errno from
@@ -349,8 +447,15 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 	ret = rtr_ring_create(&r, &attr);
 	if (ret)
 		goto out;
-	for (uint32_t i = 0; i < ncounters && !ret; i++)
+	pthread_once(&atfork_once, atfork_register);
+	/* The region hands out the ids from here on: after ours. */
+	r->hdr->next_task = __atomic_load_n(&next_task_block, __ATOMIC_RELAXED);
+	r->hdr->next_counter = ncounters;
+	r->hdr->next_class = next_class_id;
+	for (uint32_t i = 0; i < ncounters && !ret; i++) {
+		counter_rid[i] = i;
 		ret = rtr_registry_add_counter(r->hdr, i, counter_names[i]);
+	}
 	for (struct rtr_event_class *c = classes; c && !ret; c = c->next)
 		ret = registry_add_class(r, c);
 	if (!ret)
@@ -360,6 +465,8 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 		goto out;
 	}
 	ring = r;
+	follow_forks = !(cfg && cfg->struct_size >= offsetof(struct rtr_config, flags) +
+			 sizeof(cfg->flags) && (cfg->flags & RTR_CONFIG_NO_FOLLOW_FORKS));
 	__atomic_store_n(&rtr_slot, r, __ATOMIC_RELEASE);
 	__atomic_store_n(&rtr_on, 1, __ATOMIC_RELEASE);
 	update_classes();
@@ -388,6 +495,13 @@ RTR_API int rtr_stop(void)
 	ret = rtr_ring_detach(&rtr_slot);
 	if (ret)
 		goto out;	/* the ring cannot be freed safely: keep it */
+	/* Later ids (untraced) stay clear of those the region gave this process. */
+	{
+		uint64_t rt = __atomic_load_n(&ring->hdr->next_task, __ATOMIC_RELAXED);
+
+		if (rt > __atomic_load_n(&next_task_block, __ATOMIC_RELAXED))
+			__atomic_store_n(&next_task_block, rt, __ATOMIC_RELAXED);
+	}
 	ret = rtr_ring_stop(ring);
 	rtr_ring_destroy(ring, false);
 	ring = NULL;
@@ -443,6 +557,8 @@ static void stop_at_exit(void)
  *                          dom0 (RTR_CONFIG_XEN), and tracing starts
  *   RINGTRACE_BLOCKING_TIMEOUT  microseconds a writer waits for room (discard
  *                          mode; "inf": no limit; default 0, never)
+ *   RINGTRACE_FOLLOW_FORKS=0  forked children do not trace (default 1: they
+ *                          write into the same region)
  * Problems are reported on stderr once; the program runs on untraced.
  */
 __attribute__((constructor)) static void start_from_env(void)
@@ -467,6 +583,15 @@ __attribute__((constructor)) static void start_from_env(void)
 	else if (mode && *mode && strcmp(mode, "discard"))
 		fprintf(stderr, "ringtrace: RINGTRACE_MODE=%s: use discard or overwrite; using discard\n",
 			mode);
+	{
+		const char *f = getenv("RINGTRACE_FOLLOW_FORKS");
+
+		if (f && !strcmp(f, "0"))
+			cfg.flags |= RTR_CONFIG_NO_FOLLOW_FORKS;
+		else if (f && *f && strcmp(f, "1"))
+			fprintf(stderr, "ringtrace: RINGTRACE_FOLLOW_FORKS=%s: use 0 or 1; following "
+				"forks\n", f);
+	}
 	cfg.packet_size = env_u32("RINGTRACE_PACKET_SIZE", 0);
 	cfg.packets_per_cpu = env_u32("RINGTRACE_PACKETS", 0);
 	{
@@ -491,6 +616,12 @@ __attribute__((constructor)) static void start_from_env(void)
 			"statically), and another one traces the process (`record --pthread` preloads it): "
 			"the program's own events are not recorded; link it with the shared library "
 			"(-lringtrace) to record both\n");
+		return;
+	}
+	if (ret == -EEXIST && cfg.path && rtr_region_taken(cfg.path) == 0) {
+		fprintf(stderr, "ringtrace: %s is the region of another process of this trace "
+			"(this program was exec'd by a traced one): this one, pid %d, runs untraced\n",
+			cfg.path, (int)getpid());
 		return;
 	}
 	if (ret) {

@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu-bp.h>
@@ -35,6 +38,8 @@ static __thread int rtr_nest __attribute__((tls_model("initial-exec")));
 #ifdef RTR_HAVE_RSEQ_FASTPATH
 static int rseq_emulated;	/* bench under valgrind: see rtr_ring_bench_emulate_rseq() */
 #endif
+
+_Static_assert(sizeof(struct rtr_region_hdr) <= RTR_REGION_HDR_SIZE, "the header fits its page");
 
 #define ROUND8(x)	(((x) + 7) & ~(uint64_t)7)
 #define COMMIT_TRIES	1000	/* bound against a peer that scribbles on @prod */
@@ -382,9 +387,32 @@ static int append(struct rtr_ring *ring, const struct cursor *k, uint32_t id,
 	return ret;
 }
 
-static bool try_lock(struct rtr_cpu_ctl *cb)
+/*
+ * The portable path's lock word holds its owner's pid: processes that share
+ * the region after a fork share the locks, and one killed while holding a
+ * lock is found dead (steal_lock()).
+ */
+static bool try_lock(const struct rtr_ring *ring, struct rtr_cpu_ctl *cb)
 {
-	return __atomic_exchange_n(&cb->lock, 1, __ATOMIC_ACQUIRE) == 0;
+	uint32_t free_ = 0;
+
+	return __atomic_compare_exchange_n(&cb->lock, &free_, ring->pid, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static bool pid_dead(uint32_t pid)
+{
+	return pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* A lock whose owner process died: take it (its write never committed). */
+static bool steal_lock(const struct rtr_ring *ring, struct rtr_cpu_ctl *cb)
+{
+	uint32_t owner = rtr_load(&cb->lock);
+
+	return owner != ring->pid && pid_dead(owner) &&
+	       __atomic_compare_exchange_n(&cb->lock, &owner, ring->pid, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
 }
 
 static void unlock(struct rtr_cpu_ctl *cb)
@@ -407,7 +435,7 @@ static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
 		struct cursor k;
 		int ret;
 
-		if (!try_lock(cb))
+		if (!try_lock(ring, cb))
 			continue;
 		for (int n = 0;; n++) {
 			cursor_load(ring, &k, cpu, true);
@@ -772,6 +800,10 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	h->metadata_cap = METADATA_CAP;
 	h->metadata_len = 0;
 	h->producer_pid = (uint32_t)getpid();
+	h->procs[0] = h->producer_pid;
+	h->nprocs = 1;
+	ring->pid = h->producer_pid;
+	ring->fork_slot = -1;
 	h->header_size = RTR_PACKET_HDR_SIZE;
 	h->state = RTR_STATE_RUNNING;
 
@@ -899,8 +931,10 @@ static int flush_all(struct rtr_ring *ring, bool include_empty, bool writers_gon
 			/* Portable path writers (if any) hold the lock while writing. */
 			int spins = 0;
 
-			while (!try_lock(cb)) {
+			while (!try_lock(ring, cb)) {
 				if (++spins > 1000) {
+					if (steal_lock(ring, cb))
+						break;
 					err = -EBUSY;
 					goto next;
 				}
@@ -972,10 +1006,230 @@ static int carry_tail_loss(struct rtr_ring *ring, uint32_t cpu)
 	return close_packet(ring, &k) ? -EAGAIN : 0;
 }
 
+/*
+ * The processes writing into the region (struct rtr_region_hdr @procs): the
+ * creator, then each forked child that follows.  @nprocs counts the entries
+ * in use; it is raised before an entry is taken and lowered after one is
+ * freed, so it never reads 0 while a process writes, and the process whose
+ * decrement brings it to 0 stops the region.  A fork reserves the child's
+ * entry in the parent, before fork() (RTR_PROC_FORKING | parent's pid), and
+ * the parent waits for the child to claim it (rtr_ring_fork_parent()):
+ * a parent that exits at once must not leave the region looking finished
+ * while its child is about to write.  A process that died without leaving
+ * (killed, _exit) is freed by whoever leaves next, or by nobody: the
+ * consumer then sees every pid dead.
+ */
+#define RTR_PROC_FORKING	0x80000000u
+#define FORK_CLAIM_WAIT_NS	(1000ull * 1000 * 1000)
+
+static void untrack(struct rtr_region_hdr *h, uint32_t i, uint32_t entry, bool *last)
+{
+	if (__atomic_compare_exchange_n(&h->procs[i], &entry, 0, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED) &&
+	    __atomic_sub_fetch(&h->nprocs, 1, __ATOMIC_ACQ_REL) == 0)
+		*last = true;
+}
+
+/*
+ * This process leaves @procs, with the entries it reserved for children that
+ * never claimed them, and frees dead processes' entries.
+ * Return: whether it was last.
+ */
+static bool leave(struct rtr_ring *ring)
+{
+	struct rtr_region_hdr *h = ring->hdr;
+	bool last = false;
+
+	for (uint32_t i = 0; i < RTR_REGION_PROCS; i++) {
+		uint32_t e = rtr_load(&h->procs[i]);
+
+		if ((e & ~RTR_PROC_FORKING) == ring->pid || (e && pid_dead(e & ~RTR_PROC_FORKING)))
+			untrack(h, i, e, &last);
+	}
+	return last;
+}
+
 /**
- * rtr_ring_stop() - after rtr_ring_detach(): close every open packet, even
- * an empty one (it carries the final events_discarded), mark the region
- * stopped and wake the consumer so it drains and finishes.
+ * rtr_ring_untraced() - count process @pid as one that runs untraced
+ * although the region was meant for it (not followed, no room in @procs,
+ * or a second program that found the region taken), for the consumer's
+ * report.
+ */
+RTR_API void rtr_ring_untraced(struct rtr_region_hdr *h, uint32_t pid)
+{
+	uint32_t n = __atomic_fetch_add(&h->untraced, 1, __ATOMIC_RELAXED);
+
+	if (n < RTR_REGION_UNTRACED_PIDS)
+		__atomic_store_n(&h->untraced_pids[n], pid, __ATOMIC_RELAXED);
+}
+
+/**
+ * rtr_region_taken() - this process was to create the region at @path and
+ * found it there: a region another process of the same trace created (a
+ * program exec'd by a traced one, under `ringtrace record`).  Count this
+ * process as untraced in it, and if it was itself writing into it before
+ * an exec (a followed child), leave it.  Anything else at @path is left
+ * alone.
+ * Return: 0 when it is a live region (counted in); -errno otherwise.
+ */
+RTR_API int rtr_region_taken(const char *path)
+{
+	struct rtr_region_hdr *h;
+	struct stat st;
+	bool last = false;
+	uint32_t self = (uint32_t)getpid();
+	int fd, ret = 0;
+
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_size < RTR_REGION_HDR_SIZE) {
+		close(fd);
+		return -EINVAL;
+	}
+	h = mmap(NULL, RTR_REGION_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (h == MAP_FAILED)
+		return -errno;
+	if (rtr_load_acquire(&h->magic) != RTR_REGION_MAGIC || h->abi_major != RTR_REGION_ABI_MAJOR ||
+	    h->abi_minor < 2 || rtr_load(&h->state) != RTR_STATE_RUNNING) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (uint32_t i = 0; i < RTR_REGION_PROCS; i++) {
+		uint32_t e = rtr_load(&h->procs[i]);
+
+		/* Its own, and any it reserved for a child before the exec. */
+		if ((e & ~RTR_PROC_FORKING) == self)
+			untrack(h, i, e, &last);
+	}
+	/* The last writer exec'd without stopping: the consumer finds every pid gone. */
+	for (uint32_t i = 0; i < RTR_REGION_UNTRACED_PIDS; i++) {
+		if (rtr_load(&h->untraced_pids[i]) == self)
+			goto out;	/* a child not followed, counted at fork */
+	}
+	__atomic_add_fetch(&h->untraced_exec, 1, __ATOMIC_RELAXED);
+	rtr_ring_untraced(h, self);
+out:
+	munmap(h, RTR_REGION_HDR_SIZE);
+	return ret;
+}
+
+/**
+ * rtr_ring_fork_prepare() - before fork(), in the parent (pthread_atfork()'s
+ * prepare handler, one fork at a time): reserve an entry of @procs for the
+ * child, if it is to @follow.  No room: the child will not trace.
+ */
+RTR_API void rtr_ring_fork_prepare(struct rtr_ring *ring, bool follow)
+{
+	struct rtr_region_hdr *h = ring->hdr;
+
+	ring->fork_slot = -1;
+	if (!follow)
+		return;
+	__atomic_add_fetch(&h->nprocs, 1, __ATOMIC_ACQ_REL);
+	for (uint32_t i = 0; i < RTR_REGION_PROCS; i++) {
+		uint32_t free_ = 0;
+
+		if (__atomic_compare_exchange_n(&h->procs[i], &free_, RTR_PROC_FORKING | ring->pid,
+						false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			ring->fork_slot = (int32_t)i;
+			return;
+		}
+	}
+	__atomic_sub_fetch(&h->nprocs, 1, __ATOMIC_ACQ_REL);
+}
+
+/**
+ * rtr_ring_fork_parent() - after fork(), in the parent: wait until the child
+ * has claimed its entry (a context switch, against the cost of a fork), for
+ * a second at most: fork() may have failed, and then the entry stays
+ * reserved until this process leaves.
+ */
+RTR_API void rtr_ring_fork_parent(struct rtr_ring *ring)
+{
+	uint32_t *w, res = RTR_PROC_FORKING | ring->pid;
+	uint64_t end;
+
+	if (ring->fork_slot < 0)
+		return;
+	w = &ring->hdr->procs[ring->fork_slot];
+	ring->fork_slot = -1;
+	end = rtr_monotonic_ns() + FORK_CLAIM_WAIT_NS;
+	while (rtr_load_acquire(w) == res && rtr_monotonic_ns() < end)
+		rtr_futex_wait(w, res, 10);
+}
+
+/**
+ * rtr_ring_forked() - in a child just forked from a process tracing into
+ * @ring, before it writes: claim the entry its parent reserved, or not
+ * follow.  The child has no flusher (the thread stayed in the parent).
+ * Only async-signal-safe calls: it runs in pthread_atfork()'s child handler.
+ * Return: 0 when the child writes on; -EPERM when not @follow, -ENOSPC
+ * when there was no room (or the parent gave the entry up), both counted
+ * as untraced: the caller must stop writing and never use @ring again.
+ */
+RTR_API int rtr_ring_forked(struct rtr_ring *ring, bool follow)
+{
+	struct rtr_region_hdr *h = ring->hdr;
+	uint32_t res = RTR_PROC_FORKING | ring->pid;
+	int32_t slot = ring->fork_slot;
+
+	ring->flusher_running = 0;
+	ring->flusher_stop = 0;
+	ring->fork_slot = -1;
+	ring->pid = (uint32_t)getpid();
+	if (follow && slot >= 0 &&
+	    __atomic_compare_exchange_n(&h->procs[slot], &res, ring->pid, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		__atomic_add_fetch(&h->followed, 1, __ATOMIC_RELAXED);
+		rtr_futex_wake(&h->procs[slot], INT_MAX);
+		return 0;
+	}
+	rtr_ring_untraced(h, ring->pid);
+	return follow ? -ENOSPC : -EPERM;
+}
+
+/**
+ * rtr_region_lock() - the lock of the region's metadata area and id
+ * counters, shared by the processes writing into it: @reg_lock holds its
+ * owner's pid; one that died holding it is taken over.
+ */
+RTR_API void rtr_region_lock(struct rtr_region_hdr *h)
+{
+	uint32_t self = (uint32_t)getpid();
+
+	for (int spins = 0;; spins++) {
+		uint32_t owner = 0;
+
+		if (__atomic_compare_exchange_n(&h->reg_lock, &owner, self, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+		if (spins > 100 && pid_dead(owner)) {
+			if (__atomic_compare_exchange_n(&h->reg_lock, &owner, self, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return;
+		}
+		if (spins > 100)
+			usleep(100);
+		else
+			sched_yield();
+	}
+}
+
+RTR_API void rtr_region_unlock(struct rtr_region_hdr *h)
+{
+	__atomic_store_n(&h->reg_lock, 0, __ATOMIC_RELEASE);
+}
+
+/**
+ * rtr_ring_stop() - after rtr_ring_detach(): this process leaves the
+ * region.  While other processes write into it (forked children), its open
+ * packets are closed as the flusher closes them, and the region goes on.
+ * The last process closes every open packet, even an empty one (it carries
+ * the final events_discarded), marks the region stopped and wakes the
+ * consumer so it drains and finishes.
  */
 RTR_API int rtr_ring_stop(struct rtr_ring *ring)
 {
@@ -983,6 +1237,11 @@ RTR_API int rtr_ring_stop(struct rtr_ring *ring)
 
 	/* The flusher publishes with rseq; from here on only plain stores. */
 	stop_flusher(ring);
+	if (!leave(ring)) {
+		ret = flush_all(ring, false, false);
+		wake_consumer(ring);
+		return ret;
+	}
 	ret = flush_all(ring, true, true);
 	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
 		int r = carry_tail_loss(ring, cpu);

@@ -150,6 +150,21 @@ char *t_sh(const char *cmd, int *status)
 	return out;
 }
 
+void t_tmpdir(char *dir, size_t len, const char *prefix)
+{
+	snprintf(dir, len, "/tmp/%s-XXXXXX", prefix);
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp %s", dir);
+}
+
+void t_rm_rf(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	free(t_sh(cmd, &st));
+}
+
 uint64_t t_json_u64(const char *json, const char *key)
 {
 	char pat[64];

@@ -42,6 +42,9 @@ const char *t_bindir(void);
  * standard output (malloc'd) and exit status (-1: killed).
  */
 char *t_sh(const char *cmd, int *status);
+/* A new directory /tmp/@prefix-XXXXXX in @dir (@len bytes), and its removal with all it holds. */
+void t_tmpdir(char *dir, size_t len, const char *prefix);
+void t_rm_rf(const char *dir);
 /* The number after "KEY": in @json (one line of a bt2_*.py script); fails if absent. */
 uint64_t t_json_u64(const char *json, const char *key);
 /* Wait up to @secs for child @pid; one that runs longer has hung: kill it, fail. */
