@@ -34,6 +34,7 @@ struct child {
 	bool exited;
 	uint64_t int_at;	/* when SIGINT came, if it did */
 	bool int_sent;
+	bool asked_stop;	/* SIGINT or SIGTERM came: once the program ends, stop */
 	struct rtr_session *s;
 };
 
@@ -56,6 +57,10 @@ static void reap(struct child *ch)
  */
 static void forward_term(struct child *ch)
 {
+	reap(ch);
+	/* Once the program is gone, the processes it left tracing are not waited for. */
+	if (cli_got_term || cli_got_int)
+		ch->asked_stop = true;
 	if (cli_got_term && !ch->exited)
 		kill(ch->pid, cli_got_term);
 	cli_got_term = 0;
@@ -76,7 +81,7 @@ static void forward_term(struct child *ch)
 static bool program_done(struct child *ch)
 {
 	return rtr_consumer_stopped(ch->s->c) ||
-	       (ch->exited && rtr_consumer_producer_gone(ch->s->c));
+	       (ch->exited && (ch->asked_stop || rtr_consumer_producer_gone(ch->s->c)));
 }
 
 static bool record_done(void *arg)
@@ -98,6 +103,10 @@ static void report_procs(const struct opts *o, const struct rtr_session *s)
 	if (p.followed && !o->quiet)
 		fprintf(stderr, "ringtrace record: %u forked process%s traced into the same trace\n",
 			p.followed, p.followed == 1 ? "" : "es");
+	if (p.writing && !rtr_consumer_producer_gone(s->c))
+		fprintf(stderr, "ringtrace record: interrupted while %u process%s still traced: "
+			"their later events are not in the trace\n", p.writing,
+			p.writing == 1 ? "" : "es");
 	if (!p.untraced)
 		return;
 	fprintf(stderr, "ringtrace record: %u process%s ran untraced:", p.untraced,

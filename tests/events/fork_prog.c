@@ -16,6 +16,9 @@
  *
  *   rtr-fork-prog run N        parent and children, N notes each
  *   rtr-fork-prog exec N       what an exec'd program runs: N "exec" notes
+ *   rtr-fork-prog linger N F   the parent's notes, and a child's that, once
+ *                              the parent has exited, writes its pid to file F
+ *                              and waits to be killed, tracing
  */
 #include <errno.h>
 #include <pthread.h>
@@ -144,13 +147,32 @@ int main(int argc, char **argv)
 	};
 	int nroles = (int)(sizeof(roles) / sizeof(roles[0])), fail = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: rtr-fork-prog run|exec N\n");
+	if (argc < 3) {
+		fprintf(stderr, "usage: rtr-fork-prog run|exec N, or linger N FILE\n");
 		return 2;
 	}
 	nnotes = atoi(argv[2]);
 	if (!strcmp(argv[1], "exec")) {
 		notes("exec");
+		return 0;
+	}
+	if (!strcmp(argv[1], "linger") && argc == 4 && rtr_tracing()) {
+		pid_t parent = getpid();
+
+		notes("parent");
+		if (fork() == 0) {
+			FILE *f;
+
+			alarm(300);	/* a test that failed leaves nothing behind for long */
+			notes("lingerer");
+			while (getppid() == parent)
+				usleep(1000);
+			f = fopen(argv[3], "w");
+			if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f))
+				_exit(3);
+			for (;;)
+				pause();
+		}
 		return 0;
 	}
 	if (!rtr_tracing()) {

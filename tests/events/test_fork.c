@@ -10,9 +10,13 @@
  * processes that ran untraced.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "tests/helpers.h"
@@ -275,5 +279,52 @@ Test(events_fork, children_not_followed_stop_tracing_and_are_named, .init = setu
 	cr_assert(strstr(msg, "8 processes ran untraced: pid "), "%s", msg);
 	cr_assert(strstr(msg, "8 forked children not followed (--no-follow-forks)"), "%s", msg);
 	cr_assert_null(strstr(msg, "forked processes traced"), "%s", msg);
+	free(msg);
+}
+
+Test(events_fork, record_waits_for_a_child_that_outlives_the_program_until_told_to_stop,
+     .init = setup, .fini = teardown)
+{
+	static struct trace t;
+	char trace[128], log[128], file[128], prog[PATH_MAX], rt[PATH_MAX], n[16], *msg;
+	FILE *f;
+	int st, child = 0;
+	pid_t rec;
+
+	snprintf(trace, sizeof(trace), "%s/trace", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(file, sizeof(file), "%s/lingerer", dir);
+	snprintf(prog, sizeof(prog), "%s/rtr-fork-prog", t_bindir());
+	snprintf(rt, sizeof(rt), "%s/ringtrace", t_bindir());
+	snprintf(n, sizeof(n), "%d", NOTES);
+	rec = fork();
+	cr_assert_geq(rec, 0);
+	if (rec == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execl(rt, "ringtrace", "record", "-o", trace, prog, "linger", n, file, (char *)NULL);
+		_exit(127);
+	}
+	/* The child writes the file once the program has exited. */
+	for (int i = 0; !(f = fopen(file, "r")); i++) {
+		cr_assert_eq(waitpid(rec, &st, WNOHANG), 0, "record ended before the child was ready");
+		cr_assert_lt(i, 60 * 100, "the child never said it was ready");
+		usleep(10000);
+	}
+	cr_assert_eq(fscanf(f, "%d", &child), 1);
+	fclose(f);
+	cr_assert_gt(child, 1);
+	cr_assert_eq(waitpid(rec, &st, WNOHANG), 0, "record waits while the child traces");
+	kill(rec, SIGTERM);
+	st = t_wait_exit(rec, 60, "record after SIGTERM");
+	kill(child, SIGKILL);
+	cr_assert_eq(st, 0, "record exits with the program's status");
+	read_trace(trace, &t);
+	complete(&t, "parent");
+	cr_assert_neq(complete(&t, "lingerer")->pid, find_role(&t, "parent")->pid);
+	msg = slurp(log);
+	cr_assert(strstr(msg, "interrupted while 1 process still traced"), "%s", msg);
 	free(msg);
 }
