@@ -281,9 +281,9 @@ RTR_API const char *rtr_consumer_name(const struct rtr_consumer *c)
 
 /*
  * Region ABI 1.2: every process of @procs (the producer's forked children)
- * is gone too.  The pids are the region's, untrusted: a bad one is only
- * asked about (a signal 0 to a pid > 0), and an unknown one makes us wait
- * for it as for a live process, until the consumer is stopped.
+ * is gone too.  The pids are the region's, untrusted: a pid counts only
+ * while its process maps the region (unix: writer_gone()), so a scribbled
+ * table, or a pid reused by another program, keeps nobody waiting.
  */
 static bool others_gone(struct rtr_consumer *c)
 {
@@ -296,7 +296,8 @@ static bool others_gone(struct rtr_consumer *c)
 		uint32_t pid = rtr_load(&h->procs[i]) & 0x7fffffffu;
 
 		if (pid && pid != c->h.producer_pid &&
-		    !c->mem.ops->producer_gone(&c->mem, pid))
+		    !(c->mem.ops->writer_gone ? c->mem.ops->writer_gone(&c->mem, pid) :
+		      c->mem.ops->producer_gone(&c->mem, pid)))
 			return false;
 	}
 	return true;

@@ -368,10 +368,11 @@ RTR_API const char *rtr_region_path(void)
  * that forked) follows: it writes on into the same region, an entry of its
  * own in the region's @procs, fresh task ids (the forking thread's block
  * is the parent's too); or, not following, it stops tracing at once and is
- * counted as untraced.  Registered after urcu-bp's handlers (ring.c), so
- * that its prepare runs first and its child handler after urcu-bp's.
+ * counted as untraced.  Registered at load, after urcu-bp's handlers
+ * (ring.c), so that its prepare runs first and its child handler after
+ * urcu-bp's, and before those of any library loaded after libringtrace
+ * (the pthread preload's child handler takes a task id: a fresh one).
  */
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void fork_prepare(void)
 {
@@ -407,6 +408,7 @@ static void fork_child(void)
 
 static void atfork_register(void)
 {
+	rtr_ring_atfork_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
@@ -447,7 +449,6 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 	ret = rtr_ring_create(&r, &attr);
 	if (ret)
 		goto out;
-	pthread_once(&atfork_once, atfork_register);
 	/* The region hands out the ids from here on: after ours. */
 	r->hdr->next_task = __atomic_load_n(&next_task_block, __ATOMIC_RELAXED);
 	r->hdr->next_counter = ncounters;
@@ -547,8 +548,10 @@ static void stop_at_exit(void)
 }
 
 /*
- * At load: RINGTRACE=1 (or RINGTRACE_PATH) starts tracing, so that
- * `ringtrace record` drives any linked program without code changes.
+ * At load: the fork handlers, traced or not (a program may start tracing
+ * later, from any thread).  RINGTRACE=1 (or RINGTRACE_PATH) starts
+ * tracing, so that `ringtrace record` drives any linked program without
+ * code changes.
  *   RINGTRACE_PATH         region file (default /dev/shm/ringtrace-PID-RANDOM)
  *   RINGTRACE_MODE         discard (default) or overwrite
  *   RINGTRACE_PACKET_SIZE  bytes, power of two (k/M suffixes)
@@ -569,6 +572,7 @@ __attribute__((constructor)) static void start_from_env(void)
 	char defpath[64];
 	int ret;
 
+	atfork_register();
 	if (xen && *xen && strcmp(xen, "0"))
 		cfg.flags |= RTR_CONFIG_XEN;
 	if (!(on && *on && strcmp(on, "0")) && !(path && *path) && !cfg.flags)

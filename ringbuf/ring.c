@@ -688,6 +688,17 @@ static void atfork_register(void)
 	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
 }
 
+/**
+ * rtr_ring_atfork_init() - register urcu-bp's fork handlers now (once).  A
+ * caller that holds a lock of its own across fork() registers its handlers
+ * after this, so that its prepare handler runs first: urcu-bp's lock is
+ * taken inside ours, as rtr_ring_detach() takes it.
+ */
+RTR_API void rtr_ring_atfork_init(void)
+{
+	pthread_once(&atfork_once, atfork_register);
+}
+
 RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 {
 	uint32_t psize, npk, ncpus;
@@ -739,7 +750,7 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	if (buf > (1ull << 36) || size > (1ull << 40))
 		return -E2BIG;
 
-	pthread_once(&atfork_once, atfork_register);
+	rtr_ring_atfork_init();
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
 		return -ENOMEM;

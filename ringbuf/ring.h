@@ -128,6 +128,7 @@ RTR_API int rtr_ring_flush(struct rtr_ring *ring);
 RTR_API int rtr_ring_stop(struct rtr_ring *ring);
 RTR_API void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file);
 RTR_API int rtr_ring_start_flusher(struct rtr_ring *ring);
+RTR_API void rtr_ring_atfork_init(void);
 RTR_API void rtr_ring_fork_prepare(struct rtr_ring *ring, bool follow);
 RTR_API void rtr_ring_fork_parent(struct rtr_ring *ring);
 RTR_API int rtr_ring_forked(struct rtr_ring *ring, bool follow);
