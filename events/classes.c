@@ -48,6 +48,8 @@ static const struct rtr_ctf_field f_fail[] = {
 static const struct rtr_ctf_field f_label[] = { F("task", U64), F("text", STRING) };
 static const struct rtr_ctf_field f_note[] = { F("text", STRING) };
 static const struct rtr_ctf_field f_pause[] = { F("duration_ns", U64), F("reason", STRING) };
+/* The ring's thread record (ringtrace/region.h): the thread of the records after it. */
+static const struct rtr_ctf_field f_thread[] = { F("pid", U32), F("tid", U32) };
 /* The counter names come from the registry (rtr_events_write_metadata()). */
 static const struct rtr_ctf_field f_counter[] = { F("counter", ENUM_U32), F("value", S64) };
 
@@ -75,6 +77,7 @@ static const struct rtr_ctf_event builtin[RTR_EV_BUILTIN_COUNT] = {
 	[RTR_EV_LABEL] = { "label", RTR_EV_LABEL, f_label, N(f_label) },
 	[RTR_EV_NOTE] = { "note", RTR_EV_NOTE, f_note, N(f_note) },
 	[RTR_EV_PAUSE] = { "pause", RTR_EV_PAUSE, f_pause, N(f_pause) },
+	[RTR_EV_THREAD] = { "thread", RTR_EV_THREAD, f_thread, N(f_thread) },
 };
 
 const struct rtr_ctf_event *rtr_event_builtin(uint32_t id)

@@ -40,10 +40,11 @@ static __thread uint64_t task_end __attribute__((tls_model("initial-exec")));
 
 /*
  * Typed event classes, in registration order; ids from RTR_REGISTRY_FIRST_ID,
- * right after the task model's, so that the first ten (21..30) take the
+ * right after the built-in ones, so that the first nine (22..30) take the
  * compact record header and the fast path.
  */
 _Static_assert(RTR_REGISTRY_FIRST_ID == RTR_EV_BUILTIN_COUNT, "typed ids follow the task model's");
+_Static_assert(RTR_EV_THREAD == RTR_EV_THREAD_ID, "the ring's thread record is the built-in class");
 static struct rtr_event_class *classes;
 static uint32_t next_class_id = RTR_REGISTRY_FIRST_ID;
 
@@ -422,7 +423,9 @@ static char start_err[256];
 
 RTR_API int rtr_start(const struct rtr_config *cfg)
 {
+	/* Thread records: every event is attributed to its thread and process. */
 	struct rtr_ring_attr attr = { .struct_size = sizeof(attr), .mode = RTR_MODE_DISCARD,
+				      .flags = RTR_RING_THREADS,
 				      .err = start_err, .errlen = sizeof(start_err) };
 	struct rtr_ring *r;
 	int ret;

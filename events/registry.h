@@ -22,7 +22,7 @@
 
 #define RTR_REGISTRY_FIELDS	64
 #define RTR_REGISTRY_EVENTS	4096
-#define RTR_REGISTRY_FIRST_ID	21	/* below: the task model's ids (RTR_EV_BUILTIN_COUNT) */
+#define RTR_REGISTRY_FIRST_ID	22	/* below: the task model's ids (RTR_EV_BUILTIN_COUNT) */
 
 struct rtr_reg_field {
 	char name[64];

@@ -84,6 +84,9 @@ static int open_packet(struct tr_cursor *c)
 	uint64_t sid, ts_begin, ts_end, seq, content, psize, discarded;
 	uint32_t magic, stream_id, cpu;
 
+	/* A packet tells its threads itself: nothing carries over a lost one. */
+	c->has_tid = c->has_pid = false;
+	c->tid = c->pid = 0;
 	if (left < RTR_PACKET_HDR_SIZE)
 		return fail(c, off, "truncated packet header: %" PRIu64 " of %u bytes", left,
 			    RTR_PACKET_HDR_SIZE);
@@ -281,6 +284,12 @@ static int next_record(struct tr_cursor *c)
 		if (n < 0)
 			return TR_ERROR;
 		len = (uint64_t)n;
+	}
+	if (cls == c->md->thread) {
+		/* the thread of this record and of those after it in the packet */
+		c->has_tid = c->has_pid = true;
+		c->pid = ld32(p + hl);
+		c->tid = ld32(p + hl + 4);
 	}
 	c->off = c->pos;
 	c->ts = ts;

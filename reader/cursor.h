@@ -90,7 +90,11 @@ struct tr_cursor {
 	uint64_t ctx_bit;	/* the class's context */
 	uint64_t pl_bit;	/* the payload */
 	uint64_t end_bit;	/* the record's end */
-	/* the thread and process its event contexts name, when they do (LTTng's) */
+	/*
+	 * the thread and process of the record: its event contexts' (LTTng's
+	 * vtid, vpid), or in a ringtrace trace the packet's latest thread record
+	 * (none before the packet's first)
+	 */
 	bool has_tid, has_pid;
 	uint64_t tid, pid;
 	const char *procname;	/* in the mapping, NULL when none: at most ... */

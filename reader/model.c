@@ -44,6 +44,7 @@ enum op {
 	OP_LABEL,
 	OP_NOTE,
 	OP_PAUSE,
+	OP_THREAD,	/* read by the cursor: the thread of the records after it */
 };
 
 /* What each built-in class (events/classes.c has their schema) means. */
@@ -61,6 +62,7 @@ static const uint8_t builtin_op[RTR_EV_BUILTIN_COUNT] = {
 	[RTR_EV_LABEL] = OP_LABEL,
 	[RTR_EV_NOTE] = OP_NOTE,
 	[RTR_EV_PAUSE] = OP_PAUSE,
+	[RTR_EV_THREAD] = OP_THREAD,
 };
 
 /* uint64_t key (never 0) to uint32_t value, open addressing, linear probing. */
@@ -77,6 +79,9 @@ struct sstate {
 	uint32_t cpu;		/* index into m->cpus */
 	uint32_t running;	/* task index, or RTR_MODEL_NONE */
 	int64_t since;
+	uint32_t run_thread;	/* the thread that switched to @running */
+	uint32_t thread;	/* the current event's thread index, or RTR_MODEL_NONE */
+	uint64_t tid, pid;	/* ... its ids (a ringtrace stream's, cached) */
 	int64_t last;		/* time of the last item */
 	bool any;		/* an item has been read */
 };
@@ -529,7 +534,7 @@ static int run_end(struct loader *l, struct sstate *ss, int64_t ts)
 	if (ts < ss->since)
 		ts = ss->since;
 	*r = (struct rtr_model_run){ .start = ss->since, .end = ts, .task = ss->running,
-				     .cpu = ss->cpu };
+				     .cpu = ss->cpu, .thread = ss->run_thread };
 	t = &m->tasks[ss->running];
 	if (ts > t->end)
 		t->end = ts;
@@ -549,6 +554,7 @@ static int on_switch(struct loader *l, struct sstate *ss, uint64_t task, int64_t
 		return -1;
 	ss->running = i;
 	ss->since = ts;
+	ss->run_thread = ss->thread;
 	return 0;
 }
 
@@ -807,6 +813,9 @@ static int sort_threads(struct rtr_model *m)
 	for (uint32_t i = 0; i < m->nmarkers; i++)
 		if (m->markers[i].thread != RTR_MODEL_NONE)
 			m->markers[i].thread = to[m->markers[i].thread];
+	for (uint32_t i = 0; i < m->nruns; i++)
+		if (m->runs[i].thread != RTR_MODEL_NONE)
+			m->runs[i].thread = to[m->runs[i].thread];
 	free(tmp);
 	free(to);
 	return 0;
@@ -821,6 +830,7 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 
 	switch (op) {
 	case OP_OTHER:
+	case OP_THREAD:
 		return 0;
 	case OP_SWITCH32:
 		return on_switch(l, ss, ld32(pl), ts);
@@ -870,18 +880,6 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 
 /* ---- one trace ------------------------------------------------------------------ */
 
-/* @c has the name and the field types of built-in class @b. */
-static bool same_class(const struct tr_class *c, const struct rtr_ctf_event *b)
-{
-	if (strcmp(c->name, b->name) || c->nfields != b->nfields)
-		return false;
-	for (uint32_t j = 0; j < c->nfields; j++) {
-		if (c->fields[j].type != b->fields[j].type)
-			return false;
-	}
-	return true;
-}
-
 /*
  * A class means to the model what the built-in class of its name and field
  * types means (the ids are the writer's business: a class is known by its
@@ -896,7 +894,7 @@ static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 		for (uint32_t k = 0; k < RTR_EV_BUILTIN_COUNT; k++) {
 			uint8_t op = builtin_op[k];
 
-			if (!same_class(c, rtr_event_builtin(k)))
+			if (!tr_class_is(c, rtr_event_builtin(k)))
 				continue;
 			co->ops[i] = op;
 			if ((op == OP_CREATE32 || op == OP_CREATE64) && !co->kind_field)
@@ -1051,7 +1049,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		*cpu = (struct rtr_model_cpu){ .trace = l->trace, .cpu = RTR_MODEL_NONE,
 					       .stream = (uint32_t)str, .first = INT64_MIN,
 					       .last = INT64_MIN };
-		ss[i] = (struct sstate){ .cpu = m->ncpus - 1, .running = RTR_MODEL_NONE };
+		ss[i] = (struct sstate){ .cpu = m->ncpus - 1, .running = RTR_MODEL_NONE,
+					 .run_thread = RTR_MODEL_NONE, .thread = RTR_MODEL_NONE };
 	}
 
 	while ((r = tr_merge_next(&mg, &s)) != TR_END) {
@@ -1079,12 +1078,34 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		if (__builtin_expect(r == TR_EVENT, 1)) {
 			uint32_t k, th = RTR_MODEL_NONE;
 
-			cpu->events++;
 			l->cur = &l->chunk_ops[mg.chunk[s]];
 			k = l->cur->cls[c->cls - c->md->classes];
 			m->classes[k].count++;
-			if (c->md->ctf && (th = thread_of(l, c)) == UINT32_MAX - 1)
-				goto out;
+			/*
+			 * A thread record is the ring's, not the program's: its class
+			 * is counted, the events are the program's (the cursor holds
+			 * the thread it names for the records after it).
+			 */
+			if (__builtin_expect(c->cls == c->md->thread, 0))
+				continue;
+			cpu->events++;
+			if (c->md->ctf) {
+				if ((th = thread_of(l, c)) == UINT32_MAX - 1)
+					goto out;
+			} else if (c->has_tid) {
+				/* ringtrace's thread records: the same thread for a run of records */
+				if (st->thread != RTR_MODEL_NONE && st->tid == c->tid &&
+				    st->pid == c->pid) {
+					th = st->thread;
+					m->threads[th].events++;
+				} else if ((th = thread_index(l, c->tid, &c->pid, NULL, 0)) ==
+					   UINT32_MAX - 1) {
+					goto out;
+				}
+				st->tid = c->tid;
+				st->pid = c->pid;
+			}
+			st->thread = th;
 			if (l->cur->ops[c->cls - c->md->classes] == OP_OTHER &&
 			    (l->flags & RTR_MODEL_MARKERS) && add_marker(l, st, c, ts, k, th))
 				goto out;

@@ -197,9 +197,10 @@ struct rtr_model_label {
  *	CPU's last time (rtr_model_cpu.last).
  * @task: task index.
  * @cpu: index into rtr_model.cpus.
+ * @thread: index into rtr_model.threads of the thread whose switch started
+ *	it (ringtrace's thread records), or RTR_MODEL_NONE when unknown.
  *
- * Derived from rtr_switch() alone: a trace records the CPU of each event
- * but not the thread, so a switch on a CPU ends the run of whatever task
+ * Derived from rtr_switch() alone: a switch on a CPU ends the run of whatever task
  * the previous switch on that CPU started (switch to task 0, idle, ends it
  * without starting one).  rtr_model.runs is grouped by task (see
  * rtr_model_task.run_first); rtr_model.cpu_runs lists the same runs by CPU.
@@ -209,6 +210,7 @@ struct rtr_model_run {
 	int64_t end;
 	uint32_t task;
 	uint32_t cpu;
+	uint32_t thread;
 };
 
 /**
@@ -356,11 +358,11 @@ struct rtr_model_class {
 };
 
 /**
- * struct rtr_model_thread - a thread the events name: LTTng's vtid (or
- * tid) event context.
+ * struct rtr_model_thread - a thread the events name: ringtrace's thread
+ * records, or LTTng's vtid (or tid) event context.
  * @trace: trace index.
- * @tid: its id, as the context gives it.
- * @pid: its process's (vpid or pid context), 0 if unknown.
+ * @tid: its id, as the record or the context gives it.
+ * @pid: its process's (the record's, or the vpid or pid context), 0 if unknown.
  * @name: string: the procname context of its latest event ("" if none).
  * @events: its events read.
  *

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ringtrace/ringtrace.h>
+#include "events/classes.h"
 #include "events/ctf.h"
 #include "reader/ctf.h"
 #include "reader/tsdl.h"
@@ -837,11 +839,24 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 		}
 		if (md->classes[i].id < 64)
 			md->by_id[md->classes[i].id] = (int32_t)i;
+		if (tr_class_is(&md->classes[i], rtr_event_builtin(RTR_EV_THREAD)))
+			md->thread = &md->classes[i];
 	}
 	return 0;
 fail:
 	tr_metadata_free(md);
 	return m.nomem ? -ENOMEM : -EPROTO;
+}
+
+bool tr_class_is(const struct tr_class *c, const struct rtr_ctf_event *b)
+{
+	if (strcmp(c->name, b->name) || c->nfields != b->nfields)
+		return false;
+	for (uint32_t j = 0; j < c->nfields; j++) {
+		if (c->fields[j].type != b->fields[j].type)
+			return false;
+	}
+	return true;
 }
 
 const struct tr_class *tr_class_find(const struct tr_metadata *md, uint32_t id)

@@ -83,6 +83,8 @@ struct tr_class {
  *	its types, clocks, stream classes and plans; NULL for ringtrace's.
  * @ns_clocks: the streams use different clocks: cursors give times in ns
  *	since the epoch (@freq 1 GHz, no offset) instead of cycles.
+ * @thread: the class of ringtrace's thread records (the built-in "thread":
+ *	u32 pid, u32 tid), NULL when the trace has none.
  */
 struct tr_metadata {
 	uint8_t uuid[16];
@@ -100,6 +102,7 @@ struct tr_metadata {
 	int32_t by_id[64];
 	struct tr_ctf *ctf;
 	bool ns_clocks;
+	const struct tr_class *thread;
 };
 
 /*
@@ -111,6 +114,13 @@ struct tr_metadata {
 int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
 		      char *err, size_t errlen);
 void tr_metadata_free(struct tr_metadata *md);
+
+/*
+ * tr_class_is() - @c has the name and the field types of the built-in
+ * class @b (events/classes.h): a class is known by its name and layout,
+ * never by its id, which is the writer's business.
+ */
+bool tr_class_is(const struct tr_class *c, const struct rtr_ctf_event *b);
 
 /* The event class with @id, or NULL. */
 const struct tr_class *tr_class_find(const struct tr_metadata *md, uint32_t id);

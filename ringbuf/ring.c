@@ -35,6 +35,8 @@
 int rtr_tsan_fence_word;
 #endif
 static __thread int rtr_nest __attribute__((tls_model("initial-exec")));
+__thread uint32_t rtr_ring_tid __attribute__((tls_model("initial-exec")));
+static uint32_t ring_pid;	/* getpid(), cached (reset in a fork's child) */
 #ifdef RTR_HAVE_RSEQ_FASTPATH
 static int rseq_emulated;	/* bench under valgrind: see rtr_ring_bench_emulate_rseq() */
 #endif
@@ -42,6 +44,25 @@ static int rseq_emulated;	/* bench under valgrind: see rtr_ring_bench_emulate_rs
 _Static_assert(sizeof(struct rtr_region_hdr) <= RTR_REGION_HDR_SIZE, "the header fits its page");
 
 #define ROUND8(x)	(((x) + 7) & ~(uint64_t)7)
+
+/* The calling thread's tid, asked of the kernel once per thread (and again after a fork). */
+static uint32_t self_tid(void)
+{
+	if (rtr_unlikely(!rtr_ring_tid))
+		rtr_ring_tid = (uint32_t)gettid();
+	return rtr_ring_tid;
+}
+
+static uint32_t self_pid(void)
+{
+	uint32_t pid = __atomic_load_n(&ring_pid, __ATOMIC_RELAXED);
+
+	if (rtr_unlikely(!pid)) {
+		pid = (uint32_t)getpid();
+		__atomic_store_n(&ring_pid, pid, __ATOMIC_RELAXED);
+	}
+	return pid;
+}
 #define COMMIT_TRIES	1000	/* bound against a peer that scribbles on @prod */
 
 static inline uint64_t round8(uint64_t x)
@@ -65,6 +86,8 @@ struct commit {
 	uint64_t len;
 	uint64_t newpos;
 	uint64_t newts;
+	uint32_t set_tid;	/* nonzero: store @tid in @last_tid once @prod is checked */
+	uint32_t tid;
 	bool locked;		/* portable path, or no writer left: plain stores */
 };
 
@@ -75,7 +98,11 @@ enum { COMMIT_DONE = 0, COMMIT_RETRY = 1, RING_FULL = 2 };
 /*
  * commit_rseq() - the slow path's restartable sequence.  Returns COMMIT_RETRY
  * when the thread is not on @c->cpu, @prod moved, or the kernel aborted the
- * sequence; the caller recomputes everything from a fresh @prod.
+ * sequence; the caller recomputes everything from a fresh @prod.  With
+ * @c->set_tid, @last_tid is stored once @prod is known unchanged, before
+ * the commit: a sequence aborted between the two leaves @last_tid at a
+ * value that must therefore be true of the records up to @prod as they
+ * are (RTR_TID_NONE always is; see append()).
  */
 static int commit_rseq(const struct commit *c)
 {
@@ -101,6 +128,11 @@ static int commit_rseq(const struct commit *c)
 		"jne 5f\n\t"
 		"cmpq (%[cb]), %[expect]\n\t"
 		"jne 5f\n\t"
+		"cmpl $0, %c[o_set](%[c])\n\t"
+		"je 8f\n\t"
+		"movl %c[o_tidv](%[c]), %k[t0]\n\t"
+		"movl %k[t0], %c[o_ltid](%[cb])\n\t"
+		"8:\n\t"
 		"movq (%[hdr]), %[t0]\n\t"
 		"movq %[t0], (%[dst])\n\t"
 		"movq 8(%[hdr]), %[t0]\n\t"
@@ -116,8 +148,8 @@ static int commit_rseq(const struct commit *c)
 		"cmpq %[len], %[t1]\n\t"
 		"jb 6b\n\t"
 		"7:\n\t"
-		"movq %[newpos], %%xmm0\n\t"
-		"movq %[newts], %%xmm1\n\t"
+		"movq %c[o_newpos](%[c]), %%xmm0\n\t"
+		"movq %c[o_newts](%[c]), %%xmm1\n\t"
 		"punpcklqdq %%xmm1, %%xmm0\n\t"
 		"xorl %k[st], %k[st]\n\t"
 		"movdqa %%xmm0, (%[cb])\n\t"
@@ -133,8 +165,12 @@ static int commit_rseq(const struct commit *c)
 		: [st] "=&r"(st), [t0] "=&r"(t0), [t1] "=&r"(t1), [dst] "+r"(dst)
 		: [rs] "r"(rs), [cpu] "r"(c->cpu), [cb] "r"(c->cb), [expect] "r"(c->expect),
 		  [hdr] "r"(c->hdr), [hlen] "r"(c->hlen),
-		  [src] "r"(c->payload), [len] "r"(c->len), [newpos] "r"(c->newpos),
-		  [newts] "r"(c->newts)
+		  [src] "r"(c->payload), [len] "r"(c->len), [c] "r"(c),
+		  [o_newpos] "n"(offsetof(struct commit, newpos)),
+		  [o_newts] "n"(offsetof(struct commit, newts)),
+		  [o_set] "n"(offsetof(struct commit, set_tid)),
+		  [o_tidv] "n"(offsetof(struct commit, tid)),
+		  [o_ltid] "n"(offsetof(struct rtr_cpu_ctl, last_tid))
 		: "xmm0", "xmm1", "memory", "cc");
 	return (int)st;
 }
@@ -145,6 +181,8 @@ static int commit_locked(const struct commit *c)
 {
 	if (rtr_load(&c->cb->prod) != c->expect)
 		return COMMIT_RETRY;
+	if (c->set_tid)
+		rtr_store(&c->cb->last_tid, c->tid);
 	memcpy(c->dst, c->hdr, 16);
 	memcpy(c->dst + c->hlen, c->payload, c->len);
 	rtr_store(&c->cb->last_ts, c->newts);
@@ -209,6 +247,7 @@ struct cursor {
 	uint64_t pos;
 	uint64_t last_ts;
 	uint64_t ts;
+	uint32_t last_tid;
 	bool locked;
 	bool may_block;		/* blocking mode, outermost write: a full ring is RING_FULL */
 };
@@ -224,6 +263,7 @@ static void cursor_load(const struct rtr_ring *ring, struct cursor *k, uint32_t 
 	k->cb = rtr_ring_cpu(ring, cpu);
 	k->pos = rtr_load_acquire(&k->cb->prod);
 	k->last_ts = rtr_load(&k->cb->last_ts);
+	k->last_tid = rtr_load(&k->cb->last_tid);
 	now = rtr_clock_read();
 	/* Another CPU's clock (flush, stop) or a TSC step must not go back. */
 	k->ts = now > k->last_ts ? now : k->last_ts;
@@ -300,6 +340,8 @@ static int open_packet(struct rtr_ring *ring, const struct cursor *k)
 		.hdr = p.b, .hlen = 16,
 		.payload = p.b + 16, .len = sizeof(p) - 16,
 		.newpos = k->pos + RTR_PACKET_HDR_SIZE, .newts = k->ts, .locked = k->locked,
+		/* A packet begins with no thread: its first record is a thread record. */
+		.set_tid = 1, .tid = RTR_TID_NONE,
 	};
 	return commit(ring, &c);
 }
@@ -334,17 +376,63 @@ static int close_packet(struct rtr_ring *ring, const struct cursor *k)
 	return ret;
 }
 
+/* The record header for @id at k->ts: compact when it may be, else extended.  Return: its size. */
+static uint64_t record_hdr(const struct cursor *k, uint32_t id, uint64_t hdr[2])
+{
+	hdr[1] = 0;
+	if (id > RTR_EV_COMPACT_ID_MAX || k->ts - k->last_ts >= (1ull << RTR_EV_TS_BITS)) {
+		uint8_t *b = (uint8_t *)hdr;
+
+		b[0] = RTR_EV_EXTENDED;
+		memcpy(b + 1, &id, 4);
+		memcpy(b + 5, &k->ts, 8);
+		return RTR_EV_EXTENDED_SIZE;
+	}
+	hdr[0] = ((uint32_t)k->ts << 5) | id;
+	return RTR_EV_COMPACT_SIZE;
+}
+
+/*
+ * struct writer - who writes: the thread's ids, and where its own thread
+ * record ends when it has just committed one (0: it has not).
+ */
+struct writer {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t thread_cpu;
+	uint64_t thread_at;
+};
+
+/* Room a thread record may take: its 16-byte header buffer is written whole, then its ids. */
+#define THREAD_ROOM	24u
+
 /*
  * append() - one step of a write on CPU k->cpu: open a packet, close a full
- * one, or append the record.  Return: COMMIT_DONE when the record is in,
- * COMMIT_RETRY to take another step, or a negative errno.
+ * one, write the thread record, or append the record.  Return: COMMIT_DONE
+ * when the record is in, COMMIT_RETRY to take another step, or a negative
+ * errno.
+ *
+ * Thread records (RTR_RING_THREADS): @last_tid says which thread's record
+ * is the last one in the open packet, and the fast path writes only when
+ * it is the writer's.  It must never name a thread that is not the last
+ * one, so it changes only in a commit's sequence, after @prod is checked:
+ * to RTR_TID_NONE by a packet's opening and by a thread record's commit
+ * (the record is not yet committed when the store happens), and to the
+ * writer's tid by the commit of the record that follows the writer's own
+ * thread record, when @prod is still where that thread record ended
+ * (@w->thread_at).  A sequence aborted after the store and before the
+ * commit leaves a value that is true either way.  Anything else that came
+ * in between (another thread, a signal handler) moved @prod: the next step
+ * sees another @last_tid and writes a new thread record.
  */
 static int append(struct rtr_ring *ring, const struct cursor *k, uint32_t id,
-		  const void *payload, uint32_t len, struct rtr_write_info *info)
+		  const void *payload, uint32_t len, struct rtr_write_info *info,
+		  struct writer *w)
 {
 	uint64_t off = k->pos & ring->packet_mask;
-	uint64_t hdr[2];
-	uint64_t hlen;
+	uint64_t hdr[2], hlen, need;
+	bool mine = k->last_tid == w->tid ||
+		    (w->thread_at && k->pos == w->thread_at && k->cpu == w->thread_cpu);
 	struct commit c;
 	int ret;
 
@@ -353,31 +441,41 @@ static int append(struct rtr_ring *ring, const struct cursor *k, uint32_t id,
 		ret = open_packet(ring, k);
 		return ret == COMMIT_DONE ? COMMIT_RETRY : ret;
 	}
-	if (id > RTR_EV_COMPACT_ID_MAX || k->ts - k->last_ts >= (1ull << RTR_EV_TS_BITS)) {
-		uint8_t *b = (uint8_t *)hdr;
-
-		hdr[1] = 0;
-		b[0] = RTR_EV_EXTENDED;
-		memcpy(b + 1, &id, 4);
-		memcpy(b + 5, &k->ts, 8);
-		hlen = RTR_EV_EXTENDED_SIZE;
-	} else {
-		uint32_t w = ((uint32_t)k->ts << 5) | id;
-
-		hdr[0] = w;
-		hdr[1] = 0;
-		hlen = RTR_EV_COMPACT_SIZE;
-	}
 	/* The header buffer is written whole (16 bytes), the payload in words. */
-	if (off + 16 + round8(len) > ring->packet_size) {
+	need = 16 + round8(len);
+	if (ring->threads && !mine)
+		need += THREAD_ROOM;
+	if (off + need > ring->packet_size) {
 		ret = close_packet(ring, k);
 		return ret == COMMIT_DONE ? COMMIT_RETRY : ret;
 	}
+	if (ring->threads && !mine) {
+		uint32_t ids[2] = { w->pid, w->tid };
+
+		hlen = record_hdr(k, RTR_EV_THREAD_ID, hdr);
+		c = (struct commit){
+			.cb = k->cb, .cpu = k->cpu, .expect = k->pos,
+			.dst = slot_addr(ring, k->cpu, k->pos),
+			.hdr = hdr, .hlen = hlen, .payload = ids, .len = RTR_EV_THREAD_SIZE,
+			.newpos = k->pos + hlen + RTR_EV_THREAD_SIZE, .newts = k->ts,
+			.set_tid = 1, .tid = RTR_TID_NONE, .locked = k->locked,
+		};
+		ret = commit(ring, &c);
+		if (ret == COMMIT_DONE) {
+			w->thread_at = c.newpos;
+			w->thread_cpu = k->cpu;
+			ret = COMMIT_RETRY;
+		}
+		return ret;
+	}
+	hlen = record_hdr(k, id, hdr);
 	c = (struct commit){
 		.cb = k->cb, .cpu = k->cpu, .expect = k->pos,
 		.dst = slot_addr(ring, k->cpu, k->pos),
 		.hdr = hdr, .hlen = hlen, .payload = payload, .len = round8(len),
 		.newpos = k->pos + hlen + len, .newts = k->ts, .locked = k->locked,
+		/* Without thread records @last_tid only lets this thread's next record go fast. */
+		.set_tid = k->last_tid != w->tid, .tid = w->tid,
 	};
 	ret = commit(ring, &c);
 	if (ret == COMMIT_DONE) {
@@ -425,7 +523,8 @@ static void unlock(struct rtr_cpu_ctl *cb)
  * else the next free one (so a preempted lock holder costs no event).
  */
 static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
-			uint32_t len, struct rtr_write_info *info, bool may_block)
+			uint32_t len, struct rtr_write_info *info, bool may_block,
+			struct writer *w)
 {
 	uint32_t first = (uint32_t)rtr_cpu_current() % ring->ncpus;
 
@@ -440,7 +539,7 @@ static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
 		for (int n = 0;; n++) {
 			cursor_load(ring, &k, cpu, true);
 			k.may_block = may_block;
-			ret = append(ring, &k, id, payload, len, info);
+			ret = append(ring, &k, id, payload, len, info, w);
 			if (ret != COMMIT_RETRY)
 				break;
 			if (n == COMMIT_TRIES) {
@@ -459,7 +558,8 @@ static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
 
 #ifdef RTR_HAVE_RSEQ_FASTPATH
 static int write_rseq(struct rtr_ring *ring, uint32_t id, const void *payload,
-		      uint32_t len, struct rtr_write_info *info, bool may_block)
+		      uint32_t len, struct rtr_write_info *info, bool may_block,
+		      struct writer *w)
 {
 	struct rseq *rs = rtr_rseq_area();
 	struct cursor k;
@@ -483,7 +583,7 @@ static int write_rseq(struct rtr_ring *ring, uint32_t id, const void *payload,
 		}
 		cursor_load(ring, &k, cpu, false);
 		k.may_block = may_block;
-		ret = append(ring, &k, id, payload, len, info);
+		ret = append(ring, &k, id, payload, len, info, w);
 		if (ret != COMMIT_RETRY)
 			return ret;
 	}
@@ -560,6 +660,7 @@ RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
 				struct rtr_write_info *info)
 {
 	struct rtr_write_info dummy;
+	struct writer w = { 0 };
 	struct rtr_ring *ring;
 	uint64_t deadline = 0;
 	bool may_block;
@@ -585,8 +686,8 @@ RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
 		ret = -ENODEV;
 		goto out;
 	}
-	if ((uint64_t)RTR_PACKET_HDR_SIZE + 16 + round8(len) > ring->packet_size ||
-	    len > RTR_RING_MAX_PAYLOAD) {
+	if ((uint64_t)RTR_PACKET_HDR_SIZE + 16 + round8(len) + (ring->threads ? THREAD_ROOM : 0) >
+	    ring->packet_size || len > RTR_RING_MAX_PAYLOAD) {
 		info->cpu = (uint32_t)rtr_cpu_current() % ring->ncpus;
 		rtr_add(&rtr_ring_cpu(ring, info->cpu)->lost_big, 1);
 		ret = -ENOSPC;
@@ -599,13 +700,15 @@ RTR_API int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id,
 	 * the consumer needs to make progress on this thread.
 	 */
 	may_block = ring->block_ns && ring->mode == RTR_MODE_DISCARD && rtr_nest == 1;
+	w.tid = self_tid();
+	w.pid = self_pid();
 	for (;;) {
 #ifdef RTR_HAVE_RSEQ_FASTPATH
 		if (ring->use_rseq)
-			ret = write_rseq(ring, id, payload, len, info, may_block);
+			ret = write_rseq(ring, id, payload, len, info, may_block, &w);
 		else
 #endif
-			ret = write_locked(ring, id, payload, len, info, may_block);
+			ret = write_locked(ring, id, payload, len, info, may_block, &w);
 		if (ret != RING_FULL)
 			break;
 		if (!deadline)
@@ -683,9 +786,17 @@ static bool is_pow2(uint64_t x)
  */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
+/* The child's one thread is a new thread of a new process: it asks for its ids again. */
+static void after_fork_child(void)
+{
+	urcu_bp_after_fork_child();
+	rtr_ring_tid = 0;
+	__atomic_store_n(&ring_pid, 0, __ATOMIC_RELAXED);
+}
+
 static void atfork_register(void)
 {
-	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
+	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, after_fork_child);
 }
 
 /**
@@ -833,6 +944,7 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 				 attr->blocking_timeout_us > INT64_MAX / 1000 ? -1 :
 				 attr->blocking_timeout_us * 1000;
 	/* rseq writers index buffers by CPU number: every CPU needs one. */
+	ring->threads = attr->flags & RTR_RING_THREADS;
 	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available() &&
 			 ncpus >= rtr_cpu_possible();
 	/* The fast path compares the CPU with fast_ncpus: 0 sends it all here. */

@@ -58,6 +58,7 @@ struct rtr_ring {
 	uint32_t mode;			/* enum rtr_mode */
 	uint32_t ncpus;
 	bool use_rseq;			/* rseq fast and slow paths usable */
+	bool threads;			/* RTR_RING_THREADS: write thread records */
 	int64_t block_ns;		/* blocking mode: how long a writer waits (<0: no limit) */
 
 	/* private: */
@@ -86,7 +87,11 @@ struct rtr_ring {
  * @packet_size: bytes per packet, power of two, 4096..64 MiB (0: 64 KiB).
  * @packets_per_cpu: power of two, 2..65536 (0: 8).
  * @ncpus: streams (0: every possible CPU).
- * @flags: RTR_RING_PORTABLE forces the portable (locked) path.
+ * @flags: RTR_RING_PORTABLE forces the portable (locked) path;
+ *         RTR_RING_THREADS makes the ring write a thread record (region.h)
+ *         wherever the thread writing into a CPU's stream changes, and at
+ *         the start of each packet, so that every record can be attributed
+ *         to its thread and process (Documentation/ringbuf.rst).
  * @create: where the region's memory comes from (platform.h), NULL: a file
  *          at @path (rtr_region_file_create()); rtr_xen_region_create() for
  *          pages granted to a Xen dom0.
@@ -111,6 +116,7 @@ struct rtr_ring_attr {
 #define RTR_RING_ATTR_SIZE_V0	offsetof(struct rtr_ring_attr, create)
 #define RTR_RING_BLOCK_FOREVER	(-1)
 #define RTR_RING_PORTABLE	0x1u
+#define RTR_RING_THREADS	0x2u
 #define RTR_RING_DEFAULT_DIR	"/dev/shm"
 
 /**
@@ -149,6 +155,13 @@ RTR_API int rtr_ring_default_path(char *buf, size_t len);
 /* Bench only: pretend the kernel registered rseq on CPU 0 (valgrind). */
 RTR_API void rtr_ring_bench_emulate_rseq(void);
 
+/*
+ * rtr_ring_tid - the calling thread's tid, cached by its first slow-path
+ * write (0 before that, which matches no stream's @last_tid) and reset in
+ * a fork's child.  The fast path compares it with the CPU's @last_tid.
+ */
+extern __thread uint32_t rtr_ring_tid __attribute__((tls_model("initial-exec")));
+
 static inline struct rtr_cpu_ctl *rtr_ring_cpu(const struct rtr_ring *ring, uint32_t cpu)
 {
 	return (struct rtr_cpu_ctl *)(ring->cpus + (uint64_t)cpu * ring->cpu_stride);
@@ -178,7 +191,9 @@ static inline struct rseq *rtr_rseq_area(void)
 /*
  * The fast path, one restartable sequence.  Between labels 1 and 2 it loads
  * the ring from *slot (so that detach is a grace period: see ring.c), finds
- * this CPU's control page, checks the open packet has room and that the
+ * this CPU's control page, checks that this thread wrote the stream's last
+ * thread record (@last_tid: else the slow path writes one first), that
+ * the open packet has room and that the
  * compact header fits, reads the TSC, writes the record and commits it with
  * a single 16-byte store of {prod, last_ts}.  Any other case leaves the
  * sequence for the slow path (or reports a NULL ring).  The payload is
@@ -212,6 +227,8 @@ static inline struct rseq *rtr_rseq_area(void)
 		"imulq %c[o_stride](%[t1]), %[cb]\n\t"				\
 		"addq %c[o_cpus](%[t1]), %[cb]\n\t"	/* control page */	\
 		"movq (%[cb]), %[pos]\n\t"		/* prod */		\
+		"cmpl %c[o_tid](%[cb]), %k[tid]\n\t"				\
+		"jne %l[slow]\n\t"		/* another thread wrote last */	\
 		"movl %k[pos], %k[t0]\n\t"					\
 		"andl %c[o_pmask](%[t1]), %k[t0]\n\t"	/* offset in packet */	\
 		"jz %l[slow]\n\t"			/* no open packet */	\
@@ -272,6 +289,8 @@ static inline struct rseq *rtr_rseq_area(void)
 		: [cpu] "=&r"(cpu), [cb] "=&r"(cb), [pos] "=&r"(pos),		\
 		  [t0] "=&r"(t0), [t1] "=&r"(t1), [w] "=&r"(w)			\
 		: [rs] "r"(rs), [slot] "r"(slot), [src] "r"(payload),		\
+		  [tid] "r"(tid),						\
+		  [o_tid] "n"(offsetof(struct rtr_cpu_ctl, last_tid)),		\
 		  [id] "rn"(id), [len] LEN_CONSTRAINT((uint64_t)len),		\
 		  [tsmax] "n"((1ull << RTR_EV_TS_BITS)),			\
 		  [ctl] "n"(RTR_CPU_CTL_SIZE),					\
@@ -294,6 +313,7 @@ rtr_ring_write_fast(struct rtr_ring *_Atomic *slot, uint32_t id, const void *pay
 		    uint32_t len, struct rtr_write_info *info)
 {
 	struct rseq *rs = rtr_rseq_area();
+	uint32_t tid = rtr_ring_tid;
 	uint64_t cpu, cb, pos, t0, t1, w;
 
 	if (__builtin_constant_p(len) && len <= 64)

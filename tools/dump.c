@@ -51,6 +51,10 @@ struct dstream {
 	size_t pren;
 	char *lpre;		/* " cpu N: lost " */
 	size_t lpren;
+	/* "pid P tid T ": the thread of the stream's records, as its thread records say */
+	char thr[64 + TR_TEXT_PAD];
+	size_t thrn;
+	uint64_t tid, pid;
 };
 
 struct dump {
@@ -194,10 +198,27 @@ static char *put_delta(struct dump *d, char *p, int64_t sec, uint32_t nsec)
 	return p;
 }
 
+/* "pid P tid T ", made again only when the stream's thread changes. */
+static inline char *put_thread(struct dstream *ds, char *p, const struct tr_cursor *c)
+{
+	if (__builtin_expect(c->tid != ds->tid || c->pid != ds->pid || !ds->thrn, 0)) {
+		char *t = tr_put(ds->thr, "pid ", 4);
+
+		t = tr_put_u64(t, c->pid);
+		t = tr_put(t, " tid ", 5);
+		t = tr_put_u64(t, c->tid);
+		*t++ = ' ';
+		ds->thrn = (size_t)(t - ds->thr);
+		ds->tid = c->tid;
+		ds->pid = c->pid;
+	}
+	return tr_put_pad(p, ds->thr, ds->thrn);
+}
+
 /* Inline: it is the loop's body (a call costs 2% of dump's instructions). */
 static inline __attribute__((always_inline)) void
 emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
-	   const struct dstream *ds)
+	   struct dstream *ds)
 {
 	const struct tr_class *cls = c->cls;
 	const struct dclass *dc = &dcls[cls - c->md->classes];
@@ -208,12 +229,14 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 	char *p;
 
 	tr_clock_ns(&d->clk, c->ts, &sec, &nsec);
-	p = tr_text_room(o, 128 + ds->pren + dc->bound);
+	p = tr_text_room(o, 128 + ds->pren + sizeof(ds->thr) + dc->bound);
 	p = put_time(d, p, sec, nsec);
 	*p++ = ']';
 	if (d->delta)
 		p = put_delta(d, p, sec, nsec);
 	p = tr_put_pad(p, ds->pre, ds->pren);
+	if (c->has_tid)
+		p = put_thread(ds, p, c);
 	p = tr_put_pad(p, dc->head, dc->headn);
 	for (uint32_t i = 0; i < cls->nfields; i++) {
 		const struct dfield *df = &dc->f[i];
@@ -468,8 +491,10 @@ static void usage(FILE *f)
 		"usage: ringtrace dump [--follow] [--clock-seconds] [--no-delta] TRACE\n\n"
 		"Print every event of the CTF trace TRACE as a line of text, all streams\n"
 		"merged in timestamp order:\n"
-		"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N NAME: { field = value, ... }\n"
-		"and the losses where they happen ([time] cpu N: lost K events|packets).\n"
+		"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N pid P tid T NAME: { field = value, ... }\n"
+		"(pid and tid: the process and thread that wrote the event, from the trace's\n"
+		"thread records; left out where the trace does not say) and the losses where\n"
+		"they happen ([time] cpu N: lost K events|packets).\n"
 		"TRACE is a trace directory, a directory of rotated chunks (merged as one\n"
 		"trace), or - for the stream of `ringtrace record -o -` on standard input\n"
 		"(printed as it comes).  A summary goes to stderr.\n\n"

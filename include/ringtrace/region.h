@@ -129,6 +129,13 @@ struct rtr_cpu_ctl {
 	/* producer, hot */
 	uint64_t prod __attribute__((aligned(64))); /* bytes committed, free-running */
 	uint64_t last_ts;			/* timestamp of the record ending at @prod */
+	/*
+	 * ABI 1.2, the producer's own: the thread whose thread record is the
+	 * last one before @prod in the open packet, or RTR_TID_NONE (stored
+	 * when a packet opens); writers compare it with their own tid.
+	 * Readers ignore it: the records say the same.
+	 */
+	uint32_t last_tid;
 
 	/* producer, cold: events lost, cumulative */
 	uint64_t lost_full __attribute__((aligned(64))); /* discard mode, no free packet */
@@ -194,6 +201,19 @@ struct rtr_packet_end {
 #define RTR_EV_TS_BITS		27u
 #define RTR_EV_COMPACT_SIZE	4u
 #define RTR_EV_EXTENDED_SIZE	13u
+
+/*
+ * The thread record (ABI 1.2): written by the ring itself, in a ring
+ * created with RTR_RING_THREADS, before a thread's first record in a
+ * packet and whenever the thread writing into a CPU's stream changes.
+ * Payload: u32 pid, u32 tid (gettid()).  Every record after it in the
+ * packet, up to the next thread record, was written by that thread; a
+ * record before the packet's first thread record has no known thread.
+ * The CTF class is "thread" (Documentation/ctf.rst).
+ */
+#define RTR_EV_THREAD_ID	21u
+#define RTR_EV_THREAD_SIZE	8u
+#define RTR_TID_NONE		0xffffffffu	/* @last_tid: no thread record yet */
 
 /*
  * Plausibility bounds.  No producer reaches them, so every reader of a

@@ -92,6 +92,7 @@ enum rtr_event_id {
 	RTR_EV_LABEL,		/* u64 task, string text */
 	RTR_EV_NOTE,		/* string text */
 	RTR_EV_PAUSE,		/* u64 duration_ns, string reason */
+	RTR_EV_THREAD,		/* u32 pid, u32 tid: written by the ring (region.h) */
 	RTR_EV_BUILTIN_COUNT,
 };
 

@@ -14,7 +14,7 @@ TestSuite(events_registry, .timeout = 10);
 static const char good[] =
 	"counter 0 requests \"in\" flight\n"
 	"counter 7 other\n"
-	"event 21 myapp:request 3 3:id 9:path 11:status=ok|not_found|error\n"
+	"event 22 myapp:request 3 3:id 9:path 11:status=ok|not_found|error\n"
 	"event 40 myapp:empty 0\n";
 
 Test(events_registry, parses_what_the_producer_writes)
@@ -28,7 +28,7 @@ Test(events_registry, parses_what_the_producer_writes)
 	cr_expect_null(reg.counters[3]);
 	cr_expect_eq(reg.ncounters, 8);
 	cr_assert_eq(reg.nevents, 2);
-	cr_expect_eq(reg.events[0].id, 21);
+	cr_expect_eq(reg.events[0].id, 22);
 	cr_expect_str_eq(reg.events[0].name, "myapp:request");
 	cr_expect_eq(reg.events[0].nfields, 3);
 	cr_expect_str_eq(reg.events[0].fields[1].name, "path");
@@ -51,21 +51,21 @@ Test(events_registry, refuses_anything_else_naming_the_line)
 		{ "counter 1 \x01\x02\x03\n", "not printable" },
 		{ "gauge 1 a\n", "unknown entry" },
 		{ "event 5 a:b 0\n", "bad event id" },
-		{ "event 21 ab 0\n", "provider:name" },
-		{ "event 21 a-b:c 0\n", "two identifiers" },
-		{ "event 21 a:b 2 3:x\n", "missing field" },
-		{ "event 21 a:b 1 3:x 3:y\n", "more fields" },
-		{ "event 21 a:b 1 10:x\n", "bad field" },
-		{ "event 21 a:b 2 3:x 3:x\n", "named twice" },
-		{ "event 21 a:b 1 11:x\n", "enum labels" },
-		{ "event 21 a:b 1 11:x=ok||no\n", "enum labels" },
-		{ "event 21 a:b 1 11:x=ok|\n", "enum labels" },
-		{ "event 21 a:b 1 11:x=o-k\n", "enum labels" },
-		{ "event 21 a:b 1 3:x=ok\n", "enum labels" },
-		{ "event 21 a:b 65 3:x\n", "field count" },
-		{ "event 21 a:b 0\nevent 21 c:d 0\n", "line 2: event id registered twice" },
+		{ "event 22 ab 0\n", "provider:name" },
+		{ "event 22 a-b:c 0\n", "two identifiers" },
+		{ "event 22 a:b 2 3:x\n", "missing field" },
+		{ "event 22 a:b 1 3:x 3:y\n", "more fields" },
+		{ "event 22 a:b 1 10:x\n", "bad field" },
+		{ "event 22 a:b 2 3:x 3:x\n", "named twice" },
+		{ "event 22 a:b 1 11:x\n", "enum labels" },
+		{ "event 22 a:b 1 11:x=ok||no\n", "enum labels" },
+		{ "event 22 a:b 1 11:x=ok|\n", "enum labels" },
+		{ "event 22 a:b 1 11:x=o-k\n", "enum labels" },
+		{ "event 22 a:b 1 3:x=ok\n", "enum labels" },
+		{ "event 22 a:b 65 3:x\n", "field count" },
+		{ "event 22 a:b 0\nevent 22 c:d 0\n", "line 2: event id registered twice" },
 		/* a good line, then damage: what was allocated is freed (LSan) */
-		{ "counter 1 ok\nevent 21 a:b 1 11:s=x|y\nevent 22 a:c 1 11:s=x|\n", "line 3" },
+		{ "counter 1 ok\nevent 22 a:b 1 11:s=x|y\nevent 23 a:c 1 11:s=x|\n", "line 3" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -90,7 +90,7 @@ Test(events_registry, writer_refuses_what_the_parser_would)
 
 	h->metadata_off = 4096;
 	h->metadata_cap = 4096;
-	cr_assert_eq(rtr_registry_add_event(h, 21, "p", "e", f, 2), 0);
+	cr_assert_eq(rtr_registry_add_event(h, 22, "p", "e", f, 2), 0);
 	cr_expect_eq(rtr_registry_add_event(h, 5, "p", "e", f, 2), -EINVAL, "a task model id");
 	f[0].labels = (char *)"a|";
 	cr_expect_eq(rtr_registry_add_event(h, 22, "p", "e", f, 2), -EINVAL);

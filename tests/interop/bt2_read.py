@@ -5,7 +5,11 @@
     bt2_read.py summary DIR   totals, and the stress events' checksums checked
     bt2_read.py events DIR    one JSON line per event: name, clock cycles, ns from
                               the epoch, cpu, fields (strings as "hex:<bytes>",
-                              enums as {"value": N, "labels": [...]})
+                              enums as {"value": N, "labels": [...]}), then pid and
+                              tid (from the thread records, null before a packet's
+                              first);
+                              the thread records themselves are not listed
+    bt2_read.py threads DIR   the same, the thread records listed too
 
 Run with Debian's /usr/bin/python3, where python3-bt2 lives.
 """
@@ -53,11 +57,23 @@ def summary(path):
     print(json.dumps(out))
 
 
-def events(path):
+def events(path, threads=False):
+    # ringtrace's thread records: the thread of the records after them in
+    # their packet; a packet starts with no thread known
+    thread = {}
     for msg in messages(path):
+        if type(msg) is bt2._PacketBeginningMessageConst:
+            thread[msg.packet.stream.addr] = (None, None)
+            continue
         if type(msg) is not bt2._EventMessageConst:
             continue
         ev = msg.event
+        key = ev.packet.stream.addr
+        if ev.name == "thread" and [f for f in ev.payload_field] == ["pid", "tid"]:
+            thread[key] = (int(ev.payload_field["pid"]), int(ev.payload_field["tid"]))
+            if not threads:
+                continue
+        pid, tid = thread.get(key, (None, None))
         fields = {}
         for name, value in ev.payload_field.items():
             if isinstance(value, bt2._StringFieldConst):
@@ -80,11 +96,15 @@ def events(path):
                           "cycles": cs.value,
                           "ns": cs.ns_from_origin,
                           "cpu": int(ev.packet.context_field["cpu_id"]),
-                          "fields": fields}))
+                          "fields": fields,
+                          "pid": pid, "tid": tid}))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("summary", "events"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("summary", "events", "threads"):
         sys.stderr.write(__doc__)
         sys.exit(2)
-    {"summary": summary, "events": events}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == "threads":
+        events(sys.argv[2], threads=True)
+    else:
+        {"summary": summary, "events": events}[sys.argv[1]](sys.argv[2])

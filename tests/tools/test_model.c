@@ -1226,7 +1226,10 @@ Test(tools_model, typed_events_are_markers_counted_and_exported)
 
 		cr_expect_str_eq(rtr_model_str(&m, m.classes[k->cls].name), "test:reply");
 		cr_expect_str_eq(rtr_model_str(&m, k->fields), want[i]);
-		cr_expect_eq(k->thread, RTR_MODEL_NONE, "no thread context in this trace");
+		/* the thread records name the thread that wrote it: this one */
+		cr_assert_lt(k->thread, m.nthreads);
+		cr_expect_eq(m.threads[k->thread].tid, (uint64_t)gettid());
+		cr_expect_eq(m.threads[k->thread].pid, (uint64_t)getpid());
 		cr_expect_lt(k->cpu, m.ncpus);
 		cr_expect(!i || k->ts >= m.markers[i - 1].ts);
 	}
