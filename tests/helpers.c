@@ -32,9 +32,15 @@ void t_ring_open(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk, 
 void t_ring_open_blocking(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
 			  bool rseq, int64_t timeout_us)
 {
+	t_ring_open_flags(t, mode, psize, npk, rseq, timeout_us, 0);
+}
+
+void t_ring_open_flags(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
+		       bool rseq, int64_t timeout_us, uint32_t flags)
+{
 	struct rtr_ring_attr attr = {
 		.struct_size = sizeof(attr), .mode = mode, .packet_size = psize,
-		.packets_per_cpu = npk, .flags = rseq ? 0 : RTR_RING_PORTABLE,
+		.packets_per_cpu = npk, .flags = flags | (rseq ? 0 : RTR_RING_PORTABLE),
 		.blocking_timeout_us = timeout_us,
 	};
 	char err[256];

@@ -29,6 +29,9 @@ void t_ring_open(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk, 
 /* The same with blocking mode: writers wait up to @timeout_us for room (-1: no limit). */
 void t_ring_open_blocking(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
 			  bool rseq, int64_t timeout_us);
+/* The same with more RTR_RING_* @flags (RTR_RING_THREADS). */
+void t_ring_open_flags(struct t_ring *t, uint32_t mode, uint32_t psize, uint32_t npk,
+		       bool rseq, int64_t timeout_us, uint32_t flags);
 void t_ring_close(struct t_ring *t);
 /* Pin the calling thread to CPU 0 so every record goes to stream 0. */
 void t_pin0(void);
