@@ -604,7 +604,7 @@ static int on_counter(struct loader *l, struct sstate *ss, uint32_t id, int64_t 
 	return 0;
 }
 
-static int on_note(struct loader *l, const uint8_t *text, int64_t ts, uint32_t cpu)
+static int on_note(struct loader *l, const uint8_t *text, int64_t ts, const struct sstate *ss)
 {
 	struct rtr_model *m = l->m;
 	size_t n = strlen((const char *)text);
@@ -613,8 +613,8 @@ static int on_note(struct loader *l, const uint8_t *text, int64_t ts, uint32_t c
 
 	if (s < 0 || !(no = PUSH(l, m->notes, m->nnotes, CAP_NOTES)))
 		return -1;
-	*no = (struct rtr_model_note){ .ts = ts, .cpu = cpu, .text = (uint32_t)s,
-				       .len = (uint32_t)n };
+	*no = (struct rtr_model_note){ .ts = ts, .cpu = ss->cpu, .thread = ss->thread,
+				       .text = (uint32_t)s, .len = (uint32_t)n };
 	return 0;
 }
 
@@ -816,6 +816,9 @@ static int sort_threads(struct rtr_model *m)
 	for (uint32_t i = 0; i < m->nruns; i++)
 		if (m->runs[i].thread != RTR_MODEL_NONE)
 			m->runs[i].thread = to[m->runs[i].thread];
+	for (uint32_t i = 0; i < m->nnotes; i++)
+		if (m->notes[i].thread != RTR_MODEL_NONE)
+			m->notes[i].thread = to[m->notes[i].thread];
 	free(tmp);
 	free(to);
 	return 0;
@@ -871,7 +874,7 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 	case OP_LABEL:
 		return on_label(l, ld64(pl), pl + 8, ts);
 	case OP_NOTE:
-		return on_note(l, pl, ts, ss->cpu);
+		return on_note(l, pl, ts, ss);
 	case OP_PAUSE:
 		return on_pause(l, ld64(pl), pl + 8, ts, ss->cpu);
 	}

@@ -257,12 +257,15 @@ struct rtr_model_counter {
  * struct rtr_model_note - a note (rtr_note()): a marker.
  * @ts: when.
  * @cpu: index into rtr_model.cpus.
+ * @thread: index into rtr_model.threads of the thread that wrote it (the
+ *	trace's thread records), RTR_MODEL_NONE when unknown.
  * @text: string.
  * @len: its length in bytes.
  */
 struct rtr_model_note {
 	int64_t ts;
 	uint32_t cpu;
+	uint32_t thread;
 	uint32_t text;
 	uint32_t len;
 };

@@ -267,6 +267,22 @@ static void cpu_instant(struct exp *e, uint32_t cpu, int64_t ts)
 	jw_lit(&e->w, ",\"s\":\"t\"");
 }
 
+/* An instant on the track of the thread that wrote it, else on its CPU's. */
+static void instant(struct exp *e, uint32_t cpu, uint32_t thread, int64_t ts)
+{
+	if (thread == RTR_MODEL_NONE) {
+		cpu_instant(e, cpu, ts);
+		return;
+	}
+	jw_lit(&e->w, ",\"cat\":\"trace\",\"pid\":");
+	jw_u64(&e->w, pid_of(e->m->cpus[cpu].trace));
+	jw_lit(&e->w, ",\"tid\":");
+	jw_u64(&e->w, TID_THREADS + thread);
+	jw_lit(&e->w, ",\"ts\":");
+	jw_us(&e->w, ts);
+	jw_lit(&e->w, ",\"s\":\"t\"");
+}
+
 static void emit_note(struct exp *e, uint32_t i)
 {
 	const struct rtr_model_note *n = &e->m->notes[i];
@@ -274,7 +290,7 @@ static void emit_note(struct exp *e, uint32_t i)
 	sep(e);
 	jw_lit(&e->w, "{\"ph\":\"i\",\"name\":");
 	jw_str(&e->w, rtr_model_str(e->m, n->text), n->len);
-	cpu_instant(e, n->cpu, n->ts);
+	instant(e, n->cpu, n->thread, n->ts);
 	jw_lit(&e->w, "}");
 }
 
@@ -287,17 +303,7 @@ static void emit_marker(struct exp *e, uint32_t i)
 	sep(e);
 	jw_lit(&e->w, "{\"ph\":\"i\",\"name\":");
 	jw_cstr(&e->w, rtr_model_str(m, m->classes[k->cls].name));
-	if (k->thread == RTR_MODEL_NONE) {
-		cpu_instant(e, k->cpu, k->ts);
-	} else {
-		jw_lit(&e->w, ",\"cat\":\"trace\",\"pid\":");
-		jw_u64(&e->w, pid_of(m->cpus[k->cpu].trace));
-		jw_lit(&e->w, ",\"tid\":");
-		jw_u64(&e->w, TID_THREADS + k->thread);
-		jw_lit(&e->w, ",\"ts\":");
-		jw_us(&e->w, k->ts);
-		jw_lit(&e->w, ",\"s\":\"t\"");
-	}
+	instant(e, k->cpu, k->thread, k->ts);
 	jw_lit(&e->w, ",\"args\":{\"cpu\":");
 	if (m->cpus[k->cpu].cpu == RTR_MODEL_NONE)
 		jw_lit(&e->w, "null");

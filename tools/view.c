@@ -612,6 +612,8 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	FILL(pg, "run_start", double, "f64", m->nruns, (double)m->runs[i].start);
 	FILL(pg, "run_end", double, "f64", m->nruns, (double)m->runs[i].end);
 	FILL(pg, "run_task", uint32_t, "u32", m->nruns, m->runs[i].task);
+	/* the thread whose switch started each run (thread records), RTR_MODEL_NONE if unknown */
+	FILL(pg, "run_thread", uint32_t, "u32", m->nruns, m->runs[i].thread);
 	{
 		uint32_t *v = COL(pg, "cpu_runs", uint32_t, "u32", m->nruns);
 

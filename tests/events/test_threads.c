@@ -2,9 +2,10 @@
 /*
  * tests/events/test_threads.c - threads and processes in a trace made with
  * the events API: threads (most of them sharing CPU 0) each record their
- * own gettid() in typed events and notes; `ringtrace dump`, `stats`, the
- * model and babeltrace2 (tests/interop/bt2_read.py) must each attribute
- * every event to that thread, and to this process.
+ * own gettid() in typed events and notes; `ringtrace dump`, the model (what
+ * `stats` and `view` read), `export` and babeltrace2
+ * (tests/interop/bt2_read.py) must each attribute every event to that
+ * thread, and to this process.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -76,7 +77,7 @@ static uint64_t last_u64(const char *line, const char *key)
 
 Test(events_threads, every_event_is_attributed_to_its_thread_in_every_reader)
 {
-	char dir[] = "/dev/shm/rtr-tid-XXXXXX", region[96], trace[96], cmd[512], err[256];
+	char dir[] = "/dev/shm/rtr-tid-XXXXXX", region[96], trace[96], cmd[1536], err[256];
 	struct rtr_config cfg = { .struct_size = sizeof(cfg), .packets_per_cpu = 64 };
 	const uint64_t want = (uint64_t)WRITERS * EVENTS;
 	const uint32_t pid = (uint32_t)getpid();
@@ -170,6 +171,27 @@ Test(events_threads, every_event_is_attributed_to_its_thread_in_every_reader)
 			     "thread %" PRIu64 ": its events, its notes", m.threads[i].tid);
 	}
 	rtr_model_free(&m);
+
+	/* export: each event and note an instant on the track named after its thread */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' export --format chrome -o - '%s' | "
+		 "/usr/bin/python3 -c 'import json, re, sys\n"
+		 "ev = json.load(sys.stdin)[\"traceEvents\"]\n"
+		 "names = {(e[\"pid\"], e[\"tid\"]): e[\"args\"][\"name\"] for e in ev "
+		 "if e[\"ph\"] == \"M\" and e[\"name\"] == \"thread_name\"}\n"
+		 "n = 0\n"
+		 "for e in ev:\n"
+		 "    if e[\"ph\"] != \"i\": continue\n"
+		 "    t = re.match(r\"tid = (\\d+),\", e.get(\"args\", {}).get(\"fields\", \"\")) "
+		 "or re.match(r\"written by (\\d+)$\", e[\"name\"])\n"
+		 "    if not t: continue\n"
+		 "    assert names[(e[\"pid\"], e[\"tid\"])] == \"tid \" + t.group(1), e\n"
+		 "    n += 1\n"
+		 "print(n)'", t_bindir(), trace);
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_eq(strtoull(out, NULL, 10), want + (uint64_t)WRITERS * (EVENTS / NOTE_EVERY),
+		     "export: every event and note on its thread's track: %s", out);
+	free(out);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_expect_eq(system(cmd), 0);

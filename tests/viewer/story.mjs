@@ -48,6 +48,10 @@ export function storyTests(h) {
 		assert.ok(w.resolves.some((r) => r.name === 'beta'), 'worker resolved beta');
 		assert.ok(w.signals.some((r) => r.name === 'main'), 'worker woke main');
 		assert.ok(w.cpus.length >= 1 && w.cpus[0].ns > 0, 'worker ran: ' + JSON.stringify(w.cpus));
+		// the thread records: the program's one thread switched to it
+		assert.equal(w.threads.length, 1, 'worker ran on one thread: ' + JSON.stringify(w.threads));
+		assert.match(w.threads[0].thread, /^tid \d+$/);
+		assert.ok((await p.textContent('#details')).includes('threads'), 'the panel names the thread');
 		// gamma: failed, with its reason
 		const g = await p.evaluate(() => rtrView.details(rtrView.findTask('gamma')));
 		assert.equal(g.state, 'failed');

@@ -1732,13 +1732,22 @@
 			state = 'never resolved (should_resolve)';
 		else if (c.task_becomes[t] !== NONE)
 			state = 'became ' + taskName(c.task_becomes[t]);
-		const cpus = new Map();
+		const cpus = new Map(), threads = new Map();
 		for (let j = D.runFirst[t]; j < D.runFirst[t + 1]; j++) {
 			const name = D.lanes[a.runLane[j]] ? D.lanes[a.runLane[j]].name : '?';
 			const e = cpus.get(name) || { cpu: name, runs: 0, ns: 0 };
 			e.runs++;
 			e.ns += c.run_end[j] - c.run_start[j];
 			cpus.set(name, e);
+			// the thread that switched to it (the trace's thread records)
+			const th = c.run_thread ? c.run_thread[j] : NONE;
+			if (th !== NONE && D.meta.threads && th < D.meta.threads.length) {
+				const tn = 'tid ' + D.meta.threads[th].tid;
+				const f = threads.get(tn) || { thread: tn, runs: 0, ns: 0 };
+				f.runs++;
+				f.ns += c.run_end[j] - c.run_start[j];
+				threads.set(tn, f);
+			}
 		}
 		const labels = [];
 		for (let j = D.labFirst[t]; j < D.labFirst[t + 1]; j++)
@@ -1755,7 +1764,7 @@
 			resolves: list(a.out, 2, 'to'), signalledBy: list(a.in, 3, 'from'), signals: list(a.out, 3, 'to'),
 			became: c.task_becomes[t] !== NONE ? ref(c.task_becomes[t]) : null,
 			becameFrom: chain(t).filter((u) => c.task_becomes[u] === t).map(ref),
-			cpus: [...cpus.values()], counters: counterChanges(t),
+			cpus: [...cpus.values()], threads: [...threads.values()], counters: counterChanges(t),
 		};
 	}
 
@@ -1855,6 +1864,9 @@
 			row('counters', d.counters.map((x) => x.text + ' (' + fmtDur(x.at) + ')').join('; '));
 		if (d.cpus.length)
 			row('ran on', d.cpus.map((x) => x.cpu + ': ' + fmtDur(x.ns) + ' in ' + x.runs +
+				' run' + (x.runs > 1 ? 's' : '')).join('; '));
+		if (d.threads.length)
+			row('threads', d.threads.map((x) => x.thread + ': ' + fmtDur(x.ns) + ' in ' + x.runs +
 				' run' + (x.runs > 1 ? 's' : '')).join('; '));
 		box.appendChild(table);
 		box.hidden = false;
