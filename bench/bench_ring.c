@@ -9,7 +9,14 @@
  *              64 KiB ring: the least any tracer can do per event;
  *   overwrite  rtr_ring_write() of a 16-byte payload, 1 and 2 threads;
  *   discard    the same with a thread that releases packets without copying
- *              them, 1 and 2 threads, with the events the ring dropped.
+ *              them, 1 and 2 threads, with the events the ring dropped;
+ *   tid        overwrite mode with thread records (RTR_RING_THREADS, as
+ *              rtr_start() makes its ring): 1 and 2 threads on their own
+ *              CPUs, 2 threads sharing one CPU, and one thread posing as
+ *              two that take turns at every event (the worst case: a
+ *              thread record before every event); the time and the ring
+ *              bytes each adds per event to the same figure without (the
+ *              turns: to one thread's).
  * --callgrind MODE runs a fixed number of events of one kind inside
  * bench_cg_region(), for `valgrind --tool=callgrind
  * --toggle-collect=bench_cg_region` (scripts/bench.sh): instructions/event.
@@ -43,7 +50,7 @@
 
 const char bench_prog[] = PROG;
 
-enum kind { KIND_FLOOR, KIND_RING };
+enum kind { KIND_FLOOR, KIND_RING, KIND_RING_TURNS };
 
 static struct rtr_ring *_Atomic slot;
 
@@ -64,13 +71,33 @@ static __attribute__((noinline)) uint64_t run_ring(uint64_t n)
 	return fails;
 }
 
+/*
+ * The same, the thread posing as two threads that take turns at every
+ * event (its cached tid switched between writes): the ring writes a thread
+ * record before each event, on the slow path.
+ */
+static __attribute__((noinline)) uint64_t run_ring_turns(uint64_t n)
+{
+	uint32_t tids[2] = { (uint32_t)gettid(), (uint32_t)gettid() + (1u << 30) };
+	uint64_t fails = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t p[2] = { i, i ^ BENCH_SEED };
+
+		rtr_ring_tid = tids[i & 1];
+		fails += rtr_ring_write(&slot, EVENT_ID, p, PAYLOAD_SIZE) != 0;
+	}
+	rtr_ring_tid = tids[0];
+	return fails;
+}
+
 static uint64_t run_kind(enum kind k, uint64_t n)
 {
 	if (k == KIND_FLOOR) {
 		bench_floor(n);
 		return 0;
 	}
-	return run_ring(n);
+	return k == KIND_RING_TURNS ? run_ring_turns(n) : run_ring(n);
 }
 
 /* What callgrind counts (--toggle-collect=bench_cg_region), callees included. */
@@ -125,14 +152,15 @@ static void xensim_stop(void)
 	rmdir(xensim_dir);
 }
 
-/* @xen: in pages granted to dom0 (the simulated hypervisor), else a file. */
-static int ring_open_in(struct rtr_ring **out, uint32_t mode, uint32_t packets, bool xen)
+/* @xen: in pages granted to dom0 (the simulated hypervisor), else a file; @flags: RTR_RING_*. */
+static int ring_open_flags(struct rtr_ring **out, uint32_t mode, uint32_t packets, bool xen,
+			   uint32_t flags)
 {
 	static unsigned int seq;
 	char path[128], err[256] = "";
 	struct rtr_ring_attr attr = {
 		.struct_size = sizeof(attr), .path = path, .mode = mode,
-		.packet_size = 65536, .packets_per_cpu = packets,
+		.packet_size = 65536, .packets_per_cpu = packets, .flags = flags,
 		.create = xen ? rtr_xen_region_create : NULL, .err = err, .errlen = sizeof(err),
 	};
 	int ret;
@@ -148,9 +176,24 @@ static int ring_open_in(struct rtr_ring **out, uint32_t mode, uint32_t packets, 
 	return 0;
 }
 
+static int ring_open_in(struct rtr_ring **out, uint32_t mode, uint32_t packets, bool xen)
+{
+	return ring_open_flags(out, mode, packets, xen, 0);
+}
+
 static int ring_open(struct rtr_ring **out, uint32_t mode, uint32_t packets)
 {
 	return ring_open_in(out, mode, packets, false);
+}
+
+/* Bytes committed into @ring so far, every CPU (headers, thread records and all). */
+static uint64_t ring_bytes(const struct rtr_ring *ring)
+{
+	uint64_t n = 0;
+
+	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++)
+		n += __atomic_load_n(&rtr_ring_cpu(ring, cpu)->prod, __ATOMIC_ACQUIRE);
+	return n;
 }
 
 /* Detach and stop @ring, but keep it: a releaser may still be reading it. */
@@ -331,27 +374,33 @@ struct scenario {
 	uint64_t events;	/* over all repetitions */
 	uint64_t lost;		/* from the control pages */
 	uint64_t fails;		/* writes that returned non-zero */
+	uint64_t bytes;		/* committed into the ring, over all repetitions */
+	bool share;		/* the threads share the first CPU */
 };
 
 static void run_scenario(struct scenario *sc, const int cpus[2], uint64_t n,
 			 struct releaser *rel)
 {
-	uint64_t lost0 = 0, ns;
+	const int shared[2] = { cpus[0], cpus[0] };
+	uint64_t lost0 = 0, bytes0 = 0, ns;
 
 	if (sc->ring) {
 		/* No writer runs between repetitions: switching rings is safe. */
 		__atomic_store_n(&slot, sc->ring, __ATOMIC_RELEASE);
 		lost0 = bench_ring_lost(sc->ring);
+		bytes0 = ring_bytes(sc->ring);
 	}
 	if (sc->release)
 		releaser_start(rel, sc->ring, cpus[1]);
-	ns = run_threads(sc->kind, sc->nthreads, cpus, n, &sc->fails);
+	ns = run_threads(sc->kind, sc->nthreads, sc->share ? shared : cpus, n, &sc->fails);
 	if (sc->release)
 		releaser_stop(rel);
 	if (!ns)
 		exit(1);
-	if (sc->ring)
+	if (sc->ring) {
 		sc->lost += bench_ring_lost(sc->ring) - lost0;
+		sc->bytes += ring_bytes(sc->ring) - bytes0;
+	}
 	sc->events += (uint64_t)sc->nthreads * n;
 	sc->best = ns < sc->best ? ns : sc->best;
 }
@@ -363,7 +412,7 @@ static double mevs(uint64_t events, uint64_t ns)
 
 static int timed_main(const char *json, uint64_t n, int reps)
 {
-	enum { FLOOR1, OW1, D1, FLOOR2, OW2, D2, XD1, NSCEN };
+	enum { FLOOR1, OW1, D1, FLOOR2, OW2, D2, T1, T2, OWS, TS, TT, XD1, NSCEN };
 	struct scenario sc[NSCEN] = {
 		[FLOOR1] = { .kind = KIND_FLOOR, .nthreads = 1 },
 		[OW1] = { .kind = KIND_RING, .nthreads = 1 },
@@ -371,11 +420,17 @@ static int timed_main(const char *json, uint64_t n, int reps)
 		[FLOOR2] = { .kind = KIND_FLOOR, .nthreads = 2 },
 		[OW2] = { .kind = KIND_RING, .nthreads = 2 },
 		[D2] = { .kind = KIND_RING, .nthreads = 2, .release = true },
+		/* thread records: 1 and 2 threads, 2 sharing a CPU, turns at every event */
+		[T1] = { .kind = KIND_RING, .nthreads = 1 },
+		[T2] = { .kind = KIND_RING, .nthreads = 2 },
+		[OWS] = { .kind = KIND_RING, .nthreads = 2, .share = true },
+		[TS] = { .kind = KIND_RING, .nthreads = 2, .share = true },
+		[TT] = { .kind = KIND_RING_TURNS, .nthreads = 1 },
 		/* discard mode in a Xen guest's granted pages (simulated hypervisor) */
 		[XD1] = { .kind = KIND_RING, .nthreads = 1, .release = true },
 	};
 	double floor_ns, floor_mevs, floor2_mevs, ow_ns, ow_mevs, ow2_mevs, d_ns, d2_mevs, xd_ns;
-	struct rtr_ring *ow, *dis, *xdis = NULL;
+	struct rtr_ring *ow, *dis, *tid, *xdis = NULL;
 	int nscen = NSCEN;
 	struct releaser rel = { 0 };
 	char model[256];
@@ -395,8 +450,16 @@ static int timed_main(const char *json, uint64_t n, int reps)
 		ring_close(ow);
 		return 1;
 	}
+	if (ring_open_flags(&tid, RTR_MODE_OVERWRITE, 8, false, RTR_RING_THREADS)) {
+		__atomic_store_n(&slot, ow, __ATOMIC_RELEASE);
+		ring_close(ow);
+		__atomic_store_n(&slot, dis, __ATOMIC_RELEASE);
+		ring_close(dis);
+		return 1;
+	}
 	rseq = ow->use_rseq && dis->use_rseq;
-	sc[OW1].ring = sc[OW2].ring = ow;
+	sc[OW1].ring = sc[OW2].ring = sc[OWS].ring = ow;
+	sc[T1].ring = sc[T2].ring = sc[TS].ring = sc[TT].ring = tid;
 	sc[D1].ring = sc[D2].ring = dis;
 	if (xensim_start() || ring_open_in(&xdis, RTR_MODE_DISCARD, 8, true)) {
 		fprintf(stderr, PROG ": no xen.sim figure: the simulated hypervisor is not here\n");
@@ -408,6 +471,8 @@ static int timed_main(const char *json, uint64_t n, int reps)
 	/* Warm up: fault in the rings and the floor's array, open packets. */
 	run_threads(KIND_FLOOR, 2, cpus, WARMUP_EVENTS, NULL);
 	__atomic_store_n(&slot, ow, __ATOMIC_RELEASE);
+	run_threads(KIND_RING, 2, cpus, WARMUP_EVENTS, NULL);
+	__atomic_store_n(&slot, tid, __ATOMIC_RELEASE);
 	run_threads(KIND_RING, 2, cpus, WARMUP_EVENTS, NULL);
 	__atomic_store_n(&slot, dis, __ATOMIC_RELEASE);
 	releaser_start(&rel, dis, cpus[1]);
@@ -425,6 +490,8 @@ static int timed_main(const char *json, uint64_t n, int reps)
 
 	__atomic_store_n(&slot, ow, __ATOMIC_RELEASE);
 	ring_close(ow);
+	__atomic_store_n(&slot, tid, __ATOMIC_RELEASE);
+	ring_close(tid);
 	__atomic_store_n(&slot, dis, __ATOMIC_RELEASE);
 	/* A tail loss is carried by a packet the releaser must make room for. */
 	/* ... and runs until the ring is stopped, not destroyed: it reads the ring. */
@@ -484,6 +551,37 @@ static int timed_main(const char *json, uint64_t n, int reps)
 		bench_add("xen.sim.ratio_to_unix", xd_ns / d_ns, "x unix", -1);
 		bench_add("xen.sim.events_lost", (double)sc[XD1].lost, "events", -1);
 	}
+	/*
+	 * Thread records: each figure against the same one without them, in
+	 * ns/event and in ring bytes/event (records, thread records, packet
+	 * headers: what @prod moved).
+	 */
+	{
+		static const struct { const char *name; int with, without; } t[] = {
+			{ "1t", T1, OW1 }, { "2t", T2, OW2 }, { "2t_1cpu", TS, OWS },
+			{ "turns", TT, OW1 },
+		};
+		static char names[4][4][48];
+
+		for (int i = 0; i < 4; i++) {
+			const struct scenario *w = &sc[t[i].with], *o = &sc[t[i].without];
+			/* CPU time per event: the threads on their own CPUs run at once */
+			double evw = (double)n * (w->share ? w->nthreads : 1);
+			double ns = (double)w->best / evw;
+			double added = ns - (double)o->best / evw;
+			double bw = (double)w->bytes / (double)w->events;
+			double bo = (double)o->bytes / (double)o->events;
+
+			snprintf(names[i][0], 48, "ring.tid.%s.ns", t[i].name);
+			snprintf(names[i][1], 48, "ring.tid.%s.added_ns", t[i].name);
+			snprintf(names[i][2], 48, "ring.tid.%s.bytes_per_event", t[i].name);
+			snprintf(names[i][3], 48, "ring.tid.%s.added_bytes_per_event", t[i].name);
+			bench_add(names[i][0], ns, "ns/event", ns / floor_ns);
+			bench_add(names[i][1], added, "ns/event", -1);
+			bench_add(names[i][2], bw, "bytes/event", -1);
+			bench_add(names[i][3], bw - bo, "bytes/event", -1);
+		}
+	}
 	bench_add("ring.rseq", rseq, "bool", -1);
 
 	printf("ringtrace-bench: %s, CPUs %d and %d, %s path, best of %d x %" PRIu64
@@ -501,7 +599,7 @@ static int timed_main(const char *json, uint64_t n, int reps)
 
 static int callgrind_main(const char *mode, uint64_t n)
 {
-	uint32_t rmode = 0, packets = 8;
+	uint32_t rmode = 0, packets = 8, flags = 0;
 	struct rtr_ring *ring = NULL;
 	uint64_t fails, lost = 0;
 	bool xen = !strcmp(mode, "xen-discard");
@@ -519,19 +617,24 @@ static int callgrind_main(const char *mode, uint64_t n)
 	} else if (!strcmp(mode, "overwrite")) {
 		k = KIND_RING;
 		rmode = RTR_MODE_OVERWRITE;
+	} else if (!strcmp(mode, "tid") || !strcmp(mode, "turns")) {
+		/* thread records; turns: a thread record before every event */
+		k = !strcmp(mode, "tid") ? KIND_RING : KIND_RING_TURNS;
+		rmode = RTR_MODE_OVERWRITE;
+		flags = RTR_RING_THREADS;
 	} else {
-		fprintf(stderr, PROG ": --callgrind: '%s' is not floor, discard, overwrite or "
-			"xen-discard\n", mode);
+		fprintf(stderr, PROG ": --callgrind: '%s' is not floor, discard, overwrite, tid, "
+			"turns or xen-discard\n", mode);
 		return 2;
 	}
 	if (xen && xensim_start()) {
 		fprintf(stderr, PROG ": --callgrind xen-discard: no simulated hypervisor\n");
 		return 1;
 	}
-	if (k == KIND_RING) {
+	if (k != KIND_FLOOR) {
 		/* valgrind has no rseq: pretend we are registered, on CPU 0. */
 		rtr_ring_bench_emulate_rseq();
-		if (ring_open_in(&ring, rmode, packets, xen)) {
+		if (ring_open_flags(&ring, rmode, packets, xen, flags)) {
 			xensim_stop();
 			return 1;
 		}
@@ -564,12 +667,15 @@ static void usage(FILE *f)
 		"usage: " PROG " [options]\n"
 		"Measure what writing one event (two 64-bit fields) costs: a TSC read and\n"
 		"a store into a thread-local array (the floor), then rtr_ring_write() in\n"
-		"overwrite and discard mode, on 1 and 2 pinned threads.  Prints a table.\n\n"
+		"overwrite and discard mode, on 1 and 2 pinned threads, and with thread\n"
+		"records (ring.tid.*: added ns and bytes per event).  Prints a table.\n\n"
 		"  -j, --json FILE       also write the figures to FILE as JSON\n"
 		"  -n, --events N        events per thread and repetition (default %llu;\n"
 		"                        with --callgrind: measured events, default %llu)\n"
 		"  -r, --reps N          repetitions, the best is kept (default %d)\n"
-		"  -c, --callgrind MODE  run N events of MODE (floor, discard, overwrite)\n"
+		"  -c, --callgrind MODE  run N events of MODE (floor, discard, overwrite, tid:\n"
+		"                        overwrite with thread records, turns: the same with a\n"
+		"                        thread record before every event, xen-discard)\n"
 		"                        in bench_cg_region(), for valgrind --tool=callgrind\n"
 		"                        --toggle-collect=bench_cg_region\n"
 		"  -h, --help            this text\n",

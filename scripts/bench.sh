@@ -3,9 +3,12 @@
 # The benchmark behind `make bench`:
 #   scripts/bench.sh BUILD_DIR
 # 1. BUILD_DIR/bin/ringtrace-bench: ns/event and throughput, floor vs ring,
-#    written to BUILD_DIR/bench/results.json;
+#    and what thread records add (ring.tid.*: ns and bytes per event, 1 and 2
+#    threads, 2 sharing a CPU, a thread record before every event), written
+#    to BUILD_DIR/bench/results.json;
 # 2. the same program under callgrind, counting only bench_cg_region(), for
-#    instructions/event of the floor and of the ring's write in both modes;
+#    instructions/event of the floor and of the ring's write in both modes,
+#    with thread records (ring.tid.1t) and with one before every event;
 # 3. BUILD_DIR/bin/ringtrace-events-bench: ns/call of the task model's calls
 #    and of a typed event, tracing off and on, and the bytes/event of a task
 #    mix on disk;
@@ -118,12 +121,18 @@ echo
 echo "callgrind: $cg_events events per mode, instructions counted in bench_cg_region()"
 header
 floor_ir=
-for mode in floor discard overwrite xen-discard; do
+for mode in floor discard overwrite tid turns xen-discard; do
 	per=$(cg_count "$bench" "$mode")
 	case $mode in
 	floor)
 		floor_ir=$per
 		row floor.instructions "$per" instructions/event ;;
+	tid)
+		# Thread records (what rtr_start() rings write), one thread.
+		row ring.tid.1t.instructions "$per" instructions/event "$(vs_floor "$per")" ;;
+	turns)
+		# The worst case: a thread record before every event.
+		row ring.tid.turns.instructions "$per" instructions/event "$(vs_floor "$per")" ;;
 	xen-discard)
 		# The same fast path, in a Xen guest's granted pages (simulated).
 		row xen.sim.instructions "$per" instructions/event "$(vs_floor "$per")" ;;
