@@ -5,9 +5,10 @@
  * children ending by exit(), _exit(), SIGKILL, rtr_stop(), after a thread,
  * after a fork of their own, and by exec; the parent tracing on after them
  * and a last child after the parent.  Nothing a child does may stop or
- * damage the parent's trace; followed children's events are in it with
- * their pid, task ids and counter ids never collide, and record names the
- * processes that ran untraced.
+ * damage the parent's trace; followed children's events are in it, each
+ * attributed by the thread records to the process (and thread) that wrote
+ * it, which the note's own getpid() confirms; task ids and counter ids
+ * never collide, and record names the processes that ran untraced.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,8 +83,8 @@ static void read_trace(const char *trace, struct trace *t)
 	out = t_sh(cmd, &st);
 	cr_assert_eq(st, 0, "ringtrace dump %s", trace);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char role[16], name[32], *q;
-		int pid, n, id, v;
+		char role[16], name[32], *q, *w;
+		int pid, n, id, v, wpid, wtid;
 		unsigned long long task;
 
 		if ((q = strstr(line, " counter: { counter = "))) {
@@ -99,6 +100,10 @@ static void read_trace(const char *trace, struct trace *t)
 		q = strstr(line, " note: { text = \"");
 		if (!q)
 			continue;
+		/* The thread records say which process wrote each event: dump prints it. */
+		w = strstr(line, " pid ");
+		cr_assert(w && w < q && sscanf(w, " pid %d tid %d", &wpid, &wtid) == 2,
+			  "a note without its thread: %s", line);
 		q += strlen(" note: { text = \"");
 		t->nnotes++;
 		if (sscanf(q, "task %d %llu", &pid, &task) == 2) {
@@ -108,15 +113,22 @@ static void read_trace(const char *trace, struct trace *t)
 			for (int i = t->n - 1; i >= 0 && !p; i--)
 				p = t->p[i].pid == pid ? &t->p[i] : NULL;
 			cr_assert_not_null(p, "task note before its process's notes: %s", line);
+			cr_assert_eq(wpid, pid, "written by pid %d: %s", wpid, line);
 			cr_assert_lt(p->ntasks, 16);
 			p->tasks[p->ntasks++] = task;
 		} else if (sscanf(q, "end %15s %d %d", role, &pid, &n) == 3) {
+			cr_assert_eq(wpid, pid, "written by pid %d: %s", wpid, line);
 			proc_of(t, role, pid)->end = n;
 		} else if (sscanf(q, "between %d %d", &pid, &n) == 2) {
 			cr_assert(n >= 0 && n < 8, "%s", line);
+			cr_assert_eq(wpid, pid, "written by pid %d: %s", wpid, line);
 			t->between[n]++;
 		} else if (sscanf(q, "%15s %d %d", role, &pid, &n) == 3) {
 			cr_assert(n >= 0 && n < NOTES, "%s", line);
+			cr_assert_eq(wpid, pid, "written by pid %d: %s", wpid, line);
+			/* Only the thread child's notes come from a thread not its process's main. */
+			cr_assert_eq(wtid == wpid, strcmp(role, "threadchild") != 0, "tid %d: %s", wtid,
+				     line);
 			proc_of(t, role, pid)->seen[n]++;
 		} else {
 			t->untraced_notes++;
