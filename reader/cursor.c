@@ -290,6 +290,7 @@ static int next_record(struct tr_cursor *c)
 		c->has_tid = c->has_pid = true;
 		c->pid = ld32(p + hl);
 		c->tid = ld32(p + hl + 4);
+		c->threads++;
 	}
 	c->off = c->pos;
 	c->ts = ts;

@@ -51,7 +51,8 @@ enum tr_item {
  *	says which are valid): its time in clock cycles, the record's file
  *	offset, the losses, the class and its payload of @len bytes.
  * @packets: @events: @events_lost: @packets_lost: totals so far (of the
- *	whole stream when a merge chains its chunks).
+ *	whole stream when a merge chains its chunks).  @threads: of @events,
+ *	the thread records (the ring's, not the program's events).
  * @failed: @err: the damage, once found.
  *
  * Everything before @err is the cursor's state: copying that much copies
@@ -101,7 +102,7 @@ struct tr_cursor {
 	size_t procname_max;	/* ... this many bytes, up to a NUL */
 
 	/* totals */
-	uint64_t packets, events, events_lost, packets_lost;
+	uint64_t packets, events, events_lost, packets_lost, threads;
 	bool failed;
 	char err[512];
 };

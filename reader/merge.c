@@ -121,6 +121,7 @@ static void chain_to(struct tr_merge *mg, uint32_t i, uint32_t k, uint32_t f,
 	tr_cursor_continue(c, prev);
 	c->packets = prev->packets;
 	c->events = prev->events;
+	c->threads = prev->threads;
 	c->events_lost = prev->events_lost;
 	c->packets_lost = prev->packets_lost;
 	mg->chunk[i] = k;

@@ -25,6 +25,7 @@ static void usage(FILE *f)
 		"in every stream file each packet (header fields, sizes, uuid, cpu, sequence\n"
 		"numbers, loss counters, timestamps) and each record.  Prints per stream the\n"
 		"packets, events, events lost, packets lost, and the first damage found.\n"
+		"The ring's thread records are counted apart from the program's events.\n"
 		"TRACE is a trace directory, a directory of rotated chunks (checked in order,\n"
 		"sequence numbers continuing from chunk to chunk), or - for a stream on stdin.\n\n"
 		"  -h, --help   this text\n\n"
@@ -38,7 +39,7 @@ struct carry {
 };
 
 struct totals {
-	uint64_t packets, events, lost_events, lost_packets, lost_first;
+	uint64_t packets, events, lost_events, lost_packets, lost_first, threads;
 	uint32_t damaged, streams;
 };
 
@@ -89,7 +90,7 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 		if (c->started)
 			snprintf(cpu, sizeof(cpu), "%" PRIu64, c->cpu);
 		printf("%-16s %5s %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
-		       t.streams[i].name, cpu, c->packets, c->events, c->events_lost,
+		       t.streams[i].name, cpu, c->packets, c->events - c->threads, c->events_lost,
 		       c->packets_lost, r == TR_ERROR ? "DAMAGED" : "ok");
 		if (!k && (c->first_seq || c->first_events))
 			printf("  lost before its first packet: %" PRIu64 " packets and %" PRIu64
@@ -102,7 +103,8 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 		}
 		tot->streams++;
 		tot->packets += c->packets;
-		tot->events += c->events;
+		tot->events += c->events - c->threads;
+		tot->threads += c->threads;
 		tot->lost_events += c->events_lost;
 		tot->lost_packets += c->packets_lost;
 		if (!k)
@@ -167,6 +169,9 @@ int rtr_cmd_check(int argc, char **argv)
 	free(carry);
 	if (in.ndirs > 1)
 		printf("\n%u chunks\n", in.ndirs);
+	if (tot.threads)
+		printf("\n%" PRIu64 " thread records (each names the process and thread of the "
+		       "events after it in its packet)", tot.threads);
 	printf("\n%" PRIu64 " packets, %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 	       " packets lost (%" PRIu64 " of them before the streams' first packets)\n",
 	       tot.packets, tot.events, tot.lost_events, tot.lost_packets, tot.lost_first);

@@ -315,7 +315,7 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 	}
 	p = tr_put(p, " }\n", 3);
 	o->len = (size_t)(p - o->buf);
-	d->events++;
+	d->events += cls != c->md->thread;	/* the ring's thread records are not counted */
 }
 
 /*

@@ -131,6 +131,21 @@ Test(events_threads, every_event_is_attributed_to_its_thread_in_every_reader)
 	cr_expect_eq(notes, (uint64_t)WRITERS * (EVENTS / NOTE_EVERY), "dump: every note");
 	free(out);
 
+	/* check: the program's events, the thread records apart */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' check '%s' | tail -n 3", t_bindir(), trace);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	{
+		unsigned long long threads, packets, events;
+
+		cr_assert_eq(sscanf(out, "%llu thread records (each names the process and thread "
+				    "of the events after it in its packet)\n%llu packets, %llu events,",
+				    &threads, &packets, &events), 3, "%s", out);
+		cr_expect_eq(events, want + (uint64_t)WRITERS * (EVENTS / NOTE_EVERY), "%s", out);
+		cr_expect_geq(threads, packets, "a thread record in each packet at least: %s", out);
+	}
+	free(out);
+
 	/* babeltrace2: each event with the pid and tid of the thread records before it */
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/bt2_read.py' events '%s'",
 		 getenv("RTR_SRCDIR") ? getenv("RTR_SRCDIR") : ".", trace);
