@@ -19,6 +19,8 @@
 #include <ringtrace/consumer.h>
 #include "ringbuf/ring.h"
 #include "platform/platform.h"
+#include <ringtrace/ringtrace.h>
+#include "events/classes.h"
 #include "events/ctf.h"
 #include "examples/stress/harness.h"
 
@@ -48,7 +50,7 @@ struct writer {
 
 struct payload {
 	uint32_t writer;
-	uint32_t pad;
+	uint32_t pad;		/* the writer's tid: the thread records must say the same */
 	uint64_t seq;
 	uint64_t check;
 };
@@ -94,7 +96,7 @@ static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
 	uint64_t t0 = thread_cpu_ns();
-	struct payload p = { .writer = w->id };
+	struct payload p = { .writer = w->id, .pad = (uint32_t)gettid() };
 
 	for (uint64_t seq = 0; !__atomic_load_n(w->stop, __ATOMIC_RELAXED); seq++) {
 		struct rtr_write_info info = { 0, 0 };
@@ -143,7 +145,13 @@ static int write_metadata(const char *dir, const struct rtr_region_hdr *h)
 	f = fopen(path, "we");
 	if (!f)
 		return -errno;
-	ret = rtr_ctf_write_metadata(f, h, NULL, &stress_class, 1);
+	{
+		/* the stress events, and the ring's thread records */
+		const struct rtr_ctf_event cls[2] = { stress_class,
+						      *rtr_event_builtin(RTR_EV_THREAD) };
+
+		ret = rtr_ctf_write_metadata(f, h, NULL, cls, 2);
+	}
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	return ret;
@@ -247,6 +255,7 @@ struct verify {
 	uint64_t *npkts;	/* per cpu: bitmap size in packets */
 	uint64_t *dropped;	/* per cpu, from the writers */
 	uint64_t *discarded;	/* per cpu, the last packet's events_discarded */
+	uint32_t pid;		/* the writers' process, as the thread records name it */
 };
 
 #define BAD(v, ...) do {							\
@@ -343,6 +352,7 @@ static void check_stream(struct verify *v, uint32_t cpu, const uint8_t *d, size_
 	while (off < n && v->res->ok) {
 		struct rtr_packet_hdr h;
 		uint64_t size, pos, ts;
+		uint32_t tid;
 
 		if (n - off < RTR_PACKET_HDR_SIZE) {
 			BAD(v, "stream %u: truncated packet header at %zu", cpu, off);
@@ -375,8 +385,9 @@ static void check_stream(struct verify *v, uint32_t cpu, const uint8_t *d, size_
 		mark_packet(v, cpu, h.packet_seq_num);
 		v->res->packets++;
 		ts = h.timestamp_begin;
+		tid = 0;	/* a packet names its threads itself */
 		for (pos = RTR_PACKET_HDR_SIZE; pos < size && v->res->ok;) {
-			uint32_t w, id;
+			uint32_t w, id, ids[2];
 			uint64_t t;
 
 			if (size - pos < 4) {
@@ -405,11 +416,25 @@ static void check_stream(struct verify *v, uint32_t cpu, const uint8_t *d, size_
 				BAD(v, "stream %u packet %" PRIu64 ": timestamp out of order", cpu,
 				    h.packet_seq_num);
 			ts = t;
+			if (id == RTR_EV_THREAD_ID && size - pos >= RTR_EV_THREAD_SIZE) {
+				/* u32 pid, u32 tid: the thread of the records after it */
+				memcpy(ids, d + off + pos, sizeof(ids));
+				if (ids[0] != v->pid || !ids[1])
+					BAD(v, "stream %u packet %" PRIu64 ": thread record of pid %u "
+					    "tid %u", cpu, h.packet_seq_num, ids[0], ids[1]);
+				tid = ids[1];
+				pos += RTR_EV_THREAD_SIZE;
+				continue;
+			}
 			if (id != STRESS_EVENT_ID || size - pos < sizeof(struct payload)) {
 				BAD(v, "stream %u packet %" PRIu64 ": bad record id %u", cpu,
 				    h.packet_seq_num, id);
 				break;
 			}
+			memcpy(&w, d + off + pos + offsetof(struct payload, pad), 4);
+			if (w != tid)
+				BAD(v, "stream %u packet %" PRIu64 ": an event of thread %u attributed "
+				    "to %u", cpu, h.packet_seq_num, w, tid);
 			check_event(v, cpu, h.packet_seq_num, d + off + pos, last_seq);
 			pos += sizeof(struct payload);
 		}
@@ -521,10 +546,10 @@ int stress_run(const struct stress_cfg *cfg, struct stress_result *res)
 	struct rtr_ring_attr attr = {
 		.struct_size = sizeof(attr), .mode = cfg->mode,
 		.packet_size = cfg->packet_size, .packets_per_cpu = cfg->packets,
-		.flags = cfg->portable ? RTR_RING_PORTABLE : 0,
+		.flags = (cfg->portable ? RTR_RING_PORTABLE : 0) | RTR_RING_THREADS,
 	};
 	static struct rtr_ring *_Atomic slot;
-	struct verify v = { .cfg = cfg, .res = res };
+	struct verify v = { .cfg = cfg, .res = res, .pid = (uint32_t)getpid() };
 	char region[4096];
 	struct rtr_ring *ring;
 	struct writer *w;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Read a ringtrace CTF directory with babeltrace2's Python bindings.
 
-    bt2_read.py summary DIR   totals, and the stress events' checksums checked
+    bt2_read.py summary DIR   totals (the thread records apart), and the stress
+                              events' checksums checked
     bt2_read.py events DIR    one JSON line per event: name, clock cycles, ns from
                               the epoch, cpu, fields (strings as "hex:<bytes>",
                               enums as {"value": N, "labels": [...]}), then pid and
@@ -40,6 +41,9 @@ def summary(path):
     for msg in messages(path):
         if type(msg) is bt2._EventMessageConst:
             ev = msg.event
+            if ev.name == "thread":
+                out["thread_records"] = out.get("thread_records", 0) + 1
+                continue  # the ring's, not the program's events
             out["events"] += 1
             if ev.name == "stress_event":
                 p = ev.payload_field
