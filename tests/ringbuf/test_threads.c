@@ -61,7 +61,8 @@ static void *writer_main(void *arg)
 		t_pin0();
 	w->tid = (uint32_t)gettid();
 	__atomic_store_n(&my_tid, w->tid, __ATOMIC_RELAXED);
-	for (uint32_t i = 0; i < EVENTS; i++) {
+	/* at least EVENTS, and on until a signal handler of this thread traced */
+	for (uint32_t i = 0; i < EVENTS || (!handler_seq && i < 100 * EVENTS); i++) {
 		struct ev e = { w->tid, i };
 
 		if (rtr_ring_write(slot, 1, &e, sizeof(e)) == 0)
@@ -173,17 +174,18 @@ ParameterizedTest(struct mode *m, ringbuf_threads, every_record_is_attributed_to
 		}
 	}
 	cr_expect_eq(unattributed, 0, "records before their packet's first thread record");
-	cr_expect_gt(handled, 0, "the signal handler traced");
 	if (m->mode == RTR_MODE_OVERWRITE) {
+		/* the last few packets remain, the handlers' records maybe not among them */
 		cr_expect_gt(skipped, 0, "overwrite mode lost packets");
 		cr_expect_gt(events, 0);
 	} else {
 		cr_expect_eq(skipped, 0);
 		cr_expect_eq(events, written, "every record the ring took is read");
 		cr_expect_gt(events, (uint64_t)WRITERS * EVENTS / 2);
+		cr_expect_gt(handled, 0, "the signal handler traced");
+		/* Written when the writer changes, not with every record. */
+		cr_expect_lt(threads * 4, events, "%" PRIu64 " thread records for %" PRIu64
+			     " events", threads, events);
 	}
-	/* Written when the writer changes, not with every record. */
-	cr_expect_lt(threads * 4, events, "%" PRIu64 " thread records for %" PRIu64 " events",
-		     threads, events);
 	t_ring_close(&t);
 }
