@@ -77,6 +77,12 @@ struct rtr_cpu_ctl *t_ctl(struct t_ring *t, uint32_t cpu)
 
 int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max)
 {
+	return t_parse_threads(pkt, size, plen, out, max, false);
+}
+
+int t_parse_threads(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max,
+		    bool skip_threads)
+{
 	struct rtr_packet_hdr h;
 	uint64_t pos = RTR_PACKET_HDR_SIZE, ts;
 	int n = 0;
@@ -105,12 +111,18 @@ int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out,
 				r.ts += 1ull << RTR_EV_TS_BITS;
 			pos += 4;
 		}
+		ts = r.ts;
+		if (skip_threads && r.id == RTR_EV_THREAD_ID) {
+			if (size - pos < RTR_EV_THREAD_SIZE)
+				return -1;
+			pos += RTR_EV_THREAD_SIZE;
+			continue;
+		}
 		if (size - pos < plen)
 			return -1;
 		r.payload = pkt + pos;
 		r.len = plen;
 		pos += plen;
-		ts = r.ts;
 		out[n++] = r;
 	}
 	return n;

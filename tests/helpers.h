@@ -37,6 +37,9 @@ void t_ring_close(struct t_ring *t);
 void t_pin0(void);
 /* Parse every record of a packet whose records all carry @plen-byte payloads. */
 int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max);
+/* The same, leaving out the ring's thread records (RTR_RING_THREADS) when @skip_threads. */
+int t_parse_threads(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max,
+		    bool skip_threads);
 struct rtr_cpu_ctl *t_ctl(struct t_ring *t, uint32_t cpu);
 /* The directory of the running test binary (where the ringtrace programs are). */
 const char *t_bindir(void);

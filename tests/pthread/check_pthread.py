@@ -25,13 +25,21 @@ def check(cond, what):
         failures.append(what)
 
 
+# (pid, tid) of every thread record: the OS threads that wrote the events
+thread_ids = set()
+
+
 def load(path):
-    """Every event in time order: (name without a 64 suffix, fields dict)."""
+    """Every event in time order: (name without a 64 suffix, fields dict); the
+    ring's thread records go to thread_ids instead."""
     out = []
     for msg in bt2.TraceCollectionMessageIterator(path):
         if type(msg) is not bt2._EventMessageConst:
             continue
         ev = msg.event
+        if ev.name == "thread":
+            thread_ids.add((int(ev.payload_field["pid"]), int(ev.payload_field["tid"])))
+            continue
         name = ev.name[:-2] if ev.name.endswith("64") else ev.name
         fields = {}
         for k in ev.payload_field:
@@ -184,6 +192,9 @@ def threads(path, n, unique=True):
     created, resolved = well_formed(evs, unique)
     nthreads = sum(1 for k in created.values() if k == "thread")
     check(nthreads >= n, "at least %d threads (found %d)" % (n, nthreads))
+    # the thread tasks are OS threads, and the thread records name them
+    ntids = len({tid for _, tid in thread_ids})
+    check(ntids >= n, "thread records name at least %d threads (found %d)" % (n, ntids))
     main = evs[0][1].get("child") if evs and evs[0][0] == "create" else None
     check(main is not None and created.get(main) == "thread", "the first event creates the main thread")
     check(main in resolved, "the main thread is resolved at exit")

@@ -1047,7 +1047,9 @@ static uint64_t drain(struct notif *n)
 		struct rtr_consumer_packet pkt;
 
 		while (rtr_consumer_get(n->c, cpu, &pkt) == 0) {
-			int k = t_parse(pkt.data, pkt.size, sizeof(struct n_rec), recs, 4096 / 20 + 1);
+			/* rtr_start()'s ring: thread records among the records */
+			int k = t_parse_threads(pkt.data, pkt.size, sizeof(struct n_rec), recs,
+						4096 / 20 + 1, true);
 
 			cr_assert_geq(k, 0, "cpu %u packet %" PRIu64 " does not parse", cpu, pkt.seq);
 			for (int i = 0; i < k; i++) {
@@ -1224,10 +1226,14 @@ static unsigned long mutations_of(const char *log)
 Test(xen, a_hostile_guest_cannot_hurt_dom0)
 {
 	uint32_t g = mkdom("hostile");
-	char *w = workdir(), *glog = path_in(w, "guest.log");
-	char *hostile = prog("ringtrace-xen-hostile"), *rt = prog("ringtrace");
-	char *out = path_in(w, "c"), *log = path_in(w, "run.log"), *snap = path_in(w, "s");
-	char *clog = path_in(w, "consume.log");
+	/*
+	 * Copies: path_in()'s pool of 128 is reused by the loop's commands, and
+	 * a "-o" path that became the ringtrace binary's would replace it.
+	 */
+	char *w = workdir(), *glog = strdup(path_in(w, "guest.log"));
+	char *hostile = strdup(prog("ringtrace-xen-hostile")), *rt = strdup(prog("ringtrace"));
+	char *out = strdup(path_in(w, "c")), *log = strdup(path_in(w, "run.log"));
+	char *snap = strdup(path_in(w, "s")), *clog = strdup(path_in(w, "consume.log"));
 	unsigned runs = 0, consumes = 0;
 	unsigned long mutations;
 	pid_t gp, cp = 0;
@@ -1271,6 +1277,13 @@ Test(xen, a_hostile_guest_cannot_hurt_dom0)
 	cr_log_info("hostile guest: %lu mutations, %u consumes, %u recover/snapshot runs",
 		    mutations, consumes, runs);
 	cr_expect_geq(runs, 4);
+	free(glog);
+	free(hostile);
+	free(rt);
+	free(out);
+	free(log);
+	free(snap);
+	free(clog);
 }
 
 /*
