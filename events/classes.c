@@ -55,6 +55,8 @@ static const struct rtr_ctf_field f_counter[] = { F("counter", ENUM_U32), F("val
 
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
 
+_Static_assert(RTR_EV_THREAD + 1 == RTR_EV_BUILTIN_COUNT, "the thread class is the last built-in");
+
 static const struct rtr_ctf_event builtin[RTR_EV_BUILTIN_COUNT] = {
 	[RTR_EV_SWITCH] = { "switch", RTR_EV_SWITCH, f_task32, 1 },
 	[RTR_EV_CREATE] = { "create", RTR_EV_CREATE, f_create32, 3 },
@@ -93,7 +95,7 @@ int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 	struct rtr_ctf_enum_entry *names = NULL;
 	struct rtr_ctf_field counter[2];
 	struct rtr_ctf_enum_entry *maps = NULL;
-	uint32_t n = 0, nf = 0, nm = 0, nlabels = 0;
+	uint32_t n = 0, nf = 0, nm = 0, nlabels = 0, nb;
 	char *labels = NULL, *lp;
 	size_t labels_len = 0;
 	int ret;
@@ -135,12 +137,19 @@ int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 	for (uint32_t i = 0; i < RTR_EV_BUILTIN_COUNT; i++)
 		ev[i] = builtin[i];
 	ev[RTR_EV_COUNTER].fields = counter;
+	/*
+	 * A region made before the thread record (ABI 1.1) gave id 21 to its
+	 * first typed event, and has no thread records: that class, not ours.
+	 */
+	nb = RTR_EV_BUILTIN_COUNT;
+	for (uint32_t i = 0; i < reg->nevents; i++)
+		if (reg->events[i].id == RTR_EV_THREAD)
+			nb = RTR_EV_THREAD;
 	/* Typed events: the registry's type codes are enum rtr_ctf_type's. */
 	for (uint32_t i = 0; i < reg->nevents; i++) {
 		const struct rtr_reg_event *r = &reg->events[i];
 
-		ev[RTR_EV_BUILTIN_COUNT + i] = (struct rtr_ctf_event){ r->name, r->id, fields + nf,
-									r->nfields };
+		ev[nb + i] = (struct rtr_ctf_event){ r->name, r->id, fields + nf, r->nfields };
 		for (uint32_t j = 0; j < r->nfields; j++) {
 			struct rtr_ctf_field *fl = &fields[nf++];
 
@@ -160,7 +169,7 @@ int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 			}
 		}
 	}
-	ret = rtr_ctf_write_metadata(f, h, hostname, ev, RTR_EV_BUILTIN_COUNT + reg->nevents);
+	ret = rtr_ctf_write_metadata(f, h, hostname, ev, nb + reg->nevents);
 out:
 	free(names);
 	free(ev);

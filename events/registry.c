@@ -137,7 +137,8 @@ static int parse_event(const char *l, size_t n, struct rtr_registry *reg, char *
 	strtok_r(buf, " ", &save);	/* "event" */
 	tok = strtok_r(NULL, " ", &save);
 	v = tok ? strtoul(tok, &end, 10) : 0;
-	if (!tok || *end || v < RTR_REGISTRY_FIRST_ID || v > UINT32_MAX)
+	/* 21: a typed event of a region made before the thread record took that id */
+	if (!tok || *end || v < RTR_REGISTRY_FIRST_ID - 1 || v > UINT32_MAX)
 		return fail(err, errlen, lineno, "bad event id");
 	ev->id = (uint32_t)v;
 	for (uint32_t i = 0; i < reg->nevents; i++) {

@@ -5,8 +5,12 @@
  * region another process may have scribbled on).
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
+#include <ringtrace/ringtrace.h>
+#include "events/classes.h"
 #include "events/registry.h"
 
 TestSuite(events_registry, .timeout = 10);
@@ -108,4 +112,34 @@ Test(events_registry, writer_refuses_what_the_parser_would)
 	}
 	cr_expect_eq(rtr_registry_add_counter(h, 1, "c"), -ENOSPC, "a full area says so");
 	cr_expect_leq(h->metadata_len, h->metadata_cap);
+}
+
+/*
+ * A region made before the thread record took id 21 gave it to its first
+ * typed event: the registry still reads, and the trace's metadata has that
+ * class at 21 and no thread class (such a region has no thread records).
+ */
+Test(events_registry, a_region_from_before_the_thread_record_keeps_its_id_21)
+{
+	static const char old[] = "event 21 old:first 1 3:x\nevent 22 old:second 0\n";
+	struct rtr_region_hdr h = { .clock_freq = 1000000000, .producer_pid = 1,
+				    .mode = RTR_MODE_DISCARD };
+	struct rtr_registry reg;
+	char err[160] = "", *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_eq(rtr_registry_parse(old, strlen(old), &reg, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(reg.events[0].id, RTR_EV_THREAD);
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(rtr_events_write_metadata(f, &h, &reg, "host"), 0);
+	fclose(f);
+	cr_expect_not_null(strstr(text, "name = \"old:first\";\n\tid = 21;"), "%s", text);
+	cr_expect_null(strstr(text, "name = \"thread\""), "no thread class");
+	cr_expect_not_null(strstr(text, "name = \"pause\";"), "the task model's classes");
+	free(text);
+	rtr_registry_free(&reg);
+	cr_expect_eq(rtr_registry_parse("event 20 a:b 0\n", 15, &reg, err, sizeof(err)), -EPROTO,
+		     "a task model id");
 }
