@@ -202,16 +202,10 @@ RTR_API int rtr_counter_register(const char *name, uint32_t *id)
 	}
 	counter_rid[ncounters] = ncounters;
 	if (ring) {
-		struct rtr_region_hdr *h = ring->hdr;
-
-		rtr_region_lock(h);
-		counter_rid[ncounters] = h->next_counter;
-		ret = rtr_registry_add_counter(h, h->next_counter, name);
-		if (ret == -EINVAL)
-			ret = -ENOSPC;	/* the region's ids are used up */
-		if (!ret)
-			h->next_counter++;
-		rtr_region_unlock(h);
+		/* Ids are the region's: other processes register into it too. */
+		rtr_region_lock(ring->hdr);
+		ret = rtr_registry_counter_id(ring->hdr, name, &counter_rid[ncounters]);
+		rtr_region_unlock(ring->hdr);
 	}
 	if (ret) {
 		free(counter_names[ncounters]);
@@ -248,7 +242,13 @@ static int join_labels(const struct rtr_field_desc *d, char **out)
 	return 0;
 }
 
-static int registry_add_class(struct rtr_ring *r, const struct rtr_event_class *c)
+/*
+ * Describe @c in @r's registry: with its own id (a region this process
+ * created), or (@region_id) with the id the region gives it, under the
+ * region's lock: the id of the same class another process registered, or
+ * a new one.
+ */
+static int registry_add_class(struct rtr_ring *r, struct rtr_event_class *c, bool region_id)
 {
 	struct rtr_reg_field f[RTR_REGISTRY_FIELDS];
 	int ret = 0;
@@ -261,10 +261,14 @@ static int registry_add_class(struct rtr_ring *r, const struct rtr_event_class *
 		f[i].type = c->fields[i].type;
 		ret = join_labels(&c->fields[i], &f[i].labels);
 	}
-	if (!ret)
+	if (!ret && region_id)
+		ret = rtr_registry_event_id(r->hdr, c->provider, c->name, f, c->nfields, &c->id);
+	else if (!ret)
 		ret = rtr_registry_add_event(r->hdr, c->id, c->provider, c->name, f, c->nfields);
 	for (uint32_t i = 0; i < c->nfields; i++)
 		free(f[i].labels);
+	if (!ret && c->id >= next_class_id)
+		next_class_id = c->id + 1;
 	return ret;
 }
 
@@ -303,17 +307,12 @@ RTR_API int rtr_event_register(struct rtr_event_class *cls)
 			goto out;
 	}
 	if (ring) {
-		/* Ids are the region's: forked children register into it too. */
+		/* Ids are the region's: other processes register into it too. */
 		rtr_region_lock(ring->hdr);
-		cls->id = ring->hdr->next_class;
-		ret = registry_add_class(ring, cls);
-		if (!ret)
-			ring->hdr->next_class++;
+		ret = registry_add_class(ring, cls, true);
 		rtr_region_unlock(ring->hdr);
 		if (ret)
 			goto out;
-		if (cls->id >= next_class_id)
-			next_class_id = cls->id + 1;
 	} else {
 		cls->id = next_class_id++;
 	}
@@ -413,15 +412,15 @@ static void atfork_register(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-/**
- * rtr_start() - create a region and start tracing into it.
- * Return: 0; -EALREADY if tracing; -EINVAL for a bad config; -errno from
- * creating the region (-EEXIST: the file exists, -ENOSPC: no room).
- */
 /* Why the last rtr_start() failed, when the platform said more than an errno. */
 static char start_err[256];
 
-RTR_API int rtr_start(const struct rtr_config *cfg)
+/*
+ * Create a region and trace into it; or (@join) trace into the running one
+ * at @cfg->path, another process's of the same trace (rtr_ring_join()),
+ * with the ids it gives this process's counters and classes.
+ */
+static int start(const struct rtr_config *cfg, bool join)
 {
 	/* Thread records: every event is attributed to its thread and process. */
 	struct rtr_ring_attr attr = { .struct_size = sizeof(attr), .mode = RTR_MODE_DISCARD,
@@ -449,24 +448,42 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 		ret = -EALREADY;
 		goto out;
 	}
-	ret = rtr_ring_create(&r, &attr);
-	if (ret)
-		goto out;
-	/* The region hands out the ids from here on: after ours. */
-	r->hdr->next_task = __atomic_load_n(&next_task_block, __ATOMIC_RELAXED);
-	r->hdr->next_counter = ncounters;
-	r->hdr->next_class = next_class_id;
-	for (uint32_t i = 0; i < ncounters && !ret; i++) {
-		counter_rid[i] = i;
-		ret = rtr_registry_add_counter(r->hdr, i, counter_names[i]);
-	}
-	for (struct rtr_event_class *c = classes; c && !ret; c = c->next)
-		ret = registry_add_class(r, c);
-	if (!ret)
-		ret = rtr_ring_start_flusher(r);
-	if (ret) {
-		rtr_ring_destroy(r, true);
-		goto out;
+	if (join) {
+		ret = rtr_ring_join(&r, &attr);
+		if (ret)
+			goto out;
+		rtr_region_lock(r->hdr);
+		for (uint32_t i = 0; i < ncounters && !ret; i++)
+			ret = rtr_registry_counter_id(r->hdr, counter_names[i], &counter_rid[i]);
+		for (struct rtr_event_class *c = classes; c && !ret; c = c->next)
+			ret = registry_add_class(r, c, true);
+		rtr_region_unlock(r->hdr);
+		if (ret) {
+			/* Out of the region's list: the ring is no writer's any more. */
+			rtr_ring_stop(r);
+			rtr_ring_destroy(r, false);
+			goto out;
+		}
+	} else {
+		ret = rtr_ring_create(&r, &attr);
+		if (ret)
+			goto out;
+		/* The region hands out the ids from here on: after ours. */
+		r->hdr->next_task = __atomic_load_n(&next_task_block, __ATOMIC_RELAXED);
+		r->hdr->next_counter = ncounters;
+		r->hdr->next_class = next_class_id;
+		for (uint32_t i = 0; i < ncounters && !ret; i++) {
+			counter_rid[i] = i;
+			ret = rtr_registry_add_counter(r->hdr, i, counter_names[i]);
+		}
+		for (struct rtr_event_class *c = classes; c && !ret; c = c->next)
+			ret = registry_add_class(r, c, false);
+		if (!ret)
+			ret = rtr_ring_start_flusher(r);
+		if (ret) {
+			rtr_ring_destroy(r, true);
+			goto out;
+		}
 	}
 	ring = r;
 	follow_forks = !(cfg && cfg->struct_size >= offsetof(struct rtr_config, flags) +
@@ -477,6 +494,16 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 out:
 	pthread_mutex_unlock(&control);
 	return ret;
+}
+
+/**
+ * rtr_start() - create a region and start tracing into it.
+ * Return: 0; -EALREADY if tracing; -EINVAL for a bad config; -errno from
+ * creating the region (-EEXIST: the file exists, -ENOSPC: no room).
+ */
+RTR_API int rtr_start(const struct rtr_config *cfg)
+{
+	return start(cfg, false);
 }
 
 /**
@@ -618,6 +645,16 @@ __attribute__((constructor)) static void start_from_env(void)
 		}
 	}
 	ret = rtr_start(&cfg);
+	/*
+	 * The region is there: a program exec'd by a traced one (under
+	 * `ringtrace record`) traces into it as a forked child does, unless
+	 * children are not followed, or this process has two copies of us.
+	 */
+	if (ret == -EEXIST && cfg.path && !(cfg.flags & (RTR_CONFIG_NO_FOLLOW_FORKS |
+	    RTR_CONFIG_XEN)) && !another_copy() && start(&cfg, true) == 0) {
+		atexit(stop_at_exit);
+		return;
+	}
 	if (ret == -EEXIST && another_copy()) {
 		fprintf(stderr, "ringtrace: this program has a copy of libringtrace of its own (linked "
 			"statically), and another one traces the process (`record --pthread` preloads it): "

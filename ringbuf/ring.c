@@ -810,6 +810,45 @@ RTR_API void rtr_ring_atfork_init(void)
 	pthread_once(&atfork_once, atfork_register);
 }
 
+/* The producer's view of the region at ring->mem (header filled in), as @attr asks. */
+static void ring_setup(struct rtr_ring *ring, const struct rtr_ring_attr *attr)
+{
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)ring->mem.base;
+
+	ring->cpus = (uint8_t *)h + h->cpu_off;
+	ring->cpu_stride = h->cpu_stride;
+	ring->packet_size = h->packet_size;
+	ring->packet_mask = h->packet_size - 1;
+	ring->buf_mask = (uint64_t)h->packet_size * h->packets_per_cpu - 1;
+	ring->fast_limit = h->packet_size - 11;
+	ring->mode = h->mode;
+	ring->ncpus = h->ncpus;
+	ring->hold_max = h->clock_freq;	/* a snapshot's hold lasts a second at most */
+	if (attr->struct_size >= offsetof(struct rtr_ring_attr, blocking_timeout_us) +
+				 sizeof(attr->blocking_timeout_us))
+		ring->block_ns = attr->blocking_timeout_us < 0 ? -1 :
+				 attr->blocking_timeout_us > INT64_MAX / 1000 ? -1 :
+				 attr->blocking_timeout_us * 1000;
+	/* rseq writers index buffers by CPU number: every CPU needs one. */
+	ring->threads = attr->flags & RTR_RING_THREADS;
+	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available() &&
+			 h->ncpus >= rtr_cpu_possible();
+	/* The fast path compares the CPU with fast_ncpus: 0 sends it all here. */
+	ring->fast_ncpus = ring->use_rseq ? h->ncpus : 0;
+	ring->hdr = h;
+	ring->region_size = h->region_size;
+	ring->fd = ring->mem.fd;
+	ring->pid = (uint32_t)getpid();
+	ring->fork_slot = -1;
+	/* The consumer's words: in the control pages unless the platform keeps them. */
+	if (!ring->mem.cons) {
+		ring->mem.cons = ring->cpus + offsetof(struct rtr_cpu_ctl, cons);
+		ring->mem.cons_stride = h->cpu_stride;
+	}
+	if (!ring->mem.flush_req)
+		ring->mem.flush_req = &h->flush_req;
+}
+
 RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 {
 	uint32_t psize, npk, ncpus;
@@ -924,41 +963,9 @@ RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *a
 	h->producer_pid = (uint32_t)getpid();
 	h->procs[0] = h->producer_pid;
 	h->nprocs = 1;
-	ring->pid = h->producer_pid;
-	ring->fork_slot = -1;
 	h->header_size = RTR_PACKET_HDR_SIZE;
 	h->state = RTR_STATE_RUNNING;
-
-	ring->cpus = (uint8_t *)addr + cpu_off;
-	ring->cpu_stride = stride;
-	ring->packet_size = psize;
-	ring->packet_mask = psize - 1;
-	ring->buf_mask = buf - 1;
-	ring->fast_limit = psize - 11;
-	ring->mode = attr->mode;
-	ring->ncpus = ncpus;
-	ring->hold_max = h->clock_freq;	/* a snapshot's hold lasts a second at most */
-	if (attr->struct_size >= offsetof(struct rtr_ring_attr, blocking_timeout_us) +
-				 sizeof(attr->blocking_timeout_us))
-		ring->block_ns = attr->blocking_timeout_us < 0 ? -1 :
-				 attr->blocking_timeout_us > INT64_MAX / 1000 ? -1 :
-				 attr->blocking_timeout_us * 1000;
-	/* rseq writers index buffers by CPU number: every CPU needs one. */
-	ring->threads = attr->flags & RTR_RING_THREADS;
-	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available() &&
-			 ncpus >= rtr_cpu_possible();
-	/* The fast path compares the CPU with fast_ncpus: 0 sends it all here. */
-	ring->fast_ncpus = ring->use_rseq ? ncpus : 0;
-	ring->hdr = h;
-	ring->region_size = size;
-	ring->fd = ring->mem.fd;
-	/* The consumer's words: in the control pages unless the platform keeps them. */
-	if (!ring->mem.cons) {
-		ring->mem.cons = ring->cpus + offsetof(struct rtr_cpu_ctl, cons);
-		ring->mem.cons_stride = stride;
-	}
-	if (!ring->mem.flush_req)
-		ring->mem.flush_req = &h->flush_req;
+	ring_setup(ring, attr);
 	/* Everything above is visible before a consumer can see the magic. */
 	rtr_store_release(&h->magic, RTR_REGION_MAGIC);
 	ret = ring->mem.ops->publish(&ring->mem);
@@ -1236,6 +1243,100 @@ RTR_API int rtr_region_taken(const char *path)
 	rtr_ring_untraced(h, self);
 out:
 	munmap(h, RTR_REGION_HDR_SIZE);
+	return ret;
+}
+
+/* A live region this library could have made: the layout rtr_ring_create() writes. */
+static bool joinable(const struct rtr_region_hdr *h, uint64_t size)
+{
+	uint64_t stride = RTR_CPU_CTL_SIZE + (uint64_t)h->packet_size * h->packets_per_cpu;
+
+	return size >= RTR_REGION_HDR_SIZE && rtr_load_acquire(&h->magic) == RTR_REGION_MAGIC &&
+	       h->abi_major == RTR_REGION_ABI_MAJOR && h->abi_minor == RTR_REGION_ABI_MINOR &&
+	       h->endian == RTR_REGION_ENDIAN && h->word_size == sizeof(long) &&
+	       h->header_size == RTR_PACKET_HDR_SIZE &&
+	       (h->mode == RTR_MODE_DISCARD || h->mode == RTR_MODE_OVERWRITE) &&
+	       is_pow2(h->packet_size) && h->packet_size >= RTR_PACKET_SIZE_MIN &&
+	       h->packet_size <= RTR_PACKET_SIZE_MAX && is_pow2(h->packets_per_cpu) &&
+	       h->packets_per_cpu >= RTR_PACKETS_PER_CPU_MIN &&
+	       h->packets_per_cpu <= RTR_PACKETS_PER_CPU_MAX && h->ncpus &&
+	       h->ncpus <= RTR_NCPUS_MAX && h->cpu_off == RTR_REGION_HDR_SIZE + METADATA_CAP &&
+	       h->metadata_off == RTR_REGION_HDR_SIZE && h->metadata_cap == METADATA_CAP &&
+	       h->cpu_stride == stride && h->region_size == size &&
+	       h->cpu_off + stride * h->ncpus == size && h->clock_freq;
+}
+
+/**
+ * rtr_ring_join() - write into the running region at @attr->path that
+ * another process of the trace created (a program exec'd by a traced one,
+ * under `ringtrace record`), as a forked child does: an entry of @procs,
+ * no flusher (the creator's serves every CPU).  Only a region of this
+ * library's layout, of this user, still running, is joined; a region
+ * whose processes have all left (@nprocs 0: it is being stopped) is not.
+ * A process that exec'd from a followed child keeps the entry it has.
+ * Return: 0; -EEXIST when @path is no region this process may join;
+ * -ENOSPC when @procs is full; -errno from opening it.
+ */
+RTR_API int rtr_ring_join(struct rtr_ring **out, const struct rtr_ring_attr *attr)
+{
+	struct rtr_region_hdr *h;
+	struct rtr_ring *ring;
+	struct stat st;
+	bool listed = false;
+	uint32_t self = (uint32_t)getpid(), n;
+	int ret;
+
+	if (!out || !attr || attr->struct_size < RTR_RING_ATTR_SIZE_V0 || !attr->path)
+		return -EINVAL;
+	rtr_ring_atfork_init();
+	ring = calloc(1, sizeof(*ring));
+	if (!ring)
+		return -ENOMEM;
+	ring->path = strdup(attr->path);
+	if (!ring->path) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ret = rtr_region_file_open(&ring->mem, ring->path);
+	if (ret)
+		goto err_free;
+	h = (struct rtr_region_hdr *)ring->mem.base;
+	ret = -EEXIST;
+	if (fstat(ring->mem.fd, &st) || st.st_uid != geteuid() || !joinable(h, ring->mem.size) ||
+	    rtr_load(&h->state) != RTR_STATE_RUNNING)
+		goto err_unmap;
+	for (uint32_t i = 0; i < RTR_REGION_PROCS && !listed; i++)
+		listed = rtr_load(&h->procs[i]) == self;
+	if (!listed) {
+		/* Counted in only while someone is: at 0 the last one is stopping it. */
+		n = rtr_load(&h->nprocs);
+		do {
+			if (!n)
+				goto err_unmap;
+		} while (!__atomic_compare_exchange_n(&h->nprocs, &n, n + 1, false, __ATOMIC_ACQ_REL,
+						      __ATOMIC_RELAXED));
+		ret = -ENOSPC;
+		for (uint32_t i = 0; i < RTR_REGION_PROCS && !listed; i++) {
+			uint32_t free_ = 0;
+
+			listed = __atomic_compare_exchange_n(&h->procs[i], &free_, self, false,
+							     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+		}
+		if (!listed) {
+			__atomic_sub_fetch(&h->nprocs, 1, __ATOMIC_ACQ_REL);
+			goto err_unmap;
+		}
+		__atomic_add_fetch(&h->followed, 1, __ATOMIC_RELAXED);
+	}
+	ring_setup(ring, attr);
+	*out = ring;
+	return 0;
+
+err_unmap:
+	ring->mem.ops->release(&ring->mem, false);
+err_free:
+	free(ring->path);
+	free(ring);
 	return ret;
 }
 

@@ -129,6 +129,7 @@ struct rtr_write_info {
 };
 
 RTR_API int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr);
+RTR_API int rtr_ring_join(struct rtr_ring **out, const struct rtr_ring_attr *attr);
 RTR_API int rtr_ring_detach(struct rtr_ring *_Atomic *slot);
 RTR_API int rtr_ring_flush(struct rtr_ring *ring);
 RTR_API int rtr_ring_stop(struct rtr_ring *ring);

@@ -101,8 +101,9 @@ static void report_procs(const struct opts *o, const struct rtr_session *s)
 	if (!s->c || rtr_consumer_procs(s->c, &p))
 		return;
 	if (p.followed && !o->quiet)
-		fprintf(stderr, "ringtrace record: %u forked process%s traced into the same trace\n",
-			p.followed, p.followed == 1 ? "" : "es");
+		fprintf(stderr, "ringtrace record: %u other process%s (forked, or exec'd and "
+			"joined) traced into the same trace\n", p.followed,
+			p.followed == 1 ? "" : "es");
 	if (p.writing && !rtr_consumer_producer_gone(s->c))
 		fprintf(stderr, "ringtrace record: interrupted while %u process%s still traced: "
 			"their later events are not in the trace\n", p.writing,
@@ -115,8 +116,9 @@ static void report_procs(const struct opts *o, const struct rtr_session *s)
 		fprintf(stderr, "%s pid %u", i ? "," : "", p.untraced_pids[i]);
 	fprintf(stderr, "%s:", p.untraced > 8 ? ", ..." : "");
 	if (p.untraced_exec)
-		fprintf(stderr, " %u exec'd a program linked with libringtrace, which traces only "
-			"as the program record runs%s", p.untraced_exec,
+		fprintf(stderr, " %u program%s linked with libringtrace, exec'd, did not join the "
+			"trace (not followed, or another libringtrace's)%s", p.untraced_exec,
+			p.untraced_exec == 1 ? "" : "s",
 			p.untraced > p.untraced_exec ? ";" : "");
 	if (p.untraced > p.untraced_exec)
 		fprintf(stderr, " %u forked child%s not followed (%s)", p.untraced - p.untraced_exec,

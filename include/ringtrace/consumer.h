@@ -101,12 +101,14 @@ bool rtr_consumer_producer_gone(const struct rtr_consumer *c);
  * @struct_size: set by the caller to sizeof(struct rtr_consumer_procs).
  * @writing: processes writing into it now (dead ones not yet noticed
  *           included).
- * @followed: processes that joined the first, cumulative (forked children).
+ * @followed: processes that joined the first, cumulative (forked children,
+ *            programs exec'd or spawned that joined the region).
  * @untraced: processes that were meant to trace into it and did not (a child
  *            not followed, no room for one more, or a program that found
  *            the region taken by another: exec'd under `ringtrace record`).
  * @untraced_exec: of @untraced, the programs exec'd that found the region
- *            taken (the others are forked children not followed).
+ *            and could not join it (the others are forked children not
+ *            followed).
  * @untraced_pids: the first of them (up to 8; 0 past @untraced).
  */
 struct rtr_consumer_procs {

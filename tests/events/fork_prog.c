@@ -4,15 +4,18 @@
  * end every way a child can, for tests/events/test_fork.c: run under
  * `ringtrace record`, it forks children that trace and then exit(), _exit(),
  * are killed with SIGKILL, call rtr_stop(), run a thread, fork again, or
- * exec a program linked with libringtrace; the parent traces on after every
- * one has ended, and a last child traces on after the parent has exited.  Each note says who wrote it:
+ * exec a program linked with libringtrace (itself, which joins the trace);
+ * the parent traces on after every one has ended, and a last child traces on
+ * after the parent has exited.  Each note says who wrote it:
  *
  *     <role> <pid> <n>          the n-th note of a process (n from 0)
  *     task <pid> <id>           a task id the process took (rtr_task_id())
  *     end <role> <pid> <count>  the last note: how many <role> notes it wrote
  *
  * Children also register a counter after the fork (the parent registers one
- * after them), so that the registry's ids are exercised across processes.
+ * after them), and each process one called "shared", so that the registry's
+ * ids are exercised across processes; each emits a typed event
+ * forkprog:hello (pid, role), a class the exec'd program registers again.
  *
  *   rtr-fork-prog run N        parent and children, N notes each
  *   rtr-fork-prog exec N       what an exec'd program runs: N "exec" notes
@@ -28,7 +31,13 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <ringtrace/event.h>
 #include <ringtrace/ringtrace.h>
+
+/* A typed event every process emits: the same class, registered by each at load. */
+#define FORKPROG_HELLO(F) F(s32, pid) F(string, role)
+RTR_EVENT_DECLARE(forkprog, hello, FORKPROG_HELLO)
+RTR_EVENT_DEFINE(forkprog, hello, FORKPROG_HELLO)
 
 static int nnotes;
 
@@ -40,15 +49,19 @@ static void notes(const char *role)
 		rtr_note("%s %d %d", role, pid, i);
 	for (int i = 0; i < 3; i++)
 		rtr_note("task %d %llu", pid, (unsigned long long)rtr_task_id());
+	RTR_TRACE(forkprog, hello, .pid = pid, .role = role);
 	rtr_note("end %s %d %d", role, pid, nnotes);
 }
 
+/* A counter of its own, and one every process registers by the same name. */
 static void counter(const char *name)
 {
 	uint32_t id;
 
 	if (rtr_counter_register(name, &id) == 0)
 		rtr_counter_set(id, getpid());
+	if (rtr_counter_register("shared", &id) == 0)
+		rtr_counter_add(id, 1);
 }
 
 static void *thread_main(void *arg)
@@ -154,6 +167,7 @@ int main(int argc, char **argv)
 	nnotes = atoi(argv[2]);
 	if (!strcmp(argv[1], "exec")) {
 		notes("exec");
+		counter("exec");
 		return 0;
 	}
 	if (!strcmp(argv[1], "linger") && argc == 4 && rtr_tracing()) {

@@ -47,6 +47,7 @@ struct proc {
 	int end;		/* the count its "end" note gave, -1: none */
 	unsigned long long tasks[16];
 	int ntasks;
+	int hello;		/* its forkprog:hello events */
 };
 
 struct trace {
@@ -87,6 +88,16 @@ static void read_trace(const char *trace, struct trace *t)
 		int pid, n, id, v, wpid, wtid;
 		unsigned long long task;
 
+		if ((q = strstr(line, " forkprog:hello: { pid = "))) {
+			w = strstr(line, " pid ");
+			cr_assert(w && w < q && sscanf(w, " pid %d tid %d", &wpid, &wtid) == 2, "%s",
+				  line);
+			cr_assert_eq(sscanf(q, " forkprog:hello: { pid = %d, role = \"%15[^\"]\" }", &pid,
+					    role), 2, "%s", line);
+			cr_assert_eq(pid, wpid, "written by pid %d: %s", wpid, line);
+			proc_of(t, role, pid)->hello++;
+			continue;
+		}
 		if ((q = strstr(line, " counter: { counter = "))) {
 			cr_assert_eq(sscanf(q, " counter: { counter = %31s (%d), value = %d }", name,
 					    &id, &v), 3, "counter line: %s", line);
@@ -161,6 +172,7 @@ static struct proc *complete(struct trace *t, const char *role)
 			     p->seen[i]);
 	cr_assert_eq(p->end, NOTES, "%s %d: its end note", role, p->pid);
 	cr_assert_eq(p->ntasks, 3, "%s %d: its task ids", role, p->pid);
+	cr_assert_eq(p->hello, 1, "%s %d: its typed event", role, p->pid);
 	return p;
 }
 
@@ -241,11 +253,11 @@ Test(events_fork, children_trace_into_the_parents_trace_and_never_stop_it, .init
 {
 	static const char *const followed[] = {
 		"exit", "_exit", "killed", "stop", "threadchild", "forker", "grandchild",
-		"execer", "orphan",
+		"execer", "orphan", "exec",
 	};
 	static struct trace t;
-	char want[96], *msg;
 	struct proc *parent, *execer;
+	char *msg;
 
 	msg = record("", &t, &parent);
 	for (size_t i = 0; i < sizeof(followed) / sizeof(followed[0]); i++) {
@@ -253,11 +265,15 @@ Test(events_fork, children_trace_into_the_parents_trace_and_never_stop_it, .init
 
 		cr_assert_neq(p->pid, parent->pid, "%s wrote with its own pid", followed[i]);
 	}
-	/* A thread's notes carry its process's pid; the exec'd program is untraced. */
-	cr_assert_null(find_role(&t, "exec"), "the exec'd program's notes");
-	cr_assert_null(find_role(&t, "after-stop"));
-	/* Counters registered after the fork, by children and parent: one id each. */
+	/* The program the child exec'd traces on, in the same process. */
 	execer = find_role(&t, "execer");
+	cr_assert_eq(find_role(&t, "exec")->pid, execer->pid);
+	cr_assert_null(find_role(&t, "after-stop"));
+	/*
+	 * Counters registered after the fork, by children and parent, and by the
+	 * exec'd program: one id each; "shared", registered by every process, one
+	 * id in all.
+	 */
 	for (int id = 0; id < 32; id++) {
 		struct proc *p;
 
@@ -266,15 +282,18 @@ Test(events_fork, children_trace_into_the_parents_trace_and_never_stop_it, .init
 		for (int j = 0; j < id; j++)
 			cr_assert(strcmp(t.counters[j], t.counters[id]), "counter %s twice",
 				  t.counters[id]);
+		if (!strcmp(t.counters[id], "shared"))
+			continue;
 		p = find_role(&t, !strcmp(t.counters[id], "parent_late") ? "after" :
 				  !strcmp(t.counters[id], "thread") ? "threadchild" : t.counters[id]);
 		cr_assert_not_null(p, "counter %s of no process", t.counters[id]);
 		cr_assert_eq(t.counter_value[id], p->pid, "counter %s's value", t.counters[id]);
 	}
-	cr_assert(t.counters[0][0] && t.counters[5][0], "every process's counter is in");
-	cr_assert(strstr(msg, "9 forked processes traced into the same trace"), "%s", msg);
-	snprintf(want, sizeof(want), "1 process ran untraced: pid %d: 1 exec'd", execer->pid);
-	cr_assert(strstr(msg, want), "record names the exec'd program: %s", msg);
+	for (int id = 0; id < 10; id++)
+		cr_assert(t.counters[id][0], "counter id %d: every process's counter is in", id);
+	cr_assert(strstr(msg, "9 other processes (forked, or exec'd and joined) traced into the "
+			  "same trace"), "%s", msg);
+	cr_assert_null(strstr(msg, "untraced"), "%s", msg);
 	free(msg);
 }
 
@@ -290,7 +309,7 @@ Test(events_fork, children_not_followed_stop_tracing_and_are_named, .init = setu
 	cr_assert_eq(t.untraced_notes, 0);
 	cr_assert(strstr(msg, "8 processes ran untraced: pid "), "%s", msg);
 	cr_assert(strstr(msg, "8 forked children not followed (--no-follow-forks)"), "%s", msg);
-	cr_assert_null(strstr(msg, "forked processes traced"), "%s", msg);
+	cr_assert_null(strstr(msg, "processes (forked"), "%s", msg);
 	free(msg);
 }
 
