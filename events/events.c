@@ -14,12 +14,12 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <urcu-bp.h>
 #include <ringtrace/ringtrace.h>
 #include <ringtrace/event.h>
 #include "events/registry.h"
@@ -114,21 +114,27 @@ RTR_API void rtr_note(const char *fmt, ...)
 /*
  * A block of TASK_ID_BATCH ids: from the region while tracing, so that the
  * processes writing into it (forked children) never share an id, else from
- * this process's counter.  Under the read lock: a stop waits for it before
- * it unmaps the region.
+ * this process's counter.  rtr_stop() waits until no thread is here
+ * (@task_users) before it unmaps the region: Dekker, with the slot emptied
+ * before the wait.  No lock and no RCU read lock: the pthread preload asks
+ * for task ids inside its wrappers, and urcu-bp's first read lock in a
+ * thread takes a mutex, which the preload would see and trace, asking for
+ * an id again.
  */
+static unsigned long task_users;
+
 static uint64_t task_block(void)
 {
 	struct rtr_ring *r;
 	uint64_t b;
 
-	urcu_bp_read_lock();
-	r = __atomic_load_n(&rtr_slot, __ATOMIC_CONSUME);
+	__atomic_add_fetch(&task_users, 1, __ATOMIC_SEQ_CST);
+	r = __atomic_load_n(&rtr_slot, __ATOMIC_SEQ_CST);
 	if (r)
 		b = __atomic_fetch_add(&r->hdr->next_task, TASK_ID_BATCH, __ATOMIC_RELAXED);
 	else
 		b = __atomic_fetch_add(&next_task_block, TASK_ID_BATCH, __ATOMIC_RELAXED);
-	urcu_bp_read_unlock();
+	__atomic_sub_fetch(&task_users, 1, __ATOMIC_RELEASE);
 	return b;
 }
 
@@ -526,6 +532,8 @@ RTR_API int rtr_stop(void)
 	ret = rtr_ring_detach(&rtr_slot);
 	if (ret)
 		goto out;	/* the ring cannot be freed safely: keep it */
+	while (__atomic_load_n(&task_users, __ATOMIC_SEQ_CST))
+		sched_yield();	/* a task_block() that saw the ring */
 	/* Later ids (untraced) stay clear of those the region gave this process. */
 	{
 		uint64_t rt = __atomic_load_n(&ring->hdr->next_task, __ATOMIC_RELAXED);
