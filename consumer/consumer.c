@@ -279,6 +279,30 @@ RTR_API const char *rtr_consumer_name(const struct rtr_consumer *c)
 	return c->mem.name;
 }
 
+/*
+ * Region ABI 1.2: every process of @procs (the producer's forked children)
+ * is gone too.  The pids are the region's, untrusted: a pid counts only
+ * while its process maps the region (unix: writer_gone()), so a scribbled
+ * table, or a pid reused by another program, keeps nobody waiting.
+ */
+static bool others_gone(struct rtr_consumer *c)
+{
+	const struct rtr_region_hdr *h = (const struct rtr_region_hdr *)c->base;
+
+	if (c->h.abi_minor < 2)
+		return true;
+	for (uint32_t i = 0; i < RTR_REGION_PROCS; i++) {
+		/* Bit 31: an entry a parent reserved for a child being forked; its pid. */
+		uint32_t pid = rtr_load(&h->procs[i]) & 0x7fffffffu;
+
+		if (pid && pid != c->h.producer_pid &&
+		    !(c->mem.ops->writer_gone ? c->mem.ops->writer_gone(&c->mem, pid) :
+		      c->mem.ops->producer_gone(&c->mem, pid)))
+			return false;
+	}
+	return true;
+}
+
 RTR_API bool rtr_consumer_producer_gone(const struct rtr_consumer *c)
 {
 	struct rtr_consumer *m = (struct rtr_consumer *)c;
@@ -290,8 +314,31 @@ RTR_API bool rtr_consumer_producer_gone(const struct rtr_consumer *c)
 	 * interrupted, without a word and with its trace unfinished).
 	 */
 	if (!m->gone)
-		m->gone = m->mem.ops->producer_gone(&m->mem, c->h.producer_pid);
+		m->gone = m->mem.ops->producer_gone(&m->mem, c->h.producer_pid) &&
+			  others_gone(m);
 	return m->gone;
+}
+
+RTR_API int rtr_consumer_procs(const struct rtr_consumer *c, struct rtr_consumer_procs *p)
+{
+	const struct rtr_region_hdr *h = (const struct rtr_region_hdr *)c->base;
+
+	if (!p || p->struct_size < sizeof(*p))
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->struct_size = sizeof(*p);
+	if (c->h.abi_minor < 2)
+		return 0;
+	_Static_assert(RTR_REGION_UNTRACED_PIDS == 8, "as many as the public struct holds");
+	p->writing = rtr_load(&h->nprocs);
+	p->followed = rtr_load(&h->followed);
+	p->untraced = rtr_load(&h->untraced);
+	p->untraced_exec = rtr_load(&h->untraced_exec);
+	if (p->untraced_exec > p->untraced)
+		p->untraced_exec = p->untraced;	/* the region's word: not believed past the total */
+	for (uint32_t i = 0; i < RTR_REGION_UNTRACED_PIDS && i < p->untraced; i++)
+		p->untraced_pids[i] = rtr_load(&h->untraced_pids[i]);
+	return 0;
 }
 
 RTR_API const char *rtr_consumer_gone_why(const struct rtr_consumer *c)

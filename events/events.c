@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,8 @@ RTR_API struct rtr_ring *_Atomic rtr_slot;
 
 static pthread_mutex_t control = PTHREAD_MUTEX_INITIALIZER;
 static struct rtr_ring *ring;		/* the started ring, under @control */
-static uint64_t next_task_block = 1;
+static bool follow_forks = true;	/* under @control */
+static uint64_t next_task_block = 1;	/* while no region gives ids */
 static __thread uint64_t task_next __attribute__((tls_model("initial-exec")));
 static __thread uint64_t task_end __attribute__((tls_model("initial-exec")));
 
@@ -46,9 +48,14 @@ _Static_assert(RTR_EV_THREAD == RTR_EV_THREAD_ID, "the ring's thread record is t
 static struct rtr_event_class *classes;
 static uint32_t next_class_id = RTR_REGISTRY_FIRST_ID;
 
-/* Counters: names kept here (to re-register into a new region) and values. */
+/*
+ * Counters: names kept here (to re-register into a new region) and values,
+ * by the id rtr_counter_register() gave; @counter_rid is the id the region
+ * knows it by (region-wide, since forked children register into it too).
+ */
 static char *counter_names[COUNTERS_MAX];
 static int64_t counter_values[COUNTERS_MAX];
+static uint32_t counter_rid[COUNTERS_MAX];
 static uint32_t ncounters;
 
 RTR_API int rtr_emit(uint32_t id, const void *payload, uint32_t len)
@@ -105,14 +112,42 @@ RTR_API void rtr_note(const char *fmt, ...)
 }
 
 /*
- * rtr_task_id() - a unique task id, never 0.  Each thread takes blocks of
- * 1024 from a global counter: one atomic add per 1024 ids, and ids stay
- * small, so records use the 32-bit forms for the first 4 billion tasks.
+ * A block of TASK_ID_BATCH ids: from the region while tracing, so that the
+ * processes writing into it (forked children) never share an id, else from
+ * this process's counter.  rtr_stop() waits until no thread is here
+ * (@task_users) before it unmaps the region: Dekker, with the slot emptied
+ * before the wait.  No lock and no RCU read lock: the pthread preload asks
+ * for task ids inside its wrappers, and urcu-bp's first read lock in a
+ * thread takes a mutex, which the preload would see and trace, asking for
+ * an id again.
+ */
+static unsigned long task_users;
+
+static uint64_t task_block(void)
+{
+	struct rtr_ring *r;
+	uint64_t b;
+
+	__atomic_add_fetch(&task_users, 1, __ATOMIC_SEQ_CST);
+	r = __atomic_load_n(&rtr_slot, __ATOMIC_SEQ_CST);
+	if (r)
+		b = __atomic_fetch_add(&r->hdr->next_task, TASK_ID_BATCH, __ATOMIC_RELAXED);
+	else
+		b = __atomic_fetch_add(&next_task_block, TASK_ID_BATCH, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&task_users, 1, __ATOMIC_RELEASE);
+	return b;
+}
+
+/*
+ * rtr_task_id() - a unique task id, never 0, in the trace (every process
+ * writing into the region) and in the process.  Each thread takes blocks
+ * of 1024 from a counter: one atomic add per 1024 ids, and ids stay small,
+ * so records use the 32-bit forms for the first 4 billion tasks.
  */
 RTR_API uint64_t rtr_task_id(void)
 {
 	if (__builtin_expect(task_next == task_end, 0)) {
-		task_next = __atomic_fetch_add(&next_task_block, TASK_ID_BATCH, __ATOMIC_RELAXED);
+		task_next = task_block();
 		task_end = task_next + TASK_ID_BATCH;
 	}
 	return task_next++;
@@ -131,6 +166,7 @@ RTR_API void rtr_counter_set(uint32_t id, int64_t value)
 	__atomic_store_n(&counter_values[id], value, __ATOMIC_RELAXED);
 	if (!rtr_on)
 		return;
+	p.id = __atomic_load_n(&counter_rid[id], __ATOMIC_RELAXED);
 	memcpy(buf, &p, sizeof(p));
 	rtr_emit12(RTR_EV_COUNTER, buf);
 }
@@ -170,8 +206,13 @@ RTR_API int rtr_counter_register(const char *name, uint32_t *id)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (ring)
-		ret = rtr_registry_add_counter(ring->hdr, ncounters, name);
+	counter_rid[ncounters] = ncounters;
+	if (ring) {
+		/* Ids are the region's: other processes register into it too. */
+		rtr_region_lock(ring->hdr);
+		ret = rtr_registry_counter_id(ring->hdr, name, &counter_rid[ncounters]);
+		rtr_region_unlock(ring->hdr);
+	}
 	if (ret) {
 		free(counter_names[ncounters]);
 		goto out;
@@ -207,7 +248,13 @@ static int join_labels(const struct rtr_field_desc *d, char **out)
 	return 0;
 }
 
-static int registry_add_class(struct rtr_ring *r, const struct rtr_event_class *c)
+/*
+ * Describe @c in @r's registry: with its own id (a region this process
+ * created), or (@region_id) with the id the region gives it, under the
+ * region's lock: the id of the same class another process registered, or
+ * a new one.
+ */
+static int registry_add_class(struct rtr_ring *r, struct rtr_event_class *c, bool region_id)
 {
 	struct rtr_reg_field f[RTR_REGISTRY_FIELDS];
 	int ret = 0;
@@ -220,10 +267,14 @@ static int registry_add_class(struct rtr_ring *r, const struct rtr_event_class *
 		f[i].type = c->fields[i].type;
 		ret = join_labels(&c->fields[i], &f[i].labels);
 	}
-	if (!ret)
+	if (!ret && region_id)
+		ret = rtr_registry_event_id(r->hdr, c->provider, c->name, f, c->nfields, &c->id);
+	else if (!ret)
 		ret = rtr_registry_add_event(r->hdr, c->id, c->provider, c->name, f, c->nfields);
 	for (uint32_t i = 0; i < c->nfields; i++)
 		free(f[i].labels);
+	if (!ret && c->id >= next_class_id)
+		next_class_id = c->id + 1;
 	return ret;
 }
 
@@ -265,12 +316,16 @@ RTR_API int rtr_event_register(struct rtr_event_class *cls)
 		if (c == cls)
 			goto out;
 	}
-	cls->id = next_class_id;
-	if (ring)
-		ret = registry_add_class(ring, cls);
-	if (ret)
-		goto out;
-	next_class_id++;
+	if (ring) {
+		/* Ids are the region's: other processes register into it too. */
+		rtr_region_lock(ring->hdr);
+		ret = registry_add_class(ring, cls, true);
+		rtr_region_unlock(ring->hdr);
+		if (ret)
+			goto out;
+	} else {
+		cls->id = next_class_id++;
+	}
 	cls->next = classes;
 	classes = cls;
 	update_classes();
@@ -317,15 +372,65 @@ RTR_API const char *rtr_region_path(void)
 	return p;
 }
 
-/**
- * rtr_start() - create a region and start tracing into it.
- * Return: 0; -EALREADY if tracing; -EINVAL for a bad config; -errno from
- * creating the region (-EEXIST: the file exists, -ENOSPC: no room).
+/*
+ * fork(): @control is held across it, so that the child finds it free and
+ * the region's state consistent.  The child (its only thread is the one
+ * that forked) follows: it writes on into the same region, an entry of its
+ * own in the region's @procs, fresh task ids (the forking thread's block
+ * is the parent's too); or, not following, it stops tracing at once and is
+ * counted as untraced.  Registered at load, after urcu-bp's handlers
+ * (ring.c), so that its prepare runs first and its child handler after
+ * urcu-bp's, and before those of any library loaded after libringtrace
+ * (the pthread preload's child handler takes a task id: a fresh one).
  */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&control);
+	if (ring)
+		rtr_ring_fork_prepare(ring, follow_forks);
+}
+
+static void fork_parent(void)
+{
+	if (ring)
+		rtr_ring_fork_parent(ring);
+	pthread_mutex_unlock(&control);
+}
+
+static void fork_child(void)
+{
+	task_next = 0;
+	task_end = 0;
+	if (ring && rtr_ring_forked(ring, follow_forks)) {
+		/*
+		 * Not traced: no writer remains (this is the only thread), so
+		 * no grace period is needed.  The mapping stays (unmapping
+		 * frees memory, not async-signal-safe): it is never used.
+		 */
+		__atomic_store_n(&rtr_on, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&rtr_slot, NULL, __ATOMIC_RELEASE);
+		ring = NULL;
+		update_classes();
+	}
+	pthread_mutex_unlock(&control);
+}
+
+static void atfork_register(void)
+{
+	rtr_ring_atfork_init();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 /* Why the last rtr_start() failed, when the platform said more than an errno. */
 static char start_err[256];
 
-RTR_API int rtr_start(const struct rtr_config *cfg)
+/*
+ * Create a region and trace into it; or (@join) trace into the running one
+ * at @cfg->path, another process's of the same trace (rtr_ring_join()),
+ * with the ids it gives this process's counters and classes.
+ */
+static int start(const struct rtr_config *cfg, bool join)
 {
 	/* Thread records: every event is attributed to its thread and process. */
 	struct rtr_ring_attr attr = { .struct_size = sizeof(attr), .mode = RTR_MODE_DISCARD,
@@ -353,26 +458,62 @@ RTR_API int rtr_start(const struct rtr_config *cfg)
 		ret = -EALREADY;
 		goto out;
 	}
-	ret = rtr_ring_create(&r, &attr);
-	if (ret)
-		goto out;
-	for (uint32_t i = 0; i < ncounters && !ret; i++)
-		ret = rtr_registry_add_counter(r->hdr, i, counter_names[i]);
-	for (struct rtr_event_class *c = classes; c && !ret; c = c->next)
-		ret = registry_add_class(r, c);
-	if (!ret)
-		ret = rtr_ring_start_flusher(r);
-	if (ret) {
-		rtr_ring_destroy(r, true);
-		goto out;
+	if (join) {
+		ret = rtr_ring_join(&r, &attr);
+		if (ret)
+			goto out;
+		rtr_region_lock(r->hdr);
+		for (uint32_t i = 0; i < ncounters && !ret; i++)
+			ret = rtr_registry_counter_id(r->hdr, counter_names[i], &counter_rid[i]);
+		for (struct rtr_event_class *c = classes; c && !ret; c = c->next)
+			ret = registry_add_class(r, c, true);
+		rtr_region_unlock(r->hdr);
+		if (ret) {
+			/* Out of the region's list: the ring is no writer's any more. */
+			rtr_ring_stop(r);
+			rtr_ring_destroy(r, false);
+			goto out;
+		}
+	} else {
+		ret = rtr_ring_create(&r, &attr);
+		if (ret)
+			goto out;
+		/* The region hands out the ids from here on: after ours. */
+		r->hdr->next_task = __atomic_load_n(&next_task_block, __ATOMIC_RELAXED);
+		r->hdr->next_counter = ncounters;
+		r->hdr->next_class = next_class_id;
+		for (uint32_t i = 0; i < ncounters && !ret; i++) {
+			counter_rid[i] = i;
+			ret = rtr_registry_add_counter(r->hdr, i, counter_names[i]);
+		}
+		for (struct rtr_event_class *c = classes; c && !ret; c = c->next)
+			ret = registry_add_class(r, c, false);
+		if (!ret)
+			ret = rtr_ring_start_flusher(r);
+		if (ret) {
+			rtr_ring_destroy(r, true);
+			goto out;
+		}
 	}
 	ring = r;
+	follow_forks = !(cfg && cfg->struct_size >= offsetof(struct rtr_config, flags) +
+			 sizeof(cfg->flags) && (cfg->flags & RTR_CONFIG_NO_FOLLOW_FORKS));
 	__atomic_store_n(&rtr_slot, r, __ATOMIC_RELEASE);
 	__atomic_store_n(&rtr_on, 1, __ATOMIC_RELEASE);
 	update_classes();
 out:
 	pthread_mutex_unlock(&control);
 	return ret;
+}
+
+/**
+ * rtr_start() - create a region and start tracing into it.
+ * Return: 0; -EALREADY if tracing; -EINVAL for a bad config; -errno from
+ * creating the region (-EEXIST: the file exists, -ENOSPC: no room).
+ */
+RTR_API int rtr_start(const struct rtr_config *cfg)
+{
+	return start(cfg, false);
 }
 
 /**
@@ -395,6 +536,15 @@ RTR_API int rtr_stop(void)
 	ret = rtr_ring_detach(&rtr_slot);
 	if (ret)
 		goto out;	/* the ring cannot be freed safely: keep it */
+	while (__atomic_load_n(&task_users, __ATOMIC_SEQ_CST))
+		sched_yield();	/* a task_block() that saw the ring */
+	/* Later ids (untraced) stay clear of those the region gave this process. */
+	{
+		uint64_t rt = __atomic_load_n(&ring->hdr->next_task, __ATOMIC_RELAXED);
+
+		if (rt > __atomic_load_n(&next_task_block, __ATOMIC_RELAXED))
+			__atomic_store_n(&next_task_block, rt, __ATOMIC_RELAXED);
+	}
 	ret = rtr_ring_stop(ring);
 	rtr_ring_destroy(ring, false);
 	ring = NULL;
@@ -440,8 +590,10 @@ static void stop_at_exit(void)
 }
 
 /*
- * At load: RINGTRACE=1 (or RINGTRACE_PATH) starts tracing, so that
- * `ringtrace record` drives any linked program without code changes.
+ * At load: the fork handlers, traced or not (a program may start tracing
+ * later, from any thread).  RINGTRACE=1 (or RINGTRACE_PATH) starts
+ * tracing, so that `ringtrace record` drives any linked program without
+ * code changes.
  *   RINGTRACE_PATH         region file (default /dev/shm/ringtrace-PID-RANDOM)
  *   RINGTRACE_MODE         discard (default) or overwrite
  *   RINGTRACE_PACKET_SIZE  bytes, power of two (k/M suffixes)
@@ -450,6 +602,8 @@ static void stop_at_exit(void)
  *                          dom0 (RTR_CONFIG_XEN), and tracing starts
  *   RINGTRACE_BLOCKING_TIMEOUT  microseconds a writer waits for room (discard
  *                          mode; "inf": no limit; default 0, never)
+ *   RINGTRACE_FOLLOW_FORKS=0  forked children do not trace (default 1: they
+ *                          write into the same region)
  * Problems are reported on stderr once; the program runs on untraced.
  */
 __attribute__((constructor)) static void start_from_env(void)
@@ -460,6 +614,7 @@ __attribute__((constructor)) static void start_from_env(void)
 	char defpath[64];
 	int ret;
 
+	atfork_register();
 	if (xen && *xen && strcmp(xen, "0"))
 		cfg.flags |= RTR_CONFIG_XEN;
 	if (!(on && *on && strcmp(on, "0")) && !(path && *path) && !cfg.flags)
@@ -474,6 +629,15 @@ __attribute__((constructor)) static void start_from_env(void)
 	else if (mode && *mode && strcmp(mode, "discard"))
 		fprintf(stderr, "ringtrace: RINGTRACE_MODE=%s: use discard or overwrite; using discard\n",
 			mode);
+	{
+		const char *f = getenv("RINGTRACE_FOLLOW_FORKS");
+
+		if (f && !strcmp(f, "0"))
+			cfg.flags |= RTR_CONFIG_NO_FOLLOW_FORKS;
+		else if (f && *f && strcmp(f, "1"))
+			fprintf(stderr, "ringtrace: RINGTRACE_FOLLOW_FORKS=%s: use 0 or 1; following "
+				"forks\n", f);
+	}
 	cfg.packet_size = env_u32("RINGTRACE_PACKET_SIZE", 0);
 	cfg.packets_per_cpu = env_u32("RINGTRACE_PACKETS", 0);
 	{
@@ -493,11 +657,27 @@ __attribute__((constructor)) static void start_from_env(void)
 		}
 	}
 	ret = rtr_start(&cfg);
+	/*
+	 * The region is there: a program exec'd by a traced one (under
+	 * `ringtrace record`) traces into it as a forked child does, unless
+	 * children are not followed, or this process has two copies of us.
+	 */
+	if (ret == -EEXIST && cfg.path && !(cfg.flags & (RTR_CONFIG_NO_FOLLOW_FORKS |
+	    RTR_CONFIG_XEN)) && !another_copy() && start(&cfg, true) == 0) {
+		atexit(stop_at_exit);
+		return;
+	}
 	if (ret == -EEXIST && another_copy()) {
 		fprintf(stderr, "ringtrace: this program has a copy of libringtrace of its own (linked "
 			"statically), and another one traces the process (`record --pthread` preloads it): "
 			"the program's own events are not recorded; link it with the shared library "
 			"(-lringtrace) to record both\n");
+		return;
+	}
+	if (ret == -EEXIST && cfg.path && rtr_region_taken(cfg.path) == 0) {
+		fprintf(stderr, "ringtrace: %s is the region of another process of this trace "
+			"(this program was exec'd by a traced one): this one, pid %d, runs untraced\n",
+			cfg.path, (int)getpid());
 		return;
 	}
 	if (ret) {

@@ -80,29 +80,118 @@ int rtr_registry_add_counter(struct rtr_region_hdr *h, uint32_t id, const char *
 	return append(h, line, (size_t)n);
 }
 
-int rtr_registry_add_event(struct rtr_region_hdr *h, uint32_t id, const char *provider,
-			   const char *name, const struct rtr_reg_field *fields, uint32_t nfields)
+/*
+ * The id of the line "@kind <id>@rest" in the area (@rest: @n bytes, from the
+ * space after the id to the newline included), or -1.  The area is this
+ * trace's producers' own, read under the region's lock.
+ */
+static int64_t find(const struct rtr_region_hdr *h, const char *kind, const char *rest, size_t n)
 {
-	static char line[LINE_MAX_];	/* callers serialise */
+	const char *area = (const char *)h + h->metadata_off;
+	size_t len = h->metadata_len < h->metadata_cap ? h->metadata_len : h->metadata_cap;
+	size_t k = strlen(kind);
+
+	for (size_t pos = 0; pos < len;) {
+		const char *l = area + pos, *nl = memchr(l, '\n', len - pos);
+		unsigned long id;
+		char *end;
+
+		if (!nl)
+			break;
+		pos += (size_t)(nl + 1 - l);
+		if ((size_t)(nl - l) <= k + 1 || memcmp(l, kind, k) || l[k] != ' ' ||
+		    l[k + 1] < '0' || l[k + 1] > '9')
+			continue;
+		id = strtoul(l + k + 1, &end, 10);
+		if ((size_t)(nl + 1 - end) == n && !memcmp(end, rest, n) && id <= UINT32_MAX)
+			return (int64_t)id;
+	}
+	return -1;
+}
+
+int rtr_registry_counter_id(struct rtr_region_hdr *h, const char *name, uint32_t *id)
+{
+	char rest[RTR_REGISTRY_NAME_MAX + 3];
+	int64_t found;
+	int ret;
+
+	if (!rtr_registry_name_ok(name))
+		return -EINVAL;
+	snprintf(rest, sizeof(rest), " %s\n", name);
+	found = find(h, "counter", rest, strlen(rest));
+	if (found >= 0) {
+		*id = (uint32_t)found;
+		return 0;
+	}
+	if (h->next_counter >= RTR_REGISTRY_COUNTERS)
+		return -ENOSPC;
+	ret = rtr_registry_add_counter(h, h->next_counter, name);
+	if (!ret)
+		*id = h->next_counter++;
+	return ret;
+}
+
+/* "event <id> <provider>:<name> <nfields>[ <type>:<field>[=labels]]...\n" into @line. */
+static int format_event(char *line, size_t size, size_t *len, uint32_t id, const char *provider,
+			const char *name, const struct rtr_reg_field *fields, uint32_t nfields)
+{
 	size_t o;
 
 	if (!rtr_registry_ident_ok(provider) || !rtr_registry_ident_ok(name) ||
 	    nfields > RTR_REGISTRY_FIELDS || id < RTR_REGISTRY_FIRST_ID)
 		return -EINVAL;
-	o = (size_t)snprintf(line, sizeof(line), "event %u %s:%s %u", id, provider, name, nfields);
+	o = (size_t)snprintf(line, size, "event %u %s:%s %u", id, provider, name, nfields);
 	for (uint32_t i = 0; i < nfields; i++) {
 		if (!rtr_registry_ident_ok(fields[i].name) || !rtr_ctf_type_public(fields[i].type) ||
 		    (fields[i].type == 11) != (fields[i].labels != NULL) ||
 		    (fields[i].labels && !labels_ok(fields[i].labels)))
 			return -EINVAL;
-		o += (size_t)snprintf(line + o, sizeof(line) - o, " %u:%s%s%s", fields[i].type,
+		o += (size_t)snprintf(line + o, size - o, " %u:%s%s%s", fields[i].type,
 				      fields[i].name, fields[i].labels ? "=" : "",
 				      fields[i].labels ? fields[i].labels : "");
-		if (o >= sizeof(line) - 1)
+		if (o >= size - 1)
 			return -ENOSPC;
 	}
 	line[o++] = '\n';
-	return append(h, line, o);
+	*len = o;
+	return 0;
+}
+
+int rtr_registry_add_event(struct rtr_region_hdr *h, uint32_t id, const char *provider,
+			   const char *name, const struct rtr_reg_field *fields, uint32_t nfields)
+{
+	static char line[LINE_MAX_];	/* callers serialise */
+	size_t n;
+	int ret = format_event(line, sizeof(line), &n, id, provider, name, fields, nfields);
+
+	return ret ? ret : append(h, line, n);
+}
+
+int rtr_registry_event_id(struct rtr_region_hdr *h, const char *provider, const char *name,
+			  const struct rtr_reg_field *fields, uint32_t nfields, uint32_t *id)
+{
+	static char line[LINE_MAX_];	/* callers serialise */
+	const char *rest;
+	int64_t found;
+	size_t n;
+	int ret;
+
+	ret = format_event(line, sizeof(line), &n, RTR_REGISTRY_FIRST_ID, provider, name, fields,
+			   nfields);
+	if (ret)
+		return ret;
+	rest = strchr(line + 6, ' ');	/* after "event <id>" */
+	found = find(h, "event", rest, n - (size_t)(rest - line));
+	if (found >= 0) {
+		*id = (uint32_t)found;
+		return 0;
+	}
+	if (h->next_class < RTR_REGISTRY_FIRST_ID)
+		return -EINVAL;	/* the region's counter says no id is left */
+	ret = rtr_registry_add_event(h, h->next_class, provider, name, fields, nfields);
+	if (!ret)
+		*id = h->next_class++;
+	return ret;
 }
 
 static int fail(char *err, size_t errlen, unsigned line, const char *why)

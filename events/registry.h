@@ -56,6 +56,18 @@ int rtr_registry_add_counter(struct rtr_region_hdr *h, uint32_t id, const char *
 int rtr_registry_add_event(struct rtr_region_hdr *h, uint32_t id, const char *provider,
 			   const char *name, const struct rtr_reg_field *fields, uint32_t nfields);
 
+/*
+ * Producers sharing a region (forked children, a program exec'd into it),
+ * under its lock (rtr_region_lock()): the id the region gives a counter
+ * called @name, or an event class, as @h's line already says (the same name,
+ * or the same class to the letter, registered by another process), else a
+ * new one from @next_counter / @next_class, appended.  Return: 0; -EINVAL
+ * for bad names; -ENOSPC when the area or the ids are full.
+ */
+int rtr_registry_counter_id(struct rtr_region_hdr *h, const char *name, uint32_t *id);
+int rtr_registry_event_id(struct rtr_region_hdr *h, const char *provider, const char *name,
+			  const struct rtr_reg_field *fields, uint32_t nfields, uint32_t *id);
+
 /* An identifier for TSDL: [A-Za-z_][A-Za-z0-9_]*, 1..63 bytes. */
 bool rtr_registry_ident_ok(const char *s);
 

@@ -53,6 +53,11 @@ struct rtr_region_ops {
 	int (*publish)(struct rtr_region_mem *m);
 	/* Consumer: true once the producer's process is gone. */
 	bool (*producer_gone)(struct rtr_region_mem *m, uint32_t pid);
+	/*
+	 * Consumer: true unless process @pid (a pid the region lists as writing
+	 * into it, untrusted) exists and maps the region.  NULL: producer_gone().
+	 */
+	bool (*writer_gone)(struct rtr_region_mem *m, uint32_t pid);
 	/* Unmap (and, producer side, withdraw; @unlink: remove the file). */
 	void (*release)(struct rtr_region_mem *m, bool unlink);
 };

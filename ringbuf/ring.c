@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu-bp.h>
@@ -39,7 +42,10 @@ static uint32_t ring_pid;	/* getpid(), cached (reset in a fork's child) */
 static int rseq_emulated;	/* bench under valgrind: see rtr_ring_bench_emulate_rseq() */
 #endif
 
+_Static_assert(sizeof(struct rtr_region_hdr) <= RTR_REGION_HDR_SIZE, "the header fits its page");
+
 #define ROUND8(x)	(((x) + 7) & ~(uint64_t)7)
+
 #define COMMIT_TRIES	1000	/* bound against a peer that scribbles on @prod */
 
 static inline uint64_t round8(uint64_t x)
@@ -481,9 +487,32 @@ static int append(struct rtr_ring *ring, const struct cursor *k, uint32_t id,
 	return ret;
 }
 
-static bool try_lock(struct rtr_cpu_ctl *cb)
+/*
+ * The portable path's lock word holds its owner's pid: processes that share
+ * the region after a fork share the locks, and one killed while holding a
+ * lock is found dead (steal_lock()).
+ */
+static bool try_lock(const struct rtr_ring *ring, struct rtr_cpu_ctl *cb)
 {
-	return __atomic_exchange_n(&cb->lock, 1, __ATOMIC_ACQUIRE) == 0;
+	uint32_t free_ = 0;
+
+	return __atomic_compare_exchange_n(&cb->lock, &free_, ring->pid, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static bool pid_dead(uint32_t pid)
+{
+	return pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* A lock whose owner process died: take it (its write never committed). */
+static bool steal_lock(const struct rtr_ring *ring, struct rtr_cpu_ctl *cb)
+{
+	uint32_t owner = rtr_load(&cb->lock);
+
+	return owner != ring->pid && pid_dead(owner) &&
+	       __atomic_compare_exchange_n(&cb->lock, &owner, ring->pid, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
 }
 
 static void unlock(struct rtr_cpu_ctl *cb)
@@ -507,7 +536,7 @@ static int write_locked(struct rtr_ring *ring, uint32_t id, const void *payload,
 		struct cursor k;
 		int ret;
 
-		if (!try_lock(cb))
+		if (!try_lock(ring, cb))
 			continue;
 		for (int n = 0;; n++) {
 			cursor_load(ring, &k, cpu, true);
@@ -771,6 +800,56 @@ static void atfork_register(void)
 	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, after_fork_child);
 }
 
+/**
+ * rtr_ring_atfork_init() - register urcu-bp's fork handlers now (once).  A
+ * caller that holds a lock of its own across fork() registers its handlers
+ * after this, so that its prepare handler runs first: urcu-bp's lock is
+ * taken inside ours, as rtr_ring_detach() takes it.
+ */
+void rtr_ring_atfork_init(void)
+{
+	pthread_once(&atfork_once, atfork_register);
+}
+
+/* The producer's view of the region at ring->mem (header filled in), as @attr asks. */
+static void ring_setup(struct rtr_ring *ring, const struct rtr_ring_attr *attr)
+{
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)ring->mem.base;
+
+	ring->cpus = (uint8_t *)h + h->cpu_off;
+	ring->cpu_stride = h->cpu_stride;
+	ring->packet_size = h->packet_size;
+	ring->packet_mask = h->packet_size - 1;
+	ring->buf_mask = (uint64_t)h->packet_size * h->packets_per_cpu - 1;
+	ring->fast_limit = h->packet_size - 11;
+	ring->mode = h->mode;
+	ring->ncpus = h->ncpus;
+	ring->hold_max = h->clock_freq;	/* a snapshot's hold lasts a second at most */
+	if (attr->struct_size >= offsetof(struct rtr_ring_attr, blocking_timeout_us) +
+				 sizeof(attr->blocking_timeout_us))
+		ring->block_ns = attr->blocking_timeout_us < 0 ? -1 :
+				 attr->blocking_timeout_us > INT64_MAX / 1000 ? -1 :
+				 attr->blocking_timeout_us * 1000;
+	/* rseq writers index buffers by CPU number: every CPU needs one. */
+	ring->threads = attr->flags & RTR_RING_THREADS;
+	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available() &&
+			 h->ncpus >= rtr_cpu_possible();
+	/* The fast path compares the CPU with fast_ncpus: 0 sends it all here. */
+	ring->fast_ncpus = ring->use_rseq ? h->ncpus : 0;
+	ring->hdr = h;
+	ring->region_size = h->region_size;
+	ring->fd = ring->mem.fd;
+	ring->pid = (uint32_t)getpid();
+	ring->fork_slot = -1;
+	/* The consumer's words: in the control pages unless the platform keeps them. */
+	if (!ring->mem.cons) {
+		ring->mem.cons = ring->cpus + offsetof(struct rtr_cpu_ctl, cons);
+		ring->mem.cons_stride = h->cpu_stride;
+	}
+	if (!ring->mem.flush_req)
+		ring->mem.flush_req = &h->flush_req;
+}
+
 int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 {
 	uint32_t psize, npk, ncpus;
@@ -822,7 +901,7 @@ int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 	if (buf > (1ull << 36) || size > (1ull << 40))
 		return -E2BIG;
 
-	pthread_once(&atfork_once, atfork_register);
+	rtr_ring_atfork_init();
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
 		return -ENOMEM;
@@ -883,39 +962,11 @@ int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 	h->metadata_cap = METADATA_CAP;
 	h->metadata_len = 0;
 	h->producer_pid = (uint32_t)getpid();
+	h->procs[0] = h->producer_pid;
+	h->nprocs = 1;
 	h->header_size = RTR_PACKET_HDR_SIZE;
 	h->state = RTR_STATE_RUNNING;
-
-	ring->cpus = (uint8_t *)addr + cpu_off;
-	ring->cpu_stride = stride;
-	ring->packet_size = psize;
-	ring->packet_mask = psize - 1;
-	ring->buf_mask = buf - 1;
-	ring->fast_limit = psize - 11;
-	ring->mode = attr->mode;
-	ring->ncpus = ncpus;
-	ring->hold_max = h->clock_freq;	/* a snapshot's hold lasts a second at most */
-	if (attr->struct_size >= offsetof(struct rtr_ring_attr, blocking_timeout_us) +
-				 sizeof(attr->blocking_timeout_us))
-		ring->block_ns = attr->blocking_timeout_us < 0 ? -1 :
-				 attr->blocking_timeout_us > INT64_MAX / 1000 ? -1 :
-				 attr->blocking_timeout_us * 1000;
-	/* rseq writers index buffers by CPU number: every CPU needs one. */
-	ring->threads = attr->flags & RTR_RING_THREADS;
-	ring->use_rseq = !(attr->flags & RTR_RING_PORTABLE) && rtr_ring_rseq_available() &&
-			 ncpus >= rtr_cpu_possible();
-	/* The fast path compares the CPU with fast_ncpus: 0 sends it all here. */
-	ring->fast_ncpus = ring->use_rseq ? ncpus : 0;
-	ring->hdr = h;
-	ring->region_size = size;
-	ring->fd = ring->mem.fd;
-	/* The consumer's words: in the control pages unless the platform keeps them. */
-	if (!ring->mem.cons) {
-		ring->mem.cons = ring->cpus + offsetof(struct rtr_cpu_ctl, cons);
-		ring->mem.cons_stride = stride;
-	}
-	if (!ring->mem.flush_req)
-		ring->mem.flush_req = &h->flush_req;
+	ring_setup(ring, attr);
 	/* Everything above is visible before a consumer can see the magic. */
 	rtr_store_release(&h->magic, RTR_REGION_MAGIC);
 	ret = ring->mem.ops->publish(&ring->mem);
@@ -1011,8 +1062,10 @@ static int flush_all(struct rtr_ring *ring, bool include_empty, bool writers_gon
 			/* Portable path writers (if any) hold the lock while writing. */
 			int spins = 0;
 
-			while (!try_lock(cb)) {
+			while (!try_lock(ring, cb)) {
 				if (++spins > 1000) {
+					if (steal_lock(ring, cb))
+						break;
 					err = -EBUSY;
 					goto next;
 				}
@@ -1084,10 +1137,324 @@ static int carry_tail_loss(struct rtr_ring *ring, uint32_t cpu)
 	return close_packet(ring, &k) ? -EAGAIN : 0;
 }
 
+/*
+ * The processes writing into the region (struct rtr_region_hdr @procs): the
+ * creator, then each forked child that follows.  @nprocs counts the entries
+ * in use; it is raised before an entry is taken and lowered after one is
+ * freed, so it never reads 0 while a process writes, and the process whose
+ * decrement brings it to 0 stops the region.  A fork reserves the child's
+ * entry in the parent, before fork() (RTR_PROC_FORKING | parent's pid), and
+ * the parent waits for the child to claim it (rtr_ring_fork_parent()):
+ * a parent that exits at once must not leave the region looking finished
+ * while its child is about to write.  A process that died without leaving
+ * (killed, _exit) is freed by whoever leaves next, or by nobody: the
+ * consumer then sees every pid dead.
+ */
+#define RTR_PROC_FORKING	0x80000000u
+#define FORK_CLAIM_WAIT_NS	(1000ull * 1000 * 1000)
+
+static void untrack(struct rtr_region_hdr *h, uint32_t i, uint32_t entry, bool *last)
+{
+	if (__atomic_compare_exchange_n(&h->procs[i], &entry, 0, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED) &&
+	    __atomic_sub_fetch(&h->nprocs, 1, __ATOMIC_ACQ_REL) == 0)
+		*last = true;
+}
+
+/*
+ * This process leaves @procs, with the entries it reserved for children that
+ * never claimed them, and frees dead processes' entries.
+ * Return: whether it was last.
+ */
+static bool leave(struct rtr_ring *ring)
+{
+	struct rtr_region_hdr *h = ring->hdr;
+	bool last = false;
+
+	for (uint32_t i = 0; i < RTR_REGION_PROCS; i++) {
+		uint32_t e = rtr_load(&h->procs[i]);
+
+		if ((e & ~RTR_PROC_FORKING) == ring->pid || (e && pid_dead(e & ~RTR_PROC_FORKING)))
+			untrack(h, i, e, &last);
+	}
+	return last;
+}
+
 /**
- * rtr_ring_stop() - after rtr_ring_detach(): close every open packet, even
- * an empty one (it carries the final events_discarded), mark the region
- * stopped and wake the consumer so it drains and finishes.
+ * rtr_ring_untraced() - count process @pid as one that runs untraced
+ * although the region was meant for it (not followed, no room in @procs,
+ * or a second program that found the region taken), for the consumer's
+ * report.
+ */
+void rtr_ring_untraced(struct rtr_region_hdr *h, uint32_t pid)
+{
+	uint32_t n = __atomic_fetch_add(&h->untraced, 1, __ATOMIC_RELAXED);
+
+	if (n < RTR_REGION_UNTRACED_PIDS)
+		__atomic_store_n(&h->untraced_pids[n], pid, __ATOMIC_RELAXED);
+}
+
+/**
+ * rtr_region_taken() - this process was to create the region at @path and
+ * found it there: a region another process of the same trace created (a
+ * program exec'd by a traced one, under `ringtrace record`).  Count this
+ * process as untraced in it, and if it was itself writing into it before
+ * an exec (a followed child), leave it.  Anything else at @path is left
+ * alone.
+ * Return: 0 when it is a live region (counted in); -errno otherwise.
+ */
+int rtr_region_taken(const char *path)
+{
+	struct rtr_region_hdr *h;
+	struct stat st;
+	bool last = false;
+	uint32_t self = (uint32_t)getpid();
+	int fd, ret = 0;
+
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_size < RTR_REGION_HDR_SIZE) {
+		close(fd);
+		return -EINVAL;
+	}
+	h = mmap(NULL, RTR_REGION_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (h == MAP_FAILED)
+		return -errno;
+	if (rtr_load_acquire(&h->magic) != RTR_REGION_MAGIC || h->abi_major != RTR_REGION_ABI_MAJOR ||
+	    h->abi_minor < 2 || rtr_load(&h->state) != RTR_STATE_RUNNING) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (uint32_t i = 0; i < RTR_REGION_PROCS; i++) {
+		uint32_t e = rtr_load(&h->procs[i]);
+
+		/* Its own, and any it reserved for a child before the exec. */
+		if ((e & ~RTR_PROC_FORKING) == self)
+			untrack(h, i, e, &last);
+	}
+	/* The last writer exec'd without stopping: the consumer finds every pid gone. */
+	for (uint32_t i = 0; i < RTR_REGION_UNTRACED_PIDS; i++) {
+		if (rtr_load(&h->untraced_pids[i]) == self)
+			goto out;	/* a child not followed, counted at fork */
+	}
+	__atomic_add_fetch(&h->untraced_exec, 1, __ATOMIC_RELAXED);
+	rtr_ring_untraced(h, self);
+out:
+	munmap(h, RTR_REGION_HDR_SIZE);
+	return ret;
+}
+
+/* A live region this library could have made: the layout rtr_ring_create() writes. */
+static bool joinable(const struct rtr_region_hdr *h, uint64_t size)
+{
+	uint64_t stride = RTR_CPU_CTL_SIZE + (uint64_t)h->packet_size * h->packets_per_cpu;
+
+	return size >= RTR_REGION_HDR_SIZE && rtr_load_acquire(&h->magic) == RTR_REGION_MAGIC &&
+	       h->abi_major == RTR_REGION_ABI_MAJOR && h->abi_minor == RTR_REGION_ABI_MINOR &&
+	       h->endian == RTR_REGION_ENDIAN && h->word_size == sizeof(long) &&
+	       h->header_size == RTR_PACKET_HDR_SIZE &&
+	       (h->mode == RTR_MODE_DISCARD || h->mode == RTR_MODE_OVERWRITE) &&
+	       is_pow2(h->packet_size) && h->packet_size >= RTR_PACKET_SIZE_MIN &&
+	       h->packet_size <= RTR_PACKET_SIZE_MAX && is_pow2(h->packets_per_cpu) &&
+	       h->packets_per_cpu >= RTR_PACKETS_PER_CPU_MIN &&
+	       h->packets_per_cpu <= RTR_PACKETS_PER_CPU_MAX && h->ncpus &&
+	       h->ncpus <= RTR_NCPUS_MAX && h->cpu_off == RTR_REGION_HDR_SIZE + METADATA_CAP &&
+	       h->metadata_off == RTR_REGION_HDR_SIZE && h->metadata_cap == METADATA_CAP &&
+	       h->cpu_stride == stride && h->region_size == size &&
+	       h->cpu_off + stride * h->ncpus == size && h->clock_freq;
+}
+
+/**
+ * rtr_ring_join() - write into the running region at @attr->path that
+ * another process of the trace created (a program exec'd by a traced one,
+ * under `ringtrace record`), as a forked child does: an entry of @procs,
+ * no flusher (the creator's serves every CPU).  Only a region of this
+ * library's layout, of this user, still running, is joined; a region
+ * whose processes have all left (@nprocs 0: it is being stopped) is not.
+ * A process that exec'd from a followed child keeps the entry it has.
+ * Return: 0; -EEXIST when @path is no region this process may join;
+ * -ENOSPC when @procs is full; -errno from opening it.
+ */
+int rtr_ring_join(struct rtr_ring **out, const struct rtr_ring_attr *attr)
+{
+	struct rtr_region_hdr *h;
+	struct rtr_ring *ring;
+	struct stat st;
+	bool listed = false;
+	uint32_t self = (uint32_t)getpid(), n;
+	int ret;
+
+	if (!out || !attr || attr->struct_size < RTR_RING_ATTR_SIZE_V0 || !attr->path)
+		return -EINVAL;
+	rtr_ring_atfork_init();
+	ring = calloc(1, sizeof(*ring));
+	if (!ring)
+		return -ENOMEM;
+	ring->path = strdup(attr->path);
+	if (!ring->path) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ret = rtr_region_file_open(&ring->mem, ring->path);
+	if (ret)
+		goto err_free;
+	h = (struct rtr_region_hdr *)ring->mem.base;
+	ret = -EEXIST;
+	if (fstat(ring->mem.fd, &st) || st.st_uid != geteuid() || !joinable(h, ring->mem.size) ||
+	    rtr_load(&h->state) != RTR_STATE_RUNNING)
+		goto err_unmap;
+	for (uint32_t i = 0; i < RTR_REGION_PROCS && !listed; i++)
+		listed = rtr_load(&h->procs[i]) == self;
+	if (!listed) {
+		/* Counted in only while someone is: at 0 the last one is stopping it. */
+		n = rtr_load(&h->nprocs);
+		do {
+			if (!n)
+				goto err_unmap;
+		} while (!__atomic_compare_exchange_n(&h->nprocs, &n, n + 1, false, __ATOMIC_ACQ_REL,
+						      __ATOMIC_RELAXED));
+		ret = -ENOSPC;
+		for (uint32_t i = 0; i < RTR_REGION_PROCS && !listed; i++) {
+			uint32_t free_ = 0;
+
+			listed = __atomic_compare_exchange_n(&h->procs[i], &free_, self, false,
+							     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+		}
+		if (!listed) {
+			__atomic_sub_fetch(&h->nprocs, 1, __ATOMIC_ACQ_REL);
+			goto err_unmap;
+		}
+		__atomic_add_fetch(&h->followed, 1, __ATOMIC_RELAXED);
+	}
+	ring_setup(ring, attr);
+	*out = ring;
+	return 0;
+
+err_unmap:
+	ring->mem.ops->release(&ring->mem, false);
+err_free:
+	free(ring->path);
+	free(ring);
+	return ret;
+}
+
+/**
+ * rtr_ring_fork_prepare() - before fork(), in the parent (pthread_atfork()'s
+ * prepare handler, one fork at a time): reserve an entry of @procs for the
+ * child, if it is to @follow.  No room: the child will not trace.
+ */
+void rtr_ring_fork_prepare(struct rtr_ring *ring, bool follow)
+{
+	struct rtr_region_hdr *h = ring->hdr;
+
+	ring->fork_slot = -1;
+	if (!follow)
+		return;
+	__atomic_add_fetch(&h->nprocs, 1, __ATOMIC_ACQ_REL);
+	for (uint32_t i = 0; i < RTR_REGION_PROCS; i++) {
+		uint32_t free_ = 0;
+
+		if (__atomic_compare_exchange_n(&h->procs[i], &free_, RTR_PROC_FORKING | ring->pid,
+						false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			ring->fork_slot = (int32_t)i;
+			return;
+		}
+	}
+	__atomic_sub_fetch(&h->nprocs, 1, __ATOMIC_ACQ_REL);
+}
+
+/**
+ * rtr_ring_fork_parent() - after fork(), in the parent: wait until the child
+ * has claimed its entry (a context switch, against the cost of a fork), for
+ * a second at most: fork() may have failed, and then the entry stays
+ * reserved until this process leaves.
+ */
+void rtr_ring_fork_parent(struct rtr_ring *ring)
+{
+	uint32_t *w, res = RTR_PROC_FORKING | ring->pid;
+	uint64_t end;
+
+	if (ring->fork_slot < 0)
+		return;
+	w = &ring->hdr->procs[ring->fork_slot];
+	ring->fork_slot = -1;
+	end = rtr_monotonic_ns() + FORK_CLAIM_WAIT_NS;
+	while (rtr_load_acquire(w) == res && rtr_monotonic_ns() < end)
+		rtr_futex_wait(w, res, 10);
+}
+
+/**
+ * rtr_ring_forked() - in a child just forked from a process tracing into
+ * @ring, before it writes: claim the entry its parent reserved, or not
+ * follow.  The child has no flusher (the thread stayed in the parent).
+ * Only async-signal-safe calls: it runs in pthread_atfork()'s child handler.
+ * Return: 0 when the child writes on; -EPERM when not @follow, -ENOSPC
+ * when there was no room (or the parent gave the entry up), both counted
+ * as untraced: the caller must stop writing and never use @ring again.
+ */
+int rtr_ring_forked(struct rtr_ring *ring, bool follow)
+{
+	struct rtr_region_hdr *h = ring->hdr;
+	uint32_t res = RTR_PROC_FORKING | ring->pid;
+	int32_t slot = ring->fork_slot;
+
+	ring->flusher_running = 0;
+	ring->flusher_stop = 0;
+	ring->fork_slot = -1;
+	ring->pid = (uint32_t)getpid();
+	if (follow && slot >= 0 &&
+	    __atomic_compare_exchange_n(&h->procs[slot], &res, ring->pid, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		__atomic_add_fetch(&h->followed, 1, __ATOMIC_RELAXED);
+		rtr_futex_wake(&h->procs[slot], INT_MAX);
+		return 0;
+	}
+	rtr_ring_untraced(h, ring->pid);
+	return follow ? -ENOSPC : -EPERM;
+}
+
+/**
+ * rtr_region_lock() - the lock of the region's metadata area and id
+ * counters, shared by the processes writing into it: @reg_lock holds its
+ * owner's pid; one that died holding it is taken over.
+ */
+void rtr_region_lock(struct rtr_region_hdr *h)
+{
+	uint32_t self = (uint32_t)getpid();
+
+	for (int spins = 0;; spins++) {
+		uint32_t owner = 0;
+
+		if (__atomic_compare_exchange_n(&h->reg_lock, &owner, self, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+		if (spins > 100 && pid_dead(owner)) {
+			if (__atomic_compare_exchange_n(&h->reg_lock, &owner, self, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return;
+		}
+		if (spins > 100)
+			usleep(100);
+		else
+			sched_yield();
+	}
+}
+
+void rtr_region_unlock(struct rtr_region_hdr *h)
+{
+	__atomic_store_n(&h->reg_lock, 0, __ATOMIC_RELEASE);
+}
+
+/**
+ * rtr_ring_stop() - after rtr_ring_detach(): this process leaves the
+ * region.  While other processes write into it (forked children), its open
+ * packets are closed as the flusher closes them, and the region goes on.
+ * The last process closes every open packet, even an empty one (it carries
+ * the final events_discarded), marks the region stopped and wakes the
+ * consumer so it drains and finishes.
  */
 int rtr_ring_stop(struct rtr_ring *ring)
 {
@@ -1095,6 +1462,11 @@ int rtr_ring_stop(struct rtr_ring *ring)
 
 	/* The flusher publishes with rseq; from here on only plain stores. */
 	stop_flusher(ring);
+	if (!leave(ring)) {
+		ret = flush_all(ring, false, false);
+		wake_consumer(ring);
+		return ret;
+	}
 	ret = flush_all(ring, true, true);
 	for (uint32_t cpu = 0; cpu < ring->ncpus; cpu++) {
 		int r = carry_tail_loss(ring, cpu);

@@ -23,7 +23,11 @@
  *                                                     ring pointer read inside it
  * rtr_ring_flush()       any thread of the producer   pins itself to each CPU
  * rtr_ring_detach()      one control thread           membarrier(RSEQ) + RCU
- * rtr_ring_stop()        after detach                 no writers remain
+ * rtr_ring_stop()        after detach                 no writers remain in this
+ *                                                     process; the last process
+ *                                                     of @procs stops the region
+ * rtr_ring_forked()      a fork child, before it      atomics on @procs
+ *                        writes
  * consumer get/put       the consumer (any process)   acquire @prod, release @cons
  * =====================  ===========================  ==========================
  */
@@ -70,6 +74,8 @@ struct rtr_ring {
 	uint64_t hold_max;		/* clock units: the longest a snapshot may hold writers */
 	uint64_t flushes;		/* flush passes done by the flusher */
 	uint64_t flush_skipped_cpus;	/* CPUs the flusher could not run on */
+	uint32_t pid;			/* this process, in the region's @procs */
+	int32_t fork_slot;		/* the entry reserved for a child being forked, or -1 */
 };
 
 /**
@@ -130,11 +136,20 @@ struct rtr_write_info {
 extern struct rtr_ring *_Atomic rtr_slot;
 
 int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr);
+int rtr_ring_join(struct rtr_ring **out, const struct rtr_ring_attr *attr);
 int rtr_ring_detach(struct rtr_ring *_Atomic *slot);
 int rtr_ring_flush(struct rtr_ring *ring);
 int rtr_ring_stop(struct rtr_ring *ring);
 void rtr_ring_destroy(struct rtr_ring *ring, bool unlink_file);
 int rtr_ring_start_flusher(struct rtr_ring *ring);
+void rtr_ring_atfork_init(void);
+void rtr_ring_fork_prepare(struct rtr_ring *ring, bool follow);
+void rtr_ring_fork_parent(struct rtr_ring *ring);
+int rtr_ring_forked(struct rtr_ring *ring, bool follow);
+void rtr_ring_untraced(struct rtr_region_hdr *h, uint32_t pid);
+int rtr_region_taken(const char *path);
+void rtr_region_lock(struct rtr_region_hdr *h);
+void rtr_region_unlock(struct rtr_region_hdr *h);
 int rtr_ring_write_slow(struct rtr_ring *_Atomic *slot, uint32_t id, const void *payload,
 			uint32_t len, struct rtr_write_info *info);
 bool rtr_ring_rseq_available(void);

@@ -69,6 +69,13 @@ int rtr_cmd_info(int argc, char **argv)
 		printf("producer    pid %u (%s)\n", h->producer_pid, rtr_consumer_gone_why(c));
 	else
 		printf("producer    pid %u%s\n", h->producer_pid, xen ? ", in the guest" : "");
+	{
+		struct rtr_consumer_procs p = { .struct_size = sizeof(p) };
+
+		if (rtr_consumer_procs(c, &p) == 0 && h->abi_minor >= 2)
+			printf("processes   %u writing, %u forked children followed, %u untraced\n",
+			       p.writing, p.followed, p.untraced);
+	}
 	printf("mode        %s\n", h->mode == RTR_MODE_DISCARD ? "discard" : "overwrite");
 	printf("streams     %u CPUs x %u packets x %u KiB\n", h->ncpus, h->packets_per_cpu,
 	       h->packet_size / 1024);

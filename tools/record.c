@@ -34,6 +34,7 @@ struct child {
 	bool exited;
 	uint64_t int_at;	/* when SIGINT came, if it did */
 	bool int_sent;
+	bool asked_stop;	/* SIGINT or SIGTERM came: once the program ends, stop */
 	struct rtr_session *s;
 };
 
@@ -56,6 +57,10 @@ static void reap(struct child *ch)
  */
 static void forward_term(struct child *ch)
 {
+	reap(ch);
+	/* Once the program is gone, the processes it left tracing are not waited for. */
+	if (cli_got_term || cli_got_int)
+		ch->asked_stop = true;
 	if (cli_got_term && !ch->exited)
 		kill(ch->pid, cli_got_term);
 	cli_got_term = 0;
@@ -68,13 +73,58 @@ static void forward_term(struct child *ch)
 	}
 }
 
+/*
+ * Done when the region is stopped (the last process writing into it
+ * stopped tracing), or the program has exited and so has every process
+ * still writing into the region (its forked children, which trace on).
+ */
+static bool program_done(struct child *ch)
+{
+	return rtr_consumer_stopped(ch->s->c) ||
+	       (ch->exited && (ch->asked_stop || rtr_consumer_producer_gone(ch->s->c)));
+}
+
 static bool record_done(void *arg)
 {
 	struct child *ch = arg;
 
 	forward_term(ch);
 	reap(ch);
-	return ch->exited || rtr_consumer_stopped(ch->s->c);
+	return program_done(ch);
+}
+
+/* The processes besides the program: traced into the trace, or not (and why). */
+static void report_procs(const struct opts *o, const struct rtr_session *s)
+{
+	struct rtr_consumer_procs p = { .struct_size = sizeof(p) };
+
+	if (!s->c || rtr_consumer_procs(s->c, &p))
+		return;
+	if (p.followed && !o->quiet)
+		fprintf(stderr, "ringtrace record: %u other process%s (forked, or exec'd and "
+			"joined) traced into the same trace\n", p.followed,
+			p.followed == 1 ? "" : "es");
+	if (p.writing && !rtr_consumer_producer_gone(s->c))
+		fprintf(stderr, "ringtrace record: interrupted while %u process%s still traced: "
+			"their later events are not in the trace\n", p.writing,
+			p.writing == 1 ? "" : "es");
+	if (!p.untraced)
+		return;
+	fprintf(stderr, "ringtrace record: %u process%s ran untraced:", p.untraced,
+		p.untraced == 1 ? "" : "es");
+	for (uint32_t i = 0; i < p.untraced && i < 8; i++)
+		fprintf(stderr, "%s pid %u", i ? "," : "", p.untraced_pids[i]);
+	fprintf(stderr, "%s:", p.untraced > 8 ? ", ..." : "");
+	if (p.untraced_exec)
+		fprintf(stderr, " %u program%s linked with libringtrace, exec'd, did not join the "
+			"trace (not followed, or another libringtrace's)%s", p.untraced_exec,
+			p.untraced_exec == 1 ? "" : "s",
+			p.untraced > p.untraced_exec ? ";" : "");
+	if (p.untraced > p.untraced_exec)
+		fprintf(stderr, " %u forked child%s not followed (%s)", p.untraced - p.untraced_exec,
+			p.untraced - p.untraced_exec == 1 ? "" : "ren",
+			o->no_follow_forks ? "--no-follow-forks" : "too many processes at once");
+	fputc('\n', stderr);
 }
 
 static int exit_status(int st)
@@ -179,6 +229,10 @@ static int spawn(const struct opts *o, const char *region, pid_t *pid)
 			setenv("RINGTRACE_BLOCKING_TIMEOUT", o->blocking, 1);
 		else
 			unsetenv("RINGTRACE_BLOCKING_TIMEOUT");
+		if (o->no_follow_forks)
+			setenv("RINGTRACE_FOLLOW_FORKS", "0", 1);
+		else
+			unsetenv("RINGTRACE_FOLLOW_FORKS");
 		if (o->preload && preload_env(o->preload))
 			_exit(127);
 		/* Standard output may be the trace stream: the program writes to stderr. */
@@ -251,7 +305,7 @@ static int snapshots(const struct opts *o, const char *region, struct child *ch,
 
 		forward_term(ch);
 		reap(ch);
-		last = ch->exited || rtr_consumer_stopped(ch->s->c);
+		last = program_done(ch);
 		if (cli_got_usr1 || last) {
 			struct rtr_out_opts oo = o->out;
 			struct rtr_out_report orep;
@@ -478,6 +532,8 @@ wait_child:
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);
 	}
+	if (!bus)
+		report_procs(&o, &s);
 	if (write_failed && orep.failed)
 		fprintf(stderr, "ringtrace record: %s\n", orep.err);
 	rtr_session_close(&s);

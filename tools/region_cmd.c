@@ -54,6 +54,9 @@ static const char *const help_text[] = {
 	"  --force              replace an existing trace directory\n"
 	"  --file-mode OCTAL    mode of the files written (default 0600)\n"
 	"  --keep-region        leave the region file when done\n"
+	"  --no-follow-forks    PROGRAM's forked children do not trace (they are counted\n"
+	"                       and named in the summary); by default they trace into\n"
+	"                       the same trace, and record waits for every one to end\n"
 	"  -q, --quiet          no progress line, no summary\n"
 	"\nExit status: PROGRAM's (128+N if killed by signal N); 1 if the trace could not\n"
 	"be written whole, 2 for a usage error.\n",
@@ -163,6 +166,9 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 			takes = false;
 		} else if (!strcmp(a, "--pthread") && program) {
 			o->preload = "";
+			takes = false;
+		} else if (!strcmp(a, "--no-follow-forks") && program) {
+			o->no_follow_forks = true;
 			takes = false;
 		}
 		if (!takes)

@@ -34,6 +34,7 @@ struct opts {
 	const char *blocking;	/* record: RINGTRACE_BLOCKING_TIMEOUT for the program, or NULL */
 	char blocking_buf[32];
 	bool keep_region;
+	bool no_follow_forks;	/* record: RINGTRACE_FOLLOW_FORKS=0 for the program */
 	bool quiet;
 	bool live;
 	char **argv;

@@ -89,6 +89,40 @@ const char *rtr_consumer_name(const struct rtr_consumer *c);
  * Once it has said yes, it says yes for good.
  */
 bool rtr_consumer_producer_gone(const struct rtr_consumer *c);
+/*
+ * Region ABI 1.2: a traced process's forked children write into its region
+ * too (Documentation/events.rst, "Processes and fork"), and
+ * rtr_consumer_producer_gone() says yes only once every process writing
+ * into it has exited.
+ */
+/**
+ * struct rtr_consumer_procs - the processes of a region, as it reads now
+ * (from the region: informational; 0 everywhere for a region before 1.2).
+ * @struct_size: set by the caller to sizeof(struct rtr_consumer_procs).
+ * @writing: processes writing into it now (dead ones not yet noticed
+ *           included).
+ * @followed: processes that joined the first, cumulative (forked children,
+ *            programs exec'd or spawned that joined the region).
+ * @untraced: processes that were meant to trace into it and did not (a child
+ *            not followed, no room for one more, or a program that found
+ *            the region taken by another: exec'd under `ringtrace record`).
+ * @untraced_exec: of @untraced, the programs exec'd that found the region
+ *            and could not join it (the others are forked children not
+ *            followed).
+ * @untraced_pids: the first of them (up to 8; 0 past @untraced).
+ */
+struct rtr_consumer_procs {
+	uint32_t struct_size;
+	uint32_t writing;
+	uint32_t followed;
+	uint32_t untraced;
+	uint32_t untraced_exec;
+	uint32_t untraced_pids[8];
+};
+
+/* rtr_consumer_procs() - fill @p.  Return: 0; -EINVAL for a bad @struct_size. */
+int rtr_consumer_procs(const struct rtr_consumer *c, struct rtr_consumer_procs *p);
+
 /* Why rtr_consumer_producer_gone() said yes, in words; NULL until it has. */
 const char *rtr_consumer_gone_why(const struct rtr_consumer *c);
 

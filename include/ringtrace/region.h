@@ -40,6 +40,10 @@ extern "C" {
 #define RTR_PACKETS_PER_CPU_MAX	65536u
 #define RTR_NCPUS_MAX		65536u
 
+/* ABI 1.2: processes writing into one region at once, and untraced pids kept. */
+#define RTR_REGION_PROCS	256u
+#define RTR_REGION_UNTRACED_PIDS 8u
+
 /* CTF 1.8 packet header magic, first field of every packet. */
 #define RTR_CTF_MAGIC		0xC1FC1FC1u
 
@@ -90,6 +94,27 @@ struct rtr_region_hdr {
 	uint32_t flush_req;		/* futex: consumer bumps to ask for a flush */
 	uint32_t flush_done;		/* futex: producer sets to flush_req when done */
 	uint32_t consumer_pid;		/* ABI 1.1: the consumer attached, 0 if none (blocking mode) */
+
+	/*
+	 * ABI 1.2: the processes writing into the region (a traced process's
+	 * forked children write into it too: Documentation/events.rst,
+	 * "Processes and fork").  Written by the producers only, with atomics.
+	 */
+	uint32_t nprocs __attribute__((aligned(64))); /* entries of @procs in use */
+	uint32_t followed;		/* processes that joined after the first, cumulative */
+	uint32_t untraced;		/* processes that could not or would not join, cumulative */
+	uint32_t untraced_exec;		/* of them, programs exec'd that found the region taken */
+	uint32_t reg_lock;		/* the metadata area's lock: its holder's pid, 0 = free */
+	uint32_t next_counter;		/* the next counter id, region-wide */
+	uint32_t next_class;		/* the next typed-event class id, region-wide */
+	uint32_t pad0;
+	uint64_t next_task;		/* the next block of task ids, region-wide */
+	uint32_t untraced_pids[RTR_REGION_UNTRACED_PIDS]; /* the first of @untraced */
+	/*
+	 * Pids writing now; 0: a free entry; bit 31 set: reserved by the pid
+	 * in the low bits for a child it is forking (the child claims it).
+	 */
+	uint32_t procs[RTR_REGION_PROCS];
 };
 
 /*

@@ -34,6 +34,10 @@ extern "C" {
  *         dom0 and publish them in xenstore, for `ringtrace consume
  *         --xen-domain` (Documentation/xen.rst); @path is then unused.
  *         A caller built before @flags existed passes a smaller @struct_size.
+ *         RTR_CONFIG_NO_FOLLOW_FORKS: a forked child does not trace (it
+ *         stops at fork(), and is counted as untraced in the region);
+ *         without it, children trace into the same region (Documentation/
+ *         events.rst, "Processes and fork").
  * @blocking_timeout_us: discard mode: how long a thread that finds the ring
  *        full waits for the consumer before it drops the event (0: never,
  *        the default; RTR_BLOCK_FOREVER: no limit).  Never in a nested write
@@ -49,6 +53,7 @@ struct rtr_config {
 	int64_t blocking_timeout_us;
 };
 #define RTR_CONFIG_XEN		0x1u
+#define RTR_CONFIG_NO_FOLLOW_FORKS 0x2u
 #define RTR_BLOCK_FOREVER	(-1)
 
 /* Kinds of task for rtr_create(), as mirage-profile's thread types; extend from 64. */

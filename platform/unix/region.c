@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "platform/platform.h"
 
@@ -36,6 +38,41 @@ static bool file_producer_gone(struct rtr_region_mem *m, uint32_t pid)
 	return false;
 }
 
+/*
+ * A pid the region lists may be anything (a scribbled region; a pid reused
+ * after the writer died): it counts only while that process maps this very
+ * file, as /proc/PID/maps says (device and inode).  A process we may not
+ * look at is not ours: record runs its program as its own user.  A writer
+ * that exec'd a program without libringtrace no longer maps it: gone too.
+ */
+static bool file_writer_gone(struct rtr_region_mem *m, uint32_t pid)
+{
+	char path[64], line[512];
+	struct stat st;
+	bool mapped = false;
+	FILE *f;
+
+	if (pid == 0 || pid > INT_MAX || file_producer_gone(m, pid))
+		return true;
+	if (m->fd < 0 || fstat(m->fd, &st))
+		return false;	/* cannot tell: alive is what kill() said */
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	while (!mapped && fgets(line, sizeof(line), f)) {
+		unsigned int maj, min;
+		unsigned long long ino;
+
+		/* "start-end perms offset maj:min inode path"; a long line's rest fails the scan. */
+		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %llu", &maj, &min, &ino) == 3 &&
+		    ino == (unsigned long long)st.st_ino && makedev(maj, min) == st.st_dev)
+			mapped = true;
+	}
+	fclose(f);
+	return !mapped;
+}
+
 static void file_release(struct rtr_region_mem *m, bool unlink_file)
 {
 	if (unlink_file && m->name)
@@ -54,6 +91,7 @@ static const struct rtr_region_ops file_ops = {
 	.wait = file_wait,
 	.publish = file_publish,
 	.producer_gone = file_producer_gone,
+	.writer_gone = file_writer_gone,
 	.release = file_release,
 };
 

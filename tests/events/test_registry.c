@@ -143,3 +143,48 @@ Test(events_registry, a_region_from_before_the_thread_record_keeps_its_id_21)
 	cr_expect_eq(rtr_registry_parse("event 20 a:b 0\n", 15, &reg, err, sizeof(err)), -EPROTO,
 		     "a task model id");
 }
+
+/*
+ * Processes sharing a region (fork, exec under record) register through the
+ * region's counters: a name, or a class field for field, that is already
+ * there keeps its id; anything else takes the next one.
+ */
+Test(events_registry, processes_sharing_a_region_get_one_id_per_name)
+{
+	static char page[8192] __attribute__((aligned(64)));
+	struct rtr_region_hdr *h = (struct rtr_region_hdr *)page;
+	struct rtr_reg_field f[2] = { { "x", 11, (char *)"a|b" }, { "y", 3, NULL } };
+	struct rtr_registry reg;
+	uint32_t a, b, c, d;
+	char err[160];
+
+	h->metadata_off = 4096;
+	h->metadata_cap = 4096;
+	h->next_counter = 2;
+	h->next_class = 23;
+	cr_assert_eq(rtr_registry_add_counter(h, 0, "zero"), 0);
+	cr_assert_eq(rtr_registry_add_counter(h, 1, "one"), 0);
+	cr_assert_eq(rtr_registry_add_event(h, 22, "p", "e", f, 2), 0);
+	cr_assert_eq(rtr_registry_counter_id(h, "one", &a), 0);
+	cr_expect_eq(a, 1, "a name already there keeps its id");
+	cr_assert_eq(rtr_registry_counter_id(h, "on", &b), 0);
+	cr_expect_eq(b, 2, "a prefix is another name");
+	cr_assert_eq(rtr_registry_counter_id(h, "on", &c), 0);
+	cr_expect_eq(c, 2);
+	cr_expect_eq(h->next_counter, 3);
+	cr_assert_eq(rtr_registry_event_id(h, "p", "e", f, 2, &a), 0);
+	cr_expect_eq(a, 22, "the same class keeps its id");
+	cr_assert_eq(rtr_registry_event_id(h, "p", "e", f, 1, &b), 0);
+	cr_expect_eq(b, 23, "fewer fields: another class");
+	f[0].labels = (char *)"a|c";
+	cr_assert_eq(rtr_registry_event_id(h, "p", "e", f, 2, &c), 0);
+	cr_expect_eq(c, 24, "other labels: another class");
+	cr_assert_eq(rtr_registry_event_id(h, "p", "e", f, 2, &d), 0);
+	cr_expect_eq(d, 24);
+	cr_expect_eq(h->next_class, 25);
+	cr_assert_eq(rtr_registry_parse(page + 4096, h->metadata_len, &reg, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_eq(reg.nevents, 3);
+	cr_expect_str_eq(reg.counters[2], "on");
+	rtr_registry_free(&reg);
+}

@@ -6,8 +6,9 @@
     check_pthread.py threads TRACE N    any program: at least N thread tasks, every
                                         event well formed (see well_formed())
     check_pthread.py forks TRACE N      the same for a program whose forked children
-                                        write into the same trace: their task ids
-                                        may repeat the parent's
+                                        write into the same trace: their objects' ids
+                                        (addresses the fork copied) may repeat the
+                                        parent's, their task ids never do
     check_pthread.py own TRACE          rtr-pthread-own: its worker's note, and no
                                         wait for a mutex (urcu-bp's, inside libringtrace)
 
@@ -89,18 +90,23 @@ def in_order(evs, steps, what):
 
 
 def well_formed(evs, unique=True):
-    """Kinds, creates once, objects created before use, every thread resolved at most once."""
+    """Kinds, creates once, objects created before use, every thread resolved at most once.
+
+    Without @unique, objects may be created and resolved more than once (forked
+    processes share their addresses); tasks never."""
     created = {}
     resolved = set()
     for name, f in evs:
         if name == "create":
-            check(not unique or f["child"] not in created, "task %d created twice" % f["child"])
+            check((not unique and f["child"] >= OBJ_BIT) or f["child"] not in created,
+                  "task %d created twice" % f["child"])
             created[f["child"]] = f["kind"]
             obj = f["child"] >= OBJ_BIT
             check(obj == (f["kind"] in ("mutex", "condition", "semaphore", "barrier", "rwlock")),
                   "task %d of kind %s has the wrong id range" % (f["child"], f["kind"]))
         elif name in ("resolve", "fail"):
-            check(not unique or f["task"] not in resolved, "task %d resolved twice" % f["task"])
+            check((not unique and f["task"] >= OBJ_BIT) or f["task"] not in resolved,
+                  "task %d resolved twice" % f["task"])
             resolved.add(f["task"])
         elif name in ("try_read", "read"):
             if f["input"] >= OBJ_BIT:
