@@ -36,6 +36,7 @@
  *              watches on a node and everything below it that fire once
  *              when set and for every change after.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1622,6 +1623,64 @@ int rtr_xensim_crash(const char *dir, uint32_t domid)
 int rtr_xensim_pause(const char *dir, uint32_t domid, bool paused)
 {
 	return dom_flag(dir, domid, offsetof(struct dom, paused), paused);
+}
+
+/* Every thread of @pid is stopped (state T or t in /proc/PID/task/TID/stat). */
+static bool all_stopped(pid_t pid)
+{
+	char path[64], line[512];
+	struct dirent *d;
+	bool all = true;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (all && (d = readdir(dir)) != NULL) {
+		FILE *f;
+		char *p;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/stat", (int)pid, d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* the thread ended */
+		p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+		all = p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+		fclose(f);
+	}
+	closedir(dir);
+	return all;
+}
+
+int rtr_xensim_stop(const char *dir, pid_t pid)
+{
+	struct timespec t0, t;
+	struct hv *hv;
+	int ret = hv_map(dir, &hv);
+
+	if (ret)
+		return ret;
+	hv_lock(hv);
+	if (kill(pid, SIGSTOP)) {
+		ret = -errno;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (!all_stopped(pid)) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec > 5) {
+				kill(pid, SIGCONT);
+				ret = -ETIMEDOUT;
+				break;
+			}
+			usleep(1000);
+		}
+	}
+	hv_unlock(hv);
+	hv_unmap(hv);
+	return ret;
 }
 
 int rtr_xensim_destroy(const char *dir, uint32_t domid)

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Create the simulation in @dir (which must exist), with dom0 in it. */
 int rtr_xensim_init(const char *dir);
@@ -42,6 +43,16 @@ int rtr_xensim_crash(const char *dir, uint32_t domid);
  * whoever pauses a domain stops them too (SIGSTOP).
  */
 int rtr_xensim_pause(const char *dir, uint32_t domid, bool paused);
+
+/*
+ * rtr_xensim_stop() - SIGSTOP the domain's process @pid as Xen pauses a
+ * domain's vCPUs: never inside a hypercall.  The simulated hypervisor's
+ * state is behind one mutex its callers share; a process stopped while it
+ * held it would stop every other one.  So the mutex is held until each of
+ * @pid's threads is seen stopped.  Return: 0, -ESRCH, -ETIMEDOUT (not all
+ * stopped within 5 s: it is continued again).
+ */
+int rtr_xensim_stop(const char *dir, pid_t pid);
 
 /* rtr_xensim_destroy() - the domain is gone: grants, ports, xenstore home. */
 int rtr_xensim_destroy(const char *dir, uint32_t domid);

@@ -792,7 +792,7 @@ Test(xen, a_guest_said_gone_stays_gone)
 	setenv("RINGTRACE_XENSIM_NOSTATE", "1", 1);	/* a dom0 without privcmd */
 	cr_assert_eq(rtr_consumer_open_xen(&c, "starved", err, sizeof(err)), 0, "%s", err);
 	cr_assert_not(rtr_consumer_producer_gone(c), "a running guest is not gone");
-	kill(gp, SIGSTOP);
+	cr_assert_eq(rtr_xensim_stop(sim, gp), 0);
 	for (int i = 0; i < 300 && !gone; i++) {
 		gone = rtr_consumer_producer_gone(c);
 		if (!gone)
@@ -836,7 +836,7 @@ Test(xen, a_paused_guest_is_waited_for)
 	touch(w, "go.0");
 	usleep(300000);	/* in the middle of phase 0 (a second or more) */
 	cr_assert_eq(rtr_xensim_pause(sim, g, true), 0);
-	kill(gp, SIGSTOP);
+	cr_assert_eq(rtr_xensim_stop(sim, gp), 0);
 	sleep(3);
 	cr_assert_eq(waitpid(cp, &st, WNOHANG), 0, "consume gave up on a paused guest");
 	snprintf(cmd, sizeof(cmd), "'%s' info --xen-domain sleepy 2>&1", rt);
