@@ -535,6 +535,25 @@ static inline int walk_or_skip(const struct tr_plan *p, struct tr_walk *w)
 }
 
 /*
+ * The record of @cls from bit @start to @w's, read whole by either path:
+ * it becomes the cursor's item.  Return: TR_EVENT.
+ */
+static inline int record_read(struct tr_cursor *c, const struct tr_class *cls,
+			      const uint8_t *pkt, uint64_t start, const struct tr_walk *w)
+{
+	c->clock = w->clock;
+	c->off = c->pkt_off + start / 8;
+	c->ts = ctf_time(c, w->clock);
+	c->cls = cls;
+	c->payload = pkt + c->pl_bit / 8;
+	c->len = (w->bit - c->pl_bit + 7) / 8;
+	c->bit = w->bit;
+	c->pos = c->pkt_off + w->bit / 8;
+	c->events++;
+	return TR_EVENT;
+}
+
+/*
  * The common record read without the general walk's bookkeeping: LTTng's
  * event header, no event context, a payload skipped by its sizes, every
  * check of ctf_next_record() made.  Return: TR_EVENT, or 0 for any other
@@ -565,16 +584,7 @@ static inline int ctf_next_fast(struct tr_cursor *c, const struct tr_stream_clas
 	c->tid = c->pid = 0;
 	c->procname = NULL;
 	c->procname_max = 0;
-	c->clock = w.clock;
-	c->off = c->pkt_off + start / 8;
-	c->ts = ctf_time(c, w.clock);
-	c->cls = cls;
-	c->payload = pkt + c->pl_bit / 8;
-	c->len = (w.bit - c->pl_bit + 7) / 8;
-	c->bit = w.bit;
-	c->pos = c->pkt_off + w.bit / 8;
-	c->events++;
-	return TR_EVENT;
+	return record_read(c, cls, pkt, start, &w);
 }
 
 static int ctf_next_record(struct tr_cursor *c)
@@ -632,16 +642,7 @@ static int ctf_next_record(struct tr_cursor *c)
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: %s", cls->name, err);
 	if (w.bit == start)
 		return fail(c, c->pkt_off + start / 8, "%s: a record of no bits", cls->name);
-	c->clock = w.clock;
-	c->off = c->pkt_off + start / 8;
-	c->ts = ctf_time(c, w.clock);
-	c->cls = cls;
-	c->payload = pkt + c->pl_bit / 8;
-	c->len = (w.bit - c->pl_bit + 7) / 8;
-	c->bit = w.bit;
-	c->pos = c->pkt_off + w.bit / 8;
-	c->events++;
-	return TR_EVENT;
+	return record_read(c, cls, pkt, start, &w);
 }
 
 static int ctf_next(struct tr_cursor *c)
