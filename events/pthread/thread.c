@@ -322,6 +322,7 @@ RTR_API int pthread_create(pthread_t *tid, const pthread_attr_t *attr, void *(*f
 	struct rtp_thread *t;
 	uint64_t self;
 	int detach = PTHREAD_CREATE_JOINABLE, ret;
+	bool detached;
 
 	if (!rtp_on())
 		return rtp()->create(tid, attr, fn, arg);
@@ -333,7 +334,8 @@ RTR_API int pthread_create(pthread_t *tid, const pthread_attr_t *attr, void *(*f
 	t->task = rtr_task_id();
 	if (attr)
 		pthread_attr_getdetachstate(attr, &detach);
-	t->detached = detach == PTHREAD_CREATE_DETACHED;
+	/* Read from here on, never from @t: a detached thread frees it when it ends. */
+	t->detached = detached = detach == PTHREAD_CREATE_DETACHED;
 	self = rtp_self_task();
 	rtp_enter();
 	rtr_create(self, t->task, RTR_KIND_THREAD);
@@ -345,11 +347,11 @@ RTR_API int pthread_create(pthread_t *tid, const pthread_attr_t *attr, void *(*f
 	 * learns its pthread_t from us), and after it started: it may have
 	 * ended already, which rtp_thread_end() marked under the lock.
 	 */
-	if (!t->detached)
+	if (!detached)
 		table_lock_take();
 	ret = rtp()->create(tid, attr, rtp_thread_start, t);
 	if (ret) {
-		if (!t->detached)
+		if (!detached)
 			table_lock_drop();
 		rtp_enter();
 		rtr_fail(self, t->task, "pthread_create failed");
@@ -357,7 +359,7 @@ RTR_API int pthread_create(pthread_t *tid, const pthread_attr_t *attr, void *(*f
 		free(t);
 		return ret;
 	}
-	if (!t->detached) {
+	if (!detached) {
 		t->tid = *tid;
 		table_put(t);
 		table_lock_drop();
