@@ -41,7 +41,7 @@ static const char *const help_text[] = {
 	"                       snapshot (SIGUSR1 to ringtrace, or `ringtrace snapshot`)\n"
 	"                       and the end of the program write DIR/snapshot-NNNNNN\n"
 	"  --packet-size SIZE   bytes per packet, power of two (default 1M)\n"
-	"  --packets N          packets per CPU, power of two (default 16 up to 16\n"
+	"  --packets N          packets per CPU, power of two (default 32 up to 8\n"
 	"                       CPUs, then fewer: 256 MiB in all, at least 4 per CPU)\n"
 	"  --rotate-size SIZE   new chunk DIR/chunk-NNNNNN every SIZE bytes (e.g. 1G)\n"
 	"  --rotate-time TIME   new chunk every TIME (e.g. 10m, 1h)\n"
