@@ -7,12 +7,20 @@
 # under `ringtrace record` with the default options, into a trace directory
 # on the build directory's disk, whose own O_DIRECT bandwidth is measured in
 # the same run:
-#   disk.direct_mb_per_s             dd oflag=direct, 1 MiB blocks, 2 GiB
+#   disk.direct_mb_per_s             dd oflag=direct, 1 MiB blocks, 2 GiB,
+#                                    four dd at once (the consumer has four
+#                                    writes in flight); _1stream: one dd
 #   record.{discard,overwrite}.1t.ns 10 M events, 1 thread, the best of 3;
 #   record.discard.2t.ns             and the ratio to the floor
-#   consumer.1writer.*               1 writer at full speed for S s: MB/s to
-#                                    disk, its fraction of the disk's, loss
-#   consumer.engine.{threads,uring}  the same, each queue engine, alternated
+#   consumer.engine.{threads,uring}  1 writer at full speed for S s, each
+#                                    queue engine, alternated: MB/s, loss
+#   consumer.{1writer,2writers}.*    1 and 2 writers at full speed for S s,
+#                                    3 runs, the median one: MB/s to disk
+#                                    (the recording's bytes over its time,
+#                                    start to last byte), MB/s the writers
+#                                    offered (losses included), the fraction
+#                                    of the disk's, the fraction of the lesser
+#                                    of the two, loss (and the worst run's)
 #   consumer.2writers_lttng_rate.*   2 writers at 9.17 M events/s each (LTTng-
 #                                    UST's full speed here) for 10 s, 5 runs:
 #                                    the worst run's loss
@@ -59,7 +67,7 @@ calc() {
 
 # quiet_disk: each run starts from a quiet disk: the previous one wrote gigabytes.
 quiet_disk() {
-	rm -rf "$work/trace" "$work/dd"
+	rm -rf "$work/trace" "$work"/dd*
 	sync
 	sleep 1
 }
@@ -101,17 +109,34 @@ record() {
 }
 
 # ---- the disk's own bandwidth ------------------------------------------------------
+# With four 1 MiB O_DIRECT writes in flight, as the consumer writes (one dd
+# at a time, the figure of earlier runs, is printed beside it: a virtual
+# disk may take half as much that way).
+mbps() {
+	awk -v b="$1" -v t0="$2" -v t1="$3" 'BEGIN { printf "%.1f", b / 1e6 / (t1 - t0) }'
+}
 echo
 quiet_disk
 mkdir -p "$work/trace"
-dd_out=$(dd if=/dev/zero of="$work/dd" bs=1M count=2048 oflag=direct 2>&1 | tail -n 1)
-disk=$(echo "$dd_out" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^[GMk]B\/s$/) {
-	v = $i; u = $(i + 1) } } END { if (u == "GB/s") v *= 1000; else if (u == "kB/s") v /= 1000;
-	print v }')
-rm -f "$work/dd"
+t0=$(date +%s.%N)
+dd if=/dev/zero of="$work/dd" bs=1M count=2048 oflag=direct 2>/dev/null
+t1=$(date +%s.%N)
+disk1=$(mbps 2147483648 "$t0" "$t1")
+quiet_disk
+mkdir -p "$work/trace"
+t0=$(date +%s.%N)
+for i in 1 2 3 4; do
+	dd if=/dev/zero of="$work/dd$i" bs=1M count=512 oflag=direct 2>/dev/null &
+done
+wait
+t1=$(date +%s.%N)
+disk=$(mbps 2147483648 "$t0" "$t1")
+rm -f "$work"/dd*
 echo "streaming: ringtrace record with default options, the trace on" \
-	"$(df -P "$build" | awk 'NR == 2 { print $1 }'); dd oflag=direct: $dd_out"
+	"$(df -P "$build" | awk 'NR == 2 { print $1 }'); 2 GiB with dd oflag=direct, 1 MiB" \
+	"blocks: $disk MB/s four at a time, $disk1 MB/s one"
 row disk.direct_mb_per_s "$disk" MB/s
+row disk.direct_1stream_mb_per_s "$disk1" MB/s
 
 # ---- what a user's program pays, beside its floor ------------------------------
 best() {
@@ -160,14 +185,28 @@ else
 	status=1
 fi
 
-# ---- the consumer at full speed: one writer, each engine, alternated ------------
-# The writer on core 1, the recorder on core 0.
+# ---- the consumer at full speed: what it delivers to the disk ---------------
 full_speed() {
-	# full_speed NAME [ENV]: sets $mbs and $lost_pct.
+	# full_speed NAME THREADS [ENV]: the writers at full speed for S s from
+	# a quiet disk: one writer on core 1 and the recorder on core 0; two
+	# writers one per core, the recorder where the kernel puts it.  Sets $mbs (the trace's bytes per second of the
+	# recording, from its start to the last byte written), $offered (what
+	# the writers made per second, the events lost included) and $lost_pct.
+	fname=$1
+	fenv=${3:-}
 	quiet_disk
-	env ${2:-} taskset -c 0 "$ringtrace" record -q -o "$work/trace" -- taskset -c 1 \
-		"$user" --threads 1 --seconds "$seconds" >"$work/$1.out" 2>"$work/$1.log" || return 1
-	record_check "$1"
+	if [ "$2" = 1 ]; then
+		set -- taskset -c 0 "$ringtrace" record -q -o "$work/trace" -- taskset -c 1 \
+			"$user" --threads 1
+	else
+		set -- "$ringtrace" record -q -o "$work/trace" -- "$user" --threads "$2" --pin
+	fi
+	t0=$(date +%s.%N)
+	env $fenv "$@" --seconds "$seconds" >"$work/$fname.out" 2>"$work/$fname.log" || return 1
+	t1=$(date +%s.%N)
+	record_check "$fname" || return 1
+	mbs=$(calc "$bytes / 1e6 / ($t1 - $t0)")
+	offered=$(calc "$mbs * $attempted / ($events > 0 ? $events : 1)")
 }
 
 record_check() {
@@ -183,20 +222,13 @@ record_check() {
 	lost_pct=$(calc "100 * $lost / $attempted")
 }
 
-timed() {
-	# timed NAME [ENV]: full_speed, with the wall time from start to the last byte.
-	t0=$(date +%s.%N)
-	full_speed "$@" || return 1
-	t1=$(date +%s.%N)
-	mbs=$(calc "$bytes / 1e6 / ($t1 - $t0)")
-}
-
+# Each queue engine, one writer, alternated.
 eng_t=0 eng_u=0 eng_tl=0 eng_ul=0
 for i in 1 2; do
-	timed engine.threads RINGTRACE_QUEUE_ENGINE=threads || status=1
+	full_speed engine.threads 1 RINGTRACE_QUEUE_ENGINE=threads || status=1
 	eng_t=$(calc "$eng_t + $mbs / 2")
 	eng_tl=$(calc "$eng_tl + $lost_pct / 2")
-	timed engine.uring RINGTRACE_QUEUE_ENGINE=uring || status=1
+	full_speed engine.uring 1 RINGTRACE_QUEUE_ENGINE=uring || status=1
 	eng_u=$(calc "$eng_u + $mbs / 2")
 	eng_ul=$(calc "$eng_ul + $lost_pct / 2")
 done
@@ -204,13 +236,35 @@ row consumer.engine.threads.mb_per_s "$eng_t" MB/s
 row consumer.engine.threads.lost_percent "$eng_tl" "%"
 row consumer.engine.uring.mb_per_s "$eng_u" MB/s
 row consumer.engine.uring.lost_percent "$eng_ul" "%"
-if timed 1writer; then
-	row consumer.1writer.mb_per_s "$mbs" MB/s
-	row consumer.1writer.fraction_of_disk "$(calc "$mbs / $disk")" "x disk"
-	row consumer.1writer.lost_percent "$lost_pct" "%"
-else
-	status=1
-fi
+# One writer makes less than a fast disk takes: its fraction of the disk is
+# bounded by what it offers, so the fraction of the lesser is printed too.
+# Two writers offer more than the disk takes: theirs is the consumer's own.
+# Three runs each, each printed; the figures are the median run's (by
+# events lost), with the worst run's loss beside them.
+for w in 1 2; do
+	name=${w}writer
+	[ "$w" = 1 ] || name=${w}writers
+	runs=
+	for i in 1 2 3; do
+		if full_speed "$name" "$w"; then
+			echo "  $name run $i: $mbs MB/s to disk, $offered MB/s offered, $lost_pct % lost"
+			runs="$runs$lost_pct $mbs $offered
+"
+		else
+			cat "$work/$name.log" >&2
+			status=1
+		fi
+	done
+	[ -n "$runs" ] || continue
+	set -- $(printf '%s' "$runs" | sort -n | awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)], r[NR] }')
+	row consumer.$name.mb_per_s "$2" MB/s
+	row consumer.$name.offered_mb_per_s "$3" MB/s
+	row consumer.$name.fraction_of_disk "$(calc "$2 / $disk")" "x disk"
+	row consumer.$name.fraction_of_reachable "$(calc "$2 / ($3 < $disk ? $3 : $disk)")" \
+		"x min(offered, disk)"
+	row consumer.$name.lost_percent "$1" "%"
+	row consumer.$name.lost_percent_worst "$4" "%"
+done
 
 # ---- two writers at LTTng-UST's full speed, 10 s, 5 runs -------------------------
 worst=0
