@@ -28,7 +28,7 @@
 #include "ringbuf/ring.h"
 #include "platform/platform.h"
 
-#define METADATA_CAP		(64u * 1024u)
+#define METADATA_CAP		RTR_RING_METADATA_CAP
 #define NEST_MAX		4
 #define FLUSH_MIN_INTERVAL_NS	(10ull * 1000 * 1000)
 
@@ -897,7 +897,7 @@ int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 	buf = (uint64_t)psize * npk;
 	stride = RTR_CPU_CTL_SIZE + buf;
 	cpu_off = RTR_REGION_HDR_SIZE + METADATA_CAP;
-	size = cpu_off + stride * ncpus;
+	size = rtr_ring_region_size(psize, npk, ncpus);
 	if (buf > (1ull << 36) || size > (1ull << 40))
 		return -E2BIG;
 

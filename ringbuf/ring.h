@@ -135,6 +135,19 @@ struct rtr_write_info {
  */
 extern struct rtr_ring *_Atomic rtr_slot;
 
+/* The metadata's room in a region, after its header page. */
+#define RTR_RING_METADATA_CAP	(64u * 1024u)
+
+/*
+ * The bytes of a file region of @ncpus buffers of @npk packets of @psize
+ * bytes: the header page, the metadata's room, and per CPU its control
+ * page and buffer.  `ringtrace record` checks it against /dev/shm's room.
+ */
+static inline uint64_t rtr_ring_region_size(uint64_t psize, uint64_t npk, uint64_t ncpus)
+{
+	return RTR_REGION_HDR_SIZE + RTR_RING_METADATA_CAP + (RTR_CPU_CTL_SIZE + psize * npk) * ncpus;
+}
+
 int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr);
 int rtr_ring_join(struct rtr_ring **out, const struct rtr_ring_attr *attr);
 int rtr_ring_detach(struct rtr_ring *_Atomic *slot);

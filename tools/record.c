@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,9 +25,12 @@
 #include "consumer/session.h"
 #include "consumer/stream_in.h"
 #include "platform/platform.h"
+#include "ringbuf/ring.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/region_cmd.h"
+
+#define SHM_DIR "/dev/shm"	/* where the region is made: every user's, tmpfs */
 
 struct child {
 	pid_t pid;
@@ -365,6 +369,43 @@ static char *default_dir(void)
 	return buf;
 }
 
+/*
+ * The ring lives in /dev/shm, all of it allocated at start, and a
+ * container's /dev/shm is often 64 MiB.  The default count (@chosen false)
+ * comes down to what it has room for, 4 per CPU at least; a ring that does
+ * not fit is refused here, before the program runs (it would run
+ * untraced).  Return: 0, or -1 said.
+ */
+static int fit_shm(struct opts *o, bool chosen)
+{
+	uint64_t ncpus = rtr_cpu_possible(), want = o->packets, room, need;
+	char have[32], size[32], psize[32];
+	struct statvfs sv;
+
+	if (statvfs(SHM_DIR, &sv))
+		return 0;	/* the program's own error names the problem */
+	room = (uint64_t)sv.f_bavail * sv.f_frsize;
+	need = rtr_ring_region_size(o->packet_size, o->packets, ncpus);
+	while (!chosen && o->packets > 4 && need > room) {
+		o->packets /= 2;
+		need = rtr_ring_region_size(o->packet_size, o->packets, ncpus);
+	}
+	cli_human(have, sizeof(have), room);
+	cli_human(size, sizeof(size), need);
+	cli_human(psize, sizeof(psize), o->packet_size);
+	if (need > room) {
+		fprintf(stderr, "ringtrace record: the ring, %" PRIu64 " CPUs x %" PRIu64 " packets "
+			"of %s (%s), does not fit in %s (%s free): give fewer --packets or a "
+			"smaller --packet-size, or make %s larger (docker run --shm-size=...)\n",
+			ncpus, o->packets, psize, size, SHM_DIR, have, SHM_DIR);
+		return -1;
+	}
+	if (o->packets != want && !o->quiet)
+		fprintf(stderr, "ringtrace record: %s has %s free: %" PRIu64 " packets of %s per "
+			"CPU, not %" PRIu64 "\n", SHM_DIR, have, o->packets, psize, want);
+	return 0;
+}
+
 int rtr_cmd_record(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -378,7 +419,7 @@ int rtr_cmd_record(int argc, char **argv)
 	volatile bool write_failed = false, bus = false, out_closed = false;
 	volatile uint64_t left = 0;
 	static int nsnap;
-	bool overwrite;
+	bool overwrite, chosen;
 	volatile int topfd = -1;
 	uint64_t rnd;
 	int ret;
@@ -404,6 +445,7 @@ int rtr_cmd_record(int argc, char **argv)
 	 */
 	if (!o.packet_size)
 		o.packet_size = 1024 * 1024;
+	chosen = o.packets != 0;
 	if (!o.packets) {
 		uint32_t n = rtr_cpu_possible();
 
@@ -411,6 +453,8 @@ int rtr_cmd_record(int argc, char **argv)
 		while (o.packets > 4 && (uint64_t)o.packets * o.packet_size * n > (256u << 20))
 			o.packets /= 2;
 	}
+	if (fit_shm(&o, chosen))
+		return 1;
 	overwrite = o.mode && !strcmp(o.mode, "overwrite");
 	if (overwrite && !strcmp(o.out.path, "-"))
 		return region_usage_error(&o, "%s", "--mode overwrite writes snapshot directories: "
@@ -430,7 +474,7 @@ int rtr_cmd_record(int argc, char **argv)
 	 */
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		rnd = rtr_monotonic_ns() ^ ((uint64_t)getpid() << 32);
-	snprintf(region, sizeof(region), "/dev/shm/ringtrace-record-%d-%016" PRIx64, (int)getpid(),
+	snprintf(region, sizeof(region), SHM_DIR "/ringtrace-record-%d-%016" PRIx64, (int)getpid(),
 		 rnd);
 	/* If the disk fails, what the write-behind queue holds is kept beside the region. */
 	snprintf(spill, sizeof(spill), "%s.queue", region);

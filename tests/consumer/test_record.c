@@ -1757,6 +1757,66 @@ Test(consumer_record, a_full_disk_stops_cleanly_and_leaves_valid_chunks)
 	rm_rf(dir);
 }
 
+/*
+ * A container's /dev/shm is often 64 MiB, and the ring is all allocated
+ * there at start.  record's default count comes down to what /dev/shm has
+ * room for, says so, and every event is traced; a ring too big for it is
+ * refused before the program runs (it would run untraced).
+ */
+Test(consumer_record, the_default_ring_comes_down_to_a_small_dev_shm)
+{
+	char *dir = make_tmpdir("/tmp"), *log, opts[64];
+	uint64_t ncpus, def = 32, size;
+	const char *at;
+	struct tv *v;
+	int st;
+
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare(CLONE_NEWNS): %s: this test needs root "
+		     "(a mount namespace and a small /dev/shm)", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount("tmpfs", "/dev/shm", "tmpfs", 0, "size=1m,mode=1777"), 0,
+		     "cannot mount a 1 MiB tmpfs on /dev/shm: %s", strerror(errno));
+	/* 1 MiB holds not even 4 packets of 1 MiB: refused; the message gives the CPUs. */
+	log = sh(&st, "'%s' record -o '%s/t0' -- touch '%s/ran' 2>&1", ringtrace(), dir, dir);
+	expect_exit(st, 1, "record into a 1 MiB /dev/shm", log);
+	cr_assert_not_null(at = strstr(log, "the ring, "), "%s", log);
+	ncpus = strtoull(at + strlen("the ring, "), NULL, 10);
+	cr_assert_gt(ncpus, 0, "%s", log);
+	cr_expect_not_null(strstr(log, "4 packets of 1.0 MiB"), "%s", log);
+	cr_expect_not_null(strstr(log, "does not fit in /dev/shm (1.0 MiB free)"), "%s", log);
+	cr_expect_neq(access(P("%s/ran", dir), F_OK), 0, "the program ran, untraced:\n%s", log);
+	free(log);
+	/* The default count (256 MiB in all at most), and room for half of it. */
+	while (def > 4 && def * ncpus > 256)
+		def /= 2;
+	if (def >= 8) {
+		size = 4096 + 65536 + ncpus * (4096 + (def / 2 << 20)) + (1 << 20);
+		snprintf(opts, sizeof(opts), "size=%" PRIu64 ",mode=1777", size);
+		cr_assert_eq(mount("tmpfs", "/dev/shm", "tmpfs", MS_REMOUNT, opts), 0, "%s: %s",
+			     opts, strerror(errno));
+		log = sh(&st, "'%s' record -o '%s/t1' -- '%s' --threads 2 --events 50000 2>&1",
+			 ringtrace(), dir, emit_path());
+		expect_exit(st, 0, "record into a small /dev/shm", log);
+		cr_expect_not_null(strstr(log, P("%" PRIu64 " packets of 1.0 MiB per CPU, not %"
+						 PRIu64, def / 2, def)), "%s", log);
+		v = tv_new(2, 50000, false);
+		tv_read_all(v, P("%s/t1", dir));
+		expect_all(v, 50000);
+		tv_free(v);
+		free(log);
+		/* Asked for on the command line: refused, not changed. */
+		log = sh(&st, "'%s' record -o '%s/t2' --packets %" PRIu64 " -- touch '%s/ran' 2>&1",
+			 ringtrace(), dir, def, dir);
+		expect_exit(st, 1, "record --packets too many for /dev/shm", log);
+		cr_expect_not_null(strstr(log, P("%" PRIu64 " packets of 1.0 MiB", def)), "%s", log);
+		cr_expect_neq(access(P("%s/ran", dir), F_OK), 0, "the program ran:\n%s", log);
+		cr_expect_neq(access(P("%s/t2", dir), F_OK), 0, "a trace was begun:\n%s", log);
+		free(log);
+	}
+	cr_expect_eq(umount2("/dev/shm", MNT_DETACH), 0);
+	rm_rf(dir);
+}
+
 /* ---- 6. command line errors --------------------------------------------- */
 
 static int run_rt(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
