@@ -189,9 +189,10 @@ fi
 full_speed() {
 	# full_speed NAME THREADS [ENV]: the writers at full speed for S s from
 	# a quiet disk: one writer on core 1 and the recorder on core 0; two
-	# writers one per core, the recorder where the kernel puts it.  Sets $mbs (the trace's bytes per second of the
-	# recording, from its start to the last byte written), $offered (what
-	# the writers made per second, the events lost included) and $lost_pct.
+	# writers one per core, the recorder where the kernel puts it.  Sets
+	# $mbs (the trace's bytes per second of the recording, from its start
+	# to the last byte written), $offered (what the writers made per
+	# second, the events lost included) and $lost_pct.
 	fname=$1
 	fenv=${3:-}
 	quiet_disk
@@ -256,7 +257,9 @@ for w in 1 2; do
 		fi
 	done
 	[ -n "$runs" ] || continue
-	set -- $(printf '%s' "$runs" | sort -n | awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)], r[NR] }')
+	# "lost mbs offered" of the median run, then of the worst.
+	set -- $(printf '%s' "$runs" | sort -n |
+		awk '{ r[NR] = $0 } END { print r[int((NR + 1) / 2)], r[NR] }')
 	row consumer.$name.mb_per_s "$2" MB/s
 	row consumer.$name.offered_mb_per_s "$3" MB/s
 	row consumer.$name.fraction_of_disk "$(calc "$2 / $disk")" "x disk"

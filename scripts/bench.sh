@@ -20,8 +20,10 @@
 #    rtr-lttng-app's request event (three integers and a string);
 # 6. `ringtrace view` of a 1M-event trace (rtr-viewer-traces --events) in
 #    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95);
-# 7. scripts/bench-consumer.sh: `ringtrace record` of one and two writers at
-#    full speed: consumer.{1writer,2writers}.events_lost, MB/s to disk;
+# 7. scripts/bench-consumer.sh: a user's program under `ringtrace record`:
+#    record.* (ns/event beside the floor), consumer.{1writer,2writers}.* (MB/s
+#    to disk, the fraction of the disk's, loss), the writers at LTTng-UST's
+#    rate, a stalled output, blocking mode, snapshot.256kx4.events;
 # 8. scripts/bench-xen.sh: a Xen guest consumed from dom0 on the simulated
 #    hypervisor: xen.sim.notifications_per_packet, dom0 MB/s (the guest's
 #    xen.sim.ns is ringtrace-bench's, beside the unix figure); and
