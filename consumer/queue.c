@@ -16,20 +16,27 @@
  * ====================  ====================  =================================
  * what                  who                   how
  * ====================  ====================  =================================
- * @head, the arena      the drain side only   a packet is copied into the
- *  from @head on                              arena past @head, then published
- *                                             (@head moved, op linked) under
- *                                             @lock
- * @tail, ops' states    the writer thread     ops are freed in order, under
- *                                             @lock, once written
+ * @head, the arena's    the drain side only   a packet is copied into a gap
+ *  gaps, a new run or                         place() found under @lock, then
+ *  the newest's end                           published (its run extended or
+ *                                             added, @head moved, op linked)
+ *                                             under @lock
+ * @tail, ops' states,   the writer thread     ops are freed in order, under
+ *  the oldest run's                           @lock, once written
+ *  start
  * the output's files    the writer thread     and its engine's workers, which
  *                                             only write where it placed
  * ====================  ====================  =================================
  *
- * The arena is one mapping of @cap bytes, lazily backed; each packet takes a
- * run of whole 4 KiB blocks (a run that would cross the end starts at the
- * beginning instead, the bytes skipped counted with it), so that a packet
- * can be written with O_DIRECT from where it lies, padded with zeros.
+ * The arena is one mapping of @cap bytes, lazily backed; each packet takes
+ * whole 4 KiB blocks, so that it can be written with O_DIRECT from where it
+ * lies, padded with zeros.  The packets live in runs (@runs, oldest first):
+ * a packet goes after the newest run while that stays under @soft, else
+ * into the lowest gap it fits, so a queue that keeps up reuses the same
+ * few megabytes (backed once, warm) instead of going round all of @cap;
+ * under a stall every gap is used, so the queue holds nearly all of @cap.
+ * Packets are freed oldest first, from the front of the oldest run: a gap
+ * found by the drain side stays free until it uses it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +57,8 @@
 
 #define QDEPTH		4	/* writes in flight (consumer.rst: measured, 2 to 8) */
 #define NWORKERS	QDEPTH
+#define QRUNS		16	/* runs of packets in the arena at most */
+#define QSOFT		(16ull << 20)	/* a run goes past this only if nothing lower fits */
 
 enum { OP_PACKET, OP_METADATA, OP_PROGRESS };
 enum { OP_QUEUED, OP_INFLIGHT, OP_DONE, OP_FAILED, OP_UNWRITTEN };
@@ -59,7 +68,7 @@ struct qop {
 	int state;
 	uint32_t cpu;
 	uint64_t size;		/* packet: its bytes; metadata: the text's */
-	uint64_t room;		/* arena bytes it takes, skipped ones included */
+	uint64_t room;		/* arena bytes it takes: its size in whole blocks */
 	uint8_t *data;		/* packet: in the arena; metadata: malloc'd */
 	uint64_t watermark;
 	/* placed by the writer */
@@ -82,8 +91,11 @@ struct rtr_queue {
 	bool writer_started;
 	uint8_t *arena;
 	uint64_t cap;
-	uint64_t head, tail;	/* free-running byte counts */
+	uint64_t head, tail;	/* free-running byte counts: appended, freed */
 	uint64_t peak;
+	struct { uint64_t start, end; } runs[QRUNS];	/* arena offsets, oldest first */
+	int nruns;
+	uint64_t soft;
 	struct qop *first, *last;	/* every op not yet freed, in order */
 	struct qop *todo;		/* the first not yet taken by the writer */
 	bool stop;
@@ -383,6 +395,12 @@ static void free_done(struct rtr_queue *q)
 		if (!q->first)
 			q->last = NULL;
 		q->tail += op->room;
+		if (op->room) {
+			/* The oldest packet: the front of the oldest run. */
+			q->runs[0].start += op->room;
+			if (q->runs[0].start == q->runs[0].end)
+				memmove(&q->runs[0], &q->runs[1], --q->nruns * sizeof(q->runs[0]));
+		}
 		if (op->kind != OP_PACKET)
 			free(op->data);
 		free(op);
@@ -437,6 +455,8 @@ int rtr_queue_open(struct rtr_out *o, char *err, size_t errlen)
 		return -ENOMEM;
 	q->o = o;
 	q->cap = round_block(o->o.buffer_size);
+	/* A quarter of a small queue: its early wraps are exercised too (tests). */
+	q->soft = round_block(q->cap / 4 < QSOFT ? q->cap / 4 : QSOFT);
 	q->arena = mmap(NULL, q->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
 			MAP_NORESERVE, -1, 0);
 	if (q->arena == MAP_FAILED) {
@@ -473,21 +493,63 @@ int rtr_queue_open(struct rtr_out *o, char *err, size_t errlen)
 	return ret;
 }
 
-/* The arena bytes a packet of @size takes at @head: a run that would wrap starts over. */
-static uint64_t need_at(const struct rtr_queue *q, uint64_t head, size_t size)
+/*
+ * Where in the arena a packet of @need bytes goes (@q->lock held): after
+ * the newest run if it fits there and ends under @q->soft; else the lowest
+ * gap between runs (or before the first, or after the last) that fits;
+ * else after the newest run, however far.  Return: false if nothing fits.
+ */
+static bool place(const struct rtr_queue *q, uint64_t need, uint64_t *pos)
 {
-	uint64_t need = round_block(size), pos = head % q->cap;
+	uint64_t starts[QRUNS], ends[QRUNS], after = UINT64_MAX, low = UINT64_MAX, gap = 0;
+	int n = q->nruns;
 
-	return pos + need > q->cap ? q->cap - pos + need : need;
+	if (!n) {
+		*pos = 0;
+		return need <= q->cap;
+	}
+	/* The runs by address: they never overlap. */
+	for (int i = 0; i < n; i++) {
+		int j = i;
+
+		while (j > 0 && starts[j - 1] > q->runs[i].start) {
+			starts[j] = starts[j - 1];
+			ends[j] = ends[j - 1];
+			j--;
+		}
+		starts[j] = q->runs[i].start;
+		ends[j] = q->runs[i].end;
+	}
+	/* The gaps: [0, starts[0]), [ends[i], starts[i + 1]), [ends[n - 1], cap). */
+	for (int i = 0; i <= n; i++) {
+		uint64_t end = i < n ? starts[i] : q->cap;
+
+		if (end - gap >= need) {
+			if (gap == q->runs[n - 1].end)
+				after = gap;
+			if (low == UINT64_MAX && (gap == q->runs[n - 1].end || n < QRUNS))
+				low = gap;
+		}
+		if (i < n)
+			gap = ends[i];
+	}
+	if (after != UINT64_MAX && (after + need <= q->soft || low >= after))
+		*pos = after;
+	else if (low != UINT64_MAX)
+		*pos = low;
+	else
+		return false;
+	return true;
 }
 
 bool rtr_queue_room(struct rtr_out *o, size_t size)
 {
 	struct rtr_queue *q = o->q;
+	uint64_t pos;
 	bool room;
 
 	pthread_mutex_lock(&q->lock);
-	room = q->head - q->tail + need_at(q, q->head, size) <= q->cap;
+	room = place(q, round_block(size), &pos);
 	pthread_mutex_unlock(&q->lock);
 	if (!room)
 		o->rep.queue_full++;
@@ -497,6 +559,17 @@ bool rtr_queue_room(struct rtr_out *o, size_t size)
 static void append(struct rtr_queue *q, struct qop *op, uint64_t room)
 {
 	pthread_mutex_lock(&q->lock);
+	if (room) {
+		uint64_t pos = (uint64_t)(op->data - q->arena);
+
+		/* After the newest run, or a run of its own (place() left room for one). */
+		if (q->nruns && q->runs[q->nruns - 1].end == pos) {
+			q->runs[q->nruns - 1].end += room;
+		} else {
+			q->runs[q->nruns].start = pos;
+			q->runs[q->nruns++].end = pos + room;
+		}
+	}
 	q->head += room;
 	if (q->head - q->tail > q->peak)
 		q->peak = q->head - q->tail;
@@ -515,9 +588,10 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 		     size_t size)
 {
 	struct rtr_queue *q = o->q;
-	uint64_t room, pos, tail, fill;
+	uint64_t room = round_block(size), pos;
 	struct qop *op;
 	uint8_t *dst;
+	bool ok;
 
 	if (rtr_out_failed(o))
 		return -EIO;
@@ -525,32 +599,22 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 		return out_fail(o, -EINVAL, "packet of stream %u, %zu bytes: not a packet", cpu,
 				size);
 	pthread_mutex_lock(&q->lock);
-	/*
-	 * Empty: start again at the arena's beginning, so that a queue that
-	 * keeps up touches (and keeps resident) only the little it uses.
-	 */
-	if (!q->first && q->head % q->cap)
-		q->head = q->tail = q->head - q->head % q->cap + q->cap;
-	tail = q->tail;
+	ok = place(q, room, &pos);
 	pthread_mutex_unlock(&q->lock);
-	room = need_at(q, q->head, size);
-	if (q->head - tail + room > q->cap) {
+	if (!ok) {
 		o->rep.queue_full++;
 		return -ENOBUFS;
 	}
 	/*
-	 * Only this side moves @head: the run after it is ours until published.
-	 * The copy first: reading a region that shrank raises SIGBUS here, and
-	 * a handler that jumps out must find nothing half done.
+	 * Only this side places packets, and the writer only frees them: the
+	 * gap found stays ours until published.  The copy first: reading a
+	 * region that shrank raises SIGBUS here, and a handler that jumps out
+	 * must find nothing half done.
 	 */
-	pos = q->head % q->cap;
-	if (pos + round_block(size) > q->cap)
-		pos = 0;
 	dst = q->arena + pos;
 	memcpy(dst, hdr, RTR_PACKET_HDR_SIZE);
 	memcpy(dst + RTR_PACKET_HDR_SIZE, body, size - RTR_PACKET_HDR_SIZE);
-	fill = round_block(size) - size;
-	memset(dst + size, 0, fill);
+	memset(dst + size, 0, room - size);
 	op = calloc(1, sizeof(*op));
 	if (!op)
 		return -ENOMEM;

@@ -5,6 +5,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <endian.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -618,4 +621,128 @@ Test(consumer, a_consumer_position_past_the_producer_is_not_believed)
 	cr_expect_eq(pkt.seq, 0);
 	rtr_consumer_close(c2);
 	t_ring_close(&t);
+}
+
+/* ---- the write-behind queue's arena ------------------------------------ */
+
+struct slow_reader {
+	int fd;
+	uint8_t *buf;
+	size_t len, cap;
+	unsigned seed;
+};
+
+/* Reads the pipe to its end, pausing up to 3 ms after every 64 KiB or less. */
+static void *slow_read(void *arg)
+{
+	struct slow_reader *r = arg;
+
+	for (;;) {
+		ssize_t n;
+
+		if (r->cap - r->len < 65536) {
+			r->cap *= 2;
+			r->buf = realloc(r->buf, r->cap);
+			if (!r->buf)
+				return NULL;
+		}
+		n = read(r->fd, r->buf + r->len, 1 + rand_r(&r->seed) % 65536);
+		if (n <= 0)
+			return NULL;
+		r->len += (size_t)n;
+		if (rand_r(&r->seed) % 4 == 0)
+			usleep(rand_r(&r->seed) % 3000);
+	}
+}
+
+static uint8_t pattern(uint32_t i, size_t j)
+{
+	return (uint8_t)(i * 2654435761u >> 24) ^ (uint8_t)(j * 31 + (j >> 8));
+}
+
+/*
+ * Packets of every size from a header's to 60 KiB, through a 1 MiB queue
+ * into a pipe whose reader keeps pausing, the drain side waiting for room
+ * as record's does: the queue is full again and again, its arena reused
+ * from every gap.  Every packet comes out whole, in order: one placed over
+ * another not yet written would show here.
+ */
+Test(consumer, the_queue_keeps_every_packet_whole_through_stalls, .timeout = 120)
+{
+	const uint32_t n = 4000;
+	struct slow_reader r = { .cap = 1 << 20, .seed = 7 };
+	struct rtr_out_opts opts = { .path = "-", .buffer_size = 1 << 20 };
+	struct rtr_out_report rep;
+	uint8_t *pkt = malloc(61440);
+	unsigned seed = 11;
+	char err[256];
+	struct rtr_out *o;
+	pthread_t th;
+	uint32_t seen = 0;
+	size_t off;
+	int pfd[2];
+
+	cr_assert_not_null(pkt);
+	cr_assert_eq(pipe(pfd), 0);
+	r.fd = pfd[0];
+	r.buf = malloc(r.cap);
+	cr_assert_not_null(r.buf);
+	opts.fd = pfd[1];
+	cr_assert_eq(pthread_create(&th, NULL, slow_read, &r), 0);
+	cr_assert_eq(rtr_out_open(&o, &opts, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rtr_out_metadata(o, "/* CTF 1.8 */", 13), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		size_t size = RTR_PACKET_HDR_SIZE + rand_r(&seed) % (61440 - RTR_PACKET_HDR_SIZE + 1);
+
+		if (i % 7 == 0)
+			size = 4096 * (1 + rand_r(&seed) % 15);	/* whole blocks */
+		for (size_t j = 0; j < size; j++)
+			pkt[j] = pattern(i, j);
+		while (!rtr_out_room(o, size))
+			rtr_out_wait(o, 100);
+		cr_assert_eq(rtr_out_packet(o, i % 4, pkt, size), 0, "packet %u", i);
+	}
+	cr_assert_eq(rtr_out_close(o, true, &rep), 0);
+	cr_expect_gt(rep.queue_full, 0, "the queue was never full: the test tests nothing");
+	close(pfd[1]);
+	pthread_join(th, NULL);
+	close(pfd[0]);
+	cr_assert_not_null(r.buf);
+	/* The prologue, the metadata's frame, then each packet's, in order. */
+	cr_assert_geq(r.len, RTR_STREAM_PROLOGUE);
+	off = RTR_STREAM_PROLOGUE;
+	seed = 11;
+	while (off + RTR_FRAME_HDR <= r.len) {
+		uint32_t type, arg, i = seen;
+		uint64_t len;
+
+		memcpy(&type, r.buf + off, 4);
+		memcpy(&arg, r.buf + off + 4, 4);
+		memcpy(&len, r.buf + off + 8, 8);
+		type = le32toh(type);
+		arg = le32toh(arg);
+		len = le64toh(len);
+		off += RTR_FRAME_HDR;
+		cr_assert_leq(off + len, r.len, "frame at %zu runs past the stream", off);
+		if (type == RTR_FRAME_PACKET) {
+			size_t size = RTR_PACKET_HDR_SIZE +
+				      rand_r(&seed) % (61440 - RTR_PACKET_HDR_SIZE + 1);
+			size_t bad = 0;
+
+			if (i % 7 == 0)
+				size = 4096 * (1 + rand_r(&seed) % 15);
+			cr_assert_lt(i, n, "more packets than were written");
+			cr_assert_eq(len, size, "packet %u: %" PRIu64 " bytes, not %zu", i, len, size);
+			cr_assert_eq(arg, i % 4, "packet %u: stream %u", i, arg);
+			for (size_t j = 0; j < size; j++)
+				bad += r.buf[off + j] != pattern(i, j);
+			cr_assert_eq(bad, 0, "packet %u: %zu of its %zu bytes overwritten", i, bad, size);
+			seen++;
+		}
+		off += len;
+	}
+	cr_expect_eq(seen, n, "%u packets of %u in the stream", seen, n);
+	cr_expect_eq(rep.packets, n);
+	free(r.buf);
+	free(pkt);
 }
