@@ -9,10 +9,18 @@
 #include <stdio.h>
 #include <string.h>
 #include "consumer/convert.h"
+#include "consumer/qfile.h"
 #include "consumer/session.h"
 
 int rtr_convert_session(const char *region, const struct rtr_out_opts *opts,
 			struct rtr_session *s, struct rtr_convert_report *rep)
+{
+	return rtr_recover_session(region, NULL, opts, s, rep, NULL);
+}
+
+int rtr_recover_session(const char *region, const char *queue, const struct rtr_out_opts *opts,
+			struct rtr_session *s, struct rtr_convert_report *rep,
+			struct rtr_qfile_report *qrep)
 {
 	struct rtr_session_cpu t;
 	struct rtr_out_report orep;
@@ -33,6 +41,12 @@ int rtr_convert_session(const char *region, const struct rtr_out_opts *opts,
 	rep->producer_gone = rtr_session_producer_gone(s);
 	rep->ncpus = s->ncpus;
 	ret = rtr_session_metadata(s, o);
+	/* A dead recorder's queue: its packets come before the ring's. */
+	if (!ret && queue) {
+		if (rtr_qfile_recover(queue, s, o, qrep, rep->queue_err, sizeof(rep->queue_err)) &&
+		    rtr_out_failed(o))
+			ret = -EIO;
+	}
 	/* Bounded: a producer still writing gets at most a few buffers' worth. */
 	for (int pass = 0; pass < 64 && !ret; pass++) {
 		long n = rtr_session_drain(s, o);

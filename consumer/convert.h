@@ -23,6 +23,7 @@ struct rtr_convert_report {
 	bool producer_gone;
 	char err[512];
 	char registry_err[160];
+	char queue_err[700];	/* the dead recorder's queue could not be taken: why */
 };
 
 /*
@@ -43,5 +44,16 @@ struct rtr_session;
  */
 int rtr_convert_session(const char *region, const struct rtr_out_opts *opts,
 			struct rtr_session *s, struct rtr_convert_report *rep);
+
+struct rtr_qfile_report;
+
+/*
+ * rtr_recover_session() - rtr_convert_session() after a recorder's death:
+ * the packets its write-behind queue file @queue (if there is one) holds
+ * and its trace lacks go first (consumer/qfile.h, @qrep), then the ring's.
+ */
+int rtr_recover_session(const char *region, const char *queue, const struct rtr_out_opts *opts,
+			struct rtr_session *s, struct rtr_convert_report *rep,
+			struct rtr_qfile_report *qrep);
 
 #endif /* RTR_CONSUMER_CONVERT_H */

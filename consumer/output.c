@@ -99,6 +99,9 @@ static bool trace_entry(const char *n, bool sub)
 	if (!strcmp(n, "metadata") || !strncmp(n, "stream_", 7) ||
 	    !strncmp(n, RTR_STATE_FILE, sizeof(RTR_STATE_FILE) - 1) || !strncmp(n, ".metadata", 9))
 		return true;
+	/* A chunk being made is ".NAME" until its metadata is in (open_chunk()). */
+	if (!sub && n[0] == '.')
+		n++;
 	return !sub && (!strncmp(n, "chunk-", 6) || !strncmp(n, "snapshot-", 9));
 }
 
@@ -446,6 +449,7 @@ static void close_chunk(struct rtr_out *o)
 
 static int open_chunk(struct rtr_out *o)
 {
+	char tmp[sizeof(o->chunk_name) + 1];
 	int ret;
 
 	if (!o->md)
@@ -453,14 +457,22 @@ static int open_chunk(struct rtr_out *o)
 	if (o->rotating) {
 		snprintf(o->chunk_name, sizeof(o->chunk_name), "%s-%06" PRIu64, o->o.chunk_prefix,
 			 o->chunk_index);
-		if (mkdirat(o->topfd, o->chunk_name, dir_mode(o->o.file_mode)) < 0)
+		/*
+		 * Made as ".NAME" and renamed once its metadata is in: a chunk
+		 * directory is a trace from the moment it exists, even if the
+		 * recorder dies between the two.
+		 */
+		snprintf(tmp, sizeof(tmp), ".%s", o->chunk_name);
+		if (mkdirat(o->topfd, tmp, dir_mode(o->o.file_mode)) < 0)
 			return fail(o, -errno, "%s/%s: cannot create the chunk: %s", o->o.path,
 				    o->chunk_name, strerror(errno));
-		o->chunkfd = openat(o->topfd, o->chunk_name,
-				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (o->chunkfd < 0)
-			return fail(o, -errno, "%s/%s: %s", o->o.path, o->chunk_name,
-				    strerror(errno));
+		o->chunkfd = openat(o->topfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (o->chunkfd < 0) {
+			ret = fail(o, -errno, "%s/%s: %s", o->o.path, o->chunk_name,
+				   strerror(errno));
+			unlinkat(o->topfd, tmp, AT_REMOVEDIR);
+			return ret;
+		}
 	} else {
 		snprintf(o->chunk_name, sizeof(o->chunk_name), ".");
 		o->chunkfd = o->topfd;
@@ -472,8 +484,17 @@ static int open_chunk(struct rtr_out *o)
 		if (o->rotating) {
 			/* A chunk with no metadata would not be a trace: remove it. */
 			close(o->chunkfd);
-			unlinkat(o->topfd, o->chunk_name, AT_REMOVEDIR);
+			unlinkat(o->topfd, tmp, AT_REMOVEDIR);
 		}
+		o->chunkfd = -1;
+		return ret;
+	}
+	if (o->rotating && renameat(o->topfd, tmp, o->topfd, o->chunk_name) < 0) {
+		ret = fail(o, -errno, "%s/%s: cannot name the chunk: %s", o->o.path, o->chunk_name,
+			   strerror(errno));
+		unlinkat(o->chunkfd, "metadata", 0);
+		close(o->chunkfd);
+		unlinkat(o->topfd, tmp, AT_REMOVEDIR);
 		o->chunkfd = -1;
 		return ret;
 	}
@@ -732,11 +753,9 @@ int out_place(struct rtr_out *o, uint32_t cpu, size_t size, uint64_t *off, size_
 	fd = stream_for(o, cpu);
 	if (fd < 0)
 		return fd;
-	if (!o->sdirect[cpu])
-		return fd;
-	*direct = true;
+	*direct = o->sdirect[cpu];
 	*off = o->ssize[cpu];
-	*ondisk = (size + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1);
+	*ondisk = *direct ? (size + DIRECT_ALIGN - 1) & ~(size_t)(DIRECT_ALIGN - 1) : size;
 	o->ssize[cpu] += *ondisk;
 	o->chunk_bytes += *ondisk;
 	return fd;

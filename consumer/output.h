@@ -59,9 +59,11 @@ enum rtr_frame_type {
  *          O_DIRECT writes in flight), and a stalled output costs nothing
  *          until the queue is full (rtr_out_room()).
  * @engine: how the queue's writes are made (enum rtr_out_engine).
- * @spill_path: with a queue, where the packets it still holds go when the
- *          output fails (a framed stream, created exclusively), so that
- *          none is lost with the disk; NULL: they are counted lost.
+ * @queue_path: with a queue, its file (created exclusively, consumer/
+ *          qfile.h): the arena is a shared mapping of it, so that the packets
+ *          it holds survive the consumer's death and a failed output;
+ *          `ringtrace recover` takes them.  Removed once all is written.
+ *          NULL: anonymous memory, and what it holds dies with the process.
  */
 struct rtr_out_opts {
 	const char *path;
@@ -75,7 +77,7 @@ struct rtr_out_opts {
 	bool direct;
 	uint64_t buffer_size;
 	int engine;
-	const char *spill_path;
+	const char *queue_path;
 };
 
 /**
@@ -108,8 +110,9 @@ struct rtr_out_report {
 	/* with a queue: */
 	uint64_t queue_peak;		/* the most bytes it held */
 	uint64_t queue_full;		/* times a packet found no room */
-	uint64_t spilled;		/* packets not written, kept in @spill_path */
+	uint64_t kept;			/* packets not written, kept in @queue_path */
 	uint64_t unwritten;		/* packets not written and not kept (lost) */
+	bool queue_file_full;		/* @queue_path's file system had no room at times */
 	int engine;			/* the one that ran */
 };
 

@@ -65,10 +65,12 @@ bool out_rotate_due(const struct rtr_out *o);
 /*
  * out_place() - the place of the next packet of stream @cpu, @size bytes,
  * written from an aligned buffer padded with zeros to DIRECT_ALIGN: the
- * chunk rotated or opened and the stream file opened as needed.  With
- * O_DIRECT (*@direct), the file's end moves by the padded size at once, so
- * that several writes may be in flight: *@off is where to write *@ondisk
- * bytes.  Without, the caller writes with out_packet_sync() instead.
+ * chunk rotated or opened and the stream file opened as needed, and the
+ * file's end moved at once: *@off is where to write *@ondisk bytes.  With
+ * O_DIRECT (*@direct) that is the padded size, and several writes may be
+ * in flight; without, the packet's own size, written before the next is
+ * placed.  A framed stream has no place: 0 is returned, and the caller
+ * writes with out_packet_sync().
  * Return: the file descriptor, or -errno (the output failed).
  */
 int out_place(struct rtr_out *o, uint32_t cpu, size_t size, uint64_t *off, size_t *ondisk,

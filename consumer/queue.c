@@ -47,18 +47,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <endian.h>
 #include <ringtrace/region.h>
 #include "consumer/output_int.h"
+#include "consumer/qfile.h"
 #include "platform/platform.h"
 
 #define QDEPTH		4	/* writes in flight (consumer.rst: measured, 2 to 8) */
 #define NWORKERS	QDEPTH
 #define QRUNS		16	/* runs of packets in the arena at most */
 #define QSOFT		(16ull << 20)	/* a run goes past this only if nothing lower fits */
+#define QGROW		(4ull << 20)	/* the file's blocks are reserved this many at a time */
 
 enum { OP_PACKET, OP_METADATA, OP_PROGRESS };
 enum { OP_QUEUED, OP_INFLIGHT, OP_DONE, OP_FAILED, OP_UNWRITTEN };
@@ -70,6 +73,7 @@ struct qop {
 	uint64_t size;		/* packet: its bytes; metadata: the text's */
 	uint64_t room;		/* arena bytes it takes: its size in whole blocks */
 	uint8_t *data;		/* packet: in the arena; metadata: malloc'd */
+	struct rtr_qfile_slot *slot;	/* packet, with a queue file: its descriptor */
 	uint64_t watermark;
 	/* placed by the writer */
 	int fd;
@@ -91,6 +95,15 @@ struct rtr_queue {
 	bool writer_started;
 	uint8_t *arena;
 	uint64_t cap;
+	/* the queue file (qfile.h), or none (-1): the arena is then anonymous */
+	int qfd;
+	uint8_t *map;		/* the whole file; @arena inside it */
+	uint64_t maplen;
+	struct rtr_qfile_hdr *qh;
+	struct rtr_qfile_slot *slots;
+	uint64_t backed;	/* arena bytes whose file blocks are reserved */
+	uint64_t order;
+	bool qfull_said;
 	uint64_t head, tail;	/* free-running byte counts: appended, freed */
 	uint64_t peak;
 	struct { uint64_t start, end; } runs[QRUNS];	/* arena offsets, oldest first */
@@ -101,6 +114,7 @@ struct rtr_queue {
 	bool stop;
 	int engine;
 	int inflight;		/* the writer's */
+	int failed_ops;		/* the writer's: writes that failed, not yet settled */
 	/* RTR_OUT_ENGINE_THREADS */
 	pthread_t workers[NWORKERS];
 	int nworkers;
@@ -117,6 +131,13 @@ struct rtr_queue {
 static uint64_t round_block(uint64_t n)
 {
 	return (n + DIRECT_ALIGN - 1) & ~(uint64_t)(DIRECT_ALIGN - 1);
+}
+
+/* A packet's descriptor in the queue file: a release store, after what it says. */
+static void slot_set(struct qop *op, uint32_t state)
+{
+	if (op->slot)
+		__atomic_store_n(&op->slot->state, state, __ATOMIC_RELEASE);
 }
 
 /* ---- the engines: make a placed write, tell when it is done ------------------ */
@@ -257,9 +278,11 @@ static void complete(struct rtr_queue *q, struct qop *op)
 	q->inflight--;
 	if (op->res) {
 		op->state = OP_FAILED;
+		q->failed_ops++;
 		return;
 	}
 	op->state = OP_DONE;
+	slot_set(op, RTR_QSLOT_DONE);
 	out_written(q->o, op->ondisk);
 }
 
@@ -326,14 +349,46 @@ static void settle(struct rtr_queue *q)
 			if (g->kind == OP_PACKET && g->state == OP_DONE && g->cpu == f->cpu &&
 			    g->chunk == f->chunk && g->off > f->off) {
 				g->state = OP_UNWRITTEN;
+				slot_set(g, RTR_QSLOT_QUEUED);	/* cut off with it */
 				o->rep.packets--;
 				o->rep.bytes -= g->ondisk;
 			}
 	}
 	for (struct qop *f = q->first; f; f = f->next)
-		if (f->kind == OP_PACKET && (f->state == OP_FAILED || f->state == OP_QUEUED))
+		if (f->kind == OP_PACKET && (f->state == OP_FAILED || f->state == OP_QUEUED)) {
 			f->state = OP_UNWRITTEN;
+			slot_set(f, RTR_QSLOT_QUEUED);
+		}
+	if (q->qh)
+		__atomic_store_n(&q->qh->state, RTR_QFILE_FAILED, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&q->lock);
+}
+
+/*
+ * A packet has its place in a stream file: the queue file says where, and
+ * which chunk is being written, before any of it is written.
+ */
+static void placed(struct rtr_queue *q, struct qop *op)
+{
+	struct rtr_out *o = q->o;
+
+	if (!op->slot)
+		return;
+	if (strcmp(q->qh->chunk, o->chunk_name))
+		snprintf(q->qh->chunk, sizeof(q->qh->chunk), "%s", o->chunk_name);
+	op->slot->off = op->off;
+	op->slot->ondisk = op->ondisk;
+}
+
+/* A placed packet of a file without O_DIRECT, written here (none in flight). */
+static void write_now(struct rtr_queue *q, struct qop *op)
+{
+	struct iovec iov = { op->data, op->ondisk };
+
+	slot_set(op, RTR_QSLOT_PLACED);
+	q->inflight++;
+	op->res = out_pwritev_all(op->fd, &iov, 1, op->off);
+	complete(q, op);
 }
 
 /* One op, in order.  Return: false once the output has failed. */
@@ -353,30 +408,49 @@ static bool run_op(struct rtr_queue *q, struct qop *op)
 		bool direct;
 		int fd;
 
-		if (out_rotate_due(o))
+		if (out_rotate_due(o)) {
 			barrier(q);	/* the chunk's files are synced and closed */
+			/*
+			 * A write that failed is cut back in its own chunk's file
+			 * (settle()), which rotating would close: not now.
+			 */
+			if (q->failed_ops)
+				return false;
+		}
 		op->fd = -1;
 		fd = out_place(o, op->cpu, op->size, &op->off, &op->ondisk, &direct);
 		op->chunk = o->chunk_index;
 		if (fd < 0) {
 			op->state = OP_FAILED;
 			op->res = fd;
-		} else if (!direct) {
-			/* A pipe, or a file without O_DIRECT: in order, here. */
+		} else if (o->stream) {
+			/* A pipe: in order, here. */
 			barrier(q);
 			op->ondisk = op->size;
+			slot_set(op, RTR_QSLOT_PLACED);
 			op->state = out_packet_sync(o, op->cpu, op->data,
 						    op->data + RTR_PACKET_HDR_SIZE, op->size) ?
 				    OP_FAILED : OP_DONE;
+			if (op->state == OP_DONE)
+				slot_set(op, RTR_QSLOT_DONE);
 		} else {
-			uint64_t bits = (uint64_t)op->ondisk * 8;
+			placed(q, op);
+			if (!direct) {
+				/* A file without O_DIRECT: in order, here. */
+				barrier(q);
+				op->fd = fd;
+				write_now(q, op);
+			} else {
+				uint64_t bits = (uint64_t)op->ondisk * 8;
 
-			/* CTF's way of saying the zeros after the content are padding. */
-			memcpy(&h->packet_size, &bits, sizeof(bits));
-			op->fd = fd;
-			while (q->inflight >= QDEPTH)
-				reap(q, true);
-			submit(q, op);
+				/* CTF's way of saying the zeros after the content are padding. */
+				memcpy(&h->packet_size, &bits, sizeof(bits));
+				slot_set(op, RTR_QSLOT_PLACED);
+				op->fd = fd;
+				while (q->inflight >= QDEPTH)
+					reap(q, true);
+				submit(q, op);
+			}
 		}
 	}
 	reap(q, false);
@@ -395,6 +469,7 @@ static void free_done(struct rtr_queue *q)
 		if (!q->first)
 			q->last = NULL;
 		q->tail += op->room;
+		slot_set(op, RTR_QSLOT_FREE);
 		if (op->room) {
 			/* The oldest packet: the front of the oldest run. */
 			q->runs[0].start += op->room;
@@ -445,6 +520,142 @@ static void *writer_main(void *arg)
 
 /* ---- the drain side -------------------------------------------------------------- */
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+/*
+ * The queue file's blocks for the arena up to @need (and their slots),
+ * reserved before they are written: a file system that fills (a small
+ * /dev/shm) says ENOSPC here, where the queue can say it is full, and
+ * never raises SIGBUS on a store into the mapping.  Mapped at once too.
+ * Return: false if the file system has no room.
+ */
+static bool grow(struct rtr_queue *q, uint64_t need)
+{
+	uint64_t to = need + QGROW - 1 - (need + QGROW - 1) % QGROW, s0, s1;
+
+	if (to > q->cap)
+		to = q->cap;
+	s0 = RTR_QFILE_HDR + q->backed / RTR_QFILE_BLOCK * sizeof(struct rtr_qfile_slot);
+	s1 = RTR_QFILE_HDR + to / RTR_QFILE_BLOCK * sizeof(struct rtr_qfile_slot);
+	s0 &= ~(uint64_t)(RTR_QFILE_BLOCK - 1);
+	s1 = round_block(s1);
+	if ((s1 > s0 && fallocate(q->qfd, 0, (off_t)s0, (off_t)(s1 - s0)) < 0 &&
+	     errno != EOPNOTSUPP) ||
+	    (fallocate(q->qfd, 0, (off_t)(q->qh->arena_off + q->backed), (off_t)(to - q->backed)) <
+		     0 && errno != EOPNOTSUPP)) {
+		if (!q->qfull_said)
+			q->qfull_said = true;
+		return false;
+	}
+	madvise(q->arena + q->backed, to - q->backed, MADV_POPULATE_WRITE);
+	q->backed = to;
+	return true;
+}
+
+/* The absolute path of the directory @fd, for the queue file's readers. */
+static void dir_path(int fd, char *buf, size_t len)
+{
+	char proc[64];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, len - 1);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/*
+ * The arena: in the queue file @o->o.queue_path, created here (qfile.h), or
+ * anonymous memory when there is none.  Return: 0 or -errno with @err.
+ */
+static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
+{
+	struct rtr_out *o = q->o;
+	const char *path = o->o.queue_path;
+	uint64_t off = rtr_qfile_arena_off(q->cap);
+	int ret;
+
+	q->qfd = -1;
+	if (!path) {
+		q->maplen = q->cap;
+		q->map = mmap(NULL, q->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+			      MAP_NORESERVE, -1, 0);
+		if (q->map == MAP_FAILED) {
+			ret = -errno;
+			snprintf(err, errlen, "the write-behind queue (%llu bytes): %s",
+				 (unsigned long long)q->cap, strerror(errno));
+			return ret;
+		}
+		q->arena = q->map;
+		q->backed = q->cap;
+		/* 2 MiB pages where the kernel has them: 128 faults fill 256 MiB, not 65536. */
+		madvise(q->arena, q->cap, MADV_HUGEPAGE);
+		return 0;
+	}
+	q->qfd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (q->qfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "the write-behind queue's file %s: %s%s", path,
+			 strerror(errno), errno == EEXIST ? " (a dead recorder's queue? "
+			 "`ringtrace recover` takes it)" : "");
+		return ret;
+	}
+	/* Held while we live: recover takes no queue whose recorder runs. */
+	if (flock(q->qfd, LOCK_EX | LOCK_NB) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "the write-behind queue's file %s: lock: %s", path,
+			 strerror(errno));
+		goto fail;
+	}
+	q->maplen = off + q->cap;
+	if (ftruncate(q->qfd, (off_t)q->maplen) < 0 ||
+	    fallocate(q->qfd, 0, 0, RTR_QFILE_HDR) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "the write-behind queue's file %s (%llu bytes): %s", path,
+			 (unsigned long long)q->maplen, strerror(errno));
+		goto fail;
+	}
+	q->map = mmap(NULL, q->maplen, PROT_READ | PROT_WRITE, MAP_SHARED, q->qfd, 0);
+	if (q->map == MAP_FAILED) {
+		ret = -errno;
+		snprintf(err, errlen, "the write-behind queue's file %s: mmap: %s", path,
+			 strerror(errno));
+		goto fail;
+	}
+	q->qh = (struct rtr_qfile_hdr *)q->map;
+	q->slots = (struct rtr_qfile_slot *)(q->map + RTR_QFILE_HDR);
+	q->arena = q->map + off;
+	madvise(q->arena, q->cap, MADV_HUGEPAGE);
+	q->qh->version = RTR_QFILE_VERSION;
+	q->qh->state = RTR_QFILE_WRITING;
+	q->qh->cap = q->cap;
+	q->qh->nslots = q->cap / RTR_QFILE_BLOCK;
+	q->qh->arena_off = off;
+	q->qh->pid = (int32_t)getpid();
+	q->qh->stream = o->stream;
+	if (!o->stream)
+		dir_path(o->topfd, q->qh->path, sizeof(q->qh->path));
+	/* The magic last: a file without it was never a queue. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(q->qh->magic, RTR_QFILE_MAGIC, sizeof(q->qh->magic));
+	if (!grow(q, QGROW < q->cap ? QGROW : q->cap)) {
+		ret = -ENOSPC;
+		snprintf(err, errlen, "the write-behind queue's file %s: %s", path,
+			 strerror(ENOSPC));
+		goto fail;
+	}
+	return 0;
+fail:
+	if (q->map && q->map != MAP_FAILED)
+		munmap(q->map, q->maplen);
+	q->map = NULL;
+	close(q->qfd);
+	q->qfd = -1;
+	unlink(path);
+	return ret;
+}
+
 int rtr_queue_open(struct rtr_out *o, char *err, size_t errlen)
 {
 	struct rtr_queue *q = calloc(1, sizeof(*q));
@@ -457,17 +668,11 @@ int rtr_queue_open(struct rtr_out *o, char *err, size_t errlen)
 	q->cap = round_block(o->o.buffer_size);
 	/* A quarter of a small queue: its early wraps are exercised too (tests). */
 	q->soft = round_block(q->cap / 4 < QSOFT ? q->cap / 4 : QSOFT);
-	q->arena = mmap(NULL, q->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
-			MAP_NORESERVE, -1, 0);
-	if (q->arena == MAP_FAILED) {
-		ret = -errno;
-		snprintf(err, errlen, "the write-behind queue (%llu bytes): %s",
-			 (unsigned long long)q->cap, strerror(errno));
+	ret = arena_open(q, err, errlen);
+	if (ret) {
 		free(q);
 		return ret;
 	}
-	/* 2 MiB pages where the kernel has them: 128 faults fill 256 MiB, not 65536. */
-	madvise(q->arena, q->cap, MADV_HUGEPAGE);
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->work, NULL);
 	pthread_cond_init(&q->room, NULL);
@@ -601,6 +806,8 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 	pthread_mutex_lock(&q->lock);
 	ok = place(q, room, &pos);
 	pthread_mutex_unlock(&q->lock);
+	if (ok && pos + room > q->backed)
+		ok = grow(q, pos + room);
 	if (!ok) {
 		o->rep.queue_full++;
 		return -ENOBUFS;
@@ -623,6 +830,18 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 	op->size = size;
 	op->room = room;
 	op->data = dst;
+	if (q->slots) {
+		/* In the file before the ring's slot goes back: it survives us. */
+		struct rtr_qfile_slot *sl = &q->slots[pos / RTR_QFILE_BLOCK];
+
+		sl->cpu = cpu;
+		sl->order = ++q->order;
+		sl->size = size;
+		sl->room = room;
+		sl->off = sl->ondisk = 0;
+		op->slot = sl;
+		slot_set(op, RTR_QSLOT_QUEUED);
+	}
 	append(q, op, room);
 	return 0;
 }
@@ -684,42 +903,6 @@ int rtr_queue_wait(struct rtr_out *o, int timeout_ms)
 	return ret;
 }
 
-/* The packets the queue could not write, kept as a framed stream in @path. */
-static int spill(struct rtr_queue *q, const char *path, uint64_t *n)
-{
-	struct rtr_out *o = q->o;
-	uint8_t pro[RTR_STREAM_PROLOGUE] = RTR_STREAM_MAGIC;
-	uint32_t v = htole32(RTR_STREAM_VERSION);
-	int fd, ret;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	memcpy(pro + 8, &v, 4);
-	ret = rtr_write_all(fd, pro, sizeof(pro));
-	if (!ret)
-		ret = out_frame(fd, RTR_FRAME_METADATA, 0, o->md, o->mdlen);
-	for (struct qop *op = q->first; op && !ret; op = op->next) {
-		struct rtr_packet_hdr *h = (struct rtr_packet_hdr *)op->data;
-		uint64_t bits = op->size * 8;
-
-		if (op->kind != OP_PACKET || op->state != OP_UNWRITTEN)
-			continue;
-		memcpy(&h->packet_size, &bits, sizeof(bits));	/* frames are not padded */
-		ret = out_frame(fd, RTR_FRAME_PACKET, op->cpu, op->data, op->size);
-		if (!ret)
-			(*n)++;
-	}
-	if (!ret)
-		ret = out_frame(fd, RTR_FRAME_END, 1, NULL, 0);
-	if (!ret && fsync(fd) < 0)
-		ret = -errno;
-	close(fd);
-	if (ret)
-		unlink(path);
-	return ret;
-}
-
 void rtr_queue_close(struct rtr_out *o)
 {
 	struct rtr_queue *q = o->q;
@@ -740,17 +923,18 @@ void rtr_queue_close(struct rtr_out *o)
 	engine_stop(q);
 	for (struct qop *op = q->first; op; op = op->next)
 		unwritten += op->kind == OP_PACKET && op->state == OP_UNWRITTEN;
-	if (unwritten && o->o.spill_path && o->md) {
-		uint64_t n = 0;
-		int ret = spill(q, o->o.spill_path, &n);
-
-		if (!ret) {
-			o->rep.spilled = n;
-			unwritten -= n;
-		}
-	}
-	o->rep.unwritten = unwritten;
+	/*
+	 * What could not be written stays in the queue file, for `ringtrace
+	 * recover`; a queue that wrote everything leaves nothing behind.
+	 */
+	if (q->qfd >= 0 && unwritten)
+		o->rep.kept = unwritten;
+	else
+		o->rep.unwritten = unwritten;
+	if (q->qfd >= 0 && !unwritten)
+		unlink(o->o.queue_path);
 	o->rep.queue_peak = q->peak;
+	o->rep.queue_file_full = q->qfull_said;
 	while (q->first) {
 		struct qop *op = q->first;
 
@@ -759,7 +943,9 @@ void rtr_queue_close(struct rtr_out *o)
 			free(op->data);
 		free(op);
 	}
-	munmap(q->arena, q->cap);
+	munmap(q->map, q->maplen);
+	if (q->qfd >= 0)
+		close(q->qfd);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->work);
 	pthread_cond_destroy(&q->room);

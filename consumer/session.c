@@ -144,6 +144,14 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	 */
 	if (rtr_session_metadata(s, o) && rtr_out_failed(o))
 		return -EIO;
+	/*
+	 * Written already: a dead recorder's queue had it (it died after
+	 * copying the packet, before giving the slot back).
+	 */
+	if (a->packets && pkt->seq < a->next_seq) {
+		rtr_consumer_put(s->c, pkt->cpu);
+		return 0;
+	}
 	ret = rtr_out_packetv(o, pkt->cpu, pkt->data, pkt->body, pkt->size);
 	if (ret == -ENOBUFS) {
 		/* The output's queue is full: the packet stays in the ring, for the next pass. */
@@ -162,6 +170,23 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	account_packet(a, pkt->seq, pkt->size, pkt->events_discarded);
 	a->salvaged += salvaged;
 	return 0;
+}
+
+int rtr_session_put_saved(struct rtr_session *s, struct rtr_out *o, uint32_t cpu,
+			  const void *data, size_t size)
+{
+	struct rtr_packet_hdr h;
+	int ret;
+
+	if (cpu >= s->ncpus || size < RTR_PACKET_HDR_SIZE)
+		return -EINVAL;
+	memcpy(&h, data, sizeof(h));
+	if (rtr_session_metadata(s, o) && rtr_out_failed(o))
+		return -EIO;
+	ret = rtr_out_packet(o, cpu, data, size);
+	if (!ret)
+		account_packet(&s->cpu[cpu], h.packet_seq_num, size, h.events_discarded);
+	return ret;
 }
 
 void rtr_session_account(struct rtr_session *s)

@@ -120,6 +120,14 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 			 struct rtr_session *report, struct rtr_out_report *orep, char *err,
 			 size_t errlen);
 
+/*
+ * rtr_session_put_saved() - write a packet of stream @cpu kept outside the
+ * ring (a dead recorder's queue), checked by the caller, and count it as
+ * the stream's next.  Return: 0 or -errno.
+ */
+int rtr_session_put_saved(struct rtr_session *s, struct rtr_out *o, uint32_t cpu,
+			  const void *data, size_t size);
+
 /* Bring the per-stream figures up to date with the region's counters. */
 void rtr_session_account(struct rtr_session *s);
 

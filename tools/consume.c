@@ -86,7 +86,7 @@ int rtr_cmd_consume(int argc, char **argv)
 	struct rtr_out *out;
 	struct rtr_out_report orep;
 	struct consume_state cs = { &s };
-	char err[700], spill[PATH_MAX + 8];
+	char err[700], qpath[PATH_MAX + 8];
 	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
 	volatile bool failed = false, out_closed = false;
 	bool gone, said;
@@ -114,9 +114,9 @@ int rtr_cmd_consume(int argc, char **argv)
 		rtr_session_close(&s);
 		return 2;
 	}
-	/* If the output fails, what the write-behind queue holds is kept beside the region. */
-	snprintf(spill, sizeof(spill), "%s.queue", o.region);
-	o.out.spill_path = spill;
+	/* The write-behind queue's file, beside the region: what it holds survives us. */
+	region_queue_path(o.region, qpath, sizeof(qpath));
+	o.out.queue_path = qpath;
 	ret = rtr_out_open(&out, &o.out, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ringtrace consume: %s\n", err);
@@ -159,7 +159,7 @@ int rtr_cmd_consume(int argc, char **argv)
 	if (!o.quiet)
 		region_report(&s, o.out.path);
 	if (!o.quiet)
-		region_report_queue(&orep, spill);
+		region_report_queue(&orep, qpath);
 	if (failed)
 		fprintf(stderr, "ringtrace consume: %s\n", orep.err);
 	rtr_session_close(&s);

@@ -413,7 +413,7 @@ int rtr_cmd_record(int argc, char **argv)
 	struct rtr_out *out = NULL;
 	struct rtr_out_report orep = { 0 };
 	struct child ch = { 0 };
-	char region[128], spill[160], err[700];
+	char region[128], qpath[PATH_MAX + 8], err[700];
 	static char preload[PATH_MAX];
 	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
 	volatile bool write_failed = false, bus = false, out_closed = false;
@@ -476,9 +476,9 @@ int rtr_cmd_record(int argc, char **argv)
 		rnd = rtr_monotonic_ns() ^ ((uint64_t)getpid() << 32);
 	snprintf(region, sizeof(region), SHM_DIR "/ringtrace-record-%d-%016" PRIx64, (int)getpid(),
 		 rnd);
-	/* If the disk fails, what the write-behind queue holds is kept beside the region. */
-	snprintf(spill, sizeof(spill), "%s.queue", region);
-	o.out.spill_path = spill;
+	/* The write-behind queue's file, beside the region: what it holds survives us. */
+	region_queue_path(region, qpath, sizeof(qpath));
+	o.out.queue_path = qpath;
 	cli_catch_signals();
 	/* The output first: a bad -o must not cost a run of the program. */
 	if (overwrite) {
@@ -574,7 +574,7 @@ wait_child:
 				"in the region)\n", b);
 		}
 		if (!overwrite)
-			region_report_queue(&orep, spill);
+			region_report_queue(&orep, qpath);
 		if (overwrite)
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);

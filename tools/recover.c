@@ -19,6 +19,7 @@
 #include <ringtrace/consumer.h>
 #include "consumer/convert.h"
 #include "consumer/output.h"
+#include "consumer/qfile.h"
 #include "consumer/session.h"
 #include "consumer/stream_in.h"
 #include "platform/platform.h"
@@ -26,17 +27,49 @@
 #include "tools/commands.h"
 #include "tools/region_cmd.h"
 
+/* What came from the dead recorder's write-behind queue, and what it did to its trace. */
+static void report_queue(const struct rtr_qfile_report *q, const char *qpath, const char *err)
+{
+	if (err[0])
+		fprintf(stderr, "ringtrace recover: %s\n", err);
+	if (!q->found)
+		return;
+	fprintf(stderr, "from the write-behind queue %s: %" PRIu64 " packets (%" PRIu64
+		" bytes) its recorder had not written whole; %" PRIu64 " it held were on disk "
+		"already\n", qpath, q->packets, q->bytes, q->on_disk);
+	if (q->cut)
+		fprintf(stderr, "  %" PRIu64 " stream file%s of %s cut back to the last packet "
+			"written whole before them (the rest is in this trace)\n", q->cut,
+			q->cut == 1 ? "" : "s", q->path);
+	if (q->maybe_twice)
+		fprintf(stderr, "  %" PRIu64 " packet%s being written to the recorder's pipe when "
+			"it died: in this trace, and also at the stream's end if the write "
+			"ended\n", q->maybe_twice, q->maybe_twice == 1 ? " was" : "s were");
+	if (q->warn[0])
+		fprintf(stderr, "  %s\n", q->warn);
+}
+
 /* What the trace lacks, and why: an earlier consumer's packets named apart. */
-static void report_recovered(const struct rtr_session *s, const struct rtr_session_cpu *t)
+static void report_recovered(const struct rtr_session *s, const struct rtr_session_cpu *t,
+			     const struct rtr_qfile_report *q)
 {
 	uint64_t taken = 0, gone;
 
 	for (uint32_t i = 0; i < s->ncpus; i++) {
 		uint64_t first = rtr_consumer_start(s->c, i) / rtr_consumer_region(s->c)->packet_size;
+		bool queued = q->found && i < q->ncpus && q->first[i] <= q->last[i];
 
-		if (first)
+		if (queued) {
+			if (q->first[i])
+				fprintf(stderr, "cpu %u: packets 0 to %" PRIu64 " are in the recorder's "
+					"trace%s%s; %" PRIu64 " to %" PRIu64 " were in its queue: "
+					"they are in this one\n", i, q->first[i] - 1,
+					q->path[0] ? " " : "", q->path, q->first[i], q->last[i]);
+			first = q->first[i];
+		} else if (first) {
 			fprintf(stderr, "cpu %u: packets 0 to %" PRIu64 " were taken by an earlier "
 				"consumer: they are in its trace, not this one\n", i, first - 1);
+		}
 		taken += first;
 	}
 	/* Missing sequence numbers: taken earlier, damaged, or else overwritten. */
@@ -59,6 +92,8 @@ int rtr_cmd_recover(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	struct rtr_convert_report rep;
+	struct rtr_qfile_report q = { 0 };
+	char qpath[PATH_MAX + 8];
 	struct rtr_session s;
 	struct rtr_session_cpu t;
 	int ret;
@@ -89,18 +124,28 @@ int rtr_cmd_recover(int argc, char **argv)
 		return 1;
 	}
 	rtr_session_close(&s);
-	ret = rtr_convert_session(o.region, &o.out, &s, &rep);
+	region_queue_path(o.region, qpath, sizeof(qpath));
+	ret = rtr_recover_session(o.region, qpath, &o.out, &s, &rep, &q);
 	cli_bus_armed = 0;
 	if (!s.c) {
 		fprintf(stderr, "ringtrace recover: %s\n", rep.err);
+		rtr_qfile_report_free(&q);
 		return 1;
 	}
 	rtr_session_totals(&s, &t);
-	if (o.quiet)
+	/* Taken whole: the queue file has served (a second recover would take it twice). */
+	if (!ret && q.found && !rep.queue_err[0] && unlink(qpath) == 0 && !o.quiet)
+		fprintf(stderr, "%s: taken, and removed\n", qpath);
+	if (o.quiet) {
+		if (rep.queue_err[0])
+			fprintf(stderr, "ringtrace recover: %s\n", rep.queue_err);
 		goto done;
+	}
 	region_report(&s, o.out.path);
-	report_recovered(&s, &t);
+	report_queue(&q, qpath, rep.queue_err);
+	report_recovered(&s, &t, &q);
 done:
+	rtr_qfile_report_free(&q);
 	rtr_session_close(&s);
 	if (ret)
 		fprintf(stderr, "ringtrace recover: %s\n", rep.err);

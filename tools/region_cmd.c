@@ -301,7 +301,7 @@ void region_report(const struct rtr_session *s, const char *what)
 			"names are missing from the trace\n", s->registry_err);
 }
 
-void region_report_queue(const struct rtr_out_report *r, const char *spill)
+void region_report_queue(const struct rtr_out_report *r, const char *qpath)
 {
 	if (r->queue_peak) {
 		char b[32];
@@ -312,10 +312,13 @@ void region_report_queue(const struct rtr_out_report *r, const char *spill)
 			r->queue_full ? "; it was full at times: packets waited in the ring" :
 			"");
 	}
-	if (r->spilled)
+	if (r->queue_file_full)
+		fprintf(stderr, "the write-behind queue's file %s found its file system full at "
+			"times: packets waited in the ring\n", qpath);
+	if (r->kept)
 		fprintf(stderr, "not written: %" PRIu64 " packets the write-behind queue held when "
-			"writing stopped; they are kept in %s: `ringtrace consume - -o DIR < %s`\n",
-			r->spilled, spill, spill);
+			"writing stopped; they are kept in %s, and `ringtrace recover` takes them "
+			"with the region\n", r->kept, qpath);
 	if (r->unwritten)
 		fprintf(stderr, "lost: %" PRIu64 " packets the write-behind queue held when writing "
 			"stopped (they could not be kept: they show as packets lost)\n",
@@ -386,4 +389,20 @@ int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 	if (o->live && last)
 		fputc('\n', stderr);
 	return failed ? -EIO : 0;
+}
+
+void region_queue_path(const char *region, char *buf, size_t len)
+{
+	size_t n;
+
+	if (strncmp(region, "xen:", 4)) {
+		snprintf(buf, len, "%s.queue", region);
+		return;
+	}
+	/* A Xen guest's region has no file: its queue goes where regions go. */
+	n = (size_t)snprintf(buf, len, "/dev/shm/ringtrace-xen-");
+	for (const char *c = region + 4; *c && n + 7 < len; c++)
+		buf[n++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			   (*c >= '0' && *c <= '9') || *c == '-' || *c == '.' ? *c : '_';
+	snprintf(buf + n, len - n, ".queue");
 }

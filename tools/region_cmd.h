@@ -70,7 +70,13 @@ void region_report(const struct rtr_session *s, const char *what);
 void region_stopped_writing(const struct opts *o, const char *why);
 
 /* region_report_queue() - the write-behind queue's figures, and what it held if the output failed. */
-void region_report_queue(const struct rtr_out_report *r, const char *spill);
+void region_report_queue(const struct rtr_out_report *r, const char *qpath);
+
+/*
+ * The write-behind queue's file of @region: REGION.queue beside it, or for
+ * a Xen guest (xen:NAME) /dev/shm/ringtrace-xen-NAME.queue.
+ */
+void region_queue_path(const char *region, char *buf, size_t len);
 
 /* The write-behind queue's default: a few seconds of a fast writer, a long stall of the disk. */
 #define RTR_DEFAULT_BUFFER_SIZE (256ull << 20)
