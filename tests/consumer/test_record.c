@@ -1928,94 +1928,154 @@ Test(consumer_record, a_registry_scribbled_later_keeps_the_metadata_written)
 /* ---- 4. a full disk ------------------------------------------------------- */
 
 /*
- * A 192 KiB tmpfs, mounted in a mount namespace of this test's own (root
+ * A small tmpfs, mounted in a mount namespace of this test's own (root
  * needed: without it the test fails and says why).  Recording 3.8 MB into
  * 32 KiB chunks fills it: ringtrace stops writing with a message naming the
  * file and the error, every chunk left is a valid trace, and the program
- * runs to its end undisturbed.
+ * runs to its end undisturbed.  The packets the write-behind queue held are
+ * kept in its file, and `ringtrace recover` takes them with the region.
+ * The tmpfs is 160 KiB to 304 KiB, in steps smaller than a chunk, so that
+ * the disk fills at every point of a chunk, its first packets and its
+ * metadata included.
  */
-Test(consumer_record, a_full_disk_stops_cleanly_and_leaves_valid_chunks)
+static void full_disk_trial(const char *dir, const char *mnt, unsigned kib)
 {
-	char *dir = make_tmpdir("/dev/shm"), *mnt = make_tmpdir("/tmp"), *log, *report;
 	struct tv *v = tv_new(4, 30000, true);
+	char *log, *report, *trace = strdup(P("%s/trace-%u", mnt, kib));
+	char *out = strdup(P("%s/recovered-%u", dir, kib)), *sync = strdup(P("%s/sync-%u", dir, kib));
 	uint32_t chunks;
 	int lfd, st;
 	pid_t rec;
 
-	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare(CLONE_NEWNS): %s: this test needs root "
-		     "(a mount namespace and a small tmpfs)", strerror(errno));
-	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
-	cr_assert_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=192k,mode=0700"), 0,
-		     "cannot mount a 192 KiB tmpfs on %s: %s: this test needs root", mnt,
+	cr_assert_eq(mount("tmpfs", mnt, "tmpfs", 0, P("size=%uk,mode=0700", kib)), 0,
+		     "cannot mount a %u KiB tmpfs on %s: %s: this test needs root", kib, mnt,
 		     strerror(errno));
-	mkdir(P("%s/sync", dir), 0700);
-	touch(P("%s/sync/go.0", dir));
+	mkdir(sync, 0700);
+	touch(P("%s/go.0", sync));
 	{
-		char *argv[] = { ringtrace(), "record", "-o", P("%s/trace", mnt), "--packet-size",
+		char *argv[] = { ringtrace(), "record", "-o", trace, "--packet-size",
 				 "4k", "--packets", "64", "--rotate-size", "32k",
 				 "--flush-interval", "100ms", "--", emit_path(), "--threads", "4",
-				 "--events", "30000", "--pin", "--sync", P("%s/sync", dir), NULL };
+				 "--events", "30000", "--pin", "--sync", sync, NULL };
 
-		lfd = open_log(P("%s/record.log", dir));
+		lfd = open_log(P("%s/record-%u.log", dir, kib));
 		rec = spawn(argv, NULL, -1, -1, lfd);
 		close(lfd);
 	}
 	st = wait_exit(rec, 300, "ringtrace record on a full disk");
-	log = slurp(P("%s/record.log", dir));
+	log = slurp(P("%s/record-%u.log", dir, kib));
 	expect_exit(st, 1, "ringtrace record on a full disk", log);
-	cr_expect_not_null(strstr(log, P("%s/trace/", mnt)), "no file named:\n%s", log);
+	cr_expect_not_null(strstr(log, P("%s/", trace)), "no file named:\n%s", log);
 	cr_expect_not_null(strstr(log, "No space left on device"), "%s", log);
 	cr_expect_not_null(strstr(log, "stopped writing"), "%s", log);
 	cr_expect_not_null(strstr(log, "exited with status 0"), "the program was disturbed:\n%s",
 			   log);
-	report = slurp(P("%s/sync/report", dir));
+	report = slurp(P("%s/report", sync));
 	cr_expect_not_null(report, "the program did not finish its work");
 	free(report);
 	/* What is on disk: chunks that are traces, in order, each event once. */
-	chunks = tv_read_chunks(v, P("%s/trace", mnt), "chunk", true);
-	cr_expect_geq(chunks, 2, "chunks completed before the disk filled: %u", chunks);
+	chunks = tv_read_chunks(v, trace, "chunk", kib == 192);
+	cr_expect_geq(chunks, 2, "%u KiB: chunks completed before the disk filled: %u", kib,
+		      chunks);
 	cr_expect_gt(v->all.emit_events, 0);
 	{
 		/*
 		 * The region is kept for `ringtrace recover`, and the message
-		 * says so.  The packets the write-behind queue held when the
-		 * disk filled are kept beside it (REGION.queue, a framed stream),
-		 * and the message says so.  What they hold continues the chunks,
-		 * and the region continues them: with the events dropped after
+		 * says so; so is the queue's file, if it held packets.  What
+		 * they hold continues the chunks: with the events dropped after
 		 * writing stopped counted, every event is accounted for.
 		 */
 		char *region = strdup(region_of(log));
-		char *spill = strdup(P("%s.queue", region));
+		char *queue = strdup(P("%s.queue", region));
 		char *rlog;
 
 		cr_expect_not_null(strstr(log, region), "%s", log);
-		if (access(spill, F_OK) == 0) {
-			cr_expect_not_null(strstr(log, spill), "the kept queue is not named:\n%s", log);
-			rlog = sh(&st, "'%s' consume - -o '%s/queued' < '%s' 2>&1", ringtrace(), dir,
-				  spill);
-			expect_exit(st, 0, "ringtrace consume - of the kept queue", rlog);
-			free(rlog);
-			v->ndirs = 0;	/* a trace of its own */
-			tv_read(v, P("%s/queued", dir), &(struct tv_dir){ 0 });
-			unlink(spill);
-		}
-		free(spill);
-		rlog = sh(&st, "'%s' recover '%s' -o '%s/recovered' 2>&1", ringtrace(), region, dir);
+		if (access(queue, F_OK) == 0)
+			cr_expect_not_null(strstr(log, queue), "the kept queue is not named:\n%s",
+					   log);
+		rlog = sh(&st, "'%s' recover '%s' -o '%s' 2>&1", ringtrace(), region, out);
 		expect_exit(st, 0, "ringtrace recover of the kept region", rlog);
+		cr_expect_eq(access(queue, F_OK), -1, "recover left %s:\n%s", queue, rlog);
 		v->ndirs = 0;	/* a trace of its own, not chunk number @chunks */
-		tv_read(v, P("%s/recovered", dir), &(struct tv_dir){ 0 });
-		cr_expect_eq(v->all.lost_packets, 0, "a packet is in neither the chunks nor the "
-			     "region:\n%s\n%s", log, rlog);
+		tv_read(v, out, &(struct tv_dir){ 0 });
+		cr_expect_eq(v->all.lost_packets, 0, "%u KiB: a packet is in neither the chunks nor "
+			     "the region:\n%s\n%s", kib, log, rlog);
 		cr_expect_eq(v->all.emit_events + v->all.lost_events, 4 * 30000,
-			     "%" PRIu64 " events in the chunks and the region, %" PRIu64
-			     " counted lost", v->all.emit_events, v->all.lost_events);
+			     "%u KiB: %" PRIu64 " events in the chunks and the region, %" PRIu64
+			     " counted lost", kib, v->all.emit_events, v->all.lost_events);
 		free(rlog);
 		unlink(region);
 		free(region);
+		free(queue);
 	}
 	free(log);
 	tv_free(v);
 	cr_expect_eq(umount2(mnt, MNT_DETACH), 0);
+	free(trace);
+	free(out);
+	free(sync);
+}
+
+Test(consumer_record, a_full_disk_stops_cleanly_and_leaves_valid_chunks, .timeout = 900)
+{
+	char *dir = make_tmpdir("/dev/shm"), *mnt = make_tmpdir("/tmp");
+
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare(CLONE_NEWNS): %s: this test needs root "
+		     "(a mount namespace and a small tmpfs)", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	for (unsigned kib = 160; kib <= 304; kib += 8)
+		full_disk_trial(dir, mnt, kib);
+	rmdir(mnt);
+	free(mnt);
+	rm_rf(dir);
+}
+
+/*
+ * The disk fills while 1 MiB packets are in flight at a chunk's end (the
+ * default packets, 3 MiB chunks, a 20 MiB tmpfs): the chunk that was being
+ * closed is cut back to its last whole packet, not left with a partial one
+ * that makes the whole trace damaged; every chunk checks clean, and with
+ * what recover takes, every packet is somewhere.
+ */
+Test(consumer_record, a_disk_full_at_rotation_leaves_every_chunk_valid, .timeout = 600)
+{
+	char *dir = make_tmpdir("/dev/shm"), *mnt = make_tmpdir("/tmp");
+
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare(CLONE_NEWNS): %s: this test needs root",
+		     strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	for (int run = 0; run < 3; run++) {
+		char *trace = strdup(P("%s/trace", mnt)), *out = strdup(P("%s/rec-%d", dir, run));
+		char *log, *rlog, *region;
+		struct tv *v = tv_new(2, 3000000, false);
+		int st;
+
+		cr_assert_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=20m,mode=0700"), 0, "%s",
+			     strerror(errno));
+		log = sh(&st, "'%s' record -o '%s' --rotate-size 3M -- '%s' --threads 2 --events "
+			 "3000000 2>&1", ringtrace(), trace, emit_path());
+		expect_exit(st, 1, "ringtrace record on a full disk", log);
+		cr_expect_not_null(strstr(log, "No space left on device"), "%s", log);
+		tv_read_chunks(v, trace, "chunk", false);
+		region = strdup(region_of(log));
+		rlog = sh(&st, "'%s' recover '%s' -o '%s' 2>&1", ringtrace(), region, out);
+		expect_exit(st, 0, "ringtrace recover", rlog);
+		v->ndirs = 0;
+		tv_read(v, out, &(struct tv_dir){ 0 });
+		cr_expect_eq(v->all.lost_packets, 0, "run %d: a packet is in neither the chunks nor "
+			     "the recovered trace:\n%s\n%s", run, log, rlog);
+		cr_expect_eq(v->all.emit_events + v->all.lost_events, 2 * 3000000,
+			     "run %d: %" PRIu64 " events, %" PRIu64 " counted lost", run,
+			     v->all.emit_events, v->all.lost_events);
+		unlink(region);
+		cr_expect_eq(umount2(mnt, MNT_DETACH), 0);
+		free(region);
+		free(log);
+		free(rlog);
+		free(trace);
+		free(out);
+		tv_free(v);
+	}
 	rmdir(mnt);
 	free(mnt);
 	rm_rf(dir);
