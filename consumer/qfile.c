@@ -155,20 +155,40 @@ static void warn_add(struct rtr_qfile_report *rep, const char *w)
 		snprintf(rep->warn + n, sizeof(rep->warn) - n, "%s%s", n ? "\n" : "", w);
 }
 
-pid_t rtr_qfile_owner(const char *qpath)
+int rtr_qfile_look(const char *qpath, struct rtr_qfile_info *info)
 {
 	struct rtr_qfile_hdr h;
+	struct stat st;
 	int fd = open(qpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n;
+	int ret = 0;
 
+	memset(info, 0, sizeof(*info));
 	if (fd < 0)
 		return -errno;
-	n = pread(fd, &h, sizeof(h), 0);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, RTR_QFILE_MAGIC, sizeof(h.magic)) || h.version != RTR_QFILE_VERSION ||
+	    !h.cap || h.cap % RTR_QFILE_BLOCK || h.cap > QFILE_CAP_MAX ||
+	    h.arena_off != rtr_qfile_arena_off(h.cap) ||
+	    (uint64_t)st.st_size < h.arena_off + h.cap) {
+		ret = -EINVAL;
+		goto out;
+	}
+	info->pid = h.pid;
+	info->bytes = (uint64_t)st.st_blocks * 512;
+	info->running = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	h.path[sizeof(h.path) - 1] = 0;
+	snprintf(info->trace, sizeof(info->trace), "%s", h.stream ? "-" : h.path);
+	for (uint64_t i = 0; i < h.cap / RTR_QFILE_BLOCK; i++) {
+		struct rtr_qfile_slot sl;
+
+		if (pread(fd, &sl, sizeof(sl), RTR_QFILE_HDR + i * sizeof(sl)) != (ssize_t)sizeof(sl))
+			break;
+		info->held += sl.state == RTR_QSLOT_QUEUED || sl.state == RTR_QSLOT_PLACED;
+	}
+out:
 	close(fd);
-	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, RTR_QFILE_MAGIC, sizeof(h.magic)) ||
-	    h.pid <= 0)
-		return 0;
-	return h.pid;
+	return ret;
 }
 
 int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *o,

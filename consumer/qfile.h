@@ -126,10 +126,20 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 
 void rtr_qfile_report_free(struct rtr_qfile_report *rep);
 
-/*
- * rtr_qfile_owner() - whose queue file @qpath is: its recorder's pid, 0 if
- * the file is not one, or -errno.
+/**
+ * struct rtr_qfile_info - a look at a queue file (`ringtrace info`).
+ * @pid: its recorder.  @running: the recorder still holds it.  @held:
+ * packets not written whole.  @bytes: what the file takes on its file
+ * system.  @trace: the recorder's trace directory, or "-" (a stream).
  */
-pid_t rtr_qfile_owner(const char *qpath);
+struct rtr_qfile_info {
+	pid_t pid;
+	bool running;
+	uint64_t held, bytes;
+	char trace[4000];
+};
+
+/* Read @qpath's header and descriptors.  Return: 0, -EINVAL (not a queue file) or -errno. */
+int rtr_qfile_look(const char *qpath, struct rtr_qfile_info *info);
 
 #endif /* RTR_CONSUMER_QFILE_H */
