@@ -74,6 +74,7 @@ struct qop {
 	uint64_t room;		/* arena bytes it takes: its size in whole blocks */
 	uint8_t *data;		/* packet: in the arena; metadata: malloc'd */
 	struct rtr_qfile_slot *slot;	/* packet, with a queue file: its descriptor */
+	bool heap;		/* packet: malloc'd, not in the arena (in_memory()) */
 	uint64_t watermark;
 	/* placed by the writer */
 	int fd;
@@ -102,6 +103,10 @@ struct rtr_queue {
 	struct rtr_qfile_hdr *qh;
 	struct rtr_qfile_slot *slots;
 	uint64_t backed;	/* arena bytes whose file blocks are reserved */
+	uint64_t limit;		/* place() goes no further: @cap, or @backed while the
+				 * file system is full (until @limit_ns + 1 s) */
+	uint64_t limit_ns;
+	uint64_t in_memory;	/* packets that went through memory: the file was full */
 	uint64_t order;
 	bool qfull_said;
 	uint64_t head, tail;	/* free-running byte counts: appended, freed */
@@ -476,7 +481,7 @@ static void free_done(struct rtr_queue *q)
 			if (q->runs[0].start == q->runs[0].end)
 				memmove(&q->runs[0], &q->runs[1], --q->nruns * sizeof(q->runs[0]));
 		}
-		if (op->kind != OP_PACKET)
+		if (op->kind != OP_PACKET || op->heap)
 			free(op->data);
 		free(op);
 		freed = true;
@@ -531,12 +536,10 @@ static void *writer_main(void *arg)
  * never raises SIGBUS on a store into the mapping.  Mapped at once too.
  * Return: false if the file system has no room.
  */
-static bool grow(struct rtr_queue *q, uint64_t need)
+static bool reserve(struct rtr_queue *q, uint64_t to)
 {
-	uint64_t to = need + QGROW - 1 - (need + QGROW - 1) % QGROW, s0, s1;
+	uint64_t s0, s1;
 
-	if (to > q->cap)
-		to = q->cap;
 	s0 = RTR_QFILE_HDR + q->backed / RTR_QFILE_BLOCK * sizeof(struct rtr_qfile_slot);
 	s1 = RTR_QFILE_HDR + to / RTR_QFILE_BLOCK * sizeof(struct rtr_qfile_slot);
 	s0 &= ~(uint64_t)(RTR_QFILE_BLOCK - 1);
@@ -545,13 +548,24 @@ static bool grow(struct rtr_queue *q, uint64_t need)
 	     errno != EOPNOTSUPP) ||
 	    (fallocate(q->qfd, 0, (off_t)(q->qh->arena_off + q->backed), (off_t)(to - q->backed)) <
 		     0 && errno != EOPNOTSUPP)) {
-		if (!q->qfull_said)
-			q->qfull_said = true;
 		return false;
 	}
 	madvise(q->arena + q->backed, to - q->backed, MADV_POPULATE_WRITE);
 	q->backed = to;
 	return true;
+}
+
+/* A few megabytes at a time; just what is needed when the file system is nearly full. */
+static bool grow(struct rtr_queue *q, uint64_t need)
+{
+	uint64_t to = need + QGROW - 1 - (need + QGROW - 1) % QGROW;
+
+	if (reserve(q, to < q->cap ? to : q->cap))
+		return true;
+	if (reserve(q, need))
+		return true;
+	q->qfull_said = true;
+	return false;
 }
 
 /* The absolute path of the directory @fd, for the queue file's readers. */
@@ -639,12 +653,7 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 	/* The magic last: a file without it was never a queue. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(q->qh->magic, RTR_QFILE_MAGIC, sizeof(q->qh->magic));
-	if (!grow(q, QGROW < q->cap ? QGROW : q->cap)) {
-		ret = -ENOSPC;
-		snprintf(err, errlen, "the write-behind queue's file %s: %s", path,
-			 strerror(ENOSPC));
-		goto fail;
-	}
+	/* Its blocks are reserved as packets reach them (grow()): the ring's come first. */
 	return 0;
 fail:
 	if (q->map && q->map != MAP_FAILED)
@@ -668,6 +677,7 @@ int rtr_queue_open(struct rtr_out *o, char *err, size_t errlen)
 	q->cap = round_block(o->o.buffer_size);
 	/* A quarter of a small queue: its early wraps are exercised too (tests). */
 	q->soft = round_block(q->cap / 4 < QSOFT ? q->cap / 4 : QSOFT);
+	q->limit = q->cap;
 	ret = arena_open(q, err, errlen);
 	if (ret) {
 		free(q);
@@ -711,7 +721,7 @@ static bool place(const struct rtr_queue *q, uint64_t need, uint64_t *pos)
 
 	if (!n) {
 		*pos = 0;
-		return need <= q->cap;
+		return need <= q->limit;
 	}
 	/* The runs by address: they never overlap. */
 	for (int i = 0; i < n; i++) {
@@ -727,7 +737,12 @@ static bool place(const struct rtr_queue *q, uint64_t need, uint64_t *pos)
 	}
 	/* The gaps: [0, starts[0]), [ends[i], starts[i + 1]), [ends[n - 1], cap). */
 	for (int i = 0; i <= n; i++) {
-		uint64_t end = i < n ? starts[i] : q->cap;
+		uint64_t end = i < n ? starts[i] : q->limit;
+
+		if (end > q->limit)
+			end = q->limit;
+		if (gap > end)
+			break;
 
 		if (end - gap >= need) {
 			if (gap == q->runs[n - 1].end)
@@ -754,7 +769,8 @@ bool rtr_queue_room(struct rtr_out *o, size_t size)
 	bool room;
 
 	pthread_mutex_lock(&q->lock);
-	room = place(q, round_block(size), &pos);
+	/* An empty queue takes a packet always: through memory if need be (in_memory()). */
+	room = place(q, round_block(size), &pos) || (!q->first && q->qfd >= 0);
 	pthread_mutex_unlock(&q->lock);
 	if (!room)
 		o->rep.queue_full++;
@@ -789,6 +805,34 @@ static void append(struct rtr_queue *q, struct qop *op, uint64_t room)
 	pthread_mutex_unlock(&q->lock);
 }
 
+/*
+ * An empty queue whose file system has no room for the packet: it goes
+ * through memory (aligned, padded, as the arena's would be), so that the
+ * recording goes on; it would die with the recorder, and the report says
+ * how many did.
+ */
+static int in_memory(struct rtr_queue *q, uint32_t cpu, const void *hdr, const void *body,
+		     size_t size)
+{
+	uint64_t room = round_block(size);
+	struct qop *op = calloc(1, sizeof(*op));
+
+	if (!op || posix_memalign((void **)&op->data, DIRECT_ALIGN, room)) {
+		free(op);
+		return -ENOMEM;
+	}
+	memcpy(op->data, hdr, RTR_PACKET_HDR_SIZE);
+	memcpy(op->data + RTR_PACKET_HDR_SIZE, body, size - RTR_PACKET_HDR_SIZE);
+	memset(op->data + size, 0, room - size);
+	op->kind = OP_PACKET;
+	op->heap = true;
+	op->cpu = cpu;
+	op->size = size;
+	q->in_memory++;
+	append(q, op, 0);
+	return 0;
+}
+
 int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
 		     size_t size)
 {
@@ -796,7 +840,7 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 	uint64_t room = round_block(size), pos;
 	struct qop *op;
 	uint8_t *dst;
-	bool ok;
+	bool ok, empty;
 
 	if (rtr_out_failed(o))
 		return -EIO;
@@ -804,10 +848,19 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 		return out_fail(o, -EINVAL, "packet of stream %u, %zu bytes: not a packet", cpu,
 				size);
 	pthread_mutex_lock(&q->lock);
+	if (q->limit < q->cap && rtr_monotonic_ns() - q->limit_ns > 1000000000ull)
+		q->limit = q->cap;	/* room again in the file system? */
 	ok = place(q, room, &pos);
+	if (ok && pos + room > q->backed && !grow(q, pos + room)) {
+		/* The file system is full: the blocks reserved already, for now. */
+		q->limit = q->backed;
+		q->limit_ns = rtr_monotonic_ns();
+		ok = place(q, room, &pos);
+	}
+	empty = !q->first;
 	pthread_mutex_unlock(&q->lock);
-	if (ok && pos + room > q->backed)
-		ok = grow(q, pos + room);
+	if (!ok && empty && q->qfd >= 0)
+		return in_memory(q, cpu, hdr, body, size);
 	if (!ok) {
 		o->rep.queue_full++;
 		return -ENOBUFS;
@@ -906,7 +959,7 @@ int rtr_queue_wait(struct rtr_out *o, int timeout_ms)
 void rtr_queue_close(struct rtr_out *o)
 {
 	struct rtr_queue *q = o->q;
-	uint64_t unwritten = 0;
+	uint64_t unwritten = 0, lost = 0;
 
 	if (!q)
 		return;
@@ -921,25 +974,29 @@ void rtr_queue_close(struct rtr_out *o)
 	if (o->rep.failed)
 		settle(q);
 	engine_stop(q);
-	for (struct qop *op = q->first; op; op = op->next)
-		unwritten += op->kind == OP_PACKET && op->state == OP_UNWRITTEN;
+	for (struct qop *op = q->first; op; op = op->next) {
+		unwritten += op->kind == OP_PACKET && op->state == OP_UNWRITTEN && !op->heap;
+		lost += op->kind == OP_PACKET && op->state == OP_UNWRITTEN && op->heap;
+	}
 	/*
 	 * What could not be written stays in the queue file, for `ringtrace
 	 * recover`; a queue that wrote everything leaves nothing behind.
 	 */
-	if (q->qfd >= 0 && unwritten)
+	if (q->qfd >= 0)
 		o->rep.kept = unwritten;
 	else
-		o->rep.unwritten = unwritten;
+		lost += unwritten;
+	o->rep.unwritten = lost;
 	if (q->qfd >= 0 && !unwritten)
 		unlink(o->o.queue_path);
 	o->rep.queue_peak = q->peak;
 	o->rep.queue_file_full = q->qfull_said;
+	o->rep.queue_in_memory = q->in_memory;
 	while (q->first) {
 		struct qop *op = q->first;
 
 		q->first = op->next;
-		if (op->kind != OP_PACKET)
+		if (op->kind != OP_PACKET || op->heap)
 			free(op->data);
 		free(op);
 	}

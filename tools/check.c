@@ -42,31 +42,40 @@ struct totals {
 	uint64_t packets, events, lost_events, lost_packets, lost_first, threads;
 	uint32_t damaged, streams;
 	uint32_t unopened;	/* traces (chunks) whose metadata or directory failed */
+	char first[1024];	/* the first damage, when not printed */
 };
 
-static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, struct totals *tot)
+/* check_trace()'s lines, when it has somewhere to print them. */
+#define PRINT(...) ((void)(out && fprintf(out, __VA_ARGS__)))
+
+static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, struct totals *tot,
+		       FILE *out)
 {
 	struct tr_cursor *c;
 	struct tr_trace t;
 	char err[1024];
 
 	if (tr_open(&t, dir, err, sizeof(err))) {
-		fprintf(stderr, "ringtrace check: %s\n", err);
-		printf("%s: damaged: %s\n", dir, err);
+		if (out) {
+			fprintf(stderr, "ringtrace check: %s\n", err);
+			fprintf(out, "%s: damaged: %s\n", dir, err);
+		} else if (!tot->first[0]) {
+			snprintf(tot->first, sizeof(tot->first), "%s", err);
+		}
 		tot->unopened++;
 		return 1;
 	}
-	printf("trace     %s\n", dir);
-	printf("uuid      %s\n", t.md.uuid_str);
-	printf("host      %s%s", t.md.hostname, t.md.has_vpid ? "" : "\n");
+	PRINT("trace     %s\n", dir);
+	PRINT("uuid      %s\n", t.md.uuid_str);
+	PRINT("host      %s%s", t.md.hostname, t.md.has_vpid ? "" : "\n");
 	if (t.md.has_vpid)
-		printf(", pid %u\n", t.md.vpid);
+		PRINT(", pid %u\n", t.md.vpid);
 	if (t.md.chunk_index)
-		printf("chunk     %" PRIu64 " of a rotated trace\n", t.md.chunk_index);
-	printf("clock     %" PRIu64 " Hz\n", t.md.freq);
-	printf("classes   %u event classes\n", t.md.nclasses);
-	printf("streams   %u files\n\n", t.nstreams);
-	printf("%-16s %5s %10s %12s %12s %12s  %s\n", "stream", "cpu", "packets", "events",
+		PRINT("chunk     %" PRIu64 " of a rotated trace\n", t.md.chunk_index);
+	PRINT("clock     %" PRIu64 " Hz\n", t.md.freq);
+	PRINT("classes   %u event classes\n", t.md.nclasses);
+	PRINT("streams   %u files\n\n", t.nstreams);
+	PRINT("%-16s %5s %10s %12s %12s %12s  %s\n", "stream", "cpu", "packets", "events",
 	       "events-lost", "packets-lost", "status");
 
 	c = malloc(sizeof(*c));
@@ -90,21 +99,21 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 			;
 		if (c->started)
 			snprintf(cpu, sizeof(cpu), "%" PRIu64, c->cpu);
-		printf("%-16s %5s %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
+		PRINT("%-16s %5s %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
 		       t.streams[i].name, cpu, c->packets, c->events - c->threads, c->events_lost,
 		       c->packets_lost, r == TR_ERROR ? "DAMAGED" : "ok");
 		if (!k && (c->first_seq || c->first_events))
-			printf("  lost before its first packet: %" PRIu64 " packets and %" PRIu64
+			PRINT("  lost before its first packet: %" PRIu64 " packets and %" PRIu64
 			       " events (overwritten by a flight recorder, or written before the "
 			       "trace was joined)\n", c->first_seq, c->first_events);
 		if (c->dips)
-			printf("  events_discarded went down in %" PRIu64 " packet%s (the first at "
+			PRINT("  events_discarded went down in %" PRIu64 " packet%s (the first at "
 			       "offset %" PRIu64 "): the producer's glitch, counted as no loss "
 			       "(babeltrace2 counts 2^64 minus the drop)\n", c->dips,
 			       c->dips == 1 ? "" : "s", c->dip_off);
 		if (r == TR_ERROR) {
 			fprintf(stderr, "ringtrace check: %s\n", c->err);
-			printf("  damage: %s\n", c->err);
+			PRINT("  damage: %s\n", c->err);
 			tot->damaged++;
 		}
 		tot->streams++;
@@ -129,6 +138,27 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 	free(c);
 	tr_close(&t);
 	return 0;
+}
+
+#undef PRINT
+
+int cli_check_written(const char *path, char *damage, size_t len)
+{
+	struct totals tot = { 0 };
+	struct carry *carry = NULL;
+	uint32_t ncarry = 0;
+	struct tr_input in;
+
+	if (tr_input_open(&in, path, false, damage, len)) {
+		tr_input_close(&in, NULL, 0);
+		return 1;
+	}
+	for (uint32_t i = 0; i < in.ndirs; i++)
+		check_trace(in.dirs[i], &carry, &ncarry, &tot, NULL);
+	free(carry);
+	tr_input_close(&in, NULL, 0);
+	snprintf(damage, len, "%s", tot.first);
+	return tot.damaged || tot.unopened;
 }
 
 int rtr_cmd_check(int argc, char **argv)
@@ -172,7 +202,7 @@ int rtr_cmd_check(int argc, char **argv)
 	for (uint32_t i = 0; i < in.ndirs; i++) {
 		if (i)
 			printf("\n");
-		check_trace(in.dirs[i], &carry, &ncarry, &tot);
+		check_trace(in.dirs[i], &carry, &ncarry, &tot, stdout);
 	}
 	free(carry);
 	if (in.ndirs > 1)

@@ -35,6 +35,11 @@ int rtr_cmd_convert(int argc, char **argv);
 /* tools/dump.c, check.c: a trace's events as text; a trace validated */
 int rtr_cmd_dump(int argc, char **argv);
 int rtr_cmd_check(int argc, char **argv);
+/*
+ * cli_check_written() - what `check` checks, of the trace at @path, quietly.
+ * Return: 0 clean, 1 damaged (the first damage in @damage).
+ */
+int cli_check_written(const char *path, char *damage, size_t len);
 /* tools/stats.c, export.c, view.c: on the task model (reader/model.h) */
 int rtr_cmd_stats(int argc, char **argv);
 int rtr_cmd_export(int argc, char **argv);

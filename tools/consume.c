@@ -76,6 +76,16 @@ static int consume_stream(const struct opts *o)
 	}
 	if (rep.writer_stopped_early)
 		fprintf(stderr, "ringtrace consume: the writer stopped before the end of its trace\n");
+	/*
+	 * The frames' packet headers were checked as they came; the records
+	 * inside them are checked now, as `check` checks them.
+	 */
+	if (cli_check_written(o->out.path, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace consume: the packets' headers were sound, but records "
+			"inside them are damaged: %s; the trace is kept as it came (`ringtrace "
+			"check %s` says more)\n", err, o->out.path);
+		return 1;
+	}
 	return 0;
 }
 

@@ -314,7 +314,9 @@ void region_report_queue(const struct rtr_out_report *r, const char *qpath)
 	}
 	if (r->queue_file_full)
 		fprintf(stderr, "the write-behind queue's file %s found its file system full at "
-			"times: packets waited in the ring\n", qpath);
+			"times: packets waited in the ring, and %" PRIu64 " went through memory "
+			"(a recorder killed then would have lost them)\n", qpath,
+			r->queue_in_memory);
 	if (r->kept)
 		fprintf(stderr, "not written: %" PRIu64 " packets the write-behind queue held when "
 			"writing stopped; they are kept in %s, and `ringtrace recover` takes them "
