@@ -27,6 +27,12 @@
 #   consumer.stalled.lost_percent    the same into -o -, its reader pausing
 #                                    0.5 s every 2 s
 #   consumer.blocking.*              2 writers at full speed, blocking mode
+#   consumer.kill.recovered_percent  1 writer at full speed, the recorder
+#                                    SIGKILLed after 2 s, then `recover`:
+#                                    the events the program committed (its
+#                                    attempts less the ring's drops) found in
+#                                    the recorder's trace and the recovered
+#                                    one; and the packets its queue held
 #   snapshot.256kx4.events           overwrite mode, 256 KiB x 4 per CPU, 10 M
 #                                    events: the events in the final snapshot
 # Each run is checked: events in the trace + events counted lost = events
@@ -311,6 +317,39 @@ else
 	cat "$work/stalled.log" >&2
 	status=1
 fi
+
+# ---- the recorder killed at full speed ------------------------------------------
+# Its program runs on (its writers drop once the ring is full) and ends; then
+# recover.  Every committed event must be in one of the two traces.
+quiet_disk
+rm -rf "$work/rec"
+"$ringtrace" record -o "$work/trace" -- taskset -c 1 "$user" --threads 1 --seconds 4 \
+	>"$work/kill.out" 2>"$work/kill.log" &
+rpid=$!
+sleep 2
+kill -9 "$rpid"
+wait "$rpid" 2>/dev/null || true
+region=$(sed -n 's/.*, region \(\/[^ ]*\)$/\1/p' "$work/kill.log" | head -n 1)
+ppid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$work/kill.log" | head -n 1)
+while [ -n "$ppid" ] && kill -0 "$ppid" 2>/dev/null; do sleep 0.1; done
+if [ -n "$region" ] && "$ringtrace" recover "$region" -o "$work/rec" >"$work/rec.log" 2>&1; then
+	attempted=$(awk '$1 == "attempted" { print $2 }' "$work/kill.out")
+	dropped=$("$ringtrace" info "$region" | sed -n 's/^events lost in all: //p')
+	in_trace=$("$ringtrace" check "$work/trace" | tail -n 2 | head -n 1 | awk '{ print $3 }')
+	in_rec=$("$ringtrace" check "$work/rec" | tail -n 2 | head -n 1 | awk '{ print $3 }')
+	queued=$(sed -n 's/^from the write-behind queue [^:]*: \([0-9]*\) packets.*/\1/p' \
+		"$work/rec.log")
+	echo "  killed recorder: $attempted attempted, $dropped dropped by the ring;" \
+		"$in_trace events in its trace, $in_rec recovered (${queued:-0} packets from its queue)"
+	row consumer.kill.recovered_percent \
+		"$(calc "100 * ($in_trace + $in_rec) / ($attempted - $dropped)")" "%"
+	row consumer.kill.queue_packets "${queued:-0}" packets
+else
+	cat "$work/kill.log" "$work/rec.log" >&2
+	status=1
+fi
+[ -n "$region" ] && rm -f "$region" "$region.queue"
+rm -rf "$work/rec"
 
 # ---- blocking mode at full speed -------------------------------------------------
 quiet_disk
