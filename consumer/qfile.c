@@ -29,7 +29,7 @@
 #include "consumer/qfile.h"
 #include "consumer/session.h"
 
-#define QFILE_CAP_MAX (64ull << 30)	/* no queue is bigger: the file is refused */
+#define QFILE_CAP_MAX (1ull << 40)	/* --buffer-size's bound: a bigger one is refused */
 
 struct live {
 	const struct rtr_qfile_slot *sl;	/* in the mapping */

@@ -547,9 +547,8 @@ static bool reserve(struct rtr_queue *q, uint64_t to)
 	if ((s1 > s0 && fallocate(q->qfd, 0, (off_t)s0, (off_t)(s1 - s0)) < 0 &&
 	     errno != EOPNOTSUPP) ||
 	    (fallocate(q->qfd, 0, (off_t)(q->qh->arena_off + q->backed), (off_t)(to - q->backed)) <
-		     0 && errno != EOPNOTSUPP)) {
+		     0 && errno != EOPNOTSUPP))
 		return false;
-	}
 	madvise(q->arena + q->backed, to - q->backed, MADV_POPULATE_WRITE);
 	q->backed = to;
 	return true;
@@ -653,7 +652,14 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 	/* The magic last: a file without it was never a queue. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(q->qh->magic, RTR_QFILE_MAGIC, sizeof(q->qh->magic));
-	/* Its blocks are reserved as packets reach them (grow()): the ring's come first. */
+	/*
+	 * The blocks a queue that keeps up reuses, reserved and mapped now,
+	 * before the program runs: allocating them while it writes at full
+	 * speed would cost the drain a few milliseconds.  If the file system
+	 * has no room for them, they are reserved as packets reach them
+	 * (grow()): the ring comes first.
+	 */
+	reserve(q, q->soft);
 	return 0;
 fail:
 	if (q->map && q->map != MAP_FAILED)

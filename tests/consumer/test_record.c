@@ -1372,6 +1372,172 @@ Test(stress, a_killed_recorder_loses_nothing_its_queue_held, .timeout = 3600)
 	rm_rf(dir);
 }
 
+/*
+ * A memory cgroup of our own under the one we are in (v2, or v1's memory
+ * controller), limited to @bytes: its directory, or NULL if this machine
+ * gives us none (not root, no controller).
+ */
+static char *memory_cgroup(uint64_t bytes, const char **limit_file, const char **oom_file)
+{
+	char line[512], *dir = NULL, *base = NULL;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char *path = strrchr(line, ':');
+
+		if (!path)
+			continue;
+		path[strcspn(path, "\n")] = 0;
+		if (strstr(line, ":memory:")) {
+			base = strdup(P("/sys/fs/cgroup/memory%s", path + 1));
+			*limit_file = "memory.limit_in_bytes";
+			*oom_file = "memory.oom_control";
+			break;
+		}
+		if (!strncmp(line, "0::", 3) && access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {
+			base = strdup(P("/sys/fs/cgroup%s", path + 1));
+			*limit_file = "memory.max";
+			*oom_file = "memory.events";
+		}
+	}
+	fclose(f);
+	if (!base)
+		return NULL;
+	dir = strdup(P("%s/rtr-oom-%d", base, (int)getpid()));
+	free(base);
+	if (mkdir(dir, 0700) < 0) {
+		free(dir);
+		return NULL;
+	}
+	f = fopen(P("%s/%s", dir, *limit_file), "w");
+	if (!f || fprintf(f, "%" PRIu64 "\n", bytes) < 0 || fclose(f)) {
+		rmdir(dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/*
+ * The recorder killed by the OOM killer: in a 48 MiB memory cgroup, it
+ * writes to a pipe nobody reads, so its write-behind queue (its file in
+ * /dev/shm, charged to it) grows until the kernel kills it.  Then the pipe
+ * is read, the program killed, and recover must give back every committed
+ * event, as for a SIGKILL.
+ */
+Test(stress, a_recorder_the_oom_killer_kills_loses_nothing, .timeout = 600)
+{
+	const char *limit_file = NULL, *oom_file = NULL;
+	char *cg = memory_cgroup(48ull << 20, &limit_file, &oom_file);
+	char *dir, *log, *rlog, *region, *oom, *argv[32], script[PATH_MAX + 64];
+	uint64_t done[EMIT_MAX_THREADS], sum = 0, total, cap = 0;
+	volatile uint64_t *prog;
+	int pfd[2], lfd, fd, st, n = 0;
+	pid_t recorder, program;
+	struct tv *v;
+	char buf[65536];
+	ssize_t got;
+
+	if (!cg)
+		cr_skip_test("no memory cgroup of our own here (root and a memory controller "
+			     "needed): the OOM case is not tested");
+	dir = make_tmpdir("/tmp");
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	snprintf(script, sizeof(script), "echo $$ > '%s/cgroup.procs' && exec \"$@\"", cg);
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n++] = "sh";
+	argv[n++] = ringtrace();
+	argv[n++] = "record";
+	argv[n++] = "-o";
+	argv[n++] = "-";
+	argv[n++] = "--packet-size";
+	argv[n++] = "64k";
+	argv[n++] = "--packets";
+	argv[n++] = "8";
+	argv[n++] = "--";
+	argv[n++] = emit_path();
+	argv[n++] = "--threads";
+	argv[n++] = "2";
+	argv[n++] = "--events";
+	argv[n++] = "0";
+	argv[n++] = "--pace";
+	argv[n++] = "64:20";
+	argv[n++] = "--progress";
+	argv[n++] = P("%s/progress", dir);
+	argv[n] = NULL;
+	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
+	lfd = open_log(P("%s/record.log", dir));
+	recorder = spawn(argv, NULL, -1, pfd[1], lfd);
+	close(lfd);
+	close(pfd[1]);
+	/* Nobody reads the pipe: the queue grows until the kernel kills the recorder. */
+	st = wait_exit(recorder, 300, "ringtrace record in a 48 MiB cgroup");
+	log = slurp(P("%s/record.log", dir));
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the recorder was not killed "
+		  "(status 0x%x):\n%s", st, log);
+	oom = sh(&st, "cat '%s/%s'", cg, oom_file);	/* its size says 0: read it whole */
+	cr_assert(oom && strstr(oom, "oom_kill ") && !strstr(oom, "oom_kill 0"),
+		  "the recorder died, but not by the OOM killer:\n%s", oom ? oom : "");
+	free(oom);
+	region = strdup(region_of(log));
+	program = (pid_t)strtol(strstr(log, "(pid ") + 5, NULL, 10);
+	kill(program, SIGKILL);
+	wait_exit(program, 60, "the traced program");
+	fd = open(P("%s/progress", dir), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	prog = mmap(NULL, EMIT_MAX_THREADS * 8, PROT_READ, MAP_SHARED, fd, 0);
+	cr_assert_neq(prog, MAP_FAILED);
+	close(fd);
+	for (uint32_t t = 0; t < 2; t++) {
+		done[t] = prog[t];
+		sum += done[t];
+		if (done[t] + 1 > cap)
+			cap = done[t] + 1;
+	}
+	munmap((void *)prog, EMIT_MAX_THREADS * 8);
+	/* What the pipe holds, then what recover takes. */
+	fd = open(P("%s/stream", dir), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	while ((got = read(pfd[0], buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(fd, buf, (size_t)got), got);
+	close(fd);
+	close(pfd[0]);
+	free(sh(&st, "'%s' consume - -o '%s/piped' < '%s/stream' 2>&1", ringtrace(), dir, dir));
+	rlog = sh(&st, "'%s' recover '%s' -o '%s/rec' 2>&1", ringtrace(), region, dir);
+	expect_exit(st, 0, "ringtrace recover", rlog);
+	cr_expect_neq(strstr(rlog, "from the write-behind queue"), NULL, "%s", rlog);
+	cr_expect_eq(access(P("%s.queue", region), F_OK), -1, "the queue file is left:\n%s", rlog);
+	v = tv_new(2, cap, false);
+	v->dup_ok = strstr(rlog, "being written to the recorder's pipe") != NULL;
+	if (access(P("%s/piped/metadata", dir), F_OK) == 0)
+		tv_read(v, P("%s/piped", dir), &(struct tv_dir){ 0 });
+	v->ndirs = 0;
+	tv_read(v, P("%s/rec", dir), &(struct tv_dir){ 0 });	/* babeltrace2: the kill loop */
+	check_clean(P("%s/rec", dir));
+	total = v->all.emit_events + v->all.lost_events;
+	cr_assert(total >= sum && total <= sum + 2, "%" PRIu64 " events committed, the traces "
+		  "have %" PRIu64 " and count %" PRIu64 " lost\n%s\n%s", sum, v->all.emit_events,
+		  v->all.lost_events, log, rlog);
+	cr_assert_eq(v->all.lost_packets, 0, "a packet is in neither trace\n%s", rlog);
+	for (uint32_t t = 0; t < 2; t++)
+		cr_assert(!v->present[t] || v->max[t] <= done[t], "thread %u: an event it never "
+			  "committed", t);
+	fprintf(stderr, "  oom: the recorder killed by the OOM killer; %" PRIu64 " events "
+		"recovered, %" PRIu64 " counted dropped\n", v->all.emit_events, v->all.lost_events);
+	tv_free(v);
+	unlink(region);
+	free(region);
+	free(log);
+	free(rlog);
+	rmdir(cg);
+	free(cg);
+	rm_rf(dir);
+}
+
 /* ---- 5. streaming through a pipe, and rotation ---------------------------- */
 
 /*
