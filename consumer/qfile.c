@@ -32,8 +32,7 @@
 #define QFILE_CAP_MAX (1ull << 40)	/* --buffer-size's bound: a bigger one is refused */
 
 struct live {
-	const struct rtr_qfile_slot *sl;	/* in the mapping */
-	struct rtr_qfile_slot v;		/* its copy, checked */
+	struct rtr_qfile_slot v;	/* a copy of the descriptor, checked */
 	uint64_t pos;
 };
 
@@ -147,6 +146,41 @@ out:
 	return ret;
 }
 
+/*
+ * The descriptors to read, extent by extent: a hole in the table was never
+ * written, and reads as FREE; a terabyte queue's table is not read through.
+ */
+struct slot_iter {
+	int fd;
+	uint64_t nslots, i, end;
+};
+
+static bool next_slot(struct slot_iter *it, uint64_t *idx)
+{
+	const uint64_t sz = sizeof(struct rtr_qfile_slot);
+
+	if (it->i >= it->end) {
+		off_t d = lseek(it->fd, (off_t)(RTR_QFILE_HDR + it->i * sz), SEEK_DATA);
+
+		if (d < 0 && errno == ENXIO)
+			return false;	/* holes to the end */
+		if (d < 0) {
+			it->end = it->nslots;	/* no SEEK_DATA here: all of it */
+		} else {
+			off_t h = lseek(it->fd, d, SEEK_HOLE);
+
+			it->i = ((uint64_t)d - RTR_QFILE_HDR) / sz;
+			it->end = h < d ? it->nslots : ((uint64_t)h - RTR_QFILE_HDR + sz - 1) / sz;
+			if (it->end > it->nslots)
+				it->end = it->nslots;
+		}
+		if (it->i >= it->end)
+			return false;
+	}
+	*idx = it->i++;
+	return true;
+}
+
 static void warn_add(struct rtr_qfile_report *rep, const char *w)
 {
 	size_t n = strlen(rep->warn);
@@ -161,6 +195,7 @@ int rtr_qfile_look(const char *qpath, struct rtr_qfile_info *info)
 	struct stat st;
 	int fd = open(qpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	int ret = 0;
+	uint64_t i;
 
 	memset(info, 0, sizeof(*info));
 	if (fd < 0)
@@ -179,7 +214,7 @@ int rtr_qfile_look(const char *qpath, struct rtr_qfile_info *info)
 	info->running = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 	h.path[sizeof(h.path) - 1] = 0;
 	snprintf(info->trace, sizeof(info->trace), "%s", h.stream ? "-" : h.path);
-	for (uint64_t i = 0; i < h.cap / RTR_QFILE_BLOCK; i++) {
+	for (struct slot_iter it = { fd, h.cap / RTR_QFILE_BLOCK, 0, 0 }; next_slot(&it, &i);) {
 		struct rtr_qfile_slot sl;
 
 		if (pread(fd, &sl, sizeof(sl), RTR_QFILE_HDR + i * sizeof(sl)) != (ssize_t)sizeof(sl))
@@ -197,6 +232,7 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 	const struct rtr_region_hdr *rh = rtr_consumer_region(s->c);
 	struct rtr_qfile_hdr h;
 	struct live *lv = NULL;
+	uint64_t si, lvcap = 0;
 	uint8_t *map = MAP_FAILED, *buf = NULL;
 	uint64_t n = 0, maplen = 0;
 	struct stat st;
@@ -258,37 +294,43 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 		goto out;
 	}
 	/* The packets there: each checked, none overlapping another. */
-	for (uint64_t i = 0; i < h.nslots; i++) {
-		const struct rtr_qfile_slot *sl = (const void *)(map + RTR_QFILE_HDR) + i * sizeof(*sl);
+	for (struct slot_iter it = { fd, h.nslots, 0, 0 }; next_slot(&it, &si);) {
+		const struct rtr_qfile_slot *sl = (const void *)(map + RTR_QFILE_HDR) + si * sizeof(*sl);
 		struct rtr_qfile_slot v;
 
 		memcpy(&v, sl, sizeof(v));
 		if (v.state == RTR_QSLOT_FREE)
 			continue;
-		if (!lv && !(lv = calloc(h.nslots, sizeof(*lv)))) {
-			ret = -ENOMEM;
-			snprintf(err, errlen, "%s: out of memory", qpath);
-			goto out;
+		if (n == lvcap) {
+			struct live *nlv = realloc(lv, (lvcap = lvcap ? 2 * lvcap : 64) * sizeof(*lv));
+
+			if (!nlv) {
+				ret = -ENOMEM;
+				snprintf(err, errlen, "%s: out of memory", qpath);
+				goto out;
+			}
+			lv = nlv;
 		}
 		if (v.state > RTR_QSLOT_DONE || v.cpu >= s->ncpus || !v.order ||
 		    v.size < RTR_PACKET_HDR_SIZE || v.size > rh->packet_size ||
 		    v.room % RTR_QFILE_BLOCK || v.room < v.size ||
-		    v.room > h.cap - i * RTR_QFILE_BLOCK) {
-			ret = refuse(err, errlen, qpath, "descriptor %" PRIu64 " is damaged", i);
+		    v.room > h.cap - si * RTR_QFILE_BLOCK) {
+			ret = refuse(err, errlen, qpath, "descriptor %" PRIu64 " is damaged", si);
 			goto out;
 		}
-		lv[n].sl = sl;
 		lv[n].v = v;
-		lv[n++].pos = i * RTR_QFILE_BLOCK;
+		lv[n++].pos = si * RTR_QFILE_BLOCK;
 	}
-	qsort(lv, n, sizeof(*lv), by_pos);
+	if (n)
+		qsort(lv, n, sizeof(*lv), by_pos);
 	for (uint64_t i = 1; i < n; i++)
 		if (lv[i - 1].pos + lv[i - 1].v.room > lv[i].pos) {
 			ret = refuse(err, errlen, qpath, "two packets overlap at arena byte %" PRIu64,
 				     lv[i].pos);
 			goto out;
 		}
-	qsort(lv, n, sizeof(*lv), by_order);
+	if (n)
+		qsort(lv, n, sizeof(*lv), by_order);
 	for (uint64_t i = 1; i < n; i++)
 		if (lv[i - 1].v.order == lv[i].v.order) {
 			ret = refuse(err, errlen, qpath, "two packets numbered %" PRIu64,

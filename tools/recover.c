@@ -144,6 +144,14 @@ int rtr_cmd_recover(int argc, char **argv)
 	region_report(&s, o.out.path);
 	report_queue(&q, qpath, rep.queue_err);
 	report_recovered(&s, &t, &q);
+	/* Packets are taken as their headers say; the records inside, as check reads them. */
+	if (!ret) {
+		char damage[1024];
+
+		if (cli_check_written(o.out.path, damage, sizeof(damage)))
+			fprintf(stderr, "  records damaged inside packets, kept as they were: %s "
+				"(`ringtrace check %s` says more)\n", damage, o.out.path);
+	}
 done:
 	rtr_qfile_report_free(&q);
 	rtr_session_close(&s);

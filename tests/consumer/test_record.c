@@ -1373,6 +1373,158 @@ Test(stress, a_killed_recorder_loses_nothing_its_queue_held, .timeout = 3600)
 }
 
 /*
+ * A dead recorder's queue file is input like any other: one from a real
+ * kill, damaged 60 ways (random bytes in the header, the descriptors and
+ * the packets; cut short; a descriptor's fields set to extremes), and
+ * `ringtrace recover` of its region each time: no crash, no hang, no
+ * sanitizer report; a file it refuses is named, left as it is, and the
+ * ring is recovered anyway; one it takes gives a trace `check` calls clean.
+ */
+Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout = 600)
+{
+	char *dir = make_tmpdir("/dev/shm"), *log, *region, *argv[32], *qcopy, *rcopy;
+	unsigned seed = 4242;
+	int pfd[2], lfd, st, n = 0, refused = 0, taken = 0;
+	pid_t recorder, program;
+	size_t qlen;
+
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	argv[n++] = ringtrace();
+	argv[n++] = "record";
+	argv[n++] = "-o";
+	argv[n++] = "-";
+	argv[n++] = "--packet-size";
+	argv[n++] = "64k";
+	argv[n++] = "--packets";
+	argv[n++] = "8";
+	argv[n++] = "--buffer-size";
+	argv[n++] = "2M";
+	argv[n++] = "--";
+	argv[n++] = emit_path();
+	argv[n++] = "--threads";
+	argv[n++] = "2";
+	argv[n++] = "--events";
+	argv[n++] = "0";
+	argv[n++] = "--pace";
+	argv[n++] = "64:100";
+	argv[n++] = "--progress";
+	argv[n++] = P("%s/progress", dir);
+	argv[n] = NULL;
+	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
+	lfd = open_log(P("%s/record.log", dir));
+	recorder = spawn(argv, NULL, -1, pfd[1], lfd);
+	close(lfd);
+	close(pfd[1]);
+	/* Nobody reads: the queue fills, its packets never written. */
+	sleep(2);
+	kill(recorder, SIGKILL);
+	wait_exit(recorder, 60, "ringtrace record");
+	close(pfd[0]);
+	log = slurp(P("%s/record.log", dir));
+	region = strdup(region_of(log));
+	program = (pid_t)strtol(strstr(log, "(pid ") + 5, NULL, 10);
+	kill(program, SIGKILL);
+	wait_exit(program, 60, "the traced program");
+	free(log);
+	qcopy = strdup(P("%s/pristine.queue", dir));
+	rcopy = strdup(P("%s/r", dir));
+	free(sh(&st, "cp '%s.queue' '%s' && cp '%s' '%s'", region, qcopy, region, rcopy));
+	cr_assert_eq(st, 0);
+	{
+		struct stat sb;
+
+		cr_assert_eq(stat(qcopy, &sb), 0);
+		qlen = (size_t)sb.st_size;
+	}
+	for (int trial = 0; trial < 60; trial++) {
+		char *q = strdup(P("%s.queue", rcopy)), *out;
+		int fd;
+
+		free(sh(&st, "rm -rf '%s/rec'; cp --sparse=always '%s' '%s'", dir, qcopy, q));
+		fd = open(q, O_RDWR);
+		cr_assert_geq(fd, 0);
+		switch (trial % 6) {
+		case 0:		/* the header */
+			for (int k = 0; k < 1 + trial % 5; k++) {
+				uint8_t b = (uint8_t)(1 + rand_r(&seed) % 255);
+
+				cr_assert_eq(pwrite(fd, &b, 1, rand_r(&seed) % 4096), 1);
+			}
+			break;
+		case 1:		/* the first descriptors */
+			for (int k = 0; k < 1 + trial % 9; k++) {
+				uint8_t b = (uint8_t)(1 + rand_r(&seed) % 255);
+
+				cr_assert_eq(pwrite(fd, &b, 1, 4096 + rand_r(&seed) % 8192), 1);
+			}
+			break;
+		case 2: {	/* a descriptor's field at an extreme */
+			uint64_t v = trial & 8 ? UINT64_MAX : (uint64_t)1 << 62;
+			off_t at = 4096 + (off_t)(rand_r(&seed) % 128) * 64 + 8 * (rand_r(&seed) % 7);
+
+			cr_assert_eq(pwrite(fd, &v, 8, at), 8);
+			break;
+		}
+		case 3:		/* cut short */
+			cr_assert_eq(ftruncate(fd, (off_t)(rand_r(&seed) % (qlen / 2))), 0);
+			break;
+		case 4: {	/* the packets: garbage at the arena's start */
+			uint8_t junk[512];
+
+			for (size_t k = 0; k < sizeof(junk); k++)
+				junk[k] = (uint8_t)rand_r(&seed);
+			cr_assert_eq(pwrite(fd, junk, sizeof(junk), 4096 + 8192 +
+					    (off_t)(rand_r(&seed) % 65536)), (ssize_t)sizeof(junk));
+			break;
+		}
+		default:	/* untouched: taken whole */
+			break;
+		}
+		close(fd);
+		out = sh(&st, "timeout 60 '%s' recover '%s' -o '%s/rec' 2>&1", ringtrace(), rcopy, dir);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) <= 1, "trial %d: recover crashed or "
+			  "hung (status 0x%x):\n%s", trial, st, out);
+		cr_assert_null(strstr(out, "Sanitizer"), "trial %d:\n%s", trial, out);
+		if (access(q, F_OK) == 0) {
+			cr_assert_not_null(strstr(out, q), "trial %d: the queue file is left and not "
+					   "named:\n%s", trial, out);
+			refused++;
+		} else {
+			taken++;
+		}
+		/*
+		 * Packets whose bodies were scribbled on are taken as a ring's
+		 * would be (the consumer copies records, readers check them):
+		 * check names that damage; everything else comes out clean.
+		 */
+		if (WEXITSTATUS(st) == 0 && trial % 6 != 4) {
+			check_clean(P("%s/rec", dir));
+		} else if (WEXITSTATUS(st) == 0) {
+			char *c = sh(&st, "timeout 60 '%s' check '%s/rec' 2>&1", ringtrace(), dir);
+
+			cr_assert(WIFEXITED(st) && WEXITSTATUS(st) <= 1, "trial %d: check crashed:\n%s",
+				  trial, c);
+			free(c);
+		}
+		if (trial % 6 == 5)
+			cr_assert_null(strstr(out, "not a write-behind queue"), "trial %d: the "
+				       "untouched file was refused:\n%s", trial, out);
+		unlink(q);
+		free(q);
+		free(out);
+	}
+	cr_expect_gt(refused, 10, "damage refused %d times of 60: the file is hardly checked",
+		     refused);
+	cr_expect_geq(taken, 10);
+	unlink(region);
+	unlink(P("%s.queue", region));
+	free(region);
+	free(qcopy);
+	free(rcopy);
+	rm_rf(dir);
+}
+
+/*
  * A memory cgroup of our own under the one we are in (v2, or v1's memory
  * controller), limited to @bytes: its directory, or NULL if this machine
  * gives us none (not root, no controller).
