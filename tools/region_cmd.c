@@ -51,7 +51,8 @@ static const char *const help_text[] = {
 	"                       to T for room (e.g. 100ms; inf: no limit) before it drops\n"
 	"                       the event (default 0: it drops at once)\n"
 	"  --buffer-size SIZE   the write-behind queue between the ring and the disk\n"
-	"                       (default 256M; 0: write each packet as it is taken)\n"
+	"                       (default 256M; 0: write each packet as it is taken),\n"
+	"                       the file REGION.queue: `recover` takes it if we die\n"
 	"  --force              replace an existing trace directory\n"
 	"  --file-mode OCTAL    mode of the files written (default 0600)\n"
 	"  --keep-region        leave the region file when done\n"
@@ -81,9 +82,12 @@ static const char *const help_text[] = {
 	"Rebuild a trace from the region of a process that crashed or was killed: every\n"
 	"complete packet, and each CPU's open packet up to its last committed event.\n"
 	"Reports what could not be saved and why.  A region whose producer still runs\n"
-	"is refused (use consume or snapshot).  --xen-domain D: the region of Xen guest\n"
-	"D (a name or an id), from dom0: a guest that crashed and was preserved\n"
-	"(on_crash = 'preserve'); one that runs or is paused is refused.\n",
+	"is refused (use consume or snapshot).  A dead recorder's write-behind queue\n"
+	"(REGION.queue) is taken first: the packets it had not written whole, its trace\n"
+	"cut back to the packets before them; the file is then removed.  --xen-domain\n"
+	"D: the region of Xen guest D (a name or an id), from dom0: a guest that\n"
+	"crashed and was preserved (on_crash = 'preserve'); one that runs or is paused\n"
+	"is refused.\n",
 };
 
 static void help(const char *cmd)
