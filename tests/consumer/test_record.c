@@ -1137,6 +1137,147 @@ Test(stress, record_crash_then_recover_gets_every_committed_event, .timeout = 36
 /* ---- 3. the recorder killed --------------------------------------------- */
 
 /*
+ * A recorder to be killed, of two emit threads that write until killed and
+ * publish what they committed (--progress).  victim_start() spawns
+ * `[/bin/sh -c WRAP sh] ringtrace record REC... -- emit ... EMIT...`, its
+ * standard output @out and its log DIR/record-ID.log;
+ * victim_running() waits until events are committed and the recorder has
+ * named the region; victim_dead(), once the recorder is dead, kills the
+ * program too and reads what each thread had committed.
+ */
+struct victim {
+	char *log_path, *progress, *log, *region;
+	pid_t recorder, program;
+	volatile uint64_t *prog;
+	uint64_t done[2], sum, cap;
+};
+
+static void victim_start(struct victim *vi, const char *dir, unsigned id, char *wrap,
+			 char *const rec[], char *const emit[], int out)
+{
+	char *argv[48];
+	int n = 0, lfd;
+
+	memset(vi, 0, sizeof(*vi));
+	vi->log_path = strdup(P("%s/record-%u.log", dir, id));
+	vi->progress = strdup(P("%s/progress-%u", dir, id));
+	if (wrap) {
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		argv[n++] = wrap;
+		argv[n++] = "sh";
+	}
+	argv[n++] = ringtrace();
+	argv[n++] = "record";
+	for (int i = 0; rec[i]; i++)
+		argv[n++] = rec[i];
+	argv[n++] = "--";
+	argv[n++] = emit_path();
+	argv[n++] = "--threads";
+	argv[n++] = "2";
+	argv[n++] = "--events";
+	argv[n++] = "0";
+	argv[n++] = "--progress";
+	argv[n++] = vi->progress;
+	for (int i = 0; emit && emit[i]; i++)
+		argv[n++] = emit[i];
+	argv[n] = NULL;
+	cr_assert_lt(n, 48);
+	lfd = open_log(vi->log_path);
+	vi->recorder = spawn(argv, NULL, -1, out, lfd);
+	close(lfd);
+}
+
+static void victim_running(struct victim *vi)
+{
+	double t0;
+	char *log;
+	int fd;
+
+	wait_path(vi->progress, vi->recorder, 60);
+	fd = open(vi->progress, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	/* Created, then sized: a mapping beyond its end would be SIGBUS. */
+	t0 = now();
+	for (struct stat sb; fstat(fd, &sb) == 0 && sb.st_size < EMIT_MAX_THREADS * 8;) {
+		cr_assert_lt(now() - t0, 60, "%s is not sized", vi->progress);
+		usleep(200);
+	}
+	vi->prog = mmap(NULL, EMIT_MAX_THREADS * 8, PROT_READ, MAP_SHARED, fd, 0);
+	cr_assert_neq(vi->prog, MAP_FAILED);
+	close(fd);
+	for (t0 = now(); !vi->prog[0] && !vi->prog[1];) {
+		cr_assert_lt(now() - t0, 60, "the program emitted nothing in 60 s");
+		usleep(200);
+	}
+	for (t0 = now(); !(log = slurp(vi->log_path)) || !strstr(log, ", region /"); free(log)) {
+		cr_assert_lt(now() - t0, 60, "the recorder names no region in 60 s");
+		usleep(1000);
+	}
+	free(log);
+}
+
+/* The recorder is dead (status @st): the program too, after @linger_us. */
+static void victim_dead(struct victim *vi, int st, useconds_t linger_us)
+{
+	const char *p;
+
+	vi->log = slurp(vi->log_path);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the recorder was not killed "
+		  "(status 0x%x):\n%s", st, vi->log ? vi->log : "");
+	vi->region = strdup(region_of(vi->log));
+	p = strstr(vi->log, "(pid ");
+	cr_assert_not_null(p, "%s", vi->log);
+	vi->program = (pid_t)strtol(p + 5, NULL, 10);
+	cr_assert_gt(vi->program, 1, "%s", vi->log);
+	/* It runs on into its ring (its writers drop); then it dies too. */
+	usleep(linger_us);
+	kill(vi->program, SIGKILL);
+	wait_exit(vi->program, 60, "the traced program");	/* ours: we are its subreaper */
+	for (uint32_t t = 0; t < 2; t++) {
+		vi->done[t] = vi->prog[t];
+		vi->sum += vi->done[t];
+		if (vi->done[t] + 1 > vi->cap)
+			vi->cap = vi->done[t] + 1;
+	}
+	munmap((void *)vi->prog, EMIT_MAX_THREADS * 8);
+}
+
+/*
+ * The recorder's trace @traces (read into @v before) and the recovered one
+ * hold every event the program committed, once, or count it dropped; no
+ * packet is missing, no event was never committed.
+ */
+static void victim_accounted(const struct victim *vi, const struct tv *v, const char *what,
+			     const char *rlog)
+{
+	uint64_t total = v->all.emit_events + v->all.lost_events;
+
+	for (uint32_t t = 0; t < 2; t++)
+		cr_assert(!v->present[t] || v->max[t] <= vi->done[t], "%s: thread %u had committed %"
+			  PRIu64 " events, the traces have seq %" PRIu64, what, t, vi->done[t],
+			  v->max[t]);
+	cr_assert(total >= vi->sum && total <= vi->sum + 2, "%s: %" PRIu64 " events committed (+ "
+		  "up to 2 in flight), the traces have %" PRIu64 " and count %" PRIu64 " lost\n%s\n"
+		  "%s", what, vi->sum, v->all.emit_events, v->all.lost_events, vi->log, rlog);
+	cr_assert_eq(v->all.lost_packets, 0, "%s: a packet is in neither trace\n%s\n%s", what,
+		     vi->log, rlog);
+	cr_assert(!v->dups || v->dup_ok, "%s: events in both traces\n%s", what, rlog);
+}
+
+static void victim_free(struct victim *vi)
+{
+	if (vi->region)
+		unlink(vi->region);
+	unlink(vi->progress);
+	free(vi->log_path);
+	free(vi->progress);
+	free(vi->log);
+	free(vi->region);
+}
+
+
+/*
  * The recorder (not the program) is SIGKILLed at a random moment, with its
  * write-behind queue holding a random amount: `ringtrace recover` must put
  * every packet the queue had taken from the ring into a trace, exactly once
@@ -1167,111 +1308,56 @@ static uint64_t figure_before(const char *log, const char *what)
 
 static void kill_trial(const char *dir, unsigned trial, unsigned *seed, struct kill_figures *f)
 {
-	const uint32_t threads = 2;
 	int kind = (int)(trial % KILL_KINDS);
-	char *progress = strdup(P("%s/progress-%u", dir, trial));
 	char *out = strdup(P("%s/out-%u", dir, trial));
 	char *rec = strdup(P("%s/rec-%u", dir, trial));
-	char *rlogp = strdup(P("%s/record-%u.log", dir, trial));
 	char *stream = strdup(P("%s/stream-%u", dir, trial));
-	char *argv[40], *region, *log, *rlog, pause[32];
-	uint64_t done[EMIT_MAX_THREADS], sum = 0, total, cap = 0;
-	volatile uint64_t *prog;
-	int n = 0, lfd, pfd[2], st, fd;
-	pid_t recorder, reader = -1, program;
+	char *rargv[16], *eargv[3] = { NULL }, *rlog, pause[32];
+	int n = 0, pfd[2] = { -1, -1 }, st, fd = -1;
+	pid_t reader = -1;
+	struct victim vi;
 	struct tv *v;
-	double t0;
 
-	argv[n++] = ringtrace();
-	argv[n++] = "record";
-	argv[n++] = "-o";
-	argv[n++] = kind == KILL_PIPE ? "-" : out;
-	argv[n++] = "--packet-size";
-	argv[n++] = "64k";
-	argv[n++] = "--packets";
-	argv[n++] = "8";
-	argv[n++] = "--buffer-size";
-	argv[n++] = kind == KILL_PIPE ? "8M" : "2M";
-	argv[n++] = "--flush-interval";
-	argv[n++] = "20ms";
+	rargv[n++] = "-o";
+	rargv[n++] = kind == KILL_PIPE ? "-" : out;
+	rargv[n++] = "--packet-size";
+	rargv[n++] = "64k";
+	rargv[n++] = "--packets";
+	rargv[n++] = "8";
+	rargv[n++] = "--buffer-size";
+	rargv[n++] = kind == KILL_PIPE ? "8M" : "2M";
+	rargv[n++] = "--flush-interval";
+	rargv[n++] = "20ms";
 	if (kind == KILL_ROTATE) {
-		argv[n++] = "--rotate-size";
-		argv[n++] = "256k";
+		rargv[n++] = "--rotate-size";
+		rargv[n++] = "256k";
 	}
-	argv[n++] = "--";
-	argv[n++] = emit_path();
-	argv[n++] = "--threads";
-	argv[n++] = "2";
-	argv[n++] = "--events";
-	argv[n++] = "0";
-	argv[n++] = "--progress";
-	argv[n++] = progress;
+	rargv[n] = NULL;
 	if (kind != KILL_FILES) {
-		argv[n++] = "--pace";
-		argv[n++] = kind == KILL_PACED ? "16:100" : "64:50";
+		eargv[0] = "--pace";
+		eargv[1] = kind == KILL_PACED ? "16:100" : "64:50";
 	}
-	argv[n] = NULL;
-	lfd = open_log(rlogp);
 	if (kind == KILL_PIPE) {
 		/* The reader: nothing for a while, then all of it. */
+		char *sargv[] = { "/bin/sh", "-c", pause, NULL };
+
 		snprintf(pause, sizeof(pause), "sleep 0.%03u; exec cat", rand_r(seed) % 400);
 		cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
 		fd = open(stream, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		cr_assert_geq(fd, 0);
-		{
-			char *sargv[] = { "/bin/sh", "-c", pause, NULL };
-
-			reader = spawn(sargv, NULL, pfd[0], fd, -1);
-		}
-		recorder = spawn(argv, NULL, -1, pfd[1], lfd);
+		reader = spawn(sargv, NULL, pfd[0], fd, -1);
 		close(pfd[0]);
-		close(pfd[1]);
 		close(fd);
-	} else {
-		recorder = spawn(argv, NULL, -1, -1, lfd);
 	}
-	close(lfd);
-	wait_path(progress, recorder, 60);
-	fd = open(progress, O_RDONLY);
-	cr_assert_geq(fd, 0);
-	t0 = now();
-	for (struct stat sb; fstat(fd, &sb) == 0 && sb.st_size < EMIT_MAX_THREADS * 8;) {
-		cr_assert_lt(now() - t0, 60, "%s is not sized", progress);
-		usleep(200);
-	}
-	prog = mmap(NULL, EMIT_MAX_THREADS * 8, PROT_READ, MAP_SHARED, fd, 0);
-	cr_assert_neq(prog, MAP_FAILED);
-	close(fd);
-	t0 = now();
-	while (!prog[0] && !prog[1]) {
-		cr_assert_lt(now() - t0, 60, "the program emitted nothing in 60 s");
-		usleep(200);
-	}
-	/* The recorder is attached (it names the region), then a random moment. */
-	for (t0 = now(); !(log = slurp(rlogp)) || !strstr(log, ", region /"); free(log)) {
-		cr_assert_lt(now() - t0, 60, "the recorder names no region in 60 s");
-		usleep(1000);
-	}
-	free(log);
+	victim_start(&vi, dir, trial, NULL, rargv, eargv, pfd[1]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	/* Recording, then a random moment. */
+	victim_running(&vi);
 	usleep(rand_r(seed) % 150000);
-	cr_assert_eq(kill(recorder, SIGKILL), 0);
-	st = wait_exit(recorder, 60, "ringtrace record");
-	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
-	log = slurp(rlogp);
-	region = strdup(region_of(log));
-	program = (pid_t)strtol(strstr(log, "(pid ") + 5, NULL, 10);
-	cr_assert_gt(program, 1, "%s", log);
-	/* The program runs on into its ring (its writers drop); then it dies too. */
-	usleep(rand_r(seed) % 50000);
-	kill(program, SIGKILL);
-	wait_exit(program, 60, "the traced program");	/* ours: we are its subreaper */
-	for (uint32_t t = 0; t < threads; t++) {
-		done[t] = prog[t];
-		sum += done[t];
-		if (done[t] + 1 > cap)
-			cap = done[t] + 1;
-	}
-	munmap((void *)prog, EMIT_MAX_THREADS * 8);
+	cr_assert_eq(kill(vi.recorder, SIGKILL), 0);
+	st = wait_exit(vi.recorder, 60, "ringtrace record");
+	victim_dead(&vi, st, rand_r(seed) % 50000);
 	if (kind == KILL_PIPE) {
 		char *clog;
 
@@ -1283,24 +1369,22 @@ static void kill_trial(const char *dir, unsigned trial, unsigned *seed, struct k
 		free(clog);
 		unlink(stream);
 	}
-	rlog = sh(&st, "'%s' recover '%s' -o '%s' 2>&1", ringtrace(), region, rec);
+	rlog = sh(&st, "'%s' recover '%s' -o '%s' 2>&1", ringtrace(), vi.region, rec);
 	expect_exit(st, 0, "ringtrace recover", rlog);
-	cr_expect_eq(access(P("%s.queue", region), F_OK), -1,
+	cr_expect_eq(access(P("%s.queue", vi.region), F_OK), -1,
 		     "trial %u: recover left the queue file\n%s", trial, rlog);
-	v = tv_new(threads, cap, false);
+	v = tv_new(2, vi.cap, false);
 	v->dup_ok = strstr(rlog, "being written to the recorder's pipe") != NULL;
 	/* The recorder's trace, then the recovered one continuing each stream. */
 	if (kind == KILL_ROTATE) {
 		tv_read_chunks(v, out, "chunk", trial % 20 == KILL_ROTATE);
-	} else {
+	} else if (access(P("%s/metadata", out), F_OK) == 0) {
 		struct tv_dir d;
 
-		if (access(P("%s/metadata", out), F_OK) == 0) {
-			tv_read(v, out, &d);
-			if (trial % 20 < KILL_KINDS)
-				bt2_agrees(out, &d);
-			check_clean(out);
-		}
+		tv_read(v, out, &d);
+		if (trial % 20 < KILL_KINDS)
+			bt2_agrees(out, &d);
+		check_clean(out);
 	}
 	v->ndirs = 0;
 	{
@@ -1311,21 +1395,7 @@ static void kill_trial(const char *dir, unsigned trial, unsigned *seed, struct k
 			bt2_agrees_on(rec, &d, false);
 		check_clean(rec);
 	}
-	/* Nothing invented: no thread has an event it had not committed. */
-	for (uint32_t t = 0; t < threads; t++)
-		cr_assert(!v->present[t] || v->max[t] <= done[t],
-			  "trial %u: thread %u had committed %" PRIu64 " events, the traces have seq %"
-			  PRIu64, trial, t, done[t], v->max[t]);
-	/* Nothing lost: every committed event in one of the traces, or counted dropped. */
-	total = v->all.emit_events + v->all.lost_events;
-	cr_assert(total >= sum && total <= sum + threads,
-		  "trial %u (kind %d): %" PRIu64 " events committed (+ up to %u in flight), the "
-		  "traces have %" PRIu64 " and count %" PRIu64 " lost\n%s\n%s", trial, kind, sum,
-		  threads, v->all.emit_events, v->all.lost_events, log, rlog);
-	cr_assert_eq(v->all.lost_packets, 0, "trial %u (kind %d): a packet is in neither trace\n"
-		     "%s\n%s", trial, kind, log, rlog);
-	/* At most the one packet recover named, twice. */
-	cr_assert(!v->dups || v->dup_ok, "trial %u: events in both traces\n%s", trial, rlog);
+	victim_accounted(&vi, v, P("trial %u (kind %d)", trial, kind), rlog);
 	f->trials++;
 	f->events += v->all.emit_events;
 	f->lost += v->all.lost_events;
@@ -1333,16 +1403,11 @@ static void kill_trial(const char *dir, unsigned trial, unsigned *seed, struct k
 	f->cut += figure_before(rlog, "stream file");
 	f->twice += v->dups;
 	free(rlog);
-	free(log);
 	tv_free(v);
-	unlink(region);
-	free(region);
-	unlink(progress);
+	victim_free(&vi);
 	free(sh(&st, "rm -rf '%s' '%s'", out, rec));
-	free(progress);
 	free(out);
 	free(rec);
-	free(rlogp);
 	free(stream);
 }
 
@@ -1382,50 +1447,26 @@ Test(stress, a_killed_recorder_loses_nothing_its_queue_held, .timeout = 3600)
  */
 Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout = 600)
 {
-	char *dir = make_tmpdir("/dev/shm"), *log, *region, *argv[32], *qcopy, *rcopy;
+	char *dir = make_tmpdir("/dev/shm"), *region, *qcopy, *rcopy;
+	char *rargv[] = { "-o", "-", "--packet-size", "64k", "--packets", "8", "--buffer-size",
+			  "2M", NULL };
+	char *eargv[] = { "--pace", "64:100", NULL };
 	unsigned seed = 4242;
-	int pfd[2], lfd, st, n = 0, refused = 0, taken = 0;
-	pid_t recorder, program;
+	int pfd[2], st, refused = 0, taken = 0;
+	struct victim vi;
 	size_t qlen;
 
 	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-	argv[n++] = ringtrace();
-	argv[n++] = "record";
-	argv[n++] = "-o";
-	argv[n++] = "-";
-	argv[n++] = "--packet-size";
-	argv[n++] = "64k";
-	argv[n++] = "--packets";
-	argv[n++] = "8";
-	argv[n++] = "--buffer-size";
-	argv[n++] = "2M";
-	argv[n++] = "--";
-	argv[n++] = emit_path();
-	argv[n++] = "--threads";
-	argv[n++] = "2";
-	argv[n++] = "--events";
-	argv[n++] = "0";
-	argv[n++] = "--pace";
-	argv[n++] = "64:100";
-	argv[n++] = "--progress";
-	argv[n++] = P("%s/progress", dir);
-	argv[n] = NULL;
 	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
-	lfd = open_log(P("%s/record.log", dir));
-	recorder = spawn(argv, NULL, -1, pfd[1], lfd);
-	close(lfd);
+	victim_start(&vi, dir, 0, NULL, rargv, eargv, pfd[1]);
 	close(pfd[1]);
 	/* Nobody reads: the queue fills, its packets never written. */
-	sleep(2);
-	kill(recorder, SIGKILL);
-	wait_exit(recorder, 60, "ringtrace record");
+	victim_running(&vi);
+	sleep(1);
+	kill(vi.recorder, SIGKILL);
+	victim_dead(&vi, wait_exit(vi.recorder, 60, "ringtrace record"), 0);
 	close(pfd[0]);
-	log = slurp(P("%s/record.log", dir));
-	region = strdup(region_of(log));
-	program = (pid_t)strtol(strstr(log, "(pid ") + 5, NULL, 10);
-	kill(program, SIGKILL);
-	wait_exit(program, 60, "the traced program");
-	free(log);
+	region = vi.region;
 	qcopy = strdup(P("%s/pristine.queue", dir));
 	rcopy = strdup(P("%s/r", dir));
 	free(sh(&st, "cp '%s.queue' '%s' && cp '%s' '%s'", region, qcopy, region, rcopy));
@@ -1516,9 +1557,8 @@ Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout =
 	cr_expect_gt(refused, 10, "damage refused %d times of 60: the file is hardly checked",
 		     refused);
 	cr_expect_geq(taken, 10);
-	unlink(region);
 	unlink(P("%s.queue", region));
-	free(region);
+	victim_free(&vi);
 	free(qcopy);
 	free(rcopy);
 	rm_rf(dir);
@@ -1583,13 +1623,12 @@ Test(stress, a_recorder_the_oom_killer_kills_loses_nothing, .timeout = 600)
 {
 	const char *limit_file = NULL, *oom_file = NULL;
 	char *cg = memory_cgroup(48ull << 20, &limit_file, &oom_file);
-	char *dir, *log, *rlog, *region, *oom, *argv[32], script[PATH_MAX + 64];
-	uint64_t done[EMIT_MAX_THREADS], sum = 0, total, cap = 0;
-	volatile uint64_t *prog;
-	int pfd[2], lfd, fd, st, n = 0;
-	pid_t recorder, program;
+	char *rargv[] = { "-o", "-", "--packet-size", "64k", "--packets", "8", NULL };
+	char *eargv[] = { "--pace", "64:20", NULL };
+	char *dir, *rlog, *oom, script[PATH_MAX + 64], buf[65536];
+	struct victim vi;
 	struct tv *v;
-	char buf[65536];
+	int pfd[2], fd, st;
 	ssize_t got;
 
 	if (!cg)
@@ -1598,59 +1637,16 @@ Test(stress, a_recorder_the_oom_killer_kills_loses_nothing, .timeout = 600)
 	dir = make_tmpdir("/tmp");
 	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	snprintf(script, sizeof(script), "echo $$ > '%s/cgroup.procs' && exec \"$@\"", cg);
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = script;
-	argv[n++] = "sh";
-	argv[n++] = ringtrace();
-	argv[n++] = "record";
-	argv[n++] = "-o";
-	argv[n++] = "-";
-	argv[n++] = "--packet-size";
-	argv[n++] = "64k";
-	argv[n++] = "--packets";
-	argv[n++] = "8";
-	argv[n++] = "--";
-	argv[n++] = emit_path();
-	argv[n++] = "--threads";
-	argv[n++] = "2";
-	argv[n++] = "--events";
-	argv[n++] = "0";
-	argv[n++] = "--pace";
-	argv[n++] = "64:20";
-	argv[n++] = "--progress";
-	argv[n++] = P("%s/progress", dir);
-	argv[n] = NULL;
 	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
-	lfd = open_log(P("%s/record.log", dir));
-	recorder = spawn(argv, NULL, -1, pfd[1], lfd);
-	close(lfd);
+	victim_start(&vi, dir, 0, script, rargv, eargv, pfd[1]);
 	close(pfd[1]);
 	/* Nobody reads the pipe: the queue grows until the kernel kills the recorder. */
-	st = wait_exit(recorder, 300, "ringtrace record in a 48 MiB cgroup");
-	log = slurp(P("%s/record.log", dir));
-	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the recorder was not killed "
-		  "(status 0x%x):\n%s", st, log);
+	victim_running(&vi);
+	victim_dead(&vi, wait_exit(vi.recorder, 300, "ringtrace record in a 48 MiB cgroup"), 0);
 	oom = sh(&st, "cat '%s/%s'", cg, oom_file);	/* its size says 0: read it whole */
 	cr_assert(oom && strstr(oom, "oom_kill ") && !strstr(oom, "oom_kill 0"),
 		  "the recorder died, but not by the OOM killer:\n%s", oom ? oom : "");
 	free(oom);
-	region = strdup(region_of(log));
-	program = (pid_t)strtol(strstr(log, "(pid ") + 5, NULL, 10);
-	kill(program, SIGKILL);
-	wait_exit(program, 60, "the traced program");
-	fd = open(P("%s/progress", dir), O_RDONLY);
-	cr_assert_geq(fd, 0);
-	prog = mmap(NULL, EMIT_MAX_THREADS * 8, PROT_READ, MAP_SHARED, fd, 0);
-	cr_assert_neq(prog, MAP_FAILED);
-	close(fd);
-	for (uint32_t t = 0; t < 2; t++) {
-		done[t] = prog[t];
-		sum += done[t];
-		if (done[t] + 1 > cap)
-			cap = done[t] + 1;
-	}
-	munmap((void *)prog, EMIT_MAX_THREADS * 8);
 	/* What the pipe holds, then what recover takes. */
 	fd = open(P("%s/stream", dir), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	cr_assert_geq(fd, 0);
@@ -1659,31 +1655,23 @@ Test(stress, a_recorder_the_oom_killer_kills_loses_nothing, .timeout = 600)
 	close(fd);
 	close(pfd[0]);
 	free(sh(&st, "'%s' consume - -o '%s/piped' < '%s/stream' 2>&1", ringtrace(), dir, dir));
-	rlog = sh(&st, "'%s' recover '%s' -o '%s/rec' 2>&1", ringtrace(), region, dir);
+	rlog = sh(&st, "'%s' recover '%s' -o '%s/rec' 2>&1", ringtrace(), vi.region, dir);
 	expect_exit(st, 0, "ringtrace recover", rlog);
 	cr_expect_neq(strstr(rlog, "from the write-behind queue"), NULL, "%s", rlog);
-	cr_expect_eq(access(P("%s.queue", region), F_OK), -1, "the queue file is left:\n%s", rlog);
-	v = tv_new(2, cap, false);
+	cr_expect_eq(access(P("%s.queue", vi.region), F_OK), -1, "the queue file is left:\n%s",
+		     rlog);
+	v = tv_new(2, vi.cap, false);
 	v->dup_ok = strstr(rlog, "being written to the recorder's pipe") != NULL;
 	if (access(P("%s/piped/metadata", dir), F_OK) == 0)
 		tv_read(v, P("%s/piped", dir), &(struct tv_dir){ 0 });
 	v->ndirs = 0;
 	tv_read(v, P("%s/rec", dir), &(struct tv_dir){ 0 });	/* babeltrace2: the kill loop */
 	check_clean(P("%s/rec", dir));
-	total = v->all.emit_events + v->all.lost_events;
-	cr_assert(total >= sum && total <= sum + 2, "%" PRIu64 " events committed, the traces "
-		  "have %" PRIu64 " and count %" PRIu64 " lost\n%s\n%s", sum, v->all.emit_events,
-		  v->all.lost_events, log, rlog);
-	cr_assert_eq(v->all.lost_packets, 0, "a packet is in neither trace\n%s", rlog);
-	for (uint32_t t = 0; t < 2; t++)
-		cr_assert(!v->present[t] || v->max[t] <= done[t], "thread %u: an event it never "
-			  "committed", t);
+	victim_accounted(&vi, v, "the OOM-killed recorder", rlog);
 	fprintf(stderr, "  oom: the recorder killed by the OOM killer; %" PRIu64 " events "
 		"recovered, %" PRIu64 " counted dropped\n", v->all.emit_events, v->all.lost_events);
 	tv_free(v);
-	unlink(region);
-	free(region);
-	free(log);
+	victim_free(&vi);
 	free(rlog);
 	rmdir(cg);
 	free(cg);
