@@ -64,6 +64,10 @@ enum rtr_frame_type {
  *          it holds survive the consumer's death and a failed output;
  *          `ringtrace recover` takes them.  Removed once all is written.
  *          NULL: anonymous memory, and what it holds dies with the process.
+ * @queue_reserve: with @queue_path, how much of the file to reserve and map
+ *          at once (at most the 16 MiB a queue that keeps up reuses), so
+ *          that a program writing at full speed does not wait for it; the
+ *          rest is reserved as packets reach it.  0: all of it then.
  */
 struct rtr_out_opts {
 	const char *path;
@@ -78,6 +82,7 @@ struct rtr_out_opts {
 	uint64_t buffer_size;
 	int engine;
 	const char *queue_path;
+	uint64_t queue_reserve;
 };
 
 /**

@@ -653,13 +653,13 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(q->qh->magic, RTR_QFILE_MAGIC, sizeof(q->qh->magic));
 	/*
-	 * The blocks a queue that keeps up reuses, reserved and mapped now,
-	 * before the program runs: allocating them while it writes at full
-	 * speed would cost the drain a few milliseconds.  If the file system
-	 * has no room for them, they are reserved as packets reach them
-	 * (grow()): the ring comes first.
+	 * The blocks a queue that keeps up reuses, reserved and mapped now if
+	 * the caller has room for them (the ring comes first): allocating them
+	 * while the program writes at full speed would cost the drain a few
+	 * milliseconds.  The rest as packets reach them (grow()).
 	 */
-	reserve(q, q->soft);
+	if (o->o.queue_reserve)
+		reserve(q, round_block(o->o.queue_reserve < q->soft ? o->o.queue_reserve : q->soft));
 	return 0;
 fail:
 	if (q->map && q->map != MAP_FAILED)

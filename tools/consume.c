@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,6 +128,19 @@ int rtr_cmd_consume(int argc, char **argv)
 	/* The write-behind queue's file, beside the region: what it holds survives us. */
 	region_queue_path(o.region, qpath, sizeof(qpath));
 	o.out.queue_path = qpath;
+	{
+		char qdir[PATH_MAX + 8];
+		char *slash;
+		struct statvfs sv;
+
+		/* The ring is there already: half of what is free may be reserved at once. */
+		snprintf(qdir, sizeof(qdir), "%s", qpath);
+		slash = strrchr(qdir, '/');
+		if (slash)
+			slash[slash == qdir] = 0;
+		if (statvfs(slash ? qdir : ".", &sv) == 0)
+			o.out.queue_reserve = (uint64_t)sv.f_bavail * sv.f_frsize / 2;
+	}
 	ret = rtr_out_open(&out, &o.out, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ringtrace consume: %s\n", err);

@@ -403,6 +403,8 @@ static int fit_shm(struct opts *o, bool chosen)
 	if (o->packets != want && !o->quiet)
 		fprintf(stderr, "ringtrace record: %s has %s free: %" PRIu64 " packets of %s per "
 			"CPU, not %" PRIu64 "\n", SHM_DIR, have, o->packets, psize, want);
+	/* The queue's file may take half of what the ring leaves at once (16 MiB at most). */
+	o->out.queue_reserve = (room - need) / 2;
 	return 0;
 }
 
