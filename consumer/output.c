@@ -288,7 +288,7 @@ static int write_file_atomic(int dfd, const char *name, const void *data, size_t
 
 /* A frame whose payload is @data, then @more (@len bytes in all), to @fd. */
 static int frame_to(int fd, uint32_t type, uint32_t arg, const void *data, size_t dlen,
-		    const void *more, uint64_t len)
+		    const void *more, uint64_t len, void (*almost)(void *), void *almost_arg)
 {
 	uint8_t hdr[RTR_FRAME_HDR];
 	uint32_t t = htole32(type), a = htole32(arg);
@@ -299,15 +299,31 @@ static int frame_to(int fd, uint32_t type, uint32_t arg, const void *data, size_
 		{ (void *)more, len - dlen },
 	};
 
+	uint8_t *last;
+	int n = 3, ret;
+
 	memcpy(hdr, &t, 4);
 	memcpy(hdr + 4, &a, 4);
 	memcpy(hdr + 8, &l, 8);
-	return rtr_writev_all(fd, iov, 3);
+	if (!almost)
+		return rtr_writev_all(fd, iov, 3);
+	/*
+	 * All but the frame's last byte, then @almost, then that byte: a
+	 * writer that dies before @almost has left a frame its reader drops.
+	 */
+	while (!iov[n - 1].iov_len)
+		n--;
+	last = (uint8_t *)iov[n - 1].iov_base + --iov[n - 1].iov_len;
+	ret = rtr_writev_all(fd, iov, n);
+	if (ret)
+		return ret;
+	almost(almost_arg);
+	return rtr_write_all(fd, last, 1);
 }
 
 int out_frame(int fd, uint32_t type, uint32_t arg, const void *data, uint64_t len)
 {
-	return frame_to(fd, type, arg, data, len, NULL, len);
+	return frame_to(fd, type, arg, data, len, NULL, len, NULL, NULL);
 }
 
 /* A frame on the stream's descriptor; a failure is the output's. */
@@ -318,7 +334,8 @@ static int write_frame2(struct rtr_out *o, uint32_t type, uint32_t arg, const vo
 
 	if (o->rep.failed)
 		return -EIO;
-	ret = frame_to(o->o.fd, type, arg, data, dlen, more, len);
+	ret = frame_to(o->o.fd, type, arg, data, dlen, more, len,
+		       type == RTR_FRAME_PACKET ? o->frame_almost : NULL, o->frame_almost_arg);
 	if (ret)
 		return fail(o, ret, "standard output: %s%s", strerror(-ret),
 			    ret == -EPIPE ? " (the reader has gone)" : "");
@@ -723,6 +740,12 @@ int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void
 	if (o->q)
 		return rtr_queue_packet(o, cpu, hdr, body, size);
 	return out_packet_sync(o, cpu, hdr, body, size);
+}
+
+void rtr_out_publish(struct rtr_out *o)
+{
+	if (o->q)
+		rtr_queue_publish(o);
 }
 
 bool rtr_out_room(struct rtr_out *o, size_t size)

@@ -146,6 +146,15 @@ int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t siz
 int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
 		    size_t size);
 
+/*
+ * rtr_out_publish() - with a queue, the packet last given may be written
+ * now: a consumer calls it once it has given the packet's ring slot back
+ * (so that a consumer that dies in between leaves the packet in the ring
+ * and the queue's file, never on disk and in the ring).  Any other call
+ * on @o does it first too.
+ */
+void rtr_out_publish(struct rtr_out *o);
+
 /* Every event before @watermark (trace clock) has been given. */
 int rtr_out_progress(struct rtr_out *o, uint64_t watermark);
 

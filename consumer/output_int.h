@@ -43,6 +43,9 @@ struct rtr_out {
 	struct rtr_out_report rep;
 	bool failed;		/* @rep.failed, for other threads (atomic) */
 	struct rtr_queue *q;	/* the write-behind queue, or NULL: synchronous */
+	/* a packet frame: called once all of it but its last byte is written */
+	void (*frame_almost)(void *arg);
+	void *frame_almost_arg;
 };
 
 /* The synchronous layer (output.c), for the queue's writer. */
@@ -95,6 +98,7 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 int rtr_queue_metadata(struct rtr_out *o, const char *text, size_t len);
 int rtr_queue_progress(struct rtr_out *o, uint64_t watermark);
 int rtr_queue_wait(struct rtr_out *o, int timeout_ms);
+void rtr_queue_publish(struct rtr_out *o);
 /* Write everything queued, stop the writer, free the queue (spilling, if failed). */
 void rtr_queue_close(struct rtr_out *o);
 

@@ -219,7 +219,8 @@ int rtr_qfile_look(const char *qpath, struct rtr_qfile_info *info)
 
 		if (pread(fd, &sl, sizeof(sl), RTR_QFILE_HDR + i * sizeof(sl)) != (ssize_t)sizeof(sl))
 			break;
-		info->held += sl.state == RTR_QSLOT_QUEUED || sl.state == RTR_QSLOT_PLACED;
+		info->held += sl.state == RTR_QSLOT_QUEUED || sl.state == RTR_QSLOT_PLACED ||
+			      sl.state == RTR_QSLOT_ALMOST;
 	}
 out:
 	close(fd);
@@ -311,7 +312,7 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 			}
 			lv = nlv;
 		}
-		if (v.state > RTR_QSLOT_DONE || v.cpu >= s->ncpus || !v.order ||
+		if (v.state > RTR_QSLOT_ALMOST || v.cpu >= s->ncpus || !v.order ||
 		    v.size < RTR_PACKET_HDR_SIZE || v.size > rh->packet_size ||
 		    v.room % RTR_QFILE_BLOCK || v.room < v.size ||
 		    v.room > h.cap - si * RTR_QFILE_BLOCK) {
@@ -361,7 +362,7 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 				continue;
 			}
 			cut_done[cpu] = true;
-			if (lv[i].v.state == RTR_QSLOT_PLACED && h.stream)
+			if (lv[i].v.state == RTR_QSLOT_ALMOST && h.stream)
 				rep->maybe_twice++;
 			else if (lv[i].v.ondisk && !h.stream) {
 				/* Placed in a file (and perhaps, in part, written): cut it there. */

@@ -14,6 +14,8 @@
  *     QUEUED   copied in, its ring slot given back; not placed in a file
  *     PLACED   given its place in a stream file (or being written to the
  *              pipe); the write may be in flight, done in part, or done
+ *     ALMOST   (a pipe) all of its frame but the last byte written: whether
+ *              that byte went too, when the recorder died, cannot be known
  *     DONE     written whole
  *     FREE     no packet starts here (or it was freed once written)
  *
@@ -47,6 +49,7 @@ enum rtr_qslot_state {
 	RTR_QSLOT_QUEUED = 1,
 	RTR_QSLOT_PLACED = 2,
 	RTR_QSLOT_DONE = 3,
+	RTR_QSLOT_ALMOST = 4,	/* a pipe's: all of its frame but the last byte written */
 };
 
 /* @state of the header */

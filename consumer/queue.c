@@ -109,6 +109,7 @@ struct rtr_queue {
 	uint64_t in_memory;	/* packets that went through memory: the file was full */
 	uint64_t order;
 	bool qfull_said;
+	struct qop *staged;	/* the drain side's last packet, not yet the writer's */
 	uint64_t head, tail;	/* free-running byte counts: appended, freed */
 	uint64_t peak;
 	struct { uint64_t start, end; } runs[QRUNS];	/* arena offsets, oldest first */
@@ -396,6 +397,16 @@ static void write_now(struct rtr_queue *q, struct qop *op)
 	complete(q, op);
 }
 
+/*
+ * A pipe's frame is written but for its last byte: a recorder that dies
+ * before this left a frame its reader drops (recover takes the packet);
+ * after it, the byte may have gone too (recover takes it, and says so).
+ */
+static void frame_almost(void *arg)
+{
+	slot_set(arg, RTR_QSLOT_ALMOST);
+}
+
 /* One op, in order.  Return: false once the output has failed. */
 static bool run_op(struct rtr_queue *q, struct qop *op)
 {
@@ -433,9 +444,12 @@ static bool run_op(struct rtr_queue *q, struct qop *op)
 			barrier(q);
 			op->ondisk = op->size;
 			slot_set(op, RTR_QSLOT_PLACED);
+			o->frame_almost = op->slot ? frame_almost : NULL;
+			o->frame_almost_arg = op;
 			op->state = out_packet_sync(o, op->cpu, op->data,
 						    op->data + RTR_PACKET_HDR_SIZE, op->size) ?
 				    OP_FAILED : OP_DONE;
+			o->frame_almost = NULL;
 			if (op->state == OP_DONE)
 				slot_set(op, RTR_QSLOT_DONE);
 		} else {
@@ -774,6 +788,7 @@ bool rtr_queue_room(struct rtr_out *o, size_t size)
 	uint64_t pos;
 	bool room;
 
+	rtr_queue_publish(o);
 	pthread_mutex_lock(&q->lock);
 	/* An empty queue takes a packet always: through memory if need be (in_memory()). */
 	room = place(q, round_block(size), &pos) || (!q->first && q->qfd >= 0);
@@ -812,6 +827,24 @@ static void append(struct rtr_queue *q, struct qop *op, uint64_t room)
 }
 
 /*
+ * The packet staged by rtr_queue_packet() goes to the writer.  Until then
+ * the writer cannot write it, nor free it: a recorder that dies between
+ * the copy and the ring slot's release leaves the packet in both the ring
+ * and the queue's file (recover writes it once), never written from the
+ * queue while the ring still holds it (recover could not tell).
+ */
+void rtr_queue_publish(struct rtr_out *o)
+{
+	struct rtr_queue *q = o->q;
+	struct qop *op = q->staged;
+
+	if (!op)
+		return;
+	q->staged = NULL;
+	append(q, op, op->room);
+}
+
+/*
  * An empty queue whose file system has no room for the packet: it goes
  * through memory (aligned, padded, as the arena's would be), so that the
  * recording goes on; it would die with the recorder, and the report says
@@ -835,7 +868,7 @@ static int in_memory(struct rtr_queue *q, uint32_t cpu, const void *hdr, const v
 	op->cpu = cpu;
 	op->size = size;
 	q->in_memory++;
-	append(q, op, 0);
+	q->staged = op;
 	return 0;
 }
 
@@ -848,6 +881,7 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 	uint8_t *dst;
 	bool ok, empty;
 
+	rtr_queue_publish(o);
 	if (rtr_out_failed(o))
 		return -EIO;
 	if (cpu > 65535 || size < RTR_PACKET_HDR_SIZE)
@@ -901,7 +935,7 @@ int rtr_queue_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const voi
 		op->slot = sl;
 		slot_set(op, RTR_QSLOT_QUEUED);
 	}
-	append(q, op, room);
+	q->staged = op;	/* the writer's once the ring's slot is given back */
 	return 0;
 }
 
@@ -909,6 +943,7 @@ int rtr_queue_metadata(struct rtr_out *o, const char *text, size_t len)
 {
 	struct qop *op;
 
+	rtr_queue_publish(o);
 	if (rtr_out_failed(o))
 		return -EIO;
 	op = calloc(1, sizeof(*op));
@@ -928,6 +963,7 @@ int rtr_queue_progress(struct rtr_out *o, uint64_t watermark)
 {
 	struct qop *op;
 
+	rtr_queue_publish(o);
 	if (rtr_out_failed(o))
 		return -EIO;
 	op = calloc(1, sizeof(*op));
@@ -946,6 +982,7 @@ int rtr_queue_wait(struct rtr_out *o, int timeout_ms)
 	uint64_t tail;
 	int ret = 0;
 
+	rtr_queue_publish(o);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += timeout_ms / 1000;
 	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
@@ -969,6 +1006,7 @@ void rtr_queue_close(struct rtr_out *o)
 
 	if (!q)
 		return;
+	rtr_queue_publish(o);
 	if (q->writer_started) {
 		pthread_mutex_lock(&q->lock);
 		q->stop = true;

@@ -167,6 +167,7 @@ static int put_packet(struct rtr_session *s, struct rtr_out *o,
 	if (ret)
 		return ret;
 	rtr_consumer_put(s->c, pkt->cpu);
+	rtr_out_publish(o);	/* the queue writes it only now (queue.c) */
 	account_packet(a, pkt->seq, pkt->size, pkt->events_discarded);
 	a->salvaged += salvaged;
 	return 0;

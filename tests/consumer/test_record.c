@@ -284,9 +284,6 @@ struct tv {
 	uint64_t last[MAXCPU][EMIT_MAX_THREADS];	/* seq + 1 of the last event; 0: none */
 	bool loss_since[MAXCPU][EMIT_MAX_THREADS];
 	uint32_t ndirs;
-	/* An event seen twice is counted here, not failed on (@dup_ok). */
-	bool dup_ok;
-	uint64_t dups;
 };
 
 static struct tv *tv_new(uint32_t nthreads, uint64_t cap, bool pinned)
@@ -375,10 +372,6 @@ static void tv_read(struct tv *v, const char *dir, struct tv_dir *d)
 			cr_assert_lt(seq, v->cap, "%s@%" PRIu64 ": thread %u seq %" PRIu64
 				     " was never emitted (< %" PRIu64 ")", c.s->path, c.off, th, seq,
 				     v->cap);
-			if (v->dup_ok && v->seen[th][seq]) {
-				v->dups++;
-				continue;
-			}
 			cr_assert_eq(v->seen[th][seq], 0, "%s@%" PRIu64 ": thread %u seq %" PRIu64
 				     " duplicated", c.s->path, c.off, th, seq);
 			v->seen[th][seq] = 1;
@@ -1262,7 +1255,6 @@ static void victim_accounted(const struct victim *vi, const struct tv *v, const 
 		  "%s", what, vi->sum, v->all.emit_events, v->all.lost_events, vi->log, rlog);
 	cr_assert_eq(v->all.lost_packets, 0, "%s: a packet is in neither trace\n%s\n%s", what,
 		     vi->log, rlog);
-	cr_assert(!v->dups || v->dup_ok, "%s: events in both traces\n%s", what, rlog);
 }
 
 static void victim_free(struct victim *vi)
@@ -1289,7 +1281,7 @@ static void victim_free(struct victim *vi)
 enum { KILL_FILES, KILL_PACED, KILL_PIPE, KILL_ROTATE, KILL_KINDS };
 
 struct kill_figures {
-	uint64_t trials, events, lost, from_queue, cut, twice, bytes_queued;
+	uint64_t trials, events, lost, from_queue, cut, ambiguous;
 };
 
 /* A number from a recover log: the figure before @what. */
@@ -1374,7 +1366,17 @@ static void kill_trial(const char *dir, unsigned trial, unsigned *seed, struct k
 	cr_expect_eq(access(P("%s.queue", vi.region), F_OK), -1,
 		     "trial %u: recover left the queue file\n%s", trial, rlog);
 	v = tv_new(2, vi.cap, false);
-	v->dup_ok = strstr(rlog, "being written to the recorder's pipe") != NULL;
+	if (strstr(rlog, "being written to the recorder's pipe")) {
+		/*
+		 * Killed in the microsecond of a frame's last byte: the packet
+		 * may be in both, and recover says so (consumer.rst).  Each
+		 * trace is clean; the two are not one stream.
+		 */
+		check_clean(out);
+		check_clean(rec);
+		f->ambiguous++;
+		goto done;
+	}
 	/* The recorder's trace, then the recovered one continuing each stream. */
 	if (kind == KILL_ROTATE) {
 		tv_read_chunks(v, out, "chunk", trial % 20 == KILL_ROTATE);
@@ -1401,7 +1403,7 @@ static void kill_trial(const char *dir, unsigned trial, unsigned *seed, struct k
 	f->lost += v->all.lost_events;
 	f->from_queue += figure_before(rlog, "packets (");
 	f->cut += figure_before(rlog, "stream file");
-	f->twice += v->dups;
+done:
 	free(rlog);
 	tv_free(v);
 	victim_free(&vi);
@@ -1430,8 +1432,10 @@ Test(stress, a_killed_recorder_loses_nothing_its_queue_held, .timeout = 3600)
 		kill_trial(dir, i, &seed, &f);
 	fprintf(stderr, "  kill: %" PRIu64 " recorders killed, %" PRIu64 " events in the traces, "
 		"%" PRIu64 " counted dropped by the ring, %" PRIu64 " packets recovered from "
-		"queues, %" PRIu64 " stream files cut back, %" PRIu64 " events twice (named)\n",
-		f.trials, f.events, f.lost, f.from_queue, f.cut, f.twice);
+		"queues, %" PRIu64 " stream files cut back, %" PRIu64 " killed in a frame's last "
+		"byte\n", f.trials, f.events, f.lost, f.from_queue, f.cut, f.ambiguous);
+	cr_expect_leq(f.ambiguous * 20, f.trials, "%" PRIu64 " of %" PRIu64 " kills left a "
+		      "packet that may be in both traces", f.ambiguous, f.trials);
 	cr_expect_gt(f.from_queue, 0, "no trial killed a recorder whose queue held a packet: "
 		     "the test tests nothing");
 	rm_rf(dir);
@@ -1661,7 +1665,14 @@ Test(stress, a_recorder_the_oom_killer_kills_loses_nothing, .timeout = 600)
 	cr_expect_eq(access(P("%s.queue", vi.region), F_OK), -1, "the queue file is left:\n%s",
 		     rlog);
 	v = tv_new(2, vi.cap, false);
-	v->dup_ok = strstr(rlog, "being written to the recorder's pipe") != NULL;
+	/* Killed in the microsecond of a frame's last byte: not one stream (consumer.rst). */
+	if (strstr(rlog, "being written to the recorder's pipe")) {
+		cr_log_warn("the OOM killer struck in a frame's last byte: both traces checked "
+			    "alone");
+		check_clean(P("%s/piped", dir));
+		check_clean(P("%s/rec", dir));
+		goto done;
+	}
 	if (access(P("%s/piped/metadata", dir), F_OK) == 0)
 		tv_read(v, P("%s/piped", dir), &(struct tv_dir){ 0 });
 	v->ndirs = 0;
@@ -1670,6 +1681,7 @@ Test(stress, a_recorder_the_oom_killer_kills_loses_nothing, .timeout = 600)
 	victim_accounted(&vi, v, "the OOM-killed recorder", rlog);
 	fprintf(stderr, "  oom: the recorder killed by the OOM killer; %" PRIu64 " events "
 		"recovered, %" PRIu64 " counted dropped\n", v->all.emit_events, v->all.lost_events);
+done:
 	tv_free(v);
 	victim_free(&vi);
 	free(rlog);
