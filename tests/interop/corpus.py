@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tests/interop/corpus.py - ringtrace's reader over babeltrace's CTF test traces.
+
+    corpus.py CORPUS RINGTRACE [--not-yet KIND/NAME ...]
+
+CORPUS is babeltrace's tests/data/ctf-traces (../shared/reference/
+babeltrace-ctf-traces); babeltrace2 is the oracle.
+
+succeed/*: each trace is compared with babeltrace2's text by
+tests/interop/lttng/compare.py (the same events in the same order, every
+value, every time to the nanosecond, the losses of every stream), and
+`RINGTRACE check` must call it readable (exit 0: "check: ok", with losses
+or warnings said).  Where babeltrace2 itself aborts (killed by a signal:
+succeed/meta-ctx-sequence with 2.0.4), there is no oracle: `dump` and
+`check` must read it (exit 0), and that is reported apart.
+
+fail/*: babeltrace2 refuses each; `RINGTRACE dump` and `RINGTRACE check`
+must refuse it too (exit 1), with a located message: the path of a file of
+the trace, then a line ("line N"), a byte offset ("offset N") or a
+metadata packet.
+
+Every command ringtrace runs here must leave no sanitizer report on its
+standard error (the test runs under ASan+UBSan too).
+
+--not-yet KIND/NAME: a trace the reader does not read as it should yet (a
+gap being worked on): it must still come out wrong (said "not yet"); one
+that comes out right is a failure until it leaves the list.
+
+Prints one line per trace ("ok NAME: ..." or "BAD NAME: ..."), then
+"corpus: S of S' succeed traces alike, A where babeltrace2 aborts read,
+F of F' fail traces refused with a located message"; exits 0 when every
+trace is as it should be, 1 otherwise.
+"""
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COMPARE = os.path.join(HERE, 'lttng', 'compare.py')
+LOCATED = re.compile(r'(^|\s)(\S*/)?[^\s:]+: (line \d+|offset \d+|metadata packet \d+)',
+                     re.M)
+
+
+SANITIZER = re.compile(r'Sanitizer|runtime error:')
+
+
+def run(args):
+    p = subprocess.run(args, capture_output=True, timeout=600)
+    out, err = p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+    if SANITIZER.search(err) and args[0] != 'babeltrace2':
+        return 99, out, 'sanitizer report: ' + err[-1500:]
+    return p.returncode, out, err
+
+
+def succeed(trace, rt):
+    st, _, _ = run(['babeltrace2', trace])
+    if st < 0:
+        # babeltrace2 aborts: no oracle; ringtrace must read it
+        for cmd in ('dump', 'check'):
+            c, out, err = run([rt, cmd, trace])
+            if c:
+                return 'BAD', '%s exits %d: %s' % (cmd, c, (err or out)[-400:])
+        return 'aborts', 'babeltrace2 killed by signal %d; dump and check read it' % -st
+    c, out, err = run([sys.executable, COMPARE, trace, rt])
+    if c:
+        return 'BAD', out.strip()[-1500:]
+    c, _, err = run([rt, 'dump', trace])
+    if c:
+        return 'BAD', 'dump exits %d: %s' % (c, err[-600:])
+    msg = out.strip().splitlines()[-1]
+    c, out, err = run([rt, 'check', trace])
+    if c or not re.search(r'^check: ok', out, re.M):
+        return 'BAD', 'check exits %d: %s' % (c, (out + err)[-600:])
+    return 'ok', msg + '; ' + re.search(r'^check: .*$', out, re.M).group(0)
+
+
+def fail(trace, rt):
+    st, _, _ = run(['babeltrace2', trace])
+    if st == 0:
+        return 'BAD', 'babeltrace2 reads it: not a fail trace for this oracle'
+    said = []
+    for cmd in ('dump', 'check'):
+        c, out, err = run([rt, cmd, trace])
+        if c != 1:
+            return 'BAD', '%s exits %d (not 1): %s' % (cmd, c, (err or out)[-400:])
+        m = LOCATED.search(err + out)
+        if not m or trace not in err + out:
+            return 'BAD', '%s: no located message: %s' % (cmd, (err or out)[-400:])
+        said.append(m.group(0).strip())
+    return 'ok', said[0]
+
+
+def main():
+    if len(sys.argv) < 3 or any(a != '--not-yet' for a in sys.argv[3::2]) or len(sys.argv) % 2 == 0:
+        print(__doc__, file=sys.stderr)
+        return 2
+    corpus, rt = sys.argv[1], sys.argv[2]
+    not_yet = set(sys.argv[4::2])
+    counts = {'ok succeed': 0, 'succeed': 0, 'aborts': 0, 'ok fail': 0, 'fail': 0}
+    bad = 0
+    for kind, judge in (('succeed', succeed), ('fail', fail)):
+        top = os.path.join(corpus, kind)
+        for name in sorted(os.listdir(top)):
+            trace = os.path.join(top, name)
+            if not os.path.isdir(trace):
+                continue
+            verdict, msg = judge(trace, rt)
+            if kind + '/' + name in not_yet:
+                not_yet.discard(kind + '/' + name)
+                if verdict == 'BAD':
+                    print('not yet %s/%s: %s' % (kind, name, msg.splitlines()[-1][:200]))
+                    counts[kind] += 1
+                    continue
+                verdict, msg = 'BAD', 'reads as it should now: take it off the --not-yet list'
+            print('%s %s/%s: %s' % (verdict, kind, name, msg), flush=True)
+            if verdict == 'aborts':
+                counts['aborts'] += 1
+                continue
+            counts[kind] += 1
+            if verdict == 'ok':
+                counts['ok ' + kind] += 1
+            else:
+                bad += 1
+    print('corpus: %d of %d succeed traces alike, %d where babeltrace2 aborts read, '
+          '%d of %d fail traces refused with a located message' %
+          (counts['ok succeed'], counts['succeed'], counts['aborts'], counts['ok fail'],
+           counts['fail']))
+    for name in sorted(not_yet):
+        print('BAD %s: on the --not-yet list, not in the corpus' % name)
+        bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
