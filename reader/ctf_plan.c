@@ -676,6 +676,14 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	uint32_t keep, ncls = 0;
 	int32_t used_clock = -2;
 	bool several = false;
+	/*
+	 * Metadata without a stream block has one stream class, id 0, with
+	 * no packet context, event header nor event context (CTF 1.8 leaves
+	 * them all optional; babeltrace2 reads such traces).
+	 */
+	static const struct tr_ctf_pstream implicit = { .line = 1 };
+	const struct tr_ctf_pstream *streams = in->nstreams ? in->streams : &implicit;
+	uint32_t nstreams = in->nstreams ? in->nstreams : 1;
 
 	ctf = tr_arena_alloc(c->arena, sizeof(*ctf));
 	if (!ctf)
@@ -722,19 +730,17 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	c->line = 1;
 	if (compile_root(c, &ctf->packet_header, R_PACKET_HEADER, in->packet_header))
 		goto fail;
-	/* the streams: one by default when events name none */
-	ctf->nstreams = in->nstreams;
-	ctf->streams = tr_arena_alloc(c->arena, (in->nstreams + 1) * sizeof(*ctf->streams));
+	/* the streams: one by default when there is no stream block */
+	ctf->nstreams = nstreams;
+	ctf->streams = tr_arena_alloc(c->arena, (nstreams + 1) * sizeof(*ctf->streams));
 	if (!ctf->streams)
 		return cnomem(c);
-	if (!in->nstreams)
-		return cfail(c, "metadata without a stream block");
-	for (uint32_t s = 0; s < in->nstreams; s++) {
+	for (uint32_t s = 0; s < nstreams; s++) {
 		struct tr_stream_class *sc = &ctf->streams[s];
-		const struct tr_ctf_pstream *ps = &in->streams[s];
+		const struct tr_ctf_pstream *ps = &streams[s];
 
 		c->line = ps->line;
-		if (!ps->has_id && in->nstreams > 1)
+		if (!ps->has_id && nstreams > 1)
 			return cfail(c, "a stream block without its id, among several");
 		sc->id = ps->id;
 		for (uint32_t t = 0; t < s; t++)
@@ -744,9 +750,9 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	md->classes = calloc(in->nevents + 1, sizeof(*md->classes));
 	if (!md->classes)
 		return cnomem(c);
-	for (uint32_t s = 0; s < in->nstreams; s++) {
+	for (uint32_t s = 0; s < nstreams; s++) {
 		struct tr_stream_class *sc = &ctf->streams[s];
-		const struct tr_ctf_pstream *ps = &in->streams[s];
+		const struct tr_ctf_pstream *ps = &streams[s];
 		uint64_t maxid = 0;
 		uint32_t n = 0;
 
@@ -774,7 +780,7 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 			uint32_t ekeep;
 
 			if (pe->has_stream_id ? pe->stream_id != sc->id :
-			    (in->nstreams > 1 && s != 0))
+			    (nstreams > 1 && s != 0))
 				continue;
 			c->line = pe->line;
 			if (!pe->name)
@@ -829,9 +835,9 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 		const struct tr_ctf_pevent *pe = &in->events[i];
 		bool found = false;
 
-		for (uint32_t s = 0; s < in->nstreams; s++)
+		for (uint32_t s = 0; s < nstreams; s++)
 			found |= pe->has_stream_id ? pe->stream_id == ctf->streams[s].id :
-				 (in->nstreams == 1 || s == 0);
+				 (nstreams == 1 || s == 0);
 		if (!found) {
 			c->line = pe->line;
 			return cfail(c, "the event '%s' names stream %" PRIu64 ", which no stream "

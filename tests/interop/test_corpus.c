@@ -8,7 +8,7 @@
  * fail/ trace refused by both with a message that names the file and the
  * line or offset; no sanitizer report.  Without the corpus the test skips,
  * saying so; the gaps it found are covered by traces made here
- * (tests/tools/test_ctf_gaps.c), which need no corpus.
+ * (tests/interop/test_ctf_gaps.c), which need no corpus.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -32,15 +32,6 @@ static const char *srcdir(void)
  * cause (issue 21); corpus.py fails if one of them reads right.
  */
 static const char *const not_yet[] = {
-	"succeed/array-align-elem",		/* metadata without a stream block */
-	"succeed/meta-variant-no-underscore",	/* the same */
-	"succeed/meta-variant-one-underscore",
-	"succeed/meta-variant-reserved-keywords",
-	"succeed/meta-variant-same-with-underscore",
-	"succeed/meta-variant-two-underscores",
-	"succeed/no-packet-context",
-	"succeed/smalltrace",
-	"succeed/struct-array-align-elem",
 	"succeed/barectf-event-before-packet",	/* an event before timestamp_begin */
 	"succeed/lttng-event-after-packet",	/* an event after timestamp_end */
 	"succeed/lttng-crash",			/* timestamp_end = 0 */

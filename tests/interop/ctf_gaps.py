@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tests/interop/ctf_gaps.py - small CTF 1.8 traces in the shapes that
+babeltrace's test corpus showed ringtrace's reader refusing (issue 21),
+written here so that the tests stand without the corpus.
+
+    ctf_gaps.py DIR NAME     write the trace NAME into DIR/NAME
+    ctf_gaps.py list         the names
+
+Every trace is one babeltrace2 2.0.4 reads; the tests compare ringtrace's
+`dump` with it value by value (tests/interop/lttng/compare.py) and look at
+what `check` says.  The metadata texts and the bytes are ours; the shapes
+are those of the producers named with each.
+"""
+import os
+import struct
+import sys
+
+MAGIC = 0xC1FC1FC1
+UUID = bytes(range(0xa0, 0xb0))
+UUID_TEXT = 'a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf'
+
+TYPES = '''typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 32; align = 8; signed = true; } := int32_t;
+'''
+
+CLOCK = '''clock {
+	name = monotonic;
+	freq = 1000000000;
+	offset_s = 1600000000;
+};
+typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := clock64_t;
+'''
+
+
+def trace_block(header=True):
+    h = ('\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n'
+         '\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n') if header else ''
+    return ('trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = "%s";\n\tbyte_order = le;\n%s};\n'
+            % (UUID_TEXT, h))
+
+
+def u8(v):
+    return struct.pack('<B', v)
+
+
+def u32(v):
+    return struct.pack('<I', v)
+
+
+def i32(v):
+    return struct.pack('<i', v)
+
+
+def u64(v):
+    return struct.pack('<Q', v)
+
+
+def cstr(s):
+    return s.encode() + b'\0'
+
+
+def packet(events, ts_begin, ts_end, seq=0, discarded=0, instance=0, cpu=0, pad=16,
+           content_extra_bits=0):
+    """A packet of LTTng's shape: header (magic, uuid, stream_id,
+    stream_instance_id), context (timestamp_begin, timestamp_end,
+    content_size, packet_size, packet_seq_num, events_discarded, cpu_id),
+    then @events (bytes); @pad bytes of padding after the content.
+    content_size is @content_extra_bits less than whole bytes when asked."""
+    head = u32(MAGIC) + UUID + u32(0) + u64(instance)
+    ctx_len = 8 * 6 + 4
+    body = b''.join(events)
+    content = len(head) + ctx_len + len(body)
+    size = content + pad
+    ctx = (u64(ts_begin) + u64(ts_end) + u64(content * 8 - content_extra_bits) +
+           u64(size * 8) + u64(seq) + u64(discarded) + u32(cpu))
+    return head + ctx + body + b'\0' * pad
+
+
+STREAM = '''stream {
+	id = 0;
+	packet.context := struct {
+		clock64_t timestamp_begin;
+		clock64_t timestamp_end;
+		uint64_t content_size;
+		uint64_t packet_size;
+		uint64_t packet_seq_num;
+		uint64_t events_discarded;
+		uint32_t cpu_id;
+	};
+	event.header := struct {
+		uint32_t id;
+		clock64_t timestamp;
+	};
+};
+'''
+
+EVENT = '''event {
+	name = "tick";
+	id = 0;
+	stream_id = 0;
+	fields := struct {
+		uint32_t n;
+		int32_t d;
+	};
+};
+'''
+
+
+def tick(ts, n):
+    return u32(0) + u64(ts) + u32(n) + i32(-n)
+
+
+def lttng_like(extra_meta='', streams=None):
+    meta = '/* CTF 1.8 */\n' + TYPES + trace_block() + CLOCK + STREAM + EVENT + extra_meta
+    return meta, streams
+
+
+# ---- the traces ---------------------------------------------------------------------------
+
+def no_stream_block():
+    """No stream block, no packet header nor context: one event class; the
+    stream file its records, back to back (babeltrace's smalltrace,
+    no-packet-context, meta-variant-* shapes)."""
+    meta = ('/* CTF 1.8 */\n' + TYPES +
+            'trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n};\n'
+            'event {\n\tname = "rec";\n\tfields := struct {\n\t\tuint8_t a;\n'
+            '\t\tint32_t b;\n\t\tstring s;\n\t\tuint16_t c[2];\n\t};\n};\n')
+    recs = b''.join(u8(i) + i32(-1000 * i) + cstr('r%d' % i) + struct.pack('<HH', i, 7 * i)
+                    for i in range(12))
+    return meta, {'stream': recs}
+
+
+TRACES = {
+    'no-stream-block': no_stream_block,
+}
+
+
+def write(top, name):
+    meta, streams = TRACES[name]()
+    d = os.path.join(top, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'metadata'), 'wb') as f:
+        f.write(meta if isinstance(meta, bytes) else meta.encode())
+    for fname, data in streams.items():
+        p = os.path.join(d, fname)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, 'wb') as f:
+            f.write(data)
+    print(d)
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] == 'list':
+        print('\n'.join(TRACES))
+        return 0
+    if len(sys.argv) != 3 or sys.argv[2] not in TRACES:
+        print(__doc__, file=sys.stderr)
+        return 2
+    write(sys.argv[1], sys.argv[2])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/interop/test_ctf_gaps.c - the shapes of CTF 1.8 that babeltrace's
+ * test corpus showed the reader refusing (issue 21), in traces written here
+ * (tests/interop/ctf_gaps.py), so that they are tested without the corpus:
+ * each is read by dump exactly as babeltrace2 reads it
+ * (tests/interop/lttng/compare.py), and check says what it should.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include "tests/helpers.h"
+
+TestSuite(interop_ctf_gaps, .timeout = 120);
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("RTR_SRCDIR");
+
+	return s && *s ? s : ".";
+}
+
+/* Write ctf_gaps.py's trace @name under @dir: its path, in @path. */
+static void make(const char *dir, const char *name, char *path, size_t len)
+{
+	char cmd[PATH_MAX * 2 + 256], *out;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/ctf_gaps.py' '%s' '%s' 2>&1",
+		 srcdir(), dir, name);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	out[strcspn(out, "\n")] = 0;
+	snprintf(path, len, "%s", out);
+	free(out);
+}
+
+/* compare.py over @trace: babeltrace2's values, every one; @losses, if given, in its report. */
+static void compare(const char *trace, const char *losses)
+{
+	char cmd[PATH_MAX * 3 + 256], *out;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/lttng/compare.py' '%s' "
+		 "'%s/ringtrace' 2>&1", srcdir(), trace, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, " events alike"), "%s", out);
+	if (losses)
+		cr_expect_not_null(strstr(out, losses), "%s", out);
+	free(out);
+}
+
+/* `ringtrace CMD @trace`: its output (both streams) and exit status. */
+static char *tool(const char *cmd, const char *trace, int *st)
+{
+	char line[PATH_MAX * 2 + 64];
+
+	snprintf(line, sizeof(line), "'%s/ringtrace' %s '%s' 2>&1", t_bindir(), cmd, trace);
+	return t_sh(line, st);
+}
+
+/* CTF 1.8 leaves the stream block out when there is one stream class and no context. */
+Test(interop_ctf_gaps, metadata_without_a_stream_block_is_one_stream_class)
+{
+	char dir[PATH_MAX], trace[PATH_MAX], *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, "no-stream-block", trace, sizeof(trace));
+	compare(trace, "losses alike: 0 events, 0 packets");
+	out = tool("check", trace, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "1 packets, 12 events"), "%s", out);
+	free(out);
+	t_rm_rf(dir);
+}
