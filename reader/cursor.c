@@ -33,6 +33,22 @@ static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
 	return TR_ERROR;
 }
 
+/* A producer's known quirk at @off: counted, the first one said; the read goes on. */
+__attribute__((format(printf, 3, 4)))
+static void quirk(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
+{
+	size_t o;
+	va_list ap;
+
+	if (c->quirks++)
+		return;
+	snprintf(c->quirk, sizeof(c->quirk), "%s: offset %" PRIu64 ": ", c->s->path, off);
+	o = strlen(c->quirk);
+	va_start(ap, fmt);
+	vsnprintf(c->quirk + o, sizeof(c->quirk) - o, fmt, ap);
+	va_end(ap);
+}
+
 void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stream)
 {
 	memset(c, 0, sizeof(*c));
@@ -369,6 +385,7 @@ static int ctf_open_packet(struct tr_cursor *c)
 	const struct tr_ctf *ctf = c->md->ctf;
 	const uint8_t *p = c->s->data + c->pos;
 	uint64_t off = c->pos, left = c->s->size - c->pos, content, psize, seq, discarded;
+	uint64_t ts_end, prev_end;
 	const struct tr_stream_class *sc;
 	struct tr_walk w;
 	char err[256];
@@ -428,23 +445,36 @@ static int ctf_open_packet(struct tr_cursor *c)
 			    "the end of the file (%" PRIu64 " bytes left)", psize, psize / 8, left);
 	if (!psize)
 		return fail(c, off, "a packet of no bytes");
-	if ((w.roles & (1u << TR_ROLE_TS_END)) && (w.roles & (1u << TR_ROLE_TS_BEGIN)) &&
-	    w.role[TR_ROLE_TS_END] < w.role[TR_ROLE_TS_BEGIN])
-		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
-			    w.role[TR_ROLE_TS_END], w.role[TR_ROLE_TS_BEGIN]);
+	ts_end = w.roles & (1u << TR_ROLE_TS_END) ? w.role[TR_ROLE_TS_END] : UINT64_MAX;
+	if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && ts_end < w.role[TR_ROLE_TS_BEGIN]) {
+		if (ts_end)
+			return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %"
+				    PRIu64, ts_end, w.role[TR_ROLE_TS_BEGIN]);
+		/* lttng-crash's packets, never closed: their end is not known */
+		quirk(c, off, "timestamp_end 0: a packet its producer never closed (its end "
+		      "unknown)");
+		ts_end = UINT64_MAX;
+	}
 	seq = w.roles & (1u << TR_ROLE_SEQ_NUM) ? w.role[TR_ROLE_SEQ_NUM] : c->seq + 1;
 	discarded = w.roles & (1u << TR_ROLE_DISCARDED) ? w.role[TR_ROLE_DISCARDED] : c->discarded;
 	if (c->started) {
 		if ((w.roles & (1u << TR_ROLE_CPU)) && w.role[TR_ROLE_CPU] != c->cpu)
 			return fail(c, off, "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64,
 				    w.role[TR_ROLE_CPU], c->cpu);
-		if (seq <= c->seq)
+		if (seq < c->seq)
 			return fail(c, off, "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
 				    seq, c->seq);
-		if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && w.role[TR_ROLE_TS_BEGIN] < c->ts_end)
+		/* one packet's copy made into a test trace (babeltrace's): read on */
+		if (seq == c->seq)
+			quirk(c, off, "packet_seq_num %" PRIu64 " again: the same as the previous "
+			      "packet's", seq);
+		/* the previous packet's end, or its last time when its end is not known */
+		prev_end = c->ts_end != UINT64_MAX ? c->ts_end : c->clock;
+		if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && w.role[TR_ROLE_TS_BEGIN] < prev_end)
 			return fail(c, off, "timestamp_begin %" PRIu64 " before the previous "
-				    "packet's timestamp_end %" PRIu64, w.role[TR_ROLE_TS_BEGIN],
-				    c->ts_end);
+				    "packet's %s %" PRIu64, w.role[TR_ROLE_TS_BEGIN],
+				    c->ts_end != UINT64_MAX ? "timestamp_end" : "last time",
+				    prev_end);
 		/*
 		 * Another producer's count that goes down is its own glitch, not
 		 * damage: LTTng-UST 2.13 was seen writing one packet whose
@@ -459,7 +489,8 @@ static int ctf_open_packet(struct tr_cursor *c)
 			c->dips++;
 			discarded = c->discarded;
 		}
-		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq - c->seq - 1 : 0;
+		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) && seq > c->seq ?
+				  seq - c->seq - 1 : 0;
 		c->pend_events = discarded - c->discarded;
 	} else {
 		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq : 0;
@@ -482,7 +513,9 @@ static int ctf_open_packet(struct tr_cursor *c)
 	c->pos = c->pkt_off + w.bit / 8;
 	c->seq = seq;
 	c->discarded = discarded;
-	c->ts_end = w.roles & (1u << TR_ROLE_TS_END) ? w.role[TR_ROLE_TS_END] : UINT64_MAX;
+	c->ts_end = ts_end;
+	/* the first record may come before timestamp_begin (a quirk), if there is one */
+	c->body_bit = w.roles & (1u << TR_ROLE_TS_BEGIN) ? w.bit : UINT64_MAX;
 	c->ts = ctf_time(c, c->clock);
 	c->packets++;
 	return 0;
@@ -617,12 +650,21 @@ static int ctf_next_record(struct tr_cursor *c)
 	cls = tr_ctf_class(sc, id);
 	if (!cls)
 		return fail(c, c->pkt_off + start / 8, "unknown event id %" PRIu64, id);
-	if (w.clock < c->clock)
-		return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " goes back (previous %"
-			    PRIu64 ")", w.clock, c->clock);
+	/*
+	 * Known producers' quirks, read on: barectf writes an event before its
+	 * packet's timestamp_begin, LTTng one after its timestamp_end.  Time
+	 * going back between two records of a packet is damage.
+	 */
+	if (w.clock < c->clock) {
+		if (start != c->body_bit)
+			return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " goes back "
+				    "(previous %" PRIu64 ")", w.clock, c->clock);
+		quirk(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " before its packet's "
+		      "timestamp_begin %" PRIu64, w.clock, c->clock);
+	}
 	if (w.clock > c->ts_end)
-		return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " after the packet's "
-			    "timestamp_end %" PRIu64, w.clock, c->ts_end);
+		quirk(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " after its packet's "
+		      "timestamp_end %" PRIu64, w.clock, c->ts_end);
 	c->sctx_bit = w.bit;
 	if (walk_or_skip(&sc->event_context, &w))
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: event context: %s", cls->name, err);

@@ -55,6 +55,9 @@ enum tr_item {
  *	the thread records (the ring's, not the program's events).
  * @dips: @dip_off: in another producer's trace, the packets whose
  *	events_discarded went down (counted as no loss), the first one's offset.
+ * @quirks: @quirk: in another producer's trace, the timestamps known
+ *	producers get wrong (Documentation/ctf.rst): each a warning, the read
+ *	going on; @quirk says the first ("FILE: offset N: what").
  * @failed: @err: the damage, once found.
  *
  * Everything before @err is the cursor's state: copying that much copies
@@ -106,6 +109,14 @@ struct tr_cursor {
 	/* totals */
 	uint64_t packets, events, events_lost, packets_lost, threads;
 	uint64_t dips, dip_off;	/* general CTF: events_discarded went down, first where */
+	/*
+	 * general CTF: timestamps a producer is known to get wrong, read on
+	 * (an event before its packet's timestamp_begin, after its
+	 * timestamp_end, a timestamp_end of 0); the first one said in @quirk
+	 */
+	uint64_t quirks;
+	uint64_t body_bit;	/* where the current packet's records start */
+	char quirk[256];
 	bool failed;
 	char err[512];
 };

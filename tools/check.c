@@ -24,12 +24,16 @@ static void usage(FILE *f)
 		"Validate the CTF trace TRACE without printing its events: the metadata, and\n"
 		"in every stream file each packet (header fields, sizes, uuid, cpu, sequence\n"
 		"numbers, loss counters, timestamps) and each record.  Prints per stream the\n"
-		"packets, events, events lost, packets lost, and the first damage found.\n"
+		"packets, events, events lost, packets lost, and the first damage found;\n"
+		"a quirk a known producer writes (an event before its packet's\n"
+		"timestamp_begin or after its timestamp_end, a timestamp_end of 0) is a\n"
+		"warning with its place, counted, and the check goes on.\n"
 		"The ring's thread records are counted apart from the program's events.\n"
 		"TRACE is a trace directory, a directory of rotated chunks (checked in order,\n"
 		"sequence numbers continuing from chunk to chunk), or - for a stream on stdin.\n\n"
 		"  -h, --help   this text\n\n"
-		"exit status: 0 clean (losses alone are not damage), 1 damaged, 2 usage\n");
+		"exit status: 0 clean (losses and warnings alone are not damage), 1 damaged,\n"
+		"2 usage\n");
 }
 
 /* The last cursor of each stream file name, for the next chunk to continue. */
@@ -40,6 +44,7 @@ struct carry {
 
 struct totals {
 	uint64_t packets, events, lost_events, lost_packets, lost_first, threads;
+	uint64_t warnings;	/* producers' quirks, read on (tr_cursor.quirks) */
 	uint32_t damaged, streams;
 	uint32_t unopened;	/* traces (chunks) whose metadata or directory failed */
 };
@@ -102,6 +107,12 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 			       "offset %" PRIu64 "): the producer's glitch, counted as no loss "
 			       "(babeltrace2 counts 2^64 minus the drop)\n", c->dips,
 			       c->dips == 1 ? "" : "s", c->dip_off);
+		if (c->quirks) {
+			fprintf(stderr, "ringtrace check: warning: %s\n", c->quirk);
+			printf("  %" PRIu64 " warning%s, a producer's known quirk, read on (the "
+			       "first: %s)\n", c->quirks, c->quirks == 1 ? "" : "s", c->quirk);
+			tot->warnings += c->quirks;
+		}
 		if (r == TR_ERROR) {
 			fprintf(stderr, "ringtrace check: %s\n", c->err);
 			printf("  damage: %s\n", c->err);
@@ -183,6 +194,9 @@ int rtr_cmd_check(int argc, char **argv)
 	printf("\n%" PRIu64 " packets, %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 	       " packets lost (%" PRIu64 " of them before the streams' first packets)\n",
 	       tot.packets, tot.events, tot.lost_events, tot.lost_packets, tot.lost_first);
+	if (tot.warnings)
+		printf("%" PRIu64 " warning%s: timestamps or sequence numbers as known producers "
+		       "write them, read on\n", tot.warnings, tot.warnings == 1 ? "" : "s");
 	ndirs = in.ndirs;
 	cut = cli_input_close(&in) != 0;
 	if (tot.unopened)
@@ -195,7 +209,8 @@ int rtr_cmd_check(int argc, char **argv)
 		printf("check: INCOMPLETE: the stream on standard input was cut or damaged; what "
 		       "came before is checked above\n");
 	else
-		printf("check: ok%s\n", tot.lost_events || tot.lost_packets ? " (with losses)" : "");
+		printf("check: ok%s%s\n", tot.lost_events || tot.lost_packets ? " (with losses)" : "",
+		       tot.warnings ? " (with warnings)" : "");
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "ringtrace check: standard output: %s\n", strerror(errno));
 		return 1;

@@ -671,6 +671,13 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 		emit_event(d, c, d->cls[mg.chunk[s]], ds);
 	}
 	tr_text_flush(&d->o);
+	for (uint32_t i = 0; i < mg.nstreams; i++) {
+		if (mg.c[i].quirks) {
+			fflush(stdout);
+			fprintf(stderr, "ringtrace dump: warning: %s (%" PRIu64 " such in the "
+				"stream, read on)\n", mg.c[i].quirk, mg.c[i].quirks);
+		}
+	}
 	if (tr_merge_save(&mg, pos, st != NULL))
 		oom();
 	for (uint32_t i = 0; i < mg.nstreams; i++) {

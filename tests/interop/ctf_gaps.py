@@ -134,8 +134,79 @@ def no_stream_block():
     return meta, {'stream': recs}
 
 
+def env(name, major, minor, patch=0):
+    return ('env {\n\tdomain = "ust";\n\ttracer_name = "%s";\n\ttracer_major = %d;\n'
+            '\ttracer_minor = %d;\n\ttracer_patch = %d;\n};\n' % (name, major, minor, patch))
+
+
+def before_packet():
+    """barectf 2.3's event before its packet's timestamp_begin (babeltrace's
+    barectf-event-before-packet): the second packet's first event 842 ns
+    early, after the first packet's end."""
+    t = 1000000
+    p0 = packet([tick(t + 10, 0), tick(t + 20, 1)], t, t + 100, seq=0)
+    p1 = packet([tick(t + 1000 - 842, 2), tick(t + 1010, 3)], t + 1000, t + 1100, seq=1)
+    return lttng_like(env('barectf', 2, 3), {'chan_0': p0 + p1})
+
+
+def after_packet():
+    """LTTng-UST 2.10's event 1 ns after its packet's timestamp_end (babeltrace's
+    lttng-event-after-packet)."""
+    t = 1000000
+    p0 = packet([tick(t + 10, 0), tick(t + 101, 1)], t, t + 100, seq=0)
+    p1 = packet([tick(t + 200, 2), tick(t + 250, 3)], t + 200, t + 300, seq=1)
+    return lttng_like(env('lttng-ust', 2, 10), {'chan_0': p0 + p1})
+
+
+def end_zero():
+    """lttng-crash's packets, never closed: timestamp_end 0 (babeltrace's
+    lttng-crash)."""
+    t = 1000000
+    p0 = packet([tick(t + 10, 0), tick(t + 20, 1)], t, t + 100, seq=0)
+    p1 = packet([tick(t + 200, 2), tick(t + 250, 3)], t + 200, 0, seq=1)
+    p2 = packet([tick(t + 300, 4)], t + 300, 0, seq=2)
+    return lttng_like(env('lttng-ust', 2, 11), {'chan_0': p0 + p1 + p2})
+
+
+def seq_again():
+    """Two packets with the same packet_seq_num (babeltrace's
+    lttng-event-after-packet has its packet twice): nothing lost."""
+    t = 1000000
+    p0 = packet([tick(t + 10, 0)], t, t + 100, seq=0)
+    p1 = packet([tick(t + 200, 1)], t + 200, t + 300, seq=0)
+    return lttng_like('', {'chan_0': p0 + p1})
+
+
+def ts_back():
+    """Time going back between two records of a packet: damage, not a quirk."""
+    t = 1000000
+    p0 = packet([tick(t + 50, 0), tick(t + 40, 1)], t, t + 100)
+    return lttng_like('', {'chan_0': p0})
+
+
+def losses_no_times():
+    """events_discarded without timestamp_begin/end (babeltrace's
+    ev-disc-no-ts-begin-end): the losses are counted all the same."""
+    meta = ('/* CTF 1.8 */\n' + TYPES +
+            'trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n};\n'
+            'stream {\n\tpacket.context := struct {\n\t\tuint32_t packet_size;\n'
+            '\t\tuint32_t events_discarded;\n\t};\n};\n'
+            'event {\n\tname = "ev";\n\tfields := struct {\n\t\tstring s;\n\t};\n};\n')
+
+    def pkt(disc, words):
+        body = b''.join(cstr(w) for w in words)
+        return u32((8 + len(body)) * 8) + u32(disc) + body
+    return meta, {'stream': pkt(0, ['a', 'bb']) + pkt(5, ['ccc']) + pkt(12, ['d'])}
+
+
 TRACES = {
     'no-stream-block': no_stream_block,
+    'before-packet': before_packet,
+    'after-packet': after_packet,
+    'end-zero': end_zero,
+    'seq-again': seq_again,
+    'ts-back': ts_back,
+    'losses-no-times': losses_no_times,
 }
 
 

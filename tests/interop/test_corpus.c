@@ -32,10 +32,6 @@ static const char *srcdir(void)
  * cause (issue 21); corpus.py fails if one of them reads right.
  */
 static const char *const not_yet[] = {
-	"succeed/barectf-event-before-packet",	/* an event before timestamp_begin */
-	"succeed/lttng-event-after-packet",	/* an event after timestamp_end */
-	"succeed/lttng-crash",			/* timestamp_end = 0 */
-	"succeed/ev-disc-no-ts-begin-end",	/* losses without packet times */
 	"succeed/wk-heartbeat-u",		/* packetised metadata without "/" "* CTF 1.8" */
 	"succeed/succeed3",			/* character constants */
 	"succeed/succeed4",			/* unary + */

@@ -77,3 +77,66 @@ Test(interop_ctf_gaps, metadata_without_a_stream_block_is_one_stream_class)
 	free(out);
 	t_rm_rf(dir);
 }
+
+/* check over ctf_gaps.py's @name: exit @status, @warnings warnings counted, @said in its output. */
+static void check_says(const char *name, int status, int warnings, const char *said)
+{
+	char dir[PATH_MAX], trace[PATH_MAX], want[64], *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, name, trace, sizeof(trace));
+	if (!status)
+		compare(trace, NULL);
+	out = tool("check", trace, &st);
+	cr_expect_eq(st, status, "%s: %s", name, out);
+	if (warnings) {
+		snprintf(want, sizeof(want), "\n%d warning%s: ", warnings, warnings == 1 ? "" : "s");
+		cr_expect_not_null(strstr(out, want), "%s: %s", name, out);
+		cr_expect_not_null(strstr(out, "check: ok (with warnings)"), "%s: %s", name, out);
+	} else {
+		cr_expect_null(strstr(out, "warning"), "%s: %s", name, out);
+	}
+	cr_expect_not_null(strstr(out, said), "%s: '%s' not in: %s", name, said, out);
+	free(out);
+	out = tool("dump", trace, &st);
+	cr_expect_eq(st, status, "%s: %s", name, out);
+	if (warnings)
+		cr_expect_not_null(strstr(out, "ringtrace dump: warning: "), "%s: %s", name, out);
+	free(out);
+	t_rm_rf(dir);
+}
+
+/*
+ * Timestamps as known producers write them: each a warning naming the file
+ * and offset, counted by check, the read going on with babeltrace2's values.
+ */
+Test(interop_ctf_gaps, producers_timestamp_quirks_are_located_warnings)
+{
+	check_says("before-packet", 0, 1, "chan_0: offset 224: timestamp 1000158 before its "
+		   "packet's timestamp_begin 1001000");
+	check_says("after-packet", 0, 1, "chan_0: offset 104: timestamp 1000101 after its "
+		   "packet's timestamp_end 1000100");
+	check_says("end-zero", 0, 2, "chan_0: offset 140: timestamp_end 0: a packet its producer "
+		   "never closed");
+	check_says("seq-again", 0, 1, "chan_0: offset 120: packet_seq_num 0 again");
+}
+
+/* Time going back between two records of one packet is no producer's quirk: damage. */
+Test(interop_ctf_gaps, time_going_back_inside_a_packet_is_damage)
+{
+	check_says("ts-back", 1, 0, "damage: ");
+	check_says("ts-back", 1, 0, "chan_0: offset 104: timestamp 1000040 goes back "
+		   "(previous 1000050)");
+}
+
+/* events_discarded in packets without times: the losses counted as babeltrace2 counts them. */
+Test(interop_ctf_gaps, losses_without_packet_times_are_counted)
+{
+	char dir[PATH_MAX], trace[PATH_MAX];
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, "losses-no-times", trace, sizeof(trace));
+	compare(trace, "losses alike: 12 events, 0 packets");
+	t_rm_rf(dir);
+}

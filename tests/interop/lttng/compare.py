@@ -254,7 +254,9 @@ def same(b, r):
     return b == r
 
 
-LOSS = re.compile(r'Tracer discarded (\d+) (event|packet)s? between .* within stream "([^"]*)"')
+# "between [T1] and [T2]", or "(unknown time range)" when the packets have no times
+LOSS = re.compile(r'Tracer discarded (\d+) (event|packet)s? (between |\(unknown time range\)).* '
+                  r'within stream "([^"]*)"')
 
 
 def losses(bt_stderr, rt, trace):
@@ -263,7 +265,7 @@ def losses(bt_stderr, rt, trace):
     for line in bt_stderr.splitlines():
         m = LOSS.search(line)
         if m:
-            k = (m.group(3).rsplit('/', 1)[-1], m.group(2))
+            k = (m.group(4).rsplit('/', 1)[-1], m.group(2))
             # babeltrace2 2.0 reports a producer's events_discarded that went
             # down as 2^64 minus the drop; the sum modulo 2^64 telescopes to
             # the stream's true total, which ringtrace check counts
