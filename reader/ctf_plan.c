@@ -697,6 +697,7 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	ctf->has_uuid = in->has_uuid;
 	ctf->domain = in->domain;
 	ctf->tracer = in->tracer;
+	ctf->procname = in->procname;
 	memcpy(md->uuid, in->uuid, 16);
 	if (in->has_uuid) {
 		static const char hex[] = "0123456789abcdef";

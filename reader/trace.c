@@ -138,7 +138,7 @@ static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen
 
 		ret = unpacketise(text, got, &n, path, err, errlen);
 		if (!ret)
-			ret = tr_parse_metadata(&t->md, text, n, path, err, errlen);
+			ret = tr_parse_metadata_packets(&t->md, text, n, path, err, errlen);
 	} else {
 		ret = tr_parse_metadata(&t->md, text, got, path, err, errlen);
 	}

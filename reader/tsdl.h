@@ -113,6 +113,13 @@ struct tr_metadata {
  */
 int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
 		      char *err, size_t errlen);
+/*
+ * tr_parse_metadata_packets() - the same for the text of packetised
+ * metadata (the packets' contents joined): it need not start with the
+ * "/" "* CTF 1.8" signature, the packets' headers having said the version.
+ */
+int tr_parse_metadata_packets(struct tr_metadata *md, const char *text, size_t len,
+			      const char *fname, char *err, size_t errlen);
 void tr_metadata_free(struct tr_metadata *md);
 
 /*

@@ -58,7 +58,6 @@ struct dstream {
 };
 
 struct dump {
-	const char *host;		/* the first (or only) chunk's hostname */
 	struct dclass **cls;		/* per chunk */
 	struct dstream *s;		/* per stream of the merge */
 	struct tr_text o;
@@ -525,11 +524,28 @@ static void free_classes(struct dclass *cls, const struct tr_metadata *md)
 	free(cls);
 }
 
-/* The stream's line prefixes, once its first packet told its CPU. */
-static void stream_prefix(struct dump *d, struct dstream *ds, const struct tr_cursor *c)
+/* The stream's line prefixes, once its first packet told its CPU; its trace's host. */
+static void stream_prefix(struct dstream *ds, const struct tr_cursor *c)
 {
-	const char *host = d->host;
+	const struct tr_metadata *md = c->md;
+	const char *host = md->hostname;
+	char buf[512];
 
+	/*
+	 * Another producer's trace: its host as babeltrace2 names it,
+	 * HOSTNAME[:PROCNAME][:(VPID)] from the env (LTTng-UST's per-process
+	 * buffers carry the last two).
+	 */
+	if (md->ctf && (md->ctf->procname || md->has_vpid)) {
+		int n = snprintf(buf, sizeof(buf), "%s", host);
+
+		if (md->ctf->procname && n >= 0 && (size_t)n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%s", n ? ":" : "",
+				      md->ctf->procname);
+		if (md->has_vpid && n >= 0 && (size_t)n < sizeof(buf))
+			snprintf(buf + n, sizeof(buf) - (size_t)n, "%s(%u)", n ? ":" : "", md->vpid);
+		host = buf;
+	}
 	ds->pre = padded(&ds->pren, " %s%scpu %" PRIu64 " ", host, *host ? " " : "", c->cpu);
 	ds->lpre = padded(&ds->lpren, " cpu %" PRIu64 ": lost ", c->cpu);
 }
@@ -633,7 +649,6 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	}
 	if (st)
 		cap_streams(&t[opened - 1], st);
-	d->host = t[0].md.hostname;
 	tr_clock_init(&d->clk, &t[0].md);
 	d->cls = calloc(opened, sizeof(*d->cls));
 	if (!d->cls || tr_merge_init_chunks(&mg, t, opened))
@@ -658,7 +673,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 				continue;
 			}
 			if (!ds->pre)
-				stream_prefix(d, ds, c);
+				stream_prefix(ds, c);
 			if (r != TR_EVENT) {
 				emit_loss(d, c, ds, r == TR_LOST_EVENTS ? "events" : "packets");
 				continue;
@@ -694,7 +709,6 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	free(d->cls);
 	free(t);
 	d->cls = NULL;
-	d->host = NULL;
 	return status;
 }
 

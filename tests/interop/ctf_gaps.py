@@ -177,6 +177,40 @@ def seq_again():
     return lttng_like('', {'chan_0': p0 + p1})
 
 
+def metadata_packets(text, per=200):
+    """@text in metadata packets of @per bytes of text each (CTF 1.8, 7.1)."""
+    out = b''
+    for i in range(0, len(text), per):
+        part = text[i:i + per]
+        content = 37 + len(part)
+        size = (content + 63) // 64 * 64
+        out += (struct.pack('<I', 0x75d11d57) + UUID + u32(0) + u32(content * 8) +
+                u32(size * 8) + bytes([0, 0, 0, 1, 8]) + part + b'\0' * (size - content))
+    return out
+
+
+def packet_metadata():
+    """Packetised metadata whose text has no "/" "* CTF 1.8" line (LTTng-UST
+    2.0, lttng-modules 2.10: babeltrace's wk-heartbeat-u), over two packets;
+    the env of a process's own buffers (procname, vpid), which babeltrace2
+    prints after the host."""
+    t = 1000000
+    meta, streams = lttng_like('env {\n\thostname = "box";\n\tprocname = "app";\n'
+                               '\tvpid = 4321;\n};\n',
+                               {'chan_0': packet([tick(t + 1, 0), tick(t + 2, 1)], t, t + 10)})
+    text = meta[meta.index('\n') + 1:].encode()
+    return metadata_packets(text), streams
+
+
+def signature_lines():
+    """Text metadata whose signature comment closes on a later line."""
+    t = 1000000
+    meta, streams = lttng_like('', {'chan_0': packet([tick(t + 1, 0)], t, t + 10)})
+    meta = meta.replace('/* CTF 1.8 */', '/* CTF 1.8\n * written by ctf_gaps.py,\n * over '
+                        'three lines */', 1)
+    return meta, streams
+
+
 def ts_back():
     """Time going back between two records of a packet: damage, not a quirk."""
     t = 1000000
@@ -206,6 +240,8 @@ TRACES = {
     'end-zero': end_zero,
     'seq-again': seq_again,
     'ts-back': ts_back,
+    'packet-metadata': packet_metadata,
+    'signature-lines': signature_lines,
     'losses-no-times': losses_no_times,
 }
 

@@ -32,7 +32,6 @@ static const char *srcdir(void)
  * cause (issue 21); corpus.py fails if one of them reads right.
  */
 static const char *const not_yet[] = {
-	"succeed/wk-heartbeat-u",		/* packetised metadata without "/" "* CTF 1.8" */
 	"succeed/succeed3",			/* character constants */
 	"succeed/succeed4",			/* unary + */
 	"succeed/warnings",			/* unknown attributes */

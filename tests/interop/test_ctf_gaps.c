@@ -140,3 +140,36 @@ Test(interop_ctf_gaps, losses_without_packet_times_are_counted)
 	compare(trace, "losses alike: 12 events, 0 packets");
 	t_rm_rf(dir);
 }
+
+/*
+ * The signature "/" "* CTF 1.8" is text metadata's: packets say their
+ * version in their headers, and their text need not start with it
+ * (LTTng-UST 2.0, lttng-modules 2.10); a signature comment may close on a
+ * later line.  The host printed as babeltrace2 prints it, with the env's
+ * procname and vpid.
+ */
+Test(interop_ctf_gaps, metadata_signatures_as_the_spec_asks)
+{
+	char dir[PATH_MAX], trace[PATH_MAX], cmd[PATH_MAX * 2 + 64], *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, "packet-metadata", trace, sizeof(trace));
+	compare(trace, "losses alike: 0 events, 0 packets");
+	out = tool("dump", trace, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, " box:app:(4321) cpu 0 tick: { n = 0, d = 0 }"), "%s", out);
+	free(out);
+	make(dir, "signature-lines", trace, sizeof(trace));
+	compare(trace, "losses alike: 0 events, 0 packets");
+	/* text without its signature stays refused, the line named */
+	snprintf(cmd, sizeof(cmd), "sed -i 1d '%s/metadata'", trace);
+	free(t_sh(cmd, &st));
+	cr_assert_eq(st, 0);
+	out = tool("check", trace, &st);
+	cr_expect_eq(st, 1, "%s", out);
+	cr_expect_not_null(strstr(out, "/metadata: line 1: not ringtrace's CTF 1.8 text metadata"),
+			   "%s", out);
+	free(out);
+	t_rm_rf(dir);
+}
