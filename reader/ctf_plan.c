@@ -787,6 +787,8 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 			if (!pe->name)
 				return cfail(c, "an event block without its name");
 			cl = &md->classes[ncls++];
+			/* counted at once: a failure after this frees it (tr_metadata_free()) */
+			md->nclasses = ncls;
 			cl->name = strdup(pe->name);
 			if (!cl->name)
 				return cnomem(c);
@@ -1168,6 +1170,10 @@ int tr_ctf_metadata(struct tr_metadata *md, const char *text, size_t len, const 
 	r = tr_ctf_parse_text(&in, text, len, fname, &arena, err, errlen);
 	if (!r)
 		r = tr_ctf_compile(md, &in, &arena, fname, err, errlen);
+	if (!r) {
+		md->warnings = in.nwarnings;
+		memcpy(md->warning, in.warning, sizeof(md->warning));
+	}
 	if (md->ctf) {
 		md->ctf->arena = arena;
 	} else {

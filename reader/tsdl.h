@@ -85,6 +85,9 @@ struct tr_class {
  *	since the epoch (@freq 1 GHz, no offset) instead of cycles.
  * @thread: the class of ringtrace's thread records (the built-in "thread":
  *	u32 pid, u32 tid), NULL when the trace has none.
+ * @warnings: @warning: general CTF: what the text has that is not read but
+ *	harms nothing (an unknown attribute, as babeltrace2 warns): counted,
+ *	the first said ("FILE: line N: what").
  */
 struct tr_metadata {
 	uint8_t uuid[16];
@@ -103,6 +106,8 @@ struct tr_metadata {
 	struct tr_ctf *ctf;
 	bool ns_clocks;
 	const struct tr_class *thread;
+	uint32_t warnings;
+	char warning[256];
 };
 
 /*

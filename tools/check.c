@@ -26,8 +26,9 @@ static void usage(FILE *f)
 		"numbers, loss counters, timestamps) and each record.  Prints per stream the\n"
 		"packets, events, events lost, packets lost, and the first damage found;\n"
 		"a quirk a known producer writes (an event before its packet's\n"
-		"timestamp_begin or after its timestamp_end, a timestamp_end of 0) is a\n"
-		"warning with its place, counted, and the check goes on.\n"
+		"timestamp_begin or after its timestamp_end, a timestamp_end of 0) and\n"
+		"an attribute of the metadata that is not read (as babeltrace2 warns) are\n"
+		"warnings with their place, counted, and the check goes on.\n"
 		"The ring's thread records are counted apart from the program's events.\n"
 		"TRACE is a trace directory, a directory of rotated chunks (checked in order,\n"
 		"sequence numbers continuing from chunk to chunk), or - for a stream on stdin.\n\n"
@@ -70,7 +71,14 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 		printf("chunk     %" PRIu64 " of a rotated trace\n", t.md.chunk_index);
 	printf("clock     %" PRIu64 " Hz\n", t.md.freq);
 	printf("classes   %u event classes\n", t.md.nclasses);
-	printf("streams   %u files\n\n", t.nstreams);
+	printf("streams   %u files\n", t.nstreams);
+	if (t.md.warnings) {
+		fprintf(stderr, "ringtrace check: warning: %s\n", t.md.warning);
+		printf("warnings  %u in the metadata, read on (the first: %s)\n", t.md.warnings,
+		       t.md.warning);
+		tot->warnings += t.md.warnings;
+	}
+	printf("\n");
 	printf("%-16s %5s %10s %12s %12s %12s  %s\n", "stream", "cpu", "packets", "events",
 	       "events-lost", "packets-lost", "status");
 
@@ -195,8 +203,8 @@ int rtr_cmd_check(int argc, char **argv)
 	       " packets lost (%" PRIu64 " of them before the streams' first packets)\n",
 	       tot.packets, tot.events, tot.lost_events, tot.lost_packets, tot.lost_first);
 	if (tot.warnings)
-		printf("%" PRIu64 " warning%s: timestamps or sequence numbers as known producers "
-		       "write them, read on\n", tot.warnings, tot.warnings == 1 ? "" : "s");
+		printf("%" PRIu64 " warning%s: what producers write that CTF 1.8 does not ask "
+		       "for, read on\n", tot.warnings, tot.warnings == 1 ? "" : "s");
 	ndirs = in.ndirs;
 	cut = cli_input_close(&in) != 0;
 	if (tot.unopened)

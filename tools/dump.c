@@ -641,6 +641,12 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 			status = 1;
 			continue;
 		}
+		if (t[opened].md.warnings) {
+			tr_text_flush(&d->o);
+			fflush(stdout);
+			fprintf(stderr, "ringtrace dump: warning: %s (%u such in the metadata, read "
+				"on)\n", t[opened].md.warning, t[opened].md.warnings);
+		}
 		opened++;
 	}
 	if (!opened) {

@@ -211,6 +211,64 @@ def signature_lines():
     return meta, streams
 
 
+def grammar():
+    """TSDL as babeltrace's succeed3, succeed4 and warnings write it:
+    a character constant ('\\n') and unary + as values, string escapes
+    (babeltrace2 2.0.4 takes no character constant as an enumeration's
+    value), and attributes no reader knows (babeltrace2 warns: 8 of them
+    here)."""
+    meta = ('/* CTF 1.8 */\n'
+            'typealias integer { size = 8; align = 8; signed = false; aa = bb; } := uint8_t;\n'
+            'typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n'
+            'typealias integer { size = 32; align = 8; signed = true; zz = 1; } := int32_t;\n'
+            'trace {\n\tmajor = 1;\n\tminor = +8;\n\tbyte_order = le;\n'
+            '\ttest = \'\\n\';\n\ttest2 = "?\\x20\\040?";\n\tblah = "aaa";\n};\n'
+            'stream {\n\tpacket.context := struct {\n\t\tuint32_t content_size;\n'
+            '\t\tuint32_t packet_size;\n\t};\n\tmystery = 1;\n};\n'
+            'event {\n\tname = "g";\n\tfields := struct {\n'
+            '\t\tenum : uint8_t { ZERO = 0, NL = +10, SP = 0x20, PCT = 045, A = +65, '
+            'BIG = +200 ... +210 } e;\n'
+            '\t\tint32_t v;\n\t};\n\tunknown := struct { uint8_t x; };\n'
+            '\tnote = "?";\n};\n')
+    vals = [0, 10, 32, 37, 65, 200, 205, 210, 99]
+    body = b''.join(u8(v) + i32(-v) for v in vals)
+    size = (8 + len(body)) * 8
+    return meta, {'stream': u32(size) + u32(size) + body}
+
+
+def hostile(kind):
+    """Metadata that must be refused, the line named (issue 21's defects)."""
+    base = ('/* CTF 1.8 */\n' + TYPES +
+            'typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n'
+            'trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n};\n')
+    if kind == 'freq-twice':
+        meta = (base + 'clock {\n\tname = c;\n\tfreq = 1000000000;\n\tfreq = 1000;\n};\n'
+                'event {\n\tname = "e";\n\tfields := struct { uint8_t a; };\n};\n')
+    elif kind == 'size-twice':
+        meta = (base + 'event {\n\tname = "e";\n\tfields := struct {\n'
+                '\t\tinteger { size = 8; size = 16; } a;\n\t};\n};\n')
+    elif kind == 'enum-past-max':
+        meta = (base + 'event {\n\tname = "e";\n\tfields := struct {\n'
+                '\t\tenum : int64_t { TOP = 9223372036854775807, NEXT } a;\n\t};\n};\n')
+    elif kind == 'seq-no-length':
+        meta = (base + 'event {\n\tname = "e";\n\tfields := struct {\n'
+                '\t\tuint8_t n;\n\t\tuint8_t x[len];\n\t};\n};\n'
+                'event {\n\tname = "f";\n\tid = 1;\n\tfields := struct { uint8_t a; };\n};\n')
+    return meta, {'stream': b'\0' * 8}
+
+
+def enum_max():
+    """An enumeration whose last label is the container's largest value."""
+    meta = ('/* CTF 1.8 */\n' + TYPES +
+            'typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n'
+            'trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n};\n'
+            'event {\n\tname = "e";\n\tfields := struct {\n'
+            '\t\tenum : int64_t { LOW = -9223372036854775808, MID, '
+            'TOP = 9223372036854775807 } a;\n\t};\n};\n')
+    vals = [-(1 << 63), -(1 << 63) + 1, (1 << 63) - 1, 5]
+    return meta, {'stream': b''.join(struct.pack('<q', v) for v in vals)}
+
+
 def ts_back():
     """Time going back between two records of a packet: damage, not a quirk."""
     t = 1000000
@@ -240,6 +298,12 @@ TRACES = {
     'end-zero': end_zero,
     'seq-again': seq_again,
     'ts-back': ts_back,
+    'grammar': grammar,
+    'enum-max': enum_max,
+    'freq-twice': lambda: hostile('freq-twice'),
+    'size-twice': lambda: hostile('size-twice'),
+    'enum-past-max': lambda: hostile('enum-past-max'),
+    'seq-no-length': lambda: hostile('seq-no-length'),
     'packet-metadata': packet_metadata,
     'signature-lines': signature_lines,
     'losses-no-times': losses_no_times,

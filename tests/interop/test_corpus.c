@@ -32,9 +32,6 @@ static const char *srcdir(void)
  * cause (issue 21); corpus.py fails if one of them reads right.
  */
 static const char *const not_yet[] = {
-	"succeed/succeed3",			/* character constants */
-	"succeed/succeed4",			/* unary + */
-	"succeed/warnings",			/* unknown attributes */
 	"succeed/lttng-tracefile-rotation",	/* several traces in a directory */
 	"succeed/multi-domains",
 	"succeed/session-rotation",

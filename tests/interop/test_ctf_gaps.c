@@ -173,3 +173,70 @@ Test(interop_ctf_gaps, metadata_signatures_as_the_spec_asks)
 	free(out);
 	t_rm_rf(dir);
 }
+
+/*
+ * TSDL's grammar as babeltrace's corpus writes it: character constants,
+ * unary +, string escapes; attributes no reader knows are warnings, as many
+ * as babeltrace2 gives, each with its line, and the trace reads.
+ */
+Test(interop_ctf_gaps, grammar_corners_read_and_unknown_attributes_warn)
+{
+	char dir[PATH_MAX], trace[PATH_MAX], cmd[PATH_MAX + 128], want[64], *out;
+	int st, bt2;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, "grammar", trace, sizeof(trace));
+	compare(trace, "losses alike: 0 events, 0 packets");
+	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' 2>&1 >/dev/null | grep -c 'Unknown attribute'",
+		 trace);
+	out = t_sh(cmd, &st);
+	bt2 = atoi(out);
+	free(out);
+	cr_assert_gt(bt2, 0, "babeltrace2 warns of the unknown attributes");
+	out = tool("check", trace, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	snprintf(want, sizeof(want), "warnings  %d in the metadata", bt2);
+	cr_expect_not_null(strstr(out, want), "babeltrace2 gives %d warnings: %s", bt2, out);
+	cr_expect_not_null(strstr(out, "metadata: line 2: an integer's unknown attribute 'aa', "
+				  "ignored"), "%s", out);
+	cr_expect_not_null(strstr(out, "check: ok (with warnings)"), "%s", out);
+	free(out);
+	make(dir, "enum-max", trace, sizeof(trace));
+	compare(trace, "losses alike: 0 events, 0 packets");
+	t_rm_rf(dir);
+}
+
+/*
+ * Hostile metadata: an attribute given twice (freq twice would scale every
+ * time), a label after the largest value (its value would overflow), a
+ * sequence without its length; each refused with its line by dump and
+ * check, and nothing leaked (LeakSanitizer makes the exit status 23 under
+ * ASan).
+ */
+Test(interop_ctf_gaps, hostile_metadata_is_refused_with_its_line)
+{
+	static const struct { const char *name, *said; } cases[] = {
+		{ "freq-twice", "metadata: line 16: the clock block gives 'freq' twice (first at "
+				"line 15)" },
+		{ "size-twice", "metadata: line 16: an integer: the attribute 'size' is given "
+				"twice" },
+		{ "enum-past-max", "metadata: line 16: a label after the largest value, without a "
+				   "value of its own" },
+		{ "seq-no-length", "metadata: line 13: the sequence 'x': its length 'len' is no "
+				   "field before it" },
+	};
+	char dir[PATH_MAX], trace[PATH_MAX], *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		make(dir, cases[i].name, trace, sizeof(trace));
+		for (int k = 0; k < 2; k++) {
+			out = tool(k ? "dump" : "check", trace, &st);
+			cr_expect_eq(st, 1, "%s: %s", cases[i].name, out);
+			cr_expect_not_null(strstr(out, cases[i].said), "%s: %s", cases[i].name, out);
+			free(out);
+		}
+	}
+	t_rm_rf(dir);
+}
