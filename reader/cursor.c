@@ -69,6 +69,8 @@ void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
 	c->first_seq = prev->first_seq;
 	c->first_events = prev->first_events;
 	c->clock = prev->clock;
+	c->has_instance = prev->has_instance;
+	c->instance = prev->instance;
 	c->sclass = c->md->ctf && prev->sclass >= 0 &&
 		    (uint32_t)prev->sclass < c->md->ctf->nstreams ? prev->sclass : -1;
 }
@@ -497,6 +499,8 @@ static int ctf_open_packet(struct tr_cursor *c)
 		c->pend_events = discarded;
 		c->first_seq = c->pend_packets;
 		c->first_events = c->pend_events;
+		c->has_instance = w.roles & (1u << TR_ROLE_STREAM_INSTANCE);
+		c->instance = c->has_instance ? w.role[TR_ROLE_STREAM_INSTANCE] : 0;
 		c->cpu = w.roles & (1u << TR_ROLE_CPU) ? w.role[TR_ROLE_CPU] :
 			 w.roles & (1u << TR_ROLE_STREAM_INSTANCE) ? w.role[TR_ROLE_STREAM_INSTANCE] :
 			 0;

@@ -116,6 +116,9 @@ struct tr_cursor {
 	 */
 	uint64_t quirks;
 	uint64_t body_bit;	/* where the current packet's records start */
+	/* general CTF: the first packet's stream_instance_id, when its header has one */
+	bool has_instance;
+	uint64_t instance;
 	char quirk[256];
 	bool failed;
 	char err[512];

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "reader/cursor.h"
 #include "reader/input.h"
+#include "reader/merge.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -50,6 +51,71 @@ struct totals {
 	uint32_t unopened;	/* traces (chunks) whose metadata or directory failed */
 };
 
+/* A trace's lines before its streams'. */
+static void print_header(const struct tr_trace *t, const char *dir, struct totals *tot)
+{
+	printf("trace     %s\n", dir);
+	printf("uuid      %s\n", t->md.uuid_str);
+	printf("host      %s%s", t->md.hostname, t->md.has_vpid ? "" : "\n");
+	if (t->md.has_vpid)
+		printf(", pid %u\n", t->md.vpid);
+	if (t->md.chunk_index)
+		printf("chunk     %" PRIu64 " of a rotated trace\n", t->md.chunk_index);
+	printf("clock     %" PRIu64 " Hz\n", t->md.freq);
+	printf("classes   %u event classes\n", t->md.nclasses);
+	printf("streams   %u files\n", t->nstreams);
+	if (t->md.warnings) {
+		fprintf(stderr, "ringtrace check: warning: %s\n", t->md.warning);
+		printf("warnings  %u in the metadata, read on (the first: %s)\n", t->md.warnings,
+		       t->md.warning);
+		tot->warnings += t->md.warnings;
+	}
+	printf("\n");
+	printf("%-16s %5s %10s %12s %12s %12s  %s\n", "stream", "cpu", "packets", "events",
+	       "events-lost", "packets-lost", "status");
+}
+
+/* A stream's line, and what else it says; its damage and warnings counted in @tot. */
+static void report_stream(const char *name, const struct tr_cursor *c, int r, bool first,
+		  struct totals *tot)
+{
+	char cpu[24] = "-";
+
+	if (c->started)
+		snprintf(cpu, sizeof(cpu), "%" PRIu64, c->cpu);
+	printf("%-16s %5s %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
+	       name, cpu, c->packets, c->events - c->threads, c->events_lost,
+	       c->packets_lost, r == TR_ERROR ? "DAMAGED" : "ok");
+	if (first && (c->first_seq || c->first_events))
+		printf("  lost before its first packet: %" PRIu64 " packets and %" PRIu64
+		       " events (overwritten by a flight recorder, or written before the "
+		       "trace was joined)\n", c->first_seq, c->first_events);
+	if (c->dips)
+		printf("  events_discarded went down in %" PRIu64 " packet%s (the first at "
+		       "offset %" PRIu64 "): the producer's glitch, counted as no loss "
+		       "(babeltrace2 counts 2^64 minus the drop)\n", c->dips,
+		       c->dips == 1 ? "" : "s", c->dip_off);
+	if (c->quirks) {
+		fprintf(stderr, "ringtrace check: warning: %s\n", c->quirk);
+		printf("  %" PRIu64 " warning%s, a producer's known quirk, read on (the "
+		       "first: %s)\n", c->quirks, c->quirks == 1 ? "" : "s", c->quirk);
+		tot->warnings += c->quirks;
+	}
+	if (r == TR_ERROR) {
+		fprintf(stderr, "ringtrace check: %s\n", c->err);
+		printf("  damage: %s\n", c->err);
+		tot->damaged++;
+	}
+	tot->streams++;
+	tot->packets += c->packets;
+	tot->events += c->events - c->threads;
+	tot->threads += c->threads;
+	tot->lost_events += c->events_lost;
+	tot->lost_packets += c->packets_lost;
+	if (first)
+		tot->lost_first += c->first_seq;
+}
+
 static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, struct totals *tot)
 {
 	struct tr_cursor *c;
@@ -62,26 +128,7 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 		tot->unopened++;
 		return 1;
 	}
-	printf("trace     %s\n", dir);
-	printf("uuid      %s\n", t.md.uuid_str);
-	printf("host      %s%s", t.md.hostname, t.md.has_vpid ? "" : "\n");
-	if (t.md.has_vpid)
-		printf(", pid %u\n", t.md.vpid);
-	if (t.md.chunk_index)
-		printf("chunk     %" PRIu64 " of a rotated trace\n", t.md.chunk_index);
-	printf("clock     %" PRIu64 " Hz\n", t.md.freq);
-	printf("classes   %u event classes\n", t.md.nclasses);
-	printf("streams   %u files\n", t.nstreams);
-	if (t.md.warnings) {
-		fprintf(stderr, "ringtrace check: warning: %s\n", t.md.warning);
-		printf("warnings  %u in the metadata, read on (the first: %s)\n", t.md.warnings,
-		       t.md.warning);
-		tot->warnings += t.md.warnings;
-	}
-	printf("\n");
-	printf("%-16s %5s %10s %12s %12s %12s  %s\n", "stream", "cpu", "packets", "events",
-	       "events-lost", "packets-lost", "status");
-
+	print_header(&t, dir, tot);
 	c = malloc(sizeof(*c));
 	if (!c) {
 		fprintf(stderr, "ringtrace check: out of memory\n");
@@ -90,7 +137,6 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 	}
 	for (uint32_t i = 0; i < t.nstreams; i++) {
 		struct carry *k = NULL;
-		char cpu[24] = "-";
 		int r;
 
 		for (uint32_t j = 0; j < *ncarry; j++)
@@ -101,39 +147,7 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 			tr_cursor_continue(c, &k->c);
 		while ((r = tr_next(c)) > 0)
 			;
-		if (c->started)
-			snprintf(cpu, sizeof(cpu), "%" PRIu64, c->cpu);
-		printf("%-16s %5s %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %s\n",
-		       t.streams[i].name, cpu, c->packets, c->events - c->threads, c->events_lost,
-		       c->packets_lost, r == TR_ERROR ? "DAMAGED" : "ok");
-		if (!k && (c->first_seq || c->first_events))
-			printf("  lost before its first packet: %" PRIu64 " packets and %" PRIu64
-			       " events (overwritten by a flight recorder, or written before the "
-			       "trace was joined)\n", c->first_seq, c->first_events);
-		if (c->dips)
-			printf("  events_discarded went down in %" PRIu64 " packet%s (the first at "
-			       "offset %" PRIu64 "): the producer's glitch, counted as no loss "
-			       "(babeltrace2 counts 2^64 minus the drop)\n", c->dips,
-			       c->dips == 1 ? "" : "s", c->dip_off);
-		if (c->quirks) {
-			fprintf(stderr, "ringtrace check: warning: %s\n", c->quirk);
-			printf("  %" PRIu64 " warning%s, a producer's known quirk, read on (the "
-			       "first: %s)\n", c->quirks, c->quirks == 1 ? "" : "s", c->quirk);
-			tot->warnings += c->quirks;
-		}
-		if (r == TR_ERROR) {
-			fprintf(stderr, "ringtrace check: %s\n", c->err);
-			printf("  damage: %s\n", c->err);
-			tot->damaged++;
-		}
-		tot->streams++;
-		tot->packets += c->packets;
-		tot->events += c->events - c->threads;
-		tot->threads += c->threads;
-		tot->lost_events += c->events_lost;
-		tot->lost_packets += c->packets_lost;
-		if (!k)
-			tot->lost_first += c->first_seq;
+		report_stream(t.streams[i].name, c, r, !k, tot);
 		if (!k) {
 			struct carry *nk = realloc(*carry, (*ncarry + 1) * sizeof(*nk));
 
@@ -150,6 +164,83 @@ static int check_trace(const char *dir, struct carry **carry, uint32_t *ncarry, 
 	return 0;
 }
 
+/*
+ * Check the traces @dirs (one trace, or the traces found in a directory) as
+ * one: each stream, which may lie in several files (tr_stream_files(): one
+ * stream_instance_id in LTTng's --tracefile-size files or a rotated
+ * session's archives), read through its files in order.
+ */
+static void check_traces(char *const *dirs, uint32_t ndirs, const char *root, struct totals *tot)
+{
+	struct tr_trace *t = calloc(ndirs + 1, sizeof(*t));
+	struct tr_stream_files *sf = NULL;
+	struct tr_cursor *c = malloc(sizeof(*c)), *prev = malloc(sizeof(*prev));
+	uint32_t opened = 0, nsf = 0;
+	size_t rootlen = strlen(root);
+	char err[1024];
+
+	if (!t || !c || !prev) {
+		fprintf(stderr, "ringtrace check: out of memory\n");
+		tot->unopened = ndirs;
+		goto out;
+	}
+	for (uint32_t i = 0; i < ndirs; i++) {
+		if (tr_open(&t[opened], dirs[i], err, sizeof(err))) {
+			fprintf(stderr, "ringtrace check: %s\n", err);
+			printf("%s: damaged: %s\n", dirs[i], err);
+			tot->unopened++;
+			continue;
+		}
+		opened++;
+	}
+	if (tr_stream_files(t, opened, &sf, &nsf)) {
+		fprintf(stderr, "ringtrace check: out of memory\n");
+		tot->unopened = ndirs;
+		goto out;
+	}
+	for (uint32_t k = 0; k < opened; k++) {
+		if (k || tot->unopened)
+			printf("\n");
+		print_header(&t[k], t[k].dir, tot);
+		for (uint32_t i = 0; i < nsf; i++) {
+			const struct tr_file_ref *f = sf[i].f;
+			const struct tr_stream *s = &t[f[0].trace].streams[f[0].file];
+			char name[4096];
+			int r = TR_END;
+
+			/* each stream under the trace of its first file */
+			if (f[0].trace != k)
+				continue;
+			for (uint32_t j = 0; j < sf[i].n; j++) {
+				if (j)
+					tr_stream_next_file(c, &t[f[j].trace], f[j].file, prev);
+				else
+					tr_cursor_init(c, &t[f[j].trace], f[j].file);
+				while ((r = tr_next(c)) > 0)
+					;
+				if (r == TR_ERROR)
+					break;
+				memcpy(prev, c, TR_CURSOR_STATE);
+			}
+			/* named by its first file, under the directory given */
+			snprintf(name, sizeof(name), "%s", ndirs > 1 && !strncmp(s->path, root,
+				 rootlen) && s->path[rootlen] == '/' ? s->path + rootlen + 1 :
+				 s->name);
+			report_stream(name, c, r, true, tot);
+			if (sf[i].n > 1)
+				printf("  in %u files, read one after the other (one "
+				       "stream_instance_id)\n", sf[i].n);
+		}
+	}
+out:
+	tr_stream_files_free(sf, nsf);
+	for (uint32_t k = 0; t && k < opened; k++)
+		tr_close(&t[k]);
+	free(t);
+	free(c);
+	free(prev);
+}
+
 int rtr_cmd_check(int argc, char **argv)
 {
 	struct totals tot = { 0 };
@@ -158,7 +249,7 @@ int rtr_cmd_check(int argc, char **argv)
 	const char *dir = NULL;
 	struct tr_input in;
 	char err[1024];
-	bool cut;
+	bool cut, found;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -188,13 +279,20 @@ int rtr_cmd_check(int argc, char **argv)
 		return 1;
 	}
 	cli_input_told(&in);
-	for (uint32_t i = 0; i < in.ndirs; i++) {
-		if (i)
-			printf("\n");
-		check_trace(in.dirs[i], &carry, &ncarry, &tot);
+	if (in.found || in.ndirs == 1) {
+		check_traces(in.dirs, in.ndirs, in.root, &tot);
+	} else {
+		for (uint32_t i = 0; i < in.ndirs; i++) {
+			if (i)
+				printf("\n");
+			check_trace(in.dirs[i], &carry, &ncarry, &tot);
+		}
 	}
 	free(carry);
-	if (in.ndirs > 1)
+	if (in.found)
+		printf("\n%u trace%s found in %s, read as one\n", in.ndirs,
+		       in.ndirs == 1 ? "" : "s", in.root);
+	else if (in.ndirs > 1)
 		printf("\n%u chunks\n", in.ndirs);
 	if (tot.threads)
 		printf("\n%" PRIu64 " thread records (each names the process and thread of the "
@@ -206,10 +304,12 @@ int rtr_cmd_check(int argc, char **argv)
 		printf("%" PRIu64 " warning%s: what producers write that CTF 1.8 does not ask "
 		       "for, read on\n", tot.warnings, tot.warnings == 1 ? "" : "s");
 	ndirs = in.ndirs;
+	found = in.found;
 	cut = cli_input_close(&in) != 0;
 	if (tot.unopened)
 		printf("check: DAMAGED: %u of %u %s not be read%s\n", tot.unopened, ndirs,
-		       ndirs > 1 ? "chunks could" : "trace could", tot.damaged ?
+		       ndirs == 1 ? "trace could" : found ? "traces could" : "chunks could",
+		       tot.damaged ?
 		       ", and streams of the others are damaged" : "");
 	else if (tot.damaged)
 		printf("check: DAMAGED: %u of %u streams\n", tot.damaged, tot.streams);

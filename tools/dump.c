@@ -655,6 +655,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	}
 	if (st)
 		cap_streams(&t[opened - 1], st);
+	tr_traces_one_clock(t, opened);
 	tr_clock_init(&d->clk, &t[0].md);
 	d->cls = calloc(opened, sizeof(*d->cls));
 	if (!d->cls || tr_merge_init_chunks(&mg, t, opened))

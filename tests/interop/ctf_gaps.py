@@ -36,11 +36,11 @@ typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.
 '''
 
 
-def trace_block(header=True):
+def trace_block(header=True, uuid_text=UUID_TEXT):
     h = ('\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n'
          '\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n') if header else ''
     return ('trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = "%s";\n\tbyte_order = le;\n%s};\n'
-            % (UUID_TEXT, h))
+            % (uuid_text, h))
 
 
 def u8(v):
@@ -64,13 +64,13 @@ def cstr(s):
 
 
 def packet(events, ts_begin, ts_end, seq=0, discarded=0, instance=0, cpu=0, pad=16,
-           content_extra_bits=0):
+           content_extra_bits=0, uuid=UUID):
     """A packet of LTTng's shape: header (magic, uuid, stream_id,
     stream_instance_id), context (timestamp_begin, timestamp_end,
     content_size, packet_size, packet_seq_num, events_discarded, cpu_id),
     then @events (bytes); @pad bytes of padding after the content.
     content_size is @content_extra_bits less than whole bytes when asked."""
-    head = u32(MAGIC) + UUID + u32(0) + u64(instance)
+    head = u32(MAGIC) + uuid + u32(0) + u64(instance)
     ctx_len = 8 * 6 + 4
     body = b''.join(events)
     content = len(head) + ctx_len + len(body)
@@ -114,8 +114,9 @@ def tick(ts, n):
     return u32(0) + u64(ts) + u32(n) + i32(-n)
 
 
-def lttng_like(extra_meta='', streams=None):
-    meta = '/* CTF 1.8 */\n' + TYPES + trace_block() + CLOCK + STREAM + EVENT + extra_meta
+def lttng_like(extra_meta='', streams=None, uuid_text=UUID_TEXT, clock=CLOCK):
+    meta = ('/* CTF 1.8 */\n' + TYPES + trace_block(uuid_text=uuid_text) + clock + STREAM + EVENT +
+            extra_meta)
     return meta, streams
 
 
@@ -269,6 +270,58 @@ def enum_max():
     return meta, {'stream': b''.join(struct.pack('<q', v) for v in vals)}
 
 
+def tracefile_size():
+    """LTTng's --tracefile-size: each stream in several files (NAME_CPU_N),
+    its packets' sequence numbers going on from file to file, one
+    stream_instance_id; the files' names sort otherwise than their times
+    (chan_0_10 before chan_0_9 by strcmp).  Nothing is lost."""
+    t = 1000000
+    files = {}
+    for cpu in range(2):
+        for k, seq in enumerate([0, 1, 2]):
+            name = 'chan_%d_%d' % (cpu, [9, 10, 11][k])
+            ts = t + 1000 * seq + cpu
+            files[name] = packet([tick(ts + 5, 10 * cpu + seq), tick(ts + 7, 100 + seq)],
+                                 ts, ts + 100, seq=seq, instance=cpu, cpu=cpu)
+    return lttng_like('', files)
+
+
+UUID2 = bytes(range(0xc0, 0xd0))
+UUID2_TEXT = 'c0c1c2c3-c4c5-c6c7-c8c9-cacbcccdcecf'
+CLOCK2 = CLOCK.replace('offset_s = 1600000000;', 'offset_s = 1599999999;\n\toffset = 250000;\n'
+                       '\tfreq = 500000000;').replace('\tfreq = 1000000000;\n', '')
+
+
+def several_traces():
+    """A directory of traces (LTTng's domains; a rotated session's archives):
+    kernel/ and ust/ with clocks of other offsets and frequencies and the
+    same file names, merged in time; archive/1 and archive/2, one trace (one
+    UUID) rotated, its stream going on from one to the other."""
+    t = 1000000
+    out = {}
+    meta, s = lttng_like('', {'chan_0': packet([tick(t + 10, 1), tick(t + 700, 2)], t, t + 800)})
+    out['ust/metadata'] = meta
+    out['ust/chan_0'] = s['chan_0']
+    # the other clock (500 MHz, offset_s one less, offset 250000 cycles): its event 3
+    # 300 ns after the ust trace's first, between its two
+    k0 = (1000000000 + t + 300) // 2 - 250000 - 300
+    meta, s = lttng_like('', {'chan_0': packet([tick(k0 + 2 * 300, 3), tick(k0 + 2 * 900, 4)],
+                                               k0, k0 + 2000, uuid=UUID2)},
+                         uuid_text=UUID2_TEXT, clock=CLOCK2)
+    out['kernel/metadata'] = meta
+    out['kernel/chan_0'] = s['chan_0']
+    u3 = bytes(range(0xe0, 0xf0))
+    u3_text = 'e0e1e2e3-e4e5-e6e7-e8e9-eaebecedeeef'
+    for n, seq in ((1, 0), (2, 1)):
+        ts = t + 1000 * n
+        meta, s = lttng_like('', {'chan_1': packet([tick(ts + 1, 50 + n)], ts, ts + 100,
+                                                   seq=seq, instance=7, cpu=1, uuid=u3)},
+                             uuid_text=u3_text)
+        out['archive/%d/metadata' % n] = meta
+        out['archive/%d/chan_1' % n] = s['chan_1']
+    return None, out
+
+
 def ts_back():
     """Time going back between two records of a packet: damage, not a quirk."""
     t = 1000000
@@ -298,6 +351,8 @@ TRACES = {
     'end-zero': end_zero,
     'seq-again': seq_again,
     'ts-back': ts_back,
+    'tracefile-size': tracefile_size,
+    'several-traces': several_traces,
     'grammar': grammar,
     'enum-max': enum_max,
     'freq-twice': lambda: hostile('freq-twice'),
@@ -314,13 +369,14 @@ def write(top, name):
     meta, streams = TRACES[name]()
     d = os.path.join(top, name)
     os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, 'metadata'), 'wb') as f:
-        f.write(meta if isinstance(meta, bytes) else meta.encode())
+    if meta is not None:    # else several traces, their metadata among the files
+        with open(os.path.join(d, 'metadata'), 'wb') as f:
+            f.write(meta if isinstance(meta, bytes) else meta.encode())
     for fname, data in streams.items():
         p = os.path.join(d, fname)
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, 'wb') as f:
-            f.write(data)
+            f.write(data if isinstance(data, bytes) else data.encode())
     print(d)
 
 

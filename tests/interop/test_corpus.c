@@ -32,11 +32,6 @@ static const char *srcdir(void)
  * cause (issue 21); corpus.py fails if one of them reads right.
  */
 static const char *const not_yet[] = {
-	"succeed/lttng-tracefile-rotation",	/* several traces in a directory */
-	"succeed/multi-domains",
-	"succeed/session-rotation",
-	"fail/invalid-packet-size",		/* a trace in a subdirectory */
-	"fail/valid-events-then-invalid-events",
 	NULL
 };
 

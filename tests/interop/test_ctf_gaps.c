@@ -240,3 +240,63 @@ Test(interop_ctf_gaps, hostile_metadata_is_refused_with_its_line)
 	}
 	t_rm_rf(dir);
 }
+
+/*
+ * A stream in several files (LTTng's --tracefile-size): one stream, read
+ * through its files in the order of their times (not of their names), its
+ * sequence numbers going on: nothing lost, as babeltrace2 says.
+ */
+Test(interop_ctf_gaps, a_stream_in_several_files_is_one_stream)
+{
+	char dir[PATH_MAX], trace[PATH_MAX], *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, "tracefile-size", trace, sizeof(trace));
+	compare(trace, "losses alike: 0 events, 0 packets");
+	out = tool("check", trace, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	/* named by its first file (chan_0_9, before chan_0_10 in time) */
+	cr_expect_not_null(strstr(out, "\nchan_0_9 "), "%s", out);
+	cr_expect_null(strstr(out, "\nchan_0_10 "), "%s", out);
+	cr_expect_not_null(strstr(out, "  ok\n  in 3 files, read one after the other"), "%s", out);
+	cr_expect_not_null(strstr(out, "6 packets, 12 events, 0 events lost, 0 packets lost"),
+			   "%s", out);
+	cr_expect_null(strstr(out, "lost before"), "%s", out);
+	free(out);
+	t_rm_rf(dir);
+}
+
+/*
+ * A directory of traces: each found below it, their clocks (other offsets,
+ * other frequencies) brought to one, merged in time; files of one name in
+ * different traces are different streams; the archives of one rotated
+ * trace (one UUID) are one trace, its stream going on from one to the next.
+ */
+Test(interop_ctf_gaps, a_directory_of_traces_is_read_as_one)
+{
+	char dir[PATH_MAX], trace[PATH_MAX], *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, "several-traces", trace, sizeof(trace));
+	compare(trace, "losses alike: 0 events, 0 packets");
+	out = tool("check", trace, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\n4 traces found in "), "%s", out);
+	cr_expect_not_null(strstr(out, "\narchive/1/chan_1     1          2            2"), "%s",
+			   out);
+	cr_expect_not_null(strstr(out, "\nkernel/chan_0        0          1            2"), "%s",
+			   out);
+	cr_expect_not_null(strstr(out, "\nust/chan_0           0          1            2"), "%s",
+			   out);
+	cr_expect_not_null(strstr(out, "check: ok\n"), "%s", out);
+	free(out);
+	/* the two domains' events interleave: the kernel's third between the ust's two */
+	out = tool("dump --clock-seconds", trace, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "{ n = 2, d = -2 }\n[1600000000.001000900] (+0.000000200) "
+				  "cpu 0 tick: { n = 3, d = -3 }\n"), "%s", out);
+	free(out);
+	t_rm_rf(dir);
+}

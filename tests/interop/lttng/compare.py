@@ -106,7 +106,15 @@ class Parser:
         self.ws()
         c = self.s[self.i]
         if c == '"':
-            return self.string()
+            v = self.string()
+            m = re.compile(r' \((-?[0-9]|0x)').match(self.s, self.i)
+            if m:
+                # ringtrace's enumeration whose label is no identifier: "LABEL" (N)
+                self.eat('(')
+                n = self.number()
+                self.eat(')')
+                return ('enum', v.decode('utf-8', 'surrogateescape'), n)
+            return v
         if c == '{':
             return self.struct()
         if c == '[':
@@ -276,7 +284,7 @@ def losses(bt_stderr, rt, trace):
     for line in out.stdout.decode(errors='replace').splitlines():
         f = line.split()
         if len(f) == 7 and f[6] in ('ok', 'DAMAGED') and f[2].isdigit():
-            stream = f[0]
+            stream = f[0].rsplit('/', 1)[-1]   # under its trace's directory, if several
             got[(stream, 'event')] = int(f[4])
             got[(stream, 'packet')] = int(f[5])
         m = re.match(r'  lost before its first packet: (\d+) packets and (\d+) events', line)
