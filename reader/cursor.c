@@ -141,7 +141,7 @@ static int open_packet(struct tr_cursor *c)
 	if (content < (uint64_t)RTR_PACKET_HDR_SIZE * 8)
 		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte "
 			    "packet header", content, RTR_PACKET_HDR_SIZE);
-	if (content / 8 > left)
+	if ((content + 7) / 8 > left)
 		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
 			    "past the end of the file (%" PRIu64 " bytes left)", content,
 			    content / 8, left);
@@ -426,13 +426,10 @@ static int ctf_open_packet(struct tr_cursor *c)
 	content = w.roles & (1u << TR_ROLE_CONTENT_SIZE) ? w.role[TR_ROLE_CONTENT_SIZE] :
 		  w.roles & (1u << TR_ROLE_PACKET_SIZE) ? w.role[TR_ROLE_PACKET_SIZE] : left * 8;
 	psize = w.roles & (1u << TR_ROLE_PACKET_SIZE) ? w.role[TR_ROLE_PACKET_SIZE] : content;
-	if (content % 8)
-		return fail(c, off, "content_size %" PRIu64 " bits is not a whole number of bytes "
-			    "(not read)", content);
 	if (content < w.bit)
 		return fail(c, off, "content_size %" PRIu64 " bits is less than the packet's "
 			    "header and context (%" PRIu64 " bits)", content, w.bit);
-	if (content / 8 > left)
+	if ((content + 7) / 8 > left)
 		return fail(c, off, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
 			    "the end of the file (%" PRIu64 " bytes left)", content, content / 8,
 			    left);
@@ -511,7 +508,9 @@ static int ctf_open_packet(struct tr_cursor *c)
 	if (w.roles & (1u << TR_ROLE_TS_BEGIN))
 		c->clock = w.role[TR_ROLE_TS_BEGIN];
 	c->pkt_off = c->pos;
-	c->pkt_end = c->pos + content / 8;
+	/* CTF sizes are in bits: the content may end inside its last byte */
+	c->pkt_end = c->pos + (content + 7) / 8;
+	c->content_bits = content;
 	c->pkt_next = c->pos + psize / 8;
 	c->bit = w.bit;
 	c->pos = c->pkt_off + w.bit / 8;
@@ -606,7 +605,7 @@ static inline int ctf_next_fast(struct tr_cursor *c, const struct tr_stream_clas
 
 	w.pkt = pkt;
 	w.bit = start;
-	w.end = (c->pkt_end - c->pkt_off) * 8;
+	w.end = c->content_bits;
 	w.clock = c->clock;
 	if (fast_header(&sc->fast, &w, &id) || id >= sc->nids)
 		return 0;
@@ -629,7 +628,7 @@ static int ctf_next_record(struct tr_cursor *c)
 	const struct tr_ctf *ctf = c->md->ctf;
 	const struct tr_stream_class *sc = &ctf->streams[c->sclass];
 	const uint8_t *pkt = c->s->data + c->pkt_off;
-	uint64_t end = (c->pkt_end - c->pkt_off) * 8, start = c->bit, id;
+	uint64_t end = c->content_bits, start = c->bit, id;
 	const struct tr_class *cls;
 	const struct tr_plan *p;
 	struct tr_walk w;
@@ -696,7 +695,7 @@ static int ctf_next(struct tr_cursor *c)
 	if (c->failed)
 		return TR_ERROR;
 	for (;;) {
-		if (c->bit < (c->pkt_end - c->pkt_off) * 8 && !c->pend_packets &&
+		if (c->bit < c->content_bits && !c->pend_packets &&
 		    !c->pend_events) {
 			const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
 
@@ -717,6 +716,7 @@ static int ctf_next(struct tr_cursor *c)
 		c->pos = c->pkt_next > c->pos ? c->pkt_next : c->pos;
 		c->bit = 0;
 		c->pkt_off = c->pkt_end = c->pos;
+		c->content_bits = 0;
 		if (c->pos >= c->s->size)
 			return TR_END;
 		if (ctf_open_packet(c))

@@ -96,6 +96,7 @@ struct tr_cursor {
 	uint64_t ctx_bit;	/* the class's context */
 	uint64_t pl_bit;	/* the payload */
 	uint64_t end_bit;	/* the record's end */
+	uint64_t content_bits;	/* the packet's content_size: it may end inside a byte */
 	/*
 	 * the thread and process of the record: its event contexts' (LTTng's
 	 * vtid, vpid), or in a ringtrace trace the packet's latest thread record

@@ -322,6 +322,33 @@ def several_traces():
     return None, out
 
 
+def bit_content():
+    """Records of 3 + 7 bits, bit-packed, in packets whose content_size is
+    no whole number of bytes (CTF sizes are in bits): 64 bits of context
+    and 5 records, 114 bits, in packets of 128."""
+    meta = ('/* CTF 1.8 */\n' + TYPES +
+            'trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n};\n'
+            'stream {\n\tpacket.context := struct {\n\t\tuint32_t content_size;\n'
+            '\t\tuint32_t packet_size;\n\t};\n};\n'
+            'event {\n\tname = "bits";\n\tfields := struct {\n'
+            '\t\tinteger { size = 3; align = 1; signed = false; } a;\n'
+            '\t\tinteger { size = 7; align = 1; signed = true; } b;\n\t};\n};\n')
+    out = b''
+    for k in range(2):
+        bits = []
+
+        def put(v, n):
+            bits.extend((v >> i) & 1 for i in range(n))
+        put(114, 32)
+        put(128, 32)
+        for i in range(5):
+            put((i + k) % 8, 3)
+            put((-13 * i + 29 * k) & 0x7f, 7)
+        bits += [0] * (128 - len(bits))
+        out += bytes(sum(bits[8 * j + i] << i for i in range(8)) for j in range(16))
+    return meta, {'stream': out}
+
+
 def ts_back():
     """Time going back between two records of a packet: damage, not a quirk."""
     t = 1000000
@@ -351,6 +378,7 @@ TRACES = {
     'end-zero': end_zero,
     'seq-again': seq_again,
     'ts-back': ts_back,
+    'bit-content': bit_content,
     'tracefile-size': tracefile_size,
     'several-traces': several_traces,
     'grammar': grammar,

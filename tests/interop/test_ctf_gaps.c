@@ -300,3 +300,19 @@ Test(interop_ctf_gaps, a_directory_of_traces_is_read_as_one)
 	free(out);
 	t_rm_rf(dir);
 }
+
+/* CTF sizes are in bits: a packet's content may end inside a byte, after bit-packed records. */
+Test(interop_ctf_gaps, content_that_ends_inside_a_byte_is_read)
+{
+	char dir[PATH_MAX], trace[PATH_MAX], *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, "bit-content", trace, sizeof(trace));
+	compare(trace, "losses alike: 0 events, 0 packets");
+	out = tool("check", trace, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "2 packets, 10 events, 0 events lost"), "%s", out);
+	free(out);
+	t_rm_rf(dir);
+}
