@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """tests/interop/corpus.py - ringtrace's reader over babeltrace's CTF test traces.
 
-    corpus.py CORPUS RINGTRACE [--not-yet KIND/NAME ...]
+    corpus.py CORPUS RINGTRACE [--mutants N] [--not-yet KIND/NAME ...]
 
 CORPUS is babeltrace's tests/data/ctf-traces (../shared/reference/
 babeltrace-ctf-traces); babeltrace2 is the oracle.
@@ -20,6 +20,11 @@ must refuse it too (exit 1), with a located message: the path of a file of
 the trace, then a line ("line N"), a byte offset ("offset N") or a
 metadata packet.
 
+--mutants N: each succeed/ trace is also read in N mutated copies (a byte
+replaced, bits flipped, a file cut, in its stream files or metadata):
+dump and check must end with 0 or 1, 1 with a message naming a file of
+the copy; never a crash, a hang or a sanitizer's report.
+
 Every command ringtrace runs here must leave no sanitizer report on its
 standard error (the test runs under ASan+UBSan too).
 
@@ -33,9 +38,12 @@ F of F' fail traces refused with a located message"; exits 0 when every
 trace is as it should be, 1 otherwise.
 """
 import os
+import random
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COMPARE = os.path.join(HERE, 'lttng', 'compare.py')
@@ -76,6 +84,50 @@ def succeed(trace, rt):
     return 'ok', msg + '; ' + re.search(r'^check: .*$', out, re.M).group(0)
 
 
+def mutate(trace, rt, rounds):
+    """@rounds mutated copies of @trace (a byte replaced, bits flipped, a
+    file cut; in its stream files and metadata, chosen by a seeded random):
+    dump and check end with 0 or 1, 1 with a message naming a file of the
+    copy, never a crash, a hang or a sanitizer's report.  Return (bad, damaged)."""
+    rng = random.Random(trace)
+    bad, damaged = [], 0
+    with tempfile.TemporaryDirectory(prefix='rtr-corpus-') as tmp:
+        for i in range(rounds):
+            copy = os.path.join(tmp, 'm%d' % i)
+            shutil.copytree(trace, copy)
+            files = sorted(os.path.join(d, f) for d, _, fs in os.walk(copy) for f in fs
+                           if 'index' not in d and os.path.getsize(os.path.join(d, f)))
+            if not files:
+                continue
+            f = rng.choice(files)
+            os.chmod(f, 0o600)
+            data = bytearray(open(f, 'rb').read())
+            pos = rng.randrange(len(data))
+            how = i % 3
+            if how == 0:
+                data[pos] = rng.randrange(256)
+            elif how == 1:
+                data[pos] ^= 1 << rng.randrange(8)
+            else:
+                del data[pos:]
+            open(f, 'wb').write(data)
+            for cmd in ('check', 'dump'):
+                try:
+                    c, out, err = run([rt, cmd, copy])
+                except subprocess.TimeoutExpired:
+                    bad.append('%s hangs on %s (round %d)' % (cmd, f, i))
+                    continue
+                if c not in (0, 1):
+                    bad.append('%s exits %d on %s at %d (round %d): %s' %
+                               (cmd, c, f, pos, i, err[-300:]))
+                elif c == 1:
+                    damaged += 1
+                    if copy not in err:
+                        bad.append('%s: no file named: %s' % (cmd, err[-300:]))
+            shutil.rmtree(copy)
+    return bad, damaged
+
+
 def fail(trace, rt):
     st, _, _ = run(['babeltrace2', trace])
     if st == 0:
@@ -93,11 +145,15 @@ def fail(trace, rt):
 
 
 def main():
-    if len(sys.argv) < 3 or any(a != '--not-yet' for a in sys.argv[3::2]) or len(sys.argv) % 2 == 0:
+    args = sys.argv[3:]
+    if len(sys.argv) < 3 or len(args) % 2 or \
+            any(a not in ('--not-yet', '--mutants') for a in args[0::2]):
         print(__doc__, file=sys.stderr)
         return 2
     corpus, rt = sys.argv[1], sys.argv[2]
-    not_yet = set(sys.argv[4::2])
+    not_yet = {v for k, v in zip(args[0::2], args[1::2]) if k == '--not-yet'}
+    mutants = sum(int(v) for k, v in zip(args[0::2], args[1::2]) if k == '--mutants')
+    mutated = damaged = 0
     counts = {'ok succeed': 0, 'succeed': 0, 'aborts': 0, 'ok fail': 0, 'fail': 0}
     bad = 0
     for kind, judge in (('succeed', succeed), ('fail', fail)):
@@ -107,6 +163,13 @@ def main():
             if not os.path.isdir(trace):
                 continue
             verdict, msg = judge(trace, rt)
+            if kind == 'succeed' and mutants:
+                mbad, mdamaged = mutate(trace, rt, mutants)
+                mutated += mutants
+                damaged += mdamaged
+                for b in mbad:
+                    print('BAD %s/%s mutated: %s' % (kind, name, b))
+                bad += len(mbad)
             if kind + '/' + name in not_yet:
                 not_yet.discard(kind + '/' + name)
                 if verdict == 'BAD':
@@ -127,6 +190,10 @@ def main():
           '%d of %d fail traces refused with a located message' %
           (counts['ok succeed'], counts['succeed'], counts['aborts'], counts['ok fail'],
            counts['fail']))
+    if mutants:
+        print('corpus: %d mutated copies read, %d reads refused them with a named file, '
+              'none crashed' % (mutated, damaged) if not bad else
+              'corpus: %d mutated copies read' % mutated)
     for name in sorted(not_yet):
         print('BAD %s: on the --not-yet list, not in the corpus' % name)
         bad += 1

@@ -6,7 +6,8 @@
  * the work: every succeed/ trace read by dump exactly as babeltrace2 reads
  * it (events, values, times, losses) and called readable by check; every
  * fail/ trace refused by both with a message that names the file and the
- * line or offset; no sanitizer report.  Without the corpus the test skips,
+ * line or offset; 4 mutated copies of each succeed/ trace reported, not
+ * crashed on; no sanitizer report.  Without the corpus the test skips,
  * saying so; the gaps it found are covered by traces made here
  * (tests/interop/test_ctf_gaps.c), which need no corpus.
  */
@@ -53,12 +54,13 @@ Test(interop_corpus, babeltrace_traces_read_as_babeltrace2_reads_them)
 			     "RTR_CTF_CORPUS names another place)", corpus);
 	}
 	n = (size_t)snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/corpus.py' "
-			     "'%s' '%s/ringtrace' 2>&1", srcdir(), corpus, t_bindir());
+			     "'%s' '%s/ringtrace' --mutants 4 2>&1", srcdir(), corpus, t_bindir());
 	for (size_t i = 0; not_yet[i] && n < sizeof(cmd); i++)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " --not-yet '%s'", not_yet[i]);
 	cr_assert_lt(n, sizeof(cmd));
 	out = t_sh(cmd, &status);
 	cr_expect_eq(status, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "corpus: "), "%s", out);
+	cr_expect_not_null(strstr(out, " none crashed"), "the mutated copies: %s", out);
 	free(out);
 }
