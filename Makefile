@@ -375,8 +375,13 @@ $(MAN_PAGES) &: Documentation/conf.py $(wildcard Documentation/*.rst) examples/a
 	$(Q)rm -rf $(O)/man && sphinx-build -W -q -b man Documentation $(O)/man
 
 # ringtrace.pc, ringtrace-consumer.pc: made for this PREFIX at each install.
+# In the usual layout (PREFIX/lib/pkgconfig) the prefix is found from where the
+# file is (${pcfiledir}, pkg-config 0.27 and pkgconf): a tree staged with
+# DESTDIR, or moved, is used with PKG_CONFIG_PATH alone (README).
+RTR_PC_PREFIX = $(if $(filter $(PREFIX)/lib/pkgconfig,$(PKGCONFIGDIR)),$${pcfiledir}/../..,$(PREFIX))
 define rtr_pc
-prefix=$(PREFIX)
+# installed for PREFIX=$(PREFIX)
+prefix=$(RTR_PC_PREFIX)
 libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 includedir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 
