@@ -349,6 +349,202 @@ def bit_content():
     return meta, {'stream': out}
 
 
+class Bits:
+    """A stream of bits: big-endian fields packed from each byte's most
+    significant bit, little-endian ones from its least (CTF 1.8, 4.1.5)."""
+
+    def __init__(self):
+        self.b = bytearray()
+        self.pos = 0
+
+    def align(self, a):
+        self.pos = (self.pos + a - 1) // a * a
+
+    def put(self, v, n, be=True, align=1):
+        self.align(align)
+        v &= (1 << n) - 1
+        while len(self.b) * 8 < self.pos + n:
+            self.b.append(0)
+        for i in range(n):
+            p = self.pos + i
+            bit = (v >> (n - 1 - i)) & 1 if be else (v >> i) & 1
+            self.b[p // 8] |= bit << (7 - p % 8 if be else p % 8)
+        self.pos += n
+
+    def raw(self, data, align=8):
+        self.align(align)
+        for c in data:
+            self.put(c, 8, align=8)
+
+
+def corners():
+    """CTF 1.8's corners babeltrace's corpus leaves out: a big-endian trace
+    of two stream classes on two clocks (1 GHz, and 100 MHz with an offset,
+    its 32-bit timestamps wrapping), an enumeration-tagged variant of an
+    integer, a string and a structure, 32- and 64-bit floats, bit-packed
+    fields of 3, 13, 1 and 7 bits, a little-endian field, a sequence of
+    structures; packets of the second stream without a content_size."""
+    meta = ('''/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 32; align = 8; signed = true; } := int32_t;
+trace {
+	major = 1;
+	minor = 8;
+	uuid = "%s";
+	byte_order = be;
+	packet.header := struct {
+		uint32_t magic;
+		uint8_t uuid[16];
+		uint32_t stream_id;
+	};
+};
+clock { name = fast; freq = 1000000000; offset_s = 1600000000; };
+clock { name = slow; freq = 100000000; offset_s = 1599999957; offset = 5136197; };
+typealias integer { size = 64; align = 8; signed = false; map = clock.fast.value; } := fast_t;
+typealias integer { size = 64; align = 8; signed = false; map = clock.slow.value; } := slow64_t;
+typealias integer { size = 32; align = 8; signed = false; map = clock.slow.value; } := slow32_t;
+stream {
+	id = 0;
+	packet.context := struct {
+		fast_t timestamp_begin;
+		fast_t timestamp_end;
+		uint64_t content_size;
+		uint64_t packet_size;
+		uint64_t events_discarded;
+		uint32_t cpu_id;
+	};
+	event.header := struct { uint16_t id; fast_t timestamp; };
+};
+stream {
+	id = 1;
+	packet.context := struct {
+		slow64_t timestamp_begin;
+		slow64_t timestamp_end;
+		uint32_t packet_size;
+	};
+	event.header := struct { uint8_t id; slow32_t timestamp; };
+};
+event {
+	name = "mix";
+	id = 0;
+	stream_id = 0;
+	fields := struct {
+		enum : uint8_t { INT = 0, STR = 1, PAIR = 2 ... 3 } tag;
+		variant <tag> {
+			int32_t INT;
+			string STR;
+			struct { uint8_t x; uint16_t y; } PAIR;
+		} v;
+		floating_point { exp_dig = 8; mant_dig = 24; align = 8; } f;
+		floating_point { exp_dig = 11; mant_dig = 53; align = 8; } d;
+	};
+};
+event {
+	name = "bits";
+	id = 1;
+	stream_id = 0;
+	fields := struct {
+		integer { size = 3; align = 1; signed = false; } a;
+		integer { size = 13; align = 1; signed = true; } b;
+		integer { size = 1; align = 1; signed = false; } c;
+		integer { size = 7; align = 1; signed = false; base = 16; } d;
+		integer { size = 16; align = 8; signed = false; byte_order = le; } e;
+		uint8_t n;
+		struct { uint8_t k; string s; } items[n];
+	};
+};
+event {
+	name = "slow";
+	id = 0;
+	stream_id = 1;
+	fields := struct { uint16_t v; string s; };
+};
+''' % UUID_TEXT)
+
+    def head(w, sid):
+        w.put(MAGIC, 32)
+        w.raw(UUID)
+        w.put(sid, 32)
+
+    # stream 0: two packets
+    f0 = b''
+    base = 1000000
+    for k in range(2):
+        w = Bits()
+        head(w, 0)
+        t0 = base + 10000 * k
+        w.put(t0, 64)
+        w.put(t0 + 5000, 64)
+        at = w.pos
+        w.put(0, 64)
+        w.put(0, 64)
+        w.put(3 * k, 64)
+        w.put(2, 32)
+        for i in range(6):
+            ts = t0 + 100 * i + 1
+            if i % 2 == 0:
+                w.put(0, 16)
+                w.put(ts, 64)
+                tag = i // 2 % 3 + (1 if k and i == 4 else 0)
+                w.put(tag, 8)
+                if tag == 0:
+                    w.put(-7 * i - 1, 32)
+                elif tag == 1:
+                    w.raw(('s%d' % i).encode() + b'\0')
+                else:
+                    w.put(i, 8)
+                    w.put(1000 + i, 16)
+                w.raw(struct.pack('>f', 1.5 * i - 0.25))
+                w.raw(struct.pack('>d', -2.0 ** (i + k) / 3))
+            else:
+                w.put(1, 16)
+                w.put(ts, 64)
+                w.put(i % 8, 3)
+                w.put(-700 * i + k, 13)
+                w.put(i & 1, 1)
+                w.put(0x55 ^ i, 7)
+                w.put(0x1234 + i, 16, be=False, align=8)
+                w.put(i % 3, 8)
+                for j in range(i % 3):
+                    w.put(j + 10, 8)
+                    w.raw(('item%d' % j).encode() + b'\0')
+        content = w.pos
+        w.align(8)
+        w.b += b'\0' * 8
+        size = len(w.b) * 8
+        c = Bits()
+        c.put(content, 64)
+        c.put(size, 64)
+        w.b[at // 8:at // 8 + 16] = c.b
+        f0 += bytes(w.b)
+    # stream 1: packets without content_size, full to their packet_size; its 32-bit
+    # timestamps wrap (the clock passes 2^32 between two events)
+    f1 = b''
+    s0 = (1 << 32) - 3000
+    for k in range(2):
+        w = Bits()
+        head(w, 1)
+        t0 = s0 + 2000 * k
+        w.put(t0, 64)
+        w.put(t0 + 1500, 64)
+        at = w.pos
+        w.put(0, 32)
+        for i in range(3):
+            ts = t0 + 500 * i + 7
+            w.put(0, 8)
+            w.put(ts & 0xffffffff, 32)
+            w.put(40000 + i + 10 * k, 16)
+            w.raw(('slow%d%d' % (k, i)).encode() + b'\0')
+        c = Bits()
+        c.put(len(w.b) * 8, 32)
+        w.b[at // 8:at // 8 + 4] = c.b
+        f1 += bytes(w.b)
+    return meta, {'a_0': f0, 'b_0': f1}
+
+
 def ts_back():
     """Time going back between two records of a packet: damage, not a quirk."""
     t = 1000000
@@ -378,6 +574,7 @@ TRACES = {
     'end-zero': end_zero,
     'seq-again': seq_again,
     'ts-back': ts_back,
+    'corners': corners,
     'bit-content': bit_content,
     'tracefile-size': tracefile_size,
     'several-traces': several_traces,

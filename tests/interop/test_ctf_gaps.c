@@ -316,3 +316,27 @@ Test(interop_ctf_gaps, content_that_ends_inside_a_byte_is_read)
 	free(out);
 	t_rm_rf(dir);
 }
+
+/*
+ * The corners of CTF 1.8 babeltrace's corpus leaves out, in one trace read
+ * as babeltrace2 reads it: big-endian, two stream classes on two clocks
+ * (their events interleaved on one time axis), 32-bit timestamps that wrap,
+ * a variant of an integer, a string and a structure chosen by an
+ * enumeration, floats of 32 and 64 bits, fields of 3, 13, 1 and 7 bits, a
+ * little-endian field, a sequence of structures, packets without a
+ * content_size, a loss.
+ */
+Test(interop_ctf_gaps, ctf_corners_read_as_babeltrace2_reads_them)
+{
+	char dir[PATH_MAX], trace[PATH_MAX], *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	make(dir, "corners", trace, sizeof(trace));
+	compare(trace, "losses alike: 3 events, 0 packets");
+	out = tool("check", trace, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "4 packets, 18 events, 3 events lost"), "%s", out);
+	free(out);
+	t_rm_rf(dir);
+}
