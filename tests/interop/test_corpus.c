@@ -21,13 +21,6 @@
 
 TestSuite(interop_corpus, .timeout = 600);
 
-static const char *srcdir(void)
-{
-	const char *s = getenv("RTR_SRCDIR");
-
-	return s && *s ? s : ".";
-}
-
 /*
  * The traces the reader does not read as it should yet, each with its
  * cause (issue 21); corpus.py fails if one of them reads right.
@@ -48,13 +41,13 @@ Test(interop_corpus, babeltrace_traces_read_as_babeltrace2_reads_them)
 		snprintf(corpus, sizeof(corpus), "%s", env);
 	else
 		snprintf(corpus, sizeof(corpus), "%s/../shared/reference/babeltrace-ctf-traces",
-			 srcdir());
+			 t_srcdir());
 	if (stat(corpus, &st) || !S_ISDIR(st.st_mode)) {
 		cr_skip_test("no CTF corpus at '%s' (babeltrace's tests/data/ctf-traces; "
 			     "RTR_CTF_CORPUS names another place)", corpus);
 	}
 	n = (size_t)snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/corpus.py' "
-			     "'%s' '%s/ringtrace' --mutants 4 2>&1", srcdir(), corpus, t_bindir());
+			     "'%s' '%s/ringtrace' --mutants 4 2>&1", t_srcdir(), corpus, t_bindir());
 	for (size_t i = 0; not_yet[i] && n < sizeof(cmd); i++)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, " --not-yet '%s'", not_yet[i]);
 	cr_assert_lt(n, sizeof(cmd));

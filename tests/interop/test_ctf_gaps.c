@@ -15,13 +15,6 @@
 
 TestSuite(interop_ctf_gaps, .timeout = 120);
 
-static const char *srcdir(void)
-{
-	const char *s = getenv("RTR_SRCDIR");
-
-	return s && *s ? s : ".";
-}
-
 /* Write ctf_gaps.py's trace @name under @dir: its path, in @path. */
 static void make(const char *dir, const char *name, char *path, size_t len)
 {
@@ -29,27 +22,11 @@ static void make(const char *dir, const char *name, char *path, size_t len)
 	int st;
 
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/ctf_gaps.py' '%s' '%s' 2>&1",
-		 srcdir(), dir, name);
+		 t_srcdir(), dir, name);
 	out = t_sh(cmd, &st);
 	cr_assert_eq(st, 0, "%s", out);
 	out[strcspn(out, "\n")] = 0;
 	snprintf(path, len, "%s", out);
-	free(out);
-}
-
-/* compare.py over @trace: babeltrace2's values, every one; @losses, if given, in its report. */
-static void compare(const char *trace, const char *losses)
-{
-	char cmd[PATH_MAX * 3 + 256], *out;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/lttng/compare.py' '%s' "
-		 "'%s/ringtrace' 2>&1", srcdir(), trace, t_bindir());
-	out = t_sh(cmd, &st);
-	cr_expect_eq(st, 0, "%s", out);
-	cr_expect_not_null(strstr(out, " events alike"), "%s", out);
-	if (losses)
-		cr_expect_not_null(strstr(out, losses), "%s", out);
 	free(out);
 }
 
@@ -70,7 +47,7 @@ Test(interop_ctf_gaps, metadata_without_a_stream_block_is_one_stream_class)
 
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, "no-stream-block", trace, sizeof(trace));
-	compare(trace, "losses alike: 0 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 0 events, 0 packets");
 	out = tool("check", trace, &st);
 	cr_expect_eq(st, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "1 packets, 12 events"), "%s", out);
@@ -87,7 +64,7 @@ static void check_says(const char *name, int status, int warnings, const char *s
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, name, trace, sizeof(trace));
 	if (!status)
-		compare(trace, NULL);
+		t_compare_bt2(trace, NULL);
 	out = tool("check", trace, &st);
 	cr_expect_eq(st, status, "%s: %s", name, out);
 	if (warnings) {
@@ -137,7 +114,7 @@ Test(interop_ctf_gaps, losses_without_packet_times_are_counted)
 
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, "losses-no-times", trace, sizeof(trace));
-	compare(trace, "losses alike: 12 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 12 events, 0 packets");
 	t_rm_rf(dir);
 }
 
@@ -155,13 +132,13 @@ Test(interop_ctf_gaps, metadata_signatures_as_the_spec_asks)
 
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, "packet-metadata", trace, sizeof(trace));
-	compare(trace, "losses alike: 0 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 0 events, 0 packets");
 	out = tool("dump", trace, &st);
 	cr_expect_eq(st, 0, "%s", out);
 	cr_expect_not_null(strstr(out, " box:app:(4321) cpu 0 tick: { n = 0, d = 0 }"), "%s", out);
 	free(out);
 	make(dir, "signature-lines", trace, sizeof(trace));
-	compare(trace, "losses alike: 0 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 0 events, 0 packets");
 	/* text without its signature stays refused, the line named */
 	snprintf(cmd, sizeof(cmd), "sed -i 1d '%s/metadata'", trace);
 	free(t_sh(cmd, &st));
@@ -186,7 +163,7 @@ Test(interop_ctf_gaps, grammar_corners_read_and_unknown_attributes_warn)
 
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, "grammar", trace, sizeof(trace));
-	compare(trace, "losses alike: 0 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 0 events, 0 packets");
 	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' 2>&1 >/dev/null | grep -c 'Unknown attribute'",
 		 trace);
 	out = t_sh(cmd, &st);
@@ -202,7 +179,7 @@ Test(interop_ctf_gaps, grammar_corners_read_and_unknown_attributes_warn)
 	cr_expect_not_null(strstr(out, "check: ok (with warnings)"), "%s", out);
 	free(out);
 	make(dir, "enum-max", trace, sizeof(trace));
-	compare(trace, "losses alike: 0 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 0 events, 0 packets");
 	t_rm_rf(dir);
 }
 
@@ -253,7 +230,7 @@ Test(interop_ctf_gaps, a_stream_in_several_files_is_one_stream)
 
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, "tracefile-size", trace, sizeof(trace));
-	compare(trace, "losses alike: 0 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 0 events, 0 packets");
 	out = tool("check", trace, &st);
 	cr_expect_eq(st, 0, "%s", out);
 	/* named by its first file (chan_0_9, before chan_0_10 in time) */
@@ -280,7 +257,7 @@ Test(interop_ctf_gaps, a_directory_of_traces_is_read_as_one)
 
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, "several-traces", trace, sizeof(trace));
-	compare(trace, "losses alike: 0 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 0 events, 0 packets");
 	out = tool("check", trace, &st);
 	cr_expect_eq(st, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "\n4 traces found in "), "%s", out);
@@ -309,7 +286,7 @@ Test(interop_ctf_gaps, content_that_ends_inside_a_byte_is_read)
 
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, "bit-content", trace, sizeof(trace));
-	compare(trace, "losses alike: 0 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 0 events, 0 packets");
 	out = tool("check", trace, &st);
 	cr_expect_eq(st, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "2 packets, 10 events, 0 events lost"), "%s", out);
@@ -333,7 +310,7 @@ Test(interop_ctf_gaps, ctf_corners_read_as_babeltrace2_reads_them)
 
 	t_mkdtemp(dir, sizeof(dir), "gaps");
 	make(dir, "corners", trace, sizeof(trace));
-	compare(trace, "losses alike: 3 events, 0 packets");
+	t_compare_bt2(trace, "losses alike: 3 events, 0 packets");
 	out = tool("check", trace, &st);
 	cr_expect_eq(st, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "4 packets, 18 events, 3 events lost"), "%s", out);
