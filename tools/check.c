@@ -32,7 +32,9 @@ static void usage(FILE *f)
 		"warnings with their place, counted, and the check goes on.\n"
 		"The ring's thread records are counted apart from the program's events.\n"
 		"TRACE is a trace directory, a directory of rotated chunks (checked in order,\n"
-		"sequence numbers continuing from chunk to chunk), or - for a stream on stdin.\n\n"
+		"sequence numbers continuing from chunk to chunk), a directory holding several\n"
+		"traces (each found below it, a stream in several files read as one), or -\n"
+		"for a stream on stdin.\n\n"
 		"  -h, --help   this text\n\n"
 		"exit status: 0 clean (losses and warnings alone are not damage), 1 damaged,\n"
 		"2 usage\n");
