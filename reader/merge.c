@@ -66,6 +66,8 @@ static int cmp_key(const void *a, const void *b)
 	}
 	if (x->kind == KEY_ALONE)
 		return (c = cmp_u64(x->trace, y->trace)) ? c : cmp_u64(x->file, y->file);
+	if (x->kind == KEY_NAME && (c = cmp_u64(x->owner, y->owner)))
+		return c;
 	c = strverscmp(x->name, y->name);
 	return c ? c : cmp_u64(x->trace, y->trace);
 }
@@ -75,7 +77,7 @@ static bool same_stream(const struct file_key *x, const struct file_key *y)
 	if (x->kind != y->kind || x->kind == KEY_ALONE)
 		return false;
 	if (x->kind == KEY_NAME)
-		return !strcmp(x->name, y->name);
+		return x->owner == y->owner && !strcmp(x->name, y->name);
 	return x->owner == y->owner && x->sclass == y->sclass && x->instance == y->instance;
 }
 
@@ -117,6 +119,12 @@ static void key_of(const struct tr_trace *t, uint32_t i, uint32_t f, uint32_t ow
 	}
 }
 
+/* Ringtrace's own traces always have a UUID; another producer's may not. */
+static bool has_uuid(const struct tr_trace *t)
+{
+	return !t->md.ctf || t->md.ctf->has_uuid;
+}
+
 void tr_stream_files_free(struct tr_stream_files *sf, uint32_t n)
 {
 	for (uint32_t i = 0; sf && i < n; i++)
@@ -143,10 +151,12 @@ int tr_stream_files(const struct tr_trace *t, uint32_t ntraces, struct tr_stream
 	for (uint32_t i = 0; i < ntraces; i++) {
 		uint32_t owner = i;
 
-		/* traces of one UUID are one trace (babeltrace2 merges them so) */
-		for (uint32_t j = 0; j < i && t[i].md.ctf && t[i].md.ctf->has_uuid; j++) {
-			if (t[j].md.ctf && t[j].md.ctf->has_uuid &&
-			    !memcmp(t[j].md.uuid, t[i].md.uuid, 16)) {
+		/*
+		 * traces of one UUID are one trace (babeltrace2 merges them so;
+		 * a rotated ringtrace recording's chunks share theirs)
+		 */
+		for (uint32_t j = 0; j < i && has_uuid(&t[i]); j++) {
+			if (has_uuid(&t[j]) && !memcmp(t[j].md.uuid, t[i].md.uuid, 16)) {
 				owner = j;
 				break;
 			}

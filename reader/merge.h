@@ -81,8 +81,8 @@ struct tr_stream_files {
 
 /*
  * tr_stream_files() - the streams of the @ntraces traces @t.  Ringtrace's
- * own traces: a stream is the files of one name, in the traces' order (a
- * rotated trace's chunks).  Another producer's (general CTF): a stream is
+ * own traces: a stream is the files of one name in traces of one UUID, in
+ * the traces' order (a rotated trace's chunks).  Another producer's (general CTF): a stream is
  * the files whose first packets have the same stream class and
  * stream_instance_id in traces of the same UUID (LTTng's --tracefile-size
  * files, a rotated session's archives), in the order of their first

@@ -328,3 +328,52 @@ Test(interop_ctf_gaps, ctf_corners_read_as_babeltrace2_reads_them)
 	free(out);
 	t_rm_rf(dir);
 }
+
+/*
+ * Two of ringtrace's own recordings in one directory (two UUIDs): two
+ * traces, their stream_0 files two streams, not one chained from the first
+ * to the second (whose sequence numbers start again).
+ */
+Test(interop_ctf_gaps, two_ringtrace_recordings_in_a_directory_are_two_traces)
+{
+	char dir[PATH_MAX], cmd[PATH_MAX * 2 + 128], want[128], *out;
+	unsigned long packets = 0, events = 0;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "gaps");
+	for (int i = 0; i < 2; i++) {
+		unsigned long p, e;
+		const char *l;
+
+		snprintf(cmd, sizeof(cmd), "'%s/ringtrace-events-bench' --make-trace '%s/%c' "
+			 "--events 1000 2>&1", t_bindir(), dir, 'a' + i);
+		out = t_sh(cmd, &st);
+		cr_assert_eq(st, 0, "%s", out);
+		free(out);
+		/* each alone, for the sums */
+		snprintf(cmd, sizeof(cmd), "%s/%c", dir, 'a' + i);
+		out = tool("check", cmd, &st);
+		cr_assert_eq(st, 0, "%s", out);
+		l = strstr(out, " thread records (");
+		l = l ? strchr(l, '\n') : NULL;
+		cr_assert(l && sscanf(l, " %lu packets, %lu events", &p, &e) == 2, "%s", out);
+		packets += p;
+		events += e;
+		free(out);
+	}
+	out = tool("check", dir, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\na/stream_0 "), "%s", out);
+	cr_expect_not_null(strstr(out, "\nb/stream_0 "), "%s", out);
+	snprintf(want, sizeof(want), "%lu packets, %lu events, 0 events lost, 0 packets lost",
+		 packets, events);
+	cr_expect_not_null(strstr(out, want), "%s: %s", want, out);
+	cr_expect_not_null(strstr(out, "check: ok\n"), "%s", out);
+	free(out);
+	out = tool("dump", dir, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	snprintf(want, sizeof(want), "dump: %lu events, 0 events lost", events);
+	cr_expect_not_null(strstr(out, want), "%s: %s", want, out);
+	free(out);
+	t_rm_rf(dir);
+}
