@@ -15,6 +15,11 @@ or warnings said).  Where babeltrace2 itself aborts (killed by a signal:
 succeed/meta-ctx-sequence with 2.0.4), there is no oracle: `dump` and
 `check` must read it (exit 0), and that is reported apart.
 
+intersection/*, packet-seq-num/*, deterministic-ordering/*: where
+babeltrace2 reads one, read alike; where it refuses, refused with a
+located message; a packet whose uuid is not the metadata's is refused on
+purpose (Documentation/ctf.rst), with a located message.
+
 fail/*: babeltrace2 refuses each; `RINGTRACE dump` and `RINGTRACE check`
 must refuse it too (exit 1), with a located message: the path of a file of
 the trace, then a line ("line N"), a byte offset ("offset N") or a
@@ -144,6 +149,26 @@ def fail(trace, rt):
     return 'ok', said[0]
 
 
+# What ringtrace refuses on purpose where babeltrace2 reads on (Documentation/ctf.rst)
+ON_PURPOSE = re.compile(r'packet uuid differs from the metadata')
+
+
+def other(trace, rt):
+    """intersection/, packet-seq-num/, deterministic-ordering/: as babeltrace2
+    does, read alike where it reads, refused where it refuses; a packet of
+    another trace's uuid refused on purpose, with a located message."""
+    st, _, _ = run(['babeltrace2', trace])
+    if st:
+        return fail(trace, rt)
+    verdict, msg = succeed(trace, rt)
+    if verdict == 'BAD':
+        c, out, err = run([rt, 'check', trace])
+        m = LOCATED.search(err)
+        if c == 1 and m and ON_PURPOSE.search(err):
+            return 'ok', 'refused on purpose: ' + err.strip().splitlines()[0][-200:]
+    return verdict, msg
+
+
 def main():
     args = sys.argv[3:]
     if len(sys.argv) < 3 or len(args) % 2 or \
@@ -156,8 +181,12 @@ def main():
     mutated = damaged = 0
     counts = {'ok succeed': 0, 'succeed': 0, 'aborts': 0, 'ok fail': 0, 'fail': 0}
     bad = 0
-    for kind, judge in (('succeed', succeed), ('fail', fail)):
+    counts['ok other'] = counts['other'] = 0
+    for kind, judge in (('succeed', succeed), ('fail', fail), ('intersection', other),
+                        ('packet-seq-num', other), ('deterministic-ordering', other)):
         top = os.path.join(corpus, kind)
+        if kind not in ('succeed', 'fail') and not os.path.isdir(top):
+            continue
         for name in sorted(os.listdir(top)):
             trace = os.path.join(top, name)
             if not os.path.isdir(trace):
@@ -181,15 +210,17 @@ def main():
             if verdict == 'aborts':
                 counts['aborts'] += 1
                 continue
-            counts[kind] += 1
+            group = kind if kind in ('succeed', 'fail') else 'other'
+            counts[group] += 1
             if verdict == 'ok':
-                counts['ok ' + kind] += 1
+                counts['ok ' + group] += 1
             else:
                 bad += 1
     print('corpus: %d of %d succeed traces alike, %d where babeltrace2 aborts read, '
-          '%d of %d fail traces refused with a located message' %
+          '%d of %d fail traces refused with a located message, %d of %d others as '
+          'babeltrace2 or refused on purpose' %
           (counts['ok succeed'], counts['succeed'], counts['aborts'], counts['ok fail'],
-           counts['fail']))
+           counts['fail'], counts['ok other'], counts['other']))
     if mutants:
         print('corpus: %d mutated copies read, %d reads refused them with a named file, '
               'none crashed' % (mutated, damaged) if not bad else

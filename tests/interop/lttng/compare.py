@@ -203,7 +203,12 @@ def parse_bt2(line):
     else:
         # a trace without a clock: babeltrace2 prints no time
         sec, nsec, rest = None, 0, line
-    # HOST NAME: { cpu_id = N }, { ... }
+    # HOST NAME: { cpu_id = N }, { ... }; an event with no field at all, not
+    # even a context: HOST NAME:, its empty payload as ringtrace prints it, { }
+    if ': {' not in rest and rest.rstrip().endswith(':'):
+        head = rest.rstrip()[:-1]
+        host, name = head.split(' ', 1) if ' ' in head else ('', head)
+        return (None if sec is None else sec * 10**9 + nsec, host, None, name, [{}])
     brace = rest.index(': {')
     head = rest[:brace]
     host, name = head.split(' ', 1) if ' ' in head else ('', head)
