@@ -108,7 +108,8 @@ static int add_dir(struct tr_input *in, uint32_t *cap, const char *path)
 /*
  * The traces below @dir (each directory with a regular file "metadata";
  * not searched further down), @depth levels deep at most, as babeltrace2
- * finds them.  Return: 0, or -ENOMEM.
+ * finds them; symbolic links to directories are not followed.
+ * Return: 0, or -ENOMEM.
  */
 static int find_traces(struct tr_input *in, uint32_t *cap, const char *dir, int depth)
 {
@@ -126,8 +127,9 @@ static int find_traces(struct tr_input *in, uint32_t *cap, const char *dir, int 
 	while (!ret && in->ndirs < FIND_MAX && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
+		/* a symbolic link is not followed: no loop, no tour of the file system */
 		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
-		    stat(path, &st) || !S_ISDIR(st.st_mode))
+		    lstat(path, &st) || !S_ISDIR(st.st_mode))
 			continue;
 		ret = find_traces(in, cap, path, depth + 1);
 	}
