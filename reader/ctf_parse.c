@@ -1322,30 +1322,6 @@ static int parse_key(struct parser *ps, char *key, size_t n)
 
 enum block { B_TRACE, B_ENV, B_CLOCK, B_STREAM, B_EVENT };
 
-static int parse_uuid(const char *s, size_t n, uint8_t *u)
-{
-	static const char hex[] = "0123456789abcdef0123456789ABCDEF";
-
-	if (n != 36)
-		return -1;
-	for (size_t i = 0, k = 0; i < 36;) {
-		const char *a, *b;
-
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i++] != '-')
-				return -1;
-			continue;
-		}
-		a = s[i] ? strchr(hex, s[i]) : NULL;
-		b = s[i + 1] ? strchr(hex, s[i + 1]) : NULL;
-		if (!a || !b)
-			return -1;
-		u[k++] = (uint8_t)(((a - hex) % 16) << 4 | ((b - hex) % 16));
-		i += 2;
-	}
-	return 0;
-}
-
 static void *grow_list(struct parser *ps, void *list, uint32_t n, uint32_t *cap, size_t size)
 {
 	void *nl;
@@ -1379,7 +1355,7 @@ static int block_entry(struct parser *ps, enum block b, const char *key, bool ty
 			if (v->t != T_INT || v->v != 8)
 				return fail(ps, "trace minor: only CTF 1.8 is read");
 		} else if (!strcmp(key, "uuid")) {
-			if (v->t != T_STRING || parse_uuid(v->s, v->n, o->uuid))
+			if (v->t != T_STRING || rtr_ctf_uuid_parse(v->s, v->n, false, o->uuid))
 				return fail(ps, "a bad trace uuid");
 			o->has_uuid = true;
 		} else if (!strcmp(key, "byte_order")) {

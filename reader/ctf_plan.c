@@ -699,18 +699,8 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	ctf->tracer = in->tracer;
 	ctf->procname = in->procname;
 	memcpy(md->uuid, in->uuid, 16);
-	if (in->has_uuid) {
-		static const char hex[] = "0123456789abcdef";
-		int o = 0;
-
-		for (int i = 0; i < 16; i++) {
-			md->uuid_str[o++] = hex[md->uuid[i] >> 4];
-			md->uuid_str[o++] = hex[md->uuid[i] & 15];
-			if (i == 3 || i == 5 || i == 7 || i == 9)
-				md->uuid_str[o++] = '-';
-		}
-		md->uuid_str[o] = 0;
-	}
+	if (in->has_uuid)
+		rtr_ctf_uuid_text(md->uuid_str, md->uuid);
 	/* the clocks */
 	ctf->clocks = tr_arena_alloc(c->arena, (in->nclocks + 1) * sizeof(*ctf->clocks));
 	if (!ctf->clocks)

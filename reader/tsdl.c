@@ -246,30 +246,6 @@ static bool kv_key(const struct mp *m, struct lx *x, const char *key)
 	return lx_eat(x, key) && lx_eat(x, " = ");
 }
 
-static int parse_uuid(const char *s, uint8_t *u)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	if (strlen(s) != 36)
-		return -1;
-	for (int i = 0, k = 0; i < 36;) {
-		const char *a, *b;
-
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i++] != '-')
-				return -1;
-			continue;
-		}
-		a = s[i] ? strchr(hex, s[i]) : NULL;
-		b = s[i + 1] ? strchr(hex, s[i + 1]) : NULL;
-		if (!a || !b)
-			return -1;
-		u[k++] = (uint8_t)((a - hex) << 4 | (b - hex));
-		i += 2;
-	}
-	return 0;
-}
-
 /* A block of fixed lines, compared one by one. */
 static int parse_fixed(struct mp *m, const char *const *lines, const char *what)
 {
@@ -302,7 +278,7 @@ static int parse_trace(struct mp *m)
 		} else if (kv_key(m, &x, "uuid")) {
 			char *s = lx_string(&x, true, NULL);
 			int bad = !s || !lx_eat(&x, ";") || !lx_end(&x) ||
-				  parse_uuid(s, m->md->uuid);
+				  rtr_ctf_uuid_parse(s, strlen(s), true, m->md->uuid);
 
 			if (!bad)
 				memcpy(m->md->uuid_str, s, 37);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <ringtrace/consumer.h>
+#include "events/ctf.h"
 #include "tools/commands.h"
 
 static void usage(FILE *f)
@@ -56,11 +57,7 @@ int rtr_cmd_info(int argc, char **argv)
 		return 1;
 	}
 	h = rtr_consumer_region(c);
-	for (int i = 0, o = 0; i < 16; i++) {
-		o += snprintf(uuid + o, sizeof(uuid) - (size_t)o, "%02x", h->uuid[i]);
-		if (i == 3 || i == 5 || i == 7 || i == 9)
-			uuid[o++] = '-';
-	}
+	rtr_ctf_uuid_text(uuid, h->uuid);
 	printf("region      %s\n", rtr_consumer_name(c));
 	printf("abi         %u.%u\n", h->abi_major, h->abi_minor);
 	printf("uuid        %s\n", uuid);
