@@ -30,13 +30,19 @@
 #   shlibs-y += libname       a shared object $(O)/lib/libname.so over libringtrace.so;
 #                             libname-objs := a.o, libname-libs := -lx
 #   tests-y += x.o            into the Criterion runner $(O)/bin/run_tests
-#   CFLAGS_x.o := ...         extra flags for one object
+#   CFLAGS_x.o := ...         extra flags for one object, named by its path in the
+#                             Kbuild's directory (CFLAGS_events/x.o in tests/Kbuild is
+#                             tests/events/x.o's alone, not every x.o of the tree)
 # An object whose source is x.cc, not x.c, is C++ ($(CXX), RTR_CXXFLAGS), and
 # a program with one links with $(CXX).
 
 O ?= build
-V ?= 0
 SAN ?=
+# V from the command line only (as Kbuild): an unrelated V in the environment
+# must not make the build verbose.
+ifneq ($(origin V),command line)
+  V := 0
+endif
 ifeq ($(V),1)
   Q :=
   quiet := @:
@@ -92,6 +98,19 @@ endif
 CONSUMER_LIBS := -luring
 CRITERION_LIBS := -lcriterion
 
+# The configuration a build was made with, in $(O)/config: rewritten when it
+# changes (CONFIG_XEN=n after a default build, another CC or CFLAGS), and every
+# object and library depends on it, so that a change rebuilds them and an
+# object no longer configured leaves its library.
+CONFIG_STAMP := $(O)/config
+RTR_CONFIG := CC=$(CC) CXX=$(CXX) SAN=$(SAN) CONFIG_XEN=$(CONFIG_XEN) CONFIG_XENSIM=$(CONFIG_XENSIM) \
+	RTR_CFLAGS=$(RTR_CFLAGS) CFLAGS=$(CFLAGS) CXXFLAGS=$(CXXFLAGS) RTR_LDFLAGS=$(RTR_LDFLAGS) \
+	LDFLAGS=$(LDFLAGS)
+ifneq ($(file < $(CONFIG_STAMP)),$(RTR_CONFIG))
+  $(shell mkdir -p $(O))
+  $(file > $(CONFIG_STAMP),$(RTR_CONFIG))
+endif
+
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -112,12 +131,19 @@ progs-y :=
 shlibs-y :=
 tests-y :=
 include $(1)/Kbuild
+$$(foreach v,$$(filter CFLAGS_% CXXFLAGS_%,$$(.VARIABLES)),$$(eval $$(call obj_flags,$(1),$$(v))))
 LIB_OBJS  += $$(addprefix $(O)/obj/$(1)/,$$(obj-y))
 CONSUMER_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(consumer-y))
 READ_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(read-y))
 TEST_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(tests-y))
 $$(foreach p,$$(progs-y),$$(eval $$(call prog_rule,$(1),$$(p))))
 $$(foreach l,$$(shlibs-y),$$(eval $$(call shlib_rule,$(1),$$(l))))
+endef
+
+# A Kbuild's CFLAGS_path.o (or CXXFLAGS_): the flags of $(1)/path.o alone.
+define obj_flags
+OBJ_$(2:CFLAGS_%=CFLAGS_$(1)/%) := $$($(2))
+undefine $(2)
 endef
 
 # A shared object that needs libringtrace.so.0, found beside it ($$ORIGIN):
@@ -163,10 +189,10 @@ all: $(LIBS_A) $(O)/lib/libringtrace.so $(O)/lib/libringtrace-consumer.so $(SHLI
 # An object also depends on its top directory's Kbuild (CFLAGS_x.o) and on
 # this Makefile (RTR_CFLAGS): changing flags rebuilds what they touch.
 .SECONDEXPANSION:
-$(O)/obj/%.o: %.c $$(firstword $$(subst /, ,$$*))/Kbuild Makefile
+$(O)/obj/%.o: %.c $$(firstword $$(subst /, ,$$*))/Kbuild Makefile $(CONFIG_STAMP)
 	$(quiet) CC $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS_$(notdir $@)) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(OBJ_CFLAGS_$*.o) $(CFLAGS) -c -o $@ $<
 
 # make ringbuf/ring.o: one object, built where the tree keeps it.
 %.o: %.c FORCE
@@ -178,10 +204,10 @@ $(O)/obj/%.o: %.c $$(firstword $$(subst /, ,$$*))/Kbuild Makefile
 RTR_CXXFLAGS = -std=c++17 $(filter-out -std=% -Wmissing-prototypes -Wstrict-prototypes,$(RTR_CFLAGS))
 prog_ld = $(if $(wildcard $(patsubst %.o,$(1)/%.cc,$($(2)-objs))),$(CXX),$(CC))
 
-$(O)/obj/%.o: %.cc $$(firstword $$(subst /, ,$$*))/Kbuild Makefile
+$(O)/obj/%.o: %.cc $$(firstword $$(subst /, ,$$*))/Kbuild Makefile $(CONFIG_STAMP)
 	$(quiet) CXX $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CXX) $(RTR_CXXFLAGS) -fPIC $(CXXFLAGS_$(notdir $@)) $(CXXFLAGS) -c -o $@ $<
+	$(Q)$(CXX) $(RTR_CXXFLAGS) -fPIC $(OBJ_CXXFLAGS_$*.o) $(CXXFLAGS) -c -o $@ $<
 
 %.o: %.cc FORCE
 	$(Q)$(MAKE) --no-print-directory $(O)/obj/$@
@@ -194,27 +220,27 @@ $(O)/gen/tools/viewer_assets.c: $(VIEWER_SRCS) scripts/embed.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/embed.sh $@ $(VIEWER_SRCS)
 
-$(O)/obj/tools/viewer_assets.o: $(O)/gen/tools/viewer_assets.c Makefile
+$(O)/obj/tools/viewer_assets.o: $(O)/gen/tools/viewer_assets.c Makefile $(CONFIG_STAMP)
 	$(quiet) CC $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS) -c -o $@ $<
 
-$(O)/lib/libringtrace.a: $(LIB_OBJS)
+$(O)/lib/libringtrace.a: $(LIB_OBJS) $(CONFIG_STAMP)
 	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(O)/lib/libringtrace.so: $(LIB_OBJS) libringtrace.map
+$(O)/lib/libringtrace.so: $(LIB_OBJS) libringtrace.map $(CONFIG_STAMP)
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared $(RTR_LDFLAGS) $(LDFLAGS) -Wl,--version-script=libringtrace.map \
 		-Wl,-soname,libringtrace.so.0 -o $@ $(LIB_OBJS) $(RTR_LIBS)
 	$(Q)ln -sf libringtrace.so $(@D)/libringtrace.so.0
 
-$(O)/lib/libringtrace-consumer.a: $(CONSUMER_OBJS)
+$(O)/lib/libringtrace-consumer.a: $(CONSUMER_OBJS) $(CONFIG_STAMP)
 	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 # The consumer's shared library carries the producer objects it uses (the
 # region's checks, the clock, the registry), hidden by its version script.
@@ -226,10 +252,10 @@ $(O)/lib/libringtrace-consumer.so: $(CONSUMER_OBJS) $(O)/lib/libringtrace.a libr
 		$(CONSUMER_LIBS) $(RTR_LIBS)
 	$(Q)ln -sf libringtrace-consumer.so $(@D)/libringtrace-consumer.so.0
 
-$(O)/lib/libringtrace-read.a: $(READ_OBJS)
+$(O)/lib/libringtrace-read.a: $(READ_OBJS) $(CONFIG_STAMP)
 	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 $(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
 	$(quiet) LD $(short)
@@ -349,8 +375,13 @@ $(MAN_PAGES) &: Documentation/conf.py $(wildcard Documentation/*.rst) examples/a
 	$(Q)rm -rf $(O)/man && sphinx-build -W -q -b man Documentation $(O)/man
 
 # ringtrace.pc, ringtrace-consumer.pc: made for this PREFIX at each install.
+# In the usual layout (PREFIX/lib/pkgconfig) the prefix is found from where the
+# file is (${pcfiledir}, pkg-config 0.27 and pkgconf): a tree staged with
+# DESTDIR, or moved, is used with PKG_CONFIG_PATH alone (README).
+RTR_PC_PREFIX = $(if $(filter $(PREFIX)/lib/pkgconfig,$(PKGCONFIGDIR)),$${pcfiledir}/../..,$(PREFIX))
 define rtr_pc
-prefix=$(PREFIX)
+# installed for PREFIX=$(PREFIX)
+prefix=$(RTR_PC_PREFIX)
 libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 includedir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 

@@ -116,16 +116,43 @@ static void put_field(FILE *f, const struct rtr_ctf_field *fl)
 	fprintf(f, "\t\t%s _%s;\n", rtr_ctf_types[fl->type].tsdl, fl->name);
 }
 
-static void uuid_str(char *out, const uint8_t *u)
+void rtr_ctf_uuid_text(char out[37], const uint8_t u[16])
 {
+	static const char hex[] = "0123456789abcdef";
 	int o = 0;
 
 	for (int i = 0; i < 16; i++) {
-		o += sprintf(out + o, "%02x", u[i]);
+		out[o++] = hex[u[i] >> 4];
+		out[o++] = hex[u[i] & 15];
 		if (i == 3 || i == 5 || i == 7 || i == 9)
 			out[o++] = '-';
 	}
 	out[o] = 0;
+}
+
+int rtr_ctf_uuid_parse(const char *s, size_t n, bool lower, uint8_t u[16])
+{
+	static const char hex[] = "0123456789abcdef0123456789ABCDEF";
+	size_t digits = lower ? 16 : 32;
+
+	if (n != 36)
+		return -1;
+	for (size_t i = 0, k = 0; i < 36;) {
+		const char *a, *b;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i++] != '-')
+				return -1;
+			continue;
+		}
+		a = s[i] ? memchr(hex, s[i], digits) : NULL;
+		b = s[i + 1] ? memchr(hex, s[i + 1], digits) : NULL;
+		if (!a || !b)
+			return -1;
+		u[k++] = (uint8_t)(((a - hex) % 16) << 4 | ((b - hex) % 16));
+		i += 2;
+	}
+	return 0;
 }
 
 int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *hostname,
@@ -166,7 +193,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		if (*c < 0x20 || *c > 0x7e || *c == '"' || *c == '\\')
 			*c = '_';
 	}
-	uuid_str(uuid, h->uuid);
+	rtr_ctf_uuid_text(uuid, h->uuid);
 	/* CTF: ns = offset_s * 1e9 + (offset + value) * 1e9 / freq */
 	off_s = h->clock_offset_ns / 1000000000;
 	off_ns = h->clock_offset_ns % 1000000000;

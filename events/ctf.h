@@ -133,4 +133,15 @@ struct rtr_ctf_event {
 int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *hostname,
 			   const struct rtr_ctf_event *ev, size_t n);
 
+/*
+ * A UUID as CTF's metadata writes it (RFC 4122's text: 8-4-4-4-12
+ * lowercase hex digits): rtr_ctf_uuid_text() writes the 36 characters and a
+ * NUL to @out; rtr_ctf_uuid_parse() reads @n bytes of @s into @u, hex
+ * digits of either case unless @lower (then only as rtr_ctf_uuid_text()
+ * writes them).  The writer's metadata, the reader's of every trace and
+ * the commands use these two.  Return: 0, or -1 if @s is not a UUID.
+ */
+void rtr_ctf_uuid_text(char out[37], const uint8_t u[16]);
+int rtr_ctf_uuid_parse(const char *s, size_t n, bool lower, uint8_t u[16]);
+
 #endif /* RTR_EVENTS_CTF_H */

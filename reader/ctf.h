@@ -309,6 +309,7 @@ struct tr_stream_class {
  * @clocks: @nclocks of them.  @streams: @nstreams stream classes.
  * @nregs: the registers a walk needs.
  * @domain: @tracer: the env's domain ("ust", "kernel") and tracer_name.
+ * @procname: the env's procname (LTTng-UST's per-process buffers), or NULL.
  */
 struct tr_ctf {
 	bool be;
@@ -321,6 +322,7 @@ struct tr_ctf {
 	uint32_t nregs;
 	const char *domain;
 	const char *tracer;
+	const char *procname;
 	/* private: */
 	uint64_t *regs;		/* the registers' room: one walk at a time per trace */
 	struct tr_arena *arena;

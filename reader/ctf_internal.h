@@ -63,6 +63,9 @@ struct tr_ctf_parsed {
 	uint32_t nstreams;
 	struct tr_ctf_pevent *events;
 	uint32_t nevents;
+	/* what the text has that is not read but does no harm: counted, the first said */
+	uint32_t nwarnings;
+	char warning[256];
 };
 
 /*

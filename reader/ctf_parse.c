@@ -12,6 +12,7 @@
  * bounded, every problem is reported as "FILE: line N: what".  Types live
  * in an arena the metadata owns (tr_metadata_free()).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -141,6 +142,33 @@ static int fail(struct parser *ps, const char *fmt, ...)
 	return -EPROTO;
 }
 
+/* What the text has that is not read but harms nothing: counted, the first said; read on. */
+__attribute__((format(printf, 2, 3)))
+static void warn(struct parser *ps, const char *fmt, ...)
+{
+	struct tr_ctf_parsed *o = ps->out;
+	size_t n;
+	va_list ap;
+
+	if (o->nwarnings++)
+		return;
+	snprintf(o->warning, sizeof(o->warning), "%s: line %u: ", ps->fname, ps->tok.line ?
+		 ps->tok.line : ps->line);
+	n = strlen(o->warning);
+	va_start(ap, fmt);
+	vsnprintf(o->warning + n, sizeof(o->warning) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* An attribute given twice: refused, as babeltrace2 refuses it (the last would win silently). */
+static int twice(struct parser *ps, unsigned *seen, unsigned bit, const char *what, const char *key)
+{
+	if (*seen & bit)
+		return fail(ps, "%s: the attribute '%s' is given twice", what, key);
+	*seen |= bit;
+	return 0;
+}
+
 static int nomem(struct parser *ps)
 {
 	int r = fail(ps, "out of memory");
@@ -208,6 +236,44 @@ static void skip_space(struct parser *ps)
 	}
 }
 
+/*
+ * The escape after a backslash at *@s (C's: \n \t \r \a \b \f \v \e,
+ * octal \NNN, hex \xHH, and any other character as itself): its value, and
+ * *@s past it.
+ */
+static unsigned lex_escape(const char **s, const char *end)
+{
+	const char *p = *s;
+	unsigned v = 0;
+	int k;
+
+	switch (*p) {
+	case 'n': *s = p + 1; return '\n';
+	case 't': *s = p + 1; return '\t';
+	case 'r': *s = p + 1; return '\r';
+	case 'a': *s = p + 1; return '\a';
+	case 'b': *s = p + 1; return '\b';
+	case 'f': *s = p + 1; return '\f';
+	case 'v': *s = p + 1; return '\v';
+	case 'e': *s = p + 1; return 0x1b;
+	case 'x':
+		for (k = 0, p++; k < 2 && p < end && isxdigit((unsigned char)*p); k++, p++)
+			v = v * 16 + (unsigned)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+		if (!k)
+			v = 'x';	/* "\x" without digits: the x itself */
+		*s = p;
+		return v;
+	}
+	if (*p >= '0' && *p <= '7') {
+		for (k = 0; k < 3 && p < end && *p >= '0' && *p <= '7'; k++, p++)
+			v = v * 8 + (unsigned)(*p - '0');
+		*s = p;
+		return v & 0xff;
+	}
+	*s = p + 1;
+	return (unsigned char)*p;
+}
+
 /* A string literal after its opening quote: escapes resolved, into the arena. */
 static int lex_string(struct parser *ps, struct token *t)
 {
@@ -228,18 +294,13 @@ static int lex_string(struct parser *ps, struct token *t)
 	out = alloc(ps, n + 1);
 	if (!out)
 		return -ENOMEM;
-	for (o = out; s < q; s++) {
+	for (o = out; s < q;) {
 		if (*s != '\\') {
-			*o++ = *s;
+			*o++ = *s++;
 			continue;
 		}
-		switch (*++s) {
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
-		case 'r': *o++ = '\r'; break;
-		case '0': *o++ = 0; break;
-		default: *o++ = *s; break;	/* \" \\ \' and the rest as themselves */
-		}
+		s++;
+		*o++ = (char)lex_escape(&s, q);	/* \" \\ \' and the rest as themselves */
 	}
 	*o = 0;
 	t->t = T_STRING;
@@ -317,12 +378,12 @@ static int lex(struct parser *ps, struct token *t)
 		t->n = (size_t)(ps->p - s);
 		return 0;
 	}
-	if ((c >= '0' && c <= '9') || (c == '-' && ps->p + 1 < ps->end && ps->p[1] >= '0' &&
-				      ps->p[1] <= '9')) {
+	if ((c >= '0' && c <= '9') || ((c == '-' || c == '+') && ps->p + 1 < ps->end &&
+				      ps->p[1] >= '0' && ps->p[1] <= '9')) {
 		bool neg = c == '-';
 		int r;
 
-		if (neg)
+		if (c == '-' || c == '+')	/* unary minus, or plus */
 			ps->p++;
 		r = lex_number(ps, t);
 		t->neg = neg && t->v;
@@ -333,14 +394,26 @@ static int lex(struct parser *ps, struct token *t)
 		return lex_string(ps, t);
 	}
 	if (c == '\'') {
-		/* a character constant: its value */
-		if (ps->p + 2 < ps->end && ps->p[2] == '\'' && ps->p[1] != '\\') {
-			t->t = T_INT;
-			t->v = (unsigned char)ps->p[1];
-			ps->p += 3;
-			return 0;
+		/* a character constant ('a', '\n', '\x20', '\040'): its value */
+		const char *q = ps->p + 1;
+		unsigned v;
+
+		if (q >= ps->end || *q == '\'' || *q == '\n')
+			return fail(ps, "a bad character constant");
+		if (*q == '\\') {
+			q++;
+			if (q >= ps->end)
+				return fail(ps, "a bad character constant");
+			v = lex_escape(&q, ps->end);
+		} else {
+			v = (unsigned char)*q++;
 		}
-		return fail(ps, "a bad character constant");
+		if (q >= ps->end || *q != '\'')
+			return fail(ps, "a bad character constant");
+		t->t = T_INT;
+		t->v = v;
+		ps->p = q + 1;
+		return 0;
 	}
 	ps->p++;
 	switch (c) {
@@ -576,8 +649,11 @@ static bool pow2(uint64_t v)
 /* "integer { size = 8; ... }" after "integer". */
 static int parse_integer(struct parser *ps, const struct tr_ctype **out)
 {
+	static const char *const keys[] = { "size", "align", "signed", "byte_order", "encoding",
+					    "base", "map", NULL };
 	struct tr_ctype *t = new_type(ps, TR_TK_INT);
 	bool have_size = false, have_align = false;
+	unsigned seen = 0;
 
 	if (!t || expect(ps, T_LBRACE, "after 'integer'"))
 		return -EPROTO;
@@ -592,6 +668,9 @@ static int parse_integer(struct parser *ps, const struct tr_ctype **out)
 		if (next(ps) || expect(ps, T_EQ, "after an integer's attribute") ||
 		    parse_value(ps, &v))
 			return -EPROTO;
+		for (unsigned k = 0; keys[k]; k++)
+			if (!strcmp(key, keys[k]) && twice(ps, &seen, 1u << k, "an integer", key))
+				return -EPROTO;
 		if (!strcmp(key, "size")) {
 			if (uint_value(ps, &v, key, 64, &u) || !u)
 				return fail(ps, "size: expected 1 to 64 bits");
@@ -638,7 +717,7 @@ static int parse_integer(struct parser *ps, const struct tr_ctype **out)
 			if (!t->clock)
 				return nomem(ps);
 		} else {
-			return fail(ps, "an integer has no attribute '%s'", key);
+			warn(ps, "an integer's unknown attribute '%s', ignored", key);
 		}
 		if (expect(ps, T_SEMI, "after an integer's attribute"))
 			return -EPROTO;
@@ -653,8 +732,10 @@ static int parse_integer(struct parser *ps, const struct tr_ctype **out)
 
 static int parse_float(struct parser *ps, const struct tr_ctype **out)
 {
+	static const char *const keys[] = { "exp_dig", "mant_dig", "align", "byte_order", NULL };
 	struct tr_ctype *t = new_type(ps, TR_TK_FLOAT);
 	bool have_align = false;
+	unsigned seen = 0;
 
 	if (!t || expect(ps, T_LBRACE, "after 'floating_point'"))
 		return -EPROTO;
@@ -668,6 +749,10 @@ static int parse_float(struct parser *ps, const struct tr_ctype **out)
 		snprintf(key, sizeof(key), "%.*s", (int)ps->tok.n, ps->tok.s);
 		if (next(ps) || expect(ps, T_EQ, "after an attribute") || parse_value(ps, &v))
 			return -EPROTO;
+		for (unsigned k = 0; keys[k]; k++)
+			if (!strcmp(key, keys[k]) && twice(ps, &seen, 1u << k, "a floating_point",
+							   key))
+				return -EPROTO;
 		if (!strcmp(key, "exp_dig")) {
 			if (uint_value(ps, &v, key, 64, &u))
 				return -EPROTO;
@@ -685,7 +770,7 @@ static int parse_float(struct parser *ps, const struct tr_ctype **out)
 			if (order_value(ps, &v, &t->order))
 				return -EPROTO;
 		} else {
-			return fail(ps, "a floating_point has no attribute '%s'", key);
+			warn(ps, "a floating_point's unknown attribute '%s', ignored", key);
 		}
 		if (expect(ps, T_SEMI, "after an attribute"))
 			return -EPROTO;
@@ -713,13 +798,21 @@ static int parse_string_type(struct parser *ps, const struct tr_ctype **out)
 	if (is(ps, T_LBRACE)) {
 		if (next(ps))
 			return -EPROTO;
+		unsigned seen = 0;
+
 		while (!is(ps, T_RBRACE)) {
 			struct value v;
+			char key[32];
 
-			if (!is_word(&ps->tok, "encoding"))
-				return fail(ps, "a string has only an encoding");
-			if (next(ps) || expect(ps, T_EQ, "after 'encoding'") || parse_value(ps, &v) ||
-			    expect(ps, T_SEMI, "after the encoding"))
+			if (!is(ps, T_IDENT))
+				return expect(ps, T_RBRACE, "closing the string");
+			snprintf(key, sizeof(key), "%.*s", (int)ps->tok.n, ps->tok.s);
+			if (!strcmp(key, "encoding") && twice(ps, &seen, 1, "a string", key))
+				return -EPROTO;
+			if (strcmp(key, "encoding"))
+				warn(ps, "a string's unknown attribute '%s', ignored", key);
+			if (next(ps) || expect(ps, T_EQ, "after a string's attribute") ||
+			    parse_value(ps, &v) || expect(ps, T_SEMI, "after a string's attribute"))
 				return -EPROTO;
 		}
 		if (next(ps))
@@ -737,6 +830,7 @@ static int parse_enum(struct parser *ps, const struct tr_ctype **out)
 	char *name = NULL;
 	uint32_t cap = 0;
 	int64_t nextv = 0;
+	bool full = false;	/* the last label ended at the container's largest value */
 
 	if (is(ps, T_IDENT)) {
 		name = tok_dup(ps);
@@ -794,6 +888,8 @@ static int parse_enum(struct parser *ps, const struct tr_ctype **out)
 		if (next(ps))
 			return -EPROTO;
 		m.lo = m.hi = nextv;
+		if (full && !is(ps, T_EQ))
+			return fail(ps, "a label after the largest value, without a value of its own");
 		if (is(ps, T_EQ)) {
 			if (next(ps))
 				return -EPROTO;
@@ -816,7 +912,9 @@ static int parse_enum(struct parser *ps, const struct tr_ctype **out)
 					return fail(ps, "a range that ends before it starts");
 			}
 		}
-		nextv = m.hi + 1;
+		/* the next label's value, unless this one ends at the largest (no overflow) */
+		full = t->sign ? m.hi == INT64_MAX : (uint64_t)m.hi == UINT64_MAX;
+		nextv = (int64_t)((uint64_t)m.hi + 1);
 		if (t->nmaps == cap) {
 			struct tr_enum_map *nm;
 
@@ -1224,30 +1322,6 @@ static int parse_key(struct parser *ps, char *key, size_t n)
 
 enum block { B_TRACE, B_ENV, B_CLOCK, B_STREAM, B_EVENT };
 
-static int parse_uuid(const char *s, size_t n, uint8_t *u)
-{
-	static const char hex[] = "0123456789abcdef0123456789ABCDEF";
-
-	if (n != 36)
-		return -1;
-	for (size_t i = 0, k = 0; i < 36;) {
-		const char *a, *b;
-
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i++] != '-')
-				return -1;
-			continue;
-		}
-		a = s[i] ? strchr(hex, s[i]) : NULL;
-		b = s[i + 1] ? strchr(hex, s[i + 1]) : NULL;
-		if (!a || !b)
-			return -1;
-		u[k++] = (uint8_t)(((a - hex) % 16) << 4 | ((b - hex) % 16));
-		i += 2;
-	}
-	return 0;
-}
-
 static void *grow_list(struct parser *ps, void *list, uint32_t n, uint32_t *cap, size_t size)
 {
 	void *nl;
@@ -1281,7 +1355,7 @@ static int block_entry(struct parser *ps, enum block b, const char *key, bool ty
 			if (v->t != T_INT || v->v != 8)
 				return fail(ps, "trace minor: only CTF 1.8 is read");
 		} else if (!strcmp(key, "uuid")) {
-			if (v->t != T_STRING || parse_uuid(v->s, v->n, o->uuid))
+			if (v->t != T_STRING || rtr_ctf_uuid_parse(v->s, v->n, false, o->uuid))
 				return fail(ps, "a bad trace uuid");
 			o->has_uuid = true;
 		} else if (!strcmp(key, "byte_order")) {
@@ -1375,13 +1449,64 @@ static int block_entry(struct parser *ps, enum block b, const char *key, bool ty
 		return 0;
 	}
 	}
-	return fail(ps, "'%s' is not a type this block has", key);
+	return 0;	/* an unknown attribute: parse_block() warned */
+}
+
+/* The attributes each block knows (an unknown one is a warning, as with babeltrace2). */
+static const char *const block_keys[][10] = {
+	[B_TRACE] = { "major", "minor", "uuid", "byte_order", "packet.header" },
+	[B_ENV] = { NULL },
+	[B_CLOCK] = { "name", "uuid", "description", "freq", "precision", "offset_s", "offset",
+		      "absolute" },
+	[B_STREAM] = { "id", "event.header", "event.context", "packet.context" },
+	[B_EVENT] = { "name", "id", "stream_id", "loglevel", "model.emf.uri", "context",
+		      "fields" },
+};
+static const char *const block_names[] = {
+	[B_TRACE] = "trace", [B_ENV] = "env", [B_CLOCK] = "clock", [B_STREAM] = "stream",
+	[B_EVENT] = "event",
+};
+
+struct seen_key {
+	const char *key;
+	uint32_t line;
+};
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen_key *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * A block's @n entries @keys, each given once: a second one is refused at its
+ * line (babeltrace2's "Duplicate attribute"; `freq` twice would scale every
+ * time), in env a warning.
+ */
+static int once_each(struct parser *ps, enum block b, struct seen_key *keys, uint32_t n)
+{
+	if (n > 1)
+		qsort(keys, n, sizeof(*keys), cmp_seen);
+	for (uint32_t i = 1; i < n; i++) {
+		if (strcmp(keys[i].key, keys[i - 1].key))
+			continue;
+		ps->tok.line = keys[i].line;
+		if (b != B_ENV)
+			return fail(ps, "the %s block gives '%s' twice (first at line %u)",
+				    block_names[b], keys[i].key, keys[i - 1].line);
+		warn(ps, "the env block gives '%s' twice (first at line %u), the last read",
+		     keys[i].key, keys[i - 1].line);
+	}
+	return 0;
 }
 
 static int parse_block(struct parser *ps, enum block b)
 {
 	struct binding *outer = ps->scope;
-	uint32_t line = ps->tok.line;
+	uint32_t line = ps->tok.line, nkeys = 0, ckeys = 0;
+	struct seen_key *keys = NULL;
 
 	if (next(ps) || expect(ps, T_LBRACE, "opening the block"))
 		return -EPROTO;
@@ -1407,8 +1532,24 @@ static int parse_block(struct parser *ps, enum block b)
 				return -EPROTO;
 			continue;
 		}
+		keys = grow_list(ps, keys, nkeys, &ckeys, sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		keys[nkeys].line = ps->tok.line;
 		if (parse_key(ps, key, sizeof(key)))
 			return -EPROTO;
+		keys[nkeys].key = tr_arena_strndup(ps->arena, key, strlen(key));
+		if (!keys[nkeys++].key)
+			return nomem(ps);
+		if (b != B_ENV) {
+			uint32_t k = 0;
+
+			while (k < 10 && block_keys[b][k] && strcmp(block_keys[b][k], key))
+				k++;
+			if (k == 10 || !block_keys[b][k])
+				warn(ps, "the %s block's unknown attribute '%s', ignored",
+				     block_names[b], key);
+		}
 		type = is(ps, T_ASSIGN);
 		if (!type && !is(ps, T_EQ))
 			return expect(ps, T_EQ, "after an entry's name");
@@ -1419,6 +1560,8 @@ static int parse_block(struct parser *ps, enum block b)
 		if (block_entry(ps, b, key, type, &v, t) || expect(ps, T_SEMI, "after an entry"))
 			return -EPROTO;
 	}
+	if (once_each(ps, b, keys, nkeys))
+		return -EPROTO;
 	ps->scope = outer;
 	if (next(ps))
 		return -EPROTO;

@@ -676,6 +676,14 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	uint32_t keep, ncls = 0;
 	int32_t used_clock = -2;
 	bool several = false;
+	/*
+	 * Metadata without a stream block has one stream class, id 0, with
+	 * no packet context, event header nor event context (CTF 1.8 leaves
+	 * them all optional; babeltrace2 reads such traces).
+	 */
+	static const struct tr_ctf_pstream implicit = { .line = 1 };
+	const struct tr_ctf_pstream *streams = in->nstreams ? in->streams : &implicit;
+	uint32_t nstreams = in->nstreams ? in->nstreams : 1;
 
 	ctf = tr_arena_alloc(c->arena, sizeof(*ctf));
 	if (!ctf)
@@ -689,19 +697,10 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	ctf->has_uuid = in->has_uuid;
 	ctf->domain = in->domain;
 	ctf->tracer = in->tracer;
+	ctf->procname = in->procname;
 	memcpy(md->uuid, in->uuid, 16);
-	if (in->has_uuid) {
-		static const char hex[] = "0123456789abcdef";
-		int o = 0;
-
-		for (int i = 0; i < 16; i++) {
-			md->uuid_str[o++] = hex[md->uuid[i] >> 4];
-			md->uuid_str[o++] = hex[md->uuid[i] & 15];
-			if (i == 3 || i == 5 || i == 7 || i == 9)
-				md->uuid_str[o++] = '-';
-		}
-		md->uuid_str[o] = 0;
-	}
+	if (in->has_uuid)
+		rtr_ctf_uuid_text(md->uuid_str, md->uuid);
 	/* the clocks */
 	ctf->clocks = tr_arena_alloc(c->arena, (in->nclocks + 1) * sizeof(*ctf->clocks));
 	if (!ctf->clocks)
@@ -722,19 +721,17 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	c->line = 1;
 	if (compile_root(c, &ctf->packet_header, R_PACKET_HEADER, in->packet_header))
 		goto fail;
-	/* the streams: one by default when events name none */
-	ctf->nstreams = in->nstreams;
-	ctf->streams = tr_arena_alloc(c->arena, (in->nstreams + 1) * sizeof(*ctf->streams));
+	/* the streams: one by default when there is no stream block */
+	ctf->nstreams = nstreams;
+	ctf->streams = tr_arena_alloc(c->arena, (nstreams + 1) * sizeof(*ctf->streams));
 	if (!ctf->streams)
 		return cnomem(c);
-	if (!in->nstreams)
-		return cfail(c, "metadata without a stream block");
-	for (uint32_t s = 0; s < in->nstreams; s++) {
+	for (uint32_t s = 0; s < nstreams; s++) {
 		struct tr_stream_class *sc = &ctf->streams[s];
-		const struct tr_ctf_pstream *ps = &in->streams[s];
+		const struct tr_ctf_pstream *ps = &streams[s];
 
 		c->line = ps->line;
-		if (!ps->has_id && in->nstreams > 1)
+		if (!ps->has_id && nstreams > 1)
 			return cfail(c, "a stream block without its id, among several");
 		sc->id = ps->id;
 		for (uint32_t t = 0; t < s; t++)
@@ -744,9 +741,9 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 	md->classes = calloc(in->nevents + 1, sizeof(*md->classes));
 	if (!md->classes)
 		return cnomem(c);
-	for (uint32_t s = 0; s < in->nstreams; s++) {
+	for (uint32_t s = 0; s < nstreams; s++) {
 		struct tr_stream_class *sc = &ctf->streams[s];
-		const struct tr_ctf_pstream *ps = &in->streams[s];
+		const struct tr_ctf_pstream *ps = &streams[s];
 		uint64_t maxid = 0;
 		uint32_t n = 0;
 
@@ -774,12 +771,14 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 			uint32_t ekeep;
 
 			if (pe->has_stream_id ? pe->stream_id != sc->id :
-			    (in->nstreams > 1 && s != 0))
+			    (nstreams > 1 && s != 0))
 				continue;
 			c->line = pe->line;
 			if (!pe->name)
 				return cfail(c, "an event block without its name");
 			cl = &md->classes[ncls++];
+			/* counted at once: a failure after this frees it (tr_metadata_free()) */
+			md->nclasses = ncls;
 			cl->name = strdup(pe->name);
 			if (!cl->name)
 				return cnomem(c);
@@ -829,9 +828,9 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 		const struct tr_ctf_pevent *pe = &in->events[i];
 		bool found = false;
 
-		for (uint32_t s = 0; s < in->nstreams; s++)
+		for (uint32_t s = 0; s < nstreams; s++)
 			found |= pe->has_stream_id ? pe->stream_id == ctf->streams[s].id :
-				 (in->nstreams == 1 || s == 0);
+				 (nstreams == 1 || s == 0);
 		if (!found) {
 			c->line = pe->line;
 			return cfail(c, "the event '%s' names stream %" PRIu64 ", which no stream "
@@ -1161,6 +1160,10 @@ int tr_ctf_metadata(struct tr_metadata *md, const char *text, size_t len, const 
 	r = tr_ctf_parse_text(&in, text, len, fname, &arena, err, errlen);
 	if (!r)
 		r = tr_ctf_compile(md, &in, &arena, fname, err, errlen);
+	if (!r) {
+		md->warnings = in.nwarnings;
+		memcpy(md->warning, in.warning, sizeof(md->warning));
+	}
 	if (md->ctf) {
 		md->ctf->arena = arena;
 	} else {

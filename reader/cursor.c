@@ -33,6 +33,22 @@ static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
 	return TR_ERROR;
 }
 
+/* A producer's known quirk at @off: counted, the first one said; the read goes on. */
+__attribute__((format(printf, 3, 4)))
+static void quirk(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
+{
+	size_t o;
+	va_list ap;
+
+	if (c->quirks++)
+		return;
+	snprintf(c->quirk, sizeof(c->quirk), "%s: offset %" PRIu64 ": ", c->s->path, off);
+	o = strlen(c->quirk);
+	va_start(ap, fmt);
+	vsnprintf(c->quirk + o, sizeof(c->quirk) - o, fmt, ap);
+	va_end(ap);
+}
+
 void tr_cursor_init(struct tr_cursor *c, const struct tr_trace *t, uint32_t stream)
 {
 	memset(c, 0, sizeof(*c));
@@ -53,6 +69,8 @@ void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
 	c->first_seq = prev->first_seq;
 	c->first_events = prev->first_events;
 	c->clock = prev->clock;
+	c->has_instance = prev->has_instance;
+	c->instance = prev->instance;
 	c->sclass = c->md->ctf && prev->sclass >= 0 &&
 		    (uint32_t)prev->sclass < c->md->ctf->nstreams ? prev->sclass : -1;
 }
@@ -123,7 +141,7 @@ static int open_packet(struct tr_cursor *c)
 	if (content < (uint64_t)RTR_PACKET_HDR_SIZE * 8)
 		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte "
 			    "packet header", content, RTR_PACKET_HDR_SIZE);
-	if (content / 8 > left)
+	if ((content + 7) / 8 > left)
 		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
 			    "past the end of the file (%" PRIu64 " bytes left)", content,
 			    content / 8, left);
@@ -369,6 +387,7 @@ static int ctf_open_packet(struct tr_cursor *c)
 	const struct tr_ctf *ctf = c->md->ctf;
 	const uint8_t *p = c->s->data + c->pos;
 	uint64_t off = c->pos, left = c->s->size - c->pos, content, psize, seq, discarded;
+	uint64_t ts_end, prev_end;
 	const struct tr_stream_class *sc;
 	struct tr_walk w;
 	char err[256];
@@ -407,13 +426,10 @@ static int ctf_open_packet(struct tr_cursor *c)
 	content = w.roles & (1u << TR_ROLE_CONTENT_SIZE) ? w.role[TR_ROLE_CONTENT_SIZE] :
 		  w.roles & (1u << TR_ROLE_PACKET_SIZE) ? w.role[TR_ROLE_PACKET_SIZE] : left * 8;
 	psize = w.roles & (1u << TR_ROLE_PACKET_SIZE) ? w.role[TR_ROLE_PACKET_SIZE] : content;
-	if (content % 8)
-		return fail(c, off, "content_size %" PRIu64 " bits is not a whole number of bytes "
-			    "(not read)", content);
 	if (content < w.bit)
 		return fail(c, off, "content_size %" PRIu64 " bits is less than the packet's "
 			    "header and context (%" PRIu64 " bits)", content, w.bit);
-	if (content / 8 > left)
+	if ((content + 7) / 8 > left)
 		return fail(c, off, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
 			    "the end of the file (%" PRIu64 " bytes left)", content, content / 8,
 			    left);
@@ -428,23 +444,36 @@ static int ctf_open_packet(struct tr_cursor *c)
 			    "the end of the file (%" PRIu64 " bytes left)", psize, psize / 8, left);
 	if (!psize)
 		return fail(c, off, "a packet of no bytes");
-	if ((w.roles & (1u << TR_ROLE_TS_END)) && (w.roles & (1u << TR_ROLE_TS_BEGIN)) &&
-	    w.role[TR_ROLE_TS_END] < w.role[TR_ROLE_TS_BEGIN])
-		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
-			    w.role[TR_ROLE_TS_END], w.role[TR_ROLE_TS_BEGIN]);
+	ts_end = w.roles & (1u << TR_ROLE_TS_END) ? w.role[TR_ROLE_TS_END] : UINT64_MAX;
+	if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && ts_end < w.role[TR_ROLE_TS_BEGIN]) {
+		if (ts_end)
+			return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %"
+				    PRIu64, ts_end, w.role[TR_ROLE_TS_BEGIN]);
+		/* lttng-crash's packets, never closed: their end is not known */
+		quirk(c, off, "timestamp_end 0: a packet its producer never closed (its end "
+		      "unknown)");
+		ts_end = UINT64_MAX;
+	}
 	seq = w.roles & (1u << TR_ROLE_SEQ_NUM) ? w.role[TR_ROLE_SEQ_NUM] : c->seq + 1;
 	discarded = w.roles & (1u << TR_ROLE_DISCARDED) ? w.role[TR_ROLE_DISCARDED] : c->discarded;
 	if (c->started) {
 		if ((w.roles & (1u << TR_ROLE_CPU)) && w.role[TR_ROLE_CPU] != c->cpu)
 			return fail(c, off, "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64,
 				    w.role[TR_ROLE_CPU], c->cpu);
-		if (seq <= c->seq)
+		if (seq < c->seq)
 			return fail(c, off, "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
 				    seq, c->seq);
-		if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && w.role[TR_ROLE_TS_BEGIN] < c->ts_end)
+		/* one packet's copy made into a test trace (babeltrace's): read on */
+		if (seq == c->seq)
+			quirk(c, off, "packet_seq_num %" PRIu64 " again: the same as the previous "
+			      "packet's", seq);
+		/* the previous packet's end, or its last time when its end is not known */
+		prev_end = c->ts_end != UINT64_MAX ? c->ts_end : c->clock;
+		if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && w.role[TR_ROLE_TS_BEGIN] < prev_end)
 			return fail(c, off, "timestamp_begin %" PRIu64 " before the previous "
-				    "packet's timestamp_end %" PRIu64, w.role[TR_ROLE_TS_BEGIN],
-				    c->ts_end);
+				    "packet's %s %" PRIu64, w.role[TR_ROLE_TS_BEGIN],
+				    c->ts_end != UINT64_MAX ? "timestamp_end" : "last time",
+				    prev_end);
 		/*
 		 * Another producer's count that goes down is its own glitch, not
 		 * damage: LTTng-UST 2.13 was seen writing one packet whose
@@ -459,13 +488,16 @@ static int ctf_open_packet(struct tr_cursor *c)
 			c->dips++;
 			discarded = c->discarded;
 		}
-		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq - c->seq - 1 : 0;
+		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) && seq > c->seq ?
+				  seq - c->seq - 1 : 0;
 		c->pend_events = discarded - c->discarded;
 	} else {
 		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq : 0;
 		c->pend_events = discarded;
 		c->first_seq = c->pend_packets;
 		c->first_events = c->pend_events;
+		c->has_instance = w.roles & (1u << TR_ROLE_STREAM_INSTANCE);
+		c->instance = c->has_instance ? w.role[TR_ROLE_STREAM_INSTANCE] : 0;
 		c->cpu = w.roles & (1u << TR_ROLE_CPU) ? w.role[TR_ROLE_CPU] :
 			 w.roles & (1u << TR_ROLE_STREAM_INSTANCE) ? w.role[TR_ROLE_STREAM_INSTANCE] :
 			 0;
@@ -476,13 +508,17 @@ static int ctf_open_packet(struct tr_cursor *c)
 	if (w.roles & (1u << TR_ROLE_TS_BEGIN))
 		c->clock = w.role[TR_ROLE_TS_BEGIN];
 	c->pkt_off = c->pos;
-	c->pkt_end = c->pos + content / 8;
+	/* CTF sizes are in bits: the content may end inside its last byte */
+	c->pkt_end = c->pos + (content + 7) / 8;
+	c->content_bits = content;
 	c->pkt_next = c->pos + psize / 8;
 	c->bit = w.bit;
 	c->pos = c->pkt_off + w.bit / 8;
 	c->seq = seq;
 	c->discarded = discarded;
-	c->ts_end = w.roles & (1u << TR_ROLE_TS_END) ? w.role[TR_ROLE_TS_END] : UINT64_MAX;
+	c->ts_end = ts_end;
+	/* the first record may come before timestamp_begin (a quirk), if there is one */
+	c->body_bit = w.roles & (1u << TR_ROLE_TS_BEGIN) ? w.bit : UINT64_MAX;
 	c->ts = ctf_time(c, c->clock);
 	c->packets++;
 	return 0;
@@ -569,7 +605,7 @@ static inline int ctf_next_fast(struct tr_cursor *c, const struct tr_stream_clas
 
 	w.pkt = pkt;
 	w.bit = start;
-	w.end = (c->pkt_end - c->pkt_off) * 8;
+	w.end = c->content_bits;
 	w.clock = c->clock;
 	if (fast_header(&sc->fast, &w, &id) || id >= sc->nids)
 		return 0;
@@ -592,7 +628,7 @@ static int ctf_next_record(struct tr_cursor *c)
 	const struct tr_ctf *ctf = c->md->ctf;
 	const struct tr_stream_class *sc = &ctf->streams[c->sclass];
 	const uint8_t *pkt = c->s->data + c->pkt_off;
-	uint64_t end = (c->pkt_end - c->pkt_off) * 8, start = c->bit, id;
+	uint64_t end = c->content_bits, start = c->bit, id;
 	const struct tr_class *cls;
 	const struct tr_plan *p;
 	struct tr_walk w;
@@ -617,12 +653,21 @@ static int ctf_next_record(struct tr_cursor *c)
 	cls = tr_ctf_class(sc, id);
 	if (!cls)
 		return fail(c, c->pkt_off + start / 8, "unknown event id %" PRIu64, id);
-	if (w.clock < c->clock)
-		return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " goes back (previous %"
-			    PRIu64 ")", w.clock, c->clock);
+	/*
+	 * Known producers' quirks, read on: barectf writes an event before its
+	 * packet's timestamp_begin, LTTng one after its timestamp_end.  Time
+	 * going back between two records of a packet is damage.
+	 */
+	if (w.clock < c->clock) {
+		if (start != c->body_bit)
+			return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " goes back "
+				    "(previous %" PRIu64 ")", w.clock, c->clock);
+		quirk(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " before its packet's "
+		      "timestamp_begin %" PRIu64, w.clock, c->clock);
+	}
 	if (w.clock > c->ts_end)
-		return fail(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " after the packet's "
-			    "timestamp_end %" PRIu64, w.clock, c->ts_end);
+		quirk(c, c->pkt_off + start / 8, "timestamp %" PRIu64 " after its packet's "
+		      "timestamp_end %" PRIu64, w.clock, c->ts_end);
 	c->sctx_bit = w.bit;
 	if (walk_or_skip(&sc->event_context, &w))
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: event context: %s", cls->name, err);
@@ -650,7 +695,7 @@ static int ctf_next(struct tr_cursor *c)
 	if (c->failed)
 		return TR_ERROR;
 	for (;;) {
-		if (c->bit < (c->pkt_end - c->pkt_off) * 8 && !c->pend_packets &&
+		if (c->bit < c->content_bits && !c->pend_packets &&
 		    !c->pend_events) {
 			const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
 
@@ -671,6 +716,7 @@ static int ctf_next(struct tr_cursor *c)
 		c->pos = c->pkt_next > c->pos ? c->pkt_next : c->pos;
 		c->bit = 0;
 		c->pkt_off = c->pkt_end = c->pos;
+		c->content_bits = 0;
 		if (c->pos >= c->s->size)
 			return TR_END;
 		if (ctf_open_packet(c))

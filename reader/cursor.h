@@ -55,6 +55,9 @@ enum tr_item {
  *	the thread records (the ring's, not the program's events).
  * @dips: @dip_off: in another producer's trace, the packets whose
  *	events_discarded went down (counted as no loss), the first one's offset.
+ * @quirks: @quirk: in another producer's trace, the timestamps known
+ *	producers get wrong (Documentation/ctf.rst): each a warning, the read
+ *	going on; @quirk says the first ("FILE: offset N: what").
  * @failed: @err: the damage, once found.
  *
  * Everything before @err is the cursor's state: copying that much copies
@@ -93,6 +96,7 @@ struct tr_cursor {
 	uint64_t ctx_bit;	/* the class's context */
 	uint64_t pl_bit;	/* the payload */
 	uint64_t end_bit;	/* the record's end */
+	uint64_t content_bits;	/* the packet's content_size: it may end inside a byte */
 	/*
 	 * the thread and process of the record: its event contexts' (LTTng's
 	 * vtid, vpid), or in a ringtrace trace the packet's latest thread record
@@ -106,6 +110,17 @@ struct tr_cursor {
 	/* totals */
 	uint64_t packets, events, events_lost, packets_lost, threads;
 	uint64_t dips, dip_off;	/* general CTF: events_discarded went down, first where */
+	/*
+	 * general CTF: timestamps a producer is known to get wrong, read on
+	 * (an event before its packet's timestamp_begin, after its
+	 * timestamp_end, a timestamp_end of 0); the first one said in @quirk
+	 */
+	uint64_t quirks;
+	uint64_t body_bit;	/* where the current packet's records start */
+	/* general CTF: the first packet's stream_instance_id, when its header has one */
+	bool has_instance;
+	uint64_t instance;
+	char quirk[256];
 	bool failed;
 	char err[512];
 };

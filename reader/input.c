@@ -86,6 +86,57 @@ static int root_only(struct tr_input *in, char *err, size_t errlen)
 	return 0;
 }
 
+#define FIND_DEPTH	8	/* how deep traces are searched for below a directory */
+#define FIND_MAX	65536	/* and how many */
+
+/* Add @path to @in->dirs.  Return: 0, or -ENOMEM. */
+static int add_dir(struct tr_input *in, uint32_t *cap, const char *path)
+{
+	if (in->ndirs == *cap) {
+		char **nd = realloc(in->dirs, (*cap = *cap ? 2 * *cap : 16) * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		in->dirs = nd;
+	}
+	if (!(in->dirs[in->ndirs] = strdup(path)))
+		return -ENOMEM;
+	in->ndirs++;
+	return 0;
+}
+
+/*
+ * The traces below @dir (each directory with a regular file "metadata";
+ * not searched further down), @depth levels deep at most, as babeltrace2
+ * finds them; symbolic links to directories are not followed.
+ * Return: 0, or -ENOMEM.
+ */
+static int find_traces(struct tr_input *in, uint32_t *cap, const char *dir, int depth)
+{
+	char path[4096];
+	struct dirent *e;
+	struct stat st;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return add_dir(in, cap, dir);
+	if (depth >= FIND_DEPTH || !(d = opendir(dir)))
+		return 0;
+	while (!ret && in->ndirs < FIND_MAX && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		/* a symbolic link is not followed: no loop, no tour of the file system */
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+		    lstat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		ret = find_traces(in, cap, path, depth + 1);
+	}
+	closedir(d);
+	return ret;
+}
+
 int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 {
 	char path[4096];
@@ -94,6 +145,7 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 	DIR *d;
 
 	free_dirs(in);
+	in->found = false;
 	snprintf(path, sizeof(path), "%s/metadata", in->root);
 	if (access(path, F_OK) == 0 || !(d = opendir(in->root))) {
 		/* A trace directory (or not a directory: tr_open() says what is wrong). */
@@ -117,6 +169,14 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 		in->ndirs++;
 	}
 	closedir(d);
+	if (!in->ndirs && !nsnap) {
+		/* no chunks: the traces below it, if any (babeltrace2 reads them so) */
+		if (find_traces(in, &cap, in->root, 0)) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		in->found = in->ndirs > 0;
+	}
 	if (!in->ndirs) {
 		if (nsnap) {
 			snprintf(err, errlen, "%s: holds %u snapshots, each a trace: name one "
@@ -124,7 +184,7 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 			return -EISDIR;
 		}
 		snprintf(err, errlen, "%s/metadata: %s (not a CTF trace directory, nor a "
-			 "directory of chunks)", in->root, strerror(ENOENT));
+			 "directory of chunks or of traces)", in->root, strerror(ENOENT));
 		return -ENOENT;
 	}
 	qsort(in->dirs, in->ndirs, sizeof(*in->dirs), cmp_str);

@@ -2,7 +2,10 @@
 /*
  * reader/input.h - the input resolver: what a trace argument names.  A
  * trace directory; a directory of rotated chunks (chunk-NNNNNN, each a
- * trace, read one after the other as one trace); or '-', the framed stream
+ * trace, read one after the other as one trace); a directory holding
+ * several traces below it (LTTng's domains, a rotated session's archives:
+ * every directory with a metadata file, searched as babeltrace2 searches,
+ * merged as one trace); or '-', the framed stream
  * of `ringtrace record -o -` on standard input, spooled into a private
  * temporary trace directory (consumer/stream_in.h) that tr_input_close()
  * removes.  The recorder's state file, for following a trace as it grows,
@@ -19,7 +22,8 @@
  * struct tr_input - a resolved trace argument.
  * @root: the directory given, or the spool's trace directory.
  * @dirs: the traces to read, in order (@root, or its chunks sorted by
- *	name), @ndirs of them.
+ *	name, or the traces found below it sorted by path), @ndirs of them.
+ * @found: @dirs are traces found below @root, not chunks.
  * @spool: the temporary directory to remove, or NULL.
  * @spooling: a thread is still copying standard input into it.
  * @stream_failed: the stream on standard input was cut or damaged (what
@@ -30,6 +34,7 @@ struct tr_input {
 	char **dirs;
 	uint32_t ndirs;
 	char *spool;
+	bool found;
 	bool spooling;
 	bool stream_failed;
 	char stream_err[600];
@@ -42,7 +47,8 @@ struct tr_input {
  * copied in the background (follow the spool directory while it grows);
  * without, it is copied whole first, and a stream cut or damaged sets
  * @in->stream_failed.  Return: 0; or a negative errno with @err set:
- * -ENOENT not a trace (nor chunks), -EISDIR a directory of snapshots (each
+ * -ENOENT not a trace (nor chunks, nor a directory with traces below it),
+ * -EISDIR a directory of snapshots (each
  * a trace: the user must name one), -EPROTO the stream holds no trace,
  * -ENOMEM, or the file system's error.  tr_input_close() @in either way.
  * After -ENOENT for a directory, @in->root is set and tr_input_rescan()

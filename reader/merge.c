@@ -8,17 +8,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "reader/ctf.h"
 #include "reader/merge.h"
 
 enum {
 	TR_MERGE_ENDED = 1,	/* the stream read its file to the end (not stopped at the limit) */
 	TR_MERGE_KEEP = 2,	/* not read in this merge: its position stays as tr_merge_resume() had it */
 };
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* The file named @name in @t, or UINT32_MAX. */
 static uint32_t find_stream(const struct tr_trace *t, const char *name)
@@ -37,57 +33,207 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-int tr_merge_init_chunks(struct tr_merge *mg, const struct tr_trace *chunks, uint32_t nchunks)
-{
-	uint32_t total = 0, n = 0;
-	char **names;
+/* One stream file, for grouping (tr_stream_files()). */
+enum { KEY_NAME, KEY_INSTANCE, KEY_ALONE };
 
-	memset(mg, 0, sizeof(*mg));
-	for (uint32_t k = 0; k < nchunks; k++)
-		total += chunks[k].nstreams;
-	/* every name, once, in tr_open()'s order: ties in time go the same way */
-	names = malloc(((size_t)total + 1) * sizeof(*names));
-	if (!names)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < nchunks; k++) {
-		for (uint32_t i = 0; i < chunks[k].nstreams; i++)
-			names[n++] = chunks[k].streams[i].name;
+struct file_key {
+	uint32_t trace, file;
+	int kind;		/* KEY_*: grouped by name, by stream_instance_id, or alone */
+	uint32_t owner;		/* the first trace of its trace's UUID */
+	int32_t sclass;
+	uint64_t instance;
+	uint64_t first;		/* its first item's time */
+	const char *name;
+};
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct file_key *x = a, *y = b;
+	int c;
+
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	if (x->kind == KEY_INSTANCE) {
+		if ((c = cmp_u64(x->owner, y->owner)) || (c = cmp_u64((uint64_t)x->sclass,
+								     (uint64_t)y->sclass)) ||
+		    (c = cmp_u64(x->instance, y->instance)) || (c = cmp_u64(x->first, y->first)))
+			return c;
+	}
+	if (x->kind == KEY_ALONE)
+		return (c = cmp_u64(x->trace, y->trace)) ? c : cmp_u64(x->file, y->file);
+	if (x->kind == KEY_NAME && (c = cmp_u64(x->owner, y->owner)))
+		return c;
+	c = strverscmp(x->name, y->name);
+	return c ? c : cmp_u64(x->trace, y->trace);
+}
+
+static bool same_stream(const struct file_key *x, const struct file_key *y)
+{
+	if (x->kind != y->kind || x->kind == KEY_ALONE)
+		return false;
+	if (x->kind == KEY_NAME)
+		return x->owner == y->owner && !strcmp(x->name, y->name);
+	return x->owner == y->owner && x->sclass == y->sclass && x->instance == y->instance;
+}
+
+/* A stream, for ordering the streams: its first file's name, then trace. */
+struct group_order {
+	const char *name;
+	uint32_t trace, file;
+	struct tr_stream_files g;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group_order *x = a, *y = b;
+	int c = strverscmp(x->name, y->name);
+
+	return c ? c : (c = cmp_u64(x->trace, y->trace)) ? c : cmp_u64(x->file, y->file);
+}
+
+/* The key of @t's file @f: its first packet read by @c (general CTF). */
+static void key_of(const struct tr_trace *t, uint32_t i, uint32_t f, uint32_t owner,
+		   struct tr_cursor *c, struct file_key *x)
+{
+	const struct tr_trace *tt = &t[i];
+
+	memset(x, 0, sizeof(*x));
+	x->trace = i;
+	x->file = f;
+	x->name = tt->streams[f].name;
+	x->owner = owner;
+	x->kind = tt->md.ctf ? KEY_ALONE : KEY_NAME;
+	if (!tt->md.ctf)
+		return;
+	tr_cursor_init(c, tt, f);
+	if (tr_next(c) > 0 && c->has_instance && c->sclass >= 0) {
+		x->kind = KEY_INSTANCE;
+		x->sclass = c->sclass;
+		x->instance = c->instance;
+		x->first = c->ts;
+	}
+}
+
+/* Ringtrace's own traces always have a UUID; another producer's may not. */
+static bool has_uuid(const struct tr_trace *t)
+{
+	return !t->md.ctf || t->md.ctf->has_uuid;
+}
+
+void tr_stream_files_free(struct tr_stream_files *sf, uint32_t n)
+{
+	for (uint32_t i = 0; sf && i < n; i++)
+		free(sf[i].f);
+	free(sf);
+}
+
+int tr_stream_files(const struct tr_trace *t, uint32_t ntraces, struct tr_stream_files **out,
+		    uint32_t *nout)
+{
+	uint32_t total = 0, n = 0, ng = 0;
+	struct group_order *g = NULL;
+	struct file_key *k;
+	struct tr_cursor *c;
+
+	*out = NULL;
+	*nout = 0;
+	for (uint32_t i = 0; i < ntraces; i++)
+		total += t[i].nstreams;
+	k = calloc((size_t)total + 1, sizeof(*k));
+	c = malloc(sizeof(*c));
+	if (!k || !c)
+		goto nomem;
+	for (uint32_t i = 0; i < ntraces; i++) {
+		uint32_t owner = i;
+
+		/*
+		 * traces of one UUID are one trace (babeltrace2 merges them so;
+		 * a rotated ringtrace recording's chunks share theirs)
+		 */
+		for (uint32_t j = 0; j < i && has_uuid(&t[i]); j++) {
+			if (has_uuid(&t[j]) && !memcmp(t[j].md.uuid, t[i].md.uuid, 16)) {
+				owner = j;
+				break;
+			}
+		}
+		for (uint32_t f = 0; f < t[i].nstreams; f++)
+			key_of(t, i, f, owner, c, &k[n++]);
 	}
 	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_name);
-	total = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (!total || strcmp(names[total - 1], names[i]))
-			names[total++] = names[i];
+		qsort(k, n, sizeof(*k), cmp_key);
+	g = calloc((size_t)n + 1, sizeof(*g));
+	if (!g)
+		goto nomem;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && same_stream(&k[i], &k[j]); j++)
+			;
+		g[ng].g.f = malloc((j - i) * sizeof(*g[ng].g.f));
+		if (!g[ng].g.f)
+			goto nomem;
+		g[ng].g.n = j - i;
+		g[ng].name = k[i].name;
+		g[ng].trace = k[i].trace;
+		g[ng].file = k[i].file;
+		for (uint32_t m = i; m < j; m++) {
+			g[ng].g.f[m - i].trace = k[m].trace;
+			g[ng].g.f[m - i].file = k[m].file;
+		}
+		ng++;
 	}
-	n = total ? total : 1;
+	if (ng > 1)
+		qsort(g, ng, sizeof(*g), cmp_group);
+	*out = calloc((size_t)ng + 1, sizeof(**out));
+	if (!*out)
+		goto nomem;
+	for (uint32_t i = 0; i < ng; i++)
+		(*out)[i] = g[i].g;
+	*nout = ng;
+	free(g);
+	free(k);
+	free(c);
+	return 0;
+nomem:
+	for (uint32_t i = 0; g && i < ng; i++)
+		free(g[i].g.f);
+	free(g);
+	free(k);
+	free(c);
+	return -ENOMEM;
+}
+
+int tr_merge_init_chunks(struct tr_merge *mg, const struct tr_trace *chunks, uint32_t nchunks)
+{
+	uint32_t n;
+
+	memset(mg, 0, sizeof(*mg));
+	if (tr_stream_files(chunks, nchunks, &mg->files, &mg->nstreams))
+		return -ENOMEM;
+	n = mg->nstreams ? mg->nstreams : 1;
 	mg->c = calloc(n, sizeof(*mg->c));
 	mg->item = calloc(n, sizeof(*mg->item));
 	mg->heap = calloc(n, sizeof(*mg->heap));
 	mg->chunk = calloc(n, sizeof(*mg->chunk));
 	mg->flags = calloc(n, sizeof(*mg->flags));
-	if (!mg->c || !mg->item || !mg->heap || !mg->chunk || !mg->flags) {
-		free(names);
+	mg->at = calloc(n, sizeof(*mg->at));
+	if (!mg->c || !mg->item || !mg->heap || !mg->chunk || !mg->flags || !mg->at) {
 		tr_merge_free(mg);
 		return -ENOMEM;
 	}
 	mg->chunks = chunks;
 	mg->nchunks = nchunks;
-	mg->nstreams = total;
 	mg->moved = mg->advance = UINT32_MAX;
 	mg->limit = UINT64_MAX;
-	for (uint32_t i = 0; i < total; i++) {
-		for (uint32_t k = 0; k < nchunks; k++) {
-			uint32_t f = find_stream(&chunks[k], names[i]);
+	for (uint32_t i = 0; i < mg->nstreams; i++) {
+		const struct tr_file_ref *f = &mg->files[i].f[0];
 
-			if (f != UINT32_MAX) {
-				tr_cursor_init(&mg->c[i], &chunks[k], f);
-				mg->chunk[i] = k;
-				break;
-			}
-		}
+		tr_cursor_init(&mg->c[i], &chunks[f->trace], f->file);
+		mg->chunk[i] = f->trace;
 	}
-	free(names);
 	return 0;
 }
 
@@ -103,6 +249,8 @@ void tr_merge_free(struct tr_merge *mg)
 	free(mg->heap);
 	free(mg->chunk);
 	free(mg->flags);
+	free(mg->at);
+	tr_stream_files_free(mg->files, mg->nstreams);
 	memset(mg, 0, sizeof(*mg));
 }
 
@@ -111,19 +259,25 @@ void tr_merge_set_limit(struct tr_merge *mg, uint64_t limit)
 	mg->limit = limit;
 }
 
-/* Stream @i's cursor goes on in chunk @k's file @f, from where @prev stopped. */
-static void chain_to(struct tr_merge *mg, uint32_t i, uint32_t k, uint32_t f,
-		     const struct tr_cursor *prev)
+void tr_stream_next_file(struct tr_cursor *c, const struct tr_trace *t, uint32_t file,
+			 const struct tr_cursor *prev)
 {
-	struct tr_cursor *c = &mg->c[i];
-
-	tr_cursor_init(c, &mg->chunks[k], f);
+	tr_cursor_init(c, t, file);
 	tr_cursor_continue(c, prev);
 	c->packets = prev->packets;
 	c->events = prev->events;
 	c->threads = prev->threads;
 	c->events_lost = prev->events_lost;
 	c->packets_lost = prev->packets_lost;
+	c->quirks = prev->quirks;
+	memcpy(c->quirk, prev->quirk, sizeof(c->quirk));
+}
+
+/* Stream @i's cursor goes on in chunk @k's file @f, from where @prev stopped. */
+static void chain_to(struct tr_merge *mg, uint32_t i, uint32_t k, uint32_t f,
+		     const struct tr_cursor *prev)
+{
+	tr_stream_next_file(&mg->c[i], &mg->chunks[k], f, prev);
 	mg->chunk[i] = k;
 }
 
@@ -135,18 +289,20 @@ static int chain_on(struct tr_merge *mg, uint32_t i, int r)
 {
 	struct tr_cursor *c = &mg->c[i];
 
-	while (r == TR_END && mg->chunk[i] + 1 < mg->nchunks) {
-		uint32_t k, f = UINT32_MAX;
+	/* the stream's next file after the one its cursor is in (tr_stream_files()) */
+	while (r == TR_END) {
+		const struct tr_stream_files *sf = &mg->files[i];
 		struct tr_cursor prev;
+		uint32_t a = mg->at[i];
 
-		for (k = mg->chunk[i] + 1; k < mg->nchunks; k++) {
-			if ((f = find_stream(&mg->chunks[k], c->s->name)) != UINT32_MAX)
-				break;
-		}
-		if (f == UINT32_MAX)
+		while (a < sf->n && (sf->f[a].trace != mg->chunk[i] ||
+				     &mg->chunks[sf->f[a].trace].streams[sf->f[a].file] != c->s))
+			a++;
+		if (a + 1 >= sf->n)
 			break;
+		mg->at[i] = a + 1;
 		memcpy(&prev, c, TR_CURSOR_STATE);
-		chain_to(mg, i, k, f, &prev);
+		chain_to(mg, i, sf->f[a + 1].trace, sf->f[a + 1].file, &prev);
 		r = tr_next(c);
 	}
 	if (r == TR_END)

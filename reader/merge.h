@@ -9,11 +9,14 @@
  * Order: by timestamp; ties go to the stream whose name sorts first
  * (strverscmp: stream_2 before stream_10), whatever chunk it is in.
  *
- * Chunks: the chunks of one rotated trace are merged as one trace.  The
- * stream files of one name are one stream (a CPU): when its file in one
- * chunk ends, its cursor goes on in the next chunk that has it
- * (tr_cursor_continue(): the sequence numbers must follow; a gap counts as
- * packets lost), and its totals count the whole stream.
+ * Chunks: the chunks of one rotated trace are merged as one trace, and so
+ * are the traces of a directory that holds several (LTTng's domains, a
+ * rotated session's archives).  A stream may lie in several files
+ * (tr_stream_files(): ringtrace's files of one name in a rotated trace's
+ * chunks; another producer's files of one stream_instance_id): when one
+ * ends, its cursor goes on in the next (tr_cursor_continue(): the sequence
+ * numbers must follow; a gap counts as packets lost), and its totals count
+ * the whole stream.
  *
  * Following a trace being written (dump --follow): a merge may stop at a
  * clock value (tr_merge_set_limit()): the items after it stay where they
@@ -60,7 +63,45 @@ struct tr_merge {
 	uint32_t advance;	/* the same, when the inline path may move it */
 	uint8_t *flags;		/* per stream: TR_MERGE_* below */
 	uint64_t limit;
+	struct tr_stream_files *files;	/* per stream: its files (tr_stream_files()) */
+	uint32_t *at;		/* per stream: the index in its files of its cursor's */
 };
+
+/**
+ * struct tr_stream_files - one stream of a set of traces: its files, read
+ * one after the other (tr_cursor_continue()), @n of them in @f, each a
+ * file @file of trace @trace.
+ */
+struct tr_stream_files {
+	uint32_t n;
+	struct tr_file_ref {
+		uint32_t trace, file;
+	} *f;
+};
+
+/*
+ * tr_stream_files() - the streams of the @ntraces traces @t.  Ringtrace's
+ * own traces: a stream is the files of one name in traces of one UUID, in
+ * the traces' order (a rotated trace's chunks).  Another producer's (general CTF): a stream is
+ * the files whose first packets have the same stream class and
+ * stream_instance_id in traces of the same UUID (LTTng's --tracefile-size
+ * files, a rotated session's archives), in the order of their first
+ * times, as babeltrace2 groups them; a file without a stream_instance_id
+ * (or whose first packet is damaged) is a stream of its own.  Streams are
+ * in the order of their first files' names (strverscmp), then traces.
+ * Return: 0 with *@out (tr_stream_files_free()) and *@n; or -ENOMEM.
+ */
+int tr_stream_files(const struct tr_trace *t, uint32_t ntraces, struct tr_stream_files **out,
+		    uint32_t *n);
+void tr_stream_files_free(struct tr_stream_files *sf, uint32_t n);
+
+/*
+ * tr_stream_next_file() - @c reads the stream @prev read on in @t's file
+ * @file (the stream's next file): its first packet must follow @prev's last
+ * (tr_cursor_continue()), and its totals go on from @prev's.
+ */
+void tr_stream_next_file(struct tr_cursor *c, const struct tr_trace *t, uint32_t file,
+			 const struct tr_cursor *prev);
 
 /* tr_merge_init() - merge @t's streams.  Return: 0, or -ENOMEM. */
 int tr_merge_init(struct tr_merge *mg, const struct tr_trace *t);

@@ -315,6 +315,19 @@ static const uint8_t *text_cstring(struct tr_text *t, const uint8_t *s, const ui
 	return cstring_rest(t, p, s, end);
 }
 
+/* @s is an identifier: printed as it is, else quoted. */
+static bool label_is_word(const char *s, size_t n)
+{
+	if (!n || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '_' ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	}
+	return true;
+}
+
 /* The label of @v in enumeration @et, or NULL. */
 static const struct tr_enum_map *enum_label(const struct tr_ctype *et, uint64_t v)
 {
@@ -354,11 +367,19 @@ static int text_one(struct tr_text *t, const struct tr_op *ops, uint32_t i, stru
 			w->regs[op->reg] = v;
 		if (op->type && op->type->kind == TR_TK_ENUM)
 			m = enum_label(op->type, v);
-		p = tr_text_room(t, 96 + (m ? m->len : 0));
-		if (m) {
-			p = tr_put(p, m->label, m->len);
+		if (m && !label_is_word(m->label, m->len)) {
+			/* a label that is no identifier ("AUTO: EXPECT 0"): quoted */
+			tr_text_string(t, (const uint8_t *)m->label, m->len);
+			p = tr_text_room(t, 96);
 			*p++ = ' ';
 			*p++ = '(';
+		} else {
+			p = tr_text_room(t, 96 + (m ? m->len : 0));
+			if (m) {
+				p = tr_put(p, m->label, m->len);
+				*p++ = ' ';
+				*p++ = '(';
+			}
 		}
 		if (op->base == 10 || (op->sign && (int64_t)v < 0 && op->base != 16))
 			p = op->sign ? tr_put_s64(p, (int64_t)v) : tr_put_u64(p, v);

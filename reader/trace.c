@@ -138,7 +138,7 @@ static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen
 
 		ret = unpacketise(text, got, &n, path, err, errlen);
 		if (!ret)
-			ret = tr_parse_metadata(&t->md, text, n, path, err, errlen);
+			ret = tr_parse_metadata_packets(&t->md, text, n, path, err, errlen);
 	} else {
 		ret = tr_parse_metadata(&t->md, text, got, path, err, errlen);
 	}
@@ -273,3 +273,19 @@ void tr_close(struct tr_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void tr_traces_one_clock(struct tr_trace *t, uint32_t n)
+{
+	bool differ = false;
+
+	for (uint32_t i = 1; i < n; i++)
+		differ |= t[i].md.freq != t[0].md.freq || t[i].md.offset_s != t[0].md.offset_s ||
+			  t[i].md.offset != t[0].md.offset || t[i].md.ns_clocks != t[0].md.ns_clocks;
+	for (uint32_t i = 0; differ && i < n; i++) {
+		if (!t[i].md.ctf)
+			continue;
+		t[i].md.ns_clocks = true;	/* reader/cursor.c: times in ns since the epoch */
+		t[i].md.freq = 1000000000u;
+		t[i].md.offset_s = 0;
+		t[i].md.offset = 0;
+	}
+}

@@ -56,6 +56,16 @@ int tr_open(struct tr_trace *t, const char *dir, char *err, size_t errlen);
 int tr_open_lazy(struct tr_trace *t, const char *dir, char *err, size_t errlen);
 void tr_close(struct tr_trace *t);
 
+/*
+ * tr_traces_one_clock() - the @n traces @t, read merged as one (a directory
+ * of several traces): their items' times on one clock.  When their clocks
+ * differ (frequency or offset), every trace of another producer (general
+ * CTF) gives its times in ns since the epoch instead of cycles (as
+ * tr_metadata.ns_clocks); ringtrace's own traces keep their cycles (the
+ * chunks of one rotated trace share their clock).
+ */
+void tr_traces_one_clock(struct tr_trace *t, uint32_t n);
+
 /* Little-endian loads from trace bytes, at any alignment. */
 static inline uint16_t ld16(const uint8_t *p)
 {

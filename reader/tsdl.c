@@ -246,30 +246,6 @@ static bool kv_key(const struct mp *m, struct lx *x, const char *key)
 	return lx_eat(x, key) && lx_eat(x, " = ");
 }
 
-static int parse_uuid(const char *s, uint8_t *u)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	if (strlen(s) != 36)
-		return -1;
-	for (int i = 0, k = 0; i < 36;) {
-		const char *a, *b;
-
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i++] != '-')
-				return -1;
-			continue;
-		}
-		a = s[i] ? strchr(hex, s[i]) : NULL;
-		b = s[i + 1] ? strchr(hex, s[i + 1]) : NULL;
-		if (!a || !b)
-			return -1;
-		u[k++] = (uint8_t)((a - hex) << 4 | (b - hex));
-		i += 2;
-	}
-	return 0;
-}
-
 /* A block of fixed lines, compared one by one. */
 static int parse_fixed(struct mp *m, const char *const *lines, const char *what)
 {
@@ -302,7 +278,7 @@ static int parse_trace(struct mp *m)
 		} else if (kv_key(m, &x, "uuid")) {
 			char *s = lx_string(&x, true, NULL);
 			int bad = !s || !lx_eat(&x, ";") || !lx_end(&x) ||
-				  parse_uuid(s, m->md->uuid);
+				  rtr_ctf_uuid_parse(s, strlen(s), true, m->md->uuid);
 
 			if (!bad)
 				memcpy(m->md->uuid_str, s, 37);
@@ -714,11 +690,11 @@ void tr_metadata_free(struct tr_metadata *md)
 	memset(md, 0, sizeof(*md));
 }
 
-int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
-		      char *err, size_t errlen)
+static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
+			  const char *fname, bool packets, char *err, size_t errlen)
 {
 	struct mp m = { fname, err, errlen, text, text + len, text, 0, 0, md, false };
-	bool trace = false, env = false, clock = false, stream = false;
+	bool trace = false, env = false, clock = false, stream = false, signed_;
 	uint32_t aliases = 0, cap = 0, naliases = 0;
 	const char *nul;
 
@@ -735,8 +711,15 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 		mp_fail(&m, "NUL byte in the metadata text");
 		goto fail;
 	}
-	if (!mp_line(&m) || m.n < 12 || memcmp(m.s, "/* CTF 1.8", 10) ||
-	    memcmp(m.s + m.n - 2, "*/", 2)) {
+	/*
+	 * Text metadata starts with its signature, "/" "* CTF 1.8", a comment
+	 * that may close on a later line (CTF 1.8, 7.1); packets carry the
+	 * version in their headers, and their text need not start so.
+	 */
+	signed_ = mp_line(&m) && m.n >= 10 && !memcmp(m.s, "/* CTF 1.8", 10) &&
+		  (m.n == 10 || m.s[10] == ' ' || m.s[10] == '\t' || m.s[10] == '*' ||
+		   m.s[10] == '\r');
+	if (!signed_ && !packets) {
 		if (!m.lineno)
 			m.lineno = 1;
 		mp_fail(&m, "not ringtrace's CTF 1.8 text metadata, nor any CTF 1.8 metadata "
@@ -750,6 +733,12 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 		if (r)
 			tr_metadata_free(md);
 		return r;
+	}
+	/* ringtrace's own: its signature is one line, as events/ctf.c writes it */
+	if (!signed_ || m.n < 12 || memcmp(m.s + m.n - 2, "*/", 2)) {
+		mp_fail(&m, "ringtrace's metadata must start with its one-line signature "
+			"\"/* CTF 1.8 */\"");
+		goto fail;
 	}
 	while (mp_line(&m)) {
 		if (!m.n)
@@ -846,6 +835,18 @@ int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, cons
 fail:
 	tr_metadata_free(md);
 	return m.nomem ? -ENOMEM : -EPROTO;
+}
+
+int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
+		      char *err, size_t errlen)
+{
+	return parse_metadata(md, text, len, fname, false, err, errlen);
+}
+
+int tr_parse_metadata_packets(struct tr_metadata *md, const char *text, size_t len,
+			      const char *fname, char *err, size_t errlen)
+{
+	return parse_metadata(md, text, len, fname, true, err, errlen);
 }
 
 bool tr_class_is(const struct tr_class *c, const struct rtr_ctf_event *b)

@@ -85,6 +85,9 @@ struct tr_class {
  *	since the epoch (@freq 1 GHz, no offset) instead of cycles.
  * @thread: the class of ringtrace's thread records (the built-in "thread":
  *	u32 pid, u32 tid), NULL when the trace has none.
+ * @warnings: @warning: general CTF: what the text has that is not read but
+ *	harms nothing (an unknown attribute, as babeltrace2 warns): counted,
+ *	the first said ("FILE: line N: what").
  */
 struct tr_metadata {
 	uint8_t uuid[16];
@@ -103,6 +106,8 @@ struct tr_metadata {
 	struct tr_ctf *ctf;
 	bool ns_clocks;
 	const struct tr_class *thread;
+	uint32_t warnings;
+	char warning[256];
 };
 
 /*
@@ -113,6 +118,13 @@ struct tr_metadata {
  */
 int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
 		      char *err, size_t errlen);
+/*
+ * tr_parse_metadata_packets() - the same for the text of packetised
+ * metadata (the packets' contents joined): it need not start with the
+ * "/" "* CTF 1.8" signature, the packets' headers having said the version.
+ */
+int tr_parse_metadata_packets(struct tr_metadata *md, const char *text, size_t len,
+			      const char *fname, char *err, size_t errlen);
 void tr_metadata_free(struct tr_metadata *md);
 
 /*

@@ -128,6 +128,31 @@ int t_parse_threads(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_r
 	return n;
 }
 
+const char *t_srcdir(void)
+{
+	static char path[PATH_MAX];
+	const char *s = getenv("RTR_SRCDIR");
+
+	if (!path[0] && !realpath(s && *s ? s : ".", path))
+		snprintf(path, sizeof(path), "%s", s && *s ? s : ".");
+	return path;
+}
+
+void t_compare_bt2(const char *trace, const char *losses)
+{
+	char cmd[PATH_MAX * 3 + 256], *out;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/lttng/compare.py' '%s' "
+		 "'%s/ringtrace' 2>&1", t_srcdir(), trace, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, " events alike"), "%s", out);
+	if (losses)
+		cr_expect_not_null(strstr(out, losses), "%s", out);
+	free(out);
+}
+
 const char *t_bindir(void)
 {
 	static char dir[PATH_MAX];

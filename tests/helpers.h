@@ -41,6 +41,14 @@ int t_parse(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out,
 int t_parse_threads(const uint8_t *pkt, uint64_t size, uint64_t plen, struct t_rec *out, int max,
 		    bool skip_threads);
 struct rtr_cpu_ctl *t_ctl(struct t_ring *t, uint32_t cpu);
+/* The source tree, absolute ($RTR_SRCDIR, else the working directory): where tests/ scripts are. */
+const char *t_srcdir(void);
+/*
+ * tests/interop/lttng/compare.py over @trace: ringtrace dump's events, values,
+ * times and losses are babeltrace2's ("N events alike" expected); @losses,
+ * if not NULL, in its report ("losses alike: E events, P packets").
+ */
+void t_compare_bt2(const char *trace, const char *losses);
 /* The directory of the running test binary (where the ringtrace programs are). */
 const char *t_bindir(void);
 /*

@@ -58,7 +58,6 @@ struct dstream {
 };
 
 struct dump {
-	const char *host;		/* the first (or only) chunk's hostname */
 	struct dclass **cls;		/* per chunk */
 	struct dstream *s;		/* per stream of the merge */
 	struct tr_text o;
@@ -525,11 +524,28 @@ static void free_classes(struct dclass *cls, const struct tr_metadata *md)
 	free(cls);
 }
 
-/* The stream's line prefixes, once its first packet told its CPU. */
-static void stream_prefix(struct dump *d, struct dstream *ds, const struct tr_cursor *c)
+/* The stream's line prefixes, once its first packet told its CPU; its trace's host. */
+static void stream_prefix(struct dstream *ds, const struct tr_cursor *c)
 {
-	const char *host = d->host;
+	const struct tr_metadata *md = c->md;
+	const char *host = md->hostname;
+	char buf[512];
 
+	/*
+	 * Another producer's trace: its host as babeltrace2 names it,
+	 * HOSTNAME[:PROCNAME][:(VPID)] from the env (LTTng-UST's per-process
+	 * buffers carry the last two).
+	 */
+	if (md->ctf && (md->ctf->procname || md->has_vpid)) {
+		int n = snprintf(buf, sizeof(buf), "%s", host);
+
+		if (md->ctf->procname && n >= 0 && (size_t)n < sizeof(buf))
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%s", n ? ":" : "",
+				      md->ctf->procname);
+		if (md->has_vpid && n >= 0 && (size_t)n < sizeof(buf))
+			snprintf(buf + n, sizeof(buf) - (size_t)n, "%s(%u)", n ? ":" : "", md->vpid);
+		host = buf;
+	}
 	ds->pre = padded(&ds->pren, " %s%scpu %" PRIu64 " ", host, *host ? " " : "", c->cpu);
 	ds->lpre = padded(&ds->lpren, " cpu %" PRIu64 ": lost ", c->cpu);
 }
@@ -552,8 +568,11 @@ static void usage(FILE *f)
 		"thread records; left out where the trace does not say) and the losses where\n"
 		"they happen ([time] cpu N: lost K events|packets).\n"
 		"TRACE is a trace directory, a directory of rotated chunks (merged as one\n"
-		"trace), or - for the stream of `ringtrace record -o -` on standard input\n"
-		"(printed as it comes).  A summary goes to stderr.\n\n"
+		"trace), a directory holding several traces (LTTng's domains, a rotated\n"
+		"session: each found below it, all merged in time), or - for the stream of\n"
+		"`ringtrace record -o -` on standard input (printed as it comes).  A summary\n"
+		"goes to stderr, with the warnings: what a producer writes that CTF does\n"
+		"not ask for, read on (ringtrace check counts them).\n\n"
 		"  -f, --follow     tail a trace being written: print events as the recorder\n"
 		"                   makes them safe (every CPU's events up to its watermark,\n"
 		"                   in time order), until the recording ends\n"
@@ -625,6 +644,12 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 			status = 1;
 			continue;
 		}
+		if (t[opened].md.warnings) {
+			tr_text_flush(&d->o);
+			fflush(stdout);
+			fprintf(stderr, "ringtrace dump: warning: %s (%u such in the metadata, read "
+				"on)\n", t[opened].md.warning, t[opened].md.warnings);
+		}
 		opened++;
 	}
 	if (!opened) {
@@ -633,7 +658,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	}
 	if (st)
 		cap_streams(&t[opened - 1], st);
-	d->host = t[0].md.hostname;
+	tr_traces_one_clock(t, opened);
 	tr_clock_init(&d->clk, &t[0].md);
 	d->cls = calloc(opened, sizeof(*d->cls));
 	if (!d->cls || tr_merge_init_chunks(&mg, t, opened))
@@ -658,7 +683,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 				continue;
 			}
 			if (!ds->pre)
-				stream_prefix(d, ds, c);
+				stream_prefix(ds, c);
 			if (r != TR_EVENT) {
 				emit_loss(d, c, ds, r == TR_LOST_EVENTS ? "events" : "packets");
 				continue;
@@ -671,6 +696,13 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 		emit_event(d, c, d->cls[mg.chunk[s]], ds);
 	}
 	tr_text_flush(&d->o);
+	for (uint32_t i = 0; i < mg.nstreams; i++) {
+		if (mg.c[i].quirks) {
+			fflush(stdout);
+			fprintf(stderr, "ringtrace dump: warning: %s (%" PRIu64 " such in the "
+				"stream, read on)\n", mg.c[i].quirk, mg.c[i].quirks);
+		}
+	}
 	if (tr_merge_save(&mg, pos, st != NULL))
 		oom();
 	for (uint32_t i = 0; i < mg.nstreams; i++) {
@@ -687,7 +719,6 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	free(d->cls);
 	free(t);
 	d->cls = NULL;
-	d->host = NULL;
 	return status;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <ringtrace/consumer.h>
 #include "consumer/qfile.h"
+#include "events/ctf.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/region_cmd.h"
@@ -144,11 +145,7 @@ int rtr_cmd_info(int argc, char **argv)
 		return 1;
 	}
 	h = rtr_consumer_region(c);
-	for (int i = 0, o = 0; i < 16; i++) {
-		o += snprintf(uuid + o, sizeof(uuid) - (size_t)o, "%02x", h->uuid[i]);
-		if (i == 3 || i == 5 || i == 7 || i == 9)
-			uuid[o++] = '-';
-	}
+	rtr_ctf_uuid_text(uuid, h->uuid);
 	printf("region      %s\n", rtr_consumer_name(c));
 	printf("abi         %u.%u\n", h->abi_major, h->abi_minor);
 	printf("uuid        %s\n", uuid);

@@ -10,8 +10,9 @@
 #    pages), and the installed ringtrace runs.
 # 2. app.c and app.cpp (g++ -std=c++17: std::thread, std::mutex), copied to
 #    TMP/work, each built with `pkg-config --cflags --libs ringtrace` (shared)
-#    and with `--static` (a static executable), PKG_CONFIG_PATH and
-#    PKG_CONFIG_SYSROOT_DIR pointing into the DESTDIR.
+#    and with `--static` (a static executable), as README's recipe for a
+#    staged tree says: PKG_CONFIG_PATH into the DESTDIR, nothing else (the .pc
+#    files find their prefix from where they are); every -I and -L exists.
 # 3. Each recorded by the installed `ringtrace record` (the shared ones with
 #    LD_LIBRARY_PATH, as an uninstalled prefix needs); its threads print their
 #    gettid() and write inst:work events carrying it and the pid: `dump` shows
@@ -94,7 +95,9 @@ check "the installed ringtrace --version runs" sh -c "'$bin' --version | grep -q
 mkdir -p "$tmp/work"
 cp "$src/tests/install/app.c" "$src/tests/install/app.cpp" "$tmp/work/"
 cd "$tmp/work" || finish
-export PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root"
+# README's recipe for a staged tree: PKG_CONFIG_PATH alone
+export PKG_CONFIG_PATH="$lib/pkgconfig"
+unset PKG_CONFIG_SYSROOT_DIR
 check "pkg-config finds ringtrace $(pkg-config --modversion ringtrace 2>/dev/null)" \
 	pkg-config --exists ringtrace
 check "pkg-config --static adds liburcu-bp, -lpthread and -ldl" \
@@ -102,6 +105,11 @@ check "pkg-config --static adds liburcu-bp, -lpthread and -ldl" \
 cflags=$(pkg-config --cflags ringtrace)
 libs=$(pkg-config --libs ringtrace)
 slibs=$(pkg-config --static --libs ringtrace)
+for f in $cflags $slibs; do
+	case $f in -I*|-L*)
+		check "pkg-config's $f exists" test -d "${f#-?}" ;;
+	esac
+done
 warn="-Wall -Wextra -Werror"
 progs=
 # build NAME COMMAND...: build a variant, keep it when it builds.

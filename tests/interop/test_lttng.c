@@ -70,17 +70,7 @@ static void rm_rf(const char *dir)
 /* compare.py TRACE: its report, asserted alike. */
 static void compare(const char *trace, const char *losses)
 {
-	char cmd[PATH_MAX * 3 + 256], *out;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/interop/lttng/compare.py' '%s' "
-		 "'%s/ringtrace' 2>&1", srcdir(), trace, t_bindir());
-	out = t_sh(cmd, &st);
-	cr_expect_eq(st, 0, "%s", out);
-	cr_expect_not_null(strstr(out, " events alike"), "%s", out);
-	if (losses)
-		cr_expect_not_null(strstr(out, losses), "%s", out);
-	free(out);
+	t_compare_bt2(trace, losses);
 }
 
 /* The whole of what the tracepoints can write: babeltrace2's values, and the program's. */
