@@ -18,13 +18,16 @@
 #   libringtrace.{a,so}           the producer: what a traced program links
 #   libringtrace-consumer.{a,so}  the consumer: regions to CTF traces
 #   libringtrace-read.a           the read side: CTF traces to events and models
-# Programs and the test runner link the three archives (read, consumer,
+#   libringtrace-view.a           the scene: what every front end draws of a
+#                                 model, and its window query (Documentation/viewer.rst)
+# Programs and the test runner link the four archives (view, read, consumer,
 # producer), taking only the objects they use.
 #
 # Each source directory lists its objects in a Kbuild file:
 #   obj-y += x.o              into libringtrace (the producer)
 #   consumer-y += x.o         into libringtrace-consumer
 #   read-y += x.o             into libringtrace-read
+#   view-y += x.o             into libringtrace-view
 #   progs-y += name           a program; name-objs := a.o b.o (paths relative to the dir)
 #                             name-shared := y: linked with libringtrace.so
 #   shlibs-y += libname       a shared object $(O)/lib/libname.so over libringtrace.so;
@@ -100,7 +103,7 @@ CRITERION_LIBS := -lcriterion
 .PHONY: xen-images xen-progs check-xen
 
 # ---- collect the Kbuild lists ------------------------------------------------
-LIB_DIRS  := ringbuf platform consumer events reader
+LIB_DIRS  := ringbuf platform consumer events reader view
 PROG_DIRS := tools examples bench
 TEST_DIRS := tests
 
@@ -108,6 +111,7 @@ define read_kbuild
 obj-y :=
 consumer-y :=
 read-y :=
+view-y :=
 progs-y :=
 shlibs-y :=
 tests-y :=
@@ -115,6 +119,7 @@ include $(1)/Kbuild
 LIB_OBJS  += $$(addprefix $(O)/obj/$(1)/,$$(obj-y))
 CONSUMER_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(consumer-y))
 READ_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(read-y))
+VIEW_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(view-y))
 TEST_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(tests-y))
 $$(foreach p,$$(progs-y),$$(eval $$(call prog_rule,$(1),$$(p))))
 $$(foreach l,$$(shlibs-y),$$(eval $$(call shlib_rule,$(1),$$(l))))
@@ -139,17 +144,19 @@ $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/lib
 	$$(quiet) LD $$(short)
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(call prog_ld,$(1),$(2)) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) \
-		$$(if $$($(2)-shared),$(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
+		$$(if $$($(2)-shared),$(O)/lib/libringtrace-view.a $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
 			$(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A)) \
 		$$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
 endef
 comma := ,
 
 # The archives in link order: each layer before the ones it uses.
-LIBS_A := $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a $(O)/lib/libringtrace.a
+LIBS_A := $(O)/lib/libringtrace-view.a $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
+	$(O)/lib/libringtrace.a
 LIB_OBJS :=
 CONSUMER_OBJS :=
 READ_OBJS :=
+VIEW_OBJS :=
 TEST_OBJS :=
 PROGS :=
 SHLIBS :=
@@ -227,6 +234,11 @@ $(O)/lib/libringtrace-consumer.so: $(CONSUMER_OBJS) $(O)/lib/libringtrace.a libr
 	$(Q)ln -sf libringtrace-consumer.so $(@D)/libringtrace-consumer.so.0
 
 $(O)/lib/libringtrace-read.a: $(READ_OBJS)
+	$(quiet) AR $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/lib/libringtrace-view.a: $(VIEW_OBJS)
 	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^

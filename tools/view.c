@@ -2,8 +2,8 @@
 /*
  * tools/view.c - `ringtrace view TRACE... [-o FILE.html] [--force]`: one
  * self-contained HTML page that draws the traces as mirage-trace-viewer did
- * (Documentation/viewer.rst).  The task model (tools/model.h) is laid out in
- * rows here, then written into the page as columns: typed arrays packed into
+ * (Documentation/viewer.rst).  The task model (reader/model.h) is laid out
+ * by the scene (view/scene.h), then written into the page as columns: typed arrays packed into
  * one base64 blob, a string table (NUL-separated UTF-8) inside it, and a
  * small JSON header naming each column's place.  The page's own sources
  * (tools/viewer/) are compiled in by scripts/embed.sh.
@@ -22,11 +22,9 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/view.h"
+#include "view/scene.h"
 
 #define FORMAT_VERSION	1
-#define ARROW_CREATE	4	/* page-only arrow kinds: vertical lines */
-#define ARROW_BECOMES	5
-#define NBUCKETS	66	/* arrows by on-axis length: 0, then [2^(b-1), 2^b) ns */
 
 struct buf {
 	char *p;
@@ -159,301 +157,6 @@ static void strtab_free(struct strtab *st)
 	free(st->off);
 }
 
-/* ---- rows: mirage's arrangement, tasks that do not overlap in time share a row ------ */
-
-/*
- * A min-tree over the rows' end times finds, for a task starting at @start,
- * the first row at or after its parent's whose last task ended before
- * @start: O(log^2 n) a task.
- */
-struct rowtree {
-	int64_t *t;		/* 2 * size nodes, leaves from size */
-	uint32_t size;
-};
-
-static uint32_t rowtree_find(const struct rowtree *rt, uint32_t node, uint32_t lo, uint32_t hi,
-			     uint32_t k, int64_t start)
-{
-	uint32_t mid, r;
-
-	if (hi <= k || rt->t[node] >= start)
-		return UINT32_MAX;
-	if (hi - lo == 1)
-		return lo;
-	mid = lo + (hi - lo) / 2;
-	r = rowtree_find(rt, 2 * node, lo, mid, k, start);
-	return r != UINT32_MAX ? r : rowtree_find(rt, 2 * node + 1, mid, hi, k, start);
-}
-
-static void rowtree_set(struct rowtree *rt, uint32_t row, int64_t end)
-{
-	uint32_t n = rt->size + row;
-
-	rt->t[n] = end;
-	for (n /= 2; n; n /= 2)
-		rt->t[n] = rt->t[2 * n] < rt->t[2 * n + 1] ? rt->t[2 * n] : rt->t[2 * n + 1];
-}
-
-static const struct rtr_model *sort_model;
-
-static int by_created(const void *a, const void *b)
-{
-	const struct rtr_model_task *x = &sort_model->tasks[*(const uint32_t *)a];
-	const struct rtr_model_task *y = &sort_model->tasks[*(const uint32_t *)b];
-
-	if (x->created != y->created)
-		return x->created < y->created ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/*
- * layout() - a row for every task (@row), each trace's rows after the
- * previous trace's and one empty row; @order lists the tasks by row, then
- * time; @row_off[r] is where row r starts in it (@nrows + 1 entries).
- */
-static int layout(const struct rtr_model *m, uint32_t *row, uint32_t *order, uint32_t **row_off,
-		  uint32_t *nrows, uint32_t *trace_row)
-{
-	uint32_t *sorted = malloc(((size_t)m->ntasks + 1) * sizeof(*sorted));
-	struct rowtree rt = { 0 };
-	uint32_t base = 0, first = 0, *off;
-
-	for (rt.size = 1; rt.size < m->ntasks + 1; rt.size *= 2)
-		;
-	rt.t = malloc(2 * (size_t)rt.size * sizeof(*rt.t));
-	if (!sorted || !rt.t) {
-		free(sorted);
-		free(rt.t);
-		return -1;
-	}
-	for (uint32_t tr = 0; tr < m->ntraces; tr++) {
-		uint32_t last = first, used = 0;
-
-		while (last < m->ntasks && m->tasks[last].trace == tr)
-			last++;
-		for (uint32_t i = first; i < last; i++)
-			sorted[i - first] = i;
-		sort_model = m;
-		if (last - first > 1)
-			qsort(sorted, last - first, sizeof(*sorted), by_created);
-		for (uint32_t i = 0; i < 2 * rt.size; i++)
-			rt.t[i] = INT64_MIN;
-		for (uint32_t i = 0; i < last - first; i++) {
-			const struct rtr_model_task *t = &m->tasks[sorted[i]];
-			uint32_t k = 0, r;
-
-			if (t->parent != RTR_MODEL_NONE && t->parent >= first && t->parent < last &&
-			    t->parent != sorted[i] && row[t->parent] != UINT32_MAX)
-				k = row[t->parent] - base + 1;
-			r = rowtree_find(&rt, 1, 0, rt.size, k, t->created);
-			if (r == UINT32_MAX)	/* cannot happen: rows >= tasks + 1 */
-				r = used;
-			row[sorted[i]] = base + r;
-			used = r + 1 > used ? r + 1 : used;
-			rowtree_set(&rt, r, t->end);
-		}
-		trace_row[tr] = base;
-		base += used + (tr + 1 < m->ntraces);
-		for (uint32_t i = first; i < last; i++)
-			if (row[i] == UINT32_MAX)
-				row[i] = base;
-		first = last;
-	}
-	trace_row[m->ntraces] = base;
-	free(rt.t);
-	*nrows = base;
-	off = calloc((size_t)base + 2, sizeof(*off));
-	if (!off) {
-		free(sorted);
-		return -1;
-	}
-	/* by row, then time: a stable counting sort of the tasks by start time */
-	for (uint32_t i = 0; i < m->ntasks; i++)
-		sorted[i] = i;
-	sort_model = m;
-	if (m->ntasks > 1)
-		qsort(sorted, m->ntasks, sizeof(*sorted), by_created);
-	for (uint32_t i = 0; i < m->ntasks; i++)
-		off[row[i] + 1]++;
-	for (uint32_t r = 0; r < base; r++)
-		off[r + 1] += off[r];
-	{
-		uint32_t *fill = malloc(((size_t)base + 1) * sizeof(*fill));
-
-		if (!fill) {
-			free(sorted);
-			free(off);
-			return -1;
-		}
-		memcpy(fill, off, ((size_t)base + 1) * sizeof(*fill));
-		for (uint32_t i = 0; i < m->ntasks; i++)
-			order[fill[row[sorted[i]]]++] = sorted[i];
-		free(fill);
-	}
-	free(sorted);
-	*row_off = off;
-	return 0;
-}
-
-/* ---- arrows, with the create and becomes lines, by length then start ------------ */
-
-struct arrow {
-	double tf, ts;
-	uint32_t from, to;
-	uint8_t kind, flags, bucket;
-};
-
-static int arrow_cmp(const void *a, const void *b)
-{
-	const struct arrow *x = a, *y = b;
-
-	if (x->bucket != y->bucket)
-		return x->bucket < y->bucket ? -1 : 1;
-	if (x->tf != y->tf)
-		return x->tf < y->tf ? -1 : 1;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-static uint8_t length_bucket(double len)
-{
-	uint64_t l = len > 0 ? (uint64_t)len : 0;
-
-	return l ? (uint8_t)(64 - __builtin_clzll(l)) : 0;
-}
-
-static struct arrow *collect_arrows(const struct rtr_model *m, uint32_t *n)
-{
-	struct arrow *a = malloc(((size_t)m->narrows + 2 * (size_t)m->ntasks + 1) * sizeof(*a));
-	uint32_t k = 0;
-
-	if (!a)
-		return NULL;
-	for (uint32_t i = 0; i < m->narrows; i++) {
-		const struct rtr_model_arrow *x = &m->arrows[i];
-
-		a[k++] = (struct arrow){ .tf = (double)x->t_from, .ts = (double)x->ts,
-			.from = x->from, .to = x->to, .kind = x->kind, .flags = x->flags };
-	}
-	for (uint32_t i = 0; i < m->ntasks; i++) {
-		const struct rtr_model_task *t = &m->tasks[i];
-
-		if ((t->flags & RTR_TASK_CREATED) && t->parent != RTR_MODEL_NONE)
-			a[k++] = (struct arrow){ .tf = (double)t->created, .ts = (double)t->created,
-				.from = t->parent, .to = i, .kind = ARROW_CREATE };
-		if (t->becomes != RTR_MODEL_NONE)
-			a[k++] = (struct arrow){ .tf = (double)t->becomes_ts,
-				.ts = (double)t->becomes_ts, .from = i, .to = t->becomes,
-				.kind = ARROW_BECOMES };
-	}
-	for (uint32_t i = 0; i < k; i++)
-		a[i].bucket = length_bucket(a[i].ts - a[i].tf);
-	if (k > 1)
-		qsort(a, k, sizeof(*a), arrow_cmp);
-	*n = k;
-	return a;
-}
-
-/* ---- --align start: each trace on its own time origin ---------------------------- */
-
-static int cmp_note(const void *a, const void *b)
-{
-	const struct rtr_model_note *x = a, *y = b;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-static int cmp_pause(const void *a, const void *b)
-{
-	const struct rtr_model_pause *x = a, *y = b;
-
-	return x->end < y->end ? -1 : x->end > y->end;
-}
-
-static int cmp_loss(const void *a, const void *b)
-{
-	const struct rtr_model_loss *x = a, *y = b;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-/*
- * align_starts() - move every trace of @m in time so that each begins where
- * the earliest does: runs of one program recorded at different times
- * (a good run and a bad one) are drawn one above the other from the same
- * origin.  What is sorted by time across traces is sorted again.
- * Return: 0; -1 out of memory.
- */
-static int align_starts(struct rtr_model *m)
-{
-	int64_t *d = calloc(m->ntraces ? m->ntraces : 1, sizeof(*d)), end = m->start;
-
-	if (!d)
-		return -1;
-	for (uint32_t i = 0; i < m->ntraces; i++) {
-		struct rtr_model_trace *t = &m->traces[i];
-
-		d[i] = t->events ? t->first - m->start : 0;
-		t->first -= d[i];
-		t->last -= d[i];
-		if (t->last > end)
-			end = t->last;
-	}
-#define CPU_D(c) d[m->cpus[(c)].trace]
-	for (uint32_t i = 0; i < m->ntasks; i++) {
-		struct rtr_model_task *t = &m->tasks[i];
-
-		t->created -= d[t->trace];
-		t->end -= d[t->trace];
-		if (t->flags & RTR_TASK_RESOLVED)
-			t->resolved -= d[t->trace];
-		if (t->becomes != RTR_MODEL_NONE)
-			t->becomes_ts -= d[t->trace];
-	}
-	for (uint32_t i = 0; i < m->nlabels; i++)
-		m->labels[i].ts -= d[m->tasks[m->labels[i].task].trace];
-	for (uint32_t i = 0; i < m->nruns; i++) {
-		m->runs[i].start -= CPU_D(m->runs[i].cpu);
-		m->runs[i].end -= CPU_D(m->runs[i].cpu);
-	}
-	for (uint32_t i = 0; i < m->narrows; i++) {
-		m->arrows[i].ts -= CPU_D(m->arrows[i].cpu);
-		m->arrows[i].t_from -= CPU_D(m->arrows[i].cpu);
-	}
-	for (uint32_t i = 0; i < m->ncounters; i++) {
-		const struct rtr_model_counter *k = &m->counters[i];
-
-		for (uint32_t j = k->sample_first; j < k->sample_first + k->nsamples; j++)
-			m->samples[j].ts -= d[k->trace];
-	}
-	for (uint32_t i = 0; i < m->nnotes; i++)
-		m->notes[i].ts -= CPU_D(m->notes[i].cpu);
-	for (uint32_t i = 0; i < m->npauses; i++) {
-		m->pauses[i].start -= CPU_D(m->pauses[i].cpu);
-		m->pauses[i].end -= CPU_D(m->pauses[i].cpu);
-	}
-	for (uint32_t i = 0; i < m->nlosses; i++)
-		m->losses[i].ts -= CPU_D(m->losses[i].cpu);
-	for (uint32_t i = 0; i < m->ndamage; i++)
-		if (m->damage[i].ts)
-			m->damage[i].ts -= d[m->damage[i].trace];
-	for (uint32_t i = 0; i < m->ncpus; i++) {
-		if (m->cpus[i].first || m->cpus[i].last) {
-			m->cpus[i].first -= CPU_D(i);
-			m->cpus[i].last -= CPU_D(i);
-		}
-	}
-#undef CPU_D
-	if (m->nnotes > 1)
-		qsort(m->notes, m->nnotes, sizeof(*m->notes), cmp_note);
-	if (m->npauses > 1)
-		qsort(m->pauses, m->npauses, sizeof(*m->pauses), cmp_pause);
-	if (m->nlosses > 1)
-		qsort(m->losses, m->nlosses, sizeof(*m->losses), cmp_loss);
-	m->end = end;
-	free(d);
-	return 0;
-}
-
 /* ---- the blob: columns, 8-byte aligned, and the JSON that names them ---------- */
 
 struct page {
@@ -522,28 +225,15 @@ static uint32_t cstr(struct page *pg, struct strtab *st, const char *s)
  * col() may move the blob, so every column is filled before the next one
  * is made.
  */
-static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, const char *title,
-		 bool aligned)
+static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, const char *title)
 {
-	uint32_t *row = NULL, *order = NULL, *row_off = NULL, *trace_row = NULL, nrows = 0, na = 0;
-	struct arrow *arr = NULL;
+	const struct rtr_model *m = sc->m;
+	const struct rtr_scene_arrow *arr = sc->arrows;
+	const uint32_t na = sc->narrows, nrows = sc->nrows;
 	struct strtab st = { 0 };
-	uint32_t bucket_off[NBUCKETS + 1] = { 0 };
 	int ret = -1;
 
 	cstr(pg, &st, "");
-	row = malloc(((size_t)m->ntasks + 1) * sizeof(*row));
-	order = malloc(((size_t)m->ntasks + 1) * sizeof(*order));
-	trace_row = malloc(((size_t)m->ntraces + 1) * sizeof(*trace_row));
-	if (!row || !order || !trace_row)
-		goto out;
-	for (uint32_t i = 0; i < m->ntasks; i++)
-		row[i] = UINT32_MAX;
-	if (layout(m, row, order, &row_off, &nrows, trace_row))
-		goto out;
-	arr = collect_arrows(m, &na);
-	if (!arr)
-		goto out;
 
 	/* tasks */
 	FILL(pg, "task_start", double, "f64", m->ntasks, (double)m->tasks[i].created);
@@ -552,8 +242,8 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	{
 		uint32_t *v = COL(pg, "task_row", uint32_t, "u32", m->ntasks);
 
-		if (v)
-			memcpy(v, row, (size_t)m->ntasks * sizeof(*v));
+		if (v && m->ntasks)
+			memcpy(v, sc->task_row, (size_t)m->ntasks * sizeof(*v));
 	}
 	FILL(pg, "task_parent", uint32_t, "u32", m->ntasks, m->tasks[i].parent);
 	FILL(pg, "task_becomes", uint32_t, "u32", m->ntasks, m->tasks[i].becomes);
@@ -584,14 +274,14 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	{
 		uint32_t *v = COL(pg, "row_task", uint32_t, "u32", m->ntasks);
 
-		if (v)
-			memcpy(v, order, (size_t)m->ntasks * sizeof(*v));
+		if (v && m->ntasks)
+			memcpy(v, sc->row_task, (size_t)m->ntasks * sizeof(*v));
 	}
 	{
 		uint32_t *v = COL(pg, "row_off", uint32_t, "u32", (size_t)nrows + 1);
 
 		if (v)
-			memcpy(v, row_off, ((size_t)nrows + 1) * sizeof(*v));
+			memcpy(v, sc->row_off, ((size_t)nrows + 1) * sizeof(*v));
 	}
 
 	/* labels, grouped by task as in the model */
@@ -623,21 +313,17 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	}
 
 	/* arrows */
-	FILL(pg, "arrow_tf", double, "f64", na, arr[i].tf);
-	FILL(pg, "arrow_ts", double, "f64", na, arr[i].ts);
+	FILL(pg, "arrow_tf", double, "f64", na, (double)arr[i].tf);
+	FILL(pg, "arrow_ts", double, "f64", na, (double)arr[i].ts);
 	FILL(pg, "arrow_from", uint32_t, "u32", na, arr[i].from);
 	FILL(pg, "arrow_to", uint32_t, "u32", na, arr[i].to);
 	FILL(pg, "arrow_kind", uint8_t, "u8", na, arr[i].kind);
 	FILL(pg, "arrow_flags", uint8_t, "u8", na, arr[i].flags);
-	for (uint32_t i = 0; i < na; i++)
-		bucket_off[arr[i].bucket + 1]++;
-	for (int b = 0; b < NBUCKETS; b++)
-		bucket_off[b + 1] += bucket_off[b];
 	{
-		uint32_t *v = COL(pg, "arrow_bucket", uint32_t, "u32", NBUCKETS + 1);
+		uint32_t *v = COL(pg, "arrow_bucket", uint32_t, "u32", RTR_SCENE_NCLASSES + 1);
 
 		if (v)
-			memcpy(v, bucket_off, sizeof(bucket_off));
+			memcpy(v, sc->class_off, sizeof(sc->class_off));
 	}
 
 	/* counters' samples */
@@ -695,7 +381,7 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 		   "\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"events\":%" PRIu64
 		   ",\"ntasks\":%u,\"nrows\":%u,\"aligned\":%s,\"traces\":[", FORMAT_VERSION,
 		   cstr(pg, &st, title), m->origin_ns, m->start, m->end, m->events, m->ntasks, nrows,
-		   aligned ? "true" : "false");
+		   sc->aligned ? "true" : "false");
 	for (uint32_t i = 0; i < m->ntraces; i++) {
 		const struct rtr_model_trace *t = &m->traces[i];
 
@@ -704,8 +390,8 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 			   ",\"cpu_first\":%u,\"ncpus\":%u,\"damaged\":%s,\"row\":%u,\"rows\":%u}",
 			   i ? "," : "", mstr(pg, &st, m, t->dir), mstr(pg, &st, m, t->hostname),
 			   t->vpid, t->offset_ns, t->first, t->last, t->events, t->cpu_first,
-			   t->ncpus, t->damaged ? "true" : "false", trace_row[i],
-			   trace_row[i + 1] - trace_row[i]);
+			   t->ncpus, t->damaged ? "true" : "false", sc->trace_row[i],
+			   sc->trace_row[i + 1] - sc->trace_row[i]);
 	}
 	buf_printf(meta, "],\"cpus\":[");
 	for (uint32_t i = 0; i < m->ncpus; i++) {
@@ -762,11 +448,6 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 		   pg->cols.p ? pg->cols.p : "");
 	ret = pg->failed || meta->failed || pg->blob.failed ? -1 : 0;
 out:
-	free(row);
-	free(order);
-	free(row_off);
-	free(trace_row);
-	free(arr);
 	strtab_free(&st);
 	return ret;
 }
@@ -880,6 +561,7 @@ static void usage(FILE *f)
 int rtr_cmd_view(int argc, char **argv)
 {
 	struct rtr_model m = { 0 };
+	struct rtr_scene sc = { 0 };
 	struct page pg = { 0 };
 	struct buf meta = { 0 };
 	const char *out = NULL;
@@ -959,7 +641,8 @@ int rtr_cmd_view(int argc, char **argv)
 	for (uint32_t i = 0; i < m.ndamage; i++)
 		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
 			rtr_model_str(&m, m.damage[i].message));
-	if ((align && align_starts(&m)) || build(&m, &pg, &meta, out, align)) {
+	if (rtr_scene_build(&sc, &m, align ? RTR_SCENE_ALIGN_START : 0) ||
+	    build(&sc, &pg, &meta, out)) {
 		fprintf(stderr, "ringtrace view: out of memory\n");
 		goto done;
 	}
@@ -980,6 +663,7 @@ int rtr_cmd_view(int argc, char **argv)
 done:
 	if (opened)
 		cli_out_abort(&o);
+	rtr_scene_free(&sc);
 	rtr_model_free(&m);
 	free(pg.blob.p);
 	free(pg.cols.p);
