@@ -194,8 +194,9 @@ $(O)/obj/%.o: %.cc $$(firstword $$(subst /, ,$$*))/Kbuild Makefile
 	$(Q)$(MAKE) --no-print-directory $(O)/obj/$@
 # ---- end of C++ ------------------------------------------------------------------
 
-# The page of `ringtrace view`: tools/viewer/ embedded as a generated C source.
-VIEWER_SRCS := tools/viewer/viewer.html tools/viewer/viewer.css tools/viewer/viewer.js
+# The pages of `ringtrace view` and `view --serve`: tools/viewer/ embedded as a generated C source.
+VIEWER_SRCS := tools/viewer/viewer.html tools/viewer/viewer.css tools/viewer/viewer.js \
+	tools/viewer/serve.html tools/viewer/serve.js
 $(O)/gen/tools/viewer_assets.c: $(VIEWER_SRCS) scripts/embed.sh
 	$(quiet) GEN $(short)
 	$(Q)mkdir -p $(@D)

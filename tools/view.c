@@ -21,6 +21,7 @@
 #include "reader/model.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/serve.h"
 #include "tools/view.h"
 #include "view/scene.h"
 
@@ -539,7 +540,8 @@ static int write_page(int fd, const struct buf *meta, const struct page *pg)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace view [-o FILE.html] [--force] [--align start] TRACE...\n\n"
+		"usage: ringtrace view [-o FILE.html] [--force] [--align start] TRACE...\n"
+		"       ringtrace view --serve [--port N] [--bind ADDR] [--align start] TRACE...\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
 		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
@@ -552,10 +554,44 @@ static void usage(FILE *f)
 		"  --force      replace FILE if it exists\n"
 		"  --align start  each trace from its own start: runs recorded at different\n"
 		"               times (a good one, a bad one) one above the other, compared\n"
+		"  --serve      do not write a page: serve the traces over HTTP, drawn at\n"
+		"               each zoom from a window query (for traces too big for a\n"
+		"               page).  The first line of standard output is the URL to open,\n"
+		"               with its secret token; SIGINT or SIGTERM stops the server\n"
+		"  --port N     the port to listen on (default: 0, one the system picks)\n"
+		"  --bind ADDR  the address to listen on (default: 127.0.0.1, loopback only;\n"
+		"               anyone who can reach another address and has the URL can\n"
+		"               read the traces)\n"
 		"  -h, --help   this text\n\n"
 		"exit status: 0 written, 1 a damaged trace (the page is written, drawn up to\n"
 		"the damage, which is said on stderr), a stream on stdin cut short (what came\n"
-		"is drawn), a trace that could not be read or the page not written, 2 usage\n");
+		"is drawn), a trace that could not be read or the page not written, 2 usage;\n"
+		"with --serve: 0 stopped by SIGINT or SIGTERM, 1 a trace that could not be read\n"
+		"or a server that could not start, 2 usage\n");
+}
+
+/* --serve: the traces loaded, laid out, and served until a signal. */
+static int serve_traces(char **dirs, int ndirs, bool align, const char *bind, unsigned port)
+{
+	struct rtr_model m = { 0 };
+	struct rtr_scene sc = { 0 };
+	char err[1024];
+	int ret = 1;
+
+	if (rtr_model_load(&m, dirs, ndirs, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ringtrace view: %s\n", err);
+		return 1;
+	}
+	for (uint32_t i = 0; i < m.ndamage; i++)
+		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
+			rtr_model_str(&m, m.damage[i].message));
+	if (rtr_scene_build(&sc, &m, align ? RTR_SCENE_ALIGN_START : 0))
+		fprintf(stderr, "ringtrace view: out of memory\n");
+	else
+		ret = rtr_view_serve(&sc, dirs[0], bind, port);
+	rtr_scene_free(&sc);
+	rtr_model_free(&m);
+	return ret;
 }
 
 int rtr_cmd_view(int argc, char **argv)
@@ -564,10 +600,11 @@ int rtr_cmd_view(int argc, char **argv)
 	struct rtr_scene sc = { 0 };
 	struct page pg = { 0 };
 	struct buf meta = { 0 };
-	const char *out = NULL;
+	const char *out = NULL, *bind = NULL;
 	char **dirs, *def = NULL, err[1024];
 	int ndirs = 0, ret = 1, loaded;
-	bool force = false, align = false, opened = false;
+	bool force = false, align = false, opened = false, serve = false;
+	unsigned port = 0;
 	struct cli_out o;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -588,6 +625,29 @@ int rtr_cmd_view(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--force")) {
 			force = true;
+		} else if (!strcmp(argv[i], "--serve")) {
+			serve = true;
+		} else if (!strcmp(argv[i], "--port") || !strcmp(argv[i], "--bind")) {
+			char *end = NULL;
+			unsigned long v = 0;
+
+			if (i + 1 < argc && argv[i][2] == 'p') {
+				errno = 0;
+				v = strtoul(argv[i + 1], &end, 10);
+			}
+			if (i + 1 == argc || (argv[i][2] == 'p' && (errno || *end || !*argv[i + 1] ||
+								   argv[i + 1][0] == '-' || v > 65535))) {
+				fprintf(stderr, "ringtrace view: %s needs %s\n", argv[i],
+					argv[i][2] == 'p' ? "a port number (0 to 65535)" : "an address");
+				usage(stderr);
+				free(dirs);
+				return 2;
+			}
+			if (argv[i][2] == 'p')
+				port = (unsigned)v;
+			else
+				bind = argv[i + 1];
+			i++;
 		} else if (!strcmp(argv[i], "--align")) {
 			if (i + 1 == argc || strcmp(argv[i + 1], "start")) {
 				fprintf(stderr, "ringtrace view: --align takes 'start' (each trace from its "
@@ -612,9 +672,24 @@ int rtr_cmd_view(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	if (!serve && (port || bind)) {
+		fprintf(stderr, "ringtrace view: --port and --bind go with --serve\n");
+		free(dirs);
+		return 2;
+	}
+	if (serve && (out || force)) {
+		fprintf(stderr, "ringtrace view: --serve writes no page: no -o, no --force\n");
+		free(dirs);
+		return 2;
+	}
 	if (cli_traces_exist("view", dirs, ndirs)) {
 		free(dirs);
 		return 2;
+	}
+	if (serve) {
+		ret = serve_traces(dirs, ndirs, align, bind, port);
+		free(dirs);
+		return ret;
 	}
 	if (!out && !strcmp(dirs[0], "-")) {
 		out = "stdin.html";

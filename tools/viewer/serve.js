@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// The page of `ringtrace view --serve` (Documentation/viewer.rst, "The
+// server"): everything it draws comes from the server's window query
+// (api/window: the scene of view/scene.h at this zoom, never more than about
+// an item per pixel per lane), asked again at each zoom, pan or scroll; the
+// server answers for the rows on screen at the canvas's width.
+// window.rtrServe exposes the last answer and a way to set the window, for
+// the tests.
+'use strict';
+(function () {
+	const AXIS_H = 18, ROW_H = 14, LANE_H = 12;
+	const KIND_COLORS = ['#0000ff', '#b0b040', '#008000', '#ff9900', '#000000', '#000000'];
+	const canvas = document.getElementById('canvas'), g = canvas.getContext('2d', { alpha: false });
+	const $ = (id) => document.getElementById(id);
+	const st = window.rtrServe = { ready: false, error: null, frames: 0, last: null, setWindow: null };
+	let meta = null, t0 = 0, t1 = 1, row0 = 0, W = 1, H = 1, busy = false, again = false;
+	let frame = null, done = [];
+
+	async function getJSON(path) {
+		const r = await fetch(path, { cache: 'no-store' });
+		if (!r.ok)
+			throw new Error(path + ': ' + r.status + ' ' + (await r.text()).trim());
+		return r.json();
+	}
+
+	function lanesH() {
+		return meta.cpus.length * LANE_H + 4;
+	}
+
+	function rowsShown() {
+		return Math.max(1, Math.floor((H - AXIS_H - lanesH()) / ROW_H));
+	}
+
+	// One query at a time; changes made meanwhile are asked for once it is back.
+	async function query() {
+		if (busy) {
+			again = true;
+			return;
+		}
+		busy = true;
+		try {
+			do {
+				again = false;
+				const q = 'api/window?t0=' + Math.floor(t0) + '&t1=' + Math.max(Math.ceil(t1), Math.floor(t0) + 1) +
+					'&row0=' + row0 + '&row1=' + (row0 + rowsShown()) + '&width=' + W;
+				frame = await getJSON(q);
+				draw();
+				st.frames++;
+				st.last = frame;
+			} while (again);
+			const d = done;
+			done = [];
+			d.forEach((f) => f(frame));
+		} catch (e) {
+			st.error = String(e);
+			$('status').textContent = st.error;
+		}
+		busy = false;
+	}
+
+	const y = (row) => AXIS_H + (row - row0) * ROW_H + ROW_H / 2;
+
+	function draw() {
+		const f = frame, flags = meta.item_flags;
+		g.fillStyle = '#fff';
+		g.fillRect(0, 0, W, H);
+		// sleeping regions behind their trace's rows
+		g.fillStyle = '#eeeeee';
+		for (let i = 0; i < f.sleep.x0.length; i++) {
+			const tr = meta.traces[f.sleep.trace[i]];
+			const ya = Math.max(AXIS_H, y(tr.row) - ROW_H / 2), yb = Math.min(H - lanesH(), y(tr.row + tr.rows) - ROW_H / 2);
+			if (yb > ya)
+				g.fillRect(f.sleep.x0[i], ya, f.sleep.x1[i] - f.sleep.x0[i], yb - ya);
+		}
+		// tasks: lines; merged spans grey; failed and never resolved red
+		const T = f.tasks;
+		for (let i = 0; i < T.x0.length; i++) {
+			const red = T.flags[i] & (flags.failed | flags.never), span = T.flags[i] & flags.span;
+			g.fillStyle = red ? '#cc0000' : span ? '#888888' : '#333333';
+			g.fillRect(T.x0[i], y(T.row[i]) - 1, Math.max(1, T.x1[i] - T.x0[i]), span ? 3 : 2);
+		}
+		// arrows, or their counts per pixel when there are too many
+		const A = f.arrows;
+		if (A.hist) {
+			const base = H - lanesH() - 2;
+			A.hist.forEach((col, k) => {
+				g.fillStyle = KIND_COLORS[k];
+				g.globalAlpha = 0.5;
+				for (let px = 0; px < col.length; px++)
+					if (col[px])
+						g.fillRect(px, base - Math.min(40, 4 * Math.log2(1 + col[px])), 1, Math.min(40, 4 * Math.log2(1 + col[px])));
+			});
+			g.globalAlpha = 1;
+		}
+		g.lineWidth = 1;
+		for (let i = 0; i < A.x0.length; i++) {
+			g.strokeStyle = A.failed[i] ? '#ff0000' : KIND_COLORS[A.kind[i]];
+			g.globalAlpha = A.count[i] > 1 ? 0.5 : 0.9;
+			g.beginPath();
+			g.moveTo(A.x0[i], y(A.from_row[i]));
+			g.lineTo(A.x1[i], y(A.to_row[i]));
+			g.stroke();
+		}
+		g.globalAlpha = 1;
+		// CPU lanes at the bottom
+		const top = H - lanesH() + 4, R = f.runs;
+		g.fillStyle = '#f4f4f4';
+		g.fillRect(0, top - 4, W, lanesH());
+		for (let i = 0; i < R.x0.length; i++) {
+			g.fillStyle = R.flags[i] & flags.span ? '#7fa6cc' : '#4e79a7';
+			g.fillRect(R.x0[i], top + R.cpu[i] * LANE_H, Math.max(1, R.x1[i] - R.x0[i]), LANE_H - 2);
+		}
+		// the time axis
+		g.fillStyle = '#f8f8f8';
+		g.fillRect(0, 0, W, AXIS_H);
+		g.fillStyle = '#000';
+		g.fillText(fmt(f.t0) + ' .. ' + fmt(f.t1), 4, 12);
+		$('status').textContent = f.tasks_in_view + ' tasks and ' + f.arrows_in_view + ' arrows in view, ' +
+			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows;
+	}
+
+	function fmt(ns) {
+		const a = Math.abs(ns);
+		return a >= 1e9 ? (ns / 1e9).toFixed(6) + ' s' : a >= 1e6 ? (ns / 1e6).toFixed(3) + ' ms' :
+			a >= 1e3 ? (ns / 1e3).toFixed(3) + ' us' : ns + ' ns';
+	}
+
+	function resize() {
+		const r = canvas.getBoundingClientRect();
+		W = Math.max(1, Math.min(meta.limits.width, Math.floor(r.width)));
+		H = Math.max(1, Math.floor(r.height));
+		canvas.width = W;
+		canvas.height = H;
+		query();
+	}
+
+	function clamp() {
+		const span = Math.max(1, t1 - t0);
+		t1 = t0 + span;
+		row0 = Math.max(0, Math.min(row0, Math.max(0, meta.nrows - 1)));
+	}
+
+	function bind() {
+		canvas.addEventListener('wheel', (e) => {
+			e.preventDefault();
+			if (e.shiftKey) {
+				row0 += Math.sign(e.deltaY || e.deltaX) * 3;
+			} else {
+				const f = Math.exp(Math.sign(e.deltaY) * 0.2), x = e.offsetX / W, at = t0 + x * (t1 - t0);
+				const span = Math.max(10, (t1 - t0) * f);
+				t0 = at - x * span;
+				t1 = t0 + span;
+			}
+			clamp();
+			query();
+		}, { passive: false });
+		let drag = null;
+		canvas.addEventListener('mousedown', (e) => (drag = { x: e.offsetX, y: e.offsetY, t0, t1, row0 }));
+		window.addEventListener('mouseup', () => (drag = null));
+		canvas.addEventListener('mousemove', (e) => {
+			if (!drag)
+				return;
+			const dt = (e.offsetX - drag.x) * (drag.t1 - drag.t0) / W;
+			t0 = drag.t0 - dt;
+			t1 = drag.t1 - dt;
+			row0 = drag.row0 - Math.round((e.offsetY - drag.y) / ROW_H);
+			clamp();
+			query();
+		});
+		window.addEventListener('keydown', (e) => {
+			if (e.key === 'w') {
+				t0 = meta.start;
+				t1 = meta.end + 1;
+				row0 = 0;
+				query();
+			}
+		});
+		window.addEventListener('resize', resize);
+	}
+
+	// For the tests: set the window, resolve with the answer drawn.
+	st.setWindow = (a, b, r) => new Promise((res) => {
+		t0 = a;
+		t1 = b;
+		row0 = r || 0;
+		clamp();
+		done.push(res);
+		query();
+	});
+
+	(async () => {
+		try {
+			meta = await getJSON('api/meta');
+			document.title = 'ringtrace view: ' + meta.title;
+			$('title').textContent = meta.title;
+			t0 = meta.start;
+			t1 = meta.end + 1;
+			bind();
+			resize();
+			await new Promise((res) => done.push(res));
+			st.ready = true;
+		} catch (e) {
+			st.error = String(e);
+			$('status').textContent = st.error;
+		}
+	})();
+})();
