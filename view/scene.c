@@ -213,22 +213,6 @@ bool rtr_scene_arrow_hidden(const struct rtr_scene_arrow *a)
 	return a->kind == RTR_ARROW_TRY_READ && (a->flags & RTR_ARROW_HIDDEN);
 }
 
-/* Visible before hidden, failures first, then the longest, then the first. */
-bool rtr_scene_arrow_better(const struct rtr_scene *s, uint32_t a, uint32_t b)
-{
-	const struct rtr_scene_arrow *x = &s->arrows[a], *y = &s->arrows[b];
-	bool hx = rtr_scene_arrow_hidden(x), hy = rtr_scene_arrow_hidden(y);
-	bool fx = rtr_scene_arrow_failed(s, x), fy = rtr_scene_arrow_failed(s, y);
-
-	if (hx != hy)
-		return hy;
-	if (fx != fy)
-		return fx;
-	if (x->ts - x->tf != y->ts - y->tf)
-		return x->ts - x->tf > y->ts - y->tf;
-	return a < b;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -246,11 +230,15 @@ static int arrow_summaries(struct rtr_scene *s)
 {
 	uint32_t n = s->narrows, fill[RTR_SCENE_ARROW_KINDS];
 
+	s->arrow_rank = malloc((size_t)n + 1);
 	s->arrow_best = malloc(2 * ((size_t)n + 1) * sizeof(*s->arrow_best));
 	s->kind_ts = malloc(((size_t)n + 1) * sizeof(*s->kind_ts));
 	s->failed = malloc(((size_t)n + 1) * sizeof(*s->failed));
-	if (!s->arrow_best || !s->kind_ts || !s->failed)
+	if (!s->arrow_rank || !s->arrow_best || !s->kind_ts || !s->failed)
 		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		s->arrow_rank[i] = rtr_scene_arrow_hidden(&s->arrows[i]) ? 0 :
+				   rtr_scene_arrow_failed(s, &s->arrows[i]) ? 2 : 1;
 	tree_build(s->arrow_best, n, arrow_better_fn, s);
 	memset(s->kind_off, 0, sizeof(s->kind_off));
 	for (uint32_t i = 0; i < n; i++)
@@ -456,16 +444,6 @@ oom:
 
 /* ---- the level-of-detail summaries --------------------------------------------------- */
 
-/* More important: marked (failed, never resolved) first, then the longest, then the first. */
-bool rtr_scene_lod_better(const struct rtr_scene_lod *l, uint32_t a, uint32_t b)
-{
-	if (l->mark[a] != l->mark[b])
-		return l->mark[a] > l->mark[b];
-	if (l->end[a] - l->start[a] != l->end[b] - l->start[b])
-		return l->end[a] - l->start[a] > l->end[b] - l->start[b];
-	return a < b;
-}
-
 /*
  * Segment trees of "the most important of a range": t[n + i] = i, each inner
  * node the better of its two children; a query climbs from both ends of the
@@ -625,6 +603,7 @@ void rtr_scene_free(struct rtr_scene *s)
 	free((void *)s->lanes.off);
 	lod_free(&s->lanes);
 	free(s->arrow_best);
+	free(s->arrow_rank);
 	free(s->kind_ts);
 	free(s->failed);
 	memset(s, 0, sizeof(*s));

@@ -140,6 +140,7 @@ struct rtr_scene {
 	struct rtr_scene_lod rows;	/* tasks by row */
 	struct rtr_scene_lod lanes;	/* runs by CPU */
 	uint32_t *arrow_best;		/* segment tree over @arrows: failures first */
+	uint8_t *arrow_rank;		/* by arrow: 0 hidden, 1 drawn, 2 a failure */
 	int64_t *kind_ts;		/* arrows' ends by kind, then time: the summaries */
 	uint32_t kind_off[RTR_SCENE_ARROW_KINDS + 1];
 	uint32_t *failed;		/* the failure arrows (failed reads, failures), in @arrows' order */

@@ -69,6 +69,35 @@ static uint32_t lower_bound(const int64_t *a, uint32_t lo, uint32_t hi, int64_t 
 	return lo;
 }
 
+/*
+ * The same, galloping from @lo: the next pixel's first item is usually a
+ * few items on, found in O(log distance) rather than O(log n).
+ */
+static uint32_t gallop(const int64_t *a, uint32_t lo, uint32_t hi, int64_t v)
+{
+	uint32_t step = 1, prev = lo;
+
+	while (lo < hi && a[lo] < v) {
+		prev = lo + 1;
+		lo = hi - lo > step ? lo + step : hi;
+		step *= 2;
+	}
+	return lower_bound(a, prev, lo, v);
+}
+
+/* The most important of positions [@lo, @hi): a few compared in turn, more through the tree. */
+static uint32_t best_of(const struct rtr_scene_lod *l, uint32_t lo, uint32_t hi)
+{
+	uint32_t best = lo;
+
+	if (hi - lo > 16)
+		return rtr_scene_lod_best(l, lo, hi);
+	for (uint32_t i = lo + 1; i < hi; i++)
+		if (rtr_scene_lod_better(l, i, best))
+			best = i;
+	return best;
+}
+
 /* The same over the arrows' starts. */
 static uint32_t arrow_lower_bound(const struct rtr_scene_arrow *a, uint32_t lo, uint32_t hi, int64_t v)
 {
@@ -173,11 +202,11 @@ static int lane_items(const struct rtr_scene_lod *l, uint32_t lane, const struct
 		if (px < 0)
 			px = 0;
 		/* the items starting in this pixel; the last of them may be wide */
-		j = lower_bound(l->start, i + 1, b, px_time(w, px + 1));
+		j = gallop(l->start, i + 1, b, px_time(w, px + 1));
 		if (j - 1 > i && (l->mark[j - 1] == 2 ||
 				  px_x(w, l->end[j - 1]) - px_x(w, l->start[j - 1]) >= RTR_SCENE_NARROW_PX))
 			j--;
-		best = rtr_scene_lod_best(l, i, j);
+		best = best_of(l, i, j);
 		cnt = j - i;
 		*in_view += cnt;
 		right = px_x(w, l->end[j - 1]);
@@ -285,7 +314,7 @@ static int arrows_merged(const struct rtr_scene *s, const struct win *w, const s
 				j = arrow_lower_bound(s->arrows, i + 1, hi[c], w->t0);
 			best = rtr_scene_arrow_best(s, i, j);
 			a = &s->arrows[best];
-			if (a->ts >= w->t0 && !rtr_scene_arrow_hidden(a) &&
+			if (a->ts >= w->t0 && s->arrow_rank[best] &&
 			    arrow_rows_in_view(s, a, q->row0, q->row1)) {
 				if (f->narrows >= cap)
 					return 1;
