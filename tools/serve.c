@@ -480,6 +480,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!strcmp(path, "serve.js"))
 		return answer(c, MHD_HTTP_OK, "text/javascript; charset=utf-8", (char *)rtr_serve_js,
 			      rtr_serve_js_len, false);
+	if (!strcmp(path, "favicon.ico"))	/* none: asked here, not at the root */
+		return answer(c, MHD_HTTP_NO_CONTENT, "image/x-icon", (char *)"", 0, false);
 	if (!strcmp(path, "api/meta"))
 		return answer_json(c, fill_meta, sv);
 	if (!strcmp(path, "api/window"))
