@@ -197,6 +197,25 @@ static void fill_meta(struct jw *w, void *arg)
 		jw_lit(w, t->damaged ? "true}" : "false}");
 	}
 	jw_lit(w, "]");
+	key(w, true, "counters");
+	jw_lit(w, "[");
+	for (uint32_t i = 0; i < m->ncounters; i++) {
+		const struct rtr_model_counter *k = &m->counters[i];
+
+		jw_lit(w, i ? ",{" : "{");
+		key(w, false, "name");
+		jw_cstr(w, rtr_model_str(m, k->name));
+		key(w, true, "trace");
+		jw_u64(w, k->trace);
+		key(w, true, "group");
+		jw_u64(w, k->group);
+		key(w, true, "min");
+		jw_i64(w, k->min);
+		key(w, true, "max");
+		jw_i64(w, k->max);
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]");
 	key(w, true, "cpus");
 	jw_lit(w, "[");
 	for (uint32_t i = 0; i < m->ncpus; i++) {
@@ -358,6 +377,16 @@ static void fill_window(struct jw *w, void *arg)
 	COLUMN(w, false, "x0", f->nsleep, num(w, f->sleep[i].x0));
 	COLUMN(w, true, "x1", f->nsleep, num(w, f->sleep[i].x1));
 	COLUMN(w, true, "trace", f->nsleep, jw_u64(w, f->sleep[i].trace));
+	jw_lit(w, "}");
+	key(w, true, "counters");
+	jw_lit(w, "{");
+	COLUMN(w, false, "x0", f->ncounters, num(w, f->counters[i].x0));
+	COLUMN(w, true, "x1", f->ncounters, num(w, f->counters[i].x1));
+	COLUMN(w, true, "counter", f->ncounters, jw_u64(w, f->counters[i].counter));
+	COLUMN(w, true, "count", f->ncounters, jw_u64(w, f->counters[i].count));
+	COLUMN(w, true, "min", f->ncounters, jw_i64(w, f->counters[i].min));
+	COLUMN(w, true, "max", f->ncounters, jw_i64(w, f->counters[i].max));
+	COLUMN(w, true, "value", f->ncounters, jw_i64(w, f->counters[i].value));
 	jw_lit(w, "}}");
 }
 

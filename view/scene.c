@@ -567,6 +567,51 @@ static int summaries(struct rtr_scene *s)
 	return 0;
 }
 
+/*
+ * The counters' samples: two segment trees (the smallest and the largest
+ * value of any range, O(log n)), over all counters' samples at once (each
+ * counter's are contiguous).
+ */
+static int sample_trees(struct rtr_scene *s)
+{
+	const struct rtr_model *m = s->m;
+	uint32_t n = m->nsamples;
+
+	s->sample_min = malloc(2 * ((size_t)n + 1) * sizeof(*s->sample_min));
+	s->sample_max = malloc(2 * ((size_t)n + 1) * sizeof(*s->sample_max));
+	if (!s->sample_min || !s->sample_max)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		s->sample_min[n + i] = s->sample_max[n + i] = m->samples[i].value;
+	for (uint32_t p = n - 1; n && p >= 1; p--) {
+		int64_t a = s->sample_min[2 * p], b = s->sample_min[2 * p + 1];
+		int64_t c = s->sample_max[2 * p], d = s->sample_max[2 * p + 1];
+
+		s->sample_min[p] = a < b ? a : b;
+		s->sample_max[p] = c > d ? c : d;
+	}
+	return 0;
+}
+
+void rtr_scene_sample_range(const struct rtr_scene *s, uint32_t lo, uint32_t hi, int64_t *min,
+			    int64_t *max)
+{
+	uint32_t n = s->m->nsamples;
+
+	for (lo += n, hi += n; lo < hi; lo /= 2, hi /= 2) {
+		if (lo & 1) {
+			*min = s->sample_min[lo] < *min ? s->sample_min[lo] : *min;
+			*max = s->sample_max[lo] > *max ? s->sample_max[lo] : *max;
+			lo++;
+		}
+		if (hi & 1) {
+			hi--;
+			*min = s->sample_min[hi] < *min ? s->sample_min[hi] : *min;
+			*max = s->sample_max[hi] > *max ? s->sample_max[hi] : *max;
+		}
+	}
+}
+
 int rtr_scene_build(struct rtr_scene *s, struct rtr_model *m, unsigned flags)
 {
 	int ret = -ENOMEM;
@@ -582,7 +627,7 @@ int rtr_scene_build(struct rtr_scene *s, struct rtr_model *m, unsigned flags)
 	if (!s->task_row || !s->row_task || !s->trace_row)
 		goto fail;
 	if ((ret = layout(s)) || (ret = collect_arrows(s)) || (ret = arrow_summaries(s)) ||
-	    (ret = sleeping(s)) || (ret = summaries(s)))
+	    (ret = sleeping(s)) || (ret = summaries(s)) || (ret = sample_trees(s)))
 		goto fail;
 	return 0;
 fail:
@@ -604,6 +649,8 @@ void rtr_scene_free(struct rtr_scene *s)
 	lod_free(&s->lanes);
 	free(s->arrow_best);
 	free(s->arrow_rank);
+	free(s->sample_min);
+	free(s->sample_max);
 	free(s->kind_ts);
 	free(s->failed);
 	memset(s, 0, sizeof(*s));

@@ -8,7 +8,8 @@
  * Built once from a model: the rows (tasks that do not overlap in time share
  * a row, each under its parent as mirage arranged them), the arrows with the
  * create and becomes lines in classes by length, the sleeping regions of each
- * trace, and per-lane summaries for the window query.
+ * trace, and per-lane summaries for the window query (and min/max trees over
+ * the counters' samples).
  *
  * The window query (rtr_scene_window()) answers "what is there to draw in
  * this time range, these rows, at this many pixels": never more than about
@@ -141,6 +142,8 @@ struct rtr_scene {
 	struct rtr_scene_lod lanes;	/* runs by CPU */
 	uint32_t *arrow_best;		/* segment tree over @arrows: failures first */
 	uint8_t *arrow_rank;		/* by arrow: 0 hidden, 1 drawn, 2 a failure */
+	int64_t *sample_min;		/* segment trees over rtr_model.samples' values */
+	int64_t *sample_max;
 	int64_t *kind_ts;		/* arrows' ends by kind, then time: the summaries */
 	uint32_t kind_off[RTR_SCENE_ARROW_KINDS + 1];
 	uint32_t *failed;		/* the failure arrows (failed reads, failures), in @arrows' order */
@@ -258,6 +261,30 @@ struct rtr_span {
 };
 
 /**
+ * struct rtr_counter_item - a counter's value over a stretch of the window:
+ * one sample's step, or a pixel column of several changes.
+ * @x0: where it starts, pixels (clamped to [0, width]).
+ * @x1: where the next item starts (or the window's right edge, or the
+ *	counter's trace's last item).
+ * @counter: index into rtr_model.counters.
+ * @count: the changes in [@x0, @x0 + 1) it stands for (0 for the value
+ *	the counter had when the window starts, 1 for a single step).
+ * @min: the smallest value it took there (the value before the changes
+ *	included: a column's stroke runs from there).
+ * @max: the largest.
+ * @value: the value from the last of them on, up to @x1.
+ */
+struct rtr_counter_item {
+	double x0;
+	double x1;
+	uint32_t counter;
+	uint32_t count;
+	int64_t min;
+	int64_t max;
+	int64_t value;
+};
+
+/**
  * enum rtr_arrow_detail - how a frame's arrows are given (rtr_frame.arrow_detail).
  * @RTR_ARROWS_EXACT: every arrow in view, one item each.
  * @RTR_ARROWS_MERGED: one item per length class and starting pixel, with its count.
@@ -280,6 +307,9 @@ enum rtr_arrow_detail {
  *	counts: arrow_hist[kind * width + px], the arrows of that kind ending
  *	in pixel column px; NULL otherwise.
  * @sleep: the sleeping regions in view, at least a pixel wide; @nsleep.
+ * @counters: every counter's steps in view, by counter then x, at most one
+ *	a pixel column: the changes within one column merged into one item
+ *	with their range; @ncounters.
  * @tasks_in_view: tasks of the rows in view that cross the window (what
  *	the items stand for: the sum of their counts).
  * @arrows_in_view: arrows whose class and start put them in the window
@@ -299,10 +329,12 @@ struct rtr_frame {
 	uint32_t *arrow_hist;
 	struct rtr_span *sleep;
 	uint32_t nsleep;
+	struct rtr_counter_item *counters;
+	uint32_t ncounters;
 	uint64_t tasks_in_view;
 	uint64_t arrows_in_view;
 	/* private: */
-	uint32_t cap_tasks, cap_runs, cap_arrows, cap_sleep, cap_hist;
+	uint32_t cap_tasks, cap_runs, cap_arrows, cap_sleep, cap_hist, cap_counters;
 };
 
 /**

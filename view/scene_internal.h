@@ -38,4 +38,8 @@ static inline bool rtr_scene_arrow_better(const struct rtr_scene *s, uint32_t a,
 	return a < b;
 }
 
+/* Widen [*@min, *@max] by the values of rtr_model.samples[@lo .. @hi). */
+void rtr_scene_sample_range(const struct rtr_scene *s, uint32_t lo, uint32_t hi, int64_t *min,
+			    int64_t *max);
+
 #endif /* RTR_VIEW_SCENE_INTERNAL_H */

@@ -466,6 +466,75 @@ static int sleeping(const struct rtr_scene *s, const struct win *w, struct rtr_f
 	return 0;
 }
 
+/* ---- counters ---------------------------------------------------------------------------- */
+
+static int put_counter(struct rtr_frame *f, struct rtr_counter_item it)
+{
+	if (grow((void **)&f->counters, f->ncounters, &f->cap_counters, sizeof(*f->counters)))
+		return -ENOMEM;
+	f->counters[f->ncounters++] = it;
+	return 0;
+}
+
+/* The first sample of [@lo, @hi) at or after time @t. */
+static uint32_t sample_at(const struct rtr_model_sample *sm, uint32_t lo, uint32_t hi, int64_t t)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sm[mid].ts < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A counter's steps: the value it had when the window starts, then, a pixel
+ * column at a time, its changes there: one item each, the range of a
+ * column's changes from the segment trees, never more than a column's worth.
+ */
+static int counter_items(const struct rtr_scene *s, uint32_t k, const struct win *w,
+			 struct rtr_frame *f)
+{
+	const struct rtr_model *m = s->m;
+	const struct rtr_model_counter *c = &m->counters[k];
+	const struct rtr_model_sample *sm = m->samples;
+	uint32_t a = c->sample_first, b = c->sample_first + c->nsamples, i, first = f->ncounters;
+	int64_t end = c->trace < m->ntraces ? m->traces[c->trace].last : m->end;
+	double xend;
+
+	if (b > m->nsamples || b < a)
+		return 0;
+	xend = clampx(w, end >= w->t1 ? w->width : px_x(w, end));
+	i = sample_at(sm, a, b, w->t0);
+	if (i > a && (i == b || sm[i].ts > w->t0) && end >= w->t0) {
+		int64_t v = sm[i - 1].value;
+
+		if (put_counter(f, (struct rtr_counter_item){ .x0 = 0, .x1 = xend, .counter = k,
+				.count = 0, .min = v, .max = v, .value = v }))
+			return -ENOMEM;
+	}
+	while (i < b && sm[i].ts < w->t1) {
+		int64_t px = px_of(w, sm[i].ts);
+		uint32_t j = sample_at(sm, i + 1, b, px_time(w, px + 1));
+		int64_t lo = sm[j - 1].value, hi = lo;
+
+		if (i > a)	/* the stroke starts at the value before */
+			lo = hi = sm[i - 1].value;
+		rtr_scene_sample_range(s, i, j, &lo, &hi);
+		if (f->ncounters > first)	/* the previous item ends here */
+			f->counters[f->ncounters - 1].x1 = clampx(w, px_x(w, sm[i].ts));
+		if (put_counter(f, (struct rtr_counter_item){ .x0 = clampx(w, px_x(w, sm[i].ts)),
+				.x1 = xend, .counter = k, .count = j - i, .min = lo, .max = hi,
+				.value = sm[j - 1].value }))
+			return -ENOMEM;
+		i = j;
+	}
+	return 0;
+}
+
 int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, struct rtr_frame *f)
 {
 	struct win w;
@@ -480,7 +549,7 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 	w.t1 = q->t1;
 	w.width = q->width;
 	w.k = (double)q->width / (double)w.span;
-	f->ntasks = f->nruns = f->narrows = f->nsleep = 0;
+	f->ntasks = f->nruns = f->narrows = f->nsleep = f->ncounters = 0;
 	f->tasks_in_view = f->arrows_in_view = 0;
 	f->arrow_detail = RTR_ARROWS_EXACT;
 	row1 = q->row1 < s->nrows ? q->row1 : s->nrows;
@@ -498,6 +567,9 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 	}
 	if ((ret = arrows(s, &w, q, f)) || (ret = sleeping(s, &w, f)))
 		return ret;
+	for (uint32_t k = 0; k < s->m->ncounters; k++)
+		if ((ret = counter_items(s, k, &w, f)))
+			return ret;
 	return 0;
 }
 
@@ -508,5 +580,6 @@ void rtr_frame_free(struct rtr_frame *f)
 	free(f->arrows);
 	free(f->arrow_hist);
 	free(f->sleep);
+	free(f->counters);
 	memset(f, 0, sizeof(*f));
 }

@@ -350,6 +350,82 @@ Test(view_window, sleeping_regions_are_where_no_cpu_runs)
 	rtr_model_free(&m);
 }
 
+/* A counter of @n samples, 1 ns apart from 0, sample i of value i % 1000. */
+static void add_counter(struct rtr_model *m, uint32_t n)
+{
+	m->counters = calloc(1, sizeof(*m->counters));
+	m->samples = malloc(((size_t)n + 1) * sizeof(*m->samples));
+	cr_assert(m->counters && m->samples);
+	m->ncounters = 1;
+	m->nsamples = n;
+	m->counters[0] = (struct rtr_model_counter){ .nsamples = n, .min = 0, .max = 999 };
+	for (uint32_t i = 0; i < n; i++)
+		m->samples[i] = (struct rtr_model_sample){ .ts = i, .value = i % 1000,
+							   .task = RTR_MODEL_NONE };
+}
+
+Test(view_window, a_counter_of_1m_changes_is_a_column_a_pixel_with_its_range)
+{
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f = { 0 };
+	struct rtr_window w = { .t0 = 0, .t1 = MILLION, .row0 = 0, .row1 = 1, .width = 1000 };
+	uint64_t sum = 0;
+
+	cr_assert_eq(synth_lane(&m, MILLION, 1, 0), 0);
+	add_counter(&m, MILLION);
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.ncounters, 1000);
+	for (uint32_t p = 0; p < 1000; p++) {
+		const struct rtr_counter_item *c = &f.counters[p];
+
+		cr_assert_eq(c->x0, p);
+		cr_assert_eq(c->count, 1000, "column %u: %u changes", p, c->count);
+		cr_assert_eq(c->min, 0);
+		cr_assert_eq(c->max, 999);
+		cr_assert_eq(c->value, 999);
+		if (p < 999)
+			cr_assert_eq(c->x1, p + 1);
+		sum += c->count;
+	}
+	cr_assert_eq(sum, MILLION);
+	/* the trace's last item is at 999999: the last step ends there */
+	cr_assert_float_eq(f.counters[999].x1, 999.999, 1e-9);
+
+	/* zoomed in: each change a step of its own, from the value before */
+	w.t0 = 1500;
+	w.t1 = 1510;
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.ncounters, 10);
+	for (uint32_t i = 0; i < 10; i++) {
+		const struct rtr_counter_item *c = &f.counters[i];
+
+		cr_assert_eq(c->x0, 100 * i);
+		cr_assert_eq(c->x1, i < 9 ? 100 * (i + 1) : 1000);
+		cr_assert_eq(c->count, 1);
+		cr_assert_eq(c->min, 499 + i);
+		cr_assert_eq(c->max, 500 + i);
+		cr_assert_eq(c->value, 500 + i);
+	}
+	/* between two changes: the value it had, across the window */
+	rtr_scene_free(&s);
+	m.samples[MILLION - 1].ts = 2 * MILLION;	/* a gap: 999998, then 2000000 */
+	m.traces[0].last = 3 * MILLION;
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	w.t0 = MILLION + 10;
+	w.t1 = MILLION + 20;
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.ncounters, 1);
+	cr_assert_eq(f.counters[0].count, 0);
+	cr_assert_eq(f.counters[0].value, 998);
+	cr_assert_eq(f.counters[0].x0, 0);
+	cr_assert_eq(f.counters[0].x1, 1000);
+	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+}
+
 Test(view_window, bad_windows_are_refused)
 {
 	struct rtr_model m;

@@ -57,6 +57,14 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		const row = f.tasks.row[i];
 		assert.ok(isRed((await pixels(p, f.width - 3, y(f, row)))[0]), 'red at the right edge');
 		await shot(p, 'serve-basic');
+		// the counters queue#1 and queue#2 share a scale: one strip; their steps
+		assert.deepEqual(f.counters.count.length > 0, true);
+		const cm = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+		assert.deepEqual(cm.counters.map((k) => k.name), ['queue#1', 'queue#2']);
+		assert.equal(cm.counters[0].group, cm.counters[1].group);
+		const vals = (k) => f.counters.value.filter((v, i) => f.counters.counter[i] === k);
+		assert.deepEqual(vals(0), [3, 7]);
+		assert.deepEqual(vals(1), [10, 0]);
 		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
 		for (const [a, b] of [[0.4, 0.5], [0.45, 0.4501], [0.9, 3]]) {
 			f = await p.evaluate(([t0, t1]) => window.rtrServe.setWindow(t0, t1, 0),

@@ -8,7 +8,8 @@
 // the tests.
 'use strict';
 (function () {
-	const AXIS_H = 18, ROW_H = 14, LANE_H = 12;
+	const AXIS_H = 18, ROW_H = 14, LANE_H = 12, GROUP_H = 34;
+	const COUNTER_COLORS = ['#e6194b', '#3cb44b', '#4363d8', '#911eb4'];
 	const KIND_COLORS = ['#0000ff', '#b0b040', '#008000', '#ff9900', '#000000', '#000000'];
 	const canvas = document.getElementById('canvas'), g = canvas.getContext('2d', { alpha: false });
 	const $ = (id) => document.getElementById(id);
@@ -23,12 +24,21 @@
 		return r.json();
 	}
 
+	// the CPU lanes at the bottom, and above them a strip per counter group
 	function lanesH() {
 		return meta.cpus.length * LANE_H + 4;
 	}
 
+	function groups() {
+		return [...new Set(meta.counters.map((k) => k.group))];
+	}
+
+	function bandH() {
+		return groups().length * GROUP_H;
+	}
+
 	function rowsShown() {
-		return Math.max(1, Math.floor((H - AXIS_H - lanesH()) / ROW_H));
+		return Math.max(1, Math.floor((H - AXIS_H - lanesH() - bandH()) / ROW_H));
 	}
 
 	// One query at a time; changes made meanwhile are asked for once it is back.
@@ -68,7 +78,8 @@
 		g.fillStyle = '#eeeeee';
 		for (let i = 0; i < f.sleep.x0.length; i++) {
 			const tr = meta.traces[f.sleep.trace[i]];
-			const ya = Math.max(AXIS_H, y(tr.row) - ROW_H / 2), yb = Math.min(H - lanesH(), y(tr.row + tr.rows) - ROW_H / 2);
+			const ya = Math.max(AXIS_H, y(tr.row) - ROW_H / 2);
+			const yb = Math.min(H - lanesH() - bandH(), y(tr.row + tr.rows) - ROW_H / 2);
 			if (yb > ya)
 				g.fillRect(f.sleep.x0[i], ya, f.sleep.x1[i] - f.sleep.x0[i], yb - ya);
 		}
@@ -82,7 +93,7 @@
 		// arrows, or their counts per pixel when there are too many
 		const A = f.arrows;
 		if (A.hist) {
-			const base = H - lanesH() - 2;
+			const base = H - lanesH() - bandH() - 2;
 			A.hist.forEach((col, k) => {
 				g.fillStyle = KIND_COLORS[k];
 				g.globalAlpha = 0.5;
@@ -102,6 +113,7 @@
 			g.stroke();
 		}
 		g.globalAlpha = 1;
+		drawCounters(f);
 		// CPU lanes at the bottom
 		const top = H - lanesH() + 4, R = f.runs;
 		g.fillStyle = '#f4f4f4';
@@ -117,6 +129,41 @@
 		g.fillText(fmt(f.t0) + ' .. ' + fmt(f.t1), 4, 12);
 		$('status').textContent = f.tasks_in_view + ' tasks and ' + f.arrows_in_view + ' arrows in view, ' +
 			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows;
+	}
+
+	// Counters: a step plot per counter, a strip per group (one scale); a
+	// column of several changes is a vertical stroke over their range.
+	function drawCounters(f) {
+		const gs = groups(), C = f.counters, top0 = H - lanesH() - bandH();
+		if (!gs.length)
+			return;
+		g.fillStyle = '#fafafa';
+		g.fillRect(0, top0, W, bandH());
+		const scale = new Map();
+		meta.counters.forEach((k) => {
+			const s = scale.get(k.group) || { min: Infinity, max: -Infinity };
+			s.min = Math.min(s.min, k.min);
+			s.max = Math.max(s.max, k.max);
+			scale.set(k.group, s);
+		});
+		const Y = (k, v) => {
+			const gi = gs.indexOf(meta.counters[k].group), s = scale.get(meta.counters[k].group);
+			const span = s.max > s.min ? s.max - s.min : 1;
+			return top0 + (gi + 1) * GROUP_H - 4 - (v - s.min) / span * (GROUP_H - 10);
+		};
+		for (let i = 0; i < C.x0.length; i++) {
+			const k = C.counter[i];
+			g.fillStyle = COUNTER_COLORS[k % COUNTER_COLORS.length];
+			const y0 = Y(k, C.max[i]), y1 = Y(k, C.min[i]), yv = Y(k, C.value[i]);
+			if (C.count[i])
+				g.fillRect(C.x0[i], y0, 1, Math.max(1, y1 - y0));
+			g.fillRect(C.x0[i], yv - 0.5, Math.max(1, C.x1[i] - C.x0[i]), 1.5);
+		}
+		g.fillStyle = '#555';
+		gs.forEach((gr, gi) => {
+			const names = meta.counters.filter((k) => k.group === gr).map((k) => k.name).join(', ');
+			g.fillText(names, 4, top0 + gi * GROUP_H + 10);
+		});
 	}
 
 	function fmt(ns) {
