@@ -10,9 +10,13 @@
 #include "view/scene.h"
 #include "view/scene_internal.h"
 
-typedef bool (*better_fn)(const void *ctx, uint32_t a, uint32_t b);
-static void tree_build(uint32_t *t, uint32_t n, better_fn better, const void *ctx);
-static bool arrow_better_fn(const void *ctx, uint32_t a, uint32_t b);
+/* The index key of an item of @rank (0 to 2) lasting @len ns: rank first, then length. */
+static uint64_t lod_key(unsigned rank, int64_t len)
+{
+	const int64_t max = ((int64_t)1 << 62) - 1;
+
+	return (uint64_t)rank << 62 | (uint64_t)(len < 0 ? 0 : len > max ? max : len);
+}
 
 /* ---- rows: mirage's arrangement, tasks that do not overlap in time share a row ------ */
 
@@ -221,7 +225,7 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /*
- * The summaries of the arrows: a segment tree keeping the best of any range
+ * The summaries of the arrows: an index keeping the best of any range
  * (by class then start, as s->arrows), the visible arrows' ends by kind then
  * time (counted per pixel when there are too many to draw), and the list of
  * failures in the arrows' order (each drawn, whatever the zoom).
@@ -230,16 +234,22 @@ static int arrow_summaries(struct rtr_scene *s)
 {
 	uint32_t n = s->narrows, fill[RTR_SCENE_ARROW_KINDS];
 
+	uint64_t *key = malloc(((size_t)n + 1) * sizeof(*key));
+
 	s->arrow_rank = malloc((size_t)n + 1);
-	s->arrow_best = malloc(2 * ((size_t)n + 1) * sizeof(*s->arrow_best));
 	s->kind_ts = malloc(((size_t)n + 1) * sizeof(*s->kind_ts));
 	s->failed = malloc(((size_t)n + 1) * sizeof(*s->failed));
-	if (!s->arrow_rank || !s->arrow_best || !s->kind_ts || !s->failed)
+	if (!key || !s->arrow_rank || !s->kind_ts || !s->failed) {
+		free(key);
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
+	}
+	for (uint32_t i = 0; i < n; i++) {
 		s->arrow_rank[i] = rtr_scene_arrow_hidden(&s->arrows[i]) ? 0 :
 				   rtr_scene_arrow_failed(s, &s->arrows[i]) ? 2 : 1;
-	tree_build(s->arrow_best, n, arrow_better_fn, s);
+		key[i] = lod_key(s->arrow_rank[i], s->arrows[i].ts - s->arrows[i].tf);
+	}
+	if (rtr_lod_build(&s->arrow_idx, key, n))
+		return -ENOMEM;
 	memset(s->kind_off, 0, sizeof(s->kind_off));
 	for (uint32_t i = 0; i < n; i++)
 		if (!rtr_scene_arrow_hidden(&s->arrows[i]) && s->arrows[i].kind < RTR_SCENE_ARROW_KINDS)
@@ -444,61 +454,7 @@ oom:
 
 /* ---- the level-of-detail summaries --------------------------------------------------- */
 
-/*
- * Segment trees of "the most important of a range": t[n + i] = i, each inner
- * node the better of its two children; a query climbs from both ends of the
- * range (O(log n)).  @better orders two items of @ctx.
- */
-
-static void tree_build(uint32_t *t, uint32_t n, better_fn better, const void *ctx)
-{
-	for (uint32_t i = 0; i < n; i++)
-		t[n + i] = i;
-	for (uint32_t p = n - 1; n && p >= 1; p--)
-		t[p] = better(ctx, t[2 * p], t[2 * p + 1]) ? t[2 * p] : t[2 * p + 1];
-}
-
-static uint32_t tree_best(const uint32_t *t, uint32_t n, uint32_t lo, uint32_t hi, better_fn better,
-			  const void *ctx)
-{
-	uint32_t best = lo;
-
-	for (lo += n, hi += n; lo < hi; lo /= 2, hi /= 2) {
-		if (lo & 1) {
-			if (better(ctx, t[lo], best))
-				best = t[lo];
-			lo++;
-		}
-		if (hi & 1) {
-			hi--;
-			if (better(ctx, t[hi], best))
-				best = t[hi];
-		}
-	}
-	return best;
-}
-
-static bool lod_better_fn(const void *ctx, uint32_t a, uint32_t b)
-{
-	return rtr_scene_lod_better(ctx, a, b);
-}
-
-static bool arrow_better_fn(const void *ctx, uint32_t a, uint32_t b)
-{
-	return rtr_scene_arrow_better(ctx, a, b);
-}
-
-uint32_t rtr_scene_lod_best(const struct rtr_scene_lod *l, uint32_t lo, uint32_t hi)
-{
-	return tree_best(l->best, l->n, lo, hi, lod_better_fn, l);
-}
-
-uint32_t rtr_scene_arrow_best(const struct rtr_scene *s, uint32_t lo, uint32_t hi)
-{
-	return tree_best(s->arrow_best, s->narrows, lo, hi, arrow_better_fn, s);
-}
-
-/* The arrays by position, and the tree: the caller has set n, nlanes, off, item. */
+/* The arrays by position: the caller has set n, nlanes, off, item. */
 static int lod_alloc(struct rtr_scene_lod *l)
 {
 	size_t n = (size_t)l->n + 1;
@@ -506,13 +462,18 @@ static int lod_alloc(struct rtr_scene_lod *l)
 	l->start = malloc(n * sizeof(*l->start));
 	l->end = malloc(n * sizeof(*l->end));
 	l->mark = calloc(n, sizeof(*l->mark));
-	l->best = malloc(2 * n * sizeof(*l->best));
-	return l->start && l->end && l->mark && l->best ? 0 : -ENOMEM;
+	return l->start && l->end && l->mark ? 0 : -ENOMEM;
 }
 
-static void lod_tree(struct rtr_scene_lod *l)
+static int lod_index(struct rtr_scene_lod *l)
 {
-	tree_build(l->best, l->n, lod_better_fn, l);
+	uint64_t *key = malloc(((size_t)l->n + 1) * sizeof(*key));
+
+	if (!key)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->n; i++)
+		key[i] = lod_key(l->mark[i], l->end[i] - l->start[i]);
+	return rtr_lod_build(&l->idx, key, l->n);
 }
 
 static void lod_free(struct rtr_scene_lod *l)
@@ -520,7 +481,7 @@ static void lod_free(struct rtr_scene_lod *l)
 	free(l->start);
 	free(l->end);
 	free(l->mark);
-	free(l->best);
+	rtr_lod_free(&l->idx);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -541,7 +502,8 @@ static int summaries(struct rtr_scene *s)
 		r->end[i] = t->end;
 		r->mark[i] = (t->flags & RTR_TASK_NEVER_RESOLVED) ? 2 : (t->flags & RTR_TASK_FAILED) ? 1 : 0;
 	}
-	lod_tree(r);
+	if (lod_index(r))
+		return -ENOMEM;
 
 	lane_off = malloc(((size_t)m->ncpus + 1) * sizeof(*lane_off));
 	if (!lane_off)
@@ -563,8 +525,7 @@ static int summaries(struct rtr_scene *s)
 		c->start[i] = run->start;
 		c->end[i] = run->end;
 	}
-	lod_tree(c);
-	return 0;
+	return lod_index(c);
 }
 
 /*
@@ -647,7 +608,7 @@ void rtr_scene_free(struct rtr_scene *s)
 	lod_free(&s->rows);
 	free((void *)s->lanes.off);
 	lod_free(&s->lanes);
-	free(s->arrow_best);
+	rtr_lod_free(&s->arrow_idx);
 	free(s->arrow_rank);
 	free(s->sample_min);
 	free(s->sample_max);

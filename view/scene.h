@@ -22,8 +22,8 @@
  * a count per kind and pixel column with the failures kept one by one.
  *
  * Cost: a query walks the pixels, not the events: O(pixels * log n) a lane
- * (a binary search for each pixel's first item, a segment tree for the best of
- * the pixel's items), plus O(cap * log n) for the arrows.
+ * (a galloping search for each pixel's first item, a blocked index for the
+ * best of the pixel's items), plus O(cap * log n) for the arrows.
  *
  * Layout: flat arrays, indices (uint32_t) into the model's arrays,
  * RTR_MODEL_NONE for none.  Times are the model's (ns since its origin).
@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "reader/model.h"
+#include "view/lod.h"
 
 /* A task or a run narrower than this on screen is merged with its neighbours. */
 #define RTR_SCENE_NARROW_PX	3
@@ -90,9 +91,9 @@ struct rtr_scene_arrow {
 /*
  * struct rtr_scene_lod - level-of-detail summaries of items laid out in
  * lanes (rows of tasks, CPUs' runs): each lane's items in time order, never
- * overlapping, so that both their starts and their ends are sorted; @best a
- * segment tree over all lanes' items (2 * @n entries, leaves from @n) that
- * keeps the most important item of any range.  Internal to view/.
+ * overlapping, so that both their starts and their ends are sorted; @idx
+ * over all lanes' items keeps the most important of any range (view/lod.h:
+ * a failed or never-resolved task first, then the longest).  Internal to view/.
  */
 struct rtr_scene_lod {
 	uint32_t n;
@@ -102,7 +103,7 @@ struct rtr_scene_lod {
 	int64_t *start;		/* by position */
 	int64_t *end;
 	uint8_t *mark;		/* by position: 1 failed, 2 never resolved (reaches the right edge) */
-	uint32_t *best;
+	struct rtr_lod idx;	/* keys: mark << 62 | duration */
 };
 
 /**
@@ -140,7 +141,7 @@ struct rtr_scene {
 	/* private: */
 	struct rtr_scene_lod rows;	/* tasks by row */
 	struct rtr_scene_lod lanes;	/* runs by CPU */
-	uint32_t *arrow_best;		/* segment tree over @arrows: failures first */
+	struct rtr_lod arrow_idx;	/* over @arrows: rank << 62 | length */
 	uint8_t *arrow_rank;		/* by arrow: 0 hidden, 1 drawn, 2 a failure */
 	int64_t *sample_min;		/* segment trees over rtr_model.samples' values */
 	int64_t *sample_max;
@@ -334,7 +335,8 @@ struct rtr_frame {
 	uint64_t tasks_in_view;
 	uint64_t arrows_in_view;
 	/* private: */
-	uint32_t cap_tasks, cap_runs, cap_arrows, cap_sleep, cap_hist, cap_counters;
+	uint32_t cap_tasks, cap_runs, cap_arrows, cap_sleep, cap_hist, cap_counters, cap_bound;
+	int64_t *bound;
 };
 
 /**

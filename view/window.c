@@ -4,7 +4,8 @@
  * in a time range, some rows, at a width in pixels.  Each lane is walked a
  * pixel at a time: a binary search finds the first item of the next pixel,
  * the segment tree of view/scene.c the most important of the pixel's items,
- * so a query costs O(pixels * log n), never O(events).  Learnt from Tracy
+ * so a query costs O(pixels * log n), never O(events).  view/lod.h finds a
+ * pixel's most important item.  Learnt from Tracy
  * (zones narrower than a few pixels folded into one that carries a count)
  * and Perfetto (the longest slice of each pixel bucket kept).
  */
@@ -19,6 +20,7 @@ struct win {
 	int64_t t0, t1, span;
 	uint32_t width;
 	double k;		/* pixels per ns */
+	const int64_t *bound;	/* bound[px]: the first time of pixel column px (0 .. width) */
 };
 
 /* X of time @t: pixels from the left edge, unclamped. */
@@ -30,24 +32,36 @@ static double px_x(const struct win *w, int64_t t)
 /* The pixel column @t falls in (-1 before the window, width after it). */
 static int64_t px_of(const struct win *w, int64_t t)
 {
-	__int128 p;
+	int64_t p;
 
 	if (t < w->t0)
 		return -1;
 	if (t >= w->t1)
 		return w->width;
-	p = (__int128)(t - w->t0) * w->width / w->span;
-	return (int64_t)p;
+	/* the estimate in doubles, set right against the exact bounds */
+	p = (int64_t)(((double)t - (double)w->t0) * w->k);
+	p = p < 0 ? 0 : p >= w->width ? w->width - 1 : p;
+	while (p > 0 && w->bound[p] > t)
+		p--;
+	while (p + 1 < w->width && w->bound[p + 1] <= t)
+		p++;
+	return p;
 }
 
 /* The first time in pixel column @px (0 .. width): t0 + ceil(px * span / width). */
 static int64_t px_time(const struct win *w, int64_t px)
 {
-	if (px <= 0)
-		return w->t0;
-	if (px >= w->width)
-		return w->t1;
-	return w->t0 + (int64_t)(((__int128)px * w->span + w->width - 1) / w->width);
+	return w->bound[px <= 0 ? 0 : px >= w->width ? w->width : px];
+}
+
+/* The pixels' bounds, computed exactly once a query (128-bit where it must). */
+static void bounds(int64_t *b, int64_t t0, int64_t span, uint32_t width)
+{
+	bool fits64 = span <= (INT64_MAX - (int64_t)width) / (int64_t)width;
+
+	for (uint32_t px = 0; px <= width; px++)
+		b[px] = t0 + (fits64 ? ((int64_t)px * span + width - 1) / width :
+			      (int64_t)(((__int128)px * span + width - 1) / width));
 }
 
 static double clampx(const struct win *w, double x)
@@ -85,20 +99,22 @@ static uint32_t gallop(const int64_t *a, uint32_t lo, uint32_t hi, int64_t v)
 	return lower_bound(a, prev, lo, v);
 }
 
-/* The most important of positions [@lo, @hi): a few compared in turn, more through the tree. */
-static uint32_t best_of(const struct rtr_scene_lod *l, uint32_t lo, uint32_t hi)
-{
-	uint32_t best = lo;
+/* The same over the arrows' starts. */
+static uint32_t arrow_lower_bound(const struct rtr_scene_arrow *a, uint32_t lo, uint32_t hi, int64_t v);
 
-	if (hi - lo > 16)
-		return rtr_scene_lod_best(l, lo, hi);
-	for (uint32_t i = lo + 1; i < hi; i++)
-		if (rtr_scene_lod_better(l, i, best))
-			best = i;
-	return best;
+/* The same, galloping from @lo (the next pixel's first arrow is near). */
+static uint32_t arrow_gallop(const struct rtr_scene_arrow *a, uint32_t lo, uint32_t hi, int64_t v)
+{
+	uint32_t step = 1, prev = lo;
+
+	while (lo < hi && a[lo].tf < v) {
+		prev = lo + 1;
+		lo = hi - lo > step ? lo + step : hi;
+		step *= 2;
+	}
+	return arrow_lower_bound(a, prev, lo, v);
 }
 
-/* The same over the arrows' starts. */
 static uint32_t arrow_lower_bound(const struct rtr_scene_arrow *a, uint32_t lo, uint32_t hi, int64_t v)
 {
 	while (lo < hi) {
@@ -157,7 +173,7 @@ static uint32_t mark_flags(uint8_t mark)
  * One lane's items: a wide item (RTR_SCENE_NARROW_PX or more, or a
  * never-resolved task, which reaches the right edge) is drawn as itself;
  * the narrow ones starting in one pixel are counted together, their best
- * found in the tree, and consecutive pixels merged into one span unless the
+ * found in the index, and consecutive pixels merged into one span unless the
  * pixel holds a failed item, which stays an item of its own.
  */
 static int lane_items(const struct rtr_scene_lod *l, uint32_t lane, const struct win *w,
@@ -206,7 +222,7 @@ static int lane_items(const struct rtr_scene_lod *l, uint32_t lane, const struct
 		if (j - 1 > i && (l->mark[j - 1] == 2 ||
 				  px_x(w, l->end[j - 1]) - px_x(w, l->start[j - 1]) >= RTR_SCENE_NARROW_PX))
 			j--;
-		best = best_of(l, i, j);
+		best = rtr_scene_lod_best(l, i, j);
 		cnt = j - i;
 		*in_view += cnt;
 		right = px_x(w, l->end[j - 1]);
@@ -307,11 +323,11 @@ static int arrows_merged(const struct rtr_scene *s, const struct win *w, const s
 
 		while (i < hi[c]) {
 			int64_t px = px_of(w, s->arrows[i].tf);
-			uint32_t j = arrow_lower_bound(s->arrows, i + 1, hi[c], px_time(w, px + 1)), best;
+			uint32_t j = arrow_gallop(s->arrows, i + 1, hi[c], px_time(w, px + 1)), best;
 			const struct rtr_scene_arrow *a;
 
 			if (px < 0)	/* starting before the window: one pixel's worth */
-				j = arrow_lower_bound(s->arrows, i + 1, hi[c], w->t0);
+				j = arrow_gallop(s->arrows, i + 1, hi[c], w->t0);
 			best = rtr_scene_arrow_best(s, i, j);
 			a = &s->arrows[best];
 			if (a->ts >= w->t0 && s->arrow_rank[best] &&
@@ -549,6 +565,16 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 	w.t1 = q->t1;
 	w.width = q->width;
 	w.k = (double)q->width / (double)w.span;
+	if (f->cap_bound < q->width + 1) {
+		int64_t *b = realloc(f->bound, ((size_t)q->width + 1) * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		f->bound = b;
+		f->cap_bound = q->width + 1;
+	}
+	bounds(f->bound, q->t0, w.span, q->width);
+	w.bound = f->bound;
 	f->ntasks = f->nruns = f->narrows = f->nsleep = f->ncounters = 0;
 	f->tasks_in_view = f->arrows_in_view = 0;
 	f->arrow_detail = RTR_ARROWS_EXACT;
@@ -581,5 +607,6 @@ void rtr_frame_free(struct rtr_frame *f)
 	free(f->arrow_hist);
 	free(f->sleep);
 	free(f->counters);
+	free(f->bound);
 	memset(f, 0, sizeof(*f));
 }
