@@ -23,6 +23,7 @@
 #include "tools/commands.h"
 #include "tools/serve.h"
 #include "tools/view.h"
+#include "view/columns.h"
 #include "view/scene.h"
 
 #define FORMAT_VERSION	1
@@ -163,20 +164,32 @@ static void strtab_free(struct strtab *st)
 struct page {
 	struct buf blob;
 	struct buf cols;	/* JSON: "name":[offset,count,"type"], ... */
+	bool written[RTR_PAGE_NCOLUMNS];
 	bool failed;
 };
 
-static void *col(struct page *pg, const char *name, const char *type, size_t size, size_t count)
+/*
+ * A new column of the page: @name must be in the table (view/columns.h),
+ * with elements of @size bytes, and written once; its kind comes from there.
+ */
+static void *col(struct page *pg, const char *name, size_t size, size_t count)
 {
 	static const uint8_t zero[8];
+	const struct rtr_page_column_def *def = rtr_page_column_find(name);
 	size_t off;
 
+	if (!def || def->size != size || pg->written[def - rtr_page_columns]) {
+		fprintf(stderr, "ringtrace view: column %s: not as view/columns.h has it\n", name);
+		pg->failed = true;
+		return NULL;
+	}
+	pg->written[def - rtr_page_columns] = true;
 	if (pg->blob.len % 8)
 		buf_put(&pg->blob, zero, 8 - pg->blob.len % 8);
 	off = pg->blob.len;
 	buf_reserve(&pg->blob, size * count + 8);
 	buf_printf(&pg->cols, "%s\"%s\":[%zu,%zu,\"%s\"]", pg->cols.len ? "," : "", name, off,
-		   count, type);
+		   count, def->kind);
 	if (pg->blob.failed || pg->cols.failed) {
 		pg->failed = true;
 		return NULL;
@@ -186,12 +199,12 @@ static void *col(struct page *pg, const char *name, const char *type, size_t siz
 	return pg->blob.p + off;
 }
 
-#define COL(pg, name, ctype, tname, count) ((ctype *)col(pg, name, tname, sizeof(ctype), count))
+#define COL(pg, name, ctype, count) ((ctype *)col(pg, name, sizeof(ctype), count))
 
 /* Column @name: element i is @expr (which may use i), for i below @n. */
-#define FILL(pg, name, ctype, tag, n, expr)					\
+#define FILL(pg, name, ctype, n, expr)						\
 	do {									\
-		ctype *v_ = COL(pg, name, ctype, tag, n);			\
+		ctype *v_ = COL(pg, name, ctype, n);				\
 										\
 		for (uint32_t i = 0; v_ && i < (n); i++)			\
 			v_[i] = (expr);						\
@@ -237,19 +250,19 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 	cstr(pg, &st, "");
 
 	/* tasks */
-	FILL(pg, "task_start", double, "f64", m->ntasks, (double)m->tasks[i].created);
-	FILL(pg, "task_end", double, "f64", m->ntasks, (double)m->tasks[i].end);
-	FILL(pg, "task_id", double, "f64", m->ntasks, (double)m->tasks[i].id);
+	FILL(pg, "task_start", double, m->ntasks, (double)m->tasks[i].created);
+	FILL(pg, "task_end", double, m->ntasks, (double)m->tasks[i].end);
+	FILL(pg, "task_id", double, m->ntasks, (double)m->tasks[i].id);
 	{
-		uint32_t *v = COL(pg, "task_row", uint32_t, "u32", m->ntasks);
+		uint32_t *v = COL(pg, "task_row", uint32_t, m->ntasks);
 
 		if (v && m->ntasks)
 			memcpy(v, sc->task_row, (size_t)m->ntasks * sizeof(*v));
 	}
-	FILL(pg, "task_parent", uint32_t, "u32", m->ntasks, m->tasks[i].parent);
-	FILL(pg, "task_becomes", uint32_t, "u32", m->ntasks, m->tasks[i].becomes);
-	FILL(pg, "task_nlabels", uint32_t, "u32", m->ntasks, m->tasks[i].nlabels);
-	FILL(pg, "task_nruns", uint32_t, "u32", m->ntasks, m->tasks[i].nruns);
+	FILL(pg, "task_parent", uint32_t, m->ntasks, m->tasks[i].parent);
+	FILL(pg, "task_becomes", uint32_t, m->ntasks, m->tasks[i].becomes);
+	FILL(pg, "task_nlabels", uint32_t, m->ntasks, m->tasks[i].nlabels);
+	FILL(pg, "task_nruns", uint32_t, m->ntasks, m->tasks[i].nruns);
 	/* strings may grow the table but never move the blob: fill these in two steps */
 	{
 		uint32_t *k = malloc(((size_t)m->ntasks + 1) * 3 * sizeof(*k));
@@ -263,30 +276,30 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 		}
 		for (int f = 0; f < 3; f++) {
 			static const char *const names[] = { "task_kind", "task_name", "task_reason" };
-			uint32_t *v = COL(pg, names[f], uint32_t, "u32", m->ntasks);
+			uint32_t *v = COL(pg, names[f], uint32_t, m->ntasks);
 
 			for (uint32_t i = 0; v && i < m->ntasks; i++)
 				v[i] = k[3 * i + (uint32_t)f];
 		}
 		free(k);
 	}
-	FILL(pg, "task_flags", uint8_t, "u8", m->ntasks, (uint8_t)m->tasks[i].flags);
-	FILL(pg, "task_trace", uint16_t, "u16", m->ntasks, (uint16_t)m->tasks[i].trace);
+	FILL(pg, "task_flags", uint8_t, m->ntasks, (uint8_t)m->tasks[i].flags);
+	FILL(pg, "task_trace", uint16_t, m->ntasks, (uint16_t)m->tasks[i].trace);
 	{
-		uint32_t *v = COL(pg, "row_task", uint32_t, "u32", m->ntasks);
+		uint32_t *v = COL(pg, "row_task", uint32_t, m->ntasks);
 
 		if (v && m->ntasks)
 			memcpy(v, sc->row_task, (size_t)m->ntasks * sizeof(*v));
 	}
 	{
-		uint32_t *v = COL(pg, "row_off", uint32_t, "u32", (size_t)nrows + 1);
+		uint32_t *v = COL(pg, "row_off", uint32_t, (size_t)nrows + 1);
 
 		if (v)
 			memcpy(v, sc->row_off, ((size_t)nrows + 1) * sizeof(*v));
 	}
 
 	/* labels, grouped by task as in the model */
-	FILL(pg, "label_ts", double, "f64", m->nlabels, (double)m->labels[i].ts);
+	FILL(pg, "label_ts", double, m->nlabels, (double)m->labels[i].ts);
 	{
 		uint32_t *k = malloc(((size_t)m->nlabels + 1) * sizeof(*k)), *v;
 
@@ -294,46 +307,46 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 			goto out;
 		for (uint32_t i = 0; i < m->nlabels; i++)
 			k[i] = mstr(pg, &st, m, m->labels[i].text);
-		v = COL(pg, "label_str", uint32_t, "u32", m->nlabels);
+		v = COL(pg, "label_str", uint32_t, m->nlabels);
 		if (v)
 			memcpy(v, k, (size_t)m->nlabels * sizeof(*v));
 		free(k);
 	}
 
 	/* runs, grouped by task; cpu_runs lists them by CPU */
-	FILL(pg, "run_start", double, "f64", m->nruns, (double)m->runs[i].start);
-	FILL(pg, "run_end", double, "f64", m->nruns, (double)m->runs[i].end);
-	FILL(pg, "run_task", uint32_t, "u32", m->nruns, m->runs[i].task);
+	FILL(pg, "run_start", double, m->nruns, (double)m->runs[i].start);
+	FILL(pg, "run_end", double, m->nruns, (double)m->runs[i].end);
+	FILL(pg, "run_task", uint32_t, m->nruns, m->runs[i].task);
 	/* the thread whose switch started each run (thread records), RTR_MODEL_NONE if unknown */
-	FILL(pg, "run_thread", uint32_t, "u32", m->nruns, m->runs[i].thread);
+	FILL(pg, "run_thread", uint32_t, m->nruns, m->runs[i].thread);
 	{
-		uint32_t *v = COL(pg, "cpu_runs", uint32_t, "u32", m->nruns);
+		uint32_t *v = COL(pg, "cpu_runs", uint32_t, m->nruns);
 
 		if (v && m->nruns)
 			memcpy(v, m->cpu_runs, (size_t)m->nruns * sizeof(*v));
 	}
 
 	/* arrows */
-	FILL(pg, "arrow_tf", double, "f64", na, (double)arr[i].tf);
-	FILL(pg, "arrow_ts", double, "f64", na, (double)arr[i].ts);
-	FILL(pg, "arrow_from", uint32_t, "u32", na, arr[i].from);
-	FILL(pg, "arrow_to", uint32_t, "u32", na, arr[i].to);
-	FILL(pg, "arrow_kind", uint8_t, "u8", na, arr[i].kind);
-	FILL(pg, "arrow_flags", uint8_t, "u8", na, arr[i].flags);
+	FILL(pg, "arrow_tf", double, na, (double)arr[i].tf);
+	FILL(pg, "arrow_ts", double, na, (double)arr[i].ts);
+	FILL(pg, "arrow_from", uint32_t, na, arr[i].from);
+	FILL(pg, "arrow_to", uint32_t, na, arr[i].to);
+	FILL(pg, "arrow_kind", uint8_t, na, arr[i].kind);
+	FILL(pg, "arrow_flags", uint8_t, na, arr[i].flags);
 	{
-		uint32_t *v = COL(pg, "arrow_bucket", uint32_t, "u32", RTR_SCENE_NCLASSES + 1);
+		uint32_t *v = COL(pg, "arrow_bucket", uint32_t, RTR_SCENE_NCLASSES + 1);
 
 		if (v)
 			memcpy(v, sc->class_off, sizeof(sc->class_off));
 	}
 
 	/* counters' samples */
-	FILL(pg, "sample_ts", double, "f64", m->nsamples, (double)m->samples[i].ts);
-	FILL(pg, "sample_value", double, "f64", m->nsamples, (double)m->samples[i].value);
-	FILL(pg, "sample_task", uint32_t, "u32", m->nsamples, m->samples[i].task);
+	FILL(pg, "sample_ts", double, m->nsamples, (double)m->samples[i].ts);
+	FILL(pg, "sample_value", double, m->nsamples, (double)m->samples[i].value);
+	FILL(pg, "sample_task", uint32_t, m->nsamples, m->samples[i].task);
 
 	/* notes and pauses */
-	FILL(pg, "note_ts", double, "f64", m->nnotes, (double)m->notes[i].ts);
+	FILL(pg, "note_ts", double, m->nnotes, (double)m->notes[i].ts);
 	{
 		uint32_t *k = malloc(((size_t)m->nnotes + m->npauses + 1) * sizeof(*k)), *v;
 
@@ -343,20 +356,20 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 			k[i] = mstr(pg, &st, m, m->notes[i].text);
 		for (uint32_t i = 0; i < m->npauses; i++)
 			k[m->nnotes + i] = mstr(pg, &st, m, m->pauses[i].reason);
-		v = COL(pg, "note_str", uint32_t, "u32", m->nnotes);
+		v = COL(pg, "note_str", uint32_t, m->nnotes);
 		if (v && m->nnotes)
 			memcpy(v, k, (size_t)m->nnotes * sizeof(*v));
-		v = COL(pg, "pause_str", uint32_t, "u32", m->npauses);
+		v = COL(pg, "pause_str", uint32_t, m->npauses);
 		if (v && m->npauses)
 			memcpy(v, k + m->nnotes, (size_t)m->npauses * sizeof(*v));
 		free(k);
 	}
-	FILL(pg, "note_cpu", uint32_t, "u32", m->nnotes, m->notes[i].cpu);
+	FILL(pg, "note_cpu", uint32_t, m->nnotes, m->notes[i].cpu);
 
 	/* markers: the events the task model does not read (typed events, LTTng's) */
-	FILL(pg, "marker_ts", double, "f64", m->nmarkers, (double)m->markers[i].ts);
-	FILL(pg, "marker_cpu", uint32_t, "u32", m->nmarkers, m->markers[i].cpu);
-	FILL(pg, "marker_thread", uint32_t, "u32", m->nmarkers, m->markers[i].thread);
+	FILL(pg, "marker_ts", double, m->nmarkers, (double)m->markers[i].ts);
+	FILL(pg, "marker_cpu", uint32_t, m->nmarkers, m->markers[i].cpu);
+	FILL(pg, "marker_thread", uint32_t, m->nmarkers, m->markers[i].thread);
 	{
 		uint32_t *k = malloc(((size_t)m->nmarkers * 2 + 1) * sizeof(*k)), *v;
 
@@ -367,22 +380,28 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 			k[2 * i + 1] = mstr(pg, &st, m, m->markers[i].fields);
 		}
 		for (int f = 0; f < 2; f++) {
-			v = COL(pg, f ? "marker_fields" : "marker_name", uint32_t, "u32", m->nmarkers);
+			v = COL(pg, f ? "marker_fields" : "marker_name", uint32_t, m->nmarkers);
 			for (uint32_t i = 0; v && i < m->nmarkers; i++)
 				v[i] = k[2 * i + f];
 		}
 		free(k);
 	}
-	FILL(pg, "pause_start", double, "f64", m->npauses, (double)m->pauses[i].start);
-	FILL(pg, "pause_end", double, "f64", m->npauses, (double)m->pauses[i].end);
-	FILL(pg, "pause_cpu", uint32_t, "u32", m->npauses, m->pauses[i].cpu);
+	FILL(pg, "pause_start", double, m->npauses, (double)m->pauses[i].start);
+	FILL(pg, "pause_end", double, m->npauses, (double)m->pauses[i].end);
+	FILL(pg, "pause_cpu", uint32_t, m->npauses, m->pauses[i].cpu);
 
 	/* the header: everything small, strings by index */
 	buf_printf(meta, "{\"version\":%d,\"title\":%u,\"origin_ns\":\"%" PRId64 "\","
 		   "\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"events\":%" PRIu64
-		   ",\"ntasks\":%u,\"nrows\":%u,\"aligned\":%s,\"traces\":[", FORMAT_VERSION,
+		   ",\"ntasks\":%u,\"nrows\":%u,\"aligned\":%s,", FORMAT_VERSION,
 		   cstr(pg, &st, title), m->origin_ns, m->start, m->end, m->events, m->ntasks, nrows,
 		   sc->aligned ? "true" : "false");
+	/* the model's constants, which the page reads rather than retypes */
+	buf_printf(meta, "\"task_flags\":{\"resolved\":%u,\"failed\":%u,\"never_resolved\":%u},"
+		   "\"arrow_kinds\":[", RTR_TASK_RESOLVED, RTR_TASK_FAILED, RTR_TASK_NEVER_RESOLVED);
+	for (unsigned k = 0; k < RTR_SCENE_ARROW_KINDS; k++)
+		buf_printf(meta, "%s\"%s\"", k ? "," : "", rtr_scene_arrow_kind_name(k));
+	buf_printf(meta, "],\"traces\":[");
 	for (uint32_t i = 0; i < m->ntraces; i++) {
 		const struct rtr_model_trace *t = &m->traces[i];
 
@@ -440,13 +459,18 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 	}
 	/* the string table goes last: every string is in it by now */
 	{
-		char *v = COL(pg, "strings", char, "utf8", st.blob.len);
+		char *v = COL(pg, "strings", char, st.blob.len);
 
 		if (v && st.blob.len)
 			memcpy(v, st.blob.p, st.blob.len);
 	}
 	buf_printf(meta, "],\"nstrings\":%u,\"columns\":{%.*s}}", st.n, (int)pg->cols.len,
 		   pg->cols.p ? pg->cols.p : "");
+	for (int c = 0; c < RTR_PAGE_NCOLUMNS; c++)
+		if (!pg->written[c]) {
+			fprintf(stderr, "ringtrace view: column %s not written\n", rtr_page_columns[c].name);
+			pg->failed = true;
+		}
 	ret = pg->failed || meta->failed || pg->blob.failed ? -1 : 0;
 out:
 	strtab_free(&st);
