@@ -446,6 +446,58 @@ static enum MHD_Result api_window(struct server *sv, struct MHD_Connection *c)
 	return answer_json(c, fill_window, &a);
 }
 
+/* ---- /TOKEN/api/search?q=...[&max=N]: the tasks a query matches ------------------------ */
+
+struct search_arg {
+	const struct server *sv;
+	const uint32_t *found;
+	uint32_t n;
+	int64_t count;
+};
+
+static void fill_search(struct jw *w, void *arg)
+{
+	const struct search_arg *a = arg;
+	const struct rtr_scene *s = a->sv->scene;
+	const struct rtr_model_task *t = s->m->tasks;
+
+	jw_lit(w, "{");
+	key(w, false, "count");
+	jw_i64(w, a->count);
+	COLUMN(w, true, "task", a->n, jw_u64(w, a->found[i]));
+	COLUMN(w, true, "row", a->n, jw_u64(w, s->task_row[a->found[i]]));
+	COLUMN(w, true, "start", a->n, jw_i64(w, t[a->found[i]].created));
+	COLUMN(w, true, "end", a->n, jw_i64(w, t[a->found[i]].end));
+	jw_lit(w, "}");
+}
+
+static enum MHD_Result api_search(struct server *sv, struct MHD_Connection *c)
+{
+	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
+	int64_t max = 1000;
+	struct search_arg a = { .sv = sv };
+	uint32_t *found;
+	enum MHD_Result ret;
+
+	if (!q || param(c, "max", 1, 100000, &max))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "q: a query; max: 1 to 100000");
+	found = malloc((size_t)max * sizeof(*found));
+	if (!found)
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	a.count = rtr_scene_search(sv->scene, q, found, (uint32_t)max);
+	if (a.count < 0) {
+		free(found);
+		return refuse(c, a.count == -ENOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_REQUEST,
+			      a.count == -ENOMEM ? "out of memory" :
+			      "q: a substring, or /re/ or /re/i (POSIX extended), 1 to 256 bytes");
+	}
+	a.found = found;
+	a.n = a.count < max ? (uint32_t)a.count : (uint32_t)max;
+	ret = answer_json(c, fill_search, &a);
+	free(found);
+	return ret;
+}
+
 /* ---- the request: method, host, token, path ------------------------------------------ */
 
 /* @a and @b (@n bytes) are equal, in a time that does not depend on where they differ. */
@@ -515,6 +567,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return answer_json(c, fill_meta, sv);
 	if (!strcmp(path, "api/window"))
 		return api_window(sv, c);
+	if (!strcmp(path, "api/search"))
+		return api_search(sv, c);
 	if (!strcmp(path, "api/task")) {
 		int64_t i = -1;
 		struct task_arg a = { .sv = sv };

@@ -365,6 +365,24 @@ bool rtr_scene_arrow_failed(const struct rtr_scene *s, const struct rtr_scene_ar
  */
 bool rtr_scene_arrow_hidden(const struct rtr_scene_arrow *a);
 
+/* The longest query rtr_scene_search() takes, in bytes. */
+#define RTR_SCENE_SEARCH_MAX	256
+
+/**
+ * rtr_scene_search() - the tasks whose kind, any label or failure reason
+ * matches @query: a substring in any case, or "/re/" or "/re/i" for a POSIX
+ * extended regular expression (case-blind with i), as the page's search box.
+ * @s: a built scene.
+ * @query: the query (1 to RTR_SCENE_SEARCH_MAX bytes).
+ * @out: where the matching tasks' indices go, ascending.
+ * @max: @out's room: the first @max matches are kept.
+ *
+ * Return: how many tasks match (may be more than @max); -EINVAL, an empty
+ * or too long query, or a regular expression that does not compile, or
+ * flags other than i; -ENOMEM.
+ */
+int64_t rtr_scene_search(const struct rtr_scene *s, const char *query, uint32_t *out, uint32_t max);
+
 /* rtr_scene_arrow_kind_name() - "read", "try_read", "resolve", "signal", "create", "becomes". */
 const char *rtr_scene_arrow_kind_name(unsigned kind);
 

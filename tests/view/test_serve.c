@@ -211,6 +211,9 @@ Test(view_serve, answers_the_page_the_meta_and_the_window_query, .init = setup, 
 	cr_assert_eq(get(&s, "GET", path(&s, "api/task?i=1"), NULL, &body), 200);
 	cr_assert(strstr(body, "\"task\":1,"), "%s", body);
 	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/search?q=%2F%5E(alpha%7Cbeta)%24%2F"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"count\":2,"), "%s", body);
+	free(body);
 	cr_assert_eq(get(&s, "HEAD", path(&s, "api/meta"), NULL, NULL), 200);
 	stop(&s, SIGTERM);
 }
@@ -242,6 +245,13 @@ Test(view_serve, hostile_requests_are_refused_and_the_server_goes_on, .init = se
 		{ "GET", "/%s/api/task?i=8", 400 },
 		{ "GET", "/%s/api/task?i=-1", 400 },
 		{ "GET", "/%s/api/task", 400 },
+		{ "GET", "/%s/api/search", 400 },
+		{ "GET", "/%s/api/search?q=", 400 },
+		{ "GET", "/%s/api/search?q=/(/", 400 },
+		{ "GET", "/%s/api/search?q=a&max=0", 400 },
+		{ "GET", "/%s/api/search?q=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 400 },
 		{ "POST", "/%s/api/meta", 405 },
 		{ "PUT", "/%s/", 405 },
 		{ "DELETE", "/%s/", 405 },

@@ -65,6 +65,16 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		const vals = (k) => f.counters.value.filter((v, i) => f.counters.counter[i] === k);
 		assert.deepEqual(vals(0), [3, 7]);
 		assert.deepEqual(vals(1), [10, 0]);
+		// the search box asks the scene's search: gamma by its failure's reason, highlighted
+		await p.fill('#search', 'timeout');
+		await p.press('#search', 'Enter');
+		await p.waitForFunction(() => /1 tasks match/.test(document.getElementById('status').textContent));
+		const hit = await p.evaluate(() => window.rtrServe.search('timeout'));
+		assert.equal(hit.count, 1);
+		const gy = y(f, hit.row[0]) - 4;
+		const gx = Math.max(1, (hit.start[0] - f.t0) * f.width / (f.t1 - f.t0) + 1);
+		const yellow = ([r, g, b]) => r > 200 && g > 180 && b < 80;
+		assert.ok((await pixels(p, gx, gy, 1)).some(yellow), 'gamma highlighted');
 		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
 		for (const [a, b] of [[0.4, 0.5], [0.45, 0.4501], [0.9, 3]]) {
 			f = await p.evaluate(([t0, t1]) => window.rtrServe.setWindow(t0, t1, 0),

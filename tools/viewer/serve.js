@@ -15,7 +15,7 @@
 	const $ = (id) => document.getElementById(id);
 	const st = window.rtrServe = { ready: false, error: null, frames: 0, last: null, setWindow: null };
 	let meta = null, t0 = 0, t1 = 1, row0 = 0, W = 1, H = 1, busy = false, again = false;
-	let frame = null, done = [];
+	let frame = null, done = [], found = null;
 
 	async function getJSON(path) {
 		const r = await fetch(path, { cache: 'no-store' });
@@ -82,6 +82,18 @@
 			const yb = Math.min(H - lanesH() - bandH(), y(tr.row + tr.rows) - ROW_H / 2);
 			if (yb > ya)
 				g.fillRect(f.sleep.x0[i], ya, f.sleep.x1[i] - f.sleep.x0[i], yb - ya);
+		}
+		// the search's matches, under their lines
+		if (found) {
+			g.fillStyle = 'rgba(255, 220, 0, 0.8)';
+			const k = W / (f.t1 - f.t0);
+			for (let i = 0; i < found.task.length; i++) {
+				const r = found.row[i];
+				if (r < f.row0 || r >= f.row1 || found.end[i] < f.t0 || found.start[i] >= f.t1)
+					continue;
+				const x0 = Math.max(0, (found.start[i] - f.t0) * k), x1 = Math.min(W, (found.end[i] - f.t0) * k);
+				g.fillRect(x0 - 3, y(r) - 5, Math.max(6, x1 - x0 + 6), 10);
+			}
 		}
 		// tasks: lines; merged spans grey; failed and never resolved red
 		const T = f.tasks;
@@ -215,6 +227,8 @@
 			query();
 		});
 		window.addEventListener('keydown', (e) => {
+			if (e.target === $('search'))
+				return;
 			if (e.key === 'w') {
 				t0 = meta.start;
 				t1 = meta.end + 1;
@@ -223,7 +237,23 @@
 			}
 		});
 		window.addEventListener('resize', resize);
+		$('search').addEventListener('keydown', async (e) => {
+			if (e.key !== 'Enter')
+				return;
+			e.stopPropagation();
+			await st.search($('search').value);
+		});
 	}
+
+	// Search (the scene's, in C): the matches are highlighted; the answer for the tests.
+	st.search = async (q) => {
+		found = q ? await getJSON('api/search?q=' + encodeURIComponent(q)) : null;
+		draw();
+		if (found)
+			$('status').textContent = found.count + ' tasks match' +
+				(found.count > found.task.length ? ' (the first ' + found.task.length + ' highlighted)' : '');
+		return found;
+	};
 
 	// For the tests: set the window, resolve with the answer drawn.
 	st.setWindow = (a, b, r) => new Promise((res) => {
