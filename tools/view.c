@@ -587,11 +587,38 @@ static void usage(FILE *f)
 		"               anyone who can reach another address and has the URL can\n"
 		"               read the traces)\n"
 		"  -h, --help   this text\n\n"
+		"A page over 100 MB is written with a warning (a browser is slow to open it);\n"
+		"one a browser cannot load is refused: both point to --serve.\n\n"
 		"exit status: 0 written, 1 a damaged trace (the page is written, drawn up to\n"
 		"the damage, which is said on stderr), a stream on stdin cut short (what came\n"
 		"is drawn), a trace that could not be read or the page not written, 2 usage;\n"
 		"with --serve: 0 stopped by SIGINT or SIGTERM, 1 a trace that could not be read\n"
 		"or a server that could not start, 2 usage\n");
+}
+
+/*
+ * A page a browser cannot load, or loads slowly: the data is one base64
+ * string, and V8 holds no string longer than 2^29 - 24 characters; the
+ * issue's 372 MB page took three minutes to open.  Refused beyond the
+ * first, said beyond RTR_VIEW_PAGE_SLOW; both point to --serve.
+ */
+#define RTR_VIEW_PAGE_MAX	((size_t)1 << 29)
+#define RTR_VIEW_PAGE_SLOW	((size_t)100 << 20)
+
+static bool page_too_big(const struct buf *meta, const struct page *pg, char *const *dirs, int ndirs)
+{
+	size_t data = (pg->blob.len + 2) / 3 * 4;
+	size_t page = data + meta->len + rtr_viewer_html_len + rtr_viewer_css_len + rtr_viewer_js_len;
+
+	if (data < RTR_VIEW_PAGE_MAX - 24 && page < RTR_VIEW_PAGE_SLOW)
+		return false;
+	fprintf(stderr, "ringtrace view: the page would be %zu MB: %s; `ringtrace view --serve",
+		page >> 20, data >= RTR_VIEW_PAGE_MAX - 24 ? "more than a browser can load" :
+		"a browser takes minutes to open it");
+	for (int i = 0; i < ndirs; i++)
+		fprintf(stderr, " %s", dirs[i]);
+	fprintf(stderr, "` draws it at each zoom without loading it whole\n");
+	return data >= RTR_VIEW_PAGE_MAX - 24;
 }
 
 /* --serve: the traces loaded, laid out, and served until a signal. */
@@ -745,6 +772,8 @@ int rtr_cmd_view(int argc, char **argv)
 		fprintf(stderr, "ringtrace view: out of memory\n");
 		goto done;
 	}
+	if (page_too_big(&meta, &pg, dirs, ndirs))
+		goto done;
 	if (write_page(o.fd, &meta, &pg)) {
 		fprintf(stderr, "ringtrace view: %s: %s\n", out, strerror(errno));
 		goto done;

@@ -56,3 +56,21 @@ Test(view_columns, the_pages_columns_are_the_tables_and_only_those)
 	free(out);
 	t_rm_rf(dir);
 }
+
+Test(view_columns, a_page_too_big_to_open_quickly_points_to_serve, .timeout = 300)
+{
+	char dir[64], cmd[1024], *out;
+	int st;
+
+	/* ~2.7 M events: a page of over 100 MB, written, with the advice */
+	t_mkdtemp(dir, sizeof(dir), "view-big");
+	snprintf(cmd, sizeof(cmd), "'%s/rtr-viewer-traces' --events 2700000 '%s/t' >/dev/null && "
+		 "'%s/ringtrace' view -o '%s/p.html' '%s/t' 2>&1 >/dev/null; echo \"status $?\"",
+		 t_bindir(), dir, t_bindir(), dir, dir);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert(strstr(out, "a browser takes minutes to open it; `ringtrace view --serve "), "%s", out);
+	cr_assert(strstr(out, "status 0"), "%s", out);
+	free(out);
+	t_rm_rf(dir);
+}
