@@ -216,6 +216,22 @@ static void fill_meta(struct jw *w, void *arg)
 		jw_lit(w, "}");
 	}
 	jw_lit(w, "]");
+	/* the threads that wrote markers: a lane each, after the CPUs' */
+	key(w, true, "marked_threads");
+	jw_lit(w, "[");
+	for (uint32_t i = 0, n = 0; i < m->nthreads && i < s->thread_marks.nlanes; i++) {
+		if (s->thread_marks.off[i + 1] == s->thread_marks.off[i])
+			continue;
+		jw_lit(w, n++ ? ",{" : "{");
+		key(w, false, "thread");
+		jw_u64(w, i);
+		key(w, true, "tid");
+		jw_u64(w, m->threads[i].tid);
+		key(w, true, "name");
+		jw_cstr(w, rtr_model_str(m, m->threads[i].name));
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]");
 	key(w, true, "cpus");
 	jw_lit(w, "[");
 	for (uint32_t i = 0; i < m->ncpus; i++) {
@@ -340,6 +356,10 @@ static void fill_window(struct jw *w, void *arg)
 	fill_items(w, f->tasks, f->ntasks, "row");
 	key(w, true, "runs");
 	fill_items(w, f->runs, f->nruns, "cpu");
+	key(w, true, "cpu_marks");
+	fill_items(w, f->cpu_marks, f->ncpu_marks, "cpu");
+	key(w, true, "thread_marks");
+	fill_items(w, f->thread_marks, f->nthread_marks, "thread");
 	key(w, true, "arrows");
 	jw_lit(w, "{");
 	key(w, false, "detail");

@@ -485,6 +485,62 @@ static void lod_free(struct rtr_scene_lod *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* The markers' lanes in @l: @lane_of(marker) (RTR_MODEL_NONE: none), @nlanes of them. */
+static int marker_lod(struct rtr_scene *s, struct rtr_scene_lod *l, uint32_t nlanes, bool by_thread,
+		      uint32_t *off, uint32_t *item)
+{
+	const struct rtr_model *m = s->m;
+	uint32_t n = 0;
+
+	memset(off, 0, ((size_t)nlanes + 1) * sizeof(*off));
+	for (uint32_t i = 0; i < m->nmarkers; i++) {
+		uint32_t lane = by_thread ? m->markers[i].thread : m->markers[i].cpu;
+
+		if (lane < nlanes)
+			off[lane + 1]++;
+	}
+	for (uint32_t i = 0; i < nlanes; i++)
+		off[i + 1] += off[i];
+	n = off[nlanes];
+	/* by lane, each lane's in time order (the markers are by time): a counting sort */
+	{
+		uint32_t *fill = malloc(((size_t)nlanes + 1) * sizeof(*fill));
+
+		if (!fill)
+			return -ENOMEM;
+		memcpy(fill, off, ((size_t)nlanes + 1) * sizeof(*fill));
+		for (uint32_t i = 0; i < m->nmarkers; i++) {
+			uint32_t lane = by_thread ? m->markers[i].thread : m->markers[i].cpu;
+
+			if (lane < nlanes)
+				item[fill[lane]++] = i;
+		}
+		free(fill);
+	}
+	*l = (struct rtr_scene_lod){ .n = n, .nlanes = nlanes, .off = off, .item = item };
+	if (lod_alloc(l))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		l->start[i] = l->end[i] = m->markers[item[i]].ts;
+	return lod_index(l);
+}
+
+/* The markers on their CPUs' lanes and on their threads'. */
+static int marker_lanes(struct rtr_scene *s)
+{
+	const struct rtr_model *m = s->m;
+	size_t nc = (size_t)m->ncpus + 1, nt = (size_t)m->nthreads + 1, nm = (size_t)m->nmarkers;
+	uint32_t *b = malloc((nc + nt + 2 * nm + 1) * sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	s->mark_buf = b;
+	if (marker_lod(s, &s->cpu_marks, m->ncpus, false, b, b + nc) ||
+	    marker_lod(s, &s->thread_marks, m->nthreads, true, b + nc + nm, b + nc + nm + nt))
+		return -ENOMEM;
+	return 0;
+}
+
 static int summaries(struct rtr_scene *s)
 {
 	const struct rtr_model *m = s->m;
@@ -525,7 +581,9 @@ static int summaries(struct rtr_scene *s)
 		c->start[i] = run->start;
 		c->end[i] = run->end;
 	}
-	return lod_index(c);
+	if (lod_index(c))
+		return -ENOMEM;
+	return marker_lanes(s);
 }
 
 /*
@@ -608,6 +666,9 @@ void rtr_scene_free(struct rtr_scene *s)
 	lod_free(&s->rows);
 	free((void *)s->lanes.off);
 	lod_free(&s->lanes);
+	lod_free(&s->cpu_marks);
+	lod_free(&s->thread_marks);
+	free(s->mark_buf);
 	rtr_lod_free(&s->arrow_idx);
 	free(s->arrow_rank);
 	free(s->sample_min);

@@ -141,6 +141,9 @@ struct rtr_scene {
 	/* private: */
 	struct rtr_scene_lod rows;	/* tasks by row */
 	struct rtr_scene_lod lanes;	/* runs by CPU */
+	struct rtr_scene_lod cpu_marks;	/* markers by CPU */
+	struct rtr_scene_lod thread_marks; /* markers by thread (those that name one) */
+	uint32_t *mark_buf;		/* the last two's lane offsets and items */
 	struct rtr_lod arrow_idx;	/* over @arrows: rank << 62 | length */
 	uint8_t *arrow_rank;		/* by arrow: 0 hidden, 1 drawn, 2 a failure */
 	int64_t *sample_min;		/* segment trees over rtr_model.samples' values */
@@ -311,6 +314,11 @@ enum rtr_arrow_detail {
  * @counters: every counter's steps in view, by counter then x, at most one
  *	a pixel column: the changes within one column merged into one item
  *	with their range; @ncounters.
+ * @cpu_marks: the markers (rtr_model.markers: events the task model does
+ *	not read) on each CPU's lane: @lane a CPU, @index a marker, ticks
+ *	closer than a pixel merged into spans with their count; @ncpu_marks.
+ * @thread_marks: the same on the lanes of the threads that wrote markers:
+ *	@lane a thread (rtr_model.threads); @nthread_marks.
  * @tasks_in_view: tasks of the rows in view that cross the window (what
  *	the items stand for: the sum of their counts).
  * @arrows_in_view: arrows whose class and start put them in the window
@@ -332,10 +340,15 @@ struct rtr_frame {
 	uint32_t nsleep;
 	struct rtr_counter_item *counters;
 	uint32_t ncounters;
+	struct rtr_item *cpu_marks;
+	uint32_t ncpu_marks;
+	struct rtr_item *thread_marks;
+	uint32_t nthread_marks;
 	uint64_t tasks_in_view;
 	uint64_t arrows_in_view;
 	/* private: */
 	uint32_t cap_tasks, cap_runs, cap_arrows, cap_sleep, cap_hist, cap_counters, cap_bound;
+	uint32_t cap_cpu_marks, cap_thread_marks;
 	int64_t *bound;
 };
 

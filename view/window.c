@@ -576,6 +576,7 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 	bounds(f->bound, q->t0, w.span, q->width);
 	w.bound = f->bound;
 	f->ntasks = f->nruns = f->narrows = f->nsleep = f->ncounters = 0;
+	f->ncpu_marks = f->nthread_marks = 0;
 	f->tasks_in_view = f->arrows_in_view = 0;
 	f->arrow_detail = RTR_ARROWS_EXACT;
 	row1 = q->row1 < s->nrows ? q->row1 : s->nrows;
@@ -589,6 +590,20 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 		uint64_t unused = 0;
 
 		if ((ret = lane_items(&s->lanes, c, &w, &out, &unused)))
+			return ret;
+	}
+	out = (struct items){ &f->cpu_marks, &f->ncpu_marks, &f->cap_cpu_marks };
+	for (uint32_t c = 0; c < s->cpu_marks.nlanes; c++) {
+		uint64_t unused = 0;
+
+		if ((ret = lane_items(&s->cpu_marks, c, &w, &out, &unused)))
+			return ret;
+	}
+	out = (struct items){ &f->thread_marks, &f->nthread_marks, &f->cap_thread_marks };
+	for (uint32_t t = 0; t < s->thread_marks.nlanes; t++) {
+		uint64_t unused = 0;
+
+		if ((ret = lane_items(&s->thread_marks, t, &w, &out, &unused)))
 			return ret;
 	}
 	if ((ret = arrows(s, &w, q, f)) || (ret = sleeping(s, &w, f)))
@@ -608,5 +623,7 @@ void rtr_frame_free(struct rtr_frame *f)
 	free(f->sleep);
 	free(f->counters);
 	free(f->bound);
+	free(f->cpu_marks);
+	free(f->thread_marks);
 	memset(f, 0, sizeof(*f));
 }

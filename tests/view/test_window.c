@@ -426,6 +426,52 @@ Test(view_window, a_counter_of_1m_changes_is_a_column_a_pixel_with_its_range)
 	rtr_model_free(&m);
 }
 
+Test(view_window, markers_on_cpu_and_thread_lanes_merge_into_counted_ticks)
+{
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f = { 0 };
+	struct rtr_window w = { .t0 = 0, .t1 = MILLION, .row0 = 0, .row1 = 1, .width = 1000 };
+
+	/* 1 M markers 1 ns apart on CPU 0, from threads 0 and 1 in turn, every tenth from none */
+	cr_assert_eq(synth_lane(&m, 10, 1000, 0), 0);
+	m.markers = calloc(MILLION, sizeof(*m.markers));
+	m.threads = calloc(2, sizeof(*m.threads));
+	cr_assert(m.markers && m.threads);
+	m.nmarkers = MILLION;
+	m.nthreads = 2;
+	for (uint32_t i = 0; i < MILLION; i++)
+		m.markers[i] = (struct rtr_model_marker){ .ts = i, .cpu = 0,
+			.thread = i % 10 == 9 ? RTR_MODEL_NONE : i % 2 };
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.ncpu_marks, 1);
+	cr_assert_eq(f.cpu_marks[0].count, MILLION);
+	cr_assert_eq(f.cpu_marks[0].flags, RTR_ITEM_SPAN);
+	cr_assert_eq(f.cpu_marks[0].index, 0, "the first marker stands for them");
+	cr_assert_eq(f.nthread_marks, 2);
+	cr_assert_eq(f.thread_marks[0].lane, 0);
+	cr_assert_eq(f.thread_marks[0].count, 500000);
+	cr_assert_eq(f.thread_marks[1].lane, 1);
+	cr_assert_eq(f.thread_marks[1].count, 400000);
+	/* zoomed in: each a tick of its own */
+	w.t0 = 100;
+	w.t1 = 110;
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.ncpu_marks, 10);
+	for (uint32_t k = 0; k < 10; k++) {
+		cr_assert_eq(f.cpu_marks[k].x0, 100 * k);
+		cr_assert_eq(f.cpu_marks[k].index, 100 + k);
+		cr_assert_eq(f.cpu_marks[k].count, 1);
+		cr_assert_eq(f.cpu_marks[k].flags, 0);
+	}
+	/* thread 0 wrote 100, 102, ... 108; thread 1 101, 103, 105, 107 (109: no thread) */
+	cr_assert_eq(f.nthread_marks, 9);
+	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+}
+
 Test(view_window, bad_windows_are_refused)
 {
 	struct rtr_model m;

@@ -88,6 +88,29 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		assert.equal(await s.stop(), 0);
 	});
 
+	test('--serve: LTTng events: counted ticks on the CPU lanes and on the lanes of the threads', async () => {
+		const lttng = new URL('../data/lttng-kernel/contexts', import.meta.url).pathname;
+		const s = await serve([lttng]);
+		const p = await open(s.url);
+		const f = await p.evaluate(() => window.rtrServe.last);
+		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+		const sum = (a) => a.reduce((x, y) => x + y, 0);
+		assert.equal(sum(f.cpu_marks.count), 216 - 2 * 24, 'every event a marker but sched_switch and _fork');
+		assert.equal(meta.marked_threads.length, 21, '7 pids x 3 names');
+		assert.equal(sum(f.thread_marks.count), 216 - 2 * 24, 'each named by its thread');
+		// a tick is drawn on its CPU's lane
+		const i = f.cpu_marks.flags.findIndex((x) => !(x & meta.item_flags.span));
+		assert.ok(i >= 0, JSON.stringify(f.cpu_marks));
+		const H = await p.evaluate(() => document.getElementById('canvas').height);
+		const lanes = meta.cpus.length + meta.marked_threads.length;
+		const yy = H - (lanes * 12 + 4) + 4 + f.cpu_marks.cpu[i] * 12 + 5;
+		const dark = ([r, g, b]) => r < 120 && g < 120 && b < 120;
+		assert.ok((await pixels(p, f.cpu_marks.x0[i] + 0.5, yy, 1)).some(dark), 'a tick');
+		await shot(p, 'serve-lttng');
+		await p.close();
+		assert.equal(await s.stop(), 0);
+	});
+
 	test('--serve: 1000 requests at every zoom: at most about an item per pixel a row, counts adding up', async () => {
 		const s = await serve([trace('requests')]);
 		const p = await open(s.url);

@@ -26,7 +26,7 @@
 
 	// the CPU lanes at the bottom, and above them a strip per counter group
 	function lanesH() {
-		return meta.cpus.length * LANE_H + 4;
+		return (meta.cpus.length + meta.marked_threads.length) * LANE_H + 4;
 	}
 
 	function groups() {
@@ -134,6 +134,18 @@
 			g.fillStyle = R.flags[i] & flags.span ? '#7fa6cc' : '#4e79a7';
 			g.fillRect(R.x0[i], top + R.cpu[i] * LANE_H, Math.max(1, R.x1[i] - R.x0[i]), LANE_H - 2);
 		}
+		// markers (events the task model does not read): ticks on their CPU's
+		// lane and their thread's, a run of them closer than a pixel a band
+		const lane = new Map(meta.marked_threads.map((t, i) => [t.thread, meta.cpus.length + i]));
+		const ticks = (M, laneOf) => {
+			for (let i = 0; i < M.x0.length; i++) {
+				const l = laneOf(i);
+				g.fillStyle = M.flags[i] & flags.span ? '#555555' : '#000000';
+				g.fillRect(M.x0[i], top + l * LANE_H + 2, Math.max(1, M.x1[i] - M.x0[i]), LANE_H - 6);
+			}
+		};
+		ticks(f.cpu_marks, (i) => f.cpu_marks.cpu[i]);
+		ticks(f.thread_marks, (i) => lane.get(f.thread_marks.thread[i]));
 		// the time axis
 		g.fillStyle = '#f8f8f8';
 		g.fillRect(0, 0, W, AXIS_H);
