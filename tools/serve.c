@@ -147,6 +147,8 @@ static void fill_meta(struct jw *w, void *arg)
 	jw_u64(w, s->nrows);
 	key(w, true, "aligned");
 	jw_lit(w, s->aligned ? "true" : "false");
+	key(w, true, "binds_simplified");
+	jw_u64(w, s->simplified);
 	key(w, true, "limits");
 	jw_lit(w, "{");
 	key(w, false, "width");

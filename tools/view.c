@@ -636,7 +636,8 @@ static int serve_traces(char **dirs, int ndirs, bool align, const char *bind, un
 	for (uint32_t i = 0; i < m.ndamage; i++)
 		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
 			rtr_model_str(&m, m.damage[i].message));
-	if (rtr_scene_build(&sc, &m, align ? RTR_SCENE_ALIGN_START : 0))
+	/* mirage's simplify_binds, on as in the page (which toggles it with b) */
+	if (rtr_scene_build(&sc, &m, RTR_SCENE_SIMPLIFY_BINDS | (align ? RTR_SCENE_ALIGN_START : 0)))
 		fprintf(stderr, "ringtrace view: out of memory\n");
 	else
 		ret = rtr_view_serve(&sc, dirs[0], bind, port);

@@ -205,6 +205,94 @@ static int collect_arrows(struct rtr_scene *s)
 	return 0;
 }
 
+/* ---- simplify_binds (mirage's): an idle bind drawn from its first read -------------------- */
+
+static bool bind_like(const char *kind)
+{
+	static const char *const names[] = { "bind", "try", "map", "ignore_result", "on_success",
+					     "on_failure", "on_termination", "on_any" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(kind, names[i]))
+			return true;
+	return false;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct rtr_scene_arrow *x = a, *y = b;
+
+	if (x->tf != y->tf)
+		return x->tf < y->tf ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * A bind-like task read before anyone used it (waited for it or read it)
+ * sat idle until its input was ready: its line starts at that read, its
+ * creation line comes from the input at that time (the page's own
+ * simplify_binds did this in its script).  The create lines are of length
+ * 0 (class 0): that class is sorted again.
+ */
+static int simplify_binds(struct rtr_scene *s)
+{
+	const struct rtr_model *m = s->m;
+	uint32_t n = m->ntasks;
+	int64_t *read_at = malloc(((size_t)n + 1) * sizeof(*read_at));
+	int64_t *used_at = malloc(((size_t)n + 1) * sizeof(*used_at));
+	uint32_t *read_from = malloc(((size_t)n + 1) * sizeof(*read_from));
+	uint32_t *created = malloc(((size_t)n + 1) * sizeof(*created));
+
+	if (!read_at || !used_at || !read_from || !created) {
+		free(read_at);
+		free(used_at);
+		free(read_from);
+		free(created);
+		return -ENOMEM;
+	}
+	for (uint32_t t = 0; t < n; t++) {
+		read_at[t] = used_at[t] = INT64_MAX;
+		read_from[t] = created[t] = RTR_MODEL_NONE;
+	}
+	for (uint32_t i = 0; i < s->narrows; i++) {
+		const struct rtr_scene_arrow *a = &s->arrows[i];
+
+		if (a->from >= n || a->to >= n)
+			continue;
+		if (a->kind == RTR_ARROW_READ && a->ts < read_at[a->to]) {
+			read_at[a->to] = a->ts;
+			read_from[a->to] = a->from;
+		}
+		if ((a->kind == RTR_ARROW_READ || a->kind == RTR_ARROW_TRY_READ) && a->ts < used_at[a->from])
+			used_at[a->from] = a->ts;
+		if (a->kind == RTR_SCENE_ARROW_CREATE)
+			created[a->to] = i;
+	}
+	for (uint32_t t = 0; t < n; t++) {
+		const struct rtr_model_task *k = &m->tasks[t];
+		int64_t r = read_at[t];
+		struct rtr_scene_arrow *c;
+
+		if (read_from[t] == RTR_MODEL_NONE || created[t] == RTR_MODEL_NONE ||
+		    used_at[t] < r || r <= k->created || r > k->end ||
+		    !bind_like(rtr_model_str(m, k->kind_name)))
+			continue;
+		s->task_start[t] = r;
+		c = &s->arrows[created[t]];
+		c->from = read_from[t];
+		c->tf = c->ts = r;
+		s->simplified++;
+	}
+	if (s->simplified && s->class_off[1] > s->class_off[0] + 1)
+		qsort(s->arrows + s->class_off[0], s->class_off[1] - s->class_off[0], sizeof(*s->arrows),
+		      by_start);
+	free(read_at);
+	free(used_at);
+	free(read_from);
+	free(created);
+	return 0;
+}
+
 bool rtr_scene_arrow_failed(const struct rtr_scene *s, const struct rtr_scene_arrow *a)
 {
 	if (a->kind == RTR_ARROW_READ)
@@ -554,7 +642,7 @@ static int summaries(struct rtr_scene *s)
 	for (uint32_t i = 0; i < m->ntasks; i++) {
 		const struct rtr_model_task *t = &m->tasks[s->row_task[i]];
 
-		r->start[i] = t->created;
+		r->start[i] = s->task_start[s->row_task[i]];
 		r->end[i] = t->end;
 		r->mark[i] = (t->flags & RTR_TASK_NEVER_RESOLVED) ? 2 : (t->flags & RTR_TASK_FAILED) ? 1 : 0;
 	}
@@ -643,9 +731,13 @@ int rtr_scene_build(struct rtr_scene *s, struct rtr_model *m, unsigned flags)
 	s->task_row = malloc(((size_t)m->ntasks + 1) * sizeof(*s->task_row));
 	s->row_task = malloc(((size_t)m->ntasks + 1) * sizeof(*s->row_task));
 	s->trace_row = malloc(((size_t)m->ntraces + 1) * sizeof(*s->trace_row));
-	if (!s->task_row || !s->row_task || !s->trace_row)
+	s->task_start = malloc(((size_t)m->ntasks + 1) * sizeof(*s->task_start));
+	if (!s->task_row || !s->row_task || !s->trace_row || !s->task_start)
 		goto fail;
-	if ((ret = layout(s)) || (ret = collect_arrows(s)) || (ret = arrow_summaries(s)) ||
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		s->task_start[i] = m->tasks[i].created;
+	if ((ret = layout(s)) || (ret = collect_arrows(s)) ||
+	    ((flags & RTR_SCENE_SIMPLIFY_BINDS) && (ret = simplify_binds(s))) || (ret = arrow_summaries(s)) ||
 	    (ret = sleeping(s)) || (ret = summaries(s)) || (ret = sample_trees(s)))
 		goto fail;
 	return 0;
@@ -660,6 +752,7 @@ void rtr_scene_free(struct rtr_scene *s)
 	free(s->row_off);
 	free(s->row_task);
 	free(s->trace_row);
+	free(s->task_start);
 	free(s->arrows);
 	free(s->sleep);
 	free(s->sleep_off);

@@ -124,6 +124,9 @@ struct rtr_scene_lod {
  *	@sleep_off[t] .. @sleep_off[t + 1] are trace t's pairs (a trace without
  *	runs has none): mirage's sleeping regions.
  * @aligned: built with RTR_SCENE_ALIGN_START.
+ * @task_start: where each task's line starts: its creation, or with
+ *	RTR_SCENE_SIMPLIFY_BINDS a simplified bind's first read.
+ * @simplified: the binds simplified.
  */
 struct rtr_scene {
 	const struct rtr_model *m;
@@ -138,6 +141,8 @@ struct rtr_scene {
 	int64_t *sleep;
 	uint32_t *sleep_off;
 	bool aligned;
+	int64_t *task_start;
+	uint32_t simplified;
 	/* private: */
 	struct rtr_scene_lod rows;	/* tasks by row */
 	struct rtr_scene_lod lanes;	/* runs by CPU */
@@ -160,9 +165,16 @@ struct rtr_scene {
  *	the earliest does (`ringtrace view --align start`): runs of a program
  *	recorded at different times drawn one above the other.  This changes
  *	the model's times in place (and re-sorts what is sorted by time).
+ * @RTR_SCENE_SIMPLIFY_BINDS: mirage's simplify_binds: a bind-like task
+ *	(kind bind, try, map, ignore_result, on_success, on_failure,
+ *	on_termination, on_any) whose first read comes before anyone waited
+ *	for it or read it sat idle until its input was ready: its line starts
+ *	at that read, and its creation line comes from the input it read.
+ *	The rows stay those of the tasks' creations.
  */
 enum rtr_scene_flags {
 	RTR_SCENE_ALIGN_START = 1u << 0,
+	RTR_SCENE_SIMPLIFY_BINDS = 1u << 1,
 };
 
 /**
