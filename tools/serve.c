@@ -166,6 +166,15 @@ static void fill_meta(struct jw *w, void *arg)
 		jw_cstr(w, rtr_scene_arrow_kind_name(k));
 	}
 	jw_lit(w, "]");
+	key(w, true, "task_flags");
+	jw_lit(w, "{");
+	key(w, false, "resolved");
+	jw_u64(w, RTR_TASK_RESOLVED);
+	key(w, true, "failed");
+	jw_u64(w, RTR_TASK_FAILED);
+	key(w, true, "never_resolved");
+	jw_u64(w, RTR_TASK_NEVER_RESOLVED);
+	jw_lit(w, "}");
 	key(w, true, "item_flags");
 	jw_lit(w, "{");
 	key(w, false, "span");

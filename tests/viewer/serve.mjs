@@ -75,6 +75,12 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		const gx = Math.max(1, (hit.start[0] - f.t0) * f.width / (f.t1 - f.t0) + 1);
 		const yellow = ([r, g, b]) => r > 200 && g > 180 && b < 80;
 		assert.ok((await pixels(p, gx, gy, 1)).some(yellow), 'gamma highlighted');
+		// a click on gamma's line: its details from api/task, in the status line
+		const box = await p.evaluate(() => { const r = document.getElementById('canvas').getBoundingClientRect();
+			return [r.left, r.top]; });
+		await p.mouse.click(box[0] + gx + 2, box[1] + y(f, hit.row[0]));
+		await p.waitForFunction(() => /gamma/.test(document.getElementById('status').textContent));
+		assert.match(await p.textContent('#status'), /gamma \(wait\), .*failed: timeout/);
 		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
 		for (const [a, b] of [[0.4, 0.5], [0.45, 0.4501], [0.9, 3]]) {
 			f = await p.evaluate(([t0, t1]) => window.rtrServe.setWindow(t0, t1, 0),

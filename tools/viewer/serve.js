@@ -226,7 +226,8 @@
 			query();
 		}, { passive: false });
 		let drag = null;
-		canvas.addEventListener('mousedown', (e) => (drag = { x: e.offsetX, y: e.offsetY, t0, t1, row0 }));
+		let down = null;
+		canvas.addEventListener('mousedown', (e) => (down = drag = { x: e.offsetX, y: e.offsetY, t0, t1, row0 }));
 		window.addEventListener('mouseup', () => (drag = null));
 		canvas.addEventListener('mousemove', (e) => {
 			if (!drag)
@@ -249,6 +250,11 @@
 			}
 		});
 		window.addEventListener('resize', resize);
+		canvas.addEventListener('click', (e) => {
+			if (down && (Math.abs(e.offsetX - down.x) > 3 || Math.abs(e.offsetY - down.y) > 3))
+				return;	// the end of a drag
+			st.details(e.offsetX, e.offsetY);
+		});
 		$('search').addEventListener('keydown', async (e) => {
 			if (e.key !== 'Enter')
 				return;
@@ -256,6 +262,25 @@
 			await st.search($('search').value);
 		});
 	}
+
+	// The item under (x, y) of the last answer: a task's details from the
+	// server, or what a span stands for.
+	st.details = async (x, y0) => {
+		const f = frame, T = f.tasks, row = f.row0 + Math.floor((y0 - AXIS_H) / ROW_H);
+		for (let i = 0; i < T.x0.length; i++) {
+			if (T.row[i] !== row || x < T.x0[i] - 2 || x > Math.max(T.x1[i], T.x0[i] + 1) + 2)
+				continue;
+			const t = await getJSON('api/task?i=' + T.index[i]);
+			const dur = t.end - t.created;
+			$('status').textContent = (T.count[i] > 1 ? T.count[i] + ' tasks here; the longest or failed: ' : '') +
+				(t.name || '#' + t.id) + ' (' + t.kind + '), ' + fmt(dur) +
+				(t.flags & meta.task_flags.failed ? ', failed: ' + t.reason : '') + (T.flags[i] & meta.item_flags.never ? ', never resolved' : '');
+			st.selected = t;
+			return t;
+		}
+		st.selected = null;
+		return null;
+	};
 
 	// Search (the scene's, in C): the matches are highlighted; the answer for the tests.
 	st.search = async (q) => {
