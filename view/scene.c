@@ -325,9 +325,10 @@ static int arrow_summaries(struct rtr_scene *s)
 	uint64_t *key = malloc(((size_t)n + 1) * sizeof(*key));
 
 	s->arrow_rank = malloc((size_t)n + 1);
+	s->arrow_tf = malloc(((size_t)n + 1) * sizeof(*s->arrow_tf));
 	s->kind_ts = malloc(((size_t)n + 1) * sizeof(*s->kind_ts));
 	s->failed = malloc(((size_t)n + 1) * sizeof(*s->failed));
-	if (!key || !s->arrow_rank || !s->kind_ts || !s->failed) {
+	if (!key || !s->arrow_rank || !s->arrow_tf || !s->kind_ts || !s->failed) {
 		free(key);
 		return -ENOMEM;
 	}
@@ -335,6 +336,7 @@ static int arrow_summaries(struct rtr_scene *s)
 		s->arrow_rank[i] = rtr_scene_arrow_hidden(&s->arrows[i]) ? 0 :
 				   rtr_scene_arrow_failed(s, &s->arrows[i]) ? 2 : 1;
 		key[i] = lod_key(s->arrow_rank[i], s->arrows[i].ts - s->arrows[i].tf);
+		s->arrow_tf[i] = s->arrows[i].tf;
 	}
 	if (rtr_lod_build(&s->arrow_idx, key, n))
 		return -ENOMEM;
@@ -764,6 +766,7 @@ void rtr_scene_free(struct rtr_scene *s)
 	free(s->mark_buf);
 	rtr_lod_free(&s->arrow_idx);
 	free(s->arrow_rank);
+	free(s->arrow_tf);
 	free(s->sample_min);
 	free(s->sample_max);
 	free(s->kind_ts);

@@ -151,6 +151,7 @@ struct rtr_scene {
 	uint32_t *mark_buf;		/* the last two's lane offsets and items */
 	struct rtr_lod arrow_idx;	/* over @arrows: rank << 62 | length */
 	uint8_t *arrow_rank;		/* by arrow: 0 hidden, 1 drawn, 2 a failure */
+	int64_t *arrow_tf;		/* by arrow: its start, searched on contiguous memory */
 	int64_t *sample_min;		/* segment trees over rtr_model.samples' values */
 	int64_t *sample_max;
 	int64_t *kind_ts;		/* arrows' ends by kind, then time: the summaries */

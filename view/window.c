@@ -99,35 +99,6 @@ static uint32_t gallop(const int64_t *a, uint32_t lo, uint32_t hi, int64_t v)
 	return lower_bound(a, prev, lo, v);
 }
 
-/* The same over the arrows' starts. */
-static uint32_t arrow_lower_bound(const struct rtr_scene_arrow *a, uint32_t lo, uint32_t hi, int64_t v);
-
-/* The same, galloping from @lo (the next pixel's first arrow is near). */
-static uint32_t arrow_gallop(const struct rtr_scene_arrow *a, uint32_t lo, uint32_t hi, int64_t v)
-{
-	uint32_t step = 1, prev = lo;
-
-	while (lo < hi && a[lo].tf < v) {
-		prev = lo + 1;
-		lo = hi - lo > step ? lo + step : hi;
-		step *= 2;
-	}
-	return arrow_lower_bound(a, prev, lo, v);
-}
-
-static uint32_t arrow_lower_bound(const struct rtr_scene_arrow *a, uint32_t lo, uint32_t hi, int64_t v)
-{
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (a[mid].tf < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Room for one more element in *@v (@n used, @cap allocated). */
 static int grow(void **v, uint32_t n, uint32_t *cap, size_t size)
 {
@@ -323,11 +294,11 @@ static int arrows_merged(const struct rtr_scene *s, const struct win *w, const s
 
 		while (i < hi[c]) {
 			int64_t px = px_of(w, s->arrows[i].tf);
-			uint32_t j = arrow_gallop(s->arrows, i + 1, hi[c], px_time(w, px + 1)), best;
+			uint32_t j = gallop(s->arrow_tf, i + 1, hi[c], px_time(w, px + 1)), best;
 			const struct rtr_scene_arrow *a;
 
 			if (px < 0)	/* starting before the window: one pixel's worth */
-				j = arrow_gallop(s->arrows, i + 1, hi[c], w->t0);
+				j = gallop(s->arrow_tf, i + 1, hi[c], w->t0);
 			best = rtr_scene_arrow_best(s, i, j);
 			a = &s->arrows[best];
 			if (a->ts >= w->t0 && s->arrow_rank[best] &&
@@ -400,9 +371,9 @@ static int arrows(const struct rtr_scene *s, const struct win *w, const struct r
 
 	f->arrows_in_view = 0;
 	for (unsigned c = 0; c < RTR_SCENE_NCLASSES; c++) {
-		lo[c] = arrow_lower_bound(s->arrows, s->class_off[c], s->class_off[c + 1],
+		lo[c] = lower_bound(s->arrow_tf, s->class_off[c], s->class_off[c + 1],
 					  class_reach(w->t0, c));
-		hi[c] = arrow_lower_bound(s->arrows, lo[c], s->class_off[c + 1], w->t1);
+		hi[c] = lower_bound(s->arrow_tf, lo[c], s->class_off[c + 1], w->t1);
 		f->arrows_in_view += hi[c] - lo[c];
 	}
 	f->arrow_detail = RTR_ARROWS_EXACT;
