@@ -18,13 +18,16 @@
 #   libringtrace.{a,so}           the producer: what a traced program links
 #   libringtrace-consumer.{a,so}  the consumer: regions to CTF traces
 #   libringtrace-read.a           the read side: CTF traces to events and models
-# Programs and the test runner link the three archives (read, consumer,
+#   libringtrace-view.a           the scene: what every front end draws of a
+#                                 model, and its window query (Documentation/viewer.rst)
+# Programs and the test runner link the four archives (view, read, consumer,
 # producer), taking only the objects they use.
 #
 # Each source directory lists its objects in a Kbuild file:
 #   obj-y += x.o              into libringtrace (the producer)
 #   consumer-y += x.o         into libringtrace-consumer
 #   read-y += x.o             into libringtrace-read
+#   view-y += x.o             into libringtrace-view
 #   progs-y += name           a program; name-objs := a.o b.o (paths relative to the dir)
 #                             name-shared := y: linked with libringtrace.so
 #   shlibs-y += libname       a shared object $(O)/lib/libname.so over libringtrace.so;
@@ -119,7 +122,7 @@ endif
 .PHONY: xen-images xen-progs check-xen
 
 # ---- collect the Kbuild lists ------------------------------------------------
-LIB_DIRS  := ringbuf platform consumer events reader
+LIB_DIRS  := ringbuf platform consumer events reader view
 PROG_DIRS := tools examples bench
 TEST_DIRS := tests
 
@@ -127,6 +130,7 @@ define read_kbuild
 obj-y :=
 consumer-y :=
 read-y :=
+view-y :=
 progs-y :=
 shlibs-y :=
 tests-y :=
@@ -135,6 +139,7 @@ $$(foreach v,$$(filter CFLAGS_% CXXFLAGS_%,$$(.VARIABLES)),$$(eval $$(call obj_f
 LIB_OBJS  += $$(addprefix $(O)/obj/$(1)/,$$(obj-y))
 CONSUMER_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(consumer-y))
 READ_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(read-y))
+VIEW_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(view-y))
 TEST_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(tests-y))
 $$(foreach p,$$(progs-y),$$(eval $$(call prog_rule,$(1),$$(p))))
 $$(foreach l,$$(shlibs-y),$$(eval $$(call shlib_rule,$(1),$$(l))))
@@ -165,17 +170,19 @@ $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/lib
 	$$(quiet) LD $$(short)
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(call prog_ld,$(1),$(2)) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) \
-		$$(if $$($(2)-shared),$(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
+		$$(if $$($(2)-shared),$(O)/lib/libringtrace-view.a $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
 			$(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A)) \
 		$$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
 endef
 comma := ,
 
 # The archives in link order: each layer before the ones it uses.
-LIBS_A := $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a $(O)/lib/libringtrace.a
+LIBS_A := $(O)/lib/libringtrace-view.a $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
+	$(O)/lib/libringtrace.a
 LIB_OBJS :=
 CONSUMER_OBJS :=
 READ_OBJS :=
+VIEW_OBJS :=
 TEST_OBJS :=
 PROGS :=
 SHLIBS :=
@@ -213,8 +220,9 @@ $(O)/obj/%.o: %.cc $$(firstword $$(subst /, ,$$*))/Kbuild Makefile $(CONFIG_STAM
 	$(Q)$(MAKE) --no-print-directory $(O)/obj/$@
 # ---- end of C++ ------------------------------------------------------------------
 
-# The page of `ringtrace view`: tools/viewer/ embedded as a generated C source.
-VIEWER_SRCS := tools/viewer/viewer.html tools/viewer/viewer.css tools/viewer/viewer.js
+# The pages of `ringtrace view` and `view --serve`: tools/viewer/ embedded as a generated C source.
+VIEWER_SRCS := tools/viewer/viewer.html tools/viewer/viewer.css tools/viewer/viewer.js \
+	tools/viewer/serve.html tools/viewer/serve.js
 $(O)/gen/tools/viewer_assets.c: $(VIEWER_SRCS) scripts/embed.sh
 	$(quiet) GEN $(short)
 	$(Q)mkdir -p $(@D)
@@ -256,6 +264,11 @@ $(O)/lib/libringtrace-read.a: $(READ_OBJS) $(CONFIG_STAMP)
 	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
+
+$(O)/lib/libringtrace-view.a: $(VIEW_OBJS)
+	$(quiet) AR $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
 	$(quiet) LD $(short)

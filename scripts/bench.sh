@@ -24,6 +24,9 @@
 #    record.* (ns/event beside the floor), consumer.{1writer,2writers}.* (MB/s
 #    to disk, the fraction of the disk's, loss), the writers at LTTng-UST's
 #    rate, a stalled output, blocking mode, snapshot.256kx4.events;
+# 7b. ringtrace-view-bench: the viewer's window query (view/scene.h) on
+#    server-like models of 1 M and 10 M requests made in memory:
+#    view.{1m,10m}.{build_s,scene_bytes_per_task,query_us (p95),query_max_us,items_max};
 # 8. scripts/bench-xen.sh: a Xen guest consumed from dom0 on the simulated
 #    hypervisor: xen.sim.notifications_per_packet, dom0 MB/s (the guest's
 #    xen.sim.ns is ringtrace-bench's, beside the unix figure); and
@@ -300,6 +303,17 @@ if ! scripts/bench-consumer.sh "$build" "$rows"; then
 	echo "bench.sh: the consumer benchmark failed" >&2
 	status=1
 fi
+
+# ---- 7b: the viewer's scene: the window query on a model made in memory ----------
+# ringtrace-view-bench (bench/bench_view.c): 1 M and 10 M server-like requests.
+echo
+echo "the viewer's window query (view/scene.h), 1920 px x 64 rows, zoom from the whole trace to 1 us"
+for n in 1000000 10000000; do
+	if ! "$build/bin/ringtrace-view-bench" --requests "$n" --rows "$rows"; then
+		echo "bench.sh: the window query benchmark failed ($n requests)" >&2
+		status=1
+	fi
+done
 
 # ---- 8: a Xen guest and its dom0 consumer (simulated hypervisor) ----------------
 if ! scripts/bench-xen.sh "$build" "$rows"; then

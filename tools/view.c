@@ -2,8 +2,8 @@
 /*
  * tools/view.c - `ringtrace view TRACE... [-o FILE.html] [--force]`: one
  * self-contained HTML page that draws the traces as mirage-trace-viewer did
- * (Documentation/viewer.rst).  The task model (tools/model.h) is laid out in
- * rows here, then written into the page as columns: typed arrays packed into
+ * (Documentation/viewer.rst).  The task model (reader/model.h) is laid out
+ * by the scene (view/scene.h), then written into the page as columns: typed arrays packed into
  * one base64 blob, a string table (NUL-separated UTF-8) inside it, and a
  * small JSON header naming each column's place.  The page's own sources
  * (tools/viewer/) are compiled in by scripts/embed.sh.
@@ -21,12 +21,12 @@
 #include "reader/model.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/serve.h"
 #include "tools/view.h"
+#include "view/columns.h"
+#include "view/scene.h"
 
 #define FORMAT_VERSION	1
-#define ARROW_CREATE	4	/* page-only arrow kinds: vertical lines */
-#define ARROW_BECOMES	5
-#define NBUCKETS	66	/* arrows by on-axis length: 0, then [2^(b-1), 2^b) ns */
 
 struct buf {
 	char *p;
@@ -159,320 +159,37 @@ static void strtab_free(struct strtab *st)
 	free(st->off);
 }
 
-/* ---- rows: mirage's arrangement, tasks that do not overlap in time share a row ------ */
-
-/*
- * A min-tree over the rows' end times finds, for a task starting at @start,
- * the first row at or after its parent's whose last task ended before
- * @start: O(log^2 n) a task.
- */
-struct rowtree {
-	int64_t *t;		/* 2 * size nodes, leaves from size */
-	uint32_t size;
-};
-
-static uint32_t rowtree_find(const struct rowtree *rt, uint32_t node, uint32_t lo, uint32_t hi,
-			     uint32_t k, int64_t start)
-{
-	uint32_t mid, r;
-
-	if (hi <= k || rt->t[node] >= start)
-		return UINT32_MAX;
-	if (hi - lo == 1)
-		return lo;
-	mid = lo + (hi - lo) / 2;
-	r = rowtree_find(rt, 2 * node, lo, mid, k, start);
-	return r != UINT32_MAX ? r : rowtree_find(rt, 2 * node + 1, mid, hi, k, start);
-}
-
-static void rowtree_set(struct rowtree *rt, uint32_t row, int64_t end)
-{
-	uint32_t n = rt->size + row;
-
-	rt->t[n] = end;
-	for (n /= 2; n; n /= 2)
-		rt->t[n] = rt->t[2 * n] < rt->t[2 * n + 1] ? rt->t[2 * n] : rt->t[2 * n + 1];
-}
-
-static const struct rtr_model *sort_model;
-
-static int by_created(const void *a, const void *b)
-{
-	const struct rtr_model_task *x = &sort_model->tasks[*(const uint32_t *)a];
-	const struct rtr_model_task *y = &sort_model->tasks[*(const uint32_t *)b];
-
-	if (x->created != y->created)
-		return x->created < y->created ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/*
- * layout() - a row for every task (@row), each trace's rows after the
- * previous trace's and one empty row; @order lists the tasks by row, then
- * time; @row_off[r] is where row r starts in it (@nrows + 1 entries).
- */
-static int layout(const struct rtr_model *m, uint32_t *row, uint32_t *order, uint32_t **row_off,
-		  uint32_t *nrows, uint32_t *trace_row)
-{
-	uint32_t *sorted = malloc(((size_t)m->ntasks + 1) * sizeof(*sorted));
-	struct rowtree rt = { 0 };
-	uint32_t base = 0, first = 0, *off;
-
-	for (rt.size = 1; rt.size < m->ntasks + 1; rt.size *= 2)
-		;
-	rt.t = malloc(2 * (size_t)rt.size * sizeof(*rt.t));
-	if (!sorted || !rt.t) {
-		free(sorted);
-		free(rt.t);
-		return -1;
-	}
-	for (uint32_t tr = 0; tr < m->ntraces; tr++) {
-		uint32_t last = first, used = 0;
-
-		while (last < m->ntasks && m->tasks[last].trace == tr)
-			last++;
-		for (uint32_t i = first; i < last; i++)
-			sorted[i - first] = i;
-		sort_model = m;
-		if (last - first > 1)
-			qsort(sorted, last - first, sizeof(*sorted), by_created);
-		for (uint32_t i = 0; i < 2 * rt.size; i++)
-			rt.t[i] = INT64_MIN;
-		for (uint32_t i = 0; i < last - first; i++) {
-			const struct rtr_model_task *t = &m->tasks[sorted[i]];
-			uint32_t k = 0, r;
-
-			if (t->parent != RTR_MODEL_NONE && t->parent >= first && t->parent < last &&
-			    t->parent != sorted[i] && row[t->parent] != UINT32_MAX)
-				k = row[t->parent] - base + 1;
-			r = rowtree_find(&rt, 1, 0, rt.size, k, t->created);
-			if (r == UINT32_MAX)	/* cannot happen: rows >= tasks + 1 */
-				r = used;
-			row[sorted[i]] = base + r;
-			used = r + 1 > used ? r + 1 : used;
-			rowtree_set(&rt, r, t->end);
-		}
-		trace_row[tr] = base;
-		base += used + (tr + 1 < m->ntraces);
-		for (uint32_t i = first; i < last; i++)
-			if (row[i] == UINT32_MAX)
-				row[i] = base;
-		first = last;
-	}
-	trace_row[m->ntraces] = base;
-	free(rt.t);
-	*nrows = base;
-	off = calloc((size_t)base + 2, sizeof(*off));
-	if (!off) {
-		free(sorted);
-		return -1;
-	}
-	/* by row, then time: a stable counting sort of the tasks by start time */
-	for (uint32_t i = 0; i < m->ntasks; i++)
-		sorted[i] = i;
-	sort_model = m;
-	if (m->ntasks > 1)
-		qsort(sorted, m->ntasks, sizeof(*sorted), by_created);
-	for (uint32_t i = 0; i < m->ntasks; i++)
-		off[row[i] + 1]++;
-	for (uint32_t r = 0; r < base; r++)
-		off[r + 1] += off[r];
-	{
-		uint32_t *fill = malloc(((size_t)base + 1) * sizeof(*fill));
-
-		if (!fill) {
-			free(sorted);
-			free(off);
-			return -1;
-		}
-		memcpy(fill, off, ((size_t)base + 1) * sizeof(*fill));
-		for (uint32_t i = 0; i < m->ntasks; i++)
-			order[fill[row[sorted[i]]]++] = sorted[i];
-		free(fill);
-	}
-	free(sorted);
-	*row_off = off;
-	return 0;
-}
-
-/* ---- arrows, with the create and becomes lines, by length then start ------------ */
-
-struct arrow {
-	double tf, ts;
-	uint32_t from, to;
-	uint8_t kind, flags, bucket;
-};
-
-static int arrow_cmp(const void *a, const void *b)
-{
-	const struct arrow *x = a, *y = b;
-
-	if (x->bucket != y->bucket)
-		return x->bucket < y->bucket ? -1 : 1;
-	if (x->tf != y->tf)
-		return x->tf < y->tf ? -1 : 1;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-static uint8_t length_bucket(double len)
-{
-	uint64_t l = len > 0 ? (uint64_t)len : 0;
-
-	return l ? (uint8_t)(64 - __builtin_clzll(l)) : 0;
-}
-
-static struct arrow *collect_arrows(const struct rtr_model *m, uint32_t *n)
-{
-	struct arrow *a = malloc(((size_t)m->narrows + 2 * (size_t)m->ntasks + 1) * sizeof(*a));
-	uint32_t k = 0;
-
-	if (!a)
-		return NULL;
-	for (uint32_t i = 0; i < m->narrows; i++) {
-		const struct rtr_model_arrow *x = &m->arrows[i];
-
-		a[k++] = (struct arrow){ .tf = (double)x->t_from, .ts = (double)x->ts,
-			.from = x->from, .to = x->to, .kind = x->kind, .flags = x->flags };
-	}
-	for (uint32_t i = 0; i < m->ntasks; i++) {
-		const struct rtr_model_task *t = &m->tasks[i];
-
-		if ((t->flags & RTR_TASK_CREATED) && t->parent != RTR_MODEL_NONE)
-			a[k++] = (struct arrow){ .tf = (double)t->created, .ts = (double)t->created,
-				.from = t->parent, .to = i, .kind = ARROW_CREATE };
-		if (t->becomes != RTR_MODEL_NONE)
-			a[k++] = (struct arrow){ .tf = (double)t->becomes_ts,
-				.ts = (double)t->becomes_ts, .from = i, .to = t->becomes,
-				.kind = ARROW_BECOMES };
-	}
-	for (uint32_t i = 0; i < k; i++)
-		a[i].bucket = length_bucket(a[i].ts - a[i].tf);
-	if (k > 1)
-		qsort(a, k, sizeof(*a), arrow_cmp);
-	*n = k;
-	return a;
-}
-
-/* ---- --align start: each trace on its own time origin ---------------------------- */
-
-static int cmp_note(const void *a, const void *b)
-{
-	const struct rtr_model_note *x = a, *y = b;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-static int cmp_pause(const void *a, const void *b)
-{
-	const struct rtr_model_pause *x = a, *y = b;
-
-	return x->end < y->end ? -1 : x->end > y->end;
-}
-
-static int cmp_loss(const void *a, const void *b)
-{
-	const struct rtr_model_loss *x = a, *y = b;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-/*
- * align_starts() - move every trace of @m in time so that each begins where
- * the earliest does: runs of one program recorded at different times
- * (a good run and a bad one) are drawn one above the other from the same
- * origin.  What is sorted by time across traces is sorted again.
- * Return: 0; -1 out of memory.
- */
-static int align_starts(struct rtr_model *m)
-{
-	int64_t *d = calloc(m->ntraces ? m->ntraces : 1, sizeof(*d)), end = m->start;
-
-	if (!d)
-		return -1;
-	for (uint32_t i = 0; i < m->ntraces; i++) {
-		struct rtr_model_trace *t = &m->traces[i];
-
-		d[i] = t->events ? t->first - m->start : 0;
-		t->first -= d[i];
-		t->last -= d[i];
-		if (t->last > end)
-			end = t->last;
-	}
-#define CPU_D(c) d[m->cpus[(c)].trace]
-	for (uint32_t i = 0; i < m->ntasks; i++) {
-		struct rtr_model_task *t = &m->tasks[i];
-
-		t->created -= d[t->trace];
-		t->end -= d[t->trace];
-		if (t->flags & RTR_TASK_RESOLVED)
-			t->resolved -= d[t->trace];
-		if (t->becomes != RTR_MODEL_NONE)
-			t->becomes_ts -= d[t->trace];
-	}
-	for (uint32_t i = 0; i < m->nlabels; i++)
-		m->labels[i].ts -= d[m->tasks[m->labels[i].task].trace];
-	for (uint32_t i = 0; i < m->nruns; i++) {
-		m->runs[i].start -= CPU_D(m->runs[i].cpu);
-		m->runs[i].end -= CPU_D(m->runs[i].cpu);
-	}
-	for (uint32_t i = 0; i < m->narrows; i++) {
-		m->arrows[i].ts -= CPU_D(m->arrows[i].cpu);
-		m->arrows[i].t_from -= CPU_D(m->arrows[i].cpu);
-	}
-	for (uint32_t i = 0; i < m->ncounters; i++) {
-		const struct rtr_model_counter *k = &m->counters[i];
-
-		for (uint32_t j = k->sample_first; j < k->sample_first + k->nsamples; j++)
-			m->samples[j].ts -= d[k->trace];
-	}
-	for (uint32_t i = 0; i < m->nnotes; i++)
-		m->notes[i].ts -= CPU_D(m->notes[i].cpu);
-	for (uint32_t i = 0; i < m->npauses; i++) {
-		m->pauses[i].start -= CPU_D(m->pauses[i].cpu);
-		m->pauses[i].end -= CPU_D(m->pauses[i].cpu);
-	}
-	for (uint32_t i = 0; i < m->nlosses; i++)
-		m->losses[i].ts -= CPU_D(m->losses[i].cpu);
-	for (uint32_t i = 0; i < m->ndamage; i++)
-		if (m->damage[i].ts)
-			m->damage[i].ts -= d[m->damage[i].trace];
-	for (uint32_t i = 0; i < m->ncpus; i++) {
-		if (m->cpus[i].first || m->cpus[i].last) {
-			m->cpus[i].first -= CPU_D(i);
-			m->cpus[i].last -= CPU_D(i);
-		}
-	}
-#undef CPU_D
-	if (m->nnotes > 1)
-		qsort(m->notes, m->nnotes, sizeof(*m->notes), cmp_note);
-	if (m->npauses > 1)
-		qsort(m->pauses, m->npauses, sizeof(*m->pauses), cmp_pause);
-	if (m->nlosses > 1)
-		qsort(m->losses, m->nlosses, sizeof(*m->losses), cmp_loss);
-	m->end = end;
-	free(d);
-	return 0;
-}
-
 /* ---- the blob: columns, 8-byte aligned, and the JSON that names them ---------- */
 
 struct page {
 	struct buf blob;
 	struct buf cols;	/* JSON: "name":[offset,count,"type"], ... */
+	bool written[RTR_PAGE_NCOLUMNS];
 	bool failed;
 };
 
-static void *col(struct page *pg, const char *name, const char *type, size_t size, size_t count)
+/*
+ * A new column of the page: @name must be in the table (view/columns.h),
+ * with elements of @size bytes, and written once; its kind comes from there.
+ */
+static void *col(struct page *pg, const char *name, size_t size, size_t count)
 {
 	static const uint8_t zero[8];
+	const struct rtr_page_column_def *def = rtr_page_column_find(name);
 	size_t off;
 
+	if (!def || def->size != size || pg->written[def - rtr_page_columns]) {
+		fprintf(stderr, "ringtrace view: column %s: not as view/columns.h has it\n", name);
+		pg->failed = true;
+		return NULL;
+	}
+	pg->written[def - rtr_page_columns] = true;
 	if (pg->blob.len % 8)
 		buf_put(&pg->blob, zero, 8 - pg->blob.len % 8);
 	off = pg->blob.len;
 	buf_reserve(&pg->blob, size * count + 8);
 	buf_printf(&pg->cols, "%s\"%s\":[%zu,%zu,\"%s\"]", pg->cols.len ? "," : "", name, off,
-		   count, type);
+		   count, def->kind);
 	if (pg->blob.failed || pg->cols.failed) {
 		pg->failed = true;
 		return NULL;
@@ -482,12 +199,12 @@ static void *col(struct page *pg, const char *name, const char *type, size_t siz
 	return pg->blob.p + off;
 }
 
-#define COL(pg, name, ctype, tname, count) ((ctype *)col(pg, name, tname, sizeof(ctype), count))
+#define COL(pg, name, ctype, count) ((ctype *)col(pg, name, sizeof(ctype), count))
 
 /* Column @name: element i is @expr (which may use i), for i below @n. */
-#define FILL(pg, name, ctype, tag, n, expr)					\
+#define FILL(pg, name, ctype, n, expr)						\
 	do {									\
-		ctype *v_ = COL(pg, name, ctype, tag, n);			\
+		ctype *v_ = COL(pg, name, ctype, n);				\
 										\
 		for (uint32_t i = 0; v_ && i < (n); i++)			\
 			v_[i] = (expr);						\
@@ -522,43 +239,30 @@ static uint32_t cstr(struct page *pg, struct strtab *st, const char *s)
  * col() may move the blob, so every column is filled before the next one
  * is made.
  */
-static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, const char *title,
-		 bool aligned)
+static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, const char *title)
 {
-	uint32_t *row = NULL, *order = NULL, *row_off = NULL, *trace_row = NULL, nrows = 0, na = 0;
-	struct arrow *arr = NULL;
+	const struct rtr_model *m = sc->m;
+	const struct rtr_scene_arrow *arr = sc->arrows;
+	const uint32_t na = sc->narrows, nrows = sc->nrows;
 	struct strtab st = { 0 };
-	uint32_t bucket_off[NBUCKETS + 1] = { 0 };
 	int ret = -1;
 
 	cstr(pg, &st, "");
-	row = malloc(((size_t)m->ntasks + 1) * sizeof(*row));
-	order = malloc(((size_t)m->ntasks + 1) * sizeof(*order));
-	trace_row = malloc(((size_t)m->ntraces + 1) * sizeof(*trace_row));
-	if (!row || !order || !trace_row)
-		goto out;
-	for (uint32_t i = 0; i < m->ntasks; i++)
-		row[i] = UINT32_MAX;
-	if (layout(m, row, order, &row_off, &nrows, trace_row))
-		goto out;
-	arr = collect_arrows(m, &na);
-	if (!arr)
-		goto out;
 
 	/* tasks */
-	FILL(pg, "task_start", double, "f64", m->ntasks, (double)m->tasks[i].created);
-	FILL(pg, "task_end", double, "f64", m->ntasks, (double)m->tasks[i].end);
-	FILL(pg, "task_id", double, "f64", m->ntasks, (double)m->tasks[i].id);
+	FILL(pg, "task_start", double, m->ntasks, (double)m->tasks[i].created);
+	FILL(pg, "task_end", double, m->ntasks, (double)m->tasks[i].end);
+	FILL(pg, "task_id", double, m->ntasks, (double)m->tasks[i].id);
 	{
-		uint32_t *v = COL(pg, "task_row", uint32_t, "u32", m->ntasks);
+		uint32_t *v = COL(pg, "task_row", uint32_t, m->ntasks);
 
-		if (v)
-			memcpy(v, row, (size_t)m->ntasks * sizeof(*v));
+		if (v && m->ntasks)
+			memcpy(v, sc->task_row, (size_t)m->ntasks * sizeof(*v));
 	}
-	FILL(pg, "task_parent", uint32_t, "u32", m->ntasks, m->tasks[i].parent);
-	FILL(pg, "task_becomes", uint32_t, "u32", m->ntasks, m->tasks[i].becomes);
-	FILL(pg, "task_nlabels", uint32_t, "u32", m->ntasks, m->tasks[i].nlabels);
-	FILL(pg, "task_nruns", uint32_t, "u32", m->ntasks, m->tasks[i].nruns);
+	FILL(pg, "task_parent", uint32_t, m->ntasks, m->tasks[i].parent);
+	FILL(pg, "task_becomes", uint32_t, m->ntasks, m->tasks[i].becomes);
+	FILL(pg, "task_nlabels", uint32_t, m->ntasks, m->tasks[i].nlabels);
+	FILL(pg, "task_nruns", uint32_t, m->ntasks, m->tasks[i].nruns);
 	/* strings may grow the table but never move the blob: fill these in two steps */
 	{
 		uint32_t *k = malloc(((size_t)m->ntasks + 1) * 3 * sizeof(*k));
@@ -572,30 +276,30 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 		}
 		for (int f = 0; f < 3; f++) {
 			static const char *const names[] = { "task_kind", "task_name", "task_reason" };
-			uint32_t *v = COL(pg, names[f], uint32_t, "u32", m->ntasks);
+			uint32_t *v = COL(pg, names[f], uint32_t, m->ntasks);
 
 			for (uint32_t i = 0; v && i < m->ntasks; i++)
 				v[i] = k[3 * i + (uint32_t)f];
 		}
 		free(k);
 	}
-	FILL(pg, "task_flags", uint8_t, "u8", m->ntasks, (uint8_t)m->tasks[i].flags);
-	FILL(pg, "task_trace", uint16_t, "u16", m->ntasks, (uint16_t)m->tasks[i].trace);
+	FILL(pg, "task_flags", uint8_t, m->ntasks, (uint8_t)m->tasks[i].flags);
+	FILL(pg, "task_trace", uint16_t, m->ntasks, (uint16_t)m->tasks[i].trace);
 	{
-		uint32_t *v = COL(pg, "row_task", uint32_t, "u32", m->ntasks);
+		uint32_t *v = COL(pg, "row_task", uint32_t, m->ntasks);
 
-		if (v)
-			memcpy(v, order, (size_t)m->ntasks * sizeof(*v));
+		if (v && m->ntasks)
+			memcpy(v, sc->row_task, (size_t)m->ntasks * sizeof(*v));
 	}
 	{
-		uint32_t *v = COL(pg, "row_off", uint32_t, "u32", (size_t)nrows + 1);
+		uint32_t *v = COL(pg, "row_off", uint32_t, (size_t)nrows + 1);
 
 		if (v)
-			memcpy(v, row_off, ((size_t)nrows + 1) * sizeof(*v));
+			memcpy(v, sc->row_off, ((size_t)nrows + 1) * sizeof(*v));
 	}
 
 	/* labels, grouped by task as in the model */
-	FILL(pg, "label_ts", double, "f64", m->nlabels, (double)m->labels[i].ts);
+	FILL(pg, "label_ts", double, m->nlabels, (double)m->labels[i].ts);
 	{
 		uint32_t *k = malloc(((size_t)m->nlabels + 1) * sizeof(*k)), *v;
 
@@ -603,50 +307,46 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 			goto out;
 		for (uint32_t i = 0; i < m->nlabels; i++)
 			k[i] = mstr(pg, &st, m, m->labels[i].text);
-		v = COL(pg, "label_str", uint32_t, "u32", m->nlabels);
+		v = COL(pg, "label_str", uint32_t, m->nlabels);
 		if (v)
 			memcpy(v, k, (size_t)m->nlabels * sizeof(*v));
 		free(k);
 	}
 
 	/* runs, grouped by task; cpu_runs lists them by CPU */
-	FILL(pg, "run_start", double, "f64", m->nruns, (double)m->runs[i].start);
-	FILL(pg, "run_end", double, "f64", m->nruns, (double)m->runs[i].end);
-	FILL(pg, "run_task", uint32_t, "u32", m->nruns, m->runs[i].task);
+	FILL(pg, "run_start", double, m->nruns, (double)m->runs[i].start);
+	FILL(pg, "run_end", double, m->nruns, (double)m->runs[i].end);
+	FILL(pg, "run_task", uint32_t, m->nruns, m->runs[i].task);
 	/* the thread whose switch started each run (thread records), RTR_MODEL_NONE if unknown */
-	FILL(pg, "run_thread", uint32_t, "u32", m->nruns, m->runs[i].thread);
+	FILL(pg, "run_thread", uint32_t, m->nruns, m->runs[i].thread);
 	{
-		uint32_t *v = COL(pg, "cpu_runs", uint32_t, "u32", m->nruns);
+		uint32_t *v = COL(pg, "cpu_runs", uint32_t, m->nruns);
 
 		if (v && m->nruns)
 			memcpy(v, m->cpu_runs, (size_t)m->nruns * sizeof(*v));
 	}
 
 	/* arrows */
-	FILL(pg, "arrow_tf", double, "f64", na, arr[i].tf);
-	FILL(pg, "arrow_ts", double, "f64", na, arr[i].ts);
-	FILL(pg, "arrow_from", uint32_t, "u32", na, arr[i].from);
-	FILL(pg, "arrow_to", uint32_t, "u32", na, arr[i].to);
-	FILL(pg, "arrow_kind", uint8_t, "u8", na, arr[i].kind);
-	FILL(pg, "arrow_flags", uint8_t, "u8", na, arr[i].flags);
-	for (uint32_t i = 0; i < na; i++)
-		bucket_off[arr[i].bucket + 1]++;
-	for (int b = 0; b < NBUCKETS; b++)
-		bucket_off[b + 1] += bucket_off[b];
+	FILL(pg, "arrow_tf", double, na, (double)arr[i].tf);
+	FILL(pg, "arrow_ts", double, na, (double)arr[i].ts);
+	FILL(pg, "arrow_from", uint32_t, na, arr[i].from);
+	FILL(pg, "arrow_to", uint32_t, na, arr[i].to);
+	FILL(pg, "arrow_kind", uint8_t, na, arr[i].kind);
+	FILL(pg, "arrow_flags", uint8_t, na, arr[i].flags);
 	{
-		uint32_t *v = COL(pg, "arrow_bucket", uint32_t, "u32", NBUCKETS + 1);
+		uint32_t *v = COL(pg, "arrow_bucket", uint32_t, RTR_SCENE_NCLASSES + 1);
 
 		if (v)
-			memcpy(v, bucket_off, sizeof(bucket_off));
+			memcpy(v, sc->class_off, sizeof(sc->class_off));
 	}
 
 	/* counters' samples */
-	FILL(pg, "sample_ts", double, "f64", m->nsamples, (double)m->samples[i].ts);
-	FILL(pg, "sample_value", double, "f64", m->nsamples, (double)m->samples[i].value);
-	FILL(pg, "sample_task", uint32_t, "u32", m->nsamples, m->samples[i].task);
+	FILL(pg, "sample_ts", double, m->nsamples, (double)m->samples[i].ts);
+	FILL(pg, "sample_value", double, m->nsamples, (double)m->samples[i].value);
+	FILL(pg, "sample_task", uint32_t, m->nsamples, m->samples[i].task);
 
 	/* notes and pauses */
-	FILL(pg, "note_ts", double, "f64", m->nnotes, (double)m->notes[i].ts);
+	FILL(pg, "note_ts", double, m->nnotes, (double)m->notes[i].ts);
 	{
 		uint32_t *k = malloc(((size_t)m->nnotes + m->npauses + 1) * sizeof(*k)), *v;
 
@@ -656,20 +356,20 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 			k[i] = mstr(pg, &st, m, m->notes[i].text);
 		for (uint32_t i = 0; i < m->npauses; i++)
 			k[m->nnotes + i] = mstr(pg, &st, m, m->pauses[i].reason);
-		v = COL(pg, "note_str", uint32_t, "u32", m->nnotes);
+		v = COL(pg, "note_str", uint32_t, m->nnotes);
 		if (v && m->nnotes)
 			memcpy(v, k, (size_t)m->nnotes * sizeof(*v));
-		v = COL(pg, "pause_str", uint32_t, "u32", m->npauses);
+		v = COL(pg, "pause_str", uint32_t, m->npauses);
 		if (v && m->npauses)
 			memcpy(v, k + m->nnotes, (size_t)m->npauses * sizeof(*v));
 		free(k);
 	}
-	FILL(pg, "note_cpu", uint32_t, "u32", m->nnotes, m->notes[i].cpu);
+	FILL(pg, "note_cpu", uint32_t, m->nnotes, m->notes[i].cpu);
 
 	/* markers: the events the task model does not read (typed events, LTTng's) */
-	FILL(pg, "marker_ts", double, "f64", m->nmarkers, (double)m->markers[i].ts);
-	FILL(pg, "marker_cpu", uint32_t, "u32", m->nmarkers, m->markers[i].cpu);
-	FILL(pg, "marker_thread", uint32_t, "u32", m->nmarkers, m->markers[i].thread);
+	FILL(pg, "marker_ts", double, m->nmarkers, (double)m->markers[i].ts);
+	FILL(pg, "marker_cpu", uint32_t, m->nmarkers, m->markers[i].cpu);
+	FILL(pg, "marker_thread", uint32_t, m->nmarkers, m->markers[i].thread);
 	{
 		uint32_t *k = malloc(((size_t)m->nmarkers * 2 + 1) * sizeof(*k)), *v;
 
@@ -680,22 +380,28 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 			k[2 * i + 1] = mstr(pg, &st, m, m->markers[i].fields);
 		}
 		for (int f = 0; f < 2; f++) {
-			v = COL(pg, f ? "marker_fields" : "marker_name", uint32_t, "u32", m->nmarkers);
+			v = COL(pg, f ? "marker_fields" : "marker_name", uint32_t, m->nmarkers);
 			for (uint32_t i = 0; v && i < m->nmarkers; i++)
 				v[i] = k[2 * i + f];
 		}
 		free(k);
 	}
-	FILL(pg, "pause_start", double, "f64", m->npauses, (double)m->pauses[i].start);
-	FILL(pg, "pause_end", double, "f64", m->npauses, (double)m->pauses[i].end);
-	FILL(pg, "pause_cpu", uint32_t, "u32", m->npauses, m->pauses[i].cpu);
+	FILL(pg, "pause_start", double, m->npauses, (double)m->pauses[i].start);
+	FILL(pg, "pause_end", double, m->npauses, (double)m->pauses[i].end);
+	FILL(pg, "pause_cpu", uint32_t, m->npauses, m->pauses[i].cpu);
 
 	/* the header: everything small, strings by index */
 	buf_printf(meta, "{\"version\":%d,\"title\":%u,\"origin_ns\":\"%" PRId64 "\","
 		   "\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"events\":%" PRIu64
-		   ",\"ntasks\":%u,\"nrows\":%u,\"aligned\":%s,\"traces\":[", FORMAT_VERSION,
+		   ",\"ntasks\":%u,\"nrows\":%u,\"aligned\":%s,", FORMAT_VERSION,
 		   cstr(pg, &st, title), m->origin_ns, m->start, m->end, m->events, m->ntasks, nrows,
-		   aligned ? "true" : "false");
+		   sc->aligned ? "true" : "false");
+	/* the model's constants, which the page reads rather than retypes */
+	buf_printf(meta, "\"task_flags\":{\"resolved\":%u,\"failed\":%u,\"never_resolved\":%u},"
+		   "\"arrow_kinds\":[", RTR_TASK_RESOLVED, RTR_TASK_FAILED, RTR_TASK_NEVER_RESOLVED);
+	for (unsigned k = 0; k < RTR_SCENE_ARROW_KINDS; k++)
+		buf_printf(meta, "%s\"%s\"", k ? "," : "", rtr_scene_arrow_kind_name(k));
+	buf_printf(meta, "],\"traces\":[");
 	for (uint32_t i = 0; i < m->ntraces; i++) {
 		const struct rtr_model_trace *t = &m->traces[i];
 
@@ -704,8 +410,8 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 			   ",\"cpu_first\":%u,\"ncpus\":%u,\"damaged\":%s,\"row\":%u,\"rows\":%u}",
 			   i ? "," : "", mstr(pg, &st, m, t->dir), mstr(pg, &st, m, t->hostname),
 			   t->vpid, t->offset_ns, t->first, t->last, t->events, t->cpu_first,
-			   t->ncpus, t->damaged ? "true" : "false", trace_row[i],
-			   trace_row[i + 1] - trace_row[i]);
+			   t->ncpus, t->damaged ? "true" : "false", sc->trace_row[i],
+			   sc->trace_row[i + 1] - sc->trace_row[i]);
 	}
 	buf_printf(meta, "],\"cpus\":[");
 	for (uint32_t i = 0; i < m->ncpus; i++) {
@@ -753,20 +459,20 @@ static int build(const struct rtr_model *m, struct page *pg, struct buf *meta, c
 	}
 	/* the string table goes last: every string is in it by now */
 	{
-		char *v = COL(pg, "strings", char, "utf8", st.blob.len);
+		char *v = COL(pg, "strings", char, st.blob.len);
 
 		if (v && st.blob.len)
 			memcpy(v, st.blob.p, st.blob.len);
 	}
 	buf_printf(meta, "],\"nstrings\":%u,\"columns\":{%.*s}}", st.n, (int)pg->cols.len,
 		   pg->cols.p ? pg->cols.p : "");
+	for (int c = 0; c < RTR_PAGE_NCOLUMNS; c++)
+		if (!pg->written[c]) {
+			fprintf(stderr, "ringtrace view: column %s not written\n", rtr_page_columns[c].name);
+			pg->failed = true;
+		}
 	ret = pg->failed || meta->failed || pg->blob.failed ? -1 : 0;
 out:
-	free(row);
-	free(order);
-	free(row_off);
-	free(trace_row);
-	free(arr);
 	strtab_free(&st);
 	return ret;
 }
@@ -858,7 +564,8 @@ static int write_page(int fd, const struct buf *meta, const struct page *pg)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace view [-o FILE.html] [--force] [--align start] TRACE...\n\n"
+		"usage: ringtrace view [-o FILE.html] [--force] [--align start] TRACE...\n"
+		"       ringtrace view --serve [--port N] [--bind ADDR] [--align start] TRACE...\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
 		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
@@ -871,21 +578,85 @@ static void usage(FILE *f)
 		"  --force      replace FILE if it exists\n"
 		"  --align start  each trace from its own start: runs recorded at different\n"
 		"               times (a good one, a bad one) one above the other, compared\n"
+		"  --serve      do not write a page: serve the traces over HTTP, drawn at\n"
+		"               each zoom from a window query (for traces too big for a\n"
+		"               page).  The first line of standard output is the URL to open,\n"
+		"               with its secret token; SIGINT or SIGTERM stops the server\n"
+		"  --port N     the port to listen on (default: 0, one the system picks)\n"
+		"  --bind ADDR  the address to listen on (default: 127.0.0.1, loopback only;\n"
+		"               anyone who can reach another address and has the URL can\n"
+		"               read the traces)\n"
 		"  -h, --help   this text\n\n"
+		"A page over 100 MB is written with a warning (a browser is slow to open it);\n"
+		"one a browser cannot load is refused: both point to --serve.\n\n"
 		"exit status: 0 written, 1 a damaged trace (the page is written, drawn up to\n"
 		"the damage, which is said on stderr), a stream on stdin cut short (what came\n"
-		"is drawn), a trace that could not be read or the page not written, 2 usage\n");
+		"is drawn), a trace that could not be read or the page not written, 2 usage;\n"
+		"with --serve: 0 stopped by SIGINT or SIGTERM, 1 a trace that could not be read\n"
+		"or a server that could not start, 2 usage\n");
+}
+
+/*
+ * A page a browser cannot load, or loads slowly: the data is one base64
+ * string, and V8 holds no string longer than 2^29 - 24 characters; the
+ * issue's 372 MB page took three minutes to open.  Refused beyond the
+ * first, said beyond RTR_VIEW_PAGE_SLOW; both point to --serve.
+ */
+#define RTR_VIEW_PAGE_MAX	((size_t)1 << 29)
+#define RTR_VIEW_PAGE_SLOW	((size_t)100 << 20)
+
+static bool page_too_big(const struct buf *meta, const struct page *pg, char *const *dirs, int ndirs)
+{
+	size_t data = (pg->blob.len + 2) / 3 * 4;
+	size_t page = data + meta->len + rtr_viewer_html_len + rtr_viewer_css_len + rtr_viewer_js_len;
+
+	if (data < RTR_VIEW_PAGE_MAX - 24 && page < RTR_VIEW_PAGE_SLOW)
+		return false;
+	fprintf(stderr, "ringtrace view: the page would be %zu MB: %s; `ringtrace view --serve",
+		page >> 20, data >= RTR_VIEW_PAGE_MAX - 24 ? "more than a browser can load" :
+		"a browser takes minutes to open it");
+	for (int i = 0; i < ndirs; i++)
+		fprintf(stderr, " %s", dirs[i]);
+	fprintf(stderr, "` draws it at each zoom without loading it whole\n");
+	return data >= RTR_VIEW_PAGE_MAX - 24;
+}
+
+/* --serve: the traces loaded, laid out, and served until a signal. */
+static int serve_traces(char **dirs, int ndirs, bool align, const char *bind, unsigned port)
+{
+	struct rtr_model m = { 0 };
+	struct rtr_scene sc = { 0 };
+	char err[1024];
+	int ret = 1;
+
+	if (rtr_model_load(&m, dirs, ndirs, err, sizeof(err)) < 0) {
+		fprintf(stderr, "ringtrace view: %s\n", err);
+		return 1;
+	}
+	for (uint32_t i = 0; i < m.ndamage; i++)
+		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
+			rtr_model_str(&m, m.damage[i].message));
+	/* mirage's simplify_binds, on as in the page (which toggles it with b) */
+	if (rtr_scene_build(&sc, &m, RTR_SCENE_SIMPLIFY_BINDS | (align ? RTR_SCENE_ALIGN_START : 0)))
+		fprintf(stderr, "ringtrace view: out of memory\n");
+	else
+		ret = rtr_view_serve(&sc, dirs[0], bind, port);
+	rtr_scene_free(&sc);
+	rtr_model_free(&m);
+	return ret;
 }
 
 int rtr_cmd_view(int argc, char **argv)
 {
 	struct rtr_model m = { 0 };
+	struct rtr_scene sc = { 0 };
 	struct page pg = { 0 };
 	struct buf meta = { 0 };
-	const char *out = NULL;
+	const char *out = NULL, *bind = NULL;
 	char **dirs, *def = NULL, err[1024];
 	int ndirs = 0, ret = 1, loaded;
-	bool force = false, align = false, opened = false;
+	bool force = false, align = false, opened = false, serve = false;
+	unsigned port = 0;
 	struct cli_out o;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -906,6 +677,29 @@ int rtr_cmd_view(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--force")) {
 			force = true;
+		} else if (!strcmp(argv[i], "--serve")) {
+			serve = true;
+		} else if (!strcmp(argv[i], "--port") || !strcmp(argv[i], "--bind")) {
+			char *end = NULL;
+			unsigned long v = 0;
+
+			if (i + 1 < argc && argv[i][2] == 'p') {
+				errno = 0;
+				v = strtoul(argv[i + 1], &end, 10);
+			}
+			if (i + 1 == argc || (argv[i][2] == 'p' && (errno || *end || !*argv[i + 1] ||
+								   argv[i + 1][0] == '-' || v > 65535))) {
+				fprintf(stderr, "ringtrace view: %s needs %s\n", argv[i],
+					argv[i][2] == 'p' ? "a port number (0 to 65535)" : "an address");
+				usage(stderr);
+				free(dirs);
+				return 2;
+			}
+			if (argv[i][2] == 'p')
+				port = (unsigned)v;
+			else
+				bind = argv[i + 1];
+			i++;
 		} else if (!strcmp(argv[i], "--align")) {
 			if (i + 1 == argc || strcmp(argv[i + 1], "start")) {
 				fprintf(stderr, "ringtrace view: --align takes 'start' (each trace from its "
@@ -930,9 +724,24 @@ int rtr_cmd_view(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	if (!serve && (port || bind)) {
+		fprintf(stderr, "ringtrace view: --port and --bind go with --serve\n");
+		free(dirs);
+		return 2;
+	}
+	if (serve && (out || force)) {
+		fprintf(stderr, "ringtrace view: --serve writes no page: no -o, no --force\n");
+		free(dirs);
+		return 2;
+	}
 	if (cli_traces_exist("view", dirs, ndirs)) {
 		free(dirs);
 		return 2;
+	}
+	if (serve) {
+		ret = serve_traces(dirs, ndirs, align, bind, port);
+		free(dirs);
+		return ret;
 	}
 	if (!out && !strcmp(dirs[0], "-")) {
 		out = "stdin.html";
@@ -959,10 +768,13 @@ int rtr_cmd_view(int argc, char **argv)
 	for (uint32_t i = 0; i < m.ndamage; i++)
 		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
 			rtr_model_str(&m, m.damage[i].message));
-	if ((align && align_starts(&m)) || build(&m, &pg, &meta, out, align)) {
+	if (rtr_scene_build(&sc, &m, align ? RTR_SCENE_ALIGN_START : 0) ||
+	    build(&sc, &pg, &meta, out)) {
 		fprintf(stderr, "ringtrace view: out of memory\n");
 		goto done;
 	}
+	if (page_too_big(&meta, &pg, dirs, ndirs))
+		goto done;
 	if (write_page(o.fd, &meta, &pg)) {
 		fprintf(stderr, "ringtrace view: %s: %s\n", out, strerror(errno));
 		goto done;
@@ -980,6 +792,7 @@ int rtr_cmd_view(int argc, char **argv)
 done:
 	if (opened)
 		cli_out_abort(&o);
+	rtr_scene_free(&sc);
 	rtr_model_free(&m);
 	free(pg.blob.p);
 	free(pg.cols.p);

@@ -16,4 +16,10 @@ extern const size_t rtr_viewer_css_len;
 extern const char rtr_viewer_js[];
 extern const size_t rtr_viewer_js_len;
 
+/* tools/viewer/serve.{html,js}: the page of `ringtrace view --serve` (tools/serve.c). */
+extern const char rtr_serve_html[];
+extern const size_t rtr_serve_html_len;
+extern const char rtr_serve_js[];
+extern const size_t rtr_serve_js_len;
+
 #endif /* RTR_TOOLS_VIEW_H */

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { storyTests } from './story.mjs';
+import { serveTests } from './serve.mjs';
 
 const build = path.resolve(process.argv[2] || 'build');
 const bin = (name) => path.join(build, 'bin', name);
@@ -396,9 +397,10 @@ test('the view exports as SVG', async () => {
 });
 
 storyTests({ test, open, page, trace, pixels, shot, assert, overlap, view, art, path });
+serveTests({ test, trace, pixels, shot, assert, browser, bin, errors });
 
 test('no script errors on any page', async () => {
-	assert.deepEqual(errors, []);
+	assert.deepEqual(errors, [], JSON.stringify(errors));
 });
 
 // RTR_VIEWER_ONLY=TEXT runs only the tests whose name contains TEXT (while iterating)

@@ -19,9 +19,9 @@
 	const DENSE_ARROWS = 2000;	// more arrows in view than this: the short ones lose their heads
 	const HEADLESS_PX = 12;		// ...those shorter than this on screen (x + y)
 	const NARROW_PX = 3;		// tasks narrower than this are drawn merged ("dust")	// more in view in one length class: one per pixel
-	const FLAG_FAILED = 8, FLAG_NEVER = 32, FLAG_RESOLVED = 4;
+	let FLAG_FAILED, FLAG_NEVER, FLAG_RESOLVED;	// enum rtr_task_flags: from the page's header
 	const NONE = 0xffffffff;
-	const ARROW = [			// by kind: read, try_read, resolve, signal, create, becomes
+	const ARROW = [			// by kind: read, try_read, resolve, signal, create, becomes (names from the header)
 		{ name: 'read', color: '#0000ff' },
 		{ name: 'try_read', color: '#cccc66' },
 		{ name: 'resolve', color: '#008000' },
@@ -74,6 +74,10 @@
 				c[name] = new TYPES[type](bytes.buffer, bytes.byteOffset + off, n);
 		}
 		const S = new TextDecoder().decode(c.strings).split('\0');
+		FLAG_FAILED = meta.task_flags.failed;
+		FLAG_NEVER = meta.task_flags.never_resolved;
+		FLAG_RESOLVED = meta.task_flags.resolved;
+		meta.arrow_kinds.forEach((name, k) => (ARROW[k].name = name));
 		const d = { meta, S, c, N: meta.ntasks, nrows: meta.nrows };
 		// each task's labels and runs start where the previous task's end
 		d.labFirst = prefix(c.task_nlabels);

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/view/test_serve.c - `ringtrace view --serve` (tools/serve.c) as a
+ * client sees it, over raw sockets: the page, the meta and the window query
+ * answered; hostile requests (no or a wrong token, path traversal, other
+ * methods, a foreign Host, huge or malformed ranges, garbage, a huge URL)
+ * refused and the server still answering after them; loopback by default;
+ * a clean exit (status 0, and no leak under ASan) on SIGINT and SIGTERM.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "tests/helpers.h"
+
+TestSuite(view_serve, .timeout = 180);
+
+static char dir[64];
+static char trace[128];
+
+static void setup(void)
+{
+	char cmd[512];
+	char *out;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "view-serve");
+	snprintf(cmd, sizeof(cmd), "'%s/rtr-viewer-traces' '%s/t' 2>&1", t_bindir(), dir);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	snprintf(trace, sizeof(trace), "%s/t/basic", dir);
+}
+
+static void teardown(void)
+{
+	t_rm_rf(dir);
+}
+
+struct srv {
+	pid_t pid;
+	int out;		/* its standard output */
+	unsigned port;
+	char token[64];
+	char url[160];
+};
+
+/* `ringtrace view --serve ARGS... TRACE`, up to its first line (the URL). */
+static void start(struct srv *s, const char *const *args)
+{
+	char line[256] = "", bin[512];
+	const char *argv[16];
+	int p[2], n = 0, argc = 0;
+	struct pollfd pfd;
+	char *colon;
+
+	snprintf(bin, sizeof(bin), "%s/ringtrace", t_bindir());
+	argv[argc++] = bin;
+	argv[argc++] = "view";
+	argv[argc++] = "--serve";
+	while (args && *args)
+		argv[argc++] = *args++;
+	argv[argc++] = trace;
+	argv[argc] = NULL;
+	cr_assert_eq(pipe(p), 0);
+	s->pid = fork();
+	cr_assert_geq(s->pid, 0);
+	if (!s->pid) {
+		char err[160];
+		int fd;
+
+		/* its messages kept beside the trace, out of the tests' output */
+		snprintf(err, sizeof(err), "%s/server.err", dir);
+		fd = open(err, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (fd >= 0)
+			dup2(fd, 2);
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	s->out = p[0];
+	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	while (n < (int)sizeof(line) - 1 && !strchr(line, '\n')) {
+		ssize_t r;
+
+		cr_assert_eq(poll(&pfd, 1, 60000), 1, "no URL within 60 s");
+		r = read(p[0], line + n, sizeof(line) - 1 - (size_t)n);
+		cr_assert_gt(r, 0, "the server ended before printing its URL");
+		n += (int)r;
+		line[n] = 0;
+	}
+	*strchr(line, '\n') = 0;
+	cr_assert_eq(strncmp(line, "http://127.0.0.1:", 17), 0, "%s", line);
+	snprintf(s->url, sizeof(s->url), "%s", line);
+	s->port = (unsigned)strtoul(line + 17, &colon, 10);
+	cr_assert_eq(*colon, '/', "%s", line);
+	cr_assert_eq(strlen(colon), 34, "a 128-bit token in hex: %s", line);
+	snprintf(s->token, sizeof(s->token), "%.32s", colon + 1);
+}
+
+/* Stop it with @sig: it exits 0, promptly (under ASan: no leak either). */
+static void stop(struct srv *s, int sig)
+{
+	int st;
+
+	cr_assert_eq(kill(s->pid, sig), 0);
+	st = t_wait_exit(s->pid, 30, "ringtrace view --serve");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "after signal %d: status %#x", sig, st);
+	close(s->out);
+}
+
+/*
+ * @req sent as is to the server; the answer's status (0 if the server
+ * closed without one), its body in @body (malloc'd, may be NULL).
+ */
+static int http(const struct srv *s, const char *req, size_t len, char **body)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)s->port) };
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), status = 0;
+
+	cr_assert(buf && fd >= 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0, "%s", strerror(errno));
+	for (size_t off = 0; off < len;) {
+		ssize_t w = send(fd, req + off, len - off, MSG_NOSIGNAL);
+
+		if (w <= 0)	/* the server may refuse before reading it all */
+			break;
+		off += (size_t)w;
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		cr_assert_eq(poll(&pfd, 1, 30000), 1, "no answer within 30 s");
+		r = recv(fd, buf + n, cap - n, 0);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + 1);
+			cr_assert_not_null(buf);
+		}
+	}
+	close(fd);
+	buf[n] = 0;
+	if (n > 12 && !strncmp(buf, "HTTP/1.", 7))
+		status = atoi(buf + 9);
+	if (body) {
+		char *b = strstr(buf, "\r\n\r\n");
+
+		*body = strdup(b ? b + 4 : "");
+	}
+	free(buf);
+	return status;
+}
+
+/* GET @path (after the host), with the right Host unless @host. */
+static int get(const struct srv *s, const char *method, const char *path, const char *host, char **body)
+{
+	char req[4096];
+	int n = snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+			 method, path, host ? host : "127.0.0.1");
+
+	return http(s, req, (size_t)n, body);
+}
+
+static char *path(const struct srv *s, const char *rest)
+{
+	static char p[2048];
+
+	snprintf(p, sizeof(p), "/%s/%s", s->token, rest);
+	return p;
+}
+
+Test(view_serve, answers_the_page_the_meta_and_the_window_query, .init = setup, .fini = teardown)
+{
+	struct srv s;
+	char *body;
+
+	start(&s, NULL);
+	cr_assert_eq(get(&s, "GET", path(&s, ""), NULL, &body), 200);
+	cr_assert(strstr(body, "<script src=\"serve.js\">"), "%s", body);
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "serve.js"), NULL, &body), 200);
+	cr_assert(strstr(body, "api/window"));
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"ntasks\":8,\"nrows\":5"), "%s", body);
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/window?width=20"), NULL, &body), 200);
+	/* the 8 tasks of the basic trace, every one in view */
+	cr_assert(strstr(body, "\"tasks_in_view\":8,"), "%s", body);
+	cr_assert(strstr(body, "\"detail\":\"exact\""), "%s", body);
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/task?i=1"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"task\":1,"), "%s", body);
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/search?q=%2F%5E(alpha%7Cbeta)%24%2F"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"count\":2,"), "%s", body);
+	free(body);
+	cr_assert_eq(get(&s, "HEAD", path(&s, "api/meta"), NULL, NULL), 200);
+	stop(&s, SIGTERM);
+}
+
+Test(view_serve, hostile_requests_are_refused_and_the_server_goes_on, .init = setup, .fini = teardown)
+{
+	static const struct {
+		const char *method, *path;
+		int status;
+	} cases[] = {
+		{ "GET", "/", 403 },
+		{ "GET", "/api/meta", 403 },
+		{ "GET", "/00000000000000000000000000000000/api/meta", 403 },
+		{ "GET", "/../../../../etc/passwd", 403 },
+		{ "GET", "/%s/../../../../etc/passwd", 404 },
+		{ "GET", "/%s/%2e%2e/%2e%2e/etc/passwd", 404 },
+		{ "GET", "/%s/..%2f..%2fetc%2fpasswd", 404 },
+		{ "GET", "/%s/api/meta/../../x", 404 },
+		{ "GET", "/%s/api/window?t0=-9223372036854775808&t1=9223372036854775807", 400 },
+		{ "GET", "/%s/api/window?t0=0&t1=1152921504606846976", 400 },
+		{ "GET", "/%s/api/window?t0=5&t1=5", 400 },
+		{ "GET", "/%s/api/window?width=100000", 400 },
+		{ "GET", "/%s/api/window?width=0", 400 },
+		{ "GET", "/%s/api/window?width=12abc", 400 },
+		{ "GET", "/%s/api/window?width=", 400 },
+		{ "GET", "/%s/api/window?row0=7&row1=3", 400 },
+		{ "GET", "/%s/api/window?row0=-1", 400 },
+		{ "GET", "/%s/api/window?arrows=99999999", 400 },
+		{ "GET", "/%s/api/task?i=8", 400 },
+		{ "GET", "/%s/api/task?i=-1", 400 },
+		{ "GET", "/%s/api/task", 400 },
+		{ "GET", "/%s/api/search", 400 },
+		{ "GET", "/%s/api/search?q=", 400 },
+		{ "GET", "/%s/api/search?q=/(/", 400 },
+		{ "GET", "/%s/api/search?q=a&max=0", 400 },
+		{ "GET", "/%s/api/search?q=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 400 },
+		{ "POST", "/%s/api/meta", 405 },
+		{ "PUT", "/%s/", 405 },
+		{ "DELETE", "/%s/", 405 },
+		{ "OPTIONS", "/%s/", 405 },
+	};
+	struct srv s;
+	char p[512], *body, *big;
+	int st;
+
+	start(&s, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(p, sizeof(p), cases[i].path, s.token);
+		st = get(&s, cases[i].method, p, NULL, &body);
+		cr_assert_eq(st, cases[i].status, "%s %s: %d, not %d: %s", cases[i].method, p, st,
+			     cases[i].status, body);
+		cr_assert_null(strstr(body, "root:"), "%s", p);
+		free(body);
+	}
+	/* the token's right length but one digit off */
+	snprintf(p, sizeof(p), "/%s/api/meta", s.token);
+	p[1] = p[1] == 'a' ? 'b' : 'a';
+	cr_assert_eq(get(&s, "GET", p, NULL, NULL), 403);
+	/* a page of another site that resolves to 127.0.0.1 (DNS rebinding) */
+	cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), "evil.example", NULL), 403);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), "127.0.0.1:1", NULL), 403);
+	/* a body on a GET, garbage, a huge URL: no 200 */
+	snprintf(p, sizeof(p), "GET /%s/api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n"
+		 "Connection: close\r\n\r\nhello", s.token);
+	cr_assert_neq(http(&s, p, strlen(p), NULL), 200);
+	cr_assert_neq(http(&s, "\x01\x02 garbage\r\n\r\n", 14, NULL), 200);
+	big = malloc(200000);
+	cr_assert_not_null(big);
+	memset(big, 'a', 200000);
+	memcpy(big, "GET /", 5);
+	memcpy(big + 200000 - 40, " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n\0", 31);
+	cr_assert_neq(http(&s, big, strlen(big), NULL), 200);
+	free(big);
+	/* still there, still right */
+	cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"ntasks\":8,"));
+	free(body);
+	stop(&s, SIGINT);
+}
+
+Test(view_serve, binds_loopback_by_default, .init = setup, .fini = teardown)
+{
+	struct srv s;
+	char cmd[256], want[32], *out;
+	int st;
+
+	start(&s, NULL);
+	/* /proc/net/tcp: local address 0100007F (127.0.0.1), state 0A (listening) */
+	snprintf(cmd, sizeof(cmd), "awk '$2 ~ /:%04X$/ && $4 == \"0A\" { print $2 }' /proc/net/tcp "
+		 "/proc/net/tcp6", s.port);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0);
+	snprintf(want, sizeof(want), "0100007F:%04X\n", s.port);
+	cr_assert_str_eq(out, want, "listening on %s", out);
+	free(out);
+	stop(&s, SIGTERM);
+}
+
+Test(view_serve, a_given_port_and_address_are_used, .init = setup, .fini = teardown)
+{
+	static const char *const args[] = { "--bind", "127.0.0.1", "--port", "0", NULL };
+	struct srv s;
+
+	start(&s, args);
+	cr_assert_gt(s.port, 0);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), NULL, NULL), 200);
+	stop(&s, SIGINT);
+}
+
+Test(view_serve, usage_errors_exit_2)
+{
+	static const char *const bad[] = {
+		"view --serve --port abc /nonexistent",
+		"view --serve --port 70000 /nonexistent",
+		"view --serve --port",
+		"view --bind 127.0.0.1 /nonexistent",
+		"view --port 8080 /nonexistent",
+		"view --serve -o x.html /nonexistent",
+	};
+	char cmd[1024], *out;
+	int st;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "'%s/ringtrace' %s 2>&1", t_bindir(), bad[i]);
+		out = t_sh(cmd, &st);
+		cr_assert_eq(st, 2, "%s: %d\n%s", bad[i], st, out);
+		free(out);
+	}
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// tests/viewer/serve.mjs - render tests of `ringtrace view --serve` in
+// headless Chromium: the server started on a trace of rtr-viewer-traces, its
+// page opened at the URL it prints first; each test asserts on the window
+// query's answers the page drew (window.rtrServe.last) and on pixels, then
+// stops the server with SIGTERM (exit status 0).  Called by run.mjs.
+import { spawn } from 'node:child_process';
+
+export function serveTests({ test, trace, pixels, shot, assert, browser, bin, errors }) {
+	const AXIS_H = 18, ROW_H = 14;	// tools/viewer/serve.js
+	const isRed = ([r, g, b]) => r > 150 && g < 90 && b < 90;
+
+	async function serve(traces) {
+		const p = spawn(bin('ringtrace'), ['view', '--serve', ...traces], { stdio: ['ignore', 'pipe', 'pipe'] });
+		let err = '';
+		p.stderr.on('data', (d) => (err += d));
+		const url = await new Promise((resolve, reject) => {
+			let out = '';
+			p.stdout.on('data', (d) => {
+				out += d;
+				if (out.includes('\n'))
+					resolve(out.slice(0, out.indexOf('\n')));
+			});
+			p.on('exit', (code) => reject(new Error('the server exited (' + code + '): ' + err)));
+			setTimeout(() => reject(new Error('no URL within 30 s: ' + err)), 30000);
+		});
+		const stop = () => new Promise((resolve) => {
+			p.on('exit', (code, sig) => resolve(code === null ? sig : code));
+			p.kill('SIGTERM');
+		});
+		return { url, stop };
+	}
+
+	async function open(url) {
+		const p = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+		p.on('pageerror', (e) => errors.push(url + ': ' + e.message));
+		p.on('console', (m) => m.type() === 'error' && errors.push(url + ': ' + m.text()));
+		await p.goto(url);
+		await p.waitForFunction(() => window.rtrServe && (window.rtrServe.ready || window.rtrServe.error), null,
+			{ timeout: 60000 });
+		assert.equal(await p.evaluate(() => window.rtrServe.error), null);
+		return p;
+	}
+
+	const y = (f, row) => AXIS_H + (row - f.row0) * ROW_H + ROW_H / 2;
+
+	test('--serve: the page draws the window query; the never-resolved task red to the edge at each zoom', async () => {
+		const s = await serve([trace('basic')]);
+		assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/);
+		const p = await open(s.url);
+		let f = await p.evaluate(() => window.rtrServe.last);
+		assert.equal(f.tasks_in_view, 8);
+		assert.equal(f.tasks.count.reduce((a, b) => a + b, 0), 8);
+		const i = f.tasks.flags.findIndex((x) => x & 4);
+		assert.ok(i >= 0, 'a never-resolved task: ' + JSON.stringify(f.tasks));
+		assert.equal(f.tasks.x1[i], f.width);
+		const row = f.tasks.row[i];
+		assert.ok(isRed((await pixels(p, f.width - 3, y(f, row)))[0]), 'red at the right edge');
+		await shot(p, 'serve-basic');
+		// the counters queue#1 and queue#2 share a scale: one strip; their steps
+		assert.deepEqual(f.counters.count.length > 0, true);
+		const cm = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+		assert.deepEqual(cm.counters.map((k) => k.name), ['queue#1', 'queue#2']);
+		assert.equal(cm.counters[0].group, cm.counters[1].group);
+		const vals = (k) => f.counters.value.filter((v, i) => f.counters.counter[i] === k);
+		assert.deepEqual(vals(0), [3, 7]);
+		assert.deepEqual(vals(1), [10, 0]);
+		// the search box asks the scene's search: gamma by its failure's reason, highlighted
+		await p.fill('#search', 'timeout');
+		await p.press('#search', 'Enter');
+		await p.waitForFunction(() => /1 tasks match/.test(document.getElementById('status').textContent));
+		const hit = await p.evaluate(() => window.rtrServe.search('timeout'));
+		assert.equal(hit.count, 1);
+		const gy = y(f, hit.row[0]) - 4;
+		const gx = Math.max(1, (hit.start[0] - f.t0) * f.width / (f.t1 - f.t0) + 1);
+		const yellow = ([r, g, b]) => r > 200 && g > 180 && b < 80;
+		assert.ok((await pixels(p, gx, gy, 1)).some(yellow), 'gamma highlighted');
+		// a click on gamma's line: its details from api/task, in the status line
+		const box = await p.evaluate(() => { const r = document.getElementById('canvas').getBoundingClientRect();
+			return [r.left, r.top]; });
+		await p.mouse.click(box[0] + gx + 2, box[1] + y(f, hit.row[0]));
+		await p.waitForFunction(() => /gamma/.test(document.getElementById('status').textContent));
+		assert.match(await p.textContent('#status'), /gamma \(wait\), .*failed: timeout/);
+		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+		for (const [a, b] of [[0.4, 0.5], [0.45, 0.4501], [0.9, 3]]) {
+			f = await p.evaluate(([t0, t1]) => window.rtrServe.setWindow(t0, t1, 0),
+				[Math.floor(meta.end * a), Math.floor(meta.end * b)]);
+			const j = f.tasks.flags.findIndex((x) => x & 4);
+			assert.ok(j >= 0 && f.tasks.row[j] === row, 'zoomed to ' + a + '-' + b + ': ' + JSON.stringify(f.tasks));
+			assert.equal(f.tasks.x1[j], f.width);
+			assert.ok(isRed((await pixels(p, f.width - 3, y(f, row)))[0]), 'red at the right edge, zoomed');
+		}
+		await p.close();
+		assert.equal(await s.stop(), 0);
+	});
+
+	test('--serve: LTTng events: counted ticks on the CPU lanes and on the lanes of the threads', async () => {
+		const lttng = new URL('../data/lttng-kernel/contexts', import.meta.url).pathname;
+		const s = await serve([lttng]);
+		const p = await open(s.url);
+		const f = await p.evaluate(() => window.rtrServe.last);
+		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+		const sum = (a) => a.reduce((x, y) => x + y, 0);
+		assert.equal(sum(f.cpu_marks.count), 216 - 2 * 24, 'every event a marker but sched_switch and _fork');
+		assert.equal(meta.marked_threads.length, 21, '7 pids x 3 names');
+		assert.equal(sum(f.thread_marks.count), 216 - 2 * 24, 'each named by its thread');
+		// a tick is drawn on its CPU's lane
+		const i = f.cpu_marks.flags.findIndex((x) => !(x & meta.item_flags.span));
+		assert.ok(i >= 0, JSON.stringify(f.cpu_marks));
+		const H = await p.evaluate(() => document.getElementById('canvas').height);
+		const lanes = meta.cpus.length + meta.marked_threads.length;
+		const yy = H - (lanes * 12 + 4) + 4 + f.cpu_marks.cpu[i] * 12 + 5;
+		const dark = ([r, g, b]) => r < 120 && g < 120 && b < 120;
+		assert.ok((await pixels(p, f.cpu_marks.x0[i] + 0.5, yy, 1)).some(dark), 'a tick');
+		await shot(p, 'serve-lttng');
+		await p.close();
+		assert.equal(await s.stop(), 0);
+	});
+
+	test('--serve: 1000 requests at every zoom: at most about an item per pixel a row, counts adding up', async () => {
+		const s = await serve([trace('requests')]);
+		const p = await open(s.url);
+		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+		for (let span = meta.end + 1; span > 1000; span = Math.floor(span / 8)) {
+			const t0 = Math.floor((meta.end - span) / 3);
+			const f = await p.evaluate(([a, b]) => window.rtrServe.setWindow(a, b, 0), [t0, t0 + span]);
+			const perRow = new Map();
+			f.tasks.row.forEach((r) => perRow.set(r, (perRow.get(r) || 0) + 1));
+			for (const [r, n] of perRow)
+				assert.ok(n <= f.width + 2, `row ${r}: ${n} items at ${f.width} px`);
+			assert.equal(f.tasks.count.reduce((a, b) => a + b, 0), f.tasks_in_view);
+			assert.ok(f.arrows.x0.length <= 4000);
+			if (span === meta.end + 1)
+				await shot(p, 'serve-requests');
+		}
+		// the same origin without the token: refused
+		assert.equal((await fetch(new URL(s.url).origin + '/api/meta')).status, 403);
+		await p.close();
+		assert.equal(await s.stop(), 0);
+	});
+}

@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/serve.c - `ringtrace view --serve`: the scene (view/scene.h) behind
+ * a local HTTP server (libmicrohttpd), whose page asks the window query for
+ * what it draws (Documentation/viewer.rst, "The server").
+ *
+ * Security model: the server binds the loopback address unless --bind says
+ * otherwise; every path starts with a random 128-bit token (getrandom(),
+ * compared in constant time), printed in the URL on the first line of
+ * standard output once the server answers; only GET and HEAD of the server's
+ * own paths are answered (no file is ever served from disk); on loopback a
+ * request whose Host is not a loopback name is refused (DNS rebinding); every
+ * query parameter is parsed strictly and bounded, so that no request costs
+ * more than a screenful.  One thread answers, one request at a time.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include "reader/model.h"
+#include "tools/json.h"
+#include "tools/serve.h"
+#include "tools/view.h"
+#include "view/scene.h"
+
+#define TOKEN_BYTES	16
+/* What one request may ask: a screen, not more (the answer is ~50 bytes an item). */
+#define MAX_WIDTH	8192
+#define MAX_CELLS	(1u << 22)	/* rows x width */
+#define MAX_ARROWS	20000
+#define MAX_TIME	(INT64_C(1) << 53)	/* exact in the page's doubles */
+
+struct server {
+	struct rtr_scene *scene;
+	const char *title;
+	char token[2 * TOKEN_BYTES + 1];
+	bool loopback;
+	uint16_t port;
+	struct rtr_frame frame;	/* one thread answers: one frame, reused */
+};
+
+/* ---- answers ------------------------------------------------------------------------- */
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type,
+			      char *body, size_t len, bool owned)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, owned ? MHD_RESPMEM_MUST_FREE :
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (owned)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* A refusal: the status and a line saying why, as text. */
+static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, const char *why)
+{
+	char *b;
+	int n = asprintf(&b, "%u %s\n", status, why);
+
+	if (n < 0)
+		return MHD_NO;
+	return answer(c, status, "text/plain; charset=utf-8", b, (size_t)n, true);
+}
+
+/* JSON written by @fill into memory, then sent. */
+static enum MHD_Result answer_json(struct MHD_Connection *c, void (*fill)(struct jw *, void *),
+				   void *arg)
+{
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&body, &len);
+	struct jw w;
+	bool failed;
+
+	if (!f)
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	if (jw_init(&w, f)) {
+		fclose(f);
+		free(body);
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	}
+	fill(&w, arg);
+	failed = jw_close(&w) != 0;
+	if (fclose(f) || failed) {
+		free(body);
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	}
+	return answer(c, MHD_HTTP_OK, "application/json", body, len, true);
+}
+
+/* ---- /TOKEN/api/meta: what does not change with the window -------------------------- */
+
+static void key(struct jw *w, bool comma, const char *k)
+{
+	if (comma)
+		jw_lit(w, ",");
+	jw_cstr(w, k);
+	jw_lit(w, ":");
+}
+
+static void fill_meta(struct jw *w, void *arg)
+{
+	const struct server *sv = arg;
+	const struct rtr_scene *s = sv->scene;
+	const struct rtr_model *m = s->m;
+
+	jw_lit(w, "{");
+	key(w, false, "title");
+	jw_cstr(w, sv->title);
+	key(w, true, "origin_ns");
+	jw_i64(w, m->origin_ns);
+	key(w, true, "start");
+	jw_i64(w, m->start);
+	key(w, true, "end");
+	jw_i64(w, m->end);
+	key(w, true, "events");
+	jw_u64(w, m->events);
+	key(w, true, "ntasks");
+	jw_u64(w, m->ntasks);
+	key(w, true, "nrows");
+	jw_u64(w, s->nrows);
+	key(w, true, "aligned");
+	jw_lit(w, s->aligned ? "true" : "false");
+	key(w, true, "binds_simplified");
+	jw_u64(w, s->simplified);
+	key(w, true, "limits");
+	jw_lit(w, "{");
+	key(w, false, "width");
+	jw_u64(w, MAX_WIDTH);
+	key(w, true, "cells");
+	jw_u64(w, MAX_CELLS);
+	key(w, true, "arrows");
+	jw_u64(w, MAX_ARROWS);
+	jw_lit(w, "}");
+	key(w, true, "arrow_kinds");
+	jw_lit(w, "[");
+	for (unsigned k = 0; k < RTR_SCENE_ARROW_KINDS; k++) {
+		if (k)
+			jw_lit(w, ",");
+		jw_cstr(w, rtr_scene_arrow_kind_name(k));
+	}
+	jw_lit(w, "]");
+	key(w, true, "task_flags");
+	jw_lit(w, "{");
+	key(w, false, "resolved");
+	jw_u64(w, RTR_TASK_RESOLVED);
+	key(w, true, "failed");
+	jw_u64(w, RTR_TASK_FAILED);
+	key(w, true, "never_resolved");
+	jw_u64(w, RTR_TASK_NEVER_RESOLVED);
+	jw_lit(w, "}");
+	key(w, true, "item_flags");
+	jw_lit(w, "{");
+	key(w, false, "span");
+	jw_u64(w, RTR_ITEM_SPAN);
+	key(w, true, "failed");
+	jw_u64(w, RTR_ITEM_FAILED);
+	key(w, true, "never");
+	jw_u64(w, RTR_ITEM_NEVER);
+	jw_lit(w, "}");
+	key(w, true, "traces");
+	jw_lit(w, "[");
+	for (uint32_t i = 0; i < m->ntraces; i++) {
+		const struct rtr_model_trace *t = &m->traces[i];
+
+		jw_lit(w, i ? ",{" : "{");
+		key(w, false, "dir");
+		jw_cstr(w, rtr_model_str(m, t->dir));
+		key(w, true, "host");
+		jw_cstr(w, rtr_model_str(m, t->hostname));
+		key(w, true, "first");
+		jw_i64(w, t->first);
+		key(w, true, "last");
+		jw_i64(w, t->last);
+		key(w, true, "events");
+		jw_u64(w, t->events);
+		key(w, true, "row");
+		jw_u64(w, s->trace_row[i]);
+		key(w, true, "rows");
+		jw_u64(w, s->trace_row[i + 1] - s->trace_row[i]);
+		key(w, true, "damaged");
+		jw_lit(w, t->damaged ? "true}" : "false}");
+	}
+	jw_lit(w, "]");
+	key(w, true, "counters");
+	jw_lit(w, "[");
+	for (uint32_t i = 0; i < m->ncounters; i++) {
+		const struct rtr_model_counter *k = &m->counters[i];
+
+		jw_lit(w, i ? ",{" : "{");
+		key(w, false, "name");
+		jw_cstr(w, rtr_model_str(m, k->name));
+		key(w, true, "trace");
+		jw_u64(w, k->trace);
+		key(w, true, "group");
+		jw_u64(w, k->group);
+		key(w, true, "min");
+		jw_i64(w, k->min);
+		key(w, true, "max");
+		jw_i64(w, k->max);
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]");
+	/* the threads that wrote markers: a lane each, after the CPUs' */
+	key(w, true, "marked_threads");
+	jw_lit(w, "[");
+	for (uint32_t i = 0, n = 0; i < m->nthreads && i < s->thread_marks.nlanes; i++) {
+		if (s->thread_marks.off[i + 1] == s->thread_marks.off[i])
+			continue;
+		jw_lit(w, n++ ? ",{" : "{");
+		key(w, false, "thread");
+		jw_u64(w, i);
+		key(w, true, "tid");
+		jw_u64(w, m->threads[i].tid);
+		key(w, true, "name");
+		jw_cstr(w, rtr_model_str(m, m->threads[i].name));
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]");
+	key(w, true, "cpus");
+	jw_lit(w, "[");
+	for (uint32_t i = 0; i < m->ncpus; i++) {
+		jw_lit(w, i ? ",{" : "{");
+		key(w, false, "trace");
+		jw_u64(w, m->cpus[i].trace);
+		key(w, true, "cpu");
+		jw_i64(w, m->cpus[i].cpu == RTR_MODEL_NONE ? -1 : (int64_t)m->cpus[i].cpu);
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]}");
+}
+
+/* ---- /TOKEN/api/task?i=N: one task's details ------------------------------------------- */
+
+struct task_arg {
+	const struct server *sv;
+	uint32_t task;
+};
+
+static void fill_task(struct jw *w, void *arg)
+{
+	const struct task_arg *a = arg;
+	const struct rtr_scene *s = a->sv->scene;
+	const struct rtr_model *m = s->m;
+	const struct rtr_model_task *t = &m->tasks[a->task];
+
+	jw_lit(w, "{");
+	key(w, false, "task");
+	jw_u64(w, a->task);
+	key(w, true, "id");
+	jw_u64(w, t->id);
+	key(w, true, "trace");
+	jw_u64(w, t->trace);
+	key(w, true, "row");
+	jw_u64(w, s->task_row[a->task]);
+	key(w, true, "kind");
+	jw_cstr(w, rtr_model_str(m, t->kind_name));
+	key(w, true, "name");
+	jw_cstr(w, rtr_model_str(m, t->name));
+	key(w, true, "flags");
+	jw_u64(w, t->flags);
+	key(w, true, "created");
+	jw_i64(w, t->created);
+	key(w, true, "end");
+	jw_i64(w, t->end);
+	key(w, true, "reason");
+	jw_cstr(w, rtr_model_str(m, t->reason));
+	key(w, true, "parent");
+	jw_i64(w, t->parent == RTR_MODEL_NONE ? -1 : (int64_t)t->parent);
+	jw_lit(w, "}");
+}
+
+/* ---- /TOKEN/api/window?t0=&t1=&row0=&row1=&width=[&arrows=]: the window query ---------- */
+
+static void num(struct jw *w, double v)
+{
+	char b[32];
+	int n = snprintf(b, sizeof(b), "%.2f", v);
+
+	/* "12.00" -> "12": a third of the answer's bytes are these */
+	while (n > 0 && b[n - 1] == '0')
+		n--;
+	if (n > 0 && b[n - 1] == '.')
+		n--;
+	jw_raw(w, b, (size_t)n);
+}
+
+#define COLUMN(w, comma, name, n, expr)					\
+	do {								\
+		key(w, comma, name);					\
+		jw_lit(w, "[");						\
+		for (uint32_t i = 0; i < (n); i++) {			\
+			if (i)						\
+				jw_lit(w, ",");				\
+			expr;						\
+		}							\
+		jw_lit(w, "]");						\
+	} while (0)
+
+static void fill_items(struct jw *w, const struct rtr_item *it, uint32_t n, const char *lane)
+{
+	jw_lit(w, "{");
+	COLUMN(w, false, "x0", n, num(w, it[i].x0));
+	COLUMN(w, true, "x1", n, num(w, it[i].x1));
+	COLUMN(w, true, lane, n, jw_u64(w, it[i].lane));
+	COLUMN(w, true, "index", n, jw_u64(w, it[i].index));
+	COLUMN(w, true, "count", n, jw_u64(w, it[i].count));
+	COLUMN(w, true, "flags", n, jw_u64(w, it[i].flags));
+	jw_lit(w, "}");
+}
+
+struct window_arg {
+	const struct server *sv;
+	const struct rtr_window *win;
+	const struct rtr_frame *f;
+};
+
+static void fill_window(struct jw *w, void *arg)
+{
+	const struct window_arg *a = arg;
+	const struct rtr_frame *f = a->f;
+	const struct rtr_scene *s = a->sv->scene;
+	static const char *const detail[] = { "exact", "merged", "summary" };
+
+	jw_lit(w, "{");
+	key(w, false, "t0");
+	jw_i64(w, a->win->t0);
+	key(w, true, "t1");
+	jw_i64(w, a->win->t1);
+	key(w, true, "width");
+	jw_u64(w, a->win->width);
+	key(w, true, "row0");
+	jw_u64(w, a->win->row0);
+	key(w, true, "row1");
+	jw_u64(w, a->win->row1);
+	key(w, true, "tasks_in_view");
+	jw_u64(w, f->tasks_in_view);
+	key(w, true, "arrows_in_view");
+	jw_u64(w, f->arrows_in_view);
+	key(w, true, "tasks");
+	fill_items(w, f->tasks, f->ntasks, "row");
+	key(w, true, "runs");
+	fill_items(w, f->runs, f->nruns, "cpu");
+	key(w, true, "cpu_marks");
+	fill_items(w, f->cpu_marks, f->ncpu_marks, "cpu");
+	key(w, true, "thread_marks");
+	fill_items(w, f->thread_marks, f->nthread_marks, "thread");
+	key(w, true, "arrows");
+	jw_lit(w, "{");
+	key(w, false, "detail");
+	jw_cstr(w, detail[f->arrow_detail < 3 ? f->arrow_detail : 0]);
+	COLUMN(w, true, "x0", f->narrows, num(w, f->arrows[i].x0));
+	COLUMN(w, true, "x1", f->narrows, num(w, f->arrows[i].x1));
+	COLUMN(w, true, "from_row", f->narrows, jw_u64(w, f->arrows[i].from_row));
+	COLUMN(w, true, "to_row", f->narrows, jw_u64(w, f->arrows[i].to_row));
+	COLUMN(w, true, "kind", f->narrows, jw_u64(w, s->arrows[f->arrows[i].arrow].kind));
+	COLUMN(w, true, "failed", f->narrows,
+	       jw_u64(w, rtr_scene_arrow_failed(s, &s->arrows[f->arrows[i].arrow])));
+	COLUMN(w, true, "count", f->narrows, jw_u64(w, f->arrows[i].count));
+	key(w, true, "hist");
+	if (f->arrow_detail == RTR_ARROWS_SUMMARY) {
+		/* by kind: the arrows ending in each pixel column */
+		const uint32_t wd = a->win->width;
+
+		jw_lit(w, "[");
+		for (unsigned k = 0; k < RTR_SCENE_ARROW_KINDS; k++) {
+			jw_lit(w, k ? ",[" : "[");
+			for (uint32_t px = 0; px < wd; px++) {
+				if (px)
+					jw_lit(w, ",");
+				jw_u64(w, f->arrow_hist[k * wd + px]);
+			}
+			jw_lit(w, "]");
+		}
+		jw_lit(w, "]");
+	} else {
+		jw_lit(w, "null");
+	}
+	jw_lit(w, "}");
+	key(w, true, "sleep");
+	jw_lit(w, "{");
+	COLUMN(w, false, "x0", f->nsleep, num(w, f->sleep[i].x0));
+	COLUMN(w, true, "x1", f->nsleep, num(w, f->sleep[i].x1));
+	COLUMN(w, true, "trace", f->nsleep, jw_u64(w, f->sleep[i].trace));
+	jw_lit(w, "}");
+	key(w, true, "counters");
+	jw_lit(w, "{");
+	COLUMN(w, false, "x0", f->ncounters, num(w, f->counters[i].x0));
+	COLUMN(w, true, "x1", f->ncounters, num(w, f->counters[i].x1));
+	COLUMN(w, true, "counter", f->ncounters, jw_u64(w, f->counters[i].counter));
+	COLUMN(w, true, "count", f->ncounters, jw_u64(w, f->counters[i].count));
+	COLUMN(w, true, "min", f->ncounters, jw_i64(w, f->counters[i].min));
+	COLUMN(w, true, "max", f->ncounters, jw_i64(w, f->counters[i].max));
+	COLUMN(w, true, "value", f->ncounters, jw_i64(w, f->counters[i].value));
+	jw_lit(w, "}}");
+}
+
+/* A query parameter as an integer in [@lo, @hi]; *@v unchanged when absent. Return: 0, -1 bad. */
+static int param(struct MHD_Connection *c, const char *name, int64_t lo, int64_t hi, int64_t *v)
+{
+	const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+	char *end;
+	long long x;
+
+	if (!s)
+		return 0;
+	if (!*s || strlen(s) > 24)
+		return -1;
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (errno || *end || x < lo || x > hi)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static enum MHD_Result api_window(struct server *sv, struct MHD_Connection *c)
+{
+	struct rtr_scene *s = sv->scene;
+	int64_t t0 = s->m->start, t1 = s->m->end + 1, row0 = 0, row1 = s->nrows, width = 1000;
+	int64_t arrows = RTR_SCENE_DEFAULT_ARROWS;
+	struct rtr_window win;
+	struct window_arg a;
+	int ret;
+
+	if (param(c, "t0", -MAX_TIME, MAX_TIME, &t0) || param(c, "t1", -MAX_TIME, MAX_TIME, &t1))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "t0 and t1: integers (ns) within 2^53 of the origin");
+	if (t1 <= t0)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "t1 must be after t0");
+	if (param(c, "width", 1, MAX_WIDTH, &width))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "width: 1 to 8192 pixels");
+	if (param(c, "row0", 0, UINT32_MAX, &row0) || param(c, "row1", 0, UINT32_MAX, &row1) ||
+	    row1 < row0)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "row0 <= row1, integers");
+	if (row1 > s->nrows)
+		row1 = s->nrows;
+	if (row0 > row1)
+		row0 = row1;
+	if ((uint64_t)(row1 - row0) * (uint64_t)width > MAX_CELLS)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "too many rows at this width (rows x width <= 4194304)");
+	if (param(c, "arrows", 1, MAX_ARROWS, &arrows))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "arrows: 1 to 20000");
+	win = (struct rtr_window){ .t0 = t0, .t1 = t1, .row0 = (uint32_t)row0, .row1 = (uint32_t)row1,
+				   .width = (uint32_t)width, .max_arrows = (uint32_t)arrows };
+	ret = rtr_scene_window(s, &win, &sv->frame);
+	if (ret == -EINVAL)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "not a window");
+	if (ret)
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	a = (struct window_arg){ .sv = sv, .win = &win, .f = &sv->frame };
+	return answer_json(c, fill_window, &a);
+}
+
+/* ---- /TOKEN/api/search?q=...[&max=N]: the tasks a query matches ------------------------ */
+
+struct search_arg {
+	const struct server *sv;
+	const uint32_t *found;
+	uint32_t n;
+	int64_t count;
+};
+
+static void fill_search(struct jw *w, void *arg)
+{
+	const struct search_arg *a = arg;
+	const struct rtr_scene *s = a->sv->scene;
+	const struct rtr_model_task *t = s->m->tasks;
+
+	jw_lit(w, "{");
+	key(w, false, "count");
+	jw_i64(w, a->count);
+	COLUMN(w, true, "task", a->n, jw_u64(w, a->found[i]));
+	COLUMN(w, true, "row", a->n, jw_u64(w, s->task_row[a->found[i]]));
+	COLUMN(w, true, "start", a->n, jw_i64(w, t[a->found[i]].created));
+	COLUMN(w, true, "end", a->n, jw_i64(w, t[a->found[i]].end));
+	jw_lit(w, "}");
+}
+
+static enum MHD_Result api_search(struct server *sv, struct MHD_Connection *c)
+{
+	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
+	int64_t max = 1000;
+	struct search_arg a = { .sv = sv };
+	uint32_t *found;
+	enum MHD_Result ret;
+
+	if (!q || param(c, "max", 1, 100000, &max))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "q: a query; max: 1 to 100000");
+	found = malloc((size_t)max * sizeof(*found));
+	if (!found)
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	a.count = rtr_scene_search(sv->scene, q, found, (uint32_t)max);
+	if (a.count < 0) {
+		free(found);
+		return refuse(c, a.count == -ENOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_REQUEST,
+			      a.count == -ENOMEM ? "out of memory" :
+			      "q: a substring, or /re/ or /re/i (POSIX extended), 1 to 256 bytes");
+	}
+	a.found = found;
+	a.n = a.count < max ? (uint32_t)a.count : (uint32_t)max;
+	ret = answer_json(c, fill_search, &a);
+	free(found);
+	return ret;
+}
+
+/* ---- the request: method, host, token, path ------------------------------------------ */
+
+/* @a and @b (@n bytes) are equal, in a time that does not depend on where they differ. */
+static bool same(const char *a, const char *b, size_t n)
+{
+	unsigned char d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d |= (unsigned char)a[i] ^ (unsigned char)b[i];
+	return d == 0;
+}
+
+/* On loopback, the Host a browser sends for this server, and no other (DNS rebinding). */
+static bool host_ok(const struct server *sv, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	static const char *const names[] = { "127.0.0.1", "localhost", "[::1]" };
+	char port[8];
+
+	if (!sv->loopback)
+		return true;
+	if (!h)
+		return false;
+	snprintf(port, sizeof(port), ":%u", sv->port);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+
+		if (!strncmp(h, names[i], n) && (!h[n] || !strcmp(h + n, port)))
+			return true;
+	}
+	return false;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **req)
+{
+	struct server *sv = cls;
+	const size_t tl = 2 * TOKEN_BYTES;
+	const char *path;
+
+	(void)version;
+	(void)upload;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return refuse(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD");
+	if (*upload_size ||
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "a GET has no body");
+	*req = NULL;
+	if (!host_ok(sv, c))
+		return refuse(c, MHD_HTTP_FORBIDDEN, "not a loopback Host");
+	/* "/TOKEN/..." */
+	if (url[0] != '/' || strnlen(url + 1, tl + 1) < tl + 1 || url[1 + tl] != '/' ||
+	    !same(url + 1, sv->token, tl))
+		return refuse(c, MHD_HTTP_FORBIDDEN, "bad or missing token: use the URL the server printed");
+	path = url + 2 + tl;
+	if (!strcmp(path, ""))
+		return answer(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)rtr_serve_html,
+			      rtr_serve_html_len, false);
+	if (!strcmp(path, "serve.js"))
+		return answer(c, MHD_HTTP_OK, "text/javascript; charset=utf-8", (char *)rtr_serve_js,
+			      rtr_serve_js_len, false);
+	if (!strcmp(path, "favicon.ico"))	/* none: asked here, not at the root */
+		return answer(c, MHD_HTTP_NO_CONTENT, "image/x-icon", (char *)"", 0, false);
+	if (!strcmp(path, "api/meta"))
+		return answer_json(c, fill_meta, sv);
+	if (!strcmp(path, "api/window"))
+		return api_window(sv, c);
+	if (!strcmp(path, "api/search"))
+		return api_search(sv, c);
+	if (!strcmp(path, "api/task")) {
+		int64_t i = -1;
+		struct task_arg a = { .sv = sv };
+
+		if (param(c, "i", 0, (int64_t)sv->scene->m->ntasks - 1, &i) || i < 0)
+			return refuse(c, MHD_HTTP_BAD_REQUEST, "i: a task index");
+		a.task = (uint32_t)i;
+		return answer_json(c, fill_task, &a);
+	}
+	return refuse(c, MHD_HTTP_NOT_FOUND, "no such page");
+}
+
+/* ---- the server's life ------------------------------------------------------------------ */
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fputs("ringtrace view: http: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+int rtr_view_serve(struct rtr_scene *scene, const char *title, const char *bind, unsigned port)
+{
+	struct server sv = { .scene = scene, .title = title };
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	unsigned char rnd[TOKEN_BYTES];
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *info;
+	struct MHD_Daemon *d;
+	sigset_t set;
+	int sig = 0;
+	bool v6;
+
+	if (!bind)
+		bind = "127.0.0.1";
+	v6 = strchr(bind, ':') != NULL;
+	if (v6) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, bind, &in6->sin6_addr) != 1)
+			goto bad_addr;
+		sv.loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+		flags |= MHD_USE_IPv6;
+	} else {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, bind, &in4->sin_addr) != 1)
+			goto bad_addr;
+		sv.loopback = (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		fprintf(stderr, "ringtrace view: getrandom: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < TOKEN_BYTES; i++)
+		snprintf(sv.token + 2 * i, 3, "%02x", rnd[i]);
+	/* the signals wait for this thread alone: the server's thread inherits the mask */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, &sv,
+			     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_CONNECTION_LIMIT, 64u,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, 32u,
+			     MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
+			     MHD_OPTION_END);
+	if (!d) {
+		fprintf(stderr, "ringtrace view: cannot serve on %s port %u: %s\n", bind, port,
+			errno ? strerror(errno) : "libmicrohttpd failed to start");
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		return 1;
+	}
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	sv.port = info ? info->port : (uint16_t)port;
+	printf(v6 ? "http://[%s]:%u/%s/\n" : "http://%s:%u/%s/\n", bind, sv.port, sv.token);
+	fflush(stdout);
+	fprintf(stderr, "ringtrace view: serving %" PRIu64 " events, %u tasks in %u rows%s; "
+		"Ctrl-C stops\n", scene->m->events, scene->m->ntasks, scene->nrows,
+		sv.loopback ? "" : " (not on loopback: anyone who has the URL can read the trace)");
+	while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
+		;
+	MHD_stop_daemon(d);
+	rtr_frame_free(&sv.frame);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	fprintf(stderr, "ringtrace view: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	return 0;
+bad_addr:
+	fprintf(stderr, "ringtrace view: --bind %s: not an IPv4 or IPv6 address\n", bind);
+	return 2;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/serve.h - `ringtrace view --serve` (tools/serve.c): the scene behind
+ * a local HTTP server.
+ */
+#ifndef RTR_TOOLS_SERVE_H
+#define RTR_TOOLS_SERVE_H
+
+#include "view/scene.h"
+
+/*
+ * rtr_view_serve() - serve @scene until SIGINT or SIGTERM.
+ * @scene: a built scene (its model alive).
+ * @title: the page's title.
+ * @bind: the address to listen on (NULL: 127.0.0.1), IPv4 or IPv6.
+ * @port: the port (0: one the system picks).
+ *
+ * Prints the URL, with its token, as the first line of standard output once
+ * the server answers.
+ * Return: the command's exit status: 0 stopped by a signal, 1 the server
+ * could not start, 2 @bind is not an address.
+ */
+int rtr_view_serve(struct rtr_scene *scene, const char *title, const char *bind, unsigned port);
+
+#endif /* RTR_TOOLS_SERVE_H */

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+// The page of `ringtrace view --serve` (Documentation/viewer.rst, "The
+// server"): everything it draws comes from the server's window query
+// (api/window: the scene of view/scene.h at this zoom, never more than about
+// an item per pixel per lane), asked again at each zoom, pan or scroll; the
+// server answers for the rows on screen at the canvas's width.
+// window.rtrServe exposes the last answer and a way to set the window, for
+// the tests.
+'use strict';
+(function () {
+	const AXIS_H = 18, ROW_H = 14, LANE_H = 12, GROUP_H = 34;
+	const COUNTER_COLORS = ['#e6194b', '#3cb44b', '#4363d8', '#911eb4'];
+	const KIND_COLORS = ['#0000ff', '#b0b040', '#008000', '#ff9900', '#000000', '#000000'];
+	const canvas = document.getElementById('canvas'), g = canvas.getContext('2d', { alpha: false });
+	const $ = (id) => document.getElementById(id);
+	const st = window.rtrServe = { ready: false, error: null, frames: 0, last: null, setWindow: null };
+	let meta = null, t0 = 0, t1 = 1, row0 = 0, W = 1, H = 1, busy = false, again = false;
+	let frame = null, done = [], found = null;
+
+	async function getJSON(path) {
+		const r = await fetch(path, { cache: 'no-store' });
+		if (!r.ok)
+			throw new Error(path + ': ' + r.status + ' ' + (await r.text()).trim());
+		return r.json();
+	}
+
+	// the CPU lanes at the bottom, and above them a strip per counter group
+	function lanesH() {
+		return (meta.cpus.length + meta.marked_threads.length) * LANE_H + 4;
+	}
+
+	function groups() {
+		return [...new Set(meta.counters.map((k) => k.group))];
+	}
+
+	function bandH() {
+		return groups().length * GROUP_H;
+	}
+
+	function rowsShown() {
+		return Math.max(1, Math.floor((H - AXIS_H - lanesH() - bandH()) / ROW_H));
+	}
+
+	// One query at a time; changes made meanwhile are asked for once it is back.
+	async function query() {
+		if (busy) {
+			again = true;
+			return;
+		}
+		busy = true;
+		try {
+			do {
+				again = false;
+				const q = 'api/window?t0=' + Math.floor(t0) + '&t1=' + Math.max(Math.ceil(t1), Math.floor(t0) + 1) +
+					'&row0=' + row0 + '&row1=' + (row0 + rowsShown()) + '&width=' + W;
+				frame = await getJSON(q);
+				draw();
+				st.frames++;
+				st.last = frame;
+			} while (again);
+			const d = done;
+			done = [];
+			d.forEach((f) => f(frame));
+		} catch (e) {
+			st.error = String(e);
+			$('status').textContent = st.error;
+		}
+		busy = false;
+	}
+
+	const y = (row) => AXIS_H + (row - row0) * ROW_H + ROW_H / 2;
+
+	function draw() {
+		const f = frame, flags = meta.item_flags;
+		g.fillStyle = '#fff';
+		g.fillRect(0, 0, W, H);
+		// sleeping regions behind their trace's rows
+		g.fillStyle = '#eeeeee';
+		for (let i = 0; i < f.sleep.x0.length; i++) {
+			const tr = meta.traces[f.sleep.trace[i]];
+			const ya = Math.max(AXIS_H, y(tr.row) - ROW_H / 2);
+			const yb = Math.min(H - lanesH() - bandH(), y(tr.row + tr.rows) - ROW_H / 2);
+			if (yb > ya)
+				g.fillRect(f.sleep.x0[i], ya, f.sleep.x1[i] - f.sleep.x0[i], yb - ya);
+		}
+		// the search's matches, under their lines
+		if (found) {
+			g.fillStyle = 'rgba(255, 220, 0, 0.8)';
+			const k = W / (f.t1 - f.t0);
+			for (let i = 0; i < found.task.length; i++) {
+				const r = found.row[i];
+				if (r < f.row0 || r >= f.row1 || found.end[i] < f.t0 || found.start[i] >= f.t1)
+					continue;
+				const x0 = Math.max(0, (found.start[i] - f.t0) * k), x1 = Math.min(W, (found.end[i] - f.t0) * k);
+				g.fillRect(x0 - 3, y(r) - 5, Math.max(6, x1 - x0 + 6), 10);
+			}
+		}
+		// tasks: lines; merged spans grey; failed and never resolved red
+		const T = f.tasks;
+		for (let i = 0; i < T.x0.length; i++) {
+			const red = T.flags[i] & (flags.failed | flags.never), span = T.flags[i] & flags.span;
+			g.fillStyle = red ? '#cc0000' : span ? '#888888' : '#333333';
+			g.fillRect(T.x0[i], y(T.row[i]) - 1, Math.max(1, T.x1[i] - T.x0[i]), span ? 3 : 2);
+		}
+		// arrows, or their counts per pixel when there are too many
+		const A = f.arrows;
+		if (A.hist) {
+			const base = H - lanesH() - bandH() - 2;
+			A.hist.forEach((col, k) => {
+				g.fillStyle = KIND_COLORS[k];
+				g.globalAlpha = 0.5;
+				for (let px = 0; px < col.length; px++)
+					if (col[px])
+						g.fillRect(px, base - Math.min(40, 4 * Math.log2(1 + col[px])), 1, Math.min(40, 4 * Math.log2(1 + col[px])));
+			});
+			g.globalAlpha = 1;
+		}
+		g.lineWidth = 1;
+		for (let i = 0; i < A.x0.length; i++) {
+			g.strokeStyle = A.failed[i] ? '#ff0000' : KIND_COLORS[A.kind[i]];
+			g.globalAlpha = A.count[i] > 1 ? 0.5 : 0.9;
+			g.beginPath();
+			g.moveTo(A.x0[i], y(A.from_row[i]));
+			g.lineTo(A.x1[i], y(A.to_row[i]));
+			g.stroke();
+		}
+		g.globalAlpha = 1;
+		drawCounters(f);
+		// CPU lanes at the bottom
+		const top = H - lanesH() + 4, R = f.runs;
+		g.fillStyle = '#f4f4f4';
+		g.fillRect(0, top - 4, W, lanesH());
+		for (let i = 0; i < R.x0.length; i++) {
+			g.fillStyle = R.flags[i] & flags.span ? '#7fa6cc' : '#4e79a7';
+			g.fillRect(R.x0[i], top + R.cpu[i] * LANE_H, Math.max(1, R.x1[i] - R.x0[i]), LANE_H - 2);
+		}
+		// markers (events the task model does not read): ticks on their CPU's
+		// lane and their thread's, a run of them closer than a pixel a band
+		const lane = new Map(meta.marked_threads.map((t, i) => [t.thread, meta.cpus.length + i]));
+		const ticks = (M, laneOf) => {
+			for (let i = 0; i < M.x0.length; i++) {
+				const l = laneOf(i);
+				g.fillStyle = M.flags[i] & flags.span ? '#555555' : '#000000';
+				g.fillRect(M.x0[i], top + l * LANE_H + 2, Math.max(1, M.x1[i] - M.x0[i]), LANE_H - 6);
+			}
+		};
+		ticks(f.cpu_marks, (i) => f.cpu_marks.cpu[i]);
+		ticks(f.thread_marks, (i) => lane.get(f.thread_marks.thread[i]));
+		// the time axis
+		g.fillStyle = '#f8f8f8';
+		g.fillRect(0, 0, W, AXIS_H);
+		g.fillStyle = '#000';
+		g.fillText(fmt(f.t0) + ' .. ' + fmt(f.t1), 4, 12);
+		$('status').textContent = f.tasks_in_view + ' tasks and ' + f.arrows_in_view + ' arrows in view, ' +
+			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows;
+	}
+
+	// Counters: a step plot per counter, a strip per group (one scale); a
+	// column of several changes is a vertical stroke over their range.
+	function drawCounters(f) {
+		const gs = groups(), C = f.counters, top0 = H - lanesH() - bandH();
+		if (!gs.length)
+			return;
+		g.fillStyle = '#fafafa';
+		g.fillRect(0, top0, W, bandH());
+		const scale = new Map();
+		meta.counters.forEach((k) => {
+			const s = scale.get(k.group) || { min: Infinity, max: -Infinity };
+			s.min = Math.min(s.min, k.min);
+			s.max = Math.max(s.max, k.max);
+			scale.set(k.group, s);
+		});
+		const Y = (k, v) => {
+			const gi = gs.indexOf(meta.counters[k].group), s = scale.get(meta.counters[k].group);
+			const span = s.max > s.min ? s.max - s.min : 1;
+			return top0 + (gi + 1) * GROUP_H - 4 - (v - s.min) / span * (GROUP_H - 10);
+		};
+		for (let i = 0; i < C.x0.length; i++) {
+			const k = C.counter[i];
+			g.fillStyle = COUNTER_COLORS[k % COUNTER_COLORS.length];
+			const y0 = Y(k, C.max[i]), y1 = Y(k, C.min[i]), yv = Y(k, C.value[i]);
+			if (C.count[i])
+				g.fillRect(C.x0[i], y0, 1, Math.max(1, y1 - y0));
+			g.fillRect(C.x0[i], yv - 0.5, Math.max(1, C.x1[i] - C.x0[i]), 1.5);
+		}
+		g.fillStyle = '#555';
+		gs.forEach((gr, gi) => {
+			const names = meta.counters.filter((k) => k.group === gr).map((k) => k.name).join(', ');
+			g.fillText(names, 4, top0 + gi * GROUP_H + 10);
+		});
+	}
+
+	function fmt(ns) {
+		const a = Math.abs(ns);
+		return a >= 1e9 ? (ns / 1e9).toFixed(6) + ' s' : a >= 1e6 ? (ns / 1e6).toFixed(3) + ' ms' :
+			a >= 1e3 ? (ns / 1e3).toFixed(3) + ' us' : ns + ' ns';
+	}
+
+	function resize() {
+		const r = canvas.getBoundingClientRect();
+		W = Math.max(1, Math.min(meta.limits.width, Math.floor(r.width)));
+		H = Math.max(1, Math.floor(r.height));
+		canvas.width = W;
+		canvas.height = H;
+		query();
+	}
+
+	function clamp() {
+		const span = Math.max(1, t1 - t0);
+		t1 = t0 + span;
+		row0 = Math.max(0, Math.min(row0, Math.max(0, meta.nrows - 1)));
+	}
+
+	function bind() {
+		canvas.addEventListener('wheel', (e) => {
+			e.preventDefault();
+			if (e.shiftKey) {
+				row0 += Math.sign(e.deltaY || e.deltaX) * 3;
+			} else {
+				const f = Math.exp(Math.sign(e.deltaY) * 0.2), x = e.offsetX / W, at = t0 + x * (t1 - t0);
+				const span = Math.max(10, (t1 - t0) * f);
+				t0 = at - x * span;
+				t1 = t0 + span;
+			}
+			clamp();
+			query();
+		}, { passive: false });
+		let drag = null;
+		let down = null;
+		canvas.addEventListener('mousedown', (e) => (down = drag = { x: e.offsetX, y: e.offsetY, t0, t1, row0 }));
+		window.addEventListener('mouseup', () => (drag = null));
+		canvas.addEventListener('mousemove', (e) => {
+			if (!drag)
+				return;
+			const dt = (e.offsetX - drag.x) * (drag.t1 - drag.t0) / W;
+			t0 = drag.t0 - dt;
+			t1 = drag.t1 - dt;
+			row0 = drag.row0 - Math.round((e.offsetY - drag.y) / ROW_H);
+			clamp();
+			query();
+		});
+		window.addEventListener('keydown', (e) => {
+			if (e.target === $('search'))
+				return;
+			if (e.key === 'w') {
+				t0 = meta.start;
+				t1 = meta.end + 1;
+				row0 = 0;
+				query();
+			}
+		});
+		window.addEventListener('resize', resize);
+		canvas.addEventListener('click', (e) => {
+			if (down && (Math.abs(e.offsetX - down.x) > 3 || Math.abs(e.offsetY - down.y) > 3))
+				return;	// the end of a drag
+			st.details(e.offsetX, e.offsetY);
+		});
+		$('search').addEventListener('keydown', async (e) => {
+			if (e.key !== 'Enter')
+				return;
+			e.stopPropagation();
+			await st.search($('search').value);
+		});
+	}
+
+	// The item under (x, y) of the last answer: a task's details from the
+	// server, or what a span stands for.
+	st.details = async (x, y0) => {
+		const f = frame, T = f.tasks, row = f.row0 + Math.floor((y0 - AXIS_H) / ROW_H);
+		for (let i = 0; i < T.x0.length; i++) {
+			if (T.row[i] !== row || x < T.x0[i] - 2 || x > Math.max(T.x1[i], T.x0[i] + 1) + 2)
+				continue;
+			const t = await getJSON('api/task?i=' + T.index[i]);
+			const dur = t.end - t.created;
+			$('status').textContent = (T.count[i] > 1 ? T.count[i] + ' tasks here; the longest or failed: ' : '') +
+				(t.name || '#' + t.id) + ' (' + t.kind + '), ' + fmt(dur) +
+				(t.flags & meta.task_flags.failed ? ', failed: ' + t.reason : '') + (T.flags[i] & meta.item_flags.never ? ', never resolved' : '');
+			st.selected = t;
+			return t;
+		}
+		st.selected = null;
+		return null;
+	};
+
+	// Search (the scene's, in C): the matches are highlighted; the answer for the tests.
+	st.search = async (q) => {
+		found = q ? await getJSON('api/search?q=' + encodeURIComponent(q)) : null;
+		draw();
+		if (found)
+			$('status').textContent = found.count + ' tasks match' +
+				(found.count > found.task.length ? ' (the first ' + found.task.length + ' highlighted)' : '');
+		return found;
+	};
+
+	// For the tests: set the window, resolve with the answer drawn.
+	st.setWindow = (a, b, r) => new Promise((res) => {
+		t0 = a;
+		t1 = b;
+		row0 = r || 0;
+		clamp();
+		done.push(res);
+		query();
+	});
+
+	(async () => {
+		try {
+			meta = await getJSON('api/meta');
+			document.title = 'ringtrace view: ' + meta.title;
+			$('title').textContent = meta.title;
+			t0 = meta.start;
+			t1 = meta.end + 1;
+			bind();
+			resize();
+			await new Promise((res) => done.push(res));
+			st.ready = true;
+		} catch (e) {
+			st.error = String(e);
+			$('status').textContent = st.error;
+		}
+	})();
+})();
