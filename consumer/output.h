@@ -38,7 +38,9 @@ enum rtr_frame_type {
 
 /**
  * struct rtr_out_opts - how to write.
- * @path: a directory to create, or "-" for the framed stream on @fd.
+ * @path: a directory to create, "-" for the framed stream on @fd, or
+ *        net://HOST[:CTRL_PORT[:DATA_PORT]] for a live session on an
+ *        lttng-relayd (consumer/relayd.h).
  * @parent_fd: if not 0, the directory (an O_DIRECTORY descriptor) in which
  *             the last component of @path is created; @path itself then
  *             only names it in messages.  No path is followed to it again.
@@ -62,6 +64,9 @@ enum rtr_frame_type {
  * @spill_path: with a queue, where the packets it still holds go when the
  *          output fails (a framed stream, created exclusively), so that
  *          none is lost with the disk; NULL: they are counted lost.
+ * @program: with @path net://..., names the relayd session (consumer/relayd.h).
+ * @ncpus: with net://, the streams to create at first (0: the CPUs here).
+ * @live_timer_us: with net://, the session's live timer (the flush interval).
  */
 struct rtr_out_opts {
 	const char *path;
@@ -76,6 +81,9 @@ struct rtr_out_opts {
 	uint64_t buffer_size;
 	int engine;
 	const char *spill_path;
+	const char *program;
+	uint32_t ncpus;
+	uint32_t live_timer_us;
 };
 
 /**
@@ -111,6 +119,11 @@ struct rtr_out_report {
 	uint64_t spilled;		/* packets not written, kept in @spill_path */
 	uint64_t unwritten;		/* packets not written and not kept (lost) */
 	int engine;			/* the one that ran */
+	/* with net://: */
+	char net_session[320];		/* HOSTNAME/SESSION on the relayd */
+	uint32_t net_minor;		/* the protocol agreed: 2.@net_minor */
+	uint64_t net_beacons;		/* live beacons sent */
+	uint64_t net_empty;		/* header-only packets opening quiet streams */
 };
 
 /* Create the output (the directory, or the stream's prologue).  Return: 0 or -errno. */

@@ -20,6 +20,7 @@
 #define DIRECT_ALIGN 4096u
 
 struct rtr_queue;
+struct rtr_relayd;
 
 struct rtr_out {
 	struct rtr_out_opts o;
@@ -43,6 +44,7 @@ struct rtr_out {
 	struct rtr_out_report rep;
 	bool failed;		/* @rep.failed, for other threads (atomic) */
 	struct rtr_queue *q;	/* the write-behind queue, or NULL: synchronous */
+	struct rtr_relayd *relayd;	/* net://: @stream is set too (no directory) */
 };
 
 /* The synchronous layer (output.c), for the queue's writer. */

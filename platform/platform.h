@@ -20,6 +20,8 @@ int rtr_write_all(int fd, const void *buf, size_t n);
 /* Write the @n vectors whole (@iov is consumed); 0 or -errno. */
 struct iovec;
 int rtr_writev_all(int fd, struct iovec *iov, int n);
+/* Skip @done bytes of the *@n vectors at *@iov (after a partial write). */
+void rtr_iov_advance(struct iovec **iov, int *n, size_t done);
 
 /*
  * struct rtr_region_mem - where a region's memory comes from and how its

@@ -480,6 +480,11 @@ int rtr_cmd_record(int argc, char **argv)
 	snprintf(spill, sizeof(spill), "%s.queue", region);
 	o.out.spill_path = spill;
 	cli_catch_signals();
+	/* With -o net://, the relayd's session is named after the program. */
+	o.out.program = o.argv[0];
+	o.out.ncpus = rtr_cpu_possible();
+	o.out.live_timer_us = o.flush_ns / 1000 > UINT32_MAX ? UINT32_MAX :
+			      (uint32_t)(o.flush_ns / 1000);
 	/* The output first: a bad -o must not cost a run of the program. */
 	if (overwrite) {
 		topfd = rtr_mkdir_new(AT_FDCWD, o.out.path, o.out.file_mode, o.out.force, err,
@@ -518,8 +523,10 @@ int rtr_cmd_record(int argc, char **argv)
 	}
 	ch.s = &s;
 	if (!o.quiet)
-		fprintf(stderr, "ringtrace record: %s (pid %d) -> %s%s, region %s\n", o.argv[0],
-			(int)ch.pid, o.out.path, overwrite ? " (flight recorder)" : "", region);
+		fprintf(stderr, "ringtrace record: %s (pid %d) -> %s%s%s%s, region %s\n", o.argv[0],
+			(int)ch.pid, o.out.path, overwrite ? " (flight recorder)" : "",
+			out && rtr_out_report(out)->net_session[0] ? ", session " : "",
+			out ? rtr_out_report(out)->net_session : "", region);
 	if (!o.quiet && overwrite)
 		fprintf(stderr, "ringtrace record: for a snapshot now: kill -USR1 %d\n",
 			(int)getpid());

@@ -324,9 +324,12 @@ void region_report_queue(const struct rtr_out_report *r, const char *spill)
 
 void region_stopped_writing(const struct opts *o, const char *why)
 {
-	fprintf(stderr, "%sringtrace %s: %s; stopped writing: what is on disk is a valid trace; "
+	bool net = o->out.path && !strncmp(o->out.path, "net://", 6);
+
+	fprintf(stderr, "%sringtrace %s: %s; stopped writing: what %s is a valid trace; "
 		"the program goes on, its events are dropped and counted in the region\n",
-		o->live ? "\n" : "", o->cmd, why);
+		o->live ? "\n" : "", o->cmd, why,
+		net ? "the relayd received before" : "is on disk");
 }
 
 /* The progress line on a terminal (@o->live), at most once a second. */
