@@ -10,6 +10,7 @@
  * The programs are the ones built beside this runner: an ASan runner runs
  * ASan builds of ringtrace and of the traced program.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -2390,4 +2392,427 @@ Test(consumer_record, mutated_streams_are_reported_not_crashed_on, .timeout = 60
 	cr_expect_gt(refused, 100, "only %d of 150 damaged streams were reported", refused);
 	free(good);
 	rm_rf(dir);
+}
+
+/* ---- N. into an lttng-relayd (`-o net://`, consumer/relayd.c) ------------ */
+
+TestSuite(consumer_relayd, .timeout = 300);
+
+#define RELAYD_BIN "/usr/bin/lttng-relayd"
+
+/* A stock lttng-relayd of our own on 127.0.0.1: its ports, output, pid. */
+struct relayd {
+	pid_t pid;
+	int port[3];		/* control, data, live */
+	char *dir;		/* ours: out/ (its output), log, LTTNG_HOME */
+};
+
+/* Three ports free on 127.0.0.1 now (bound together, then let go). */
+static void free_ports(int port[3])
+{
+	int fd[3];
+
+	for (int i = 0; i < 3; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(a);
+
+		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		cr_assert_geq(fd[i], 0);
+		cr_assert_eq(bind(fd[i], (struct sockaddr *)&a, sizeof(a)), 0, "bind: %s",
+			     strerror(errno));
+		cr_assert_eq(getsockname(fd[i], (struct sockaddr *)&a, &len), 0);
+		port[i] = ntohs(a.sin_port);
+	}
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+}
+
+/* Whether something accepts connections on 127.0.0.1:@port. */
+static bool listening(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void relayd_skip_if_absent(void)
+{
+	if (access(RELAYD_BIN, X_OK))
+		cr_skip_test("lttng-relayd is not installed (Debian's lttng-tools; make check's "
+			     "scripts/deps.sh check installs it): no relayd to stream into");
+}
+
+/* Start lttng-relayd on three free loopback ports, its output in a new directory. */
+static void relayd_start(struct relayd *r)
+{
+	for (int tries = 0;; tries++) {
+		char ctl[64], data[64], live[64];
+		char *argv[] = { RELAYD_BIN, "-o", NULL, "-C", ctl, "-D", data, "-L", live, NULL };
+		char *env[] = { NULL, NULL };
+		double t0 = now();
+		int lfd;
+
+		r->dir = make_tmpdir("/tmp");
+		free_ports(r->port);
+		snprintf(ctl, sizeof(ctl), "tcp://127.0.0.1:%d", r->port[0]);
+		snprintf(data, sizeof(data), "tcp://127.0.0.1:%d", r->port[1]);
+		snprintf(live, sizeof(live), "tcp://127.0.0.1:%d", r->port[2]);
+		argv[2] = strdup(P("%s/out", r->dir));
+		/* Its run directory (health socket) under ours: relayds of other runs never meet. */
+		env[0] = strdup(P("LTTNG_HOME=%s", r->dir));
+		lfd = open_log(P("%s/relayd.log", r->dir));
+		r->pid = spawn(argv, (const char *const *)env, -1, lfd, lfd);
+		close(lfd);
+		free(argv[2]);
+		while (!listening(r->port[0]) || !listening(r->port[2])) {
+			int st;
+
+			if (waitpid(r->pid, &st, WNOHANG) == r->pid || now() - t0 > 20) {
+				char *log = slurp(P("%s/relayd.log", r->dir));
+
+				if (waitpid(r->pid, &st, WNOHANG) == 0) {
+					kill(r->pid, SIGKILL);
+					waitpid(r->pid, &st, 0);
+				}
+				/* A port taken between free_ports() and its bind: again. */
+				cr_assert_lt(tries, 3, "lttng-relayd did not start:\n%s",
+					     log ? log : "");
+				free(log);
+				r->pid = 0;
+				break;
+			}
+			usleep(10000);
+		}
+		free(env[0]);
+		if (r->pid)
+			return;
+		rm_rf(r->dir);
+	}
+}
+
+/* Stop it (SIGTERM, then SIGKILL after 20 s), keep its output. */
+static void relayd_stop(struct relayd *r)
+{
+	double t0 = now();
+	int st;
+
+	if (!r->pid)
+		return;
+	kill(r->pid, SIGTERM);
+	while (waitpid(r->pid, &st, WNOHANG) == 0) {
+		if (now() - t0 > 20) {
+			kill(r->pid, SIGKILL);
+			waitpid(r->pid, &st, 0);
+			cr_expect_fail("lttng-relayd took more than 20 s to stop on SIGTERM");
+			break;
+		}
+		usleep(10000);
+	}
+	r->pid = 0;
+}
+
+static char *relayd_url(const struct relayd *r)
+{
+	return P("net://127.0.0.1:%d:%d", r->port[0], r->port[1]);
+}
+
+/* "..., session HOST/NAME, region ..." in a recorder's log, or NULL (in P()'s buffer). */
+static char *session_of(const char *log)
+{
+	const char *p = log ? strstr(log, ", session ") : NULL;
+
+	if (!p)
+		return NULL;
+	p += strlen(", session ");
+	return P("%.*s", (int)strcspn(p, ","), p);
+}
+
+/* The relayd's copy of session @s: OUT/HOST/NAME/ringtrace (protocol 2.11). */
+static char *relayd_trace(const struct relayd *r, const char *s)
+{
+	return P("%s/out/%s/ringtrace", r->dir, s);
+}
+
+/*
+ * A program's whole recording goes through the relayd: its output, read by
+ * our reader, `ringtrace check` and babeltrace2, holds every event of every
+ * thread, each with its content, and the recorder reported no loss.
+ */
+Test(consumer_relayd, a_recording_streamed_to_a_relayd_holds_every_event)
+{
+	const uint32_t threads = 4;
+	const uint64_t events = 20000;
+	struct relayd r = { 0 };
+	char thr[16], ev[32], *log, *s;
+	struct tv *v;
+	int lfd, st;
+	pid_t rec;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	snprintf(thr, sizeof(thr), "%u", threads);
+	snprintf(ev, sizeof(ev), "%" PRIu64, events);
+	{
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o",
+				 relayd_url(&r), "--", emit_path(), "--pin", "--threads", thr,
+				 "--events", ev, NULL };
+
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	st = wait_exit(rec, 120, "ringtrace record -o net://");
+	log = slurp(P("%s/record.log", r.dir));
+	expect_exit(st, 0, "ringtrace record -o net://", log);
+	cr_expect_eq(reported_lost(log), 0, "%s", log);
+	s = session_of(log);
+	cr_assert_not_null(s, "no session named in:\n%s", log);
+	s = strdup(s);
+	relayd_stop(&r);
+	v = tv_new(threads, events, true);
+	tv_read_all(v, relayd_trace(&r, s));
+	expect_all(v, events);
+	tv_free(v);
+	free(s);
+	free(log);
+	rm_rf(r.dir);
+}
+
+/* One rtrtest:ev line of babeltrace2's pretty text with --clock-seconds. */
+static bool bt2_event_line(const char *l, double *ts, uint32_t *th, uint64_t *seq,
+			   uint64_t *check)
+{
+	const char *p = strstr(l, "rtrtest:ev:");
+	const char *t = strstr(l, "thread = "), *s = strstr(l, "seq = "), *c = strstr(l, "check = ");
+
+	if (!p || !t || !s || !c || l[0] != '[')
+		return false;
+	*ts = strtod(l + 1, NULL);
+	*th = (uint32_t)strtoul(t + 9, NULL, 10);
+	*seq = strtoull(s + 6, NULL, 10);
+	*check = strtoull(c + 8, NULL, 10);
+	return true;
+}
+
+/*
+ * babeltrace2 follows the session live (`net://RELAYD/host/HOST/SESSION`)
+ * while one thread writes slowly and the other CPUs stay quiet: it prints
+ * events while the program runs, each within a bounded time of its writing
+ * (the flush interval, 100 ms, plus its own polling), never held back by a
+ * quiet CPU; once the session ends, it has printed every event from the
+ * first it saw to the last, each with its content, and ends by itself.
+ */
+Test(consumer_relayd, babeltrace2_follows_a_session_live)
+{
+	const uint64_t events = 500;
+	struct relayd r = { 0 };
+	char *log = NULL, *s = NULL, *out, params[512], ev[32];
+	double t_end = 0, max_lag = 0, sum_lag = 0, first_at = 0;
+	uint64_t next = UINT64_MAX, n = 0, during = 0;
+	int lfd, bfd, st, cpus[MAXCPU];
+	bool rec_done = false;
+	size_t off = 0;
+	pid_t rec, bt;
+
+	relayd_skip_if_absent();
+	cr_assert_gt(allowed_cpus(cpus), 0);
+	relayd_start(&r);
+	snprintf(ev, sizeof(ev), "%" PRIu64, events);
+	{
+		/* 2 s: 5 events every 20 ms, one thread pinned to one CPU. */
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o",
+				 relayd_url(&r), "--", emit_path(), "--pin", "--threads", "1",
+				 "--events", ev, "--pace", "5:20000", NULL };
+
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	for (double t0 = now(); !s; usleep(5000)) {
+		free(log);
+		log = slurp(P("%s/record.log", r.dir));
+		s = session_of(log);
+		cr_assert_eq(waitpid(rec, &st, WNOHANG), 0, "record ended before naming its "
+			     "session:\n%s", log ? log : "");
+		cr_assert_lt(now() - t0, 20, "no session named within 20 s:\n%s", log ? log : "");
+	}
+	s = strdup(s);	/* P()'s buffers are reused */
+	snprintf(params, sizeof(params), "inputs=[\"net://127.0.0.1:%d/host/%s\"],"
+		 "session-not-found-action=\"end\"", r.port[2], s);
+	{
+		char *argv[] = { "/usr/bin/babeltrace2", "--component=src.ctf.lttng-live",
+				 "--params", params, "--component=sink.text.pretty", "--params",
+				 "clock-seconds=true", NULL };
+
+		bfd = open_log(P("%s/live.txt", r.dir));
+		lfd = open_log(P("%s/live.err", r.dir));
+		bt = spawn(argv, NULL, -1, bfd, lfd);
+		close(bfd);
+		close(lfd);
+	}
+	/* Read what it prints as it prints it: when each event line came. */
+	for (double t0 = now();; usleep(5000)) {
+		char *text = slurp(P("%s/live.txt", r.dir));
+		double arrived = now();
+		struct timespec rt;
+		double wall;
+		char *l;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		wall = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;
+		if (!rec_done && waitpid(rec, &st, WNOHANG) == rec) {
+			rec_done = true;
+			t_end = arrived;
+			expect_exit(st, 0, "ringtrace record -o net://", NULL);
+		}
+		for (l = text + off; text && strchr(l, '\n'); l = strchr(l, '\n') + 1) {
+			uint64_t seq, check;
+			uint32_t th;
+			double ts;
+
+			off = (size_t)(strchr(l, '\n') + 1 - text);
+			*strchr(l, '\n') = 0;	/* the line alone */
+			if (!bt2_event_line(l, &ts, &th, &seq, &check)) {
+				l[strlen(l)] = '\n';
+				continue;
+			}
+			l[strlen(l)] = '\n';
+			cr_assert_eq(th, 0);
+			cr_assert_eq(check, emit_checksum(th, seq), "seq %" PRIu64 ": bad checksum",
+				     seq);
+			cr_assert(next == UINT64_MAX || seq == next, "babeltrace2 printed seq %"
+				  PRIu64 " after %" PRIu64, seq, next - 1);
+			next = seq + 1;
+			n++;
+			if (!rec_done) {
+				during++;
+				if (!first_at)
+					first_at = arrived;
+			}
+			/* The lag: from the event's time to its line (polled every 5 ms). */
+			if (!rec_done && wall - ts > max_lag)
+				max_lag = wall - ts;
+			if (!rec_done)
+				sum_lag += wall - ts;
+		}
+		free(text);
+		if (rec_done && waitpid(bt, &st, WNOHANG) == bt)
+			break;
+		cr_assert_lt(now() - t0, 60, "babeltrace2 did not end within 60 s of the start "
+			     "(%" PRIu64 " events read)", n);
+	}
+	expect_exit(st, 0, "babeltrace2 net://", slurp(P("%s/live.err", r.dir)));
+	cr_assert_gt(during, 0, "babeltrace2 printed nothing while the program ran");
+	cr_expect_eq(next, events, "babeltrace2's last event is seq %" PRIu64 ", not %" PRIu64,
+		     next - 1, events - 1);
+	cr_expect_lt(max_lag, 1.5, "an event took %.3f s to reach babeltrace2's output (flush "
+		     "interval 100 ms)", max_lag);
+	cr_log_info("babeltrace2 live: %" PRIu64 " events, %" PRIu64 " while the program ran, "
+		    "lag mean %.0f ms, max %.0f ms, the first line %.2f s before the end", n, during,
+		    during ? 1000 * sum_lag / (double)during : 0.0, 1000 * max_lag,
+		    t_end - first_at);
+	relayd_stop(&r);
+	/* The relayd's copy holds all of them. */
+	out = relayd_trace(&r, s);
+	{
+		struct tv *v = tv_new(1, events, true);
+
+		tv_read_all(v, out);
+		expect_all(v, events);
+		tv_free(v);
+	}
+	free(s);
+	free(log);
+	rm_rf(r.dir);
+}
+
+/* No relayd there: a clear error naming it, before the program runs. */
+Test(consumer_relayd, no_relayd_is_a_clear_error_before_the_program_runs)
+{
+	char *dir = make_tmpdir("/tmp"), *out;
+	int port[3], st;
+
+	free_ports(port);
+	out = sh(&st, "cd '%s' && timeout 60 '%s' record -o net://127.0.0.1:%d:%d -- /bin/touch "
+		 "ran 2>&1; echo rc=$?; ls", dir, ringtrace(), port[0], port[1]);
+	cr_expect_not_null(strstr(out, "rc=1\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "lttng-relayd at 127.0.0.1"), "%s", out);
+	cr_expect_not_null(strstr(out, "cannot connect to its control port"), "%s", out);
+	cr_expect_not_null(strstr(out, "Connection refused"), "%s", out);
+	cr_expect_null(strstr(out, "\nran\n"), "the program ran:\n%s", out);
+	free(out);
+	out = sh(&st, "timeout 60 '%s' record -o net://127.0.0.1:99999 -- /bin/true 2>&1; "
+		 "echo rc=$?", ringtrace());
+	cr_expect_not_null(strstr(out, "not net://HOST[:CONTROL_PORT[:DATA_PORT]]"), "%s", out);
+	cr_expect_not_null(strstr(out, "rc=1\n"), "%s", out);
+	free(out);
+	rm_rf(dir);
+}
+
+/*
+ * The relayd killed mid-recording: the writers never wait for it (the
+ * program's events go on at their pace, dropped and counted once the
+ * queue and the ring are full), record ends on its own, exits 1, names the
+ * relayd and what was not sent, and keeps those packets for recovery; what
+ * the relayd received before is a valid trace.
+ */
+Test(consumer_relayd, a_relayd_killed_mid_recording_costs_the_writers_nothing)
+{
+	struct relayd r = { 0 };
+	char *log = NULL, *s = NULL, *out;
+	int lfd, st;
+	double t0;
+	pid_t rec;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	{
+		/* 3 s of events at a steady pace, then the program ends. */
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms",
+				 "--packet-size", "4K", "--packets", "4", "--buffer-size", "16K",
+				 "-o", relayd_url(&r), "--", emit_path(), "--threads", "2",
+				 "--events", "3000", "--pace", "10:10000", NULL };
+
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	for (t0 = now(); !s; usleep(5000)) {
+		free(log);
+		log = slurp(P("%s/record.log", r.dir));
+		s = session_of(log);
+		cr_assert_lt(now() - t0, 20, "no session named within 20 s:\n%s", log ? log : "");
+	}
+	s = strdup(s);
+	usleep(800000);
+	kill(r.pid, SIGKILL);
+	waitpid(r.pid, &st, 0);
+	r.pid = 0;
+	/* The program's 3 s, and the recorder's timeouts: bounded. */
+	st = wait_exit(rec, 60, "ringtrace record after the relayd was killed");
+	free(log);
+	log = slurp(P("%s/record.log", r.dir));
+	expect_exit(st, 1, "ringtrace record after the relayd was killed", log);
+	cr_expect_lt(now() - t0, 40, "record took %.0f s", now() - t0);
+	cr_expect_not_null(strstr(log, "exited with status 0"), "the program did not end well:\n%s",
+			   log);
+	cr_expect_not_null(strstr(log, "lttng-relayd at 127.0.0.1"), "%s", log);
+	cr_expect_not_null(strstr(log, "stopped writing"), "%s", log);
+	cr_expect_not_null(strstr(log, "lost: "), "no loss figure:\n%s", log);
+	/* The region is kept for `ringtrace recover`, and said so. */
+	cr_expect_not_null(strstr(log, "is kept: `ringtrace recover"), "%s", log);
+	out = sh(&st, "'%s' check '%s' 2>&1", ringtrace(), relayd_trace(&r, s));
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "what the relayd got is not a valid "
+		  "trace:\n%s", out);
+	free(out);
+	free(sh(&st, "rm -f %s %s.queue", region_of(log), region_of(log)));
+	free(s);
+	free(log);
+	rm_rf(r.dir);
 }
