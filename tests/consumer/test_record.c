@@ -16,6 +16,8 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -2815,4 +2817,168 @@ Test(consumer_relayd, a_relayd_killed_mid_recording_costs_the_writers_nothing)
 	free(s);
 	free(log);
 	rm_rf(r.dir);
+}
+
+/* ---- a fake relayd: truncated, oversized and nonsense answers ------------- */
+
+struct fake_relayd {
+	int scenario;
+	int lfd[2];		/* control, data: listening */
+	int port[2];
+};
+
+static void put32be(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* One command from @fd: its number, its payload read and dropped; -1 at the end. */
+static int fake_read_cmd(int fd)
+{
+	uint8_t h[24], buf[4096];
+	uint64_t len = 0;
+
+	if (recv(fd, h, sizeof(h), MSG_WAITALL) != (ssize_t)sizeof(h))
+		return -1;
+	for (int i = 0; i < 8; i++)
+		len = len << 8 | h[8 + i];
+	while (len) {
+		ssize_t n = recv(fd, buf, len < sizeof(buf) ? len : sizeof(buf), 0);
+
+		if (n <= 0)
+			return -1;
+		len -= (uint64_t)n;
+	}
+	return (int)((uint32_t)h[16] << 24 | (uint32_t)h[17] << 16 | (uint32_t)h[18] << 8 | h[19]);
+}
+
+static int fake_accept(int lfd)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+	return poll(&p, 1, 60000) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+}
+
+/*
+ * Each scenario answers the recorder's commands up to one it spoils:
+ * 0 closes at once, 1 cuts the version's answer, 2 speaks another major,
+ * 3 a minor before live mode, 4 refuses the session, 5 answers the session
+ * with a path of 4 GiB, 6 answers the first stream with a nonsense code,
+ * 7 never answers.
+ */
+static void *fake_relayd_main(void *arg)
+{
+	struct fake_relayd *f = arg;
+	int c = fake_accept(f->lfd[0]), d = -1, cmd;
+	uint8_t ans[16] = { 0 };
+
+	if (c < 0)
+		return NULL;
+	if (f->scenario == 0)
+		goto out;
+	cmd = fake_read_cmd(c);
+	if (cmd != 5 || f->scenario == 7) {
+		if (f->scenario == 7) {
+			/* Silent until the recorder gives up (its 10 s) and closes. */
+			struct pollfd p = { .fd = c, .events = POLLIN };
+			uint8_t b;
+
+			if (poll(&p, 1, 30000) == 1)
+				(void)!recv(c, &b, 1, 0);
+		}
+		goto out;
+	}
+	put32be(ans, f->scenario == 2 ? 3 : 2);
+	put32be(ans + 4, f->scenario == 3 ? 1 : 13);
+	if (send(c, ans, f->scenario == 1 ? 4 : 8, MSG_NOSIGNAL) < 0 || f->scenario <= 3)
+		goto out;
+	if (fake_read_cmd(c) != 2)
+		goto out;
+	memset(ans, 0, sizeof(ans));
+	ans[7] = 1;					/* session id 1 */
+	put32be(ans + 8, f->scenario == 4 ? 1 : 10);	/* LTTNG_OK: 10 */
+	put32be(ans + 12, f->scenario == 5 ? 0xfffffff0u : 0);
+	if (send(c, ans, 16, MSG_NOSIGNAL) < 0 || f->scenario <= 5)
+		goto out;
+	if (fake_read_cmd(c) != 19)	/* create trace chunk */
+		goto out;
+	put32be(ans, 10);
+	if (send(c, ans, 4, MSG_NOSIGNAL) < 0)
+		goto out;
+	d = fake_accept(f->lfd[1]);	/* the data connection comes next */
+	if (fake_read_cmd(c) != 1)	/* add stream */
+		goto out;
+	memset(ans, 0xde, 12);	/* code 0xdededede */
+	send(c, ans, 12, MSG_NOSIGNAL);
+	while (fake_read_cmd(c) >= 0)
+		;
+out:
+	if (d >= 0)
+		close(d);
+	close(c);
+	return NULL;
+}
+
+static void fake_listen(int *lfd, int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+
+	*lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(*lfd, 0);
+	cr_assert_eq(bind(*lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(*lfd, 4), 0);
+	cr_assert_eq(getsockname(*lfd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+}
+
+Test(consumer_relayd, a_fake_relayds_bad_answers_are_clean_errors)
+{
+	static const char *const expect[] = {
+		"version handshake: the connection was closed",
+		"version handshake: the connection was closed before the whole answer came",
+		"speaks protocol 3.13; ringtrace needs 2.4 to 2.11",
+		"speaks protocol 2.1; ringtrace needs 2.4 to 2.11",
+		"create session ",	/* ... refused (code 1 ... */
+		"answered a path of 4294967280 bytes",
+		"add stream metadata: refused (code 3739147998)",
+		"version handshake: no answer within the timeout",
+	};
+	char *dir = make_tmpdir("/tmp");
+
+	for (int sc = 0; sc < 8; sc++) {
+		struct fake_relayd f = { .scenario = sc };
+		pthread_t th;
+		double t0 = now();
+		char *out;
+		int st;
+
+		fake_listen(&f.lfd[0], &f.port[0]);
+		fake_listen(&f.lfd[1], &f.port[1]);
+		cr_assert_eq(pthread_create(&th, NULL, fake_relayd_main, &f), 0);
+		out = sh(&st, "cd '%s' && timeout -s KILL 60 '%s' record --flush-interval 100ms "
+			 "-o net://127.0.0.1:%d:%d -- '%s' --threads 1 --events 1000 2>&1; "
+			 "echo rc=$?", dir, ringtrace(), f.port[0], f.port[1], emit_path());
+		cr_expect_lt(now() - t0, 30, "scenario %d took %.0f s", sc, now() - t0);
+		pthread_join(th, NULL);
+		close(f.lfd[0]);
+		close(f.lfd[1]);
+		cr_expect_not_null(strstr(out, "rc=1\n"), "scenario %d: not a clean failure:\n%s",
+				   sc, out);
+		cr_expect_not_null(strstr(out, expect[sc]), "scenario %d: no '%s' in:\n%s", sc,
+				   expect[sc], out);
+		cr_expect_null(strstr(out, "Sanitizer"), "scenario %d:\n%s", sc, out);
+		if (sc == 4)
+			cr_expect_not_null(strstr(out, "refused (code 1"), "%s", out);
+		if (sc == 6) {
+			/* The program ran, its region kept for recovery. */
+			cr_expect_not_null(strstr(out, "exited with status 0"), "%s", out);
+			free(sh(&st, "rm -f %s %s.queue", region_of(out), region_of(out)));
+		}
+		free(out);
+	}
+	rm_rf(dir);
 }
