@@ -11,18 +11,12 @@
  * out here byte by byte (put_be*()), never as C structs.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,104 +180,20 @@ bad:
 	return -EINVAL;
 }
 
-/* A TCP connection to @port, within the timeout; the socket's sends and receives bounded by it. */
+/* A TCP connection to @port of the relayd, within the timeout. */
 static int dial(struct rtr_relayd *r, uint16_t port, const char *what)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
-	struct addrinfo *ai, *a;
-	struct timeval tv = { r->timeout_ms / 1000, (r->timeout_ms % 1000) * 1000 };
-	char ps[8];
-	int fd = -1, ret, one = 1;
+	char why_not[200];
+	int fd = rtr_tcp_connect(r->host, port, r->timeout_ms, why_not, sizeof(why_not));
 
-	snprintf(ps, sizeof(ps), "%u", port);
-	ret = getaddrinfo(r->host, ps, &hints, &ai);
-	if (ret) {
-		snprintf(r->err, sizeof(r->err), "lttng-relayd at %s: %s", r->host,
-			 gai_strerror(ret));
-		r->failed = true;
-		return -EHOSTUNREACH;
-	}
-	ret = -ECONNREFUSED;
-	for (a = ai; a; a = a->ai_next) {
-		struct pollfd pfd;
-		socklen_t len = sizeof(int);
-		int soerr = 0;
-
-		fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0) {
-			ret = -errno;
-			continue;
-		}
-		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) {
-			ret = -errno;
-			goto next;
-		}
-		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
-		do
-			ret = poll(&pfd, 1, r->timeout_ms);
-		while (ret < 0 && errno == EINTR);
-		if (ret == 0) {
-			ret = -ETIMEDOUT;
-			goto next;
-		}
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0 || soerr) {
-			ret = -(soerr ? soerr : errno);
-			goto next;
-		}
-		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
-		    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
-		    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
-			ret = -errno;
-			goto next;
-		}
-		/* Commands wait for their answers: no Nagle delay on them. */
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		freeaddrinfo(ai);
+	if (fd >= 0)
 		return fd;
-next:
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
 	snprintf(r->err, sizeof(r->err), "lttng-relayd at %s: cannot connect to its %s port %u: "
-		 "%s%s", r->host, what, port, ret == -ETIMEDOUT ? "no answer within the timeout" :
-		 strerror(-ret), ret == -ECONNREFUSED ? " (is lttng-relayd running, and listening "
-		 "there? `lttng-relayd -C tcp://HOST:PORT -D tcp://HOST:PORT`)" : "");
+		 "%s%s", r->host, what, port, why_not, fd == -ECONNREFUSED ? " (is lttng-relayd "
+		 "running, and listening there? `lttng-relayd -C tcp://HOST:PORT -D "
+		 "tcp://HOST:PORT`)" : "");
 	r->failed = true;
-	return ret;
-}
-
-/* Send @iov whole: short sends go on; a send the timeout cuts off fails. */
-static int send_all(int fd, struct iovec *iov, int n)
-{
-	while (n > 0) {
-		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-		ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-		rtr_iov_advance(&iov, &n, (size_t)w);
-	}
-	return 0;
-}
-
-static int recv_all(int fd, uint8_t *buf, size_t n)
-{
-	while (n) {
-		ssize_t got = recv(fd, buf, n, 0);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-		if (got == 0)
-			return -ENODATA;
-		buf += got;
-		n -= (size_t)got;
-	}
-	return 0;
+	return fd;
 }
 
 /* A command with its payload (@a, then @b), on the control connection. */
@@ -299,7 +209,7 @@ static int command(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t ale
 		return -EIO;
 	put_be64(hdr + 8, alen + blen);
 	put_be32(hdr + 16, cmd);
-	return send_all(r->ctrl, iov, 3);
+	return rtr_send_all(r->ctrl, iov, 3);
 }
 
 /* The answer of fixed size @n to the last command. */
@@ -307,7 +217,7 @@ static int reply(struct rtr_relayd *r, uint8_t *buf, size_t n)
 {
 	if (r->failed)
 		return -EIO;
-	return recv_all(r->ctrl, buf, n);
+	return rtr_recv_all(r->ctrl, buf, n);
 }
 
 /* A command answered by a bare return code, which must be LTTNG_OK. */
@@ -653,7 +563,7 @@ static int send_packet(struct rtr_relayd *r, uint32_t cpu, struct rtr_packet_hdr
 	put_be64(dh + 8, s->handle);
 	put_be64(dh + 16, s->next_seq);
 	put_be32(dh + 24, (uint32_t)size);
-	ret = send_all(r->data, iov, 3);
+	ret = rtr_send_all(r->data, iov, 3);
 	if (ret)
 		return rfail(r, ret, "data connection (port %u), packet of CPU %u: %s",
 			     r->data_port, cpu, why(ret));
