@@ -740,7 +740,9 @@ static int follow(struct dump *d, struct tr_input *in, struct tr_merge_pos *pos)
 		done = st.present && st.done;
 		if (tr_input_rescan(in, err, sizeof(err))) {
 			if (done) {
-				fprintf(stderr, "ringtrace dump: %s\n", err);
+				/* A spooled stream with no trace: its closing says why. */
+				if (!in->spool)
+					fprintf(stderr, "ringtrace dump: %s\n", err);
 				status = 1;
 				rtr_state_free(&st);
 				break;
@@ -816,8 +818,8 @@ int rtr_cmd_dump(int argc, char **argv)
 	}
 	if (cli_traces_exist("dump", (char **)&dir, 1))
 		return 2;
-	if (!strcmp(dir, "-"))
-		live = true;
+	if (!strcmp(dir, "-") || !strncmp(dir, "net://", 6))
+		live = true;	/* read as it is spooled */
 	ret = tr_input_open(&in, dir, live, err, sizeof(err));
 	/*
 	 * Following, a directory that holds no trace yet may be one a recorder

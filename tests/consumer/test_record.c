@@ -2535,6 +2535,22 @@ static char *session_of(const char *log)
 	return P("%.*s", (int)strcspn(p, ","), p);
 }
 
+/* The session a recorder logging to @r->dir/record.log names (malloc'd), within 20 s. */
+static char *wait_session(const struct relayd *r)
+{
+	char *log = NULL, *s = NULL;
+
+	for (double t0 = now(); !s; usleep(5000)) {
+		free(log);
+		log = slurp(P("%s/record.log", r->dir));
+		s = session_of(log);
+		cr_assert_lt(now() - t0, 20, "no session named within 20 s:\n%s", log ? log : "");
+	}
+	s = strdup(s);	/* P()'s buffers are reused */
+	free(log);
+	return s;
+}
+
 /* The relayd's copy of session @s: OUT/HOST/NAME/ringtrace (protocol 2.11). */
 static char *relayd_trace(const struct relayd *r, const char *s)
 {
@@ -2636,15 +2652,7 @@ Test(consumer_relayd, babeltrace2_follows_a_session_live)
 		rec = spawn(argv, NULL, -1, -1, lfd);
 		close(lfd);
 	}
-	for (double t0 = now(); !s; usleep(5000)) {
-		free(log);
-		log = slurp(P("%s/record.log", r.dir));
-		s = session_of(log);
-		cr_assert_eq(waitpid(rec, &st, WNOHANG), 0, "record ended before naming its "
-			     "session:\n%s", log ? log : "");
-		cr_assert_lt(now() - t0, 20, "no session named within 20 s:\n%s", log ? log : "");
-	}
-	s = strdup(s);	/* P()'s buffers are reused */
+	s = wait_session(&r);
 	snprintf(params, sizeof(params), "inputs=[\"net://127.0.0.1:%d/host/%s\"],"
 		 "session-not-found-action=\"end\"", r.port[2], s);
 	{
@@ -2785,13 +2793,8 @@ Test(consumer_relayd, a_relayd_killed_mid_recording_costs_the_writers_nothing)
 		rec = spawn(argv, NULL, -1, -1, lfd);
 		close(lfd);
 	}
-	for (t0 = now(); !s; usleep(5000)) {
-		free(log);
-		log = slurp(P("%s/record.log", r.dir));
-		s = session_of(log);
-		cr_assert_lt(now() - t0, 20, "no session named within 20 s:\n%s", log ? log : "");
-	}
-	s = strdup(s);
+	t0 = now();
+	s = wait_session(&r);
 	usleep(800000);
 	kill(r.pid, SIGKILL);
 	waitpid(r.pid, &st, 0);
@@ -2981,4 +2984,68 @@ Test(consumer_relayd, a_fake_relayds_bad_answers_are_clean_errors)
 		free(out);
 	}
 	rm_rf(dir);
+}
+
+/*
+ * `ringtrace dump net://RELAYD/host/HOST/SESSION` follows a session live
+ * from its first packet, and prints, when the session ends, exactly what
+ * `dump` prints of the relayd's copy of the trace: every event, in the
+ * same order, with the same content.
+ */
+Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
+{
+	struct relayd r = { 0 };
+	char *log = NULL, *s = NULL, *live, *whole, url[512];
+	int lfd, ofd, st, n = 0;
+	pid_t rec, dump;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	{
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o",
+				 relayd_url(&r), "--", emit_path(), "--threads", "2", "--events",
+				 "300", "--pace", "10:50000", NULL };
+
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	s = wait_session(&r);
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s", r.port[2], s);
+	{
+		char *argv[] = { ringtrace(), "dump", url, NULL };
+
+		ofd = open_log(P("%s/live.txt", r.dir));
+		lfd = open_log(P("%s/live.err", r.dir));
+		dump = spawn(argv, NULL, -1, ofd, lfd);
+		close(ofd);
+		close(lfd);
+	}
+	st = wait_exit(rec, 60, "ringtrace record -o net://");
+	expect_exit(st, 0, "ringtrace record -o net://", NULL);
+	st = wait_exit(dump, 60, "ringtrace dump net://");
+	expect_exit(st, 0, "ringtrace dump net://", slurp(P("%s/live.err", r.dir)));
+	free(sh(&st, "'%s' dump '%s' > '%s/whole.txt' 2>/dev/null", ringtrace(),
+		relayd_trace(&r, s), r.dir));
+	cr_assert_eq(st, 0);
+	live = slurp(P("%s/live.txt", r.dir));
+	whole = slurp(P("%s/whole.txt", r.dir));
+	cr_assert_not_null(live);
+	cr_assert_not_null(whole);
+	for (const char *p = live; (p = strstr(p, "rtrtest:ev:")); p++)
+		n++;
+	cr_expect_eq(n, 600, "dump net:// printed %d events, not 600", n);
+	cr_expect_str_eq(live, whole, "dump net:// and dump of the relayd's copy differ");
+	free(live);
+	free(whole);
+	/* A session the relayd does not have: said, exit 1. */
+	live = sh(&st, "'%s' dump net://127.0.0.1:%d/host/%s-not 2>&1; echo rc=$?", ringtrace(),
+		  r.port[2], s);
+	cr_expect_not_null(strstr(live, "no live session"), "%s", live);
+	cr_expect_not_null(strstr(live, "rc=1\n"), "%s", live);
+	free(live);
+	relayd_stop(&r);
+	free(s);
+	free(log);
+	rm_rf(r.dir);
 }
