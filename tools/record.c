@@ -459,6 +459,9 @@ int rtr_cmd_record(int argc, char **argv)
 	if (overwrite && !strcmp(o.out.path, "-"))
 		return region_usage_error(&o, "%s", "--mode overwrite writes snapshot directories: "
 				   "-o - needs discard mode");
+	if (overwrite && !strncmp(o.out.path, "net://", 6))
+		return region_usage_error(&o, "%s", "--mode overwrite writes snapshot directories: "
+				   "-o net:// needs discard mode");
 	if (overwrite && (o.out.rotate_size || o.out.rotate_ns))
 		return region_usage_error(&o, "%s", "rotation is for discard mode; overwrite mode "
 				   "writes a snapshot directory each time");

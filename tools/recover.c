@@ -68,6 +68,9 @@ int rtr_cmd_recover(int argc, char **argv)
 		return ret;
 	if (!strcmp(o.out.path, "-"))
 		return region_usage_error(&o, "%s", "recover writes a directory, not '-'");
+	if (!strncmp(o.out.path, "net://", 6))
+		return region_usage_error(&o, "%s", "recover writes a directory, not to a relayd "
+					  "(net://)");
 	cli_catch_signals();
 	if (sigsetjmp(cli_bus_jmp, 1)) {
 		cli_bus_message(o.cmd, o.region);

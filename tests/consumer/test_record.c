@@ -2762,6 +2762,15 @@ Test(consumer_relayd, no_relayd_is_a_clear_error_before_the_program_runs)
 	cr_expect_not_null(strstr(out, "not net://HOST[:CONTROL_PORT[:DATA_PORT]]"), "%s", out);
 	cr_expect_not_null(strstr(out, "rc=1\n"), "%s", out);
 	free(out);
+	/* A flight recorder's snapshots, a recovery: directories, never a relayd. */
+	out = sh(&st, "cd '%s' && '%s' record --mode overwrite -o net://127.0.0.1 -- /bin/true "
+		 "2>&1; echo rc=$?; '%s' recover /dev/shm/none -o net://127.0.0.1 2>&1; echo rc=$?",
+		 dir, ringtrace(), ringtrace());
+	cr_expect_not_null(strstr(out, "-o net:// needs discard mode"), "%s", out);
+	cr_expect_not_null(strstr(out, "recover writes a directory, not to a relayd"), "%s", out);
+	cr_expect_null(strstr(out, "rc=0\n"), "%s", out);
+	cr_expect_neq(access(P("%s/net:", dir), F_OK), 0, "a directory net: was made");
+	free(out);
 	rm_rf(dir);
 }
 
