@@ -24,6 +24,9 @@
 #    record.* (ns/event beside the floor), consumer.{1writer,2writers}.* (MB/s
 #    to disk, the fraction of the disk's, loss), the writers at LTTng-UST's
 #    rate, a stalled output, blocking mode, snapshot.256kx4.events;
+#    scripts/bench-relayd.sh: the same writer at full speed into a stock
+#    lttng-relayd on loopback (`record -o net://`): relayd.1writer.* (MB/s,
+#    loss);
 # 8. scripts/bench-xen.sh: a Xen guest consumed from dom0 on the simulated
 #    hypervisor: xen.sim.notifications_per_packet, dom0 MB/s (the guest's
 #    xen.sim.ns is ringtrace-bench's, beside the unix figure); and
@@ -298,6 +301,11 @@ fi
 # ---- 7: the consumer: ringtrace record at full speed ----------------------------
 if ! scripts/bench-consumer.sh "$build" "$rows"; then
 	echo "bench.sh: the consumer benchmark failed" >&2
+	status=1
+fi
+
+if ! scripts/bench-relayd.sh "$build" "$rows"; then
+	echo "bench.sh: the relayd benchmark failed" >&2
 	status=1
 fi
 
