@@ -355,7 +355,8 @@ static int create_session(struct rtr_relayd *r)
 	path_safe(prog, sizeof(prog), base ? base + 1 : r->o.program ? r->o.program : "ringtrace");
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(r->session, sizeof(r->session), "%s-%s", prog, stamp);
+	/* With our pid: two recordings of one program started in the same second differ. */
+	snprintf(r->session, sizeof(r->session), "%s-%s-%d", prog, stamp, (int)getpid());
 	snprintf(r->st.session, sizeof(r->st.session), "%s/%s", r->hostname, r->session);
 	if (r->minor >= PROTO_CHUNKS)
 		return create_session_2_11(r);

@@ -42,7 +42,7 @@ struct rtr_relayd;
  * @url: net://HOST[:CTRL_PORT[:DATA_PORT]]; HOST a name or an address
  *       ([::1] for IPv6).
  * @hostname: the host the session is filed under (NULL: gethostname()).
- * @program: names the session: PROGRAM-YYYYmmdd-HHMMSS.
+ * @program: names the session: PROGRAM-YYYYmmdd-HHMMSS-PID (our pid).
  * @ncpus: the streams to create at first (more are added as packets of
  *         higher CPUs come); 0: the possible CPUs here.
  * @live_timer_us: the session's live timer, as LTTng's `--live`: how

@@ -3058,3 +3058,48 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 	free(log);
 	rm_rf(r.dir);
 }
+
+/*
+ * Two recordings of the same program, started together, into one relayd:
+ * two sessions (the recorder's pid in the name), each with every event of
+ * its own run and nothing of the other's.
+ */
+Test(consumer_relayd, two_recordings_at_once_are_two_sessions)
+{
+	struct relayd r = { 0 };
+	char *log[2], *s[2];
+	pid_t rec[2];
+	int st;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o",
+				 relayd_url(&r), "--", emit_path(), "--threads", "2", "--events",
+				 "5000", NULL };
+		int lfd = open_log(P("%s/record-%d.log", r.dir, i));
+
+		rec[i] = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	for (int i = 0; i < 2; i++) {
+		st = wait_exit(rec[i], 60, "ringtrace record -o net://");
+		log[i] = slurp(P("%s/record-%d.log", r.dir, i));
+		expect_exit(st, 0, "ringtrace record -o net://", log[i]);
+		s[i] = session_of(log[i]);
+		cr_assert_not_null(s[i], "%s", log[i]);
+		s[i] = strdup(s[i]);
+	}
+	cr_assert_str_neq(s[0], s[1], "both recordings were filed as %s", s[0]);
+	relayd_stop(&r);
+	for (int i = 0; i < 2; i++) {
+		struct tv *v = tv_new(2, 5000, false);
+
+		tv_read_all(v, relayd_trace(&r, s[i]));
+		expect_all(v, 5000);
+		tv_free(v);
+		free(s[i]);
+		free(log[i]);
+	}
+	rm_rf(r.dir);
+}
