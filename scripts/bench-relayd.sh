@@ -10,11 +10,11 @@
 #                                 written by the relayd: record waits for it)
 #   relayd.1writer.lost_percent   events lost, of those the writer attempted
 #                                 (and the worst run's)
+#   relayd.live_lag_{bt2,dump}_{1s,100ms}.p99_ms  below
 # Each run is checked: events in the relayd's copy + events counted lost =
 # events attempted.  Without lttng-relayd (Debian's lttng-tools), says so and
 # measures nothing.  RTR_BENCH_CONSUMER_SECONDS sets S (5).  Not here yet:
-# LTTng-UST's own consumer into the same relayd (lttng.relayd.mb_per_s), and
-# the live lag (tests/consumer/test_record.c prints babeltrace2's).
+# LTTng-UST's own consumer into the same relayd (lttng.relayd.mb_per_s).
 set -eu
 
 build=$1
@@ -101,3 +101,45 @@ worst=$(printf '%s' "$runs" | sort -n -k2 | tail -n 1 | awk '{ print $2 }')
 row relayd.1writer.mb_per_s "$(echo "$median" | awk '{ print $1 }')" MB/s
 row relayd.1writer.lost_percent "$(echo "$median" | awk '{ print $2 }')" "% (median run)"
 row relayd.1writer.lost_percent_worst "$worst" "% (worst run)"
+
+# ---- the live lag: from an event's time to its line in a live reader ----------
+# ringtrace-test-emit, 1 thread, 5 events every 10 ms for 5 s, recorded with
+# --flush-interval F (the live timer); the reader attached as soon as the
+# session is named, the events of its first second left out (relayd_lag.py): babeltrace2 (src.ctf.lttng-live, clock-seconds), or
+# `ringtrace dump --clock-seconds net://...` (ours).  One reader a session:
+# the relayd takes one viewer at a time.
+emit=$build/bin/ringtrace-test-emit
+lag() {
+	# lag NAME FLUSH READER: sets $p99 and $p50 (ms)
+	name=$1
+	log=$work/lag.log
+	: >"$log"
+	"$ringtrace" record --flush-interval "$2" -o "net://127.0.0.1:$ctl:$data" -- "$emit" \
+		--threads 1 --events 2500 --pace 5:10000 >/dev/null 2>"$log" &
+	rpid=$!
+	s=
+	for _ in $(seq 400); do
+		s=$(sed -n 's/.*, session \([^,]*\),.*/\1/p' "$log")
+		[ -n "$s" ] && break
+		sleep 0.01
+	done
+	if [ "$3" = bt2 ]; then
+		set -- babeltrace2 --component=src.ctf.lttng-live --params \
+			"inputs=[\"net://127.0.0.1:$live/host/$s\"],session-not-found-action=\"end\"" \
+			--component=sink.text.pretty --params clock-seconds=true
+	else
+		set -- "$ringtrace" dump --clock-seconds "net://127.0.0.1:$live/host/$s"
+	fi
+	json=$(python3 "$(dirname "$0")/relayd_lag.py" "$@")
+	wait "$rpid"
+	p50=$(echo "$json" | python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin).get("p50_ms", -1))')
+	p99=$(echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("p99_ms", -1))')
+	echo "  $name: $json"
+}
+echo "the live lag (1 writer, 500 events/s, 5 s):"
+for flush in 1s 100ms; do
+	lag "babeltrace2, flush $flush" "$flush" bt2
+	row "relayd.live_lag_bt2_${flush}.p99_ms" "$p99" "ms (p50 $p50)"
+	lag "ringtrace dump, flush $flush" "$flush" ours
+	row "relayd.live_lag_dump_${flush}.p99_ms" "$p99" "ms (p50 $p50)"
+done

@@ -26,7 +26,8 @@
 #    rate, a stalled output, blocking mode, snapshot.256kx4.events;
 #    scripts/bench-relayd.sh: the same writer at full speed into a stock
 #    lttng-relayd on loopback (`record -o net://`): relayd.1writer.* (MB/s,
-#    loss);
+#    loss), relayd.live_lag_* (an event's time to its line in babeltrace2's
+#    or `ringtrace dump`'s live output, p99, at 1 s and 100 ms flushes);
 # 8. scripts/bench-xen.sh: a Xen guest consumed from dom0 on the simulated
 #    hypervisor: xen.sim.notifications_per_packet, dom0 MB/s (the guest's
 #    xen.sim.ns is ringtrace-bench's, beside the unix figure); and
