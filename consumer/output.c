@@ -332,6 +332,7 @@ static int net_open(struct rtr_out *o, char *err, size_t errlen)
 		.program = o->o.program,
 		.ncpus = o->o.ncpus,
 		.live_timer_us = o->o.live_timer_us,
+		.retry_ms = o->o.net_retry_ms,
 	};
 	int ret;
 
@@ -358,6 +359,9 @@ static void net_report(struct rtr_out *o)
 
 	o->rep.net_beacons = st->beacons;
 	o->rep.net_empty = st->empty;
+	o->rep.net_reconnects = st->reconnects;
+	snprintf(o->rep.net_session, sizeof(o->rep.net_session), "%s", st->session);
+	snprintf(o->rep.net_outage, sizeof(o->rep.net_outage), "%s", st->outage);
 }
 
 /* A relayd call's result: its failure is the output's. */

@@ -67,6 +67,8 @@ enum rtr_frame_type {
  * @program: with @path net://..., names the relayd session (consumer/relayd.h).
  * @ncpus: with net://, the streams to create at first (0: the CPUs here).
  * @live_timer_us: with net://, the session's live timer (the flush interval).
+ * @net_retry_ms: with net://, how long to try to reach the relayd again
+ *          after a failure before the output fails (0: not at all).
  */
 struct rtr_out_opts {
 	const char *path;
@@ -84,6 +86,7 @@ struct rtr_out_opts {
 	const char *program;
 	uint32_t ncpus;
 	uint32_t live_timer_us;
+	uint64_t net_retry_ms;
 };
 
 /**
@@ -124,6 +127,8 @@ struct rtr_out_report {
 	uint32_t net_minor;		/* the protocol agreed: 2.@net_minor */
 	uint64_t net_beacons;		/* live beacons sent */
 	uint64_t net_empty;		/* header-only packets opening quiet streams */
+	uint32_t net_reconnects;	/* the relayd reached again after failures */
+	char net_outage[400];		/* the last failure it came back from */
 };
 
 /* Create the output (the directory, or the stream's prologue).  Return: 0 or -errno. */

@@ -73,6 +73,7 @@ struct rtr_relayd {
 	uint64_t chunk_id;	/* 2.11: the one chunk, created with the session */
 	char hostname[HOST_MAX_2_4];
 	char session[NAME_MAX_2_4];
+	char base[NAME_MAX_2_4 - 16];	/* the first session's name */
 	bool streams_made;
 	struct rstream meta;
 	uint64_t meta_version;
@@ -356,7 +357,13 @@ static int create_session(struct rtr_relayd *r)
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	/* With our pid: two recordings of one program started in the same second differ. */
-	snprintf(r->session, sizeof(r->session), "%s-%s-%d", prog, stamp, (int)getpid());
+	if (!r->base[0])
+		snprintf(r->base, sizeof(r->base), "%.200s-%s-%d", prog, stamp, (int)getpid());
+	/* After the relayd came back: a session of its own, beside the first. */
+	if (r->st.reconnects)
+		snprintf(r->session, sizeof(r->session), "%s-r%u", r->base, r->st.reconnects);
+	else
+		snprintf(r->session, sizeof(r->session), "%s", r->base);
 	snprintf(r->st.session, sizeof(r->st.session), "%s/%s", r->hostname, r->session);
 	if (r->minor >= PROTO_CHUNKS)
 		return create_session_2_11(r);
@@ -442,6 +449,23 @@ static int grow_streams(struct rtr_relayd *r, uint32_t n)
 	return command_ok(r, CMD_STREAMS_SENT, "streams sent", NULL, 0);
 }
 
+/* Both connections, the version agreed, the session created. */
+static int connect_session(struct rtr_relayd *r)
+{
+	int ret;
+
+	r->ctrl = dial(r, r->ctrl_port, "control");
+	if (r->ctrl < 0)
+		return r->ctrl;
+	ret = version(r);
+	if (!ret)
+		ret = create_session(r);
+	if (ret)
+		return ret;
+	r->data = dial(r, r->data_port, "data");
+	return r->data < 0 ? r->data : 0;
+}
+
 int rtr_relayd_open(struct rtr_relayd **out, const struct rtr_relayd_opts *opts, char *err,
 		    size_t errlen)
 {
@@ -459,21 +483,9 @@ int rtr_relayd_open(struct rtr_relayd **out, const struct rtr_relayd_opts *opts,
 			       err, errlen);
 	if (ret)
 		goto out;
-	r->ctrl = dial(r, r->ctrl_port, "control");
-	if (r->ctrl < 0) {
-		ret = r->ctrl;
-		goto fail;
-	}
-	ret = version(r);
-	if (!ret)
-		ret = create_session(r);
+	ret = connect_session(r);
 	if (ret)
 		goto fail;
-	r->data = dial(r, r->data_port, "data");
-	if (r->data < 0) {
-		ret = r->data;
-		goto fail;
-	}
 	*out = r;
 	return 0;
 fail:
@@ -483,7 +495,7 @@ out:
 	return ret;
 }
 
-int rtr_relayd_metadata(struct rtr_relayd *r, const char *text, size_t len)
+static int metadata_once(struct rtr_relayd *r, const char *text, size_t len)
 {
 	uint8_t hdr[12];
 	size_t from = 0;
@@ -577,10 +589,11 @@ static int send_packet(struct rtr_relayd *r, uint32_t cpu, struct rtr_packet_hdr
 	return 0;
 }
 
-int rtr_relayd_packet(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const void *body,
-		      size_t size)
+static int packet_once(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const void *body,
+		       size_t size)
 {
 	struct rtr_packet_hdr h;
+	int ret;
 
 	if (r->failed)
 		return -EIO;
@@ -588,8 +601,8 @@ int rtr_relayd_packet(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const
 		return rfail(r, -EINVAL, "a packet came before the metadata");
 	if (size < RTR_PACKET_HDR_SIZE || size > UINT32_MAX)
 		return rfail(r, -EINVAL, "packet of CPU %u, %zu bytes: not a packet", cpu, size);
-	if (cpu >= r->ns && grow_streams(r, cpu + 1))
-		return -EIO;
+	if (cpu >= r->ns && (ret = grow_streams(r, cpu + 1)))
+		return ret;
 	memcpy(&h, hdr, sizeof(h));
 	if (!r->have_uuid) {
 		memcpy(r->uuid, h.uuid, sizeof(r->uuid));
@@ -603,8 +616,9 @@ int rtr_relayd_packet(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const
 		if (h.timestamp_end < h.timestamp_begin)
 			h.timestamp_end = h.timestamp_begin;
 	}
-	if (send_packet(r, cpu, &h, (const uint8_t *)body, size))
-		return -EIO;
+	ret = send_packet(r, cpu, &h, (const uint8_t *)body, size);
+	if (ret)
+		return ret;	/* its errno: a lost connection is worth a reconnect */
 	r->st.packets++;
 	r->st.bytes += size;
 	return 0;
@@ -617,7 +631,7 @@ int rtr_relayd_packet(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const
  * been given, so none of its packets to come begins before (Documentation/
  * relayd.rst, "Beacons").
  */
-int rtr_relayd_progress(struct rtr_relayd *r, uint64_t ts)
+static int progress_once(struct rtr_relayd *r, uint64_t ts)
 {
 	if (r->failed)
 		return -EIO;
@@ -660,6 +674,106 @@ int rtr_relayd_progress(struct rtr_relayd *r, uint64_t ts)
 		r->st.beacons++;
 	}
 	return 0;
+}
+
+/*
+ * The session again on a relayd that came back (restarted, or reachable
+ * again), within @o.retry_ms of the failure: a new session (its name the
+ * first one's and "-rN"), its streams, the metadata so far.  The packets
+ * the writers made meanwhile waited in the queue, then were dropped by the
+ * ring and counted, as with a slow disk.  Return: 0, or -EIO (the first
+ * failure's message kept, and that the relayd did not come back).
+ */
+static int reconnect(struct rtr_relayd *r, int why_ret)
+{
+	uint64_t until = rtr_monotonic_ns() + r->o.retry_ms * 1000000ull;
+	char first[sizeof(r->err)], last[sizeof(r->err)];
+	uint32_t n = r->ns;
+	char *md;
+	size_t mdlen;
+
+	/* Only a connection lost or stalled: a relayd that refused a command would again. */
+	if (!r->o.retry_ms || !r->failed || (why_ret != -EPIPE && why_ret != -ECONNRESET &&
+					    why_ret != -ENODATA && why_ret != -EAGAIN &&
+					    why_ret != -ETIMEDOUT && why_ret != -ECONNREFUSED))
+		return -EIO;
+	snprintf(first, sizeof(first), "%s", r->err);
+	for (;;) {
+		int ret;
+
+		if (r->data >= 0)
+			close(r->data);
+		if (r->ctrl >= 0)
+			close(r->ctrl);
+		r->ctrl = r->data = -1;
+		r->failed = false;
+		r->st.reconnects++;	/* names the session; taken back if it fails */
+		ret = connect_session(r);
+		if (!ret && r->streams_made && r->md) {
+			/* The streams again, from the metadata sent so far. */
+			md = r->md;
+			mdlen = r->mdlen;
+			r->md = NULL;
+			r->mdlen = 0;
+			r->ns = 0;
+			r->streams_made = false;
+			r->meta_version = 0;
+			ret = metadata_once(r, md, mdlen);
+			if (!ret)
+				ret = grow_streams(r, n);
+			if (ret && !r->md) {
+				r->md = md;	/* kept for the next try */
+				r->mdlen = mdlen;
+				r->streams_made = true;
+			} else {
+				free(md);
+			}
+		} else if (!ret) {
+			r->ns = 0;
+			r->streams_made = false;
+		}
+		if (!ret) {
+			snprintf(r->st.outage, sizeof(r->st.outage), "%s", first);
+			return 0;
+		}
+		r->st.reconnects--;
+		if (rtr_monotonic_ns() >= until)
+			break;
+		usleep(200000);
+	}
+	snprintf(last, sizeof(last), "%s", r->err);
+	snprintf(r->err, sizeof(r->err), "%.180s; not back within %" PRIu64 " s (%.180s)", first,
+		 r->o.retry_ms / 1000, last + strcspn(last, ":") + (last[0] ? 2 : 0));
+	r->failed = true;
+	return -EIO;
+}
+
+int rtr_relayd_metadata(struct rtr_relayd *r, const char *text, size_t len)
+{
+	int ret = metadata_once(r, text, len);
+
+	if (ret && !reconnect(r, ret))
+		ret = metadata_once(r, text, len);
+	return ret;
+}
+
+int rtr_relayd_packet(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const void *body,
+		      size_t size)
+{
+	int ret = packet_once(r, cpu, hdr, body, size);
+
+	if (ret && !reconnect(r, ret))
+		ret = packet_once(r, cpu, hdr, body, size);
+	return ret;
+}
+
+int rtr_relayd_progress(struct rtr_relayd *r, uint64_t ts)
+{
+	int ret = progress_once(r, ts);
+
+	if (ret && !reconnect(r, ret))
+		ret = progress_once(r, ts);
+	return ret;
 }
 
 /* Whether the relayd still has packets of @s to write (DATA_PENDING answers 0 or 1). */

@@ -48,6 +48,9 @@ struct rtr_relayd;
  * @live_timer_us: the session's live timer, as LTTng's `--live`: how
  *         often a quiet stream gets a beacon (the flush interval).
  * @timeout_ms: connecting, and any one send or reply (0: 10 s).
+ * @retry_ms: after a failure, try to reach the relayd again for this long
+ *         (0: the output fails at once); back, the recording goes on as a
+ *         new session, SESSION-rN.
  */
 struct rtr_relayd_opts {
 	const char *url;
@@ -56,6 +59,7 @@ struct rtr_relayd_opts {
 	uint32_t ncpus;
 	uint32_t live_timer_us;
 	int timeout_ms;
+	uint64_t retry_ms;
 };
 
 /**
@@ -73,6 +77,8 @@ struct rtr_relayd_stats {
 	uint32_t streams;
 	uint32_t minor;		/* the protocol's 2.MINOR agreed */
 	char session[320];	/* HOSTNAME/SESSION, as `net://RELAYD/host/...` names it */
+	uint32_t reconnects;	/* times the relayd was reached again after a failure */
+	char outage[400];	/* the last failure it came back from */
 };
 
 /*

@@ -188,6 +188,8 @@ int rtr_cmd_consume(int argc, char **argv)
 		region_report(&s, o.out.path);
 	if (!o.quiet)
 		region_report_queue(&orep, spill);
+	if (!o.quiet)
+		region_report_net(&orep);
 	if (failed)
 		fprintf(stderr, "ringtrace consume: %s\n", orep.err);
 	rtr_session_close(&s);

@@ -585,6 +585,8 @@ wait_child:
 		}
 		if (!overwrite)
 			region_report_queue(&orep, spill);
+		if (!overwrite)
+			region_report_net(&orep);
 		if (overwrite)
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);

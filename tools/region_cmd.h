@@ -72,6 +72,9 @@ void region_stopped_writing(const struct opts *o, const char *why);
 /* region_report_queue() - the write-behind queue's figures, and what it held if the output failed. */
 void region_report_queue(const struct rtr_out_report *r, const char *spill);
 
+/* region_report_net() - with -o net://: the relayd's outages it came back from. */
+void region_report_net(const struct rtr_out_report *r);
+
 /* The write-behind queue's default: a few seconds of a fast writer, a long stall of the disk. */
 #define RTR_DEFAULT_BUFFER_SIZE (256ull << 20)
 

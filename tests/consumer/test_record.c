@@ -2535,6 +2535,24 @@ static char *session_of(const char *log)
 	return P("%.*s", (int)strcspn(p, ","), p);
 }
 
+/*
+ * `ringtrace record --flush-interval 100ms -o net://` (into @r) of the
+ * emitter, @threads threads of @events events each, paced @pace (K:US),
+ * its log in @r->dir/record.log.
+ */
+static pid_t record_paced(const struct relayd *r, const char *threads, const char *events,
+			  const char *pace)
+{
+	char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o", relayd_url(r),
+			 "--", emit_path(), "--threads", (char *)threads, "--events",
+			 (char *)events, "--pace", (char *)pace, NULL };
+	int lfd = open_log(P("%s/record.log", r->dir));
+	pid_t pid = spawn(argv, NULL, -1, -1, lfd);
+
+	close(lfd);
+	return pid;
+}
+
 /* The session a recorder logging to @r->dir/record.log names (malloc'd), within 20 s. */
 static char *wait_session(const struct relayd *r)
 {
@@ -3010,15 +3028,7 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 
 	relayd_skip_if_absent();
 	relayd_start(&r);
-	{
-		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o",
-				 relayd_url(&r), "--", emit_path(), "--threads", "2", "--events",
-				 "300", "--pace", "10:50000", NULL };
-
-		lfd = open_log(P("%s/record.log", r.dir));
-		rec = spawn(argv, NULL, -1, -1, lfd);
-		close(lfd);
-	}
+	rec = record_paced(&r, "2", "300", "10:50000");
 	s = wait_session(&r);
 	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s", r.port[2], s);
 	{
@@ -3101,5 +3111,74 @@ Test(consumer_relayd, two_recordings_at_once_are_two_sessions)
 		free(s[i]);
 		free(log[i]);
 	}
+	rm_rf(r.dir);
+}
+
+/*
+ * The relayd killed, then started again on the same ports a second later:
+ * the recorder reaches it again, goes on as SESSION-r1, and says so; the
+ * queue held what the writers made meanwhile, so the two sessions together
+ * hold every event of every thread (a packet whose index was never
+ * acknowledged is sent again, and may be in both).
+ */
+Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_session)
+{
+	const uint64_t events = 2500;
+	struct relayd r = { 0 };
+	struct tv *v[2];
+	char *log, *s, *s1;
+	int lfd, st;
+	pid_t rec;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	rec = record_paced(&r, "2", "2500", "10:20000");	/* 5 s, 10 events each 20 ms */
+	s = wait_session(&r);
+	usleep(1000000);
+	kill(r.pid, SIGKILL);
+	waitpid(r.pid, &st, 0);
+	usleep(1000000);
+	{
+		/* The same relayd again: same ports, same output directory. */
+		char ctl[64], data[64], live[64], out[PATH_MAX];
+		char *argv[] = { RELAYD_BIN, "-o", out, "-C", ctl, "-D", data, "-L", live, NULL };
+		char env[PATH_MAX + 16];
+		const char *envp[] = { env, NULL };
+		double t0 = now();
+
+		snprintf(out, sizeof(out), "%s/out", r.dir);
+		snprintf(ctl, sizeof(ctl), "tcp://127.0.0.1:%d", r.port[0]);
+		snprintf(data, sizeof(data), "tcp://127.0.0.1:%d", r.port[1]);
+		snprintf(live, sizeof(live), "tcp://127.0.0.1:%d", r.port[2]);
+		snprintf(env, sizeof(env), "LTTNG_HOME=%s", r.dir);
+		lfd = open_log(P("%s/relayd2.log", r.dir));
+		r.pid = spawn(argv, envp, -1, lfd, lfd);
+		close(lfd);
+		while (!listening(r.port[0]) && now() - t0 < 20)
+			usleep(10000);
+	}
+	st = wait_exit(rec, 60, "ringtrace record across a relayd restart");
+	log = slurp(P("%s/record.log", r.dir));
+	expect_exit(st, 0, "ringtrace record across a relayd restart", log);
+	cr_expect_not_null(strstr(log, "reached again 1 time after it failed"), "%s", log);
+	cr_expect_eq(reported_lost(log), 0, "%s", log);
+	s1 = strdup(P("%s-r1", s));
+	cr_expect_not_null(strstr(log, s1), "the new session %s is not named:\n%s", s1, log);
+	relayd_stop(&r);
+	/* Each session's trace alone is whole and clean; together they hold every event. */
+	for (int i = 0; i < 2; i++) {
+		v[i] = tv_new(2, events, false);
+		tv_read_all(v[i], relayd_trace(&r, i ? s1 : s));
+		cr_expect_gt(v[i]->all.emit_events, 0, "session %d holds no event", i);
+	}
+	for (uint32_t t = 0; t < 2; t++)
+		for (uint64_t q = 0; q < events; q++)
+			cr_assert(v[0]->seen[t][q] || v[1]->seen[t][q], "thread %u seq %" PRIu64
+				  " is in neither session", t, q);
+	tv_free(v[0]);
+	tv_free(v[1]);
+	free(s1);
+	free(s);
+	free(log);
 	rm_rf(r.dir);
 }
