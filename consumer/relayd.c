@@ -239,12 +239,17 @@ static int command_ok(struct rtr_relayd *r, uint32_t cmd, const char *name, cons
 
 static int version(struct rtr_relayd *r)
 {
+	/* RINGTRACE_RELAYD_MINOR: offer an older minor (the tests speak 2.10 to a 2.13 relayd). */
+	const char *env = getenv("RINGTRACE_RELAYD_MINOR");
+	uint32_t offer = PROTO_MINOR;
 	uint8_t v[8], ans[8];
 	uint32_t major, minor;
 	int ret;
 
+	if (env && strtoul(env, NULL, 10) >= PROTO_MINOR_MIN && strtoul(env, NULL, 10) < PROTO_MINOR)
+		offer = (uint32_t)strtoul(env, NULL, 10);
 	put_be32(v, PROTO_MAJOR);
-	put_be32(v + 4, PROTO_MINOR);
+	put_be32(v + 4, offer);
 	ret = command(r, CMD_VERSION, v, sizeof(v), NULL, 0);
 	if (!ret)
 		ret = reply(r, ans, sizeof(ans));
@@ -258,7 +263,7 @@ static int version(struct rtr_relayd *r)
 		return rfail(r, -EPROTO, "speaks protocol %" PRIu32 ".%" PRIu32 "; ringtrace "
 			     "needs %u.%u to %u.%u (LTTng 2.4 or later, live)", major, minor,
 			     PROTO_MAJOR, PROTO_MINOR_MIN, PROTO_MAJOR, PROTO_MINOR);
-	r->minor = minor < PROTO_MINOR ? minor : PROTO_MINOR;
+	r->minor = minor < offer ? minor : offer;
 	r->st.minor = r->minor;
 	return 0;
 }

@@ -3182,3 +3182,46 @@ Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_se
 	free(log);
 	rm_rf(r.dir);
 }
+
+/*
+ * The older dialects (protocol 2.10, and 2.7 with its shorter index),
+ * spoken to the same relayd (RINGTRACE_RELAYD_MINOR): the trace, in
+ * OUT/HOST/SESSION without a chunk, holds every event too.
+ */
+Test(consumer_relayd, the_pre_2_11_dialects_give_the_same_trace)
+{
+	static const char *const minors[] = { "10", "7" };
+	struct relayd r = { 0 };
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { ringtrace(), "record", "-o", relayd_url(&r), "--", emit_path(),
+				 "--threads", "2", "--events", "5000", NULL };
+		char env[64];
+		const char *envp[] = { env, NULL };
+		char *log, *s;
+		struct tv *v;
+		int lfd, st;
+		pid_t rec;
+
+		snprintf(env, sizeof(env), "RINGTRACE_RELAYD_MINOR=%s", minors[i]);
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, envp, -1, -1, lfd);
+		close(lfd);
+		st = wait_exit(rec, 60, "ringtrace record -o net://");
+		log = slurp(P("%s/record.log", r.dir));
+		expect_exit(st, 0, "ringtrace record -o net://", log);
+		s = session_of(log);
+		cr_assert_not_null(s, "%s", log);
+		s = strdup(s);
+		v = tv_new(2, 5000, false);
+		tv_read_all(v, P("%s/out/%s", r.dir, s));
+		expect_all(v, 5000);
+		tv_free(v);
+		free(s);
+		free(log);
+	}
+	relayd_stop(&r);
+	rm_rf(r.dir);
+}
