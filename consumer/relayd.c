@@ -59,7 +59,10 @@ struct rstream {
 	uint64_t next_seq;	/* net_seq_num of the next packet */
 	uint64_t seq_shift;	/* 1 once a header-only packet took packet_seq_num 0 */
 	uint64_t last_end;	/* timestamp_end of the last packet sent */
-	bool any;		/* a packet was sent */
+	bool any;		/* a packet was sent (in this session) */
+	/* kept from session to session (after the relayd came back): */
+	bool have_raw;
+	uint64_t raw_seq;	/* the ring's packet_seq_num of the last packet sent */
 };
 
 struct rtr_relayd {
@@ -81,6 +84,7 @@ struct rtr_relayd {
 	size_t mdlen;
 	struct rstream *s;	/* per CPU */
 	uint32_t ns;
+	uint32_t ninit;		/* entries of @s initialised (more than @ns after a reconnect) */
 	uint8_t uuid[16];	/* the trace's, from its first packet */
 	bool have_uuid;
 	bool failed;
@@ -422,7 +426,11 @@ static int add_stream(struct rtr_relayd *r, struct rstream *s, const char *chann
 	if (get_be32(ans + 8) != LTTNG_OK)
 		return rfail(r, -EPROTO, "add stream %s: refused (code %" PRIu32 ")", channel,
 			     get_be32(ans + 8));
-	*s = (struct rstream){ .handle = get_be64(ans) };
+	s->handle = get_be64(ans);	/* the stream anew in this session; @raw_seq kept */
+	s->next_seq = 0;
+	s->seq_shift = 0;
+	s->last_end = 0;
+	s->any = false;
 	r->st.streams++;
 	return 0;
 }
@@ -444,6 +452,10 @@ static int grow_streams(struct rtr_relayd *r, uint32_t n)
 	while (r->ns < n) {
 		char name[32];
 
+		if (r->ns >= r->ninit) {
+			memset(&r->s[r->ns], 0, sizeof(r->s[0]));
+			r->ninit = r->ns + 1;
+		}
 		snprintf(name, sizeof(name), "stream_%u", r->ns);
 		ret = add_stream(r, &r->s[r->ns], name);
 		if (ret)
@@ -624,6 +636,8 @@ static int packet_once(struct rtr_relayd *r, uint32_t cpu, const void *hdr, cons
 	ret = send_packet(r, cpu, &h, (const uint8_t *)body, size);
 	if (ret)
 		return ret;	/* its errno: a lost connection is worth a reconnect */
+	r->s[cpu].raw_seq = h.packet_seq_num - r->s[cpu].seq_shift;
+	r->s[cpu].have_raw = true;
 	r->st.packets++;
 	r->st.bytes += size;
 	return 0;
@@ -659,7 +673,13 @@ static int progress_once(struct rtr_relayd *r, uint64_t ts)
 			};
 
 			memcpy(h.uuid, r->uuid, sizeof(h.uuid));
-			s->seq_shift = 1;
+			/*
+			 * Sequence number 0, and the stream's one up; or, in a
+			 * session after the relayd came back, the last one sent
+			 * before: no gap that would read as packets lost.
+			 */
+			h.packet_seq_num = s->have_raw ? s->raw_seq : 0;
+			s->seq_shift = s->have_raw ? 0 : 1;
 			ret = send_packet(r, cpu, &h, NULL, RTR_PACKET_HDR_SIZE);
 			if (ret)
 				return ret;

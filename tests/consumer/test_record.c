@@ -3170,6 +3170,10 @@ Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_se
 		v[i] = tv_new(2, events, false);
 		tv_read_all(v[i], relayd_trace(&r, i ? s1 : s));
 		cr_expect_gt(v[i]->all.emit_events, 0, "session %d holds no event", i);
+		/* Nothing was lost: no gap inside either (babeltrace2 would report one). */
+		cr_expect_eq(v[i]->all.lost_packets - v[i]->all.lost_first, 0, "session %d: %" PRIu64
+			     " packets missing between its packets", i,
+			     v[i]->all.lost_packets - v[i]->all.lost_first);
 	}
 	for (uint32_t t = 0; t < 2; t++)
 		for (uint64_t q = 0; q < events; q++)
