@@ -103,6 +103,9 @@ void tr_input_wait(struct tr_input *in, int ms)
 		usleep((useconds_t)ms * 1000);
 		return;
 	}
+	/* A live session: look again soon, each packet's lag is what it is read for. */
+	if (sp->url && ms > 20)
+		ms = 20;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += ms / 1000;
 	until.tv_nsec += (long)(ms % 1000) * 1000000;

@@ -524,7 +524,7 @@ int tr_live_copy(const char *url, int fd, const volatile bool *stop, char *err, 
 			break;
 next:
 		if (!ret && !moved)
-			usleep(l.ns ? 50000 : 100000);
+			usleep(l.ns ? 20000 : 100000);	/* the relayd answers "retry" cheaply */
 	}
 	if (!ret && !(stop && *stop))
 		ret = frame(&l, RTR_FRAME_END, 0, NULL, 0);
