@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * consumer/output.c - write packets as a CTF trace directory, rotated into
- * chunks or not, or as the framed stream of `-o -` (consumer/output.h).
+ * chunks or not, as the framed stream of `-o -`, or to an lttng-relayd
+ * (`-o net://`, consumer/relayd.c) (consumer/output.h).
  *
  * Invariants, whatever fails and whenever the process dies:
  *  - a stream file only ever ends on a packet boundary (a packet that
@@ -29,6 +30,7 @@
 #include "consumer/output.h"
 #include "consumer/state.h"
 #include "consumer/output_int.h"
+#include "consumer/relayd.h"
 #include "platform/platform.h"
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -75,15 +77,7 @@ int out_pwritev_all(int fd, struct iovec *iov, int n, uint64_t off)
 		if (w == 0)
 			return -EIO;
 		off += (uint64_t)w;
-		while (n > 0 && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
+		rtr_iov_advance(&iov, &n, (size_t)w);
 	}
 	return 0;
 }
@@ -350,6 +344,54 @@ static int write_frame(struct rtr_out *o, uint32_t type, uint32_t arg, const voi
 	return write_frame2(o, type, arg, data, len, NULL, len);
 }
 
+/* -o net://...: connect to the relayd and create the session (consumer/relayd.c). */
+static int net_open(struct rtr_out *o, char *err, size_t errlen)
+{
+	struct rtr_relayd_opts ro = {
+		.url = o->o.path,
+		.program = o->o.program,
+		.ncpus = o->o.ncpus,
+		.live_timer_us = o->o.live_timer_us,
+		.retry_ms = o->o.net_retry_ms,
+	};
+	int ret;
+
+	if (o->o.rotate_size || o->o.rotate_ns) {
+		set_err(err, errlen, "rotation needs an output directory, not %s (the relayd "
+			"keeps the session's files)", o->o.path);
+		return -EINVAL;
+	}
+	o->stream = true;	/* no directory of ours: packets go out in order, as to '-' */
+	o->o.direct = false;
+	ret = rtr_relayd_open(&o->relayd, &ro, err, errlen);
+	if (!ret) {
+		snprintf(o->rep.net_session, sizeof(o->rep.net_session), "%s",
+			 rtr_relayd_stats(o->relayd)->session);
+		o->rep.net_minor = rtr_relayd_stats(o->relayd)->minor;
+	}
+	return ret;
+}
+
+/* The relayd's figures into the report. */
+static void net_report(struct rtr_out *o)
+{
+	const struct rtr_relayd_stats *st = rtr_relayd_stats(o->relayd);
+
+	o->rep.net_beacons = st->beacons;
+	o->rep.net_empty = st->empty;
+	o->rep.net_reconnects = st->reconnects;
+	snprintf(o->rep.net_session, sizeof(o->rep.net_session), "%s", st->session);
+	snprintf(o->rep.net_outage, sizeof(o->rep.net_outage), "%s", st->outage);
+}
+
+/* A relayd call's result: its failure is the output's. */
+static int net_check(struct rtr_out *o, int ret)
+{
+	if (ret)
+		return fail(o, ret, "%s", rtr_relayd_error(o->relayd));
+	return 0;
+}
+
 int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *err, size_t errlen)
 {
 	struct rtr_out *o = calloc(1, sizeof(*o));
@@ -363,11 +405,21 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 		o->o.chunk_prefix = "chunk";
 	o->topfd = o->chunkfd = -1;
 	o->stream = !strcmp(opts->path, "-");
+	if (!strncmp(opts->path, RTR_RELAYD_SCHEME, strlen(RTR_RELAYD_SCHEME))) {
+		int ret = net_open(o, err, errlen);
+
+		if (ret) {
+			free(o);
+			return ret;
+		}
+	}
 	if (o->o.direct && !o->stream && posix_memalign((void **)&o->bounce, DIRECT_ALIGN,
 							 2 * DIRECT_ALIGN))
 		o->bounce = NULL;	/* buffered writes, then */
 	o->rotating = opts->rotate_size || opts->rotate_ns;
-	if (o->stream) {
+	if (o->relayd) {
+		/* Connected, the session created: nothing to write before the metadata. */
+	} else if (o->stream) {
 		uint8_t pro[RTR_STREAM_PROLOGUE] = RTR_STREAM_MAGIC;
 		uint32_t v = htole32(RTR_STREAM_VERSION);
 		int ret;
@@ -402,6 +454,7 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 		if (ret) {
 			if (!o->stream)
 				close(o->topfd);
+			rtr_relayd_free(o->relayd);
 			free(o->bounce);
 			free(o);
 			return ret;
@@ -544,6 +597,8 @@ int out_metadata_sync(struct rtr_out *o, const char *text, size_t len)
 	free(o->md);
 	o->md = md;
 	o->mdlen = len;
+	if (o->relayd)
+		return net_check(o, rtr_relayd_metadata(o->relayd, text, len));
 	if (o->stream)
 		return write_frame(o, RTR_FRAME_METADATA, 0, text, len);
 	if (!o->chunk_open) {
@@ -702,6 +757,10 @@ int out_packet_sync(struct rtr_out *o, uint32_t cpu, const void *hdr, const void
 		return -EIO;
 	if (cpu > 65535 || size < RTR_PACKET_HDR_SIZE)
 		return fail(o, -EINVAL, "packet of stream %u, %zu bytes: not a packet", cpu, size);
+	if (o->relayd) {
+		ret = net_check(o, rtr_relayd_packet(o->relayd, cpu, hdr, body, size));
+		goto done;
+	}
 	if (o->stream) {
 		ret = write_frame2(o, RTR_FRAME_PACKET, cpu, hdr, RTR_PACKET_HDR_SIZE, body, size);
 		goto done;
@@ -844,6 +903,8 @@ int out_progress_sync(struct rtr_out *o, uint64_t watermark)
 		return -EIO;
 	if (watermark > o->watermark)
 		o->watermark = watermark;
+	if (o->relayd)
+		return net_check(o, rtr_relayd_progress(o->relayd, watermark));
 	if (o->stream)
 		return write_frame(o, RTR_FRAME_PROGRESS, 0, &w, sizeof(w));
 	ret = write_state(o, RTR_REC_RECORDING);
@@ -864,6 +925,7 @@ const struct rtr_out_report *rtr_out_report(const struct rtr_out *o)
 
 static void out_free(struct rtr_out *o)
 {
+	rtr_relayd_free(o->relayd);
 	free(o->sfd);
 	free(o->ssize);
 	free(o->sdirect);
@@ -945,7 +1007,11 @@ int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 	if (!o)
 		return 0;
 	rtr_queue_close(o);	/* everything queued written (or kept), the writer stopped */
-	if (o->stream) {
+	if (o->relayd) {
+		if (!o->rep.failed)
+			net_check(o, rtr_relayd_close(o->relayd));
+		net_report(o);
+	} else if (o->stream) {
 		if (!o->rep.failed)
 			write_frame(o, RTR_FRAME_END, complete ? 0 : 1, NULL, 0);
 	} else {

@@ -38,7 +38,9 @@ enum rtr_frame_type {
 
 /**
  * struct rtr_out_opts - how to write.
- * @path: a directory to create, or "-" for the framed stream on @fd.
+ * @path: a directory to create, "-" for the framed stream on @fd, or
+ *        net://HOST[:CTRL_PORT[:DATA_PORT]] for a live session on an
+ *        lttng-relayd (consumer/relayd.h).
  * @parent_fd: if not 0, the directory (an O_DIRECTORY descriptor) in which
  *             the last component of @path is created; @path itself then
  *             only names it in messages.  No path is followed to it again.
@@ -68,6 +70,11 @@ enum rtr_frame_type {
  *          at once (at most the 16 MiB a queue that keeps up reuses), so
  *          that a program writing at full speed does not wait for it; the
  *          rest is reserved as packets reach it.  0: all of it then.
+ * @program: with @path net://..., names the relayd session (consumer/relayd.h).
+ * @ncpus: with net://, the streams to create at first (0: the CPUs here).
+ * @live_timer_us: with net://, the session's live timer (the flush interval).
+ * @net_retry_ms: with net://, how long to try to reach the relayd again
+ *          after a failure before the output fails (0: not at all).
  */
 struct rtr_out_opts {
 	const char *path;
@@ -83,6 +90,10 @@ struct rtr_out_opts {
 	int engine;
 	const char *queue_path;
 	uint64_t queue_reserve;
+	const char *program;
+	uint32_t ncpus;
+	uint32_t live_timer_us;
+	uint64_t net_retry_ms;
 };
 
 /**
@@ -120,6 +131,13 @@ struct rtr_out_report {
 	bool queue_file_full;		/* @queue_path's file system had no room at times */
 	uint64_t queue_in_memory;	/* packets that went through memory then (not durable) */
 	int engine;			/* the one that ran */
+	/* with net://: */
+	char net_session[320];		/* HOSTNAME/SESSION on the relayd */
+	uint32_t net_minor;		/* the protocol agreed: 2.@net_minor */
+	uint64_t net_beacons;		/* live beacons sent */
+	uint64_t net_empty;		/* header-only packets opening quiet streams */
+	uint32_t net_reconnects;	/* the relayd reached again after failures */
+	char net_outage[400];		/* the last failure it came back from */
 };
 
 /* Create the output (the directory, or the stream's prologue).  Return: 0 or -errno. */

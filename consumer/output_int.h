@@ -20,6 +20,7 @@
 #define DIRECT_ALIGN 4096u
 
 struct rtr_queue;
+struct rtr_relayd;
 
 struct rtr_out {
 	struct rtr_out_opts o;
@@ -46,6 +47,7 @@ struct rtr_out {
 	/* a packet frame: called once all of it but its last byte is written */
 	void (*frame_almost)(void *arg);
 	void *frame_almost_arg;
+	struct rtr_relayd *relayd;	/* net://: @stream is set too (no directory) */
 };
 
 /* The synchronous layer (output.c), for the queue's writer. */
@@ -99,7 +101,7 @@ int rtr_queue_metadata(struct rtr_out *o, const char *text, size_t len);
 int rtr_queue_progress(struct rtr_out *o, uint64_t watermark);
 int rtr_queue_wait(struct rtr_out *o, int timeout_ms);
 void rtr_queue_publish(struct rtr_out *o);
-/* Write everything queued, stop the writer, free the queue (spilling, if failed). */
+/* Write everything queued, stop the writer, free the queue (its file kept, if failed). */
 void rtr_queue_close(struct rtr_out *o);
 
 #endif /* RTR_CONSUMER_OUTPUT_INT_H */

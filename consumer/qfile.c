@@ -281,6 +281,8 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 		 (uint64_t)st.st_size < h.arena_off + h.cap)
 		ret = refuse(err, errlen, qpath, "a size of %" PRIu64 " bytes for its capacity",
 			     (uint64_t)st.st_size);
+	else if (h.stream > 2)
+		ret = refuse(err, errlen, qpath, "an output of kind %u", h.stream);
 	else if (h.state != RTR_QFILE_WRITING && h.state != RTR_QFILE_FAILED)
 		ret = refuse(err, errlen, qpath, "state %u", h.state);
 	else if (!h.stream && h.path[0] != '/')
@@ -362,7 +364,12 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 				continue;
 			}
 			cut_done[cpu] = true;
-			if (lv[i].v.state == RTR_QSLOT_ALMOST && h.stream)
+			/*
+			 * A pipe's frame all but its last byte; a packet sent to a
+			 * relayd (whose answer may have been on its way).
+			 */
+			if ((lv[i].v.state == RTR_QSLOT_ALMOST && h.stream == 1) ||
+			    (lv[i].v.state == RTR_QSLOT_PLACED && h.stream == 2))
 				rep->maybe_twice++;
 			else if (lv[i].v.ondisk && !h.stream) {
 				/* Placed in a file (and perhaps, in part, written): cut it there. */

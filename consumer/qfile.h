@@ -67,7 +67,8 @@ struct rtr_qfile_hdr {
 	uint64_t nslots;	/* @cap / 4096 */
 	uint64_t arena_off;
 	int32_t pid;		/* the recorder */
-	uint32_t stream;	/* 1: the output is a framed stream: no file to cut */
+	uint32_t stream;	/* 0: a directory; 1: a framed stream (a pipe);
+				 * 2: an lttng-relayd: no file to cut */
 	char chunk[64];		/* the chunk being written ("." without rotation) */
 	char path[3984];	/* the trace directory, absolute; "" for a stream */
 };

@@ -660,7 +660,7 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 	q->qh->nslots = q->cap / RTR_QFILE_BLOCK;
 	q->qh->arena_off = off;
 	q->qh->pid = (int32_t)getpid();
-	q->qh->stream = o->stream;
+	q->qh->stream = o->relayd ? 2 : o->stream;
 	if (!o->stream)
 		dir_path(o->topfd, q->qh->path, sizeof(q->qh->path));
 	/* The magic last: a file without it was never a queue. */

@@ -260,6 +260,17 @@ bool rtr_session_producer_gone(const struct rtr_session *s)
 	return rtr_consumer_producer_gone(s->c);
 }
 
+/*
+ * The watermark, once the drain took every complete packet: with packets
+ * left in the ring (the output had no room), events before it are not all
+ * given yet, and saying so would let a reader (`dump --follow`, a live
+ * relayd's beacons) pass them by.
+ */
+static int progress(struct rtr_session *s, struct rtr_out *o)
+{
+	return s->out_full ? 0 : rtr_out_progress(o, s->flush_ts);
+}
+
 int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
 {
 	uint64_t now = rtr_monotonic_ns();
@@ -271,7 +282,7 @@ int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
 			s->flush_pending = false;
 			if (n < 0)
 				return (int)n;
-			return rtr_out_progress(o, s->flush_ts);
+			return progress(s, o);
 		}
 		if (now - s->flush_sent_ns > 5000000000ull && !s->flush_warned) {
 			s->flush_warned = true;
@@ -289,7 +300,7 @@ int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
 		/* Nothing open: every event before now is in a complete packet. */
 		long n = rtr_session_drain(s, o);
 
-		return n < 0 ? (int)n : rtr_out_progress(o, s->flush_ts);
+		return n < 0 ? (int)n : progress(s, o);
 	}
 	s->flush_ticket = rtr_consumer_flush_request(s->c);
 	s->flush_sent_ns = now;

@@ -20,6 +20,20 @@ int rtr_write_all(int fd, const void *buf, size_t n);
 /* Write the @n vectors whole (@iov is consumed); 0 or -errno. */
 struct iovec;
 int rtr_writev_all(int fd, struct iovec *iov, int n);
+/* Skip @done bytes of the *@n vectors at *@iov (after a partial write). */
+void rtr_iov_advance(struct iovec **iov, int *n, size_t done);
+
+/*
+ * TCP (platform/unix/net.c): rtr_tcp_connect() connects to @host:@port
+ * within @timeout_ms and bounds every later send and receive by it too
+ * (SO_SNDTIMEO, SO_RCVTIMEO): the descriptor, or -errno with @err set.
+ * rtr_send_all() sends @iov whole (consumed; no SIGPIPE), rtr_recv_all()
+ * receives @n bytes: 0, or -errno: -EAGAIN the timeout passed, -ENODATA
+ * the peer closed first.
+ */
+int rtr_tcp_connect(const char *host, uint16_t port, int timeout_ms, char *err, size_t errlen);
+int rtr_send_all(int fd, struct iovec *iov, int n);
+int rtr_recv_all(int fd, void *buf, size_t n);
 
 /*
  * struct rtr_region_mem - where a region's memory comes from and how its

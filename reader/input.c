@@ -14,9 +14,19 @@
 #include "consumer/output.h"
 #include "consumer/stream_in.h"
 #include "reader/input.h"
+#include "reader/live.h"
 
 struct spool {
 	pthread_t thread;
+	int fd;			/* the framed stream: standard input, or the live client's pipe */
+	/* net://: the live client, writing the stream into the pipe */
+	pthread_t live_thread;
+	bool live_started;
+	volatile bool live_stop;
+	char *url;
+	int live_fd;
+	int live_ret;
+	char live_err[600];
 	struct rtr_out *out;
 	struct rtr_stream_report rep;
 	int ret;
@@ -25,11 +35,57 @@ struct spool {
 	bool ended;		/* the stream is copied whole (or failed): nothing more comes */
 };
 
+static void *live_main(void *arg)
+{
+	struct spool *sp = arg;
+
+	sp->live_ret = tr_live_copy(sp->url, sp->live_fd, &sp->live_stop, sp->live_err,
+				    sizeof(sp->live_err));
+	close(sp->live_fd);	/* the spool sees the stream's end (or its cut) */
+	return NULL;
+}
+
+/* net://...: the live client in a thread of its own, writing into a pipe the spool reads. */
+static int live_start(struct spool *sp, const char *url, char *err, size_t errlen)
+{
+	int pfd[2], ret;
+
+	sp->url = strdup(url);
+	if (!sp->url || pipe2(pfd, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "cannot start the live client: %s", strerror(errno));
+		return -ENOMEM;
+	}
+	sp->fd = pfd[0];
+	sp->live_fd = pfd[1];
+	ret = pthread_create(&sp->live_thread, NULL, live_main, sp);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the live client: %s", strerror(ret));
+		close(pfd[1]);
+		return -ret;
+	}
+	sp->live_started = true;
+	return 0;
+}
+
+/* Wait for the live client's end; what it failed with, over the spool's. */
+static void live_join(struct spool *sp)
+{
+	if (!sp->live_started)
+		return;
+	pthread_join(sp->live_thread, NULL);
+	sp->live_started = false;
+	if (sp->live_ret && !sp->live_stop) {
+		sp->ret = sp->live_ret;
+		snprintf(sp->rep.err, sizeof(sp->rep.err), "%s", sp->live_err);
+	}
+}
+
 static void *spool_main(void *arg)
 {
 	struct spool *sp = arg;
 
-	sp->ret = rtr_stream_copy(STDIN_FILENO, sp->out, NULL, &sp->rep);
+	sp->ret = rtr_stream_copy(sp->fd, sp->out, NULL, &sp->rep);
+	live_join(sp);	/* its error, not the stream's cut, says what went wrong */
 	rtr_out_close(sp->out, sp->ret == 0 && !sp->rep.writer_stopped_early, NULL);
 	pthread_mutex_lock(&sp->lock);
 	sp->ended = true;
@@ -47,6 +103,9 @@ void tr_input_wait(struct tr_input *in, int ms)
 		usleep((useconds_t)ms * 1000);
 		return;
 	}
+	/* A live session: look again soon, each packet's lag is what it is read for. */
+	if (sp->url && ms > 20)
+		ms = 20;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += ms / 1000;
 	until.tv_nsec += (long)(ms % 1000) * 1000000;
@@ -200,7 +259,7 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 	int ret;
 
 	memset(in, 0, sizeof(*in));
-	if (strcmp(arg, "-")) {
+	if (strcmp(arg, "-") && strncmp(arg, TR_LIVE_SCHEME, strlen(TR_LIVE_SCHEME))) {
 		in->root = strdup(arg);
 		if (!in->root) {
 			snprintf(err, errlen, "out of memory");
@@ -225,12 +284,20 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 		return -ENOMEM;
 	}
 	in->priv = sp;
+	sp->fd = STDIN_FILENO;
 	pthread_mutex_init(&sp->lock, NULL);
 	pthread_cond_init(&sp->ended_cond, NULL);
 	oo.path = in->root;
 	ret = rtr_out_open(&sp->out, &oo, err, errlen);
 	if (ret)
 		return ret;
+	if (strcmp(arg, "-")) {
+		ret = live_start(sp, arg, err, errlen);
+		if (ret) {
+			rtr_out_close(sp->out, false, NULL);
+			return ret;
+		}
+	}
 	if (live) {
 		ret = pthread_create(&sp->thread, NULL, spool_main, sp);
 		if (ret) {
@@ -284,8 +351,12 @@ int tr_input_close(struct tr_input *in, char *err, size_t errlen)
 	struct spool *sp = in->priv;
 	int ret;
 
+	if (sp)
+		sp->live_stop = true;	/* a follower stopped early: the live client too */
 	if (sp && in->spooling)
 		pthread_join(sp->thread, NULL);
+	if (sp && sp->fd != STDIN_FILENO)
+		close(sp->fd);
 	if (sp && in->spooling && sp->ret) {
 		snprintf(in->stream_err, sizeof(in->stream_err), "%s", sp->rep.err);
 		in->stream_failed = true;
@@ -295,6 +366,8 @@ int tr_input_close(struct tr_input *in, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", in->stream_err);
 	if (in->spool)
 		remove_tree(in->spool, 0);
+	if (sp)
+		free(sp->url);
 	free(sp);
 	free_dirs(in);
 	free(in->root);

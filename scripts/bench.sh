@@ -24,6 +24,12 @@
 #    record.* (ns/event beside the floor), consumer.{1writer,2writers}.* (MB/s
 #    to disk, the fraction of the disk's, loss), the writers at LTTng-UST's
 #    rate, a stalled output, blocking mode, snapshot.256kx4.events;
+#    consumer.kill.recovered_percent (the recorder killed at full speed, then
+#    recover);
+#    scripts/bench-relayd.sh: the same writer at full speed into a stock
+#    lttng-relayd on loopback (`record -o net://`): relayd.1writer.* (MB/s,
+#    loss), relayd.live_lag_* (an event's time to its line in babeltrace2's
+#    or `ringtrace dump`'s live output, p99, at 1 s and 100 ms flushes);
 # 7b. ringtrace-view-bench: the viewer's window query (view/scene.h) on
 #    server-like models of 1 M and 10 M requests made in memory:
 #    view.{1m,10m}.{build_s,scene_bytes_per_task,query_us (p95),query_max_us,items_max};
@@ -301,6 +307,10 @@ fi
 # ---- 7: the consumer: ringtrace record at full speed ----------------------------
 if ! scripts/bench-consumer.sh "$build" "$rows"; then
 	echo "bench.sh: the consumer benchmark failed" >&2
+	status=1
+fi
+if ! scripts/bench-relayd.sh "$build" "$rows"; then
+	echo "bench.sh: the relayd benchmark failed" >&2
 	status=1
 fi
 

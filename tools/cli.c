@@ -281,7 +281,8 @@ int cli_traces_exist(const char *cmd, char *const *paths, int n)
 	struct stat st;
 
 	for (int i = 0; i < n; i++) {
-		if (!strcmp(paths[i], "-") || !stat(paths[i], &st) ||
+		/* '-' and net:// (a relayd's live session) are not files */
+		if (!strcmp(paths[i], "-") || !strncmp(paths[i], "net://", 6) || !stat(paths[i], &st) ||
 		    (errno != ENOENT && errno != ENOTDIR))
 			continue;	/* what else is wrong, opening it says */
 		fprintf(stderr, "ringtrace %s: no such trace: %s\n", cmd, paths[i]);

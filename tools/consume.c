@@ -90,6 +90,27 @@ static int consume_stream(const struct opts *o)
 	return 0;
 }
 
+/* The producer's command name (/proc), else the region's file name. */
+static const char *producer_name(const struct rtr_session *s, char *buf, size_t len,
+				 const char *region)
+{
+	char path[64];
+	const char *base = strrchr(region, '/');
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)s->producer);
+	f = s->producer > 0 ? fopen(path, "re") : NULL;
+	if (f && fgets(buf, (int)len, f)) {
+		fclose(f);
+		buf[strcspn(buf, "\n")] = 0;
+		if (buf[0])
+			return buf;
+	} else if (f) {
+		fclose(f);
+	}
+	return base ? base + 1 : region;
+}
+
 int rtr_cmd_consume(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -97,7 +118,7 @@ int rtr_cmd_consume(int argc, char **argv)
 	struct rtr_out *out;
 	struct rtr_out_report orep;
 	struct consume_state cs = { &s };
-	char err[700], qpath[PATH_MAX + 8];
+	char err[700], qpath[PATH_MAX + 8], comm[64];
 	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
 	volatile bool failed = false, out_closed = false;
 	bool gone, said;
@@ -141,6 +162,11 @@ int rtr_cmd_consume(int argc, char **argv)
 		if (statvfs(slash ? qdir : ".", &sv) == 0)
 			o.out.queue_reserve = (uint64_t)sv.f_bavail * sv.f_frsize / 2;
 	}
+	/* With -o net://, the relayd's session is named after the program. */
+	o.out.program = producer_name(&s, comm, sizeof(comm), o.region);
+	o.out.ncpus = s.ncpus;
+	o.out.live_timer_us = o.flush_ns / 1000 > UINT32_MAX ? UINT32_MAX :
+			      (uint32_t)(o.flush_ns / 1000);
 	ret = rtr_out_open(&out, &o.out, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ringtrace consume: %s\n", err);
@@ -148,8 +174,10 @@ int rtr_cmd_consume(int argc, char **argv)
 		return 1;
 	}
 	if (!o.quiet)
-		fprintf(stderr, "ringtrace consume: %s (pid %d) -> %s; stop with Ctrl-C\n",
-			o.region, (int)s.producer, o.out.path);
+		fprintf(stderr, "ringtrace consume: %s (pid %d) -> %s%s%s; stop with Ctrl-C\n",
+			o.region, (int)s.producer, o.out.path,
+			rtr_out_report(out)->net_session[0] ? ", session " : "",
+			rtr_out_report(out)->net_session);
 	/* Every read of the region, to the last, under the SIGBUS jump. */
 	if (sigsetjmp(cli_bus_jmp, 1)) {
 		cli_bus_message(o.cmd, o.region);
@@ -184,6 +212,8 @@ int rtr_cmd_consume(int argc, char **argv)
 		region_report(&s, o.out.path);
 	if (!o.quiet)
 		region_report_queue(&orep, qpath);
+	if (!o.quiet)
+		region_report_net(&orep);
 	if (failed)
 		fprintf(stderr, "ringtrace consume: %s\n", orep.err);
 	rtr_session_close(&s);

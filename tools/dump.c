@@ -569,10 +569,12 @@ static void usage(FILE *f)
 		"they happen ([time] cpu N: lost K events|packets).\n"
 		"TRACE is a trace directory, a directory of rotated chunks (merged as one\n"
 		"trace), a directory holding several traces (LTTng's domains, a rotated\n"
-		"session: each found below it, all merged in time), or - for the stream of\n"
-		"`ringtrace record -o -` on standard input (printed as it comes).  A summary\n"
-		"goes to stderr, with the warnings: what a producer writes that CTF does\n"
-		"not ask for, read on (ringtrace check counts them).\n\n"
+		"session: each found below it, all merged in time), - for the stream of\n"
+		"`ringtrace record -o -` on standard input, or net://HOST[:PORT]/host/\n"
+		"HOSTNAME/SESSION, a session on an lttng-relayd read live from its start\n"
+		"(both printed as they come).  A summary goes to stderr, with the warnings:\n"
+		"what a producer writes that CTF does not ask for, read on (ringtrace check\n"
+		"counts them).\n\n"
 		"  -f, --follow     tail a trace being written: print events as the recorder\n"
 		"                   makes them safe (every CPU's events up to its watermark,\n"
 		"                   in time order), until the recording ends\n"
@@ -771,7 +773,9 @@ static int follow(struct dump *d, struct tr_input *in, struct tr_merge_pos *pos)
 		done = st.present && st.done;
 		if (tr_input_rescan(in, err, sizeof(err))) {
 			if (done) {
-				fprintf(stderr, "ringtrace dump: %s\n", err);
+				/* A spooled stream with no trace: its closing says why. */
+				if (!in->spool)
+					fprintf(stderr, "ringtrace dump: %s\n", err);
 				status = 1;
 				rtr_state_free(&st);
 				break;
@@ -847,8 +851,8 @@ int rtr_cmd_dump(int argc, char **argv)
 	}
 	if (cli_traces_exist("dump", (char **)&dir, 1))
 		return 2;
-	if (!strcmp(dir, "-"))
-		live = true;
+	if (!strcmp(dir, "-") || !strncmp(dir, "net://", 6))
+		live = true;	/* read as it is spooled */
 	ret = tr_input_open(&in, dir, live, err, sizeof(err));
 	/*
 	 * Following, a directory that holds no trace yet may be one a recorder

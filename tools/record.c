@@ -461,6 +461,9 @@ int rtr_cmd_record(int argc, char **argv)
 	if (overwrite && !strcmp(o.out.path, "-"))
 		return region_usage_error(&o, "%s", "--mode overwrite writes snapshot directories: "
 				   "-o - needs discard mode");
+	if (overwrite && !strncmp(o.out.path, "net://", 6))
+		return region_usage_error(&o, "%s", "--mode overwrite writes snapshot directories: "
+				   "-o net:// needs discard mode");
 	if (overwrite && (o.out.rotate_size || o.out.rotate_ns))
 		return region_usage_error(&o, "%s", "rotation is for discard mode; overwrite mode "
 				   "writes a snapshot directory each time");
@@ -482,6 +485,11 @@ int rtr_cmd_record(int argc, char **argv)
 	region_queue_path(region, qpath, sizeof(qpath));
 	o.out.queue_path = qpath;
 	cli_catch_signals();
+	/* With -o net://, the relayd's session is named after the program. */
+	o.out.program = o.argv[0];
+	o.out.ncpus = rtr_cpu_possible();
+	o.out.live_timer_us = o.flush_ns / 1000 > UINT32_MAX ? UINT32_MAX :
+			      (uint32_t)(o.flush_ns / 1000);
 	/* The output first: a bad -o must not cost a run of the program. */
 	if (overwrite) {
 		topfd = rtr_mkdir_new(AT_FDCWD, o.out.path, o.out.file_mode, o.out.force, err,
@@ -520,8 +528,10 @@ int rtr_cmd_record(int argc, char **argv)
 	}
 	ch.s = &s;
 	if (!o.quiet)
-		fprintf(stderr, "ringtrace record: %s (pid %d) -> %s%s, region %s\n", o.argv[0],
-			(int)ch.pid, o.out.path, overwrite ? " (flight recorder)" : "", region);
+		fprintf(stderr, "ringtrace record: %s (pid %d) -> %s%s%s%s, region %s\n", o.argv[0],
+			(int)ch.pid, o.out.path, overwrite ? " (flight recorder)" : "",
+			out && rtr_out_report(out)->net_session[0] ? ", session " : "",
+			out ? rtr_out_report(out)->net_session : "", region);
 	if (!o.quiet && overwrite)
 		fprintf(stderr, "ringtrace record: for a snapshot now: kill -USR1 %d\n",
 			(int)getpid());
@@ -577,6 +587,8 @@ wait_child:
 		}
 		if (!overwrite)
 			region_report_queue(&orep, qpath);
+		if (!overwrite)
+			region_report_net(&orep);
 		if (overwrite)
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);

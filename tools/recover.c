@@ -42,9 +42,10 @@ static void report_queue(const struct rtr_qfile_report *q, const char *qpath, co
 			"written whole before them (the rest is in this trace)\n", q->cut,
 			q->cut == 1 ? "" : "s", q->path);
 	if (q->maybe_twice)
-		fprintf(stderr, "  %" PRIu64 " packet%s being written to the recorder's pipe when "
-			"it died: in this trace, and also at the stream's end if the write "
-			"ended\n", q->maybe_twice, q->maybe_twice == 1 ? " was" : "s were");
+		fprintf(stderr, "  %" PRIu64 " packet%s being written to the recorder's stream (a "
+			"pipe, or a relayd) when it died: in this trace, and also at the stream's "
+			"end if the write ended\n", q->maybe_twice, q->maybe_twice == 1 ? " was" :
+			"s were");
 	if (q->warn[0])
 		fprintf(stderr, "  %s\n", q->warn);
 }
@@ -103,6 +104,9 @@ int rtr_cmd_recover(int argc, char **argv)
 		return ret;
 	if (!strcmp(o.out.path, "-"))
 		return region_usage_error(&o, "%s", "recover writes a directory, not '-'");
+	if (!strncmp(o.out.path, "net://", 6))
+		return region_usage_error(&o, "%s", "recover writes a directory, not to a relayd "
+					  "(net://)");
 	cli_catch_signals();
 	if (sigsetjmp(cli_bus_jmp, 1)) {
 		cli_bus_message(o.cmd, o.region);

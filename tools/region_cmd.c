@@ -34,7 +34,9 @@ static const char *const help_text[] = {
 	"                       and barriers as tasks, without changing or rebuilding it:\n"
 	"                       libringtrace-pthread.so is preloaded (LD_PRELOAD)\n"
 	"  -o DIR               the trace directory (new; default ringtrace-DATE-TIME),\n"
-	"                       or - for the framed stream on standard output\n"
+	"                       or - for the framed stream on standard output, or\n"
+	"                       net://HOST[:CTRL_PORT[:DATA_PORT]] for a live session on\n"
+	"                       an lttng-relayd (ports 5342 and 5343 by default)\n"
 	"  --mode discard       stream every packet to DIR (default); events are dropped,\n"
 	"                       and counted, only when the buffer is full\n"
 	"  --mode overwrite     flight recorder: the ring keeps the latest packets; a\n"
@@ -53,6 +55,10 @@ static const char *const help_text[] = {
 	"  --buffer-size SIZE   the write-behind queue between the ring and the disk\n"
 	"                       (default 256M; 0: write each packet as it is taken),\n"
 	"                       the file REGION.queue: `recover` takes it if we die\n"
+	"  --relayd-retry T     -o net://: after the relayd fails, try to reach it again\n"
+	"                       for T (default 10s; 0: never), then go on as a new\n"
+	"                       session, SESSION-rN; the packets made meanwhile wait\n"
+	"                       in the queue, then are dropped and counted\n"
 	"  --force              replace an existing trace directory\n"
 	"  --file-mode OCTAL    mode of the files written (default 0600)\n"
 	"  --keep-region        leave the region file when done\n"
@@ -62,15 +68,16 @@ static const char *const help_text[] = {
 	"  -q, --quiet          no progress line, no summary\n"
 	"\nExit status: PROGRAM's (128+N if killed by signal N); 1 if the trace could not\n"
 	"be written whole, 2 for a usage error.\n",
-	"consume", "usage: ringtrace consume REGION|- -o DIR|- [OPTIONS]\n"
-	"       ringtrace consume --xen-domain NAME|ID -o DIR|- [OPTIONS]\n\n"
+	"consume", "usage: ringtrace consume REGION|- -o DIR|-|net://HOST[:C[:D]] [OPTIONS]\n"
+	"       ringtrace consume --xen-domain NAME|ID -o DIR|-|net://... [OPTIONS]\n\n"
 	"Consume the region a program created itself (RINGTRACE_PATH, rtr_start()) until\n"
 	"it stops or exits, or until SIGINT/SIGTERM; or, with '-', copy a framed stream\n"
-	"from standard input (`ringtrace record -o -`) into DIR.\n\n"
+	"from standard input (`ringtrace record -o -`) into DIR.  -o net://: as for\n"
+	"record, a live session on an lttng-relayd.\n\n"
 	"  --xen-domain D       in dom0: the region of Xen guest D (a name, as xl list\n"
 	"                       shows it, or an id), traced with RINGTRACE_XEN=1\n"
 	"  --rotate-size SIZE, --rotate-time TIME, --flush-interval T, --buffer-size SIZE,\n"
-	"  --force, --file-mode OCTAL, -q: as for record\n",
+	"  --relayd-retry T, --force, --file-mode OCTAL, -q: as for record\n",
 	"snapshot", "usage: ringtrace snapshot REGION|--xen-domain D -o DIR [--force] "
 	"[--file-mode OCTAL]\n\n"
 	"Write what an overwrite-mode ring holds now as the trace DIR, without stopping\n"
@@ -117,6 +124,7 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 			o->out.engine = RTR_OUT_ENGINE_URING;
 	}
 	o->out.fd = STDOUT_FILENO;
+	o->out.net_retry_ms = 10000;	/* -o net://: a relayd restarted within 10 s is waited for */
 	o->flush_ns = 1000000000ull;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -213,7 +221,7 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 							  "65536", v);
 		} else if (!streaming && (!strcmp(a, "--rotate-size") || !strcmp(a, "--rotate-time") ||
 					  !strcmp(a, "--flush-interval") ||
-					  !strcmp(a, "--buffer-size"))) {
+					  !strcmp(a, "--buffer-size") || !strcmp(a, "--relayd-retry"))) {
 			return region_usage_error(o, "%s is for record and consume", a);
 		} else if (!strcmp(a, "--buffer-size")) {
 			if (cli_parse_size(v, &o->out.buffer_size) || o->out.buffer_size > (1ull << 40))
@@ -225,6 +233,13 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 		} else if (!strcmp(a, "--rotate-time")) {
 			if (cli_parse_time(v, &o->out.rotate_ns) || !o->out.rotate_ns)
 				return region_usage_error(o, "--rotate-time %s: a time like 30s, 10m or 1h", v);
+		} else if (!strcmp(a, "--relayd-retry")) {
+			uint64_t ns;
+
+			if (cli_parse_time(v, &ns))
+				return region_usage_error(o, "--relayd-retry %s: a time like 10s or 1m "
+							  "(0: never)", v);
+			o->out.net_retry_ms = ns / 1000000;
 		} else if (!strcmp(a, "--flush-interval")) {
 			if (cli_parse_time(v, &o->flush_ns))
 				return region_usage_error(o, "--flush-interval %s: a time like 1s or 200ms", v);
@@ -331,11 +346,24 @@ void region_report_queue(const struct rtr_out_report *r, const char *qpath)
 			r->unwritten);
 }
 
+void region_report_net(const struct rtr_out_report *r)
+{
+	if (!r->net_reconnects)
+		return;
+	fprintf(stderr, "lttng-relayd: reached again %u time%s after it failed (last: %s); the "
+		"recording went on as session %s (the events made while it was away were kept "
+		"in the queue, or dropped and counted)\n", r->net_reconnects,
+		r->net_reconnects == 1 ? "" : "s", r->net_outage, r->net_session);
+}
+
 void region_stopped_writing(const struct opts *o, const char *why)
 {
-	fprintf(stderr, "%sringtrace %s: %s; stopped writing: what is on disk is a valid trace; "
+	bool net = o->out.path && !strncmp(o->out.path, "net://", 6);
+
+	fprintf(stderr, "%sringtrace %s: %s; stopped writing: what %s is a valid trace; "
 		"the program goes on, its events are dropped and counted in the region\n",
-		o->live ? "\n" : "", o->cmd, why);
+		o->live ? "\n" : "", o->cmd, why,
+		net ? "the relayd received before" : "is on disk");
 }
 
 /* The progress line on a terminal (@o->live), at most once a second. */

@@ -78,6 +78,9 @@ void region_report_queue(const struct rtr_out_report *r, const char *qpath);
  */
 void region_queue_path(const char *region, char *buf, size_t len);
 
+/* region_report_net() - with -o net://: the relayd's outages it came back from. */
+void region_report_net(const struct rtr_out_report *r);
+
 /* The write-behind queue's default: a few seconds of a fast writer, a long stall of the disk. */
 #define RTR_DEFAULT_BUFFER_SIZE (256ull << 20)
 

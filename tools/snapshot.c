@@ -39,6 +39,9 @@ int rtr_cmd_snapshot(int argc, char **argv)
 		return ret;
 	if (!strcmp(o.out.path, "-"))
 		return region_usage_error(&o, "%s", "a snapshot is a directory, not '-'");
+	if (!strncmp(o.out.path, "net://", 6))
+		return region_usage_error(&o, "%s", "a snapshot is a directory, not a relayd "
+					  "session (net://)");
 	cli_catch_signals();
 	if (sigsetjmp(cli_bus_jmp, 1)) {
 		cli_bus_message(o.cmd, o.region);

@@ -96,18 +96,23 @@ int rtr_writev_all(int fd, struct iovec *iov, int n)
 				continue;
 			return -errno;
 		}
-		/* Skip what went out; a partial write leaves the rest of one vector. */
-		while (n && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n) {
-			iov->iov_base = (uint8_t *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
+		rtr_iov_advance(&iov, &n, (size_t)w);
 	}
 	return 0;
+}
+
+void rtr_iov_advance(struct iovec **iov, int *n, size_t done)
+{
+	/* Skip what went out; a partial write leaves the rest of one vector. */
+	while (*n && done >= (*iov)->iov_len) {
+		done -= (*iov)->iov_len;
+		(*iov)++;
+		(*n)--;
+	}
+	if (*n) {
+		(*iov)->iov_base = (uint8_t *)(*iov)->iov_base + done;
+		(*iov)->iov_len -= done;
+	}
 }
 
 void rtr_shm_unmap(void *addr, uint64_t size)

@@ -10,11 +10,14 @@
  * The programs are the ones built beside this runner: an ASan runner runs
  * ASan builds of ringtrace and of the traced program.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1366,7 +1370,7 @@ static void kill_trial(const char *dir, unsigned trial, unsigned *seed, struct k
 	cr_expect_eq(access(P("%s.queue", vi.region), F_OK), -1,
 		     "trial %u: recover left the queue file\n%s", trial, rlog);
 	v = tv_new(2, vi.cap, false);
-	if (strstr(rlog, "being written to the recorder's pipe")) {
+	if (strstr(rlog, "being written to the recorder's stream")) {
 		/*
 		 * Killed in the microsecond of a frame's last byte: the packet
 		 * may be in both, and recover says so (consumer.rst).  Each
@@ -1666,7 +1670,7 @@ Test(stress, a_recorder_the_oom_killer_kills_loses_nothing, .timeout = 600)
 		     rlog);
 	v = tv_new(2, vi.cap, false);
 	/* Killed in the microsecond of a frame's last byte: not one stream (consumer.rst). */
-	if (strstr(rlog, "being written to the recorder's pipe")) {
+	if (strstr(rlog, "being written to the recorder's stream")) {
 		cr_log_warn("the OOM killer struck in a frame's last byte: both traces checked "
 			    "alone");
 		check_clean(P("%s/piped", dir));
@@ -3034,4 +3038,838 @@ Test(consumer_record, mutated_streams_are_reported_not_crashed_on, .timeout = 60
 	cr_expect_gt(refused, 100, "only %d of 150 damaged streams were reported", refused);
 	free(good);
 	rm_rf(dir);
+}
+
+/* ---- N. into an lttng-relayd (`-o net://`, consumer/relayd.c) ------------ */
+
+TestSuite(consumer_relayd, .timeout = 300);
+
+#define RELAYD_BIN "/usr/bin/lttng-relayd"
+
+/* A stock lttng-relayd of our own on 127.0.0.1: its ports, output, pid. */
+struct relayd {
+	pid_t pid;
+	int port[3];		/* control, data, live */
+	char *dir;		/* ours: out/ (its output), log, LTTNG_HOME */
+};
+
+/* Three ports free on 127.0.0.1 now (bound together, then let go). */
+static void free_ports(int port[3])
+{
+	int fd[3];
+
+	for (int i = 0; i < 3; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(a);
+
+		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		cr_assert_geq(fd[i], 0);
+		cr_assert_eq(bind(fd[i], (struct sockaddr *)&a, sizeof(a)), 0, "bind: %s",
+			     strerror(errno));
+		cr_assert_eq(getsockname(fd[i], (struct sockaddr *)&a, &len), 0);
+		port[i] = ntohs(a.sin_port);
+	}
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+}
+
+/* Whether something accepts connections on 127.0.0.1:@port. */
+static bool listening(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void relayd_skip_if_absent(void)
+{
+	if (access(RELAYD_BIN, X_OK))
+		cr_skip_test("lttng-relayd is not installed (Debian's lttng-tools; make check's "
+			     "scripts/deps.sh check installs it): no relayd to stream into");
+}
+
+/* Start lttng-relayd on three free loopback ports, its output in a new directory. */
+static void relayd_start(struct relayd *r)
+{
+	for (int tries = 0;; tries++) {
+		char ctl[64], data[64], live[64];
+		char *argv[] = { RELAYD_BIN, "-o", NULL, "-C", ctl, "-D", data, "-L", live, NULL };
+		char *env[] = { NULL, NULL };
+		double t0 = now();
+		int lfd;
+
+		r->dir = make_tmpdir("/tmp");
+		free_ports(r->port);
+		snprintf(ctl, sizeof(ctl), "tcp://127.0.0.1:%d", r->port[0]);
+		snprintf(data, sizeof(data), "tcp://127.0.0.1:%d", r->port[1]);
+		snprintf(live, sizeof(live), "tcp://127.0.0.1:%d", r->port[2]);
+		argv[2] = strdup(P("%s/out", r->dir));
+		/* Its run directory (health socket) under ours: relayds of other runs never meet. */
+		env[0] = strdup(P("LTTNG_HOME=%s", r->dir));
+		lfd = open_log(P("%s/relayd.log", r->dir));
+		r->pid = spawn(argv, (const char *const *)env, -1, lfd, lfd);
+		close(lfd);
+		free(argv[2]);
+		while (!listening(r->port[0]) || !listening(r->port[2])) {
+			int st;
+
+			if (waitpid(r->pid, &st, WNOHANG) == r->pid || now() - t0 > 20) {
+				char *log = slurp(P("%s/relayd.log", r->dir));
+
+				if (waitpid(r->pid, &st, WNOHANG) == 0) {
+					kill(r->pid, SIGKILL);
+					waitpid(r->pid, &st, 0);
+				}
+				/* A port taken between free_ports() and its bind: again. */
+				cr_assert_lt(tries, 3, "lttng-relayd did not start:\n%s",
+					     log ? log : "");
+				free(log);
+				r->pid = 0;
+				break;
+			}
+			usleep(10000);
+		}
+		free(env[0]);
+		if (r->pid)
+			return;
+		rm_rf(r->dir);
+	}
+}
+
+/* Stop it (SIGTERM, then SIGKILL after 20 s), keep its output. */
+static void relayd_stop(struct relayd *r)
+{
+	double t0 = now();
+	int st;
+
+	if (!r->pid)
+		return;
+	kill(r->pid, SIGTERM);
+	while (waitpid(r->pid, &st, WNOHANG) == 0) {
+		if (now() - t0 > 20) {
+			kill(r->pid, SIGKILL);
+			waitpid(r->pid, &st, 0);
+			cr_expect_fail("lttng-relayd took more than 20 s to stop on SIGTERM");
+			break;
+		}
+		usleep(10000);
+	}
+	r->pid = 0;
+}
+
+static char *relayd_url(const struct relayd *r)
+{
+	return P("net://127.0.0.1:%d:%d", r->port[0], r->port[1]);
+}
+
+/* "..., session HOST/NAME, region ..." in a recorder's log, or NULL (in P()'s buffer). */
+static char *session_of(const char *log)
+{
+	const char *p = log ? strstr(log, ", session ") : NULL;
+
+	if (!p)
+		return NULL;
+	p += strlen(", session ");
+	return P("%.*s", (int)strcspn(p, ","), p);
+}
+
+/*
+ * `ringtrace record --flush-interval 100ms -o net://` (into @r) of the
+ * emitter, @threads threads of @events events each, paced @pace (K:US),
+ * its log in @r->dir/record.log.
+ */
+static pid_t record_paced(const struct relayd *r, const char *threads, const char *events,
+			  const char *pace)
+{
+	char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o", relayd_url(r),
+			 "--", emit_path(), "--threads", (char *)threads, "--events",
+			 (char *)events, "--pace", (char *)pace, NULL };
+	int lfd = open_log(P("%s/record.log", r->dir));
+	pid_t pid = spawn(argv, NULL, -1, -1, lfd);
+
+	close(lfd);
+	return pid;
+}
+
+/* The session a recorder logging to @r->dir/record.log names (malloc'd), within 20 s. */
+static char *wait_session(const struct relayd *r)
+{
+	char *log = NULL, *s = NULL;
+
+	for (double t0 = now(); !s; usleep(5000)) {
+		free(log);
+		log = slurp(P("%s/record.log", r->dir));
+		s = session_of(log);
+		cr_assert_lt(now() - t0, 20, "no session named within 20 s:\n%s", log ? log : "");
+	}
+	s = strdup(s);	/* P()'s buffers are reused */
+	free(log);
+	return s;
+}
+
+/* The relayd's copy of session @s: OUT/HOST/NAME/ringtrace (protocol 2.11). */
+static char *relayd_trace(const struct relayd *r, const char *s)
+{
+	return P("%s/out/%s/ringtrace", r->dir, s);
+}
+
+/*
+ * A program's whole recording goes through the relayd: its output, read by
+ * our reader, `ringtrace check` and babeltrace2, holds every event of every
+ * thread, each with its content, and the recorder reported no loss.
+ */
+Test(consumer_relayd, a_recording_streamed_to_a_relayd_holds_every_event)
+{
+	const uint32_t threads = 4;
+	const uint64_t events = 20000;
+	struct relayd r = { 0 };
+	char thr[16], ev[32], *log, *s;
+	struct tv *v;
+	int lfd, st;
+	pid_t rec;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	snprintf(thr, sizeof(thr), "%u", threads);
+	snprintf(ev, sizeof(ev), "%" PRIu64, events);
+	{
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o",
+				 relayd_url(&r), "--", emit_path(), "--pin", "--threads", thr,
+				 "--events", ev, NULL };
+
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	st = wait_exit(rec, 120, "ringtrace record -o net://");
+	log = slurp(P("%s/record.log", r.dir));
+	expect_exit(st, 0, "ringtrace record -o net://", log);
+	cr_expect_eq(reported_lost(log), 0, "%s", log);
+	s = session_of(log);
+	cr_assert_not_null(s, "no session named in:\n%s", log);
+	s = strdup(s);
+	relayd_stop(&r);
+	v = tv_new(threads, events, true);
+	tv_read_all(v, relayd_trace(&r, s));
+	expect_all(v, events);
+	tv_free(v);
+	free(s);
+	free(log);
+	rm_rf(r.dir);
+}
+
+/* One rtrtest:ev line of babeltrace2's pretty text with --clock-seconds. */
+static bool bt2_event_line(const char *l, double *ts, uint32_t *th, uint64_t *seq,
+			   uint64_t *check)
+{
+	const char *p = strstr(l, "rtrtest:ev:");
+	const char *t = strstr(l, "thread = "), *s = strstr(l, "seq = "), *c = strstr(l, "check = ");
+
+	if (!p || !t || !s || !c || l[0] != '[')
+		return false;
+	*ts = strtod(l + 1, NULL);
+	*th = (uint32_t)strtoul(t + 9, NULL, 10);
+	*seq = strtoull(s + 6, NULL, 10);
+	*check = strtoull(c + 8, NULL, 10);
+	return true;
+}
+
+/*
+ * babeltrace2 follows the session live (`net://RELAYD/host/HOST/SESSION`)
+ * while one thread writes slowly and the other CPUs stay quiet: it prints
+ * events while the program runs, each within a bounded time of its writing
+ * (the flush interval, 100 ms, plus its own polling), never held back by a
+ * quiet CPU; once the session ends, it has printed every event from the
+ * first it saw to the last, each with its content, and ends by itself.
+ */
+Test(consumer_relayd, babeltrace2_follows_a_session_live)
+{
+	const uint64_t events = 500;
+	struct relayd r = { 0 };
+	char *log = NULL, *s = NULL, *out, params[512], ev[32];
+	double t_end = 0, max_lag = 0, sum_lag = 0, first_at = 0;
+	uint64_t next = UINT64_MAX, n = 0, during = 0;
+	int lfd, bfd, st, cpus[MAXCPU];
+	bool rec_done = false;
+	size_t off = 0;
+	pid_t rec, bt;
+
+	relayd_skip_if_absent();
+	cr_assert_gt(allowed_cpus(cpus), 0);
+	relayd_start(&r);
+	snprintf(ev, sizeof(ev), "%" PRIu64, events);
+	{
+		/* 2 s: 5 events every 20 ms, one thread pinned to one CPU. */
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o",
+				 relayd_url(&r), "--", emit_path(), "--pin", "--threads", "1",
+				 "--events", ev, "--pace", "5:20000", NULL };
+
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	s = wait_session(&r);
+	snprintf(params, sizeof(params), "inputs=[\"net://127.0.0.1:%d/host/%s\"],"
+		 "session-not-found-action=\"end\"", r.port[2], s);
+	{
+		char *argv[] = { "/usr/bin/babeltrace2", "--component=src.ctf.lttng-live",
+				 "--params", params, "--component=sink.text.pretty", "--params",
+				 "clock-seconds=true", NULL };
+
+		bfd = open_log(P("%s/live.txt", r.dir));
+		lfd = open_log(P("%s/live.err", r.dir));
+		bt = spawn(argv, NULL, -1, bfd, lfd);
+		close(bfd);
+		close(lfd);
+	}
+	/* Read what it prints as it prints it: when each event line came. */
+	for (double t0 = now();; usleep(5000)) {
+		char *text = slurp(P("%s/live.txt", r.dir));
+		double arrived = now();
+		struct timespec rt;
+		double wall;
+		char *l;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		wall = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;
+		if (!rec_done && waitpid(rec, &st, WNOHANG) == rec) {
+			rec_done = true;
+			t_end = arrived;
+			expect_exit(st, 0, "ringtrace record -o net://", NULL);
+		}
+		for (l = text + off; text && strchr(l, '\n'); l = strchr(l, '\n') + 1) {
+			uint64_t seq, check;
+			uint32_t th;
+			double ts;
+
+			off = (size_t)(strchr(l, '\n') + 1 - text);
+			*strchr(l, '\n') = 0;	/* the line alone */
+			if (!bt2_event_line(l, &ts, &th, &seq, &check)) {
+				l[strlen(l)] = '\n';
+				continue;
+			}
+			l[strlen(l)] = '\n';
+			cr_assert_eq(th, 0);
+			cr_assert_eq(check, emit_checksum(th, seq), "seq %" PRIu64 ": bad checksum",
+				     seq);
+			cr_assert(next == UINT64_MAX || seq == next, "babeltrace2 printed seq %"
+				  PRIu64 " after %" PRIu64, seq, next - 1);
+			next = seq + 1;
+			n++;
+			if (!rec_done) {
+				during++;
+				if (!first_at)
+					first_at = arrived;
+			}
+			/* The lag: from the event's time to its line (polled every 5 ms). */
+			if (!rec_done && wall - ts > max_lag)
+				max_lag = wall - ts;
+			if (!rec_done)
+				sum_lag += wall - ts;
+		}
+		free(text);
+		if (rec_done && waitpid(bt, &st, WNOHANG) == bt)
+			break;
+		cr_assert_lt(now() - t0, 60, "babeltrace2 did not end within 60 s of the start "
+			     "(%" PRIu64 " events read)", n);
+	}
+	expect_exit(st, 0, "babeltrace2 net://", slurp(P("%s/live.err", r.dir)));
+	cr_assert_gt(during, 0, "babeltrace2 printed nothing while the program ran");
+	cr_expect_eq(next, events, "babeltrace2's last event is seq %" PRIu64 ", not %" PRIu64,
+		     next - 1, events - 1);
+	cr_expect_lt(max_lag, 1.5, "an event took %.3f s to reach babeltrace2's output (flush "
+		     "interval 100 ms)", max_lag);
+	cr_log_info("babeltrace2 live: %" PRIu64 " events, %" PRIu64 " while the program ran, "
+		    "lag mean %.0f ms, max %.0f ms, the first line %.2f s before the end", n, during,
+		    during ? 1000 * sum_lag / (double)during : 0.0, 1000 * max_lag,
+		    t_end - first_at);
+	relayd_stop(&r);
+	/* The relayd's copy holds all of them. */
+	out = relayd_trace(&r, s);
+	{
+		struct tv *v = tv_new(1, events, true);
+
+		tv_read_all(v, out);
+		expect_all(v, events);
+		tv_free(v);
+	}
+	free(s);
+	free(log);
+	rm_rf(r.dir);
+}
+
+/* No relayd there: a clear error naming it, before the program runs. */
+Test(consumer_relayd, no_relayd_is_a_clear_error_before_the_program_runs)
+{
+	char *dir = make_tmpdir("/tmp"), *out;
+	int port[3], st;
+
+	free_ports(port);
+	out = sh(&st, "cd '%s' && timeout 60 '%s' record -o net://127.0.0.1:%d:%d -- /bin/touch "
+		 "ran 2>&1; echo rc=$?; ls", dir, ringtrace(), port[0], port[1]);
+	cr_expect_not_null(strstr(out, "rc=1\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "lttng-relayd at 127.0.0.1"), "%s", out);
+	cr_expect_not_null(strstr(out, "cannot connect to its control port"), "%s", out);
+	cr_expect_not_null(strstr(out, "Connection refused"), "%s", out);
+	cr_expect_null(strstr(out, "\nran\n"), "the program ran:\n%s", out);
+	free(out);
+	out = sh(&st, "timeout 60 '%s' record -o net://127.0.0.1:99999 -- /bin/true 2>&1; "
+		 "echo rc=$?", ringtrace());
+	cr_expect_not_null(strstr(out, "not net://HOST[:CONTROL_PORT[:DATA_PORT]]"), "%s", out);
+	cr_expect_not_null(strstr(out, "rc=1\n"), "%s", out);
+	free(out);
+	/* A flight recorder's snapshots, a recovery: directories, never a relayd. */
+	out = sh(&st, "cd '%s' && '%s' record --mode overwrite -o net://127.0.0.1 -- /bin/true "
+		 "2>&1; echo rc=$?; '%s' recover /dev/shm/none -o net://127.0.0.1 2>&1; echo rc=$?",
+		 dir, ringtrace(), ringtrace());
+	cr_expect_not_null(strstr(out, "-o net:// needs discard mode"), "%s", out);
+	cr_expect_not_null(strstr(out, "recover writes a directory, not to a relayd"), "%s", out);
+	cr_expect_null(strstr(out, "rc=0\n"), "%s", out);
+	cr_expect_neq(access(P("%s/net:", dir), F_OK), 0, "a directory net: was made");
+	free(out);
+	rm_rf(dir);
+}
+
+/*
+ * The relayd killed mid-recording: the writers never wait for it (the
+ * program's events go on at their pace, dropped and counted once the
+ * queue and the ring are full), record ends on its own, exits 1, names the
+ * relayd and what was not sent, and keeps those packets for recovery; what
+ * the relayd received before is a valid trace.
+ */
+Test(consumer_relayd, a_relayd_killed_mid_recording_costs_the_writers_nothing)
+{
+	struct relayd r = { 0 };
+	char *log = NULL, *s = NULL, *out;
+	int lfd, st;
+	double t0;
+	pid_t rec;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	{
+		/* 3 s of events at a steady pace, then the program ends. */
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms",
+				 "--packet-size", "4K", "--packets", "4", "--buffer-size", "16K",
+				 "-o", relayd_url(&r), "--", emit_path(), "--threads", "2",
+				 "--events", "3000", "--pace", "10:10000", NULL };
+
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	t0 = now();
+	s = wait_session(&r);
+	usleep(800000);
+	kill(r.pid, SIGKILL);
+	waitpid(r.pid, &st, 0);
+	r.pid = 0;
+	/* The program's 3 s, and the recorder's timeouts: bounded. */
+	st = wait_exit(rec, 60, "ringtrace record after the relayd was killed");
+	free(log);
+	log = slurp(P("%s/record.log", r.dir));
+	expect_exit(st, 1, "ringtrace record after the relayd was killed", log);
+	cr_expect_lt(now() - t0, 40, "record took %.0f s", now() - t0);
+	cr_expect_not_null(strstr(log, "exited with status 0"), "the program did not end well:\n%s",
+			   log);
+	cr_expect_not_null(strstr(log, "lttng-relayd at 127.0.0.1"), "%s", log);
+	cr_expect_not_null(strstr(log, "stopped writing"), "%s", log);
+	cr_expect_not_null(strstr(log, "lost: "), "no loss figure:\n%s", log);
+	/* The region is kept for `ringtrace recover`, and said so. */
+	cr_expect_not_null(strstr(log, "is kept: `ringtrace recover"), "%s", log);
+	out = sh(&st, "'%s' check '%s' 2>&1", ringtrace(), relayd_trace(&r, s));
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "what the relayd got is not a valid "
+		  "trace:\n%s", out);
+	free(out);
+	free(sh(&st, "rm -f %s %s.queue", region_of(log), region_of(log)));
+	free(s);
+	free(log);
+	rm_rf(r.dir);
+}
+
+/* ---- a fake relayd: truncated, oversized and nonsense answers ------------- */
+
+struct fake_relayd {
+	int scenario;
+	int lfd[2];		/* control, data: listening */
+	int port[2];
+};
+
+static void put32be(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* One command from @fd: its number, its payload read and dropped; -1 at the end. */
+static int fake_read_cmd(int fd)
+{
+	uint8_t h[24], buf[4096];
+	uint64_t len = 0;
+
+	if (recv(fd, h, sizeof(h), MSG_WAITALL) != (ssize_t)sizeof(h))
+		return -1;
+	for (int i = 0; i < 8; i++)
+		len = len << 8 | h[8 + i];
+	while (len) {
+		ssize_t n = recv(fd, buf, len < sizeof(buf) ? len : sizeof(buf), 0);
+
+		if (n <= 0)
+			return -1;
+		len -= (uint64_t)n;
+	}
+	return (int)((uint32_t)h[16] << 24 | (uint32_t)h[17] << 16 | (uint32_t)h[18] << 8 | h[19]);
+}
+
+static int fake_accept(int lfd)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+	return poll(&p, 1, 60000) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+}
+
+/*
+ * Each scenario answers the recorder's commands up to one it spoils:
+ * 0 closes at once, 1 cuts the version's answer, 2 speaks another major,
+ * 3 a minor before live mode, 4 refuses the session, 5 answers the session
+ * with a path of 4 GiB, 6 answers the first stream with a nonsense code,
+ * 7 never answers.
+ */
+static void *fake_relayd_main(void *arg)
+{
+	struct fake_relayd *f = arg;
+	int c = fake_accept(f->lfd[0]), d = -1, cmd;
+	uint8_t ans[16] = { 0 };
+
+	if (c < 0)
+		return NULL;
+	if (f->scenario == 0)
+		goto out;
+	cmd = fake_read_cmd(c);
+	if (cmd != 5 || f->scenario == 7) {
+		if (f->scenario == 7) {
+			/* Silent until the recorder gives up (its 10 s) and closes. */
+			struct pollfd p = { .fd = c, .events = POLLIN };
+			uint8_t b;
+
+			if (poll(&p, 1, 30000) == 1)
+				(void)!recv(c, &b, 1, 0);
+		}
+		goto out;
+	}
+	put32be(ans, f->scenario == 2 ? 3 : 2);
+	put32be(ans + 4, f->scenario == 3 ? 1 : 13);
+	if (send(c, ans, f->scenario == 1 ? 4 : 8, MSG_NOSIGNAL) < 0 || f->scenario <= 3)
+		goto out;
+	if (fake_read_cmd(c) != 2)
+		goto out;
+	memset(ans, 0, sizeof(ans));
+	ans[7] = 1;					/* session id 1 */
+	put32be(ans + 8, f->scenario == 4 ? 1 : 10);	/* LTTNG_OK: 10 */
+	put32be(ans + 12, f->scenario == 5 ? 0xfffffff0u : 0);
+	if (send(c, ans, 16, MSG_NOSIGNAL) < 0 || f->scenario <= 5)
+		goto out;
+	if (fake_read_cmd(c) != 19)	/* create trace chunk */
+		goto out;
+	put32be(ans, 10);
+	if (send(c, ans, 4, MSG_NOSIGNAL) < 0)
+		goto out;
+	d = fake_accept(f->lfd[1]);	/* the data connection comes next */
+	if (fake_read_cmd(c) != 1)	/* add stream */
+		goto out;
+	memset(ans, 0xde, 12);	/* code 0xdededede */
+	send(c, ans, 12, MSG_NOSIGNAL);
+	while (fake_read_cmd(c) >= 0)
+		;
+out:
+	if (d >= 0)
+		close(d);
+	close(c);
+	return NULL;
+}
+
+static void fake_listen(int *lfd, int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+
+	*lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(*lfd, 0);
+	cr_assert_eq(bind(*lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(*lfd, 4), 0);
+	cr_assert_eq(getsockname(*lfd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+}
+
+Test(consumer_relayd, a_fake_relayds_bad_answers_are_clean_errors)
+{
+	static const char *const expect[] = {
+		"version handshake: the connection was closed",
+		"version handshake: the connection was closed before the whole answer came",
+		"speaks protocol 3.13; ringtrace needs 2.4 to 2.11",
+		"speaks protocol 2.1; ringtrace needs 2.4 to 2.11",
+		"create session ",	/* ... refused (code 1 ... */
+		"answered a path of 4294967280 bytes",
+		"add stream metadata: refused (code 3739147998)",
+		"version handshake: no answer within the timeout",
+	};
+	char *dir = make_tmpdir("/tmp");
+
+	for (int sc = 0; sc < 8; sc++) {
+		struct fake_relayd f = { .scenario = sc };
+		pthread_t th;
+		double t0 = now();
+		char *out;
+		int st;
+
+		fake_listen(&f.lfd[0], &f.port[0]);
+		fake_listen(&f.lfd[1], &f.port[1]);
+		cr_assert_eq(pthread_create(&th, NULL, fake_relayd_main, &f), 0);
+		out = sh(&st, "cd '%s' && timeout -s KILL 60 '%s' record --flush-interval 100ms "
+			 "-o net://127.0.0.1:%d:%d -- '%s' --threads 1 --events 1000 2>&1; "
+			 "echo rc=$?", dir, ringtrace(), f.port[0], f.port[1], emit_path());
+		cr_expect_lt(now() - t0, 30, "scenario %d took %.0f s", sc, now() - t0);
+		pthread_join(th, NULL);
+		close(f.lfd[0]);
+		close(f.lfd[1]);
+		cr_expect_not_null(strstr(out, "rc=1\n"), "scenario %d: not a clean failure:\n%s",
+				   sc, out);
+		cr_expect_not_null(strstr(out, expect[sc]), "scenario %d: no '%s' in:\n%s", sc,
+				   expect[sc], out);
+		cr_expect_null(strstr(out, "Sanitizer"), "scenario %d:\n%s", sc, out);
+		if (sc == 4)
+			cr_expect_not_null(strstr(out, "refused (code 1"), "%s", out);
+		if (sc == 6) {
+			/* The program ran, its region kept for recovery. */
+			cr_expect_not_null(strstr(out, "exited with status 0"), "%s", out);
+			free(sh(&st, "rm -f %s %s.queue", region_of(out), region_of(out)));
+		}
+		free(out);
+	}
+	rm_rf(dir);
+}
+
+/*
+ * `ringtrace dump net://RELAYD/host/HOST/SESSION` follows a session live
+ * from its first packet, and prints, when the session ends, exactly what
+ * `dump` prints of the relayd's copy of the trace: every event, in the
+ * same order, with the same content.
+ */
+Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
+{
+	struct relayd r = { 0 };
+	char *log = NULL, *s = NULL, *live, *whole, url[512];
+	int lfd, ofd, st, n = 0;
+	pid_t rec, dump;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	rec = record_paced(&r, "2", "300", "10:50000");
+	s = wait_session(&r);
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s", r.port[2], s);
+	{
+		char *argv[] = { ringtrace(), "dump", url, NULL };
+
+		ofd = open_log(P("%s/live.txt", r.dir));
+		lfd = open_log(P("%s/live.err", r.dir));
+		dump = spawn(argv, NULL, -1, ofd, lfd);
+		close(ofd);
+		close(lfd);
+	}
+	st = wait_exit(rec, 60, "ringtrace record -o net://");
+	expect_exit(st, 0, "ringtrace record -o net://", NULL);
+	st = wait_exit(dump, 60, "ringtrace dump net://");
+	expect_exit(st, 0, "ringtrace dump net://", slurp(P("%s/live.err", r.dir)));
+	free(sh(&st, "'%s' dump '%s' > '%s/whole.txt' 2>/dev/null", ringtrace(),
+		relayd_trace(&r, s), r.dir));
+	cr_assert_eq(st, 0);
+	live = slurp(P("%s/live.txt", r.dir));
+	whole = slurp(P("%s/whole.txt", r.dir));
+	cr_assert_not_null(live);
+	cr_assert_not_null(whole);
+	for (const char *p = live; (p = strstr(p, "rtrtest:ev:")); p++)
+		n++;
+	cr_expect_eq(n, 600, "dump net:// printed %d events, not 600", n);
+	cr_expect_str_eq(live, whole, "dump net:// and dump of the relayd's copy differ");
+	free(live);
+	free(whole);
+	/* A session the relayd does not have: said, exit 1. */
+	live = sh(&st, "'%s' dump net://127.0.0.1:%d/host/%s-not 2>&1; echo rc=$?", ringtrace(),
+		  r.port[2], s);
+	cr_expect_not_null(strstr(live, "no live session"), "%s", live);
+	cr_expect_not_null(strstr(live, "rc=1\n"), "%s", live);
+	free(live);
+	relayd_stop(&r);
+	free(s);
+	free(log);
+	rm_rf(r.dir);
+}
+
+/*
+ * Two recordings of the same program, started together, into one relayd:
+ * two sessions (the recorder's pid in the name), each with every event of
+ * its own run and nothing of the other's.
+ */
+Test(consumer_relayd, two_recordings_at_once_are_two_sessions)
+{
+	struct relayd r = { 0 };
+	char *log[2], *s[2];
+	pid_t rec[2];
+	int st;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { ringtrace(), "record", "--flush-interval", "100ms", "-o",
+				 relayd_url(&r), "--", emit_path(), "--threads", "2", "--events",
+				 "5000", NULL };
+		int lfd = open_log(P("%s/record-%d.log", r.dir, i));
+
+		rec[i] = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	for (int i = 0; i < 2; i++) {
+		st = wait_exit(rec[i], 60, "ringtrace record -o net://");
+		log[i] = slurp(P("%s/record-%d.log", r.dir, i));
+		expect_exit(st, 0, "ringtrace record -o net://", log[i]);
+		s[i] = session_of(log[i]);
+		cr_assert_not_null(s[i], "%s", log[i]);
+		s[i] = strdup(s[i]);
+	}
+	cr_assert_str_neq(s[0], s[1], "both recordings were filed as %s", s[0]);
+	relayd_stop(&r);
+	for (int i = 0; i < 2; i++) {
+		struct tv *v = tv_new(2, 5000, false);
+
+		tv_read_all(v, relayd_trace(&r, s[i]));
+		expect_all(v, 5000);
+		tv_free(v);
+		free(s[i]);
+		free(log[i]);
+	}
+	rm_rf(r.dir);
+}
+
+/*
+ * The relayd killed, then started again on the same ports a second later:
+ * the recorder reaches it again, goes on as SESSION-r1, and says so; the
+ * queue held what the writers made meanwhile, so the two sessions together
+ * hold every event of every thread (a packet whose index was never
+ * acknowledged is sent again, and may be in both).
+ */
+Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_session)
+{
+	const uint64_t events = 2500;
+	struct relayd r = { 0 };
+	struct tv *v[2];
+	char *log, *s, *s1;
+	int lfd, st;
+	pid_t rec;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	rec = record_paced(&r, "2", "2500", "10:20000");	/* 5 s, 10 events each 20 ms */
+	s = wait_session(&r);
+	usleep(1000000);
+	kill(r.pid, SIGKILL);
+	waitpid(r.pid, &st, 0);
+	usleep(1000000);
+	{
+		/* The same relayd again: same ports, same output directory. */
+		char ctl[64], data[64], live[64], out[PATH_MAX];
+		char *argv[] = { RELAYD_BIN, "-o", out, "-C", ctl, "-D", data, "-L", live, NULL };
+		char env[PATH_MAX + 16];
+		const char *envp[] = { env, NULL };
+		double t0 = now();
+
+		snprintf(out, sizeof(out), "%s/out", r.dir);
+		snprintf(ctl, sizeof(ctl), "tcp://127.0.0.1:%d", r.port[0]);
+		snprintf(data, sizeof(data), "tcp://127.0.0.1:%d", r.port[1]);
+		snprintf(live, sizeof(live), "tcp://127.0.0.1:%d", r.port[2]);
+		snprintf(env, sizeof(env), "LTTNG_HOME=%s", r.dir);
+		lfd = open_log(P("%s/relayd2.log", r.dir));
+		r.pid = spawn(argv, envp, -1, lfd, lfd);
+		close(lfd);
+		while (!listening(r.port[0]) && now() - t0 < 20)
+			usleep(10000);
+	}
+	st = wait_exit(rec, 60, "ringtrace record across a relayd restart");
+	log = slurp(P("%s/record.log", r.dir));
+	expect_exit(st, 0, "ringtrace record across a relayd restart", log);
+	cr_expect_not_null(strstr(log, "reached again 1 time after it failed"), "%s", log);
+	cr_expect_eq(reported_lost(log), 0, "%s", log);
+	s1 = strdup(P("%s-r1", s));
+	cr_expect_not_null(strstr(log, s1), "the new session %s is not named:\n%s", s1, log);
+	relayd_stop(&r);
+	/* Each session's trace alone is whole and clean; together they hold every event. */
+	for (int i = 0; i < 2; i++) {
+		v[i] = tv_new(2, events, false);
+		tv_read_all(v[i], relayd_trace(&r, i ? s1 : s));
+		cr_expect_gt(v[i]->all.emit_events, 0, "session %d holds no event", i);
+		/* Nothing was lost: no gap inside either (babeltrace2 would report one). */
+		cr_expect_eq(v[i]->all.lost_packets - v[i]->all.lost_first, 0, "session %d: %" PRIu64
+			     " packets missing between its packets", i,
+			     v[i]->all.lost_packets - v[i]->all.lost_first);
+	}
+	for (uint32_t t = 0; t < 2; t++)
+		for (uint64_t q = 0; q < events; q++)
+			cr_assert(v[0]->seen[t][q] || v[1]->seen[t][q], "thread %u seq %" PRIu64
+				  " is in neither session", t, q);
+	tv_free(v[0]);
+	tv_free(v[1]);
+	free(s1);
+	free(s);
+	free(log);
+	rm_rf(r.dir);
+}
+
+/*
+ * The older dialects (protocol 2.10, and 2.7 with its shorter index),
+ * spoken to the same relayd (RINGTRACE_RELAYD_MINOR): the trace, in
+ * OUT/HOST/SESSION without a chunk, holds every event too.
+ */
+Test(consumer_relayd, the_pre_2_11_dialects_give_the_same_trace)
+{
+	static const char *const minors[] = { "10", "7" };
+	struct relayd r = { 0 };
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { ringtrace(), "record", "-o", relayd_url(&r), "--", emit_path(),
+				 "--threads", "2", "--events", "5000", NULL };
+		char env[64];
+		const char *envp[] = { env, NULL };
+		char *log, *s;
+		struct tv *v;
+		int lfd, st;
+		pid_t rec;
+
+		snprintf(env, sizeof(env), "RINGTRACE_RELAYD_MINOR=%s", minors[i]);
+		lfd = open_log(P("%s/record.log", r.dir));
+		rec = spawn(argv, envp, -1, -1, lfd);
+		close(lfd);
+		st = wait_exit(rec, 60, "ringtrace record -o net://");
+		log = slurp(P("%s/record.log", r.dir));
+		expect_exit(st, 0, "ringtrace record -o net://", log);
+		s = session_of(log);
+		cr_assert_not_null(s, "%s", log);
+		s = strdup(s);
+		v = tv_new(2, 5000, false);
+		tv_read_all(v, P("%s/out/%s", r.dir, s));
+		expect_all(v, 5000);
+		tv_free(v);
+		free(s);
+		free(log);
+	}
+	relayd_stop(&r);
+	rm_rf(r.dir);
 }
