@@ -34,7 +34,26 @@
 struct live {
 	struct rtr_qfile_slot v;	/* a copy of the descriptor, checked */
 	uint64_t pos;
+	const char *bad;		/* its packet's header does not check out: why */
 };
+
+/* Check a packet as the consumer checks one from a ring; NULL if it passes. */
+static const char *packet_bad(const struct rtr_region_hdr *rh, uint32_t cpu,
+			      struct rtr_packet_hdr *p, uint64_t size)
+{
+	struct rtr_packet_rules r = {
+		.cpu = cpu, .max_bytes = rh->packet_size, .freq = rh->clock_freq,
+		.base_ns = rh->clock_offset_ns,
+	};
+	uint64_t bits = size * 8;
+
+	/* packet_size: the padded size it was placed with; frames are not padded. */
+	memcpy(&p->packet_size, &bits, sizeof(bits));
+	return p->magic != RTR_CTF_MAGIC ? "bad magic" :
+	       memcmp(p->uuid, rh->uuid, sizeof(p->uuid)) ? "uuid differs from the region's" :
+	       p->content_size > bits ? "content_size runs past the packet" :
+	       rtr_packet_check(p, &r);
+}
 
 static int by_pos(const void *a, const void *b)
 {
@@ -179,6 +198,15 @@ static bool next_slot(struct slot_iter *it, uint64_t *idx)
 	}
 	*idx = it->i++;
 	return true;
+}
+
+/* A packet the queue would take for @cpu, from @from on, is damaged. */
+static bool cpu_bad(const struct live *lv, uint64_t from, uint64_t n, uint32_t cpu)
+{
+	for (uint64_t i = from; i < n; i++)
+		if (lv[i].v.cpu == cpu && lv[i].bad)
+			return true;
+	return false;
 }
 
 static void warn_add(struct rtr_qfile_report *rep, const char *w)
@@ -351,6 +379,10 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 		goto out;
 	}
 	snprintf(rep->path, sizeof(rep->path), "%s", h.stream ? "" : h.path);
+	for (uint64_t i = 0; i < n; i++) {
+		memcpy(buf, map + h.arena_off + lv[i].pos, lv[i].v.size);
+		lv[i].bad = packet_bad(rh, lv[i].v.cpu, (struct rtr_packet_hdr *)buf, lv[i].v.size);
+	}
 	/* Each stream's packets up to its first not written whole stay where they are. */
 	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {
 		rep->last[cpu] = 0;
@@ -371,7 +403,7 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 			if ((lv[i].v.state == RTR_QSLOT_ALMOST && h.stream == 1) ||
 			    (lv[i].v.state == RTR_QSLOT_PLACED && h.stream == 2))
 				rep->maybe_twice++;
-			else if (lv[i].v.ondisk && !h.stream) {
+			else if (lv[i].v.ondisk && !h.stream && !cpu_bad(lv, i, n, cpu)) {
 				/* Placed in a file (and perhaps, in part, written): cut it there. */
 				char w[700];
 				const struct rtr_packet_hdr *p = (const void *)(map + h.arena_off +
@@ -382,6 +414,12 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 					rep->cut++;
 				else if (r < 0)
 					warn_add(rep, w);
+			} else if (lv[i].v.ondisk && !h.stream) {
+				char w[300];
+
+				snprintf(w, sizeof(w), "cpu %u: a packet the queue holds is damaged: "
+					 "stream_%u of the recorder's trace is not cut", cpu, cpu);
+				warn_add(rep, w);
 			}
 		}
 		for (uint64_t i = 0; i < n; i++)
@@ -392,30 +430,19 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 	for (uint64_t i = 0; i < n; i++) {
 		struct rtr_packet_hdr *p = (struct rtr_packet_hdr *)buf;
 		uint32_t cpu = lv[i].v.cpu;
-		struct rtr_packet_rules r = {
-			.cpu = cpu, .max_bytes = rh->packet_size, .freq = rh->clock_freq,
-			.base_ns = rh->clock_offset_ns,
-		};
-		const char *why;
-		uint64_t bits = lv[i].v.size * 8;
 
 		if (lv[i].v.state != RTR_QSLOT_QUEUED)
 			continue;
-		memcpy(buf, map + h.arena_off + lv[i].pos, lv[i].v.size);
-		/* packet_size: the padded size it was placed with; frames are not padded. */
-		memcpy(&p->packet_size, &bits, sizeof(bits));
-		why = p->magic != RTR_CTF_MAGIC ? "bad magic" :
-		      memcmp(p->uuid, rh->uuid, sizeof(p->uuid)) ? "uuid differs from the region's" :
-		      p->content_size > bits ? "content_size runs past the packet" :
-		      rtr_packet_check(p, &r);
-		if (why) {
+		if (lv[i].bad) {
 			char w[300];
 
 			snprintf(w, sizeof(w), "%s: a packet of cpu %u is damaged (%s): not taken",
-				 qpath, cpu, why);
+				 qpath, cpu, lv[i].bad);
 			warn_add(rep, w);
 			continue;
 		}
+		memcpy(buf, map + h.arena_off + lv[i].pos, lv[i].v.size);
+		packet_bad(rh, cpu, p, lv[i].v.size);	/* its packet_size, as checked */
 		ret = rtr_session_put_saved(s, o, cpu, buf, lv[i].v.size);
 		if (ret) {
 			snprintf(err, errlen, "%s: writing its packets: %s", qpath, strerror(-ret));
