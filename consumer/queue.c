@@ -663,9 +663,13 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 	q->qh->stream = o->relayd ? 2 : o->stream;
 	if (!o->stream)
 		dir_path(o->topfd, q->qh->path, sizeof(q->qh->path));
-	/* The magic last: a file without it was never a queue. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(q->qh->magic, RTR_QFILE_MAGIC, sizeof(q->qh->magic));
+	/* The magic last, a release store: a file without it was never a queue. */
+	{
+		uint64_t magic;
+
+		memcpy(&magic, RTR_QFILE_MAGIC, sizeof(magic));
+		__atomic_store_n((uint64_t *)(void *)q->qh->magic, magic, __ATOMIC_RELEASE);
+	}
 	/*
 	 * The blocks a queue that keeps up reuses, reserved and mapped now if
 	 * the caller has room for them (the ring comes first): allocating them
