@@ -70,6 +70,7 @@ struct gui {
 	int64_t drag_t0, drag_t1;
 	uint32_t drag_row0;
 	double frame_ms;
+	uint32_t pending;	/* a task to bring into view once the window has a size */
 	bool shot_taken;
 	int rc;
 };
@@ -165,6 +166,8 @@ static void rows_by(struct gui *g, int64_t n)
 	redraw(g);
 }
 
+static void bring_into_view(struct gui *g, uint32_t task);
+
 static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
 	struct gui *g = data;
@@ -173,6 +176,13 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 	g->v.width = w < 1 ? 1 : w > RTR_SCENE_MAX_WIDTH ? RTR_SCENE_MAX_WIDTH : (uint32_t)w;
 	g->v.height = h < 1 ? 1 : (uint32_t)h;
 	clamp_view(g);
+	if (g->pending != RTR_MODEL_NONE) {
+		uint32_t task = g->pending;
+
+		g->pending = RTR_MODEL_NONE;
+		bring_into_view(g, task);
+		clamp_view(g);
+	}
 	if (rtr_render(cr, &g->s, &g->v, &g->f))
 		fprintf(stderr, "ringtrace gui: out of memory drawing a frame\n");
 	g->frame_ms = (g_get_monotonic_time() - t) / 1000.0;
@@ -186,6 +196,10 @@ static void bring_into_view(struct gui *g, uint32_t task)
 	int64_t len = t->end - t->created, span = g->v.t1 - g->v.t0;
 	uint32_t row = g->s.task_row[task];
 
+	if (g->v.height < 2) {	/* not drawn yet: on the first frame */
+		g->pending = task;
+		return;
+	}
 	if (len * 2 > span || t->end < g->v.t0 || t->created > g->v.t1) {
 		span = len * 2 > span ? len * 2 + 1 : span;
 		g->v.t0 = t->created - (span - len) / 2;
@@ -611,6 +625,7 @@ static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
 	if (!g)
 		return 1;
 	g->o = o;
+	g->pending = RTR_MODEL_NONE;
 	if (!gtk_init_check()) {
 		fprintf(stderr, "ringtrace gui: no display could be opened (DISPLAY or WAYLAND_DISPLAY "
 			"unset or unreachable); `ringtrace view --format png` draws the same picture "

@@ -292,3 +292,111 @@ Test(view_render, bad_options_are_refused_with_what_is_wrong)
 	}
 	arp_free(&a);
 }
+
+/* ---- ringtrace gui under xvfb: the window's first frame, as GTK drew it ----------- */
+
+static bool have_xvfb(void)
+{
+	return !system("command -v xvfb-run >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1");
+}
+
+/*
+ * The first match is selected too: the yellow band (255, 230, 0 at 85 %), then
+ * the blue one (40, 120, 255 at 45 %) over a sleeping region's grey (210).
+ */
+static bool match_band(uint32_t p)
+{
+	const double y[3] = { 0.85 * 255 + 0.15 * 210, 0.85 * 230 + 0.15 * 210, 0.15 * 210 };
+	const double want[3] = { 0.45 * 40 + 0.55 * y[0], 0.45 * 120 + 0.55 * y[1], 0.45 * 255 + 0.55 * y[2] };
+	const int got[3] = { (int)(p >> 16 & 0xff), (int)(p >> 8 & 0xff), (int)(p & 0xff) };
+
+	for (int i = 0; i < 3; i++)
+		if (got[i] < want[i] - 4 || got[i] > want[i] + 4)
+			return false;
+	return true;
+}
+
+Test(view_render, gui_screenshot_under_xvfb_shows_the_connection_red_to_the_area_edge_and_the_search)
+{
+	struct arp a;
+	struct rtr_render_view v = { .width = 700, .height = 360, .selected = RTR_MODEL_NONE };
+	struct rtr_render_layout l;
+	char cmd[1024], path[256], *out;
+	cairo_surface_t *sf;
+	int st, y, x, edge = -1, yellow = 0, panel_red = 0;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	arp_load(&a);
+	v.t0 = a.m.start;
+	v.t1 = a.m.end;
+	rtr_render_layout(&a.s, &v, &l);
+	cr_assert_eq(l.row_h, RTR_RENDER_ROW_H, "the demo's rows fit: they are 28 px apart");
+	y = line_y(&a, &v, a.never);
+	snprintf(path, sizeof(path), "%s/shot.png", a.dir);
+	/* no dbus session in the test: GTK says so, harmlessly */
+	snprintf(cmd, sizeof(cmd), "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s "
+		 "'-screen 0 1280x800x24' '%s/ringtrace' gui --size 1000x400 --search 'TCP connect' "
+		 "--screenshot '%s' '%s' 2>&1 | grep -v -e dbus -e 'session bus'", t_bindir(), path, a.trace);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		arp_free(&a);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "shot.png"), "%s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	cr_assert_eq(cairo_image_surface_get_width(sf), 1000);
+	cr_assert_eq(cairo_image_surface_get_height(sf), 400);
+	/* the red line runs without a break to the drawing area's right edge, the panel follows */
+	for (x = 999; x >= 0 && edge < 0; x--)
+		if (red_near(sf, x, y))
+			edge = x;
+	cr_assert_geq(edge, 600, "the connection's red ends at x %d", edge);
+	for (x = edge; x > edge - 500; x--)
+		cr_assert(red_near(sf, x, y), "a break in the red line at x %d (edge %d)", x, edge);
+	/* the search: the connection matched and selected, on its band; its details in red in the panel */
+	for (x = 0; x < edge; x++)
+		for (int dy = -12; dy < -3; dy++)
+			yellow += match_band(px(sf, x, y + dy));
+	cr_assert_gt(yellow, 100, "the band of the selected match: %d pixels", yellow);
+	for (x = edge + 2; x < 1000; x++)
+		for (int yy = 30; yy < 150; yy++) {
+			uint32_t p = px(sf, x, yy);
+
+			panel_red += (p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 80 && (p & 0xff) < 80;
+		}
+	cr_assert_gt(panel_red, 10, "the panel says, in red, that it never resolved: %d", panel_red);
+	cairo_surface_destroy(sf);
+	arp_free(&a);
+}
+
+Test(view_render, gui_without_a_display_or_with_bad_options_says_what_is_wrong)
+{
+	struct arp a;
+	char cmd[1024], *out;
+	int st;
+
+	arp_load(&a);
+	snprintf(cmd, sizeof(cmd), "env -u DISPLAY -u WAYLAND_DISPLAY timeout 60 '%s/ringtrace' gui '%s'",
+		 t_bindir(), a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "no display could be opened") || strstr(out, "built without GTK 4"), "%s", out);
+	cr_assert(strstr(out, "rc=1"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui --screenshot x.jpg '%s'", t_bindir(), a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "--screenshot writes PNG") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui --force '%s'", t_bindir(), a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "--force goes with --screenshot") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui '%s/nothing-here'", t_bindir(), a.dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "nothing-here") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	arp_free(&a);
+}
