@@ -303,50 +303,225 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 	}
 }
 
+#define ALPHA_LEVELS	6	/* arrows are batched by colour and one of these alphas */
+
+/* The colour slot of an arrow: its kind, or 6 for a failure (red). */
+static unsigned arrow_slot(const struct rtr_scene *s, const struct rtr_scene_arrow *a)
+{
+	return rtr_scene_arrow_failed(s, a) ? RTR_SCENE_ARROW_KINDS : a->kind % RTR_SCENE_ARROW_KINDS;
+}
+
+/*
+ * Arrows: one path per colour and alpha level, stroked once (a stroke per
+ * arrow composited its bounding box each time: 100 ms for 4000 arrows);
+ * their heads one path per colour.
+ */
 static void arrows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
 		   const struct rtr_render_layout *l, const struct rtr_frame *f)
 {
+	cairo_save(cr);
 	cairo_set_line_width(cr, 1);
-	for (uint32_t i = 0; i < f->narrows; i++) {
-		const struct rtr_arrow_item *ai = &f->arrows[i];
-		const struct rtr_scene_arrow *a = &s->arrows[ai->arrow];
-		double y0 = row_y(l, ai->from_row), y1 = row_y(l, ai->to_row);
-		double dx = ai->x1 - ai->x0, dy = y1 - y0, len = hypot(dx, dy), alpha;
+	for (unsigned slot = 0; slot <= RTR_SCENE_ARROW_KINDS; slot++) {
+		struct rgb c = slot == RTR_SCENE_ARROW_KINDS ? read_failed : arrow_color[slot];
+		bool heads = false;
 
-		if (rtr_scene_arrow_hidden(a) || len > ARROW_MAX_PX)
-			continue;
-		if ((ai->x0 < 0 && ai->x1 < 0) || (ai->x0 > v->width && ai->x1 > v->width))
-			continue;
-		alpha = len <= 100 ? 1 : 1 - 0.85 * (len - 100) / (ARROW_MAX_PX - 100);
-		set(cr, rtr_scene_arrow_failed(s, a) ? read_failed : arrow_color[a->kind % RTR_SCENE_ARROW_KINDS],
-		    alpha);
-		cairo_move_to(cr, ai->x0, y0);
-		cairo_line_to(cr, ai->x1, y1);
-		cairo_stroke(cr);
-		if (a->kind < RTR_SCENE_ARROW_CREATE && len >= ARROW_HEAD_PX) {
-			double ux = dx / len, uy = dy / len;
+		for (int level = 0; level < ALPHA_LEVELS; level++) {
+			bool any = false;
 
+			for (uint32_t i = 0; i < f->narrows; i++) {
+				const struct rtr_arrow_item *ai = &f->arrows[i];
+				const struct rtr_scene_arrow *a = &s->arrows[ai->arrow];
+				double y0 = row_y(l, ai->from_row), y1 = row_y(l, ai->to_row);
+				double len = hypot(ai->x1 - ai->x0, y1 - y0);
+				int lv = len <= 100 ? 0 : 1 + (int)((len - 100) / (ARROW_MAX_PX - 100) * (ALPHA_LEVELS - 1));
+
+				if (lv != level || arrow_slot(s, a) != slot || rtr_scene_arrow_hidden(a) ||
+				    len > ARROW_MAX_PX)
+					continue;
+				if ((ai->x0 < 0 && ai->x1 < 0) || (ai->x0 > v->width && ai->x1 > v->width))
+					continue;
+				cairo_move_to(cr, ai->x0, y0);
+				cairo_line_to(cr, ai->x1, y1);
+				any = true;
+				heads |= a->kind < RTR_SCENE_ARROW_CREATE && len >= ARROW_HEAD_PX;
+			}
+			if (!any)
+				continue;
+			set(cr, c, 1 - 0.85 * level / (ALPHA_LEVELS - 1));
+			cairo_stroke(cr);
+		}
+		if (!heads)
+			continue;
+		for (uint32_t i = 0; i < f->narrows; i++) {
+			const struct rtr_arrow_item *ai = &f->arrows[i];
+			const struct rtr_scene_arrow *a = &s->arrows[ai->arrow];
+			double y0 = row_y(l, ai->from_row), y1 = row_y(l, ai->to_row);
+			double dx = ai->x1 - ai->x0, dy = y1 - y0, len = hypot(dx, dy), ux, uy;
+
+			if (arrow_slot(s, a) != slot || rtr_scene_arrow_hidden(a) || len > ARROW_MAX_PX ||
+			    a->kind >= RTR_SCENE_ARROW_CREATE || len < ARROW_HEAD_PX ||
+			    ai->x1 < -6 || ai->x1 > v->width + 6)
+				continue;
+			ux = dx / len;
+			uy = dy / len;
 			cairo_move_to(cr, ai->x1, y1);
 			cairo_line_to(cr, ai->x1 - 6 * ux + 3 * uy, y1 - 6 * uy - 3 * ux);
 			cairo_line_to(cr, ai->x1 - 6 * ux - 3 * uy, y1 - 6 * uy + 3 * ux);
 			cairo_close_path(cr);
-			cairo_fill(cr);
 		}
+		set(cr, c, 1);
+		cairo_fill(cr);
 	}
-	/* too many to draw: a tick per kind and column, darker the more end there */
-	if (f->arrow_detail == RTR_ARROWS_SUMMARY && f->arrow_hist) {
-		for (unsigned k = 0; k < RTR_SCENE_ARROW_CREATE; k++) {
+	cairo_restore(cr);
+}
+
+/* Too many arrows to draw: a tick per kind and column, darker the more end there. */
+static void arrow_summary(cairo_t *cr, const struct rtr_render_view *v, const struct rtr_render_layout *l,
+			  const struct rtr_frame *f)
+{
+	if (f->arrow_detail != RTR_ARROWS_SUMMARY || !f->arrow_hist)
+		return;
+	for (unsigned k = 0; k < RTR_SCENE_ARROW_CREATE; k++) {
+		for (int level = 1; level <= 8; level++) {	/* one fill per kind and shade */
+			bool any = false;
+
 			for (uint32_t x = 0; x < v->width; x++) {
 				uint32_t n = f->arrow_hist[k * v->width + x];
+				int lv = n ? (int)fmin(8, 1 + log2(n)) : 0;
 
-				if (!n)
-					continue;
-				set(cr, arrow_color[k], fmin(1, 0.2 + log2(n) / 10));
-				cairo_rectangle(cr, x, l->rows_y + k * 3, 1, 3);
+				if (lv == level) {
+					cairo_rectangle(cr, x, l->rows_y + k * 3, 1, 3);
+					any = true;
+				}
+			}
+			if (any) {
+				set(cr, arrow_color[k], 0.2 + 0.1 * level);
 				cairo_fill(cr);
 			}
 		}
 	}
+}
+
+/* @cr draws into SVG or PDF: lines as lines, not pixels. */
+static bool vector(cairo_t *cr)
+{
+	cairo_surface_type_t t = cairo_surface_get_type(cairo_get_target(cr));
+
+	return t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF || t == CAIRO_SURFACE_TYPE_PS;
+}
+
+/* Blend @c at @a into premultiplied pixel @p. */
+static inline void blend(uint32_t *p, uint32_t c, uint32_t a)
+{
+	uint32_t d = *p, ia = 255 - a;
+	uint32_t r = ((c >> 16 & 0xff) * a + (d >> 16 & 0xff) * ia) / 255;
+	uint32_t g = ((c >> 8 & 0xff) * a + (d >> 8 & 0xff) * ia) / 255;
+	uint32_t b = ((c & 0xff) * a + (d & 0xff) * ia) / 255;
+	uint32_t da = a + (d >> 24) * ia / 255;
+
+	*p = da << 24 | r << 16 | g << 8 | b;
+}
+
+/* A 1 px line from (x0, y0) to (x1, y1), clipped to the layer, a pixel a step. */
+static void line_px(uint32_t *px, int stride, int w, int top, int h, double x0, double y0, double x1,
+		    double y1, uint32_t c, uint32_t a)
+{
+	double dx = x1 - x0, dy = y1 - y0, n = fmax(fabs(dx), fabs(dy));
+	double t0 = 0, t1 = 1;
+
+	if (n < 1)
+		n = 1;
+	/* the part of the line inside [0, w) x [top, top + h) */
+	if (dx) {
+		double ta = (0 - x0) / dx, tb = (w - 1 - x0) / dx;
+
+		t0 = fmax(t0, fmin(ta, tb));
+		t1 = fmin(t1, fmax(ta, tb));
+	} else if (x0 < 0 || x0 >= w) {
+		return;
+	}
+	if (dy) {
+		double ta = (top - y0) / dy, tb = (top + h - 1 - y0) / dy;
+
+		t0 = fmax(t0, fmin(ta, tb));
+		t1 = fmin(t1, fmax(ta, tb));
+	} else if (y0 < top || y0 >= top + h) {
+		return;
+	}
+	for (double i = ceil(t0 * n); i <= floor(t1 * n); i++) {
+		int x = (int)(x0 + dx * i / n), y = (int)(y0 + dy * i / n) - top;
+
+		if (x >= 0 && x < w && y >= 0 && y < h)
+			blend(&px[(size_t)y * (size_t)stride + (size_t)x], c, a);
+	}
+}
+
+static uint32_t rgb_u32(struct rgb c)
+{
+	return (uint32_t)(c.r * 255) << 16 | (uint32_t)(c.g * 255) << 8 | (uint32_t)(c.b * 255);
+}
+
+/*
+ * Arrows into pixels (an image, a window): each line a pixel a step into a
+ * layer of the rows' area, painted once.  Stroked as paths, 4000 long arrows
+ * took ~100 ms a frame in cairo (a composite per scanline of each).
+ * Return: 0, or -1 (no memory for the layer: draw them as paths).
+ */
+static int arrows_pixels(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
+			 const struct rtr_render_layout *l, const struct rtr_frame *f)
+{
+	int w = (int)v->width, h = (int)ceil(l->rows_h), top = (int)l->rows_y, stride;
+	cairo_surface_t *layer;
+	uint32_t *px;
+
+	if (h < 1)
+		return 0;
+	layer = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	if (cairo_surface_status(layer)) {
+		cairo_surface_destroy(layer);
+		return -1;
+	}
+	cairo_surface_flush(layer);
+	px = (uint32_t *)cairo_image_surface_get_data(layer);
+	stride = cairo_image_surface_get_stride(layer) / 4;
+	for (uint32_t i = 0; i < f->narrows; i++) {
+		const struct rtr_arrow_item *ai = &f->arrows[i];
+		const struct rtr_scene_arrow *a = &s->arrows[ai->arrow];
+		double y0 = row_y(l, ai->from_row), y1 = row_y(l, ai->to_row);
+		double dx = ai->x1 - ai->x0, dy = y1 - y0, len = hypot(dx, dy);
+		uint32_t c, al;
+
+		if (rtr_scene_arrow_hidden(a) || len > ARROW_MAX_PX)
+			continue;
+		c = rgb_u32(arrow_slot(s, a) == RTR_SCENE_ARROW_KINDS ? read_failed : arrow_color[arrow_slot(s, a)]);
+		al = (uint32_t)(255 * (len <= 100 ? 1 : 1 - 0.85 * (len - 100) / (ARROW_MAX_PX - 100)));
+		line_px(px, stride, w, top, h, ai->x0, y0, ai->x1, y1, c, al);
+		if (a->kind < RTR_SCENE_ARROW_CREATE && len >= ARROW_HEAD_PX) {
+			double ux = dx / len, uy = dy / len;
+
+			for (int k = 1; k <= 6; k++)	/* the head: two short strokes */
+				line_px(px, stride, w, top, h, ai->x1, y1, ai->x1 - 6 * ux + 3 * uy * k / 6.0,
+					y1 - 6 * uy - 3 * ux * k / 6.0, c, 255);
+			for (int k = 1; k <= 6; k++)
+				line_px(px, stride, w, top, h, ai->x1, y1, ai->x1 - 6 * ux - 3 * uy * k / 6.0,
+					y1 - 6 * uy + 3 * ux * k / 6.0, c, 255);
+		}
+	}
+	/* arrow_summary()'s ticks, as pixels */
+	for (unsigned k = 0; f->arrow_detail == RTR_ARROWS_SUMMARY && f->arrow_hist &&
+			     k < RTR_SCENE_ARROW_CREATE && (int)k * 3 + 3 <= h; k++)
+		for (int x = 0; x < w; x++) {
+			uint32_t n = f->arrow_hist[k * v->width + (uint32_t)x];
+			uint32_t al = n ? (uint32_t)(255 * (0.2 + 0.1 * fmin(8, 1 + log2(n)))) : 0;
+
+			for (int y = (int)k * 3; al && y < (int)k * 3 + 3; y++)
+				blend(&px[(size_t)y * (size_t)stride + (size_t)x], rgb_u32(arrow_color[k]), al);
+		}
+	cairo_surface_mark_dirty(layer);
+	cairo_set_source_surface(cr, layer, 0, top);
+	cairo_paint(cr);
+	cairo_surface_destroy(layer);
+	return 0;
 }
 
 static void counters(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
@@ -496,7 +671,10 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 	cairo_rectangle(cr, 0, l.rows_y, v->width, l.rows_h);
 	cairo_clip(cr);
 	rows(cr, s, v, &l, f);
-	arrows(cr, s, v, &l, f);
+	if (vector(cr) || arrows_pixels(cr, s, v, &l, f)) {
+		arrows(cr, s, v, &l, f);
+		arrow_summary(cr, v, &l, f);
+	}
 	cairo_restore(cr);
 	counters(cr, s, v, &l, f);
 	lanes(cr, s, v, &l, f);
