@@ -231,7 +231,15 @@ static void show_details(struct gui *g, uint32_t task)
 
 	g->v.selected = task;
 	if (task == RTR_MODEL_NONE) {
-		gtk_label_set_markup(GTK_LABEL(g->details), "Click a task for its details.\n\n? for keys");
+		/* a damaged trace is drawn up to its damage: said here, not only on stderr */
+		for (uint32_t i = 0; i < g->m.ndamage; i++) {
+			esc = g_markup_escape_text(rtr_model_str(&g->m, g->m.damage[i].message), -1);
+			g_string_append_printf(s, "<span foreground=\"#cc0000\">damaged: %s (drawn up to "
+					       "there)</span>\n\n", esc);
+			g_free(esc);
+		}
+		g_string_append(s, "Click a task for its details.\n\n? for keys");
+		gtk_label_set_markup(GTK_LABEL(g->details), s->str);
 		g_string_free(s, TRUE);
 		return;
 	}

@@ -625,7 +625,10 @@ static void lanes(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rende
 	cairo_fill(cr);
 	cairo_set_font_size(cr, 9);
 	for (uint32_t c = 0; c < l->nlanes; c++) {
-		snprintf(buf, sizeof(buf), "cpu %u", m->cpus[c].cpu);
+		if (m->cpus[c].cpu == UINT32_MAX)	/* a stream whose packets never said */
+			snprintf(buf, sizeof(buf), "cpu ?");
+		else
+			snprintf(buf, sizeof(buf), "cpu %u", m->cpus[c].cpu);
 		hex(cr, 0x666666);
 		cairo_move_to(cr, 3, l->lanes_y + c * RTR_RENDER_LANE_H + 9);
 		cairo_show_text(cr, buf);

@@ -373,6 +373,48 @@ Test(view_render, gui_screenshot_under_xvfb_shows_the_connection_red_to_the_area
 	arp_free(&a);
 }
 
+Test(view_render, gui_on_a_damaged_trace_says_so_in_the_window)
+{
+	struct arp a;
+	char cmd[2048], path[256], *out;
+	cairo_surface_t *sf;
+	int st, red = 0;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	arp_load(&a);
+	/* the trace's stream cut in its first packet */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cp -r bad cut && for f in cut/*; do case $f in "
+		 "*/metadata) ;; *) head -c 3000 bad/${f#cut/} > $f ;; esac; done", a.dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "rc=0"), "%s", out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/cut.png", a.dir);
+	snprintf(cmd, sizeof(cmd), "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 60 xvfb-run -a '%s/ringtrace' "
+		 "gui --size 900x300 --screenshot '%s' '%s/cut' 2>&1 | grep -v -e dbus -e 'session bus'",
+		 t_bindir(), path, a.dir);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		arp_free(&a);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "damaged:") && strstr(out, "cut.png"), "said on stderr, and drawn: %s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	/* the panel (right of the drawing area) holds the message in red */
+	for (int x = 640; x < 900; x++)
+		for (int y = 35; y < 110; y++) {
+			uint32_t p = px(sf, x, y);
+
+			red += (p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 80 && (p & 0xff) < 80;
+		}
+	cr_assert_gt(red, 50, "the damage in red in the panel: %d pixels", red);
+	cairo_surface_destroy(sf);
+	arp_free(&a);
+}
+
 Test(view_render, gui_without_a_display_or_with_bad_options_says_what_is_wrong)
 {
 	struct arp a;
