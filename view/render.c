@@ -269,6 +269,19 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 	}
 	if (l->row_h < 12)
 		return;
+	/* each trace's name at the right of its first row, when several share the axis */
+	cairo_set_font_size(cr, 10);
+	for (uint32_t t = 0; s->m->ntraces > 1 && t < s->m->ntraces; t++) {
+		const char *name = rtr_model_str(s->m, s->m->traces[t].dir);
+		cairo_text_extents_t ext;
+
+		if (s->trace_row[t] < l->row0 || s->trace_row[t] >= l->row1)
+			continue;
+		cairo_text_extents(cr, name, &ext);
+		hex(cr, 0x555555);
+		cairo_move_to(cr, v->width - ext.x_advance - 4, row_y(l, s->trace_row[t]) - l->row_h / 2 + 10);
+		cairo_show_text(cr, name);
+	}
 	/* labels over lines wide enough, cut at the row's next item */
 	cairo_set_font_size(cr, 10);
 	for (uint32_t i = 0; i < f->ntasks && labels < LABELS_MAX; i++) {
