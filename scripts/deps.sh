@@ -7,7 +7,7 @@
 # viewer (make check's render tests; make bench too): Debian's chromium and
 # node; npm as well unless the installed nodejs brings its own.
 # build: cairo (the renderer, view/render.c) and GTK 4 (`ringtrace gui`).
-# check: xvfb (the window's test), poppler-utils and libxml2-utils (the
+# check: xvfb and xdotool (the window's tests, real input), poppler-utils and libxml2-utils (the
 # exported PDF and SVG checked).
 # check and bench: LTTng (lttng-tools, liblttng-ust-dev), whose traces the
 # interop tests and the benchmark record and read; check: clang, for the
@@ -20,7 +20,7 @@ job=${1:-build}
 pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicrohttpd-dev libcairo2-dev libgtk-4-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
 case "$job" in
 build) ;;
-check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth poppler-utils libxml2-utils" ;;
+check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth xdotool poppler-utils libxml2-utils" ;;
 bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev" ;;
 docs | man) pkgs="$pkgs python3-sphinx" ;;
 viewer) pkgs="$pkgs chromium nodejs" ;;

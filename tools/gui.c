@@ -35,6 +35,8 @@ static void usage(FILE *f)
 		"  --align start    each trace from its own start, one above the other\n"
 		"  --screenshot FILE.png  draw the window's first frame into FILE.png and\n"
 		"                   exit (a new file: --force replaces one)\n"
+		"  --on-signal      with --screenshot: not at the first frame, but when\n"
+		"                   SIGUSR1 comes (scripted input, then the picture)\n"
 		"  -h, --help       this text\n\n"
 		"Keys: drag to pan, wheel to zoom around the pointer (shift: rows), click a\n"
 		"task for its details, / search, Enter or n next match, N previous, + - zoom,\n"
@@ -47,11 +49,14 @@ struct gui_opts {
 	struct rtr_picture_opts pic;
 	const char *screenshot;
 	const char *search;
+	bool on_signal;
 	bool force;
 	bool align;
 };
 
 #ifdef RTR_HAVE_GTK
+#include <signal.h>
+#include <glib-unix.h>
 #include <gtk/gtk.h>
 
 #define MIN_SPAN_NS	20	/* zooming in stops at 20 ns across the window */
@@ -541,10 +546,21 @@ static void on_first_frame(GdkFrameClock *clock, gpointer data)
 {
 	struct gui *g = data;
 
-	if (g->o->screenshot && !g->shot_taken && g->frame_ms > 0) {
+	if (g->o->screenshot && !g->o->on_signal && !g->shot_taken && g->frame_ms > 0) {
 		g->shot_taken = true;
 		g_idle_add(take_screenshot, g);
 	}
+}
+
+static gboolean on_usr1(gpointer data)
+{
+	struct gui *g = data;
+
+	if (!g->shot_taken) {
+		g->shot_taken = true;
+		g_idle_add(take_screenshot, g);
+	}
+	return G_SOURCE_CONTINUE;
 }
 
 static void on_map(GtkWidget *w, gpointer data)
@@ -614,6 +630,8 @@ static void activate(GtkApplication *app, gpointer data)
 	gtk_widget_add_controller(g->area, GTK_EVENT_CONTROLLER(click));
 	gtk_widget_add_tick_callback(g->area, on_tick, g, NULL);
 	g_signal_connect(g->win, "map", G_CALLBACK(on_map), g);
+	if (g->o->on_signal)
+		g_unix_signal_add(SIGUSR1, on_usr1, g);
 
 	show_details(g, RTR_MODEL_NONE);
 	if (g->o->search) {
@@ -719,6 +737,8 @@ int rtr_cmd_gui(int argc, char **argv)
 			o.align = true;
 		} else if (!strcmp(a, "--force")) {
 			o.force = true;
+		} else if (!strcmp(a, "--on-signal")) {
+			o.on_signal = true;
 		} else if (!strcmp(a, "-")) {
 			fprintf(stderr, "ringtrace gui: - (a stream on standard input) is not drawn by the "
 				"window yet: `ringtrace view -` writes a page of it\n");
@@ -735,8 +755,8 @@ int rtr_cmd_gui(int argc, char **argv)
 		usage(stderr);
 		goto out;
 	}
-	if (o.force && !o.screenshot) {
-		fprintf(stderr, "ringtrace gui: --force goes with --screenshot\n");
+	if ((o.force || o.on_signal) && !o.screenshot) {
+		fprintf(stderr, "ringtrace gui: --force and --on-signal go with --screenshot\n");
 		goto out;
 	}
 	if (cli_traces_exist("gui", dirs, ndirs))

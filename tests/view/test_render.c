@@ -214,8 +214,8 @@ Test(view_render, view_format_png_svg_pdf_write_the_same_picture)
 	if (!system("command -v pdftotext >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1")) {
 		snprintf(cmd, sizeof(cmd), "pdftotext '%s/bad.pdf' - | tr -s ' \\n' ' '", a.dir);
 		out = run(cmd, &st);
-		/* the lines wide enough at 800 px have their labels (the ARP query is too short) */
-		cr_assert(strstr(out, "TCP connect") && strstr(out, "main loop") && !strstr(out, "ARP query"),
+		/* the lines wide enough at 800 px have their labels */
+		cr_assert(strstr(out, "TCP connect") && strstr(out, "main loop"),
 			  "the labels: %s", out);
 		free(out);
 		snprintf(cmd, sizeof(cmd), "pdftoppm -r 72 -png -singlefile '%s/bad.pdf' '%s/pdf'", a.dir,
@@ -373,6 +373,133 @@ Test(view_render, gui_screenshot_under_xvfb_shows_the_connection_red_to_the_area
 	arp_free(&a);
 }
 
+/* The pixels of @task's band (rows y-12 .. y-4 of its line) for which @want holds. */
+static int band(const struct arp *a, cairo_surface_t *sf, uint32_t task, int xmax, bool (*want)(uint32_t))
+{
+	struct rtr_render_view v = { .width = 700, .height = 360 };
+	int y = line_y(a, &v, task), n = 0;
+
+	for (int x = 0; x < xmax; x++)
+		for (int dy = -12; dy < -3; dy++)
+			n += want(px(sf, x, y + dy));
+	return n;
+}
+
+/* The blue band of the selection (40, 120, 255 at 45 %) over a sleeping region's grey (210). */
+static bool selected_band(uint32_t p)
+{
+	const double want[3] = { 0.45 * 40 + 0.55 * 210, 0.45 * 120 + 0.55 * 210, 0.45 * 255 + 0.55 * 210 };
+	const int got[3] = { (int)(p >> 16 & 0xff), (int)(p >> 8 & 0xff), (int)(p & 0xff) };
+
+	for (int i = 0; i < 3; i++)
+		if (got[i] < want[i] - 4 || got[i] > want[i] + 4)
+			return false;
+	return true;
+}
+
+/* The rightmost pure black pixel of pixel row @y left of @xmax, or -1. */
+static int rightmost_black(cairo_surface_t *sf, int xmax, int y)
+{
+	for (int x = xmax - 1; x >= 0; x--)
+		if (px(sf, x, y) == 0)
+			return x;
+	return -1;
+}
+
+/* gui_input.sh's @scenario on the ARP trace: the window as it was then, NULL if no display. */
+static cairo_surface_t *drive(const struct arp *a, const char *scenario)
+{
+	char cmd[2048], path[256], *out;
+	cairo_surface_t *sf;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/%s.png", a->dir, scenario);
+	snprintf(cmd, sizeof(cmd), "timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' sh '%s/tests/view/gui_input.sh' "
+		 "'%s/ringtrace' '%s' '%s' %s 2>&1 | grep -v -e dbus -e 'session bus'", t_srcdir(),
+		 t_bindir(), a->trace, path, scenario);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		return NULL;
+	}
+	cr_assert(strstr(out, "gui exit 0"), "%s: %s", scenario, out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	return sf;
+}
+
+static uint32_t task_named(const struct arp *a, const char *name)
+{
+	for (uint32_t t = 0; t < a->m.ntasks; t++)
+		if (!strcmp(rtr_model_str(&a->m, a->m.tasks[t].name), name))
+			return t;
+	cr_assert_fail("no task named %s", name);
+	return 0;
+}
+
+Test(view_render, gui_takes_real_input_wheel_zoom_click_details_and_keyed_search)
+{
+	struct arp a;
+	cairo_surface_t *sf;
+	uint32_t query;
+	int n, panel_red = 0;
+
+	if (!have_xvfb() || system("command -v xdotool >/dev/null 2>&1"))
+		cr_skip_test("xvfb-run or xdotool missing (Debian's xvfb, xdotool): no scripted input");
+	arp_load(&a);
+	query = task_named(&a, "ARP query");
+	/* the whole trace: the ARP query's line is a few pixels long */
+	sf = drive(&a, "zoom-click");
+	if (!sf) {
+		arp_free(&a);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	/*
+	 * zoomed in 1.2^10 = 6.2 times around x = 0: the vertical lines (create,
+	 * becomes; black) move 6.2 times further from it.  Looked for between
+	 * rows, where no label is black.
+	 */
+	{
+		cairo_surface_t *whole = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 720, 360);
+		cairo_t *cr = cairo_create(whole);
+		struct rtr_frame f = { 0 };
+		struct rtr_render_view v = { .t0 = a.m.start, .t1 = a.m.end, .width = 720, .height = 360,
+					     .selected = RTR_MODEL_NONE };
+		int y = line_y(&a, &v, query) + 6, x_whole;
+
+		cr_assert_eq(rtr_render(cr, &a.s, &v, &f), 0);
+		x_whole = rightmost_black(whole, 720, y);
+		cr_assert_geq(x_whole, 1, "a vertical line right of the pointer at the whole trace");
+		n = rightmost_black(sf, 720, y);
+		cr_assert_gt(n, 4 * x_whole, "zoomed in: the vertical lines' rightmost at %d px, "
+			     "%d px at the whole trace", n, x_whole);
+		rtr_frame_free(&f);
+		cairo_destroy(cr);
+		cairo_surface_destroy(whole);
+	}
+	/* the click selected the connection: its blue band, its details in red in the panel */
+	n = band(&a, sf, a.never, 700, selected_band);
+	cr_assert_gt(n, 1000, "the selection's band on the connection's row: %d pixels", n);
+	for (int x = 722; x < 1000; x++)
+		for (int y = 30; y < 150; y++) {
+			uint32_t p = px(sf, x, y);
+
+			panel_red += (p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 80 && (p & 0xff) < 80;
+		}
+	cr_assert_gt(panel_red, 10, "never resolved, in red in the panel: %d", panel_red);
+	cairo_surface_destroy(sf);
+
+	/* / then the query then Enter: the main loop matched and selected, no other row */
+	sf = drive(&a, "search");
+	cr_assert_not_null(sf);
+	n = band(&a, sf, task_named(&a, "main loop"), 700, match_band);
+	cr_assert_gt(n, 1000, "the match's band on the main loop's row: %d pixels", n);
+	cr_assert_eq(band(&a, sf, a.never, 700, match_band), 0, "the connection does not match");
+	cairo_surface_destroy(sf);
+	arp_free(&a);
+}
+
 Test(view_render, gui_on_a_damaged_trace_says_so_in_the_window)
 {
 	struct arp a;
@@ -434,7 +561,7 @@ Test(view_render, gui_without_a_display_or_with_bad_options_says_what_is_wrong)
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui --force '%s'", t_bindir(), a.trace);
 	out = run(cmd, &st);
-	cr_assert(strstr(out, "--force goes with --screenshot") && strstr(out, "rc=2"), "%s", out);
+	cr_assert(strstr(out, "--force and --on-signal go with --screenshot") && strstr(out, "rc=2"), "%s", out);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui '%s/nothing-here'", t_bindir(), a.dir);
 	out = run(cmd, &st);
