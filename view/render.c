@@ -423,14 +423,21 @@ static bool vector(cairo_t *cr)
 	return t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF || t == CAIRO_SURFACE_TYPE_PS;
 }
 
+/* v / 255, rounded, for v <= 255 * 255 */
+static inline uint32_t div255(uint32_t v)
+{
+	v += 128;
+	return (v + (v >> 8)) >> 8;
+}
+
 /* Blend @c at @a into premultiplied pixel @p. */
 static inline void blend(uint32_t *p, uint32_t c, uint32_t a)
 {
 	uint32_t d = *p, ia = 255 - a;
-	uint32_t r = ((c >> 16 & 0xff) * a + (d >> 16 & 0xff) * ia) / 255;
-	uint32_t g = ((c >> 8 & 0xff) * a + (d >> 8 & 0xff) * ia) / 255;
-	uint32_t b = ((c & 0xff) * a + (d & 0xff) * ia) / 255;
-	uint32_t da = a + (d >> 24) * ia / 255;
+	uint32_t r = div255((c >> 16 & 0xff) * a + (d >> 16 & 0xff) * ia);
+	uint32_t g = div255((c >> 8 & 0xff) * a + (d >> 8 & 0xff) * ia);
+	uint32_t b = div255((c & 0xff) * a + (d & 0xff) * ia);
+	uint32_t da = a + div255((d >> 24) * ia);
 
 	*p = da << 24 | r << 16 | g << 8 | b;
 }
@@ -461,11 +468,16 @@ static void line_px(uint32_t *px, int stride, int w, int top, int h, double x0, 
 	} else if (y0 < top || y0 >= top + h) {
 		return;
 	}
-	for (double i = ceil(t0 * n); i <= floor(t1 * n); i++) {
-		int x = (int)(x0 + dx * i / n), y = (int)(y0 + dy * i / n) - top;
+	{
+		double i0 = ceil(t0 * n), sx = dx / n, sy = dy / n;
+		double x = x0 + sx * i0, y = y0 + sy * i0 - top;
 
-		if (x >= 0 && x < w && y >= 0 && y < h)
-			blend(&px[(size_t)y * (size_t)stride + (size_t)x], c, a);
+		for (long i = (long)i0, i1 = (long)floor(t1 * n); i <= i1; i++, x += sx, y += sy) {
+			int xi = (int)x, yi = (int)y;
+
+			if (xi >= 0 && xi < w && yi >= 0 && yi < h)
+				blend(&px[(size_t)yi * (size_t)stride + (size_t)xi], c, a);
+		}
 	}
 }
 
