@@ -76,6 +76,9 @@ struct gui {
 	uint32_t drag_row0;
 	double frame_ms;
 	uint32_t pending;	/* a task to bring into view once the window has a size */
+	int64_t shown[3];	/* the view the status line describes: t0, t1, matches */
+	bool status_pending;
+	bool shot_wanted;	/* --on-signal: SIGUSR1 came */
 	bool shot_taken;
 	int rc;
 };
@@ -125,6 +128,10 @@ static void clamp_view(struct gui *g)
 		g->v.row0 = g->s.nrows - 1;
 }
 
+/*
+ * The status line, written when the view it describes changed (not on every
+ * frame: a new text redraws the window, and the window would never rest).
+ */
 static void status(struct gui *g)
 {
 	char buf[256];
@@ -134,6 +141,15 @@ static void status(struct gui *g)
 		 (g->v.t0 - g->m.start) / 1e9, (g->v.t1 - g->m.start) / 1e9, g->f.tasks_in_view,
 		 g->s.nrows, g->nmatches, g->frame_ms);
 	gtk_label_set_text(GTK_LABEL(g->status), buf);
+}
+
+static gboolean status_idle(gpointer data)
+{
+	struct gui *g = data;
+
+	g->status_pending = false;
+	status(g);
+	return G_SOURCE_REMOVE;
 }
 
 static void redraw(struct gui *g)
@@ -191,6 +207,14 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 	if (rtr_render(cr, &g->s, &g->v, &g->f))
 		fprintf(stderr, "ringtrace gui: out of memory drawing a frame\n");
 	g->frame_ms = (g_get_monotonic_time() - t) / 1000.0;
+	if (!g->status_pending && (g->shown[0] != g->v.t0 || g->shown[1] != g->v.t1 ||
+				   g->shown[2] != g->nmatches)) {
+		g->shown[0] = g->v.t0;
+		g->shown[1] = g->v.t1;
+		g->shown[2] = g->nmatches;
+		g->status_pending = true;
+		g_idle_add(status_idle, g);
+	}
 }
 
 /* Show @task: its line in the middle of the window, its row in view. */
@@ -475,14 +499,6 @@ static void on_click(GtkGestureClick *c, int n, double x, double y, gpointer dat
 	redraw(g);
 }
 
-static gboolean on_tick(GtkWidget *w, GdkFrameClock *clock, gpointer data)
-{
-	struct gui *g = data;
-
-	status(g);
-	return G_SOURCE_CONTINUE;
-}
-
 /* --screenshot: what GTK drew of the whole window, saved once it has drawn a frame. */
 static gboolean take_screenshot(gpointer data)
 {
@@ -495,9 +511,6 @@ static gboolean take_screenshot(gpointer data)
 	GBytes *png = NULL;
 	struct cli_out co;
 
-	if (!g->frame_ms && !g->f.tasks && g->s.nrows)	/* not drawn yet */
-		return G_SOURCE_CONTINUE;
-	status(g);
 	p = gtk_widget_paintable_new(g->win);
 	snap = gtk_snapshot_new();
 	gdk_paintable_snapshot(p, snap, w, h);
@@ -542,24 +555,31 @@ static gboolean take_screenshot(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-static void on_first_frame(GdkFrameClock *clock, gpointer data)
+/*
+ * After each frame painted: the screenshot, once it is wanted (the first
+ * frame, or SIGUSR1 with --on-signal) and the window is at rest (the status
+ * line written, and painted since).
+ */
+static void on_after_paint(GdkFrameClock *clock, gpointer data)
 {
 	struct gui *g = data;
 
-	if (g->o->screenshot && !g->o->on_signal && !g->shot_taken && g->frame_ms > 0) {
-		g->shot_taken = true;
-		g_idle_add(take_screenshot, g);
-	}
+	if (!g->o->screenshot || g->shot_taken || !g->frame_ms || g->status_pending)
+		return;
+	if (g->o->on_signal && !g->shot_wanted)
+		return;
+	if (g->shown[0] != g->v.t0 || g->shown[1] != g->v.t1 || g->shown[2] != g->nmatches)
+		return;
+	g->shot_taken = true;
+	g_idle_add(take_screenshot, g);
 }
 
 static gboolean on_usr1(gpointer data)
 {
 	struct gui *g = data;
 
-	if (!g->shot_taken) {
-		g->shot_taken = true;
-		g_idle_add(take_screenshot, g);
-	}
+	g->shot_wanted = true;
+	gtk_widget_queue_draw(g->area);
 	return G_SOURCE_CONTINUE;
 }
 
@@ -568,7 +588,7 @@ static void on_map(GtkWidget *w, gpointer data)
 	GdkFrameClock *clock = gtk_widget_get_frame_clock(w);
 
 	if (clock)
-		g_signal_connect(clock, "after-paint", G_CALLBACK(on_first_frame), data);
+		g_signal_connect(clock, "after-paint", G_CALLBACK(on_after_paint), data);
 }
 
 static void activate(GtkApplication *app, gpointer data)
@@ -628,7 +648,6 @@ static void activate(GtkApplication *app, gpointer data)
 	gtk_widget_add_controller(g->area, GTK_EVENT_CONTROLLER(drag));
 	g_signal_connect(click, "released", G_CALLBACK(on_click), g);
 	gtk_widget_add_controller(g->area, GTK_EVENT_CONTROLLER(click));
-	gtk_widget_add_tick_callback(g->area, on_tick, g, NULL);
 	g_signal_connect(g->win, "map", G_CALLBACK(on_map), g);
 	if (g->o->on_signal)
 		g_unix_signal_add(SIGUSR1, on_usr1, g);
@@ -652,6 +671,7 @@ static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
 		return 1;
 	g->o = o;
 	g->pending = RTR_MODEL_NONE;
+	g->shown[2] = -1;
 	if (!gtk_init_check()) {
 		fprintf(stderr, "ringtrace gui: no display could be opened (DISPLAY or WAYLAND_DISPLAY "
 			"unset or unreachable); `ringtrace view --format png` draws the same picture "
