@@ -20,7 +20,7 @@ sleep 0.5
 xdotool mousemove --window "$wid" 0 100
 case $scenario in
 zoom-click)
-	for i in 1 2 3 4 5 6 7 8 9 10; do xdotool click 4; done
+	xdotool click --repeat 10 --delay 30 4
 	sleep 0.3
 	xdotool mousemove --window "$wid" 300 144 click 1
 	;;
