@@ -97,6 +97,16 @@ endif
 ifeq ($(CONFIG_XENSIM),y)
   RTR_CFLAGS += -DRTR_HAVE_XENSIM=1
 endif
+# The renderer (view/render.c) draws with cairo (scripts/deps.sh installs
+# libcairo2-dev); `ringtrace gui` is built when GTK 4 is there (libgtk-4-dev),
+# else the command says which package to install.
+CAIRO_CFLAGS := $(shell pkg-config --cflags cairo 2>/dev/null)
+CAIRO_LIBS := $(shell pkg-config --libs cairo 2>/dev/null || echo -lcairo) -lm
+CONFIG_GTK ?= $(shell pkg-config --exists gtk4 2>/dev/null && echo y || echo n)
+ifeq ($(CONFIG_GTK),y)
+  GTK_CFLAGS := $(shell pkg-config --cflags gtk4)
+  GTK_LIBS := $(shell pkg-config --libs gtk4)
+endif
 # The consumer's write-behind queue writes through io_uring (consumer/queue.c).
 CONSUMER_LIBS := -luring
 CRITERION_LIBS := -lcriterion
@@ -106,7 +116,7 @@ CRITERION_LIBS := -lcriterion
 # object and library depends on it, so that a change rebuilds them and an
 # object no longer configured leaves its library.
 CONFIG_STAMP := $(O)/config
-RTR_CONFIG := CC=$(CC) CXX=$(CXX) SAN=$(SAN) CONFIG_XEN=$(CONFIG_XEN) CONFIG_XENSIM=$(CONFIG_XENSIM) \
+RTR_CONFIG := CC=$(CC) CXX=$(CXX) SAN=$(SAN) CONFIG_XEN=$(CONFIG_XEN) CONFIG_GTK=$(CONFIG_GTK) CONFIG_XENSIM=$(CONFIG_XENSIM) \
 	RTR_CFLAGS=$(RTR_CFLAGS) CFLAGS=$(CFLAGS) CXXFLAGS=$(CXXFLAGS) RTR_LDFLAGS=$(RTR_LDFLAGS) \
 	LDFLAGS=$(LDFLAGS)
 ifneq ($(file < $(CONFIG_STAMP)),$(RTR_CONFIG))
@@ -273,7 +283,8 @@ $(O)/lib/libringtrace-view.a: $(VIEW_OBJS)
 $(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS)
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS) \
+		$(CAIRO_LIBS)
 
 # The LTTng-UST program the interop tests and the benchmark record
 # (tests/interop/lttng/): it links Debian's liblttng-ust, which `make check`

@@ -19,6 +19,10 @@
  *                             steadier than the wall clock on a shared host
  *   view.S.items_max          the most items (tasks + runs + arrows) a query answered
  *   view.S.task_items_max     the most task items
+ *   view.S.render_frame_ms, view.S.render_frame_max_ms  the same script drawn by
+ *                             the one renderer (view/render.h) into a 1920 x 1080
+ *                             image surface, software cairo: a frame of `ringtrace gui`
+ *                             (p95, max; query included)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +31,7 @@
 #include <unistd.h>
 #include "bench/synth.h"
 #include "platform/platform.h"
+#include "view/render.h"
 #include "view/scene.h"
 
 #define WIDTH	1920
@@ -198,6 +203,39 @@ int main(int argc, char **argv)
 	figure(size, "items_max", items_max, "items");
 	figure(size, "task_items_max", task_items_max, "items");
 	printf("  (%u queries)\n", nq);
+	/* the renderer: the same zoom and pans, into an image as `ringtrace gui` draws */
+	{
+		cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, WIDTH, 1080);
+		cairo_t *cr = cairo_create(sf);
+		uint32_t nf = 0;
+
+		for (int turn = 0; turn < 2; turn++) {
+			nf = 0;
+			for (int64_t span = m.end + 1; span >= 1000; span /= 2)
+				for (int pan = 0; pan < 8 && nf < cap; pan++) {
+					struct rtr_render_view v = { .width = WIDTH, .height = 1080,
+								     .selected = RTR_MODEL_NONE };
+
+					v.t0 = (m.end + 1 - span) / 8 * pan;
+					v.t1 = v.t0 + span;
+					v.row0 = s.nrows > ROWS ? (uint32_t)((uint64_t)(s.nrows - ROWS) *
+									      (uint64_t)pan / 16) : 0;
+					t = rtr_monotonic_ns();
+					if (rtr_render(cr, &s, &v, &f)) {
+						fprintf(stderr, "ringtrace-view-bench: a frame failed\n");
+						return 1;
+					}
+					cairo_surface_flush(sf);
+					times[nf++] = rtr_monotonic_ns() - t;
+				}
+		}
+		qsort(times, nf, sizeof(*times), cmp_u64);
+		figure(size, "render_frame_ms", (double)times[(nf * 95) / 100] / 1e6, "ms (p95)");
+		figure(size, "render_frame_max_ms", (double)times[nf - 1] / 1e6, "ms");
+		printf("  (%u frames of 1920 x 1080)\n", nf);
+		cairo_destroy(cr);
+		cairo_surface_destroy(sf);
+	}
 	free(times);
 	free(cpu_times);
 	rtr_frame_free(&f);

@@ -90,6 +90,8 @@ show "ringtrace view -o $here/server.html $here/server"
 "$ringtrace" view -o "$out/server.html" "$out/server" >/dev/null
 show "ringtrace view --align start -o $here/arp.html $here/good $here/bad $here/fixed"
 "$ringtrace" view --align start -o "$out/arp.html" "$out/good" "$out/bad" "$out/fixed" >/dev/null
+show "ringtrace view --format png -o $here/bad.png $here/bad"
+"$ringtrace" view --format png -o "$out/bad.png" "$out/bad" >/dev/null
 show "ringtrace export --format chrome -o $here/server.json $here/server"
 "$ringtrace" export --format chrome -o "$out/server.json" "$out/server"
 
@@ -123,6 +125,12 @@ echo "    read and a store, ${floor:-?} ns on this machine now ($(echo "$cost" |
 echo "  the server's page:        file://$here/server.html"
 echo "  the bug hunt, aligned:    file://$here/arp.html   (good, bad, fixed, one above the other)"
 echo "  for Perfetto:             $here/server.json   (ui.perfetto.dev, Open trace file)"
+echo "  the bad run, a picture:   $here/bad.png   (ringtrace view --format png|svg|pdf: no display needed)"
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+	echo "  in a window:              $(cd "$bin" && pwd)/ringtrace gui --align start $here/good $here/bad $here/fixed"
+else
+	echo "  in a window, on a display: ringtrace gui --align start $here/good $here/bad $here/fixed"
+fi
 sed -n 's/^  "\(.*\)" (task \([0-9]*\), \(.*\)), created at .*/  the bad run: "\1" (task \2) never resolved;/p' "$out/hangs.txt"
 sed -n 's/^    which waits for "\(.*\)" (task \([0-9]*\), \(.*\)) since \(.*\)/    it waited, through the chain above, for "\1" (task \2, a \3) since \4;/p' "$out/hangs.txt" | tail -n 1
 if grep -q 'a lost wake-up' "$out/hangs.txt"; then

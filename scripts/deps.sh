@@ -6,6 +6,9 @@
 # from Documentation/; check installs with them (tests/install/).
 # viewer (make check's render tests; make bench too): Debian's chromium and
 # node; npm as well unless the installed nodejs brings its own.
+# build: cairo (the renderer, view/render.c) and GTK 4 (`ringtrace gui`).
+# check: xvfb and xdotool (the window's tests, real input), poppler-utils and libxml2-utils (the
+# exported PDF and SVG checked).
 # check and bench: LTTng (lttng-tools, liblttng-ust-dev), whose traces the
 # interop tests and the benchmark record and read; check: clang, for the
 # header matrix (tests/headers/run.sh compiles each header with gcc and clang).
@@ -14,10 +17,10 @@
 # build tree, never installed.
 set -eu
 job=${1:-build}
-pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicrohttpd-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
+pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicrohttpd-dev libcairo2-dev libgtk-4-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
 case "$job" in
 build) ;;
-check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx clang" ;;
+check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth xdotool poppler-utils libxml2-utils" ;;
 bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev" ;;
 docs | man) pkgs="$pkgs python3-sphinx" ;;
 viewer) pkgs="$pkgs chromium nodejs" ;;

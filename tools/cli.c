@@ -44,7 +44,11 @@ int cli_parse_time(const char *s, uint64_t *ns)
 
 	if (end == s || v < 0)
 		return -EINVAL;
-	if (!strcmp(end, "ms"))
+	if (!strcmp(end, "ns"))
+		mul = 1;
+	else if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "ms"))
 		mul = 1e6;
 	else if (!strcmp(end, "s") || !*end)
 		mul = 1e9;

@@ -20,7 +20,7 @@ struct tr_input;
 
 /* "64k", "4M", "1G", or bytes (a trailing "B" or "iB" allowed).  Return: 0, or -EINVAL. */
 int cli_parse_size(const char *s, uint64_t *out);
-/* "500ms", "10s", "5m", "2h", "1d"; a bare number is seconds.  To ns.  Return: 0, or -EINVAL. */
+/* "20ns", "3us", "500ms", "10s", "5m", "2h", "1d"; a bare number is seconds.  To ns.  Return: 0, or -EINVAL. */
 int cli_parse_time(const char *s, uint64_t *ns);
 /* @bytes as "12.3 KiB", "4.5 MiB" or "1.23 GiB". */
 void cli_human(char *buf, size_t n, uint64_t bytes);

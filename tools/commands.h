@@ -44,5 +44,7 @@ int cli_check_written(const char *path, char *damage, size_t len);
 int rtr_cmd_stats(int argc, char **argv);
 int rtr_cmd_export(int argc, char **argv);
 int rtr_cmd_view(int argc, char **argv);
+/* tools/gui.c: the window (GTK 4) */
+int rtr_cmd_gui(int argc, char **argv);
 
 #endif /* RTR_TOOLS_COMMANDS_H */

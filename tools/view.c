@@ -21,6 +21,7 @@
 #include "reader/model.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/render_out.h"
 #include "tools/serve.h"
 #include "tools/view.h"
 #include "view/columns.h"
@@ -565,6 +566,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ringtrace view [-o FILE.html] [--force] [--align start] TRACE...\n"
+		"       ringtrace view --format svg|pdf|png [-o FILE] [--size WxH] [--range T0..T1]\n"
+		"                      [--force] [--align start] TRACE...\n"
 		"       ringtrace view --serve [--port N] [--bind ADDR] [--align start] TRACE...\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
@@ -578,6 +581,14 @@ static void usage(FILE *f)
 		"  --force      replace FILE if it exists\n"
 		"  --align start  each trace from its own start: runs recorded at different\n"
 		"               times (a good one, a bad one) one above the other, compared\n"
+		"  --format svg|pdf|png  no page: a picture of the traces drawn by the\n"
+		"               renderer of `ringtrace gui`, without a display (default file:\n"
+		"               the first TRACE with .svg, .pdf or .png added; a FILE ending\n"
+		"               so implies its format)\n"
+		"  --size WxH   the picture's size in pixels (default: 1600 wide, high enough\n"
+		"               for every row; W alone keeps that height)\n"
+		"  --range T0..T1  draw only that time range, from the start of the earliest\n"
+		"               trace (20ms..35ms, 0..800us, 1.5s..2s; default: all of it)\n"
 		"  --serve      do not write a page: serve the traces over HTTP, drawn at\n"
 		"               each zoom from a window query (for traces too big for a\n"
 		"               page).  The first line of standard output is the URL to open,\n"
@@ -656,6 +667,8 @@ int rtr_cmd_view(int argc, char **argv)
 	char **dirs, *def = NULL, err[1024];
 	int ndirs = 0, ret = 1, loaded;
 	bool force = false, align = false, opened = false, serve = false;
+	struct rtr_picture_opts pic = { 0 };
+	bool sized = false;
 	unsigned port = 0;
 	struct cli_out o;
 
@@ -677,6 +690,28 @@ int rtr_cmd_view(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--force")) {
 			force = true;
+		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--size") ||
+			   !strcmp(argv[i], "--range")) {
+			const char *opt = argv[i], *val = i + 1 < argc ? argv[++i] : NULL;
+
+			if (!val) {
+				fprintf(stderr, "ringtrace view: %s needs a value\n", opt);
+				usage(stderr);
+				free(dirs);
+				return 2;
+			}
+			if (opt[2] == 'f' && !(pic.format = rtr_out_format_parse(val))) {
+				fprintf(stderr, "ringtrace view: --format takes svg, pdf or png, not '%s'\n",
+					val);
+				free(dirs);
+				return 2;
+			}
+			if ((opt[2] == 's' && rtr_out_parse_size("view", val, &pic)) ||
+			    (opt[2] == 'r' && rtr_out_parse_range("view", val, &pic))) {
+				free(dirs);
+				return 2;
+			}
+			sized |= opt[2] != 'f';
 		} else if (!strcmp(argv[i], "--serve")) {
 			serve = true;
 		} else if (!strcmp(argv[i], "--port") || !strcmp(argv[i], "--bind")) {
@@ -734,9 +769,48 @@ int rtr_cmd_view(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	if (!pic.format && out && rtr_out_format_of(out) && !serve)
+		pic.format = rtr_out_format_of(out);
+	if (pic.format && serve) {
+		fprintf(stderr, "ringtrace view: --format writes a picture, --serve serves a page: "
+			"one or the other\n");
+		free(dirs);
+		return 2;
+	}
+	if (sized && !pic.format) {
+		fprintf(stderr, "ringtrace view: --size and --range go with --format svg|pdf|png "
+			"(the page zooms and pans by itself)\n");
+		free(dirs);
+		return 2;
+	}
+	if (pic.format && out && rtr_out_format_of(out) && rtr_out_format_of(out) != pic.format) {
+		fprintf(stderr, "ringtrace view: -o %s: its extension names another format than "
+			"--format\n", out);
+		free(dirs);
+		return 2;
+	}
 	if (cli_traces_exist("view", dirs, ndirs)) {
 		free(dirs);
 		return 2;
+	}
+	if (pic.format) {
+		static const char *const ext[] = { "", "svg", "pdf", "png" };
+
+		if (!out && !strcmp(dirs[0], "-")) {
+			snprintf(err, sizeof(err), "stdin.%s", ext[pic.format]);
+			out = err;
+		} else if (!out) {
+			size_t n = strlen(dirs[0]);
+
+			while (n > 1 && dirs[0][n - 1] == '/')
+				n--;
+			snprintf(err, sizeof(err), "%.*s.%s", (int)(n < 1000 ? n : 1000), dirs[0],
+				 ext[pic.format]);
+			out = err;
+		}
+		ret = rtr_view_picture(dirs, ndirs, align, out, force, &pic);
+		free(dirs);
+		return ret;
 	}
 	if (serve) {
 		ret = serve_traces(dirs, ndirs, align, bind, port);

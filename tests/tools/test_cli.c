@@ -165,7 +165,8 @@ Test(tools_cli, a_missing_trace_is_named)
 {
 	static const char *const cmds[] = {
 		"check", "dump", "dump --follow", "stats", "stats --json", "export --format chrome",
-		"view", "view -o /dev/shm/rtr-nope.html",
+		"view", "view -o /dev/shm/rtr-nope.html", "view --format png -o /dev/shm/rtr-nope.png",
+		"gui",
 	};
 	static char out[4096];
 	char args[256];
@@ -178,6 +179,7 @@ Test(tools_cli, a_missing_trace_is_named)
 		cr_expect_null(strstr(out, "DAMAGED"), "%s: %s", args, out);
 	}
 	cr_expect_neq(access("/dev/shm/rtr-nope.html", F_OK), 0);
+	cr_expect_neq(access("/dev/shm/rtr-nope.png", F_OK), 0);
 	/* a file that is not a trace: unreadable (1), said so, no "1 of 0 streams" */
 	cr_expect_eq(run("check /etc/passwd", out, sizeof(out)), 1);
 	cr_expect_not_null(strstr(out, "check: DAMAGED: 1 of 1 trace could not be read"), "%s",
@@ -243,7 +245,8 @@ static void expect_no_temp(const char *dir, const char *after)
  */
 Test(tools_cli, output_files_are_made_as_the_recorder_makes_them)
 {
-	static const char *const cmds[] = { "export --format chrome", "view" };
+	static const char *const cmds[] = { "export --format chrome", "view", "view --format svg",
+					    "view --format png" };
 	char dir[] = "/dev/shm/rtr-out-XXXXXX", out[128], link[128], target[128], args[512];
 	static char text[8192];
 	struct stat st;

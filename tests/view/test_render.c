@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/view/test_render.c - the one renderer (view/render.h) and `ringtrace
+ * view --format svg|pdf|png`: the ARP demo's hanging run drawn into an image
+ * surface at several zooms (its never-resolved connection red up to the
+ * right edge, on its row), into PNG, SVG and PDF files by the command (the
+ * PNG's size and pixels, the SVG parsed, the PDF's text and its pixels
+ * through pdftoppm), and bad options refused.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cairo.h>
+#include <criterion/criterion.h>
+#include "tests/helpers.h"
+#include "view/render.h"
+
+TestSuite(view_render, .timeout = 120);
+
+struct arp {
+	char dir[64], trace[128];
+	struct rtr_model m;
+	struct rtr_scene s;
+	uint32_t never;
+};
+
+static void arp_load(struct arp *a)
+{
+	char cmd[1024], err[256], *out, *dirs[1];
+	int st;
+
+	memset(a, 0, sizeof(*a));
+	t_mkdtemp(a->dir, sizeof(a->dir), "render-arp");
+	snprintf(a->trace, sizeof(a->trace), "%s/bad", a->dir);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' record -q -o '%s' -- '%s/ringtrace-arp' --race "
+		 "--timeout 300 >/dev/null 2>&1; echo $?", t_bindir(), a->trace, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(atoi(out), 1, "the race hangs and gives up: %s", out);
+	free(out);
+	dirs[0] = a->trace;
+	cr_assert_geq(rtr_model_load(&a->m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rtr_scene_build(&a->s, &a->m, RTR_SCENE_SIMPLIFY_BINDS), 0);
+	a->never = RTR_MODEL_NONE;
+	for (uint32_t t = 0; t < a->m.ntasks; t++)
+		if (a->m.tasks[t].flags & RTR_TASK_NEVER_RESOLVED)
+			a->never = t;
+	cr_assert_neq(a->never, RTR_MODEL_NONE);
+}
+
+static void arp_free(struct arp *a)
+{
+	rtr_scene_free(&a->s);
+	rtr_model_free(&a->m);
+	t_rm_rf(a->dir);
+}
+
+static uint32_t px(cairo_surface_t *sf, int x, int y)
+{
+	const unsigned char *d = cairo_image_surface_get_data(sf);
+
+	cairo_surface_flush(sf);
+	return *(const uint32_t *)(d + (size_t)y * cairo_image_surface_get_stride(sf) + (size_t)x * 4) &
+	       0xffffff;
+}
+
+/* The y of @task's line in view @v, and the pixel row it is drawn on. */
+static int line_y(const struct arp *a, const struct rtr_render_view *v, uint32_t task)
+{
+	struct rtr_render_layout l;
+	uint32_t row = a->s.task_row[task];
+
+	rtr_render_layout(&a->s, v, &l);
+	cr_assert(row >= l.row0 && row < l.row1, "row %u shown (%u .. %u)", row, l.row0, l.row1);
+	/* a 2 px line centred on the row's middle: its upper pixel row */
+	return (int)(l.rows_y + (row - l.row0 + 0.5) * l.row_h) - 1;
+}
+
+/* Some pixel of the line at x in [x0, x1) is red (#cc0000). */
+static bool red_near(cairo_surface_t *sf, int x, int y)
+{
+	for (int dy = 0; dy <= 1; dy++)
+		if (px(sf, x, y + dy) == 0xcc0000)
+			return true;
+	return false;
+}
+
+Test(view_render, the_never_resolved_connection_is_red_to_the_right_edge_at_every_zoom)
+{
+	struct arp a;
+	struct rtr_frame f = { 0 };
+	const uint32_t W = 900, H = 300;
+	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+	cairo_t *cr = cairo_create(sf);
+	int zooms = 0;
+
+	arp_load(&a);
+	for (int64_t span = 2 * (a.m.end - a.m.start + 1); span >= 2000; span /= 3) {
+		const int64_t created = a.m.tasks[a.never].created;
+		struct rtr_render_view v = { .t0 = a.m.end - span + 1, .t1 = a.m.end + 1, .width = W,
+					     .height = H, .selected = RTR_MODEL_NONE };
+		int y;
+
+		if (v.t0 < created)
+			v.t0 = created - span / 10;
+		v.t1 = v.t0 + span;
+		cr_assert_eq(rtr_render(cr, &a.s, &v, &f), 0);
+		y = line_y(&a, &v, a.never);
+		cr_assert(red_near(sf, W - 1, y), "window [%ld, %ld): the right edge's pixel at y %d is "
+			  "%06x, not red", (long)v.t0, (long)v.t1, y, px(sf, W - 1, y));
+		/* and not the rows' background one row above: the line is on its own row */
+		cr_assert_neq(px(sf, W - 1, y - 12), 0xcc0000);
+		zooms++;
+	}
+	cr_assert_gt(zooms, 5);
+	/* something else than red: the main loop's dark line, somewhere on its row */
+	{
+		struct rtr_render_view v = { .t0 = a.m.start, .t1 = a.m.end + 1, .width = W, .height = H,
+					     .selected = RTR_MODEL_NONE };
+		uint32_t dark = 0;
+		int y;
+
+		cr_assert_eq(rtr_render(cr, &a.s, &v, &f), 0);
+		y = line_y(&a, &v, a.s.row_task[a.s.row_off[0]]);
+		for (uint32_t x = 0; x < W; x++)
+			dark += px(sf, (int)x, y) == 0x333333 || px(sf, (int)x, y + 1) == 0x333333;
+		cr_assert_gt(dark, W / 2, "the first row's task runs across the trace: %u dark pixels", dark);
+		cr_assert_eq(rtr_render_hit(&a.s, &v, &f, W - 5, y + 1), a.s.row_task[a.s.row_off[0]]);
+		cr_assert_eq(rtr_render_hit(&a.s, &v, &f, W - 5, line_y(&a, &v, a.never) + 1), a.never);
+	}
+	/* a view that is not one */
+	{
+		struct rtr_render_view v = { .t0 = 5, .t1 = 5, .width = W, .height = H };
+
+		cr_assert_eq(rtr_render(cr, &a.s, &v, &f), -EINVAL);
+		v.t1 = 6;
+		v.width = 0;
+		cr_assert_eq(rtr_render(cr, &a.s, &v, &f), -EINVAL);
+	}
+	cairo_destroy(cr);
+	cairo_surface_destroy(sf);
+	rtr_frame_free(&f);
+	arp_free(&a);
+}
+
+static char *run(const char *cmd, int *st)
+{
+	char full[2048];
+
+	/* t_sh() kills it after 300 s */
+	snprintf(full, sizeof(full), "(%s) 2>&1; echo \"rc=$?\"", cmd);
+	return t_sh(full, st);
+}
+
+Test(view_render, view_format_png_svg_pdf_write_the_same_picture)
+{
+	struct arp a;
+	struct rtr_render_view v = { .width = 800, .height = 300, .selected = RTR_MODEL_NONE };
+	char cmd[1024], path[256], *out;
+	cairo_surface_t *sf;
+	int st, y;
+
+	arp_load(&a);
+	v.t0 = a.m.start;
+	v.t1 = a.m.end > a.m.start ? a.m.end : a.m.start + 1;
+	y = line_y(&a, &v, a.never);
+
+	/* PNG: the size asked, the connection red at the right edge */
+	snprintf(path, sizeof(path), "%s/bad.png", a.dir);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view --format png --size 800x300 '%s'", t_bindir(),
+		 a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "bad.png\nrc=0"), "%s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS);
+	cr_assert_eq(cairo_image_surface_get_width(sf), 800);
+	cr_assert_eq(cairo_image_surface_get_height(sf), 300);
+	cr_assert(red_near(sf, 799, y), "the PNG's right edge at y %d: %06x", y, px(sf, 799, y));
+	cairo_surface_destroy(sf);
+	/* it is there now: not replaced without --force */
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "rc=1"), "%s", out);
+	cr_assert(strstr(out, "exists"), "%s", out);
+	free(out);
+
+	/* SVG: well-formed, of the size asked */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view -o '%s/bad.svg' --size 800x300 '%s'", t_bindir(),
+		 a.dir, a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "bad.svg\nrc=0"), "the format from the extension: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "head -c 400 '%s/bad.svg'", a.dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "<svg") && strstr(out, "width=\"800") && strstr(out, "height=\"300"),
+		  "%s", out);
+	free(out);
+	if (!system("command -v xmllint >/dev/null 2>&1")) {
+		snprintf(cmd, sizeof(cmd), "xmllint --noout '%s/bad.svg'", a.dir);
+		out = run(cmd, &st);
+		cr_assert(!strcmp(out, "rc=0\n"), "xmllint: %s", out);
+		free(out);
+	} else {
+		cr_log_warn("xmllint missing (libxml2-utils): the SVG is not parsed");
+	}
+
+	/* PDF: a header, the labels as text, and the same pixels once rasterised */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view --format pdf -o '%s/bad.pdf' --size 800x300 '%s'"
+		 " && head -c 5 '%s/bad.pdf'", t_bindir(), a.dir, a.trace, a.dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "%PDF-"), "%s", out);
+	free(out);
+	if (!system("command -v pdftotext >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1")) {
+		snprintf(cmd, sizeof(cmd), "pdftotext '%s/bad.pdf' - | tr -s ' \\n' ' '", a.dir);
+		out = run(cmd, &st);
+		/* the lines wide enough at 800 px have their labels */
+		cr_assert(strstr(out, "TCP connect") && strstr(out, "main loop"),
+			  "the labels: %s", out);
+		free(out);
+		snprintf(cmd, sizeof(cmd), "pdftoppm -r 72 -png -singlefile '%s/bad.pdf' '%s/pdf'", a.dir,
+			 a.dir);
+		out = run(cmd, &st);
+		cr_assert(strstr(out, "rc=0"), "%s", out);
+		free(out);
+		snprintf(path, sizeof(path), "%s/pdf.png", a.dir);
+		sf = cairo_image_surface_create_from_png(path);
+		cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS);
+		cr_assert_eq(cairo_image_surface_get_width(sf), 800);
+		cr_assert_eq(cairo_image_surface_get_height(sf), 300);
+		if (cairo_image_surface_get_format(sf) != CAIRO_FORMAT_RGB24 &&
+		    cairo_image_surface_get_format(sf) != CAIRO_FORMAT_ARGB32)
+			cr_assert_fail("pdftoppm's PNG is not RGB");
+		cr_assert(red_near(sf, 798, y), "the PDF's right edge at y %d: %06x", y, px(sf, 798, y));
+		cairo_surface_destroy(sf);
+	} else {
+		cr_log_warn("pdftotext/pdftoppm missing (poppler-utils): the PDF is not read back");
+	}
+	arp_free(&a);
+}
+
+Test(view_render, bad_options_are_refused_with_what_is_wrong)
+{
+	static const struct {
+		const char *args, *says;
+		int rc;
+	} cases[] = {
+		{ "--format gif", "--format takes svg, pdf or png, not 'gif'", 2 },
+		{ "--format png --size 0x10", "--size takes WIDTHxHEIGHT", 2 },
+		{ "--format png --size 800x", "--size takes WIDTHxHEIGHT", 2 },
+		{ "--format png --size 99999", "--size takes WIDTHxHEIGHT", 2 },
+		{ "--format png --range 5ms", "--range takes T0..T1", 2 },
+		{ "--format png --range 5ms..1ms", "T0 must come before T1", 2 },
+		{ "--format png --range 1parsec..2ms", "a number with a unit", 2 },
+		{ "--size 800x600", "--size and --range go with --format", 2 },
+		{ "--format png -o x.svg", "its extension names another format", 2 },
+		{ "--format svg --serve", "one or the other", 2 },
+		{ "--format png --range 1h..2h -o @/far.png", "after the traces' end", 1 },
+		{ "--format", "--format needs a value", 2 },
+	};
+	struct arp a;
+
+	arp_load(&a);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char args[256], cmd[1024], *out, *at, want[16];
+		int st;
+
+		snprintf(args, sizeof(args), "%s", cases[i].args);
+		at = strchr(args, '@');
+		if (at) {
+			char rest[128];
+
+			snprintf(rest, sizeof(rest), "%s", at + 1);
+			snprintf(at, sizeof(args) - (size_t)(at - args), "%s%s", a.dir, rest);
+		}
+		snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/ringtrace' view %s '%s'", a.dir, t_bindir(), args,
+			 a.trace);
+		if (!strcmp(cases[i].args, "--format"))	/* the trace would be its value */
+			snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view --format", t_bindir());
+		out = run(cmd, &st);
+		snprintf(want, sizeof(want), "rc=%d\n", cases[i].rc);
+		cr_assert(strstr(out, cases[i].says), "%s: %s", cases[i].args, out);
+		cr_assert(strstr(out, want), "%s: %s", cases[i].args, out);
+		free(out);
+	}
+	cr_assert(access("x.svg", F_OK) && access("x.png", F_OK));
+	{
+		char p[128];
+
+		snprintf(p, sizeof(p), "%s/far.png", a.dir);
+		cr_assert(access(p, F_OK), "a refused picture leaves no file");
+	}
+	arp_free(&a);
+}
+
+/* ---- ringtrace gui under xvfb: the window's first frame, as GTK drew it ----------- */
+
+static bool have_xvfb(void)
+{
+	return !system("command -v xvfb-run >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1");
+}
+
+/*
+ * The first match is selected too: the yellow band (255, 230, 0 at 85 %), then
+ * the blue one (40, 120, 255 at 45 %) over a sleeping region's grey (210).
+ */
+static bool match_band(uint32_t p)
+{
+	const double y[3] = { 0.85 * 255 + 0.15 * 210, 0.85 * 230 + 0.15 * 210, 0.15 * 210 };
+	const double want[3] = { 0.45 * 40 + 0.55 * y[0], 0.45 * 120 + 0.55 * y[1], 0.45 * 255 + 0.55 * y[2] };
+	const int got[3] = { (int)(p >> 16 & 0xff), (int)(p >> 8 & 0xff), (int)(p & 0xff) };
+
+	for (int i = 0; i < 3; i++)
+		if (got[i] < want[i] - 4 || got[i] > want[i] + 4)
+			return false;
+	return true;
+}
+
+Test(view_render, gui_screenshot_under_xvfb_shows_the_connection_red_to_the_area_edge_and_the_search)
+{
+	struct arp a;
+	struct rtr_render_view v = { .width = 700, .height = 360, .selected = RTR_MODEL_NONE };
+	struct rtr_render_layout l;
+	char cmd[1024], path[256], *out;
+	cairo_surface_t *sf;
+	int st, y, x, edge = -1, yellow = 0, panel_red = 0;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	arp_load(&a);
+	v.t0 = a.m.start;
+	v.t1 = a.m.end;
+	rtr_render_layout(&a.s, &v, &l);
+	cr_assert_eq(l.row_h, RTR_RENDER_ROW_H, "the demo's rows fit: they are 28 px apart");
+	y = line_y(&a, &v, a.never);
+	snprintf(path, sizeof(path), "%s/shot.png", a.dir);
+	/* no dbus session in the test: GTK says so, harmlessly */
+	snprintf(cmd, sizeof(cmd), "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s "
+		 "'-screen 0 1280x800x24' '%s/ringtrace' gui --size 1000x400 --search 'TCP connect' "
+		 "--screenshot '%s' '%s' 2>&1 | grep -v -e dbus -e 'session bus'", t_bindir(), path, a.trace);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		arp_free(&a);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "shot.png"), "%s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	cr_assert_eq(cairo_image_surface_get_width(sf), 1000);
+	cr_assert_eq(cairo_image_surface_get_height(sf), 400);
+	/* the red line runs without a break to the drawing area's right edge, the panel follows */
+	for (x = 999; x >= 0 && edge < 0; x--)
+		if (red_near(sf, x, y))
+			edge = x;
+	cr_assert_geq(edge, 600, "the connection's red ends at x %d", edge);
+	for (x = edge; x > edge - 500; x--)
+		cr_assert(red_near(sf, x, y), "a break in the red line at x %d (edge %d)", x, edge);
+	/* the search: the connection matched and selected, on its band; its details in red in the panel */
+	for (x = 0; x < edge; x++)
+		for (int dy = -12; dy < -3; dy++)
+			yellow += match_band(px(sf, x, y + dy));
+	cr_assert_gt(yellow, 100, "the band of the selected match: %d pixels", yellow);
+	for (x = edge + 2; x < 1000; x++)
+		for (int yy = 30; yy < 150; yy++) {
+			uint32_t p = px(sf, x, yy);
+
+			panel_red += (p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 80 && (p & 0xff) < 80;
+		}
+	cr_assert_gt(panel_red, 10, "the panel says, in red, that it never resolved: %d", panel_red);
+	cairo_surface_destroy(sf);
+	arp_free(&a);
+}
+
+/* The pixels of @task's band (rows y-12 .. y-4 of its line) for which @want holds. */
+static int band(const struct arp *a, cairo_surface_t *sf, uint32_t task, int xmax, bool (*want)(uint32_t))
+{
+	struct rtr_render_view v = { .width = 700, .height = 360 };
+	int y = line_y(a, &v, task), n = 0;
+
+	for (int x = 0; x < xmax; x++)
+		for (int dy = -12; dy < -3; dy++)
+			n += want(px(sf, x, y + dy));
+	return n;
+}
+
+/* The blue band of the selection (40, 120, 255 at 45 %) over a sleeping region's grey (210). */
+static bool selected_band(uint32_t p)
+{
+	const double want[3] = { 0.45 * 40 + 0.55 * 210, 0.45 * 120 + 0.55 * 210, 0.45 * 255 + 0.55 * 210 };
+	const int got[3] = { (int)(p >> 16 & 0xff), (int)(p >> 8 & 0xff), (int)(p & 0xff) };
+
+	for (int i = 0; i < 3; i++)
+		if (got[i] < want[i] - 4 || got[i] > want[i] + 4)
+			return false;
+	return true;
+}
+
+/* The rightmost pure black pixel of pixel row @y left of @xmax, or -1. */
+static int rightmost_black(cairo_surface_t *sf, int xmax, int y)
+{
+	for (int x = xmax - 1; x >= 0; x--)
+		if (px(sf, x, y) == 0)
+			return x;
+	return -1;
+}
+
+/* gui_input.sh's @scenario on the ARP trace: the window as it was then, NULL if no display. */
+static cairo_surface_t *drive(const struct arp *a, const char *scenario)
+{
+	char cmd[2048], path[256], *out;
+	cairo_surface_t *sf;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/%s.png", a->dir, scenario);
+	snprintf(cmd, sizeof(cmd), "timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' sh '%s/tests/view/gui_input.sh' "
+		 "'%s/ringtrace' '%s' '%s' %s 2>&1 | grep -v -e dbus -e 'session bus'", t_srcdir(),
+		 t_bindir(), a->trace, path, scenario);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		return NULL;
+	}
+	cr_assert(strstr(out, "gui exit 0"), "%s: %s", scenario, out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	return sf;
+}
+
+static uint32_t task_named(const struct arp *a, const char *name)
+{
+	for (uint32_t t = 0; t < a->m.ntasks; t++)
+		if (!strcmp(rtr_model_str(&a->m, a->m.tasks[t].name), name))
+			return t;
+	cr_assert_fail("no task named %s", name);
+	return 0;
+}
+
+Test(view_render, gui_takes_real_input_wheel_zoom_click_details_and_keyed_search)
+{
+	struct arp a;
+	cairo_surface_t *sf;
+	uint32_t query;
+	int n, panel_red = 0;
+
+	if (!have_xvfb() || system("command -v xdotool >/dev/null 2>&1"))
+		cr_skip_test("xvfb-run or xdotool missing (Debian's xvfb, xdotool): no scripted input");
+	arp_load(&a);
+	query = task_named(&a, "ARP query");
+	/* the whole trace: the ARP query's line is a few pixels long */
+	sf = drive(&a, "zoom-click");
+	if (!sf) {
+		arp_free(&a);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	/*
+	 * zoomed in 1.2^10 = 6.2 times around x = 0: the vertical lines (create,
+	 * becomes; black) move 6.2 times further from it.  Looked for between
+	 * rows, where no label is black.
+	 */
+	{
+		cairo_surface_t *whole = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 720, 360);
+		cairo_t *cr = cairo_create(whole);
+		struct rtr_frame f = { 0 };
+		struct rtr_render_view v = { .t0 = a.m.start, .t1 = a.m.end, .width = 720, .height = 360,
+					     .selected = RTR_MODEL_NONE };
+		int y = line_y(&a, &v, query) + 6, x_whole;
+
+		cr_assert_eq(rtr_render(cr, &a.s, &v, &f), 0);
+		x_whole = rightmost_black(whole, 720, y);
+		cr_assert_geq(x_whole, 1, "a vertical line right of the pointer at the whole trace");
+		n = rightmost_black(sf, 720, y);
+		cr_assert_gt(n, 4 * x_whole, "zoomed in: the vertical lines' rightmost at %d px, "
+			     "%d px at the whole trace", n, x_whole);
+		rtr_frame_free(&f);
+		cairo_destroy(cr);
+		cairo_surface_destroy(whole);
+	}
+	/* the click selected the connection: its blue band, its details in red in the panel */
+	n = band(&a, sf, a.never, 700, selected_band);
+	cr_assert_gt(n, 1000, "the selection's band on the connection's row: %d pixels", n);
+	for (int x = 722; x < 1000; x++)
+		for (int y = 30; y < 150; y++) {
+			uint32_t p = px(sf, x, y);
+
+			panel_red += (p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 80 && (p & 0xff) < 80;
+		}
+	cr_assert_gt(panel_red, 10, "never resolved, in red in the panel: %d", panel_red);
+	cairo_surface_destroy(sf);
+
+	/* / then the query then Enter: the main loop matched and selected, no other row */
+	sf = drive(&a, "search");
+	cr_assert_not_null(sf);
+	n = band(&a, sf, task_named(&a, "main loop"), 700, match_band);
+	cr_assert_gt(n, 1000, "the match's band on the main loop's row: %d pixels", n);
+	cr_assert_eq(band(&a, sf, a.never, 700, match_band), 0, "the connection does not match");
+	cairo_surface_destroy(sf);
+	arp_free(&a);
+}
+
+Test(view_render, gui_on_a_damaged_trace_says_so_in_the_window)
+{
+	struct arp a;
+	char cmd[2048], path[256], *out;
+	cairo_surface_t *sf;
+	int st, red = 0;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	arp_load(&a);
+	/* the trace's stream cut in its first packet */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cp -r bad cut && for f in cut/*; do case $f in "
+		 "*/metadata) ;; *) head -c 3000 bad/${f#cut/} > $f ;; esac; done", a.dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "rc=0"), "%s", out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/cut.png", a.dir);
+	snprintf(cmd, sizeof(cmd), "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 60 xvfb-run -a '%s/ringtrace' "
+		 "gui --size 900x300 --screenshot '%s' '%s/cut' 2>&1 | grep -v -e dbus -e 'session bus'",
+		 t_bindir(), path, a.dir);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		arp_free(&a);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "damaged:") && strstr(out, "cut.png"), "said on stderr, and drawn: %s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	/* the panel (right of the drawing area) holds the message in red */
+	for (int x = 640; x < 900; x++)
+		for (int y = 35; y < 110; y++) {
+			uint32_t p = px(sf, x, y);
+
+			red += (p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 80 && (p & 0xff) < 80;
+		}
+	cr_assert_gt(red, 50, "the damage in red in the panel: %d pixels", red);
+	cairo_surface_destroy(sf);
+	arp_free(&a);
+}
+
+Test(view_render, gui_without_a_display_or_with_bad_options_says_what_is_wrong)
+{
+	struct arp a;
+	char cmd[1024], *out;
+	int st;
+
+	arp_load(&a);
+	snprintf(cmd, sizeof(cmd), "env -u DISPLAY -u WAYLAND_DISPLAY timeout 60 '%s/ringtrace' gui '%s'",
+		 t_bindir(), a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "no display could be opened") || strstr(out, "built without GTK 4"), "%s", out);
+	cr_assert(strstr(out, "rc=1"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui --screenshot x.jpg '%s'", t_bindir(), a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "--screenshot writes PNG") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui --force '%s'", t_bindir(), a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "--force and --on-signal go with --screenshot") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui '%s/nothing-here'", t_bindir(), a.dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "nothing-here") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	arp_free(&a);
+}

@@ -1,0 +1,795 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tools/gui.c - `ringtrace gui TRACE...`: the seeds' native window (GTK 4)
+ * on the scene (view/scene.h), drawn on each frame by the one renderer
+ * (view/render.h) from a window query of the visible range
+ * (Documentation/viewer.rst, "The window").  Drag to pan, the wheel zooms
+ * around the pointer, / searches, a click opens a task's details.
+ * `--screenshot FILE.png` draws the first frame of the window, saves what
+ * GTK rendered, and exits.  Built when GTK 4 is there (CONFIG_GTK).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reader/model.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/render_out.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ringtrace gui [--size WxH] [--range T0..T1] [--search QUERY] [--align start]\n"
+		"                     [--screenshot FILE.png [--force]] TRACE...\n\n"
+		"Open the CTF traces TRACE... in a window (GTK 4): tasks as lines, arrows\n"
+		"between them, counters, the CPUs' lanes, drawn by the renderer of `ringtrace\n"
+		"view --format` (Documentation/viewer.rst).  Each TRACE is a trace directory\n"
+		"or a directory of rotated chunks.\n\n"
+		"  --size WxH       the window's size (default 1280x800)\n"
+		"  --range T0..T1   show that time range first, from the start of the\n"
+		"                   earliest trace (20ms..35ms; default: all of it)\n"
+		"  --search QUERY   highlight the tasks matching QUERY and show the first\n"
+		"                   (as the / key: a substring, or /regex/flags)\n"
+		"  --align start    each trace from its own start, one above the other\n"
+		"  --screenshot FILE.png  draw the window's first frame into FILE.png and\n"
+		"                   exit (a new file: --force replaces one)\n"
+		"  --on-signal      with --screenshot: not at the first frame, but when\n"
+		"                   SIGUSR1 comes (scripted input, then the picture)\n"
+		"  -h, --help       this text\n\n"
+		"Keys: drag to pan, wheel to zoom around the pointer (shift: rows), click a\n"
+		"task for its details, / search, Enter or n next match, N previous, + - zoom,\n"
+		"arrows or h j k l to move, 0 or Home the whole trace, Esc clear, ? help.\n\n"
+		"exit status: 0 closed, 1 a trace that could not be read, no display, or the\n"
+		"screenshot not written, 2 usage\n");
+}
+
+struct gui_opts {
+	struct rtr_picture_opts pic;
+	const char *screenshot;
+	const char *search;
+	bool on_signal;
+	bool force;
+	bool align;
+};
+
+#ifdef RTR_HAVE_GTK
+#include <signal.h>
+#include <glib-unix.h>
+#include <gtk/gtk.h>
+
+#define MIN_SPAN_NS	20	/* zooming in stops at 20 ns across the window */
+
+struct gui {
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f;
+	struct rtr_render_view v;
+	const struct gui_opts *o;
+	GtkApplication *app;
+	GtkWidget *win, *area, *details, *search, *status;
+	uint32_t *matches;
+	uint32_t nmatches, cur;
+	double pointer_x;
+	int64_t drag_t0, drag_t1;
+	uint32_t drag_row0;
+	double frame_ms;
+	uint32_t pending;	/* a task to bring into view once the window has a size */
+	int64_t shown[3];	/* the view the status line describes: t0, t1, matches */
+	bool status_pending;
+	bool shot_wanted;	/* --on-signal: SIGUSR1 came */
+	bool shot_taken;
+	int rc;
+};
+
+static const char help_text[] =
+	"<b>Keys</b>\n"
+	"drag\tmove in time and rows\n"
+	"wheel\tzoom around the pointer\n"
+	"shift+wheel\tmove the rows\n"
+	"click\ta task's details\n"
+	"/\tsearch (substring, or /regex/i)\n"
+	"Enter, n\tnext match\n"
+	"N\tprevious match\n"
+	"+  -\tzoom in, out\n"
+	"← →  h l\tmove in time\n"
+	"↑ ↓  k j\tmove by a row (PgUp PgDn: 10)\n"
+	"0, Home\tthe whole trace\n"
+	"Esc\tclear search and selection\n"
+	"?\tthis help";
+
+static void whole(struct gui *g)
+{
+	g->v.t0 = g->m.start;
+	g->v.t1 = g->m.end > g->m.start ? g->m.end : g->m.start + 1;
+	g->v.row0 = 0;
+}
+
+static void clamp_view(struct gui *g)
+{
+	int64_t span = g->v.t1 - g->v.t0, all = g->m.end - g->m.start;
+
+	if (all < 1)
+		all = 1;
+	if (span < MIN_SPAN_NS)
+		span = MIN_SPAN_NS;
+	if (span > all) {
+		g->v.t0 = g->m.start;
+		g->v.t1 = g->m.start + all;
+		return;
+	}
+	if (g->v.t0 < g->m.start)
+		g->v.t0 = g->m.start;
+	if (g->v.t0 + span > g->m.start + all)
+		g->v.t0 = g->m.start + all - span;
+	g->v.t1 = g->v.t0 + span;
+	if (g->s.nrows && g->v.row0 >= g->s.nrows)
+		g->v.row0 = g->s.nrows - 1;
+}
+
+/*
+ * The status line, written when the view it describes changed (not on every
+ * frame: a new text redraws the window, and the window would never rest).
+ */
+static void status(struct gui *g)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%.6f .. %.6f s   %" PRIu64 " tasks in view   %u rows   "
+		 "%u matches   frame %.2f ms   ? for keys",
+		 (g->v.t0 - g->m.start) / 1e9, (g->v.t1 - g->m.start) / 1e9, g->f.tasks_in_view,
+		 g->s.nrows, g->nmatches, g->frame_ms);
+	gtk_label_set_text(GTK_LABEL(g->status), buf);
+}
+
+static gboolean status_idle(gpointer data)
+{
+	struct gui *g = data;
+
+	g->status_pending = false;
+	status(g);
+	return G_SOURCE_REMOVE;
+}
+
+static void redraw(struct gui *g)
+{
+	clamp_view(g);
+	gtk_widget_queue_draw(g->area);
+}
+
+static void zoom(struct gui *g, double factor, double x)
+{
+	double span = (double)(g->v.t1 - g->v.t0), at = g->v.t0 + span * x / g->v.width;
+	double nspan = span * factor;
+
+	if (nspan < MIN_SPAN_NS)
+		nspan = MIN_SPAN_NS;
+	g->v.t0 = (int64_t)(at - nspan * x / g->v.width);
+	g->v.t1 = g->v.t0 + (int64_t)nspan;
+	redraw(g);
+}
+
+static void pan(struct gui *g, double px)
+{
+	int64_t d = (int64_t)(px * (double)(g->v.t1 - g->v.t0) / g->v.width);
+
+	g->v.t0 += d;
+	g->v.t1 += d;
+	redraw(g);
+}
+
+static void rows_by(struct gui *g, int64_t n)
+{
+	int64_t r = (int64_t)g->v.row0 + n;
+
+	g->v.row0 = r < 0 ? 0 : (uint32_t)r;
+	redraw(g);
+}
+
+static void bring_into_view(struct gui *g, uint32_t task);
+
+static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
+{
+	struct gui *g = data;
+	gint64 t = g_get_monotonic_time();
+
+	g->v.width = w < 1 ? 1 : w > RTR_SCENE_MAX_WIDTH ? RTR_SCENE_MAX_WIDTH : (uint32_t)w;
+	g->v.height = h < 1 ? 1 : (uint32_t)h;
+	clamp_view(g);
+	if (g->pending != RTR_MODEL_NONE) {
+		uint32_t task = g->pending;
+
+		g->pending = RTR_MODEL_NONE;
+		bring_into_view(g, task);
+		clamp_view(g);
+	}
+	if (rtr_render(cr, &g->s, &g->v, &g->f))
+		fprintf(stderr, "ringtrace gui: out of memory drawing a frame\n");
+	g->frame_ms = (g_get_monotonic_time() - t) / 1000.0;
+	if (!g->status_pending && (g->shown[0] != g->v.t0 || g->shown[1] != g->v.t1 ||
+				   g->shown[2] != g->nmatches)) {
+		g->shown[0] = g->v.t0;
+		g->shown[1] = g->v.t1;
+		g->shown[2] = g->nmatches;
+		g->status_pending = true;
+		g_idle_add(status_idle, g);
+	}
+}
+
+/* Show @task: its line in the middle of the window, its row in view. */
+static void bring_into_view(struct gui *g, uint32_t task)
+{
+	const struct rtr_model_task *t = &g->m.tasks[task];
+	struct rtr_render_layout l;
+	int64_t len = t->end - t->created, span = g->v.t1 - g->v.t0;
+	uint32_t row = g->s.task_row[task];
+
+	if (g->v.height < 2) {	/* not drawn yet: on the first frame */
+		g->pending = task;
+		return;
+	}
+	if (len * 2 > span || t->end < g->v.t0 || t->created > g->v.t1) {
+		span = len * 2 > span ? len * 2 + 1 : span;
+		g->v.t0 = t->created - (span - len) / 2;
+		g->v.t1 = g->v.t0 + span;
+	}
+	rtr_render_layout(&g->s, &g->v, &l);
+	if (row < l.row0 || row >= l.row1)
+		g->v.row0 = row > (l.row1 - l.row0) / 2 ? row - (l.row1 - l.row0) / 2 : 0;
+	redraw(g);
+}
+
+static void add_link(GString *s, const char *what, const struct gui *g, uint32_t task)
+{
+	char buf[32];
+	char *name;
+
+	if (task == RTR_MODEL_NONE)
+		return;
+	name = g_markup_escape_text(rtr_render_task_name(&g->s, task, buf, sizeof(buf)), -1);
+	g_string_append_printf(s, "%s: <a href=\"task:%u\">%s</a> (%s)\n", what, task, name,
+			       rtr_model_str(&g->m, g->m.tasks[task].kind_name));
+	g_free(name);
+}
+
+static void show_details(struct gui *g, uint32_t task)
+{
+	GString *s = g_string_new(NULL);
+	char buf[32], *esc;
+
+	g->v.selected = task;
+	if (task == RTR_MODEL_NONE) {
+		/* a damaged trace is drawn up to its damage: said here, not only on stderr */
+		for (uint32_t i = 0; i < g->m.ndamage; i++) {
+			esc = g_markup_escape_text(rtr_model_str(&g->m, g->m.damage[i].message), -1);
+			g_string_append_printf(s, "<span foreground=\"#cc0000\">damaged: %s (drawn up to "
+					       "there)</span>\n\n", esc);
+			g_free(esc);
+		}
+		g_string_append(s, "Click a task for its details.\n\n? for keys");
+		gtk_label_set_markup(GTK_LABEL(g->details), s->str);
+		g_string_free(s, TRUE);
+		return;
+	}
+	const struct rtr_model_task *t = &g->m.tasks[task];
+	const struct rtr_model *m = &g->m;
+
+	esc = g_markup_escape_text(rtr_render_task_name(&g->s, task, buf, sizeof(buf)), -1);
+	g_string_append_printf(s, "<b>%s</b>\nid %" PRIu64 ", %s, trace %u\n", esc, t->id,
+			       rtr_model_str(m, t->kind_name), t->trace);
+	g_free(esc);
+	if (t->flags & RTR_TASK_FAILED) {
+		esc = g_markup_escape_text(rtr_model_str(m, t->reason), -1);
+		g_string_append_printf(s, "<span foreground=\"#cc0000\">failed: %s</span>\n", esc);
+		g_free(esc);
+	} else if (t->flags & RTR_TASK_NEVER_RESOLVED) {
+		g_string_append(s, "<span foreground=\"#cc0000\">never resolved</span>\n");
+	} else if (t->flags & RTR_TASK_RESOLVED) {
+		g_string_append(s, "resolved\n");
+	} else {
+		g_string_append(s, "not resolved in the trace\n");
+	}
+	g_string_append_printf(s, "created %.9f s\n", (t->created - m->start) / 1e9);
+	if (t->flags & RTR_TASK_RESOLVED)
+		g_string_append_printf(s, "resolved %.9f s\nduration %.9f s\n",
+				       (t->resolved - m->start) / 1e9, (t->resolved - t->created) / 1e9);
+	g_string_append_printf(s, "ran %u times\n", t->nruns);
+	add_link(s, "created by", g, t->parent);
+	add_link(s, "became", g, t->becomes);
+	add_link(s, "became from", g, t->became_from);
+	if (t->nlabels)
+		g_string_append(s, "<b>labels</b>\n");
+	for (uint32_t i = 0; i < t->nlabels && i < 50; i++) {
+		esc = g_markup_escape_text(rtr_model_str(m, m->labels[t->label_first + i].text), -1);
+		g_string_append_printf(s, "  %s\n", esc);
+		g_free(esc);
+	}
+	gtk_label_set_markup(GTK_LABEL(g->details), s->str);
+	g_string_free(s, TRUE);
+}
+
+static gboolean on_link(GtkLabel *label, const char *uri, gpointer data)
+{
+	struct gui *g = data;
+	unsigned long t;
+
+	if (strncmp(uri, "task:", 5))
+		return FALSE;
+	t = strtoul(uri + 5, NULL, 10);
+	if (t < g->m.ntasks) {
+		show_details(g, (uint32_t)t);
+		bring_into_view(g, (uint32_t)t);
+	}
+	return TRUE;
+}
+
+static void select_match(struct gui *g, int dir)
+{
+	if (!g->nmatches)
+		return;
+	g->cur = (g->cur + g->nmatches + (uint32_t)dir) % g->nmatches;
+	show_details(g, g->matches[g->cur]);
+	bring_into_view(g, g->matches[g->cur]);
+}
+
+static void run_search(struct gui *g, const char *q)
+{
+	int64_t n;
+
+	free(g->matches);
+	g->matches = NULL;
+	g->nmatches = 0;
+	g->v.marks = NULL;
+	g->v.nmarks = 0;
+	if (!*q) {
+		redraw(g);
+		return;
+	}
+	n = rtr_scene_search(&g->s, q, NULL, 0);
+	if (n > 0 && (g->matches = malloc((size_t)n * sizeof(*g->matches))))
+		n = rtr_scene_search(&g->s, q, g->matches, (uint32_t)n);
+	if (n < 0) {
+		gtk_label_set_text(GTK_LABEL(g->details), n == -EINVAL ?
+				   "The search is not one: an empty or too long query, or a\n"
+				   "regular expression that does not compile." : "Out of memory.");
+		redraw(g);
+		return;
+	}
+	g->nmatches = g->matches ? (uint32_t)n : 0;
+	g->v.marks = g->matches;
+	g->v.nmarks = g->nmatches;
+	g->cur = g->nmatches ? g->nmatches - 1 : 0;
+	if (!g->nmatches)
+		gtk_label_set_text(GTK_LABEL(g->details), "No task matches.");
+	select_match(g, 1);
+	redraw(g);
+}
+
+static void on_search_activate(GtkEntry *e, gpointer data)
+{
+	struct gui *g = data;
+	const char *q = gtk_editable_get_text(GTK_EDITABLE(e));
+
+	/* Enter on the same query: the next match */
+	if (g->nmatches && g->v.marks && g->o->search != q && g_object_get_data(G_OBJECT(e), "q") &&
+	    !strcmp(g_object_get_data(G_OBJECT(e), "q"), q)) {
+		select_match(g, 1);
+	} else {
+		g_object_set_data_full(G_OBJECT(e), "q", g_strdup(q), g_free);
+		run_search(g, q);
+	}
+	gtk_widget_grab_focus(g->area);
+}
+
+static gboolean on_key(GtkEventControllerKey *c, guint key, guint code, GdkModifierType st,
+		       gpointer data)
+{
+	struct gui *g = data;
+
+	if (gtk_widget_has_focus(g->search) || gtk_widget_is_focus(gtk_widget_get_first_child(g->search)))
+		return FALSE;
+	switch (key) {
+	case GDK_KEY_question:
+		gtk_label_set_markup(GTK_LABEL(g->details), help_text);
+		return TRUE;
+	case GDK_KEY_slash:
+		gtk_widget_grab_focus(g->search);
+		return TRUE;
+	case GDK_KEY_n:
+	case GDK_KEY_Return:
+		select_match(g, 1);
+		return TRUE;
+	case GDK_KEY_N:
+		select_match(g, -1);
+		return TRUE;
+	case GDK_KEY_plus:
+	case GDK_KEY_equal:
+	case GDK_KEY_KP_Add:
+		zoom(g, 1 / 1.5, g->v.width / 2.0);
+		return TRUE;
+	case GDK_KEY_minus:
+	case GDK_KEY_KP_Subtract:
+		zoom(g, 1.5, g->v.width / 2.0);
+		return TRUE;
+	case GDK_KEY_Left:
+	case GDK_KEY_h:
+		pan(g, -g->v.width / 8.0);
+		return TRUE;
+	case GDK_KEY_Right:
+	case GDK_KEY_l:
+		pan(g, g->v.width / 8.0);
+		return TRUE;
+	case GDK_KEY_Up:
+	case GDK_KEY_k:
+		rows_by(g, -1);
+		return TRUE;
+	case GDK_KEY_Down:
+	case GDK_KEY_j:
+		rows_by(g, 1);
+		return TRUE;
+	case GDK_KEY_Page_Up:
+		rows_by(g, -10);
+		return TRUE;
+	case GDK_KEY_Page_Down:
+		rows_by(g, 10);
+		return TRUE;
+	case GDK_KEY_0:
+	case GDK_KEY_Home:
+		whole(g);
+		redraw(g);
+		return TRUE;
+	case GDK_KEY_Escape:
+		gtk_editable_set_text(GTK_EDITABLE(g->search), "");
+		run_search(g, "");
+		show_details(g, RTR_MODEL_NONE);
+		redraw(g);
+		return TRUE;
+	}
+	return FALSE;
+}
+
+static gboolean on_scroll(GtkEventControllerScroll *c, double dx, double dy, gpointer data)
+{
+	struct gui *g = data;
+	GdkModifierType st = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(c));
+
+	if (st & GDK_SHIFT_MASK)
+		rows_by(g, dy > 0 ? 3 : -3);
+	else if (dy)
+		zoom(g, dy > 0 ? 1.2 : 1 / 1.2, g->pointer_x);
+	return TRUE;
+}
+
+static void on_motion(GtkEventControllerMotion *c, double x, double y, gpointer data)
+{
+	((struct gui *)data)->pointer_x = x;
+}
+
+static void on_drag_begin(GtkGestureDrag *d, double x, double y, gpointer data)
+{
+	struct gui *g = data;
+
+	g->drag_t0 = g->v.t0;
+	g->drag_t1 = g->v.t1;
+	g->drag_row0 = g->v.row0;
+}
+
+static void on_drag_update(GtkGestureDrag *d, double dx, double dy, gpointer data)
+{
+	struct gui *g = data;
+	struct rtr_render_layout l;
+	int64_t shift = (int64_t)(-dx * (double)(g->drag_t1 - g->drag_t0) / g->v.width);
+	int64_t row;
+
+	rtr_render_layout(&g->s, &g->v, &l);
+	row = (int64_t)g->drag_row0 - (int64_t)(dy / l.row_h);
+	g->v.t0 = g->drag_t0 + shift;
+	g->v.t1 = g->drag_t1 + shift;
+	g->v.row0 = row < 0 ? 0 : (uint32_t)row;
+	redraw(g);
+}
+
+static void on_click(GtkGestureClick *c, int n, double x, double y, gpointer data)
+{
+	struct gui *g = data;
+
+	gtk_widget_grab_focus(g->area);
+	show_details(g, rtr_render_hit(&g->s, &g->v, &g->f, x, y));
+	redraw(g);
+}
+
+/* --screenshot: what GTK drew of the whole window, saved once it has drawn a frame. */
+static gboolean take_screenshot(gpointer data)
+{
+	struct gui *g = data;
+	int w = gtk_widget_get_width(g->win), h = gtk_widget_get_height(g->win);
+	GdkPaintable *p;
+	GtkSnapshot *snap;
+	GskRenderNode *node;
+	GdkTexture *tex = NULL;
+	GBytes *png = NULL;
+	struct cli_out co;
+
+	p = gtk_widget_paintable_new(g->win);
+	snap = gtk_snapshot_new();
+	gdk_paintable_snapshot(p, snap, w, h);
+	node = gtk_snapshot_free_to_node(snap);
+	if (node)
+		tex = gsk_renderer_render_texture(gtk_native_get_renderer(GTK_NATIVE(g->win)), node,
+						  &GRAPHENE_RECT_INIT(0, 0, (float)w, (float)h));
+	if (tex)
+		png = gdk_texture_save_to_png_bytes(tex);
+	g->rc = 1;
+	if (!png) {
+		fprintf(stderr, "ringtrace gui: %s: the window could not be captured\n", g->o->screenshot);
+	} else if (!cli_out_open(&co, "gui", g->o->screenshot, g->o->force)) {
+		gsize len;
+		const char *d = g_bytes_get_data(png, &len);
+		bool ok = true;
+
+		while (len && ok) {
+			ssize_t n = write(co.fd, d, len);
+
+			ok = n > 0;
+			d += ok ? n : 0;
+			len -= ok ? (gsize)n : 0;
+		}
+		if (!ok) {
+			fprintf(stderr, "ringtrace gui: %s: %s\n", g->o->screenshot, strerror(errno));
+			cli_out_abort(&co);
+		} else if (!cli_out_commit(&co)) {
+			printf("%s\n", g->o->screenshot);
+			g->rc = 0;
+		}
+	}
+	if (png)
+		g_bytes_unref(png);
+	if (tex)
+		g_object_unref(tex);
+	if (node)
+		gsk_render_node_unref(node);
+	g_object_unref(p);
+	g->shot_taken = true;
+	gtk_window_destroy(GTK_WINDOW(g->win));
+	return G_SOURCE_REMOVE;
+}
+
+/*
+ * After each frame painted: the screenshot, once it is wanted (the first
+ * frame, or SIGUSR1 with --on-signal) and the window is at rest (the status
+ * line written, and painted since).
+ */
+static void on_after_paint(GdkFrameClock *clock, gpointer data)
+{
+	struct gui *g = data;
+
+	if (!g->o->screenshot || g->shot_taken || !g->frame_ms || g->status_pending)
+		return;
+	if (g->o->on_signal && !g->shot_wanted)
+		return;
+	if (g->shown[0] != g->v.t0 || g->shown[1] != g->v.t1 || g->shown[2] != g->nmatches)
+		return;
+	g->shot_taken = true;
+	g_idle_add(take_screenshot, g);
+}
+
+static gboolean on_usr1(gpointer data)
+{
+	struct gui *g = data;
+
+	g->shot_wanted = true;
+	gtk_widget_queue_draw(g->area);
+	return G_SOURCE_CONTINUE;
+}
+
+static void on_map(GtkWidget *w, gpointer data)
+{
+	GdkFrameClock *clock = gtk_widget_get_frame_clock(w);
+
+	if (clock)
+		g_signal_connect(clock, "after-paint", G_CALLBACK(on_after_paint), data);
+}
+
+static void activate(GtkApplication *app, gpointer data)
+{
+	struct gui *g = data;
+	GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+	GtkWidget *hbox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
+	GtkWidget *side = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+	GtkWidget *scroll = gtk_scrolled_window_new();
+	GtkEventController *key = gtk_event_controller_key_new();
+	GtkEventController *wheel = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+	GtkEventController *motion = gtk_event_controller_motion_new();
+	GtkGesture *drag = gtk_gesture_drag_new(), *click = gtk_gesture_click_new();
+	char title[256];
+
+	g->win = gtk_application_window_new(app);
+	snprintf(title, sizeof(title), "ringtrace gui: %s%s", rtr_model_str(&g->m, g->m.traces[0].dir),
+		 g->m.ntraces > 1 ? " ..." : "");
+	gtk_window_set_title(GTK_WINDOW(g->win), title);
+	gtk_window_set_default_size(GTK_WINDOW(g->win), g->o->pic.width ? (int)g->o->pic.width : 1280,
+				    g->o->pic.height ? (int)g->o->pic.height : 800);
+	g->area = gtk_drawing_area_new();
+	gtk_widget_set_hexpand(g->area, TRUE);
+	gtk_widget_set_vexpand(g->area, TRUE);
+	gtk_widget_set_focusable(g->area, TRUE);
+	gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(g->area), draw, g, NULL);
+	g->search = gtk_search_entry_new();
+	gtk_search_entry_set_key_capture_widget(GTK_SEARCH_ENTRY(g->search), NULL);
+	g_signal_connect(g->search, "activate", G_CALLBACK(on_search_activate), g);
+	g->details = gtk_label_new(NULL);
+	gtk_label_set_xalign(GTK_LABEL(g->details), 0);
+	gtk_label_set_yalign(GTK_LABEL(g->details), 0);
+	gtk_label_set_selectable(GTK_LABEL(g->details), TRUE);
+	gtk_label_set_wrap(GTK_LABEL(g->details), TRUE);
+	g_signal_connect(g->details, "activate-link", G_CALLBACK(on_link), g);
+	gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), g->details);
+	gtk_widget_set_vexpand(scroll, TRUE);
+	gtk_widget_set_size_request(side, 280, -1);
+	gtk_box_append(GTK_BOX(side), g->search);
+	gtk_box_append(GTK_BOX(side), scroll);
+	gtk_box_append(GTK_BOX(hbox), g->area);
+	gtk_box_append(GTK_BOX(hbox), side);
+	g->status = gtk_label_new("");
+	gtk_label_set_xalign(GTK_LABEL(g->status), 0);
+	gtk_box_append(GTK_BOX(box), hbox);
+	gtk_box_append(GTK_BOX(box), g->status);
+	gtk_window_set_child(GTK_WINDOW(g->win), box);
+
+	g_signal_connect(key, "key-pressed", G_CALLBACK(on_key), g);
+	gtk_widget_add_controller(g->win, key);
+	g_signal_connect(wheel, "scroll", G_CALLBACK(on_scroll), g);
+	gtk_widget_add_controller(g->area, wheel);
+	g_signal_connect(motion, "motion", G_CALLBACK(on_motion), g);
+	gtk_widget_add_controller(g->area, motion);
+	g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), g);
+	g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), g);
+	gtk_widget_add_controller(g->area, GTK_EVENT_CONTROLLER(drag));
+	g_signal_connect(click, "released", G_CALLBACK(on_click), g);
+	gtk_widget_add_controller(g->area, GTK_EVENT_CONTROLLER(click));
+	g_signal_connect(g->win, "map", G_CALLBACK(on_map), g);
+	if (g->o->on_signal)
+		g_unix_signal_add(SIGUSR1, on_usr1, g);
+
+	show_details(g, RTR_MODEL_NONE);
+	if (g->o->search) {
+		gtk_editable_set_text(GTK_EDITABLE(g->search), g->o->search);
+		g_object_set_data_full(G_OBJECT(g->search), "q", g_strdup(g->o->search), g_free);
+		run_search(g, g->o->search);
+	}
+	gtk_window_present(GTK_WINDOW(g->win));
+	gtk_widget_grab_focus(g->area);
+}
+
+static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
+{
+	struct gui *g = calloc(1, sizeof(*g));
+	int ret = 1;
+
+	if (!g)
+		return 1;
+	g->o = o;
+	g->pending = RTR_MODEL_NONE;
+	g->shown[2] = -1;
+	if (!gtk_init_check()) {
+		fprintf(stderr, "ringtrace gui: no display could be opened (DISPLAY or WAYLAND_DISPLAY "
+			"unset or unreachable); `ringtrace view --format png` draws the same picture "
+			"without one\n");
+		free(g);
+		return 1;
+	}
+	if (cli_model_load("gui", &g->m, dirs, ndirs, RTR_MODEL_MARKERS) < 0)
+		goto done;
+	cli_model_damage("gui", &g->m);
+	if (rtr_scene_build(&g->s, &g->m, RTR_SCENE_SIMPLIFY_BINDS | (o->align ? RTR_SCENE_ALIGN_START : 0))) {
+		fprintf(stderr, "ringtrace gui: out of memory\n");
+		goto done;
+	}
+	{
+		struct rtr_picture_opts pic = o->pic;
+
+		pic.height = 1;	/* the window's own */
+		if (rtr_out_view("gui", &g->s, &pic, &g->v))
+			goto done;
+		g->v.width = 1;
+	}
+	g->app = gtk_application_new(NULL, G_APPLICATION_NON_UNIQUE);
+	g_signal_connect(g->app, "activate", G_CALLBACK(activate), g);
+	ret = g_application_run(G_APPLICATION(g->app), 0, NULL);
+	g_object_unref(g->app);
+	if (o->screenshot)
+		ret = g->shot_taken ? g->rc : 1;
+done:
+	rtr_frame_free(&g->f);
+	rtr_scene_free(&g->s);
+	rtr_model_free(&g->m);
+	free(g->matches);
+	free(g);
+	return ret;
+}
+#endif
+
+int rtr_cmd_gui(int argc, char **argv)
+{
+	struct gui_opts o = { 0 };
+	char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
+	int ndirs = 0, ret = 2;
+
+	if (!dirs)
+		return 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool value = !strcmp(a, "--size") || !strcmp(a, "--range") || !strcmp(a, "--search") ||
+			     !strcmp(a, "--screenshot") || !strcmp(a, "--align");
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			ret = 0;
+			goto out;
+		}
+		if (value && i + 1 == argc) {
+			fprintf(stderr, "ringtrace gui: %s needs a value\n", a);
+			usage(stderr);
+			goto out;
+		}
+		if (!strcmp(a, "--size")) {
+			if (rtr_out_parse_size("gui", argv[++i], &o.pic))
+				goto out;
+		} else if (!strcmp(a, "--range")) {
+			if (rtr_out_parse_range("gui", argv[++i], &o.pic))
+				goto out;
+		} else if (!strcmp(a, "--search")) {
+			o.search = argv[++i];
+		} else if (!strcmp(a, "--screenshot")) {
+			o.screenshot = argv[++i];
+			if (rtr_out_format_of(o.screenshot) != RTR_OUT_PNG) {
+				fprintf(stderr, "ringtrace gui: --screenshot writes PNG: a FILE.png, not '%s' "
+					"(`ringtrace view --format svg|pdf` for the others)\n", o.screenshot);
+				goto out;
+			}
+		} else if (!strcmp(a, "--align")) {
+			if (strcmp(argv[++i], "start")) {
+				fprintf(stderr, "ringtrace gui: --align takes 'start' (each trace from its "
+					"own start)\n");
+				goto out;
+			}
+			o.align = true;
+		} else if (!strcmp(a, "--force")) {
+			o.force = true;
+		} else if (!strcmp(a, "--on-signal")) {
+			o.on_signal = true;
+		} else if (!strcmp(a, "-")) {
+			fprintf(stderr, "ringtrace gui: - (a stream on standard input) is not drawn by the "
+				"window yet: `ringtrace view -` writes a page of it\n");
+			goto out;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "ringtrace gui: unknown option '%s'\n", a);
+			usage(stderr);
+			goto out;
+		} else {
+			dirs[ndirs++] = argv[i];
+		}
+	}
+	if (!ndirs) {
+		usage(stderr);
+		goto out;
+	}
+	if ((o.force || o.on_signal) && !o.screenshot) {
+		fprintf(stderr, "ringtrace gui: --force and --on-signal go with --screenshot\n");
+		goto out;
+	}
+	if (cli_traces_exist("gui", dirs, ndirs))
+		goto out;
+#ifdef RTR_HAVE_GTK
+	ret = gui_run(dirs, ndirs, &o);
+#else
+	fprintf(stderr, "ringtrace gui: this ringtrace was built without GTK 4: install Debian's "
+		"libgtk-4-dev (scripts/deps.sh build) and rebuild; `ringtrace view --format png` "
+		"draws the same picture without a window\n");
+	ret = 1;
+#endif
+out:
+	free(dirs);
+	return ret;
+}
