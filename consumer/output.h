@@ -129,6 +129,7 @@ struct rtr_out_report {
 	uint64_t kept;			/* packets not written, kept in @queue_path */
 	uint64_t unwritten;		/* packets not written and not kept (lost) */
 	bool queue_file_full;		/* @queue_path's file system had no room at times */
+	bool queue_file_taken;		/* @queue_path existed: the queue was memory */
 	uint64_t queue_in_memory;	/* packets that went through memory then (not durable) */
 	int engine;			/* the one that ran */
 	/* with net://: */

@@ -604,6 +604,18 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 	int ret;
 
 	q->qfd = -1;
+	if (path) {
+		q->qfd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (q->qfd < 0 && errno == EEXIST) {
+			/*
+			 * Another recorder's, alive or dead (`ringtrace recover`
+			 * takes a dead one's): left as it is, and this queue is
+			 * memory, which the report says.
+			 */
+			o->rep.queue_file_taken = true;
+			path = NULL;
+		}
+	}
 	if (!path) {
 		q->maplen = q->cap;
 		q->map = mmap(NULL, q->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
@@ -620,12 +632,9 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 		madvise(q->arena, q->cap, MADV_HUGEPAGE);
 		return 0;
 	}
-	q->qfd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (q->qfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "the write-behind queue's file %s: %s%s", path,
-			 strerror(errno), errno == EEXIST ? " (a dead recorder's queue? "
-			 "`ringtrace recover` takes it)" : "");
+		snprintf(err, errlen, "the write-behind queue's file %s: %s", path, strerror(errno));
 		return ret;
 	}
 	/* Held while we live: recover takes no queue whose recorder runs. */
@@ -1036,7 +1045,7 @@ void rtr_queue_close(struct rtr_out *o)
 		lost += unwritten;
 	o->rep.unwritten = lost;
 	if (q->qfd >= 0 && !unwritten)
-		unlink(o->o.queue_path);
+		unlink(o->o.queue_path);	/* ours: another's is never opened (arena_open()) */
 	o->rep.queue_peak = q->peak;
 	o->rep.queue_file_full = q->qfull_said;
 	o->rep.queue_in_memory = q->in_memory;

@@ -331,6 +331,11 @@ void region_report_queue(const struct rtr_out_report *r, const char *qpath)
 			r->queue_full ? "; it was full at times: packets waited in the ring" :
 			"");
 	}
+	if (r->queue_file_taken)
+		fprintf(stderr, "the write-behind queue's file %s was there already (a dead "
+			"recorder's? `ringtrace recover` takes it): it is left as it is, and this "
+			"recorder's queue was memory, which would not have survived its death\n",
+			qpath);
 	if (r->queue_file_full)
 		fprintf(stderr, "the write-behind queue's file %s found its file system full at "
 			"times: packets waited in the ring, and %" PRIu64 " went through memory "

@@ -1276,13 +1276,21 @@ Test(xen, a_hostile_guest_cannot_hurt_dom0)
 	if (cp)
 		survived(t_wait_exit(cp, 30, "consume after the guest"), "consume", clog);
 	mutations = mutations_of(glog);
-	/* What consume wrote is a trace (damage reported, not a crash). */
-	{
-		char cmd[512];
+	/*
+	 * What consume wrote is a trace (damage reported, not a crash).  The
+	 * last consume may have refused the guest's scribbled xenstore before
+	 * writing anything (its log says why): then there is nothing to check.
+	 */
+	if (access(out, F_OK) == 0) {
+		char cmd[512], *l;
 
 		snprintf(cmd, sizeof(cmd), "'%s' check '%s/c' >'%s/check.log' 2>&1", rt, w, w);
 		free(t_sh(cmd, &st));
-		cr_assert(st == 0 || st == 1, "ringtrace check crashed on dom0's output");
+		if (st != 0 && st != 1) {
+			snprintf(cmd, sizeof(cmd), "tail -c 4000 '%s/check.log'", w);
+			l = t_sh(cmd, &st);
+			cr_assert_fail("ringtrace check crashed on dom0's output:\n%s", l);
+		}
 	}
 	cr_log_info("hostile guest: %lu mutations, %u consumes, %u recover/snapshot runs",
 		    mutations, consumes, runs);
