@@ -166,7 +166,16 @@ add_lib() {
 			return 0
 		fi
 	done
-	die "no package in the list provides $2 (needed in ${1##*/}); add it to PKGS in $0"
+	# The host's own, else: it is Debian 12 too (the viewer's and the
+	# server's libraries, which the dom0 tests never load but ld.so needs).
+	for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu; do
+		if [ -e "$d/$2" ]; then
+			cp -L "$d/$2" "$1/lib/x86_64-linux-gnu/$2"
+			add_needed "$1" "$1/lib/x86_64-linux-gnu/$2"
+			return 0
+		fi
+	done
+	die "no package in the list, nor the host, provides $2 (needed in ${1##*/}); add it to PKGS in $0"
 }
 # add_needed ROOT FILE: the libraries FILE names in DT_NEEDED.
 add_needed() {
