@@ -543,6 +543,20 @@ static char *region_of(const char *log)
 	return P("%.*s", (int)n, p);
 }
 
+/*
+ * A region this test is done with, and its queue's file if a recorder it
+ * killed left one: an orphan queue file (no region) is what `ringtrace
+ * info --queues` complains of, and /dev/shm must hold none after a test.
+ */
+static void remove_region(const char *region)
+{
+	char q[PATH_MAX];
+
+	snprintf(q, sizeof(q), "%s.queue", region);
+	unlink(region);
+	unlink(q);
+}
+
 static char *emit_path(void)
 {
 	return P("%s/ringtrace-test-emit", bindir());
@@ -1091,7 +1105,7 @@ static void crash_trial(const char *dir, unsigned trial, unsigned seed, struct c
 	f->in_flight += total - sum;
 	free(log);
 	tv_free(v);
-	unlink(region);
+	remove_region(region);
 	unlink(progress);
 	free(sh(&st, "rm -rf '%s'", out));
 	free(region);
@@ -1264,7 +1278,7 @@ static void victim_accounted(const struct victim *vi, const struct tv *v, const 
 static void victim_free(struct victim *vi)
 {
 	if (vi->region)
-		unlink(vi->region);
+		remove_region(vi->region);
 	unlink(vi->progress);
 	free(vi->log_path);
 	free(vi->progress);
@@ -1906,7 +1920,7 @@ Test(consumer_record, a_cut_stream_leaves_a_valid_trace_and_says_so)
 	kill(atoi(pidtext), SIGKILL);	/* it dies with its recorder anyway */
 	free(pidtext);
 	log = slurp(P("%s/writer.log", dir));
-	unlink(P("%s", region_of(log)));
+	remove_region(region_of(log));
 	free(log);
 	st = wait_exit(r, 60, "ringtrace consume - (cut stream)");
 	log = slurp(P("%s/reader.log", dir));
@@ -2326,7 +2340,7 @@ static void full_disk_trial(const char *dir, const char *mnt, unsigned kib)
 			     "%u KiB: %" PRIu64 " events in the chunks and the region, %" PRIu64
 			     " counted lost", kib, v->all.emit_events, v->all.lost_events);
 		free(rlog);
-		unlink(region);
+		remove_region(region);
 		free(region);
 		free(queue);
 	}
@@ -2389,7 +2403,7 @@ Test(consumer_record, a_disk_full_at_rotation_leaves_every_chunk_valid, .timeout
 		cr_expect_eq(v->all.emit_events + v->all.lost_events, 2 * 3000000,
 			     "run %d: %" PRIu64 " events, %" PRIu64 " counted lost", run,
 			     v->all.emit_events, v->all.lost_events);
-		unlink(region);
+		remove_region(region);
 		cr_expect_eq(umount2(mnt, MNT_DETACH), 0);
 		free(region);
 		free(log);
