@@ -3728,6 +3728,106 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 }
 
 /*
+ * Our live client reads LTTng's own live sessions too: an LTTng-UST
+ * session made by lttng-tools (tests/interop/lttng/record.sh --live, its
+ * session daemon as nobody) streams a paced program into our relayd, and
+ * `ringtrace dump net://` prints its events while it runs, then every
+ * event of every round, each once, and ends by itself.
+ */
+Test(consumer_relayd, dump_follows_an_lttng_ust_live_session, .timeout = 180)
+{
+	const int rounds = 60;
+	struct relayd r = { 0 };
+	char url[512], host[256], *text, *err, *ldir = make_tmpdir("/tmp");
+	int ofd, lfd, st, seen[60] = { 0 }, nint = 0, during = 0;
+	bool rec_done = false;
+	pid_t rec, dump;
+
+	relayd_skip_if_absent();
+	if (access("/usr/bin/lttng-sessiond", X_OK))
+		cr_skip_test("lttng-sessiond is not installed (Debian's lttng-tools)");
+	cr_assert_eq(gethostname(host, sizeof(host)), 0);
+	relayd_start(&r);
+	{
+		char live[128], app[PATH_MAX], script[PATH_MAX];
+		char *argv[] = { "/bin/sh", script, NULL, "--live", live, "--", app, "--events",
+				 "60", "--pace", "50000", NULL };
+
+		snprintf(live, sizeof(live), "net://127.0.0.1:%d:%d", r.port[0], r.port[1]);
+		snprintf(app, sizeof(app), "%s/rtr-lttng-app", bindir());
+		snprintf(script, sizeof(script), "%s/tests/interop/lttng/record.sh", srcdir());
+		/* Its own directory, not under ours: the daemon runs as nobody. */
+		argv[2] = ldir;
+		lfd = open_log(P("%s/lttng.log", r.dir));
+		rec = spawn(argv, NULL, -1, lfd, lfd);
+		close(lfd);
+	}
+	/* The session exists once the relayd has it: dump from its start. */
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s/rec", r.port[2], host);
+	for (double t0 = now();; usleep(20000)) {
+		text = sh(&st, "babeltrace2 query src.ctf.lttng-live sessions -p "
+			  "'url=\"net://127.0.0.1:%d\"' 2>/dev/null", r.port[2]);
+		if (text && strstr(text, "/rec"))
+			break;
+		free(text);
+		cr_assert_lt(now() - t0, 30, "the LTTng session did not reach the relayd in 30 s:"
+			     "\n%s", slurp(P("%s/lttng.log", r.dir)));
+	}
+	free(text);
+	{
+		char *argv[] = { ringtrace(), "dump", url, NULL };
+
+		ofd = open_log(P("%s/live.txt", r.dir));
+		lfd = open_log(P("%s/live.err", r.dir));
+		dump = spawn(argv, NULL, -1, ofd, lfd);
+		close(ofd);
+		close(lfd);
+	}
+	/* Lines while the program runs: the rounds' `text` events seen then. */
+	for (double t0 = now(); !rec_done; usleep(20000)) {
+		rec_done = waitpid(rec, &st, WNOHANG) == rec;
+		text = slurp(P("%s/live.txt", r.dir));
+		if (!rec_done && text && strstr(text, "rtrtest:text:"))
+			during = 1;
+		free(text);
+		cr_assert_lt(now() - t0, 90, "record.sh --live did not end in 90 s");
+	}
+	expect_exit(st, 0, "record.sh --live", slurp(P("%s/lttng.log", r.dir)));
+	st = wait_exit(dump, 60, "ringtrace dump net:// of an LTTng session");
+	err = slurp(P("%s/live.err", r.dir));
+	expect_exit(st, 0, "ringtrace dump net:// of an LTTng session", err);
+	text = slurp(P("%s/live.txt", r.dir));
+	cr_assert_not_null(text);
+	for (const char *p = text; (p = strstr(p, "rtrtest:text: {")); p++) {
+		const char *i = strstr(p, ", i = ");
+		long v;
+
+		cr_assert_not_null(i);
+		v = strtol(i + 6, NULL, 10);
+		cr_assert(v >= 0 && v % 16 == 0 && v / 16 < rounds, "i = %ld", v);
+		cr_expect_eq(seen[v / 16]++, 0, "round %ld printed twice", v / 16);
+		nint++;
+	}
+	cr_expect_eq(nint, rounds, "%d rounds printed of %d:\n%s", nint, rounds, err);
+	for (const char *ev = "ints\0seqs\0empty\0"; *ev; ev += strlen(ev) + 1) {
+		int n = 0;
+		char *pat = strdup(P("rtrtest:%s: {", ev));
+
+		for (const char *p = text; (p = strstr(p, pat)); p++)
+			n++;
+		cr_expect_eq(n, rounds, "%d rtrtest:%s events, not %d", n, ev, rounds);
+		free(pat);
+	}
+	cr_expect(during, "dump printed nothing while the program ran");
+	cr_expect_not_null(strstr(err, "0 events lost, 0 packets lost"), "%s", err);
+	free(text);
+	free(err);
+	relayd_stop(&r);
+	rm_rf(r.dir);
+	rm_rf(ldir);
+}
+
+/*
  * Two recordings of the same program, started together, into one relayd:
  * two sessions (the recorder's pid in the name), each with every event of
  * its own run and nothing of the other's.
