@@ -232,7 +232,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		   "\tprecision = 1;\n"
 		   "\toffset_s = %" PRId64 ";\n"
 		   "\toffset = %" PRIu64 ";\n"
-		   "\tabsolute = false;\n"
+		   "\tabsolute = true;\n"
 		   "};\n\n", uuid,
 		h->clock_freq == 1000000000 ? "CLOCK_MONOTONIC, ns" : "invariant TSC",
 		h->clock_freq, off_s,

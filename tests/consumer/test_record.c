@@ -3065,6 +3065,7 @@ struct relayd {
 	pid_t pid;
 	int port[3];		/* control, data, live */
 	char *dir;		/* ours: out/ (its output), log, LTTNG_HOME */
+	const char *addr;	/* where it listens: NULL for 127.0.0.1 */
 };
 
 /* Three ports free on 127.0.0.1 now (bound together, then let go). */
@@ -3088,17 +3089,26 @@ static void free_ports(int port[3])
 		close(fd[i]);
 }
 
-/* Whether something accepts connections on 127.0.0.1:@port. */
-static bool listening(int port)
+/* Whether something accepts connections on @addr (NULL: 127.0.0.1), port @port. */
+static bool listening_on(const char *addr, int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	bool ok;
+
+	if (addr)
+		cr_assert_eq(inet_pton(AF_INET, addr, &a.sin_addr), 1);
+	ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
 
 	if (fd >= 0)
 		close(fd);
 	return ok;
+}
+
+static bool listening(int port)
+{
+	return listening_on(NULL, port);
 }
 
 static void relayd_skip_if_absent(void)
@@ -3108,9 +3118,11 @@ static void relayd_skip_if_absent(void)
 			     "scripts/deps.sh check installs it): no relayd to stream into");
 }
 
-/* Start lttng-relayd on three free loopback ports, its output in a new directory. */
+/* Start lttng-relayd on three free ports (at @r->addr), its output in a new directory. */
 static void relayd_start(struct relayd *r)
 {
+	const char *ip = r->addr ? r->addr : "127.0.0.1";
+
 	for (int tries = 0;; tries++) {
 		char ctl[64], data[64], live[64];
 		char *argv[] = { RELAYD_BIN, "-o", NULL, "-C", ctl, "-D", data, "-L", live, NULL };
@@ -3120,9 +3132,9 @@ static void relayd_start(struct relayd *r)
 
 		r->dir = make_tmpdir("/tmp");
 		free_ports(r->port);
-		snprintf(ctl, sizeof(ctl), "tcp://127.0.0.1:%d", r->port[0]);
-		snprintf(data, sizeof(data), "tcp://127.0.0.1:%d", r->port[1]);
-		snprintf(live, sizeof(live), "tcp://127.0.0.1:%d", r->port[2]);
+		snprintf(ctl, sizeof(ctl), "tcp://%s:%d", ip, r->port[0]);
+		snprintf(data, sizeof(data), "tcp://%s:%d", ip, r->port[1]);
+		snprintf(live, sizeof(live), "tcp://%s:%d", ip, r->port[2]);
 		argv[2] = strdup(P("%s/out", r->dir));
 		/* Its run directory (health socket) under ours: relayds of other runs never meet. */
 		env[0] = strdup(P("LTTNG_HOME=%s", r->dir));
@@ -3130,7 +3142,7 @@ static void relayd_start(struct relayd *r)
 		r->pid = spawn(argv, (const char *const *)env, -1, lfd, lfd);
 		close(lfd);
 		free(argv[2]);
-		while (!listening(r->port[0]) || !listening(r->port[2])) {
+		while (!listening_on(r->addr, r->port[0]) || !listening_on(r->addr, r->port[2])) {
 			int st;
 
 			if (waitpid(r->pid, &st, WNOHANG) == r->pid || now() - t0 > 20) {
@@ -3179,7 +3191,7 @@ static void relayd_stop(struct relayd *r)
 
 static char *relayd_url(const struct relayd *r)
 {
-	return P("net://127.0.0.1:%d:%d", r->port[0], r->port[1]);
+	return P("net://%s:%d:%d", r->addr ? r->addr : "127.0.0.1", r->port[0], r->port[1]);
 }
 
 /* "..., session HOST/NAME, region ..." in a recorder's log, or NULL (in P()'s buffer). */
@@ -3231,6 +3243,17 @@ static char *wait_session(const struct relayd *r)
 static char *relayd_trace(const struct relayd *r, const char *s)
 {
 	return P("%s/out/%s/ringtrace", r->dir, s);
+}
+
+/* Run a live reader, its output in @r->dir/live.txt, its messages in live.err. */
+static pid_t spawn_live(const struct relayd *r, char *const argv[])
+{
+	int ofd = open_log(P("%s/live.txt", r->dir)), lfd = open_log(P("%s/live.err", r->dir));
+	pid_t pid = spawn(argv, NULL, -1, ofd, lfd);
+
+	close(ofd);
+	close(lfd);
+	return pid;
 }
 
 /*
@@ -3309,7 +3332,7 @@ Test(consumer_relayd, babeltrace2_follows_a_session_live)
 	char *log = NULL, *s = NULL, *out, params[512], ev[32];
 	double t_end = 0, max_lag = 0, sum_lag = 0, first_at = 0;
 	uint64_t next = UINT64_MAX, n = 0, during = 0;
-	int lfd, bfd, st, cpus[MAXCPU];
+	int lfd, st, cpus[MAXCPU];
 	bool rec_done = false;
 	size_t off = 0;
 	pid_t rec, bt;
@@ -3336,11 +3359,7 @@ Test(consumer_relayd, babeltrace2_follows_a_session_live)
 				 "--params", params, "--component=sink.text.pretty", "--params",
 				 "clock-seconds=true", NULL };
 
-		bfd = open_log(P("%s/live.txt", r.dir));
-		lfd = open_log(P("%s/live.err", r.dir));
-		bt = spawn(argv, NULL, -1, bfd, lfd);
-		close(bfd);
-		close(lfd);
+		bt = spawn_live(&r, argv);
 	}
 	/* Read what it prints as it prints it: when each event line came. */
 	for (double t0 = now();; usleep(5000)) {
@@ -3681,7 +3700,7 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 {
 	struct relayd r = { 0 };
 	char *log = NULL, *s = NULL, *live, *whole, url[512];
-	int lfd, ofd, st, n = 0;
+	int st, n = 0;
 	pid_t rec, dump;
 
 	relayd_skip_if_absent();
@@ -3692,11 +3711,7 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 	{
 		char *argv[] = { ringtrace(), "dump", url, NULL };
 
-		ofd = open_log(P("%s/live.txt", r.dir));
-		lfd = open_log(P("%s/live.err", r.dir));
-		dump = spawn(argv, NULL, -1, ofd, lfd);
-		close(ofd);
-		close(lfd);
+		dump = spawn_live(&r, argv);
 	}
 	st = wait_exit(rec, 60, "ringtrace record -o net://");
 	expect_exit(st, 0, "ringtrace record -o net://", NULL);
@@ -3739,7 +3754,7 @@ Test(consumer_relayd, dump_follows_an_lttng_ust_live_session, .timeout = 180)
 	const int rounds = 60;
 	struct relayd r = { 0 };
 	char url[512], host[256], *text, *err, *ldir = make_tmpdir("/tmp");
-	int ofd, lfd, st, seen[60] = { 0 }, nint = 0, during = 0;
+	int lfd, st, seen[60] = { 0 }, nint = 0, during = 0;
 	bool rec_done = false;
 	pid_t rec, dump;
 
@@ -3777,11 +3792,7 @@ Test(consumer_relayd, dump_follows_an_lttng_ust_live_session, .timeout = 180)
 	{
 		char *argv[] = { ringtrace(), "dump", url, NULL };
 
-		ofd = open_log(P("%s/live.txt", r.dir));
-		lfd = open_log(P("%s/live.err", r.dir));
-		dump = spawn(argv, NULL, -1, ofd, lfd);
-		close(ofd);
-		close(lfd);
+		dump = spawn_live(&r, argv);
 	}
 	/* Lines while the program runs: the rounds' `text` events seen then. */
 	for (double t0 = now(); !rec_done; usleep(20000)) {
@@ -3825,6 +3836,233 @@ Test(consumer_relayd, dump_follows_an_lttng_ust_live_session, .timeout = 180)
 	relayd_stop(&r);
 	rm_rf(r.dir);
 	rm_rf(ldir);
+}
+
+/* The three hosts' network (below): names made of our pid, removed by .fini. */
+static char net_br[16], net_ns[3][24];
+
+static void hosts_net_down(void)
+{
+	char cmd[256];
+
+	for (int i = 0; i < 3; i++) {
+		if (!net_ns[i][0])
+			continue;
+		snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", net_ns[i]);
+		if (system(cmd)) {
+			/* already gone */
+		}
+	}
+	if (net_br[0]) {
+		snprintf(cmd, sizeof(cmd), "ip link del %s 2>/dev/null", net_br);
+		if (system(cmd)) {
+			/* already gone */
+		}
+	}
+}
+
+/* "[SECONDS.ns] (+delta) HOST rtrtest:ev: ..." of babeltrace2 (--clock-seconds). */
+static int bt2_host_of(const char *l)
+{
+	const char *h = strstr(l, " rtrhost");
+
+	/* "rtrhostN:(PID) " when the trace says the process, else "rtrhostN " */
+	return h && h[8] >= '0' && h[8] <= '2' && (h[9] == ' ' || h[9] == ':') ? h[8] - '0' : -1;
+}
+
+/*
+ * Three hosts, one relayd: three network namespaces, each with a host name
+ * of its own (a UTS namespace) and a veth on a bridge of a private subnet
+ * the test makes, where the relayd listens.  Each host records a traced
+ * program into the relayd; one writes steadily, two write an event every
+ * 1.2 s (idle for long stretches, so their streams' beacons are what keeps
+ * a live reader going).  babeltrace2 follows the three sessions live as one
+ * (`src.ctf.lttng-live`, three inputs): every event printed within 1 s of
+ * its writing, events of all three hosts while they run.  Afterwards each
+ * host's copy holds every event (our reader, babeltrace2 and `check`), and
+ * `ringtrace dump` of the relayd's output merges the three hosts in time.
+ */
+Test(consumer_relayd, three_hosts_into_one_relayd_followed_live, .timeout = 300,
+     .fini = hosts_net_down)
+{
+	static const char *const events[3] = { "3000", "4", "4" };
+	static const char *const threads[3] = { "2", "1", "1" };
+	static const char *const pace[3] = { "10:10000", "1:1200000", "1:1200000" };
+	struct relayd r = { 0 };
+	char subnet[32], addr[32], *s[3], *out, *text;
+	int st, lfd, npid = (int)getpid() % 100000, during[3] = { 0 }, n[3] = { 0 };
+	long long last[3] = { -1, -1, -1 };
+	double max_lag = 0;
+	pid_t rec[3], bt;
+	bool done[3] = { false }, all_done = false;
+	size_t off = 0;
+
+	relayd_skip_if_absent();
+	if (geteuid() || access("/usr/sbin/ip", X_OK) || access("/usr/bin/unshare", X_OK))
+		cr_skip_test("network namespaces need root, ip (iproute2) and unshare");
+	/* A private subnet: 10.213.X.0/24, X from our pid (two runs at once do not meet). */
+	snprintf(subnet, sizeof(subnet), "10.213.%d", npid % 250);
+	snprintf(addr, sizeof(addr), "%s.1", subnet);
+	snprintf(net_br, sizeof(net_br), "rtb%d", npid);
+	text = sh(&st, "ip link add %s type bridge && ip addr add %s/24 dev %s && "
+		  "ip link set %s up 2>&1", net_br, addr, net_br, net_br);
+	if (st) {
+		net_br[0] = 0;
+		cr_skip_test("no bridge could be made here (%s): the three hosts are not tested",
+			     text);
+	}
+	free(text);
+	for (int i = 0; i < 3; i++) {
+		snprintf(net_ns[i], sizeof(net_ns[i]), "rtrns%d-%d", npid, i);
+		free(sh(&st, "ip netns add %s && ip link add rtv%d%c type veth peer name rtp%d%c && "
+			"ip link set rtp%d%c netns %s && ip link set rtv%d%c master %s up && "
+			"ip -n %s addr add %s.%d/24 dev rtp%d%c && ip -n %s link set rtp%d%c up && "
+			"ip -n %s link set lo up 2>&1", net_ns[i], npid, 'a' + i, npid, 'a' + i,
+			npid, 'a' + i, net_ns[i], npid, 'a' + i, net_br, net_ns[i], subnet, 2 + i,
+			npid, 'a' + i, net_ns[i], npid, 'a' + i, net_ns[i]));
+		cr_assert_eq(st, 0, "host %d's network could not be made", i);
+	}
+	r.addr = addr;
+	relayd_start(&r);
+	for (int i = 0; i < 3; i++) {
+		char script[2048], ns[24];
+		char *argv[] = { "/usr/sbin/ip", "netns", "exec", ns, "/usr/bin/unshare", "--uts",
+				 "/bin/sh", "-c", script, NULL };
+
+		snprintf(ns, sizeof(ns), "%s", net_ns[i]);
+		snprintf(script, sizeof(script), "hostname rtrhost%d && exec '%s' record "
+			 "--flush-interval 100ms -o '%s' -- '%s' --threads %s --events %s --pace %s",
+			 i, ringtrace(), relayd_url(&r), emit_path(), threads[i], events[i], pace[i]);
+		lfd = open_log(P("%s/record%d.log", r.dir, i));
+		rec[i] = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	for (int i = 0; i < 3; i++) {
+		char *log = NULL;
+
+		for (double t0 = now(); !(s[i] = session_of(log)); usleep(5000)) {
+			free(log);
+			log = slurp(P("%s/record%d.log", r.dir, i));
+			cr_assert_lt(now() - t0, 20, "host %d named no session:\n%s", i,
+				     log ? log : "");
+		}
+		cr_expect_not_null(strstr(s[i], P("rtrhost%d/", i)), "host %d's session is %s", i,
+				   s[i]);
+		s[i] = strdup(s[i]);
+		free(log);
+	}
+	/* One source per session (lttng-live takes one input), muxed into one sink. */
+	{
+		char p3[3][512], c3[3][48];
+		char *argv[] = { "/usr/bin/babeltrace2", c3[0], "--params", p3[0], c3[1], "--params",
+				 p3[1], c3[2], "--params", p3[2], "--component=sink.text.pretty",
+				 "--params", "clock-seconds=true", NULL };
+
+		for (int i = 0; i < 3; i++) {
+			snprintf(c3[i], sizeof(c3[i]), "--component=host%d:src.ctf.lttng-live", i);
+			snprintf(p3[i], sizeof(p3[i]), "inputs=[\"net://%s:%d/host/%s\"],"
+				 "session-not-found-action=\"end\"", addr, r.port[2], s[i]);
+		}
+		bt = spawn_live(&r, argv);
+	}
+	/* Each line as it comes: whose, and how long after its event was written. */
+	for (double t0 = now();; usleep(5000)) {
+		char *live = slurp(P("%s/live.txt", r.dir));
+		struct timespec rt;
+		double wall;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		wall = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;
+		if (!all_done) {
+			all_done = true;
+			for (int i = 0; i < 3; i++) {
+				if (!done[i] && waitpid(rec[i], &st, WNOHANG) == rec[i]) {
+					done[i] = true;
+					expect_exit(st, 0, "ringtrace record -o net:// in a namespace",
+						    slurp(P("%s/record%d.log", r.dir, i)));
+				}
+				all_done &= done[i];
+			}
+		}
+		while (live && strchr(live + off, '\n')) {
+			char *l = live + off, *nl = strchr(l, '\n');
+			int h;
+
+			*nl = 0;
+			off = (size_t)(nl + 1 - live);
+			if (!strstr(l, "rtrtest:ev:") || (h = bt2_host_of(l)) < 0)
+				continue;
+			n[h]++;
+			if (strstr(l, "thread = 0,") && strstr(l, "seq = "))
+				last[h] = strtoll(strstr(l, "seq = ") + 6, NULL, 10);
+			if (!all_done) {
+				double lag = wall - strtod(l + 1, NULL);
+
+				during[h]++;
+				if (lag > max_lag)
+					max_lag = lag;
+			}
+		}
+		free(live);
+		if (all_done && waitpid(bt, &st, WNOHANG) == bt)
+			break;
+		cr_assert_lt(now() - t0, 120, "babeltrace2 did not end within 120 s");
+	}
+	expect_exit(st, 0, "babeltrace2 net:// (three hosts)", slurp(P("%s/live.err", r.dir)));
+	for (int i = 0; i < 3; i++)
+		cr_expect_gt(during[i], 0, "babeltrace2 printed nothing of host %d while it ran", i);
+	cr_expect_lt(max_lag, 1.0, "an event took %.3f s to reach babeltrace2 (goal: 1 s)",
+		     max_lag);
+	cr_log_info("three hosts live: %d + %d + %d events, the longest lag %.0f ms", n[0], n[1],
+		    n[2], 1000 * max_lag);
+	relayd_stop(&r);
+	/* Each host's copy: every event; then the three in one time order. */
+	for (int i = 0; i < 3; i++) {
+		struct tv *v = tv_new((uint32_t)atoi(threads[i]), strtoull(events[i], NULL, 10),
+				      false);
+
+		tv_read_all(v, relayd_trace(&r, s[i]));
+		expect_all(v, strtoull(events[i], NULL, 10));
+		/* From where it attached (not always the first packet) to the last event. */
+		cr_expect_eq(last[i], atoll(events[i]) - 1, "babeltrace2's last event of host %d "
+			     "is seq %lld", i, last[i]);
+		tv_free(v);
+		free(s[i]);
+	}
+	out = sh(&st, "'%s' dump --clock-seconds '%s/out' 2>/dev/null", ringtrace(), r.dir);
+	cr_assert_eq(st, 0);
+	if (getenv("RTR_KEEP_RELAYD"))
+		cr_log_warn("kept: %s", r.dir);
+	{
+		double prev = 0;
+		int hosts[3] = { 0 }, total = 0;
+
+		for (char *l = out, *nl; l && (nl = strchr(l, '\n')); l = nl + 1) {
+			double t = strtod(l + 1, NULL);
+			const char *h;
+
+			*nl = 0;	/* the line alone */
+			h = strstr(l, " rtrhost");
+			if (!strstr(l, "rtrtest:ev:") || !h)
+				continue;
+			cr_assert_geq(t, prev, "dump of the relayd's output goes back in time");
+			prev = t;
+			cr_assert(h[8] >= '0' && h[8] <= '2');
+			hosts[h[8] - '0']++;
+			total++;
+		}
+		for (int i = 0; i < 3; i++)
+			cr_expect_eq(hosts[i], atoi(threads[i]) * atoi(events[i]),
+				     "dump: %d events of host %d", hosts[i], i);
+		cr_expect_eq(total, 6008);
+	}
+	free(out);
+	/* babeltrace2 merges the three traces too: their clocks are absolute (ctf.rst). */
+	out = sh(&st, "babeltrace2 '%s/out' 2>&1 | grep -c 'rtrtest:ev:'", r.dir);
+	cr_expect_eq(atoi(out ? out : "0"), 6008, "babeltrace2 of the relayd's output: %s", out);
+	free(out);
+	if (!getenv("RTR_KEEP_RELAYD"))
+		rm_rf(r.dir);
 }
 
 /*
