@@ -2261,6 +2261,112 @@ Test(consumer_record, a_registry_scribbled_later_keeps_the_metadata_written)
 	rm_rf(dir);
 }
 
+/*
+ * A consumer killed while the program runs on (as a Xen guest does), its
+ * queue holding packets (its pipe's reader stalled), and a second `consume`
+ * of the same region: the second takes the dead one's queue file first,
+ * says so and removes it, then goes on with the ring.  What came through
+ * the pipe and the second trace hold every event exactly once.
+ */
+Test(consumer_record, a_restarted_consume_takes_the_dead_ones_queue, .timeout = 300)
+{
+	char *dir = make_tmpdir("/dev/shm"), *region, *log, *fifo;
+	struct tv *v = tv_new(2, 30000, true);
+	char env_path[PATH_MAX + 32], buf[65536];
+	const char *env[] = { env_path, "RINGTRACE_PACKET_SIZE=4096", "RINGTRACE_PACKETS=64",
+			      NULL };
+	struct stat sb;
+	pid_t emit, c1, c2;
+	int ffd, sfd, lfd, st;
+	ssize_t got;
+	double t0;
+
+	region = strdup(P("%s/region", dir));
+	fifo = strdup(P("%s/pipe", dir));
+	snprintf(env_path, sizeof(env_path), "RINGTRACE_PATH=%s", region);
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	/* Open both ways and never read until the end: the consumer's writes stall. */
+	ffd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(ffd, 0);
+	{
+		char *eargv[] = { emit_path(), "--threads", "2", "--events", "30000", "--pin",
+				  "--pace", "16:1000", "--sync", P("%s/sync", dir), NULL };
+
+		lfd = open_log(P("%s/emit.log", dir));
+		emit = spawn(eargv, env, -1, -1, lfd);
+		close(lfd);
+	}
+	wait_path(P("%s/sync/pid", dir), emit, 60);
+	{
+		char *cargv[] = { ringtrace(), "consume", region, "-o", "-", "--flush-interval",
+				  "50ms", NULL };
+		int wfd = open(fifo, O_WRONLY | O_CLOEXEC);
+
+		cr_assert_geq(wfd, 0);
+		lfd = open_log(P("%s/c1.log", dir));
+		c1 = spawn(cargv, NULL, -1, wfd, lfd);
+		close(lfd);
+		close(wfd);
+	}
+	/* Its queue holds packets: the pipe is full, more came. */
+	t0 = now();
+	while (stat(P("%s.queue", region), &sb) < 0 || sb.st_blocks == 0)
+		cr_assert_lt(now() - t0, 30, "the first consumer made no queue file");
+	usleep(600000);
+	kill(c1, SIGKILL);
+	wait_exit(c1, 60, "the first consume");
+	{
+		char *cargv[] = { ringtrace(), "consume", region, "-o", P("%s/second", dir),
+				  "--flush-interval", "50ms", NULL };
+
+		lfd = open_log(P("%s/c2.log", dir));
+		c2 = spawn(cargv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	/* What the first one's pipe holds. */
+	sfd = open(P("%s/first.stream", dir), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert_geq(sfd, 0);
+	while ((got = read(ffd, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(sfd, buf, (size_t)got), got);
+	close(sfd);
+	close(ffd);
+	st = wait_exit(emit, 120, "the traced program");
+	expect_exit(st, 0, "the traced program", NULL);
+	st = wait_exit(c2, 120, "the second consume");
+	log = slurp(P("%s/c2.log", dir));
+	expect_exit(st, 0, "the second consume", log);
+	cr_expect_not_null(strstr(log, "a dead consumer's, taken, and removed"), "%s", log);
+	cr_expect_not_null(strstr(log, "from the write-behind queue"), "%s", log);
+	cr_expect_eq(access(P("%s.queue", region), F_OK), -1, "a queue file is left:\n%s", log);
+	if (strstr(log, "from the write-behind queue"))
+		cr_log_info("%.*s", (int)strcspn(strstr(log, "from the write-behind queue"), "\n"),
+			    strstr(log, "from the write-behind queue"));
+	free(sh(&st, "'%s' consume - -o '%s/first' < '%s/first.stream' > /dev/null 2>&1",
+		ringtrace(), dir, dir));
+	if (strstr(log, "being written to the recorder's stream")) {
+		cr_log_warn("the first consumer died in a frame's last byte: each trace checked "
+			    "alone");
+		check_clean(P("%s/second", dir));
+	} else {
+		struct tv_dir d;
+
+		if (access(P("%s/first/metadata", dir), F_OK) == 0) {
+			tv_read(v, P("%s/first", dir), &d);
+			v->ndirs = 0;	/* a trace of its own */
+		}
+		tv_read(v, P("%s/second", dir), &d);
+		check_clean(P("%s/second", dir));
+		expect_all(v, 30000);
+	}
+	free(log);
+	free(fifo);
+	free(region);
+	tv_free(v);
+	rm_rf(dir);
+}
+
 /* ---- 4. a full disk ------------------------------------------------------- */
 
 /*
