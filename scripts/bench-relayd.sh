@@ -13,8 +13,16 @@
 #   relayd.live_lag_{bt2,dump}_{1s,100ms}.p99_ms  below
 # Each run is checked: events in the relayd's copy + events counted lost =
 # events attempted.  Without lttng-relayd (Debian's lttng-tools), says so and
-# measures nothing.  RTR_BENCH_CONSUMER_SECONDS sets S (5).  Not here yet:
-# LTTng-UST's own consumer into the same relayd (lttng.relayd.mb_per_s).
+# measures nothing.  RTR_BENCH_CONSUMER_SECONDS sets S (5).
+#   lttng.relayd.{mb_per_s,events_per_s,lost_percent}  LTTng-UST's own
+#                                 consumer daemon streaming a live session
+#                                 into the same relayd (tests/interop/lttng/
+#                                 record.sh --live), one thread of
+#                                 rtr-lttng-app --bench at its full speed
+#                                 (core 1) for 9 M events per S s; MB/s of
+#                                 the relayd's copy from the program's first
+#                                 event to the copy's last write, 3 runs, the
+#                                 median; and relayd.1writer.ratio_to_lttng
 set -eu
 
 build=$1
@@ -101,6 +109,53 @@ worst=$(printf '%s' "$runs" | sort -n -k2 | tail -n 1 | awk '{ print $2 }')
 row relayd.1writer.mb_per_s "$(echo "$median" | awk '{ print $1 }')" MB/s
 row relayd.1writer.lost_percent "$(echo "$median" | awk '{ print $2 }')" "% (median run)"
 row relayd.1writer.lost_percent_worst "$worst" "% (worst run)"
+
+# ---- LTTng-UST's own consumer into the same relayd ---------------------------
+app=$build/bin/rtr-lttng-app
+if [ -x "$app" ] && command -v lttng-sessiond >/dev/null 2>&1; then
+	echo "LTTng-UST's consumer daemon into the same relayd, rtr-lttng-app --bench, 1 thread:"
+	lruns=
+	for i in 1 2 3; do
+		rm -rf "$work"/out/*
+		ldir=$(mktemp -d /tmp/rtr-bench-lttng-XXXXXX)
+		sync
+		if ! "$(dirname "$0")/../tests/interop/lttng/record.sh" "$ldir" --subbuf 1M \
+			--subbufs 32 --live "net://127.0.0.1:$ctl:$data" -- taskset -c 1 "$app" \
+			--bench --events $((9000000 * seconds)) >"$work/lttng.log" 2>&1; then
+			echo "  LTTng run $i failed (its session daemon?):"
+			tail -n 5 "$work/lttng.log"
+			rm -rf "$ldir"
+			lruns=
+			break
+		fi
+		start=$(awk '$1 == "start_ns" { print $2 }' "$ldir/app.log")
+		rm -rf "$ldir"
+		trace=$(dirname "$(find "$work/out" -name metadata -type f | head -n 1)")
+		last=$(find "$trace" -type f -printf '%T@\n' | sort -n | tail -n 1)
+		summary=$("$ringtrace" check "$trace" | tail -n 2 | head -n 1)
+		events=$(echo "$summary" | awk '{ print $3 }')
+		lost=$(echo "$summary" | awk '{ print $5 }')
+		bytes=$(du -sb "$trace" | cut -f1)
+		secs=$(calc "$last - $start / 1e9")
+		mbs=$(calc "$bytes / 1e6 / $secs")
+		eps=$(calc "($events + $lost) / $secs")
+		pct=$(calc "100 * $lost / ($events + $lost)")
+		echo "  run $i: $mbs MB/s, $events events, $lost lost ($pct %), $secs s"
+		lruns="$lruns$mbs $eps $pct
+"
+	done
+	if [ -n "$lruns" ]; then
+		lmedian=$(printf '%s' "$lruns" | sort -n | sed -n 2p)
+		row lttng.relayd.mb_per_s "$(echo "$lmedian" | awk '{ print $1 }')" MB/s
+		row lttng.relayd.events_per_s "$(echo "$lmedian" | awk '{ print $2 }')" "events/s"
+		row lttng.relayd.lost_percent "$(echo "$lmedian" | awk '{ print $3 }')" \
+			"% (median run)"
+		row relayd.1writer.ratio_to_lttng "$(calc "$(echo "$median" | awk '{ print $1 }') / \
+			$(echo "$lmedian" | awk '{ print $1 }')")" "x LTTng's MB/s (goal >= 1)"
+	fi
+else
+	echo "LTTng-UST's consumer not measured: lttng-sessiond or rtr-lttng-app missing"
+fi
 
 # ---- the live lag: from an event's time to its line in a live reader ----------
 # ringtrace-test-emit, 1 thread, 5 events every 10 ms for 5 s, recorded with

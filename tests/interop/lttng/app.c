@@ -6,7 +6,9 @@
  * Without --bench, each of T threads emits N rounds of every event, with
  * values that depend on the round (tp.h); with --bench, N request events.
  * --pace: a pause of US microseconds after each round (a live session's
- * program, running while its events are read).
+ * program, running while its events are read).  With --bench it prints
+ * "start_ns T" (CLOCK_REALTIME at its first event) and "seconds S" (its
+ * run's length), for scripts/bench-relayd.sh.
  * Exit status 0.
  */
 #define LTTNG_UST_TRACEPOINT_DEFINE
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "tests/interop/lttng/tp.h"
 
@@ -62,6 +65,7 @@ int main(int argc, char **argv)
 {
 	long threads = 1;
 	pthread_t tid[64];
+	struct timespec t0, t1;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--events") && i + 1 < argc)
@@ -80,9 +84,14 @@ int main(int argc, char **argv)
 	}
 	if (threads < 1 || threads > 64)
 		threads = 1;
+	clock_gettime(CLOCK_REALTIME, &t0);
 	for (long t = 0; t < threads; t++)
 		pthread_create(&tid[t], NULL, run, (void *)t);
 	for (long t = 0; t < threads; t++)
 		pthread_join(tid[t], NULL);
+	clock_gettime(CLOCK_REALTIME, &t1);
+	if (bench)
+		printf("start_ns %lld\nseconds %.6f\n", (long long)t0.tv_sec * 1000000000 + t0.tv_nsec,
+		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
 }
