@@ -36,6 +36,9 @@ static const struct rtr_command commands[] = {
 	{ "stats", "[--json | --hangs] DIR...",
 	  "per task kind: counts, creation to resolution p50/p90/p99/max,\n"
 	  "unresolved and failed tasks; per CPU: event rates and losses", rtr_cmd_stats },
+	{ "why", "[--json] TRACE TASK | --slowest KIND [-n N] TRACE",
+	  "why a task took as long as it did: its critical path, segments\n"
+	  "adding up to its duration, each wait explained", rtr_cmd_why },
 	{ "export", "--format chrome [-o FILE] [--force] DIR...",
 	  "Trace Event JSON for Perfetto UI and chrome://tracing", rtr_cmd_export },
 	{ "view", "[-o FILE.html] [--force] [--align start] DIR...",
