@@ -52,18 +52,54 @@ const char *rtr_cp_what_str(uint32_t what)
 	return what < sizeof(s) / sizeof(s[0]) ? s[what] : "?";
 }
 
+/*
+ * Each task's becomes chain's end into @last, in time linear in the tasks:
+ * one walk per chain, its tasks given the end found (@path holds the walk;
+ * a cycle, which only a hostile trace makes, ends where it closes).
+ */
+static void chain_ends(const struct rtr_model *m, uint32_t *last, uint32_t *path)
+{
+	const uint32_t unknown = RTR_MODEL_NONE, visiting = RTR_MODEL_NONE - 1;
+
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		last[i] = unknown;
+	for (uint32_t i = 0; i < m->ntasks; i++) {
+		uint32_t n = 0, t = i, end;
+
+		while (last[t] == unknown) {
+			uint32_t b = m->tasks[t].becomes;
+
+			last[t] = visiting;
+			path[n++] = t;
+			if (b >= m->ntasks)
+				break;
+			t = b;
+		}
+		if (last[t] == visiting)
+			end = t;	/* the walk's own end, or where a cycle closed */
+		else
+			end = last[t];
+		while (n)
+			last[path[--n]] = end;
+	}
+}
+
 int rtr_cp_index_build(const struct rtr_model *m, struct rtr_cp_index *ix)
 {
 	uint32_t *fill;
 
 	ix->first = calloc((size_t)m->ntasks + 1, sizeof(*ix->first));
 	ix->arrows = malloc(((size_t)m->narrows + 1) * sizeof(*ix->arrows));
+	ix->last = malloc(((size_t)m->ntasks + 1) * sizeof(*ix->last));
 	fill = calloc((size_t)m->ntasks + 1, sizeof(*fill));
-	if (!ix->first || !ix->arrows || !fill) {
+	if (!ix->first || !ix->arrows || !ix->last || !fill) {
 		free(fill);
 		rtr_cp_index_free(ix);
 		return -ENOMEM;
 	}
+	/* (fill is the walk's path first, then the arrows' counters) */
+	chain_ends(m, ix->last, fill);
+	memset(fill, 0, ((size_t)m->ntasks + 1) * sizeof(*fill));
 	for (uint32_t i = 0; i < m->narrows; i++)
 		if (m->arrows[i].to < m->ntasks)
 			ix->first[m->arrows[i].to + 1]++;
@@ -84,13 +120,15 @@ void rtr_cp_index_free(struct rtr_cp_index *ix)
 {
 	free(ix->first);
 	free(ix->arrows);
-	ix->first = ix->arrows = NULL;
+	free(ix->last);
+	ix->first = ix->arrows = ix->last = NULL;
 }
 
-int64_t rtr_cp_end(const struct rtr_model *m, uint32_t task, bool *resolved)
+int64_t rtr_cp_end(const struct rtr_model *m, const struct rtr_cp_index *ix, uint32_t task,
+		   bool *resolved)
 {
 	const struct rtr_model_task *t = &m->tasks[task];
-	const struct rtr_model_task *l = &m->tasks[rtr_model_last_task(m, task)];
+	const struct rtr_model_task *l = &m->tasks[ix->last[task]];
 	bool r = true;
 	int64_t end;
 
@@ -189,7 +227,7 @@ static bool is_signalled(const struct rtr_model_task *t)
 static int64_t wait_end(const struct ctx *c, uint32_t x, const struct rtr_model_arrow *a)
 {
 	const struct rtr_model *m = c->m;
-	uint32_t want = rtr_model_last_task(m, a->from);
+	uint32_t want = c->ix->last[a->from];
 	uint32_t r = run_from(m, x, a->ts);
 	/* the read follows the switch back in (the pthread wrapper): look to that run's end */
 	int64_t limit = r == RTR_MODEL_NONE ? INT64_MAX : m->runs[r].end;
@@ -201,7 +239,7 @@ static int64_t wait_end(const struct ctx *c, uint32_t x, const struct rtr_model_
 		if (b->ts > limit)
 			break;
 		if (b->kind == RTR_ARROW_READ && (b->from == a->from ||
-						  rtr_model_last_task(m, b->from) == want))
+						  (b->from < m->ntasks && c->ix->last[b->from] == want)))
 			return b->ts;
 	}
 	return r != RTR_MODEL_NONE ? m->runs[r].start : INT64_MAX;
@@ -216,7 +254,7 @@ static int64_t wake_of(const struct ctx *c, uint32_t x, uint32_t y, int64_t w0, 
 		       uint32_t *by, bool *resolved)
 {
 	const struct rtr_model *m = c->m;
-	uint32_t l = rtr_model_last_task(m, y);
+	uint32_t l = c->ix->last[y];
 	const struct rtr_model_task *lt = &m->tasks[l];
 	const struct rtr_model_arrow *best = NULL;
 	uint32_t cand[3] = { y, l, x };
@@ -294,7 +332,7 @@ static void push_explained(struct ctx *c, struct list *out, struct rtr_cp_seg s,
 	struct list kids = { 0 };
 	struct node *n;
 
-	if (who != RTR_MODEL_NONE && depth + 1 < RTR_CP_DEPTH && !on_stack(c, who) &&
+	if (who < c->m->ntasks && depth + 1 < RTR_CP_DEPTH && !on_stack(c, who) &&
 	    c->nstack < STACK_MAX) {
 		if (c->nsegs >= RTR_CP_SEGS_MAX)
 			c->truncated = true;
@@ -433,7 +471,7 @@ static void explain(struct ctx *c, uint32_t x, int64_t lo, int64_t hi, uint32_t 
 				} else {
 					/* nothing woke it: the input's own path, or a wake-up sent too early */
 					const struct rtr_model_arrow *e =
-						latest_to(c, rtr_model_last_task(m, y), RTR_ARROW_SIGNAL,
+						latest_to(c, c->ix->last[y], RTR_ARROW_SIGNAL,
 							  INT64_MIN, w->ts);
 
 					if (!e)
@@ -532,7 +570,7 @@ int rtr_critpath(const struct rtr_model *m, const struct rtr_cp_index *ix, uint3
 		return -EINVAL;
 	out->task = task;
 	out->start = m->tasks[task].created;
-	out->end = rtr_cp_end(m, task, &out->resolved);
+	out->end = rtr_cp_end(m, ix, task, &out->resolved);
 	explain(&c, task, out->start, out->end, 0, &top);
 	if (c.nomem) {
 		list_free(&top);

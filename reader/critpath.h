@@ -116,12 +116,13 @@ struct rtr_critpath {
 
 /**
  * struct rtr_cp_index - what the walk looks up: for each task, the arrows
- * that point at it (as reader, resolved or signalled task), in time order.
- * Built once per model: O(tasks + arrows).
+ * that point at it (as reader, resolved or signalled task), in time order,
+ * and the end of its becomes chain.  Built once per model: O(tasks + arrows).
  */
 struct rtr_cp_index {
 	uint32_t *first;	/* ntasks + 1 offsets into @arrows */
 	uint32_t *arrows;	/* indices into rtr_model.arrows */
+	uint32_t *last;		/* each task's becomes chain's end (a cycle ends where it closes) */
 };
 
 /* Return: 0, or -ENOMEM. */
@@ -133,7 +134,8 @@ void rtr_cp_index_free(struct rtr_cp_index *ix);
  * at the end of its becomes chain, else its model end.  *@resolved says
  * whether it is a resolution (may be NULL).
  */
-int64_t rtr_cp_end(const struct rtr_model *m, uint32_t task, bool *resolved);
+int64_t rtr_cp_end(const struct rtr_model *m, const struct rtr_cp_index *ix, uint32_t task,
+		   bool *resolved);
 
 /*
  * rtr_critpath() - @task's critical path into @out (free with

@@ -105,6 +105,8 @@ static void print_text(const struct rtr_model *m, const struct rtr_critpath *cp,
 static void json_task(struct jw *w, const struct rtr_model *m, const char *key, uint32_t t,
 		      const char *label_key)
 {
+	if (t >= m->ntasks)
+		return;
 	jw_lit(w, ", \"");
 	jw_lit(w, key);
 	jw_lit(w, "\": ");
@@ -199,7 +201,8 @@ static int cmp_cand(const void *a, const void *b)
  * the resolved tasks of that kind; else the task whose id is @spec, or
  * those a label of which matches @spec (fnmatch).  Return: 0; -ENOMEM.
  */
-static int choose(const struct rtr_model *m, const struct opts *o, const char *spec,
+static int choose(const struct rtr_model *m, const struct rtr_cp_index *ix, const struct opts *o,
+		  const char *spec,
 		  struct cand **out, uint32_t *n)
 {
 	struct cand *c = malloc(((size_t)m->ntasks + 1) * sizeof(*c));
@@ -216,7 +219,7 @@ static int choose(const struct rtr_model *m, const struct opts *o, const char *s
 	for (uint32_t i = 0; i < m->ntasks; i++) {
 		const struct rtr_model_task *t = &m->tasks[i];
 		bool res, pick;
-		int64_t e = rtr_cp_end(m, i, &res);
+		int64_t e = rtr_cp_end(m, ix, i, &res);
 
 		if (o->slowest)
 			pick = res && !strcmp(rtr_model_str(m, t->kind_name), o->slowest);
@@ -231,7 +234,7 @@ static int choose(const struct rtr_model *m, const struct opts *o, const char *s
 	if (!k && by_id && !o->slowest)
 		for (uint32_t i = 0; i < m->ntasks; i++)
 			if (an_task_matches(m, i, spec))
-				c[k++] = (struct cand){ i, rtr_cp_end(m, i, NULL) - m->tasks[i].created };
+				c[k++] = (struct cand){ i, rtr_cp_end(m, ix, i, NULL) - m->tasks[i].created };
 	if (k > 1)
 		qsort(c, k, sizeof(*c), cmp_cand);
 	*out = c;
@@ -352,7 +355,7 @@ int rtr_cmd_why(int argc, char **argv)
 	if (r < 0)
 		return 1;
 	status = r ? 1 : 0;
-	if (rtr_cp_index_build(&m, &ix) || choose(&m, &o, spec, &c, &nc)) {
+	if (rtr_cp_index_build(&m, &ix) || choose(&m, &ix, &o, spec, &c, &nc)) {
 		fprintf(stderr, "ringtrace why: out of memory\n");
 		status = 1;
 		goto out;
