@@ -39,6 +39,9 @@ static const struct rtr_command commands[] = {
 	{ "why", "[--json] TRACE TASK | --slowest KIND [-n N] TRACE",
 	  "why a task took as long as it did: its critical path, segments\n"
 	  "adding up to its duration, each wait explained", rtr_cmd_why },
+	{ "diff", "[--json] [--group PATTERN]... A B",
+	  "compare two runs: per kind and label group, p50/p90/p99 with\n"
+	  "confidence intervals, and the critical-path segments that changed", rtr_cmd_diff },
 	{ "export", "--format chrome [-o FILE] [--force] DIR...",
 	  "Trace Event JSON for Perfetto UI and chrome://tracing", rtr_cmd_export },
 	{ "view", "[-o FILE.html] [--force] [--align start] DIR...",
