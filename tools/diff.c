@@ -347,6 +347,8 @@ struct segkey {
 	unsigned depth;
 	uint32_t what;
 	int64_t ns[2];
+	int64_t *per[2];	/* each path's total, PATHS_MAX of them (the median's sample) */
+	int64_t med[2];		/* the median over the paths (a path without it: 0) */
 	uint64_t lost[2];
 	/* a lost wake-up's example, from B: waiter, input, signaller, signal time */
 	uint32_t l_task, l_other, l_by;
@@ -358,6 +360,7 @@ struct segsum {
 	uint32_t n;
 	uint64_t paths[2];
 	bool truncated;
+	bool nomem;
 };
 
 static struct segkey *segkey_of(struct segsum *ss, const char *key, unsigned depth, uint32_t what)
@@ -396,8 +399,16 @@ static void sum_segs(struct segsum *ss, int side, const struct rtr_model *m,
 			 s->what == RTR_CP_CREATOR ? ", by" : "", label[0] ? label : "?",
 			 rtr_model_str(m, m->tasks[subj].kind_name));
 		k = segkey_of(ss, key, depth, s->what);
+		if (k && !k->per[side])
+			k->per[side] = calloc(PATHS_MAX, sizeof(int64_t));
+		if (k && !k->per[side]) {
+			ss->nomem = true;
+			return;
+		}
 		if (k) {
 			k->ns[side] += s->end - s->start;
+			if (ss->paths[side] < PATHS_MAX)
+				k->per[side][ss->paths[side]] += s->end - s->start;
 			if (s->lost_by != RTR_MODEL_NONE) {
 				k->lost[side]++;
 				if (side == 1 && k->l_task == RTR_MODEL_NONE) {
@@ -415,9 +426,9 @@ static void sum_segs(struct segsum *ss, int side, const struct rtr_model *m,
 
 static int sum_group(struct segsum *ss, int side, struct side *s, const struct group *g)
 {
-	uint64_t n = g->nmembers, step = n > PATHS_MAX ? n / PATHS_MAX : 1;
+	uint64_t n = g->nmembers, step = n > PATHS_MAX ? (n + PATHS_MAX - 1) / PATHS_MAX : 1;
 
-	for (uint64_t i = 0; i < n; i += step) {
+	for (uint64_t i = 0; i < n && ss->paths[side] < PATHS_MAX; i += step) {
 		struct rtr_critpath cp;
 
 		if (rtr_critpath(&s->m, &s->ix, g->members[i], &cp))
@@ -426,8 +437,27 @@ static int sum_group(struct segsum *ss, int side, struct side *s, const struct g
 		ss->truncated |= cp.truncated;
 		rtr_critpath_free(&cp);
 		ss->paths[side]++;
+		if (ss->nomem)
+			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Each key's median per path, over the paths of each side. */
+static void medians(struct segsum *ss, int64_t *tmp)
+{
+	for (uint32_t i = 0; i < ss->n; i++)
+		for (int side = 0; side < 2; side++) {
+			struct segkey *k = &ss->k[i];
+			uint64_t n = ss->paths[side];
+
+			k->med[side] = 0;
+			if (!n || !k->per[side])
+				continue;
+			memcpy(tmp, k->per[side], n * sizeof(*tmp));
+			qsort(tmp, n, sizeof(*tmp), cmp_i64);
+			k->med[side] = an_quantile(tmp, n, 0.5);
+		}
 }
 
 static double mean(const struct segsum *ss, const struct segkey *k, int side)
@@ -441,9 +471,16 @@ static const struct segsum *cmp_ss;
 static int cmp_segkey(const void *x, const void *y)
 {
 	const struct segkey *a = x, *b = y;
+	int64_t ma = a->med[1] - a->med[0], mb = b->med[1] - b->med[0];
 	double da = mean(cmp_ss, a, 1) - mean(cmp_ss, a, 0);
 	double db = mean(cmp_ss, b, 1) - mean(cmp_ss, b, 0);
 
+	if (ma < 0)
+		ma = -ma;
+	if (mb < 0)
+		mb = -mb;
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
 	if (da < 0)
 		da = -da;
 	if (db < 0)
@@ -546,16 +583,15 @@ static void print_segs(const struct row *r, struct segsum *ss, const struct side
 	an_put_clean(stdout, r->name, 0);
 	if (!r->is_kind && (r->a ? r->a : r->b)->kind)
 		printf(" (%s)", (r->a ? r->a : r->b)->kind);
-	printf("\n  critical path, mean per task over %" PRIu64 " task%s of A and %" PRIu64
+	printf("\n  critical path, median per task over %" PRIu64 " task%s of A and %" PRIu64
 	       " of B (%u levels):\n", ss->paths[0], ss->paths[0] == 1 ? "" : "s", ss->paths[1],
 	       SEG_DEPTH + 1);
 	printf("  %12s %12s %12s\n", "A", "B", "B-A");
 	for (uint32_t i = 0; i < ss->n && i < TOP_SEGS; i++) {
 		const struct segkey *k = &ss->k[i];
 
-		printf("  %12s %12s %12s  %*s", an_dur(a, sizeof(a), (int64_t)mean(ss, k, 0)),
-		       an_dur(b, sizeof(b), (int64_t)mean(ss, k, 1)),
-		       an_dur(c, sizeof(c), (int64_t)(mean(ss, k, 1) - mean(ss, k, 0))),
+		printf("  %12s %12s %12s  %*s", an_dur(a, sizeof(a), k->med[0]),
+		       an_dur(b, sizeof(b), k->med[1]), an_dur(c, sizeof(c), k->med[1] - k->med[0]),
 		       (int)(2 * k->depth), "");
 		an_put_clean(stdout, k->key, 0);
 		if (k->lost[1] > k->lost[0])
@@ -649,6 +685,10 @@ static void json_segs(struct jw *w, const struct row *r, const struct segsum *ss
 		jw_cstr(w, rtr_cp_what_str(k->what));
 		jw_lit(w, ", \"depth\": ");
 		jw_u64(w, k->depth);
+		jw_lit(w, ", \"a_median_ns\": ");
+		jw_i64(w, k->med[0]);
+		jw_lit(w, ", \"b_median_ns\": ");
+		jw_i64(w, k->med[1]);
 		jw_lit(w, ", \"a_mean_ns\": ");
 		jw_i64(w, (int64_t)mean(ss, k, 0));
 		jw_lit(w, ", \"b_mean_ns\": ");
@@ -809,6 +849,12 @@ int rtr_cmd_diff(int argc, char **argv)
 			if (g && sum_group(&ss, i, &s[i], g))
 				goto nomem;
 		}
+		int64_t *tmp = malloc(PATHS_MAX * sizeof(*tmp));
+
+		if (!tmp)
+			goto nomem;
+		medians(&ss, tmp);
+		free(tmp);
 		cmp_ss = &ss;
 		if (ss.n > 1)
 			qsort(ss.k, ss.n, sizeof(*ss.k), cmp_segkey);
@@ -857,6 +903,10 @@ out:
 		}
 		rtr_cp_index_free(&s[i].ix);
 		gtab_free(&s[i].t);
+	}
+	for (uint32_t i = 0; ss.k && i < ss.n; i++) {
+		free(ss.k[i].per[0]);
+		free(ss.k[i].per[1]);
 	}
 	free(ss.k);
 	free(kinds);
