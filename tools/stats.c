@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reader/model.h"
+#include "tools/analysis.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/json.h"
@@ -163,6 +164,54 @@ static void put_clean(FILE *f, const char *s, int width)
 		fputc(' ', f);
 }
 
+/*
+ * Each kind's durations as a log-bucket histogram (tools/analysis.h: a
+ * bucket at most a quarter of its value wide), the percentiles exact.
+ */
+static void print_histograms(const struct kind_stats *ks, uint32_t nk)
+{
+	char b[4][32];
+
+	for (uint32_t k = 0; k < nk; k++) {
+		const struct kind_stats *s = &ks[k];
+
+		if (!s->ndurs)
+			continue;
+		printf("\n");
+		put_clean(stdout, s->name, 0);
+		printf(": %" PRIu64 " durations, creation to resolution: p50 %s, p99 %s, p99.9 %s, max %s\n",
+		       s->ndurs, dur_str(b[0], 32, percentile(s, 50)),
+		       dur_str(b[1], 32, percentile(s, 99)),
+		       dur_str(b[2], 32, an_quantile(s->durs, s->ndurs, 0.999)),
+		       dur_str(b[3], 32, s->durs[s->ndurs - 1]));
+		an_hist_print(stdout, s->durs, s->ndurs, 40, 2);
+	}
+}
+
+/* The histogram of @s as JSON: the non-empty buckets, [low, high) and count. */
+static void json_histogram(struct jw *w, const struct kind_stats *s)
+{
+	jw_lit(w, ", \"p999_ns\": ");
+	jw_i64(w, an_quantile(s->durs, s->ndurs, 0.999));
+	jw_lit(w, ", \"histogram\": [");
+	for (uint64_t i = 0, n = 0; i < s->ndurs; n++) {
+		uint32_t bk = an_hist_bucket(s->durs[i]);
+		uint64_t j = i;
+
+		while (j < s->ndurs && an_hist_bucket(s->durs[j]) == bk)
+			j++;
+		jw_lit(w, n ? ", {\"low_ns\": " : "{\"low_ns\": ");
+		jw_i64(w, an_hist_low(bk));
+		jw_lit(w, ", \"high_ns\": ");
+		jw_i64(w, an_hist_low(bk + 1));
+		jw_lit(w, ", \"count\": ");
+		jw_u64(w, j - i);
+		jw_lit(w, "}");
+		i = j;
+	}
+	jw_lit(w, "]");
+}
+
 static void print_table(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk)
 {
 	char b[4][32];
@@ -200,6 +249,7 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 	}
 	if (!nk)
 		printf("(no tasks)\n");
+	print_histograms(ks, nk);
 	printf("\n%-5s %5s %-16s %12s %14s %12s %12s\n", "trace", "cpu", "stream", "events",
 	       "events/s", "events-lost", "packets-lost");
 	for (uint32_t i = 0; i < m->ncpus; i++) {
@@ -291,6 +341,7 @@ static void print_json(const struct rtr_model *m, const struct kind_stats *ks, u
 			json_dur(w, "p90_ns", percentile(s, 90), true);
 			json_dur(w, "p99_ns", percentile(s, 99), true);
 			json_dur(w, "max_ns", s->durs[s->ndurs - 1], true);
+			json_histogram(w, s);
 		}
 		jw_lit(w, "}");
 	}
@@ -441,7 +492,9 @@ static void usage(FILE *f)
 		"trace's span, and the events and packets lost; per event class, the events\n"
 		"and their rate (the ring's thread records counted in their class, not as\n"
 		"the program's events); per thread (ringtrace's thread records, LTTng's vtid\n"
-		"context), its process and its events.\n"
+		"context), its process and its events; per kind, a histogram of the\n"
+		"durations in log buckets (each at most a quarter of its value wide; the\n"
+		"percentiles are exact, from the sorted durations).\n"
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --json      the same as one JSON object (times in nanoseconds)\n"

@@ -169,6 +169,33 @@ Test(tools_diff, the_slower_handler_and_its_delay_are_found, .init = setup, .fin
 	cr_assert(pd > DELAY_NS * 9 / 10 && pd < DELAY_NS * 11 / 10, "path delta %lld ns", pd);
 	free(out);
 
+	/* stats: the request kind's histogram holds its 40 durations, buckets in order */
+	out = rt("stats --json a0", &st);
+	cr_assert_eq(st, 0, "%s", out);
+	g = strstr(out, "{\"kind\": \"request\"");
+	cr_assert_not_null(g, "%s", out);
+	cr_assert_eq(num_after(g, "\"durations\": "), NREQ);
+	g = strstr(g, "\"histogram\": [");
+	cr_assert_not_null(g, "%s", out);
+	char *end = strchr(g, ']');
+	long long sum = 0, prev_high = -1;
+
+	cr_assert_not_null(end);
+	for (char *b = strstr(g, "{\"low_ns\": "); b && b < end; b = strstr(b + 1, "{\"low_ns\": ")) {
+		long long low = num_after(b, "\"low_ns\": "), high = num_after(b, "\"high_ns\": ");
+
+		cr_assert_gt(high, low);
+		cr_assert_geq(low, prev_high, "buckets in order");
+		prev_high = high;
+		sum += num_after(b, "\"count\": ");
+	}
+	cr_assert_eq(sum, NREQ, "%s", out);
+	free(out);
+	out = rt("stats a0", &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert_not_null(strstr(out, "\nrequest: 40 durations, creation to resolution: p50 "), "%s", out);
+	free(out);
+
 	/* the text says the same */
 	out = rt("diff a0 b0", &st);
 	cr_assert_eq(st, 0, "%s", out);
