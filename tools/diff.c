@@ -161,32 +161,34 @@ static void gtab_free(struct gtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Room in *@v (of *@cap items of @size bytes, @n used) for one more.  Return: 0, -ENOMEM. */
+static int grow(void **v, uint64_t *cap, uint64_t n, size_t size)
+{
+	uint64_t c = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*v, c * size);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
 static int add_task(struct group *g, uint32_t task, bool resolved, bool never, int64_t dur)
 {
 	g->tasks++;
 	g->unresolved += !resolved;
 	g->never += never;
-	if (g->nmembers == g->mcap) {
-		uint64_t cap = g->mcap ? g->mcap * 2 : 16;
-		uint32_t *v = realloc(g->members, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		g->members = v;
-		g->mcap = cap;
-	}
+	if (grow((void **)&g->members, &g->mcap, g->nmembers, sizeof(*g->members)))
+		return -ENOMEM;
 	g->members[g->nmembers++] = task;
 	if (!resolved)
 		return 0;
-	if (g->ndurs == g->cap) {
-		uint64_t cap = g->cap ? g->cap * 2 : 16;
-		int64_t *v = realloc(g->durs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		g->durs = v;
-		g->cap = cap;
-	}
+	if (grow((void **)&g->durs, &g->cap, g->ndurs, sizeof(*g->durs)))
+		return -ENOMEM;
 	g->durs[g->ndurs++] = dur;
 	return 0;
 }
