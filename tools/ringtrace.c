@@ -34,8 +34,9 @@ static const struct rtr_command commands[] = {
 	  "tails a trace being recorded", rtr_cmd_dump },
 	{ "check", "TRACE", "validate TRACE: packets, records, losses, damage", rtr_cmd_check },
 	{ "stats", "[--json | --hangs] DIR...",
-	  "per task kind: counts, creation to resolution p50/p90/p99/max,\n"
-	  "unresolved and failed tasks; per CPU: event rates and losses", rtr_cmd_stats },
+	  "per task kind: counts, creation to resolution p50/p90/p99/max and\n"
+	  "a histogram, unresolved and failed tasks; per CPU: event rates and\n"
+	  "losses", rtr_cmd_stats },
 	{ "why", "[--json] TRACE TASK | --slowest KIND [-n N] TRACE",
 	  "why a task took as long as it did: its critical path, segments\n"
 	  "adding up to its duration, each wait explained", rtr_cmd_why },
