@@ -43,8 +43,9 @@ static const struct rtr_command commands[] = {
 	{ "diff", "[--json] [--group PATTERN]... A B",
 	  "compare two runs: per kind and label group, p50/p90/p99 with\n"
 	  "confidence intervals, and the critical-path segments that changed", rtr_cmd_diff },
-	{ "export", "--format chrome [-o FILE] [--force] DIR...",
-	  "Trace Event JSON for Perfetto UI and chrome://tracing", rtr_cmd_export },
+	{ "export", "--format chrome|sqlite [-o FILE] [--force] DIR...",
+	  "Trace Event JSON for Perfetto UI and chrome://tracing; an SQLite\n"
+	  "database for SQL over the trace (-o FILE.db)", rtr_cmd_export },
 	{ "view", "[-o FILE.html] [--force] [--align start] DIR...",
 	  "write the traces as one self-contained HTML page: the timeline", rtr_cmd_view },
 	{ "gui", "[--size WxH] [--range T0..T1] [--screenshot FILE.png] DIR...",
