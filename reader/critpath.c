@@ -91,8 +91,9 @@ int rtr_cp_index_build(const struct rtr_model *m, struct rtr_cp_index *ix)
 	ix->first = calloc((size_t)m->ntasks + 1, sizeof(*ix->first));
 	ix->arrows = malloc(((size_t)m->narrows + 1) * sizeof(*ix->arrows));
 	ix->last = malloc(((size_t)m->ntasks + 1) * sizeof(*ix->last));
+	ix->tr_first = calloc((size_t)m->ntasks + 1, sizeof(*ix->tr_first));
 	fill = calloc((size_t)m->ntasks + 1, sizeof(*fill));
-	if (!ix->first || !ix->arrows || !ix->last || !fill) {
+	if (!ix->first || !ix->arrows || !ix->last || !ix->tr_first || !fill) {
 		free(fill);
 		rtr_cp_index_free(ix);
 		return -ENOMEM;
@@ -101,16 +102,33 @@ int rtr_cp_index_build(const struct rtr_model *m, struct rtr_cp_index *ix)
 	chain_ends(m, ix->last, fill);
 	memset(fill, 0, ((size_t)m->ntasks + 1) * sizeof(*fill));
 	for (uint32_t i = 0; i < m->narrows; i++)
-		if (m->arrows[i].to < m->ntasks)
+		if (m->arrows[i].to < m->ntasks) {
 			ix->first[m->arrows[i].to + 1]++;
-	for (uint32_t t = 0; t < m->ntasks; t++)
+			ix->tr_first[m->arrows[i].to + 1] += m->arrows[i].kind == RTR_ARROW_TRY_READ;
+		}
+	for (uint32_t t = 0; t < m->ntasks; t++) {
 		ix->first[t + 1] += ix->first[t];
+		ix->tr_first[t + 1] += ix->tr_first[t];
+	}
+	ix->tr = malloc(((size_t)ix->tr_first[m->ntasks] + 1) * sizeof(*ix->tr));
+	if (!ix->tr) {
+		free(fill);
+		rtr_cp_index_free(ix);
+		return -ENOMEM;
+	}
 	/* the arrows are sorted by time: each task's list is too */
 	for (uint32_t i = 0; i < m->narrows; i++) {
 		uint32_t to = m->arrows[i].to;
 
 		if (to < m->ntasks)
 			ix->arrows[ix->first[to] + fill[to]++] = i;
+	}
+	memset(fill, 0, ((size_t)m->ntasks + 1) * sizeof(*fill));
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		uint32_t to = m->arrows[i].to;
+
+		if (to < m->ntasks && m->arrows[i].kind == RTR_ARROW_TRY_READ)
+			ix->tr[ix->tr_first[to] + fill[to]++] = i;
 	}
 	free(fill);
 	return 0;
@@ -121,7 +139,9 @@ void rtr_cp_index_free(struct rtr_cp_index *ix)
 	free(ix->first);
 	free(ix->arrows);
 	free(ix->last);
-	ix->first = ix->arrows = ix->last = NULL;
+	free(ix->tr_first);
+	free(ix->tr);
+	ix->first = ix->arrows = ix->last = ix->tr_first = ix->tr = NULL;
 }
 
 int64_t rtr_cp_end(const struct rtr_model *m, const struct rtr_cp_index *ix, uint32_t task,
@@ -183,6 +203,22 @@ static uint32_t arrow_pos(const struct ctx *c, uint32_t x, int64_t ts)
 		uint32_t mid = lo + (hi - lo) / 2;
 
 		if (c->m->arrows[c->ix->arrows[mid]].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Position in @x's try_read list of the first try_read at or after @ts. */
+static uint32_t tr_pos(const struct ctx *c, uint32_t x, int64_t ts)
+{
+	uint32_t lo = c->ix->tr_first[x], hi = c->ix->tr_first[x + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->m->arrows[c->ix->tr[mid]].ts < ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -364,17 +400,17 @@ static const struct rtr_model_arrow *wait_at(const struct ctx *c, uint32_t x, in
 	const struct rtr_model *m = c->m;
 	const struct rtr_model_arrow *best = NULL;
 	int64_t best_wake = INT64_MIN;
-	uint32_t p = arrow_pos(c, x, cur);
+	uint32_t p = tr_pos(c, x, cur);
 
-	for (uint32_t n = 0; p > c->ix->first[x] && n < SCAN_MAX; n++) {
-		const struct rtr_model_arrow *a = &m->arrows[c->ix->arrows[--p]];
+	for (uint32_t n = 0; p > c->ix->tr_first[x] && n < SCAN_MAX; n++) {
+		const struct rtr_model_arrow *a = &m->arrows[c->ix->tr[--p]];
 		uint32_t by;
 		bool res;
 		int64_t wk;
 
 		if (a->ts < floor)
 			break;
-		if (a->kind != RTR_ARROW_TRY_READ || a->from >= m->ntasks)
+		if (a->from >= m->ntasks)
 			continue;
 		if (wait_end(c, x, a) < cur)
 			continue;
@@ -383,6 +419,31 @@ static const struct rtr_model_arrow *wait_at(const struct ctx *c, uint32_t x, in
 			best = a;
 			best_wake = wk;
 		}
+	}
+	return best;
+}
+
+/*
+ * The end of @x's latest wait that ended before @cur: where a stretch of
+ * "not running, waiting for nothing" begins.  A wait that began before the
+ * interval explained (it began under another name, before a becomes) counts
+ * too: the SCAN_MAX latest try_reads are looked at.  INT64_MIN if none.
+ */
+static int64_t last_wait_end(const struct ctx *c, uint32_t x, int64_t cur)
+{
+	const struct rtr_model *m = c->m;
+	uint32_t p = tr_pos(c, x, cur);
+	int64_t best = INT64_MIN;
+
+	for (uint32_t n = 0; p > c->ix->tr_first[x] && n < SCAN_MAX; n++) {
+		const struct rtr_model_arrow *a = &m->arrows[c->ix->tr[--p]];
+		int64_t e;
+
+		if (a->from >= m->ntasks)
+			continue;
+		e = wait_end(c, x, a);
+		if (e < cur && e > best)
+			best = e;
 	}
 	return best;
 }
@@ -494,10 +555,10 @@ static void explain(struct ctx *c, uint32_t x, int64_t lo, int64_t hi, uint32_t 
 			g = t->created;
 		if (pe > g)
 			g = pe;
-		const struct rtr_model_arrow *rd = latest_to(c, x, RTR_ARROW_READ, g, cur - 1);
+		int64_t we = last_wait_end(c, x, cur);
 
-		if (rd && rd->ts > g)
-			g = rd->ts;
+		if (we > g)
+			g = we;
 		/* resolved later by another task: the resolver's doing */
 		if ((t->flags & RTR_TASK_RESOLVED) && t->resolved >= cur) {
 			const struct rtr_model_arrow *ra = latest_to(c, x, RTR_ARROW_RESOLVE,

@@ -123,6 +123,8 @@ struct rtr_cp_index {
 	uint32_t *first;	/* ntasks + 1 offsets into @arrows */
 	uint32_t *arrows;	/* indices into rtr_model.arrows */
 	uint32_t *last;		/* each task's becomes chain's end (a cycle ends where it closes) */
+	uint32_t *tr_first;	/* ntasks + 1 offsets into @tr */
+	uint32_t *tr;		/* the try_reads among them, each task's in time order */
 };
 
 /* Return: 0, or -ENOMEM. */

@@ -413,6 +413,45 @@ Test(tools_why, becomes_chain_is_followed)
 	rtr_model_free(&b.m);
 }
 
+/*
+ * A wait begun before a becomes: B runs 0..10 and becomes U, which had
+ * begun waiting for condition C at 6; S signals C at 50, U reads it at 55,
+ * R resolves U at 60.
+ */
+Test(tools_why, wait_begun_before_a_becomes)
+{
+	struct mb b;
+	struct rtr_critpath cp;
+
+	mb_init(&b, 1);
+	uint32_t bt = mb_task(&b, RTR_KIND_BIND, S_BIND, 0, -1, NONE);
+	uint32_t u = mb_task(&b, RTR_KIND_WAIT, S_WAIT, 5, 60, bt);
+	uint32_t c = mb_task(&b, RTR_KIND_CONDITION, S_COND, 0, -1, NONE);
+	uint32_t s = mb_task(&b, RTR_KIND_TASK, S_TASK, 40, 52, NONE);
+	uint32_t r = mb_task(&b, RTR_KIND_TASK, S_TASK, 45, 60, NONE);
+
+	b.m.tasks[bt].flags |= RTR_TASK_BECAME;
+	b.m.tasks[bt].becomes = u;
+	b.m.tasks[bt].becomes_ts = 10;
+	mb_run(&b, bt, 0, 10, 0);
+	mb_run(&b, s, 40, 45, 0);
+	mb_run(&b, r, 55, 60, 0);
+	mb_arrow(&b, RTR_ARROW_TRY_READ, c, u, 6);
+	mb_arrow(&b, RTR_ARROW_SIGNAL, s, c, 50);
+	mb_arrow(&b, RTR_ARROW_READ, c, u, 55);
+	mb_arrow(&b, RTR_ARROW_RESOLVE, r, u, 60);
+	mb_done(&b);
+	path_of(&b, bt, &cp);
+	expect(&cp, 0, cp.ntop, (struct want[]){
+		{ RTR_CP_RUNNING, 0, 10, NONE, NONE },
+		{ RTR_CP_WAIT_TASK, 10, 50, c, s },
+		{ RTR_CP_RUNNABLE, 50, 55, c, s },
+		{ RTR_CP_RESOLVER, 55, 60, r, NONE },
+	}, 4);
+	rtr_critpath_free(&cp);
+	rtr_model_free(&b.m);
+}
+
 static uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s << 13;
