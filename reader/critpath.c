@@ -194,15 +194,14 @@ static uint32_t run_from(const struct rtr_model *m, uint32_t x, int64_t ts)
 	return next < t->run_first + t->nruns ? next : RTR_MODEL_NONE;
 }
 
-/* Position in @x's arrow list of the first arrow at or after @ts. */
-static uint32_t arrow_pos(const struct ctx *c, uint32_t x, int64_t ts)
+/* Position in @list[@lo .. @hi) (arrow indices, in time order) of the first arrow at or after @ts. */
+static uint32_t pos_in(const struct ctx *c, const uint32_t *list, uint32_t lo, uint32_t hi,
+		       int64_t ts)
 {
-	uint32_t lo = c->ix->first[x], hi = c->ix->first[x + 1];
-
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (c->m->arrows[c->ix->arrows[mid]].ts < ts)
+		if (c->m->arrows[list[mid]].ts < ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -210,20 +209,15 @@ static uint32_t arrow_pos(const struct ctx *c, uint32_t x, int64_t ts)
 	return lo;
 }
 
-/* Position in @x's try_read list of the first try_read at or after @ts. */
+/* ... in @x's list of the arrows that point at it; in its list of try_reads. */
+static uint32_t arrow_pos(const struct ctx *c, uint32_t x, int64_t ts)
+{
+	return pos_in(c, c->ix->arrows, c->ix->first[x], c->ix->first[x + 1], ts);
+}
+
 static uint32_t tr_pos(const struct ctx *c, uint32_t x, int64_t ts)
 {
-	uint32_t lo = c->ix->tr_first[x], hi = c->ix->tr_first[x + 1];
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (c->m->arrows[c->ix->tr[mid]].ts < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return pos_in(c, c->ix->tr, c->ix->tr_first[x], c->ix->tr_first[x + 1], ts);
 }
 
 /* The latest arrow of @kind to @x with @lo <= ts <= @hi, or NULL. */
