@@ -23,6 +23,9 @@ TestSuite(tools_diff, .timeout = 180);
 
 static char dir[PATH_MAX];
 
+#define NREQ 40
+#define DELAY_NS 2000000
+
 static void setup(void)
 {
 	t_mkdtemp(dir, sizeof(dir), "diff");
@@ -34,23 +37,51 @@ static void teardown(void)
 		t_rm_rf(dir);
 }
 
-static void spin_ns(int64_t ns)
+/* Spin @ns of wall time; return how long it took (more when preempted at its end). */
+static int64_t spin_ns(int64_t ns)
 {
 	struct timespec a, b;
+	int64_t d;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	do
+	do {
 		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec) < ns);
+		d = (b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec);
+	} while (d < ns);
+	return d;
 }
 
-#define NREQ 40
-#define DELAY_NS 2000000
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the /b/ handlers' spins of run @name, as the child measured them. */
+static long long median_spin(const char *name)
+{
+	char path[PATH_MAX + 16];
+	long long v[NREQ];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.spins", dir, name);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	while (n < NREQ && fscanf(f, "%lld", &v[n]) == 1)
+		n++;
+	fclose(f);
+	cr_assert_eq(n, NREQ / 2);
+	qsort(v, n, sizeof(v[0]), cmp_ll);
+	return v[(n + 1) / 2 - 1];
+}
+
 
 /*
  * In a child process: @name, NREQ requests "GET /a/N" and "GET /b/N" in
  * turn, each waiting for its "work" task (100 us for /a/, 300 us for /b/,
- * plus @extra_b for /b/).
+ * plus @extra_b for /b/); how long each /b/ spin took into @name.spins.
  */
 static void write_run(const char *name, int64_t extra_b)
 {
@@ -65,7 +96,13 @@ static void write_run(const char *name, int64_t extra_b)
 	if (!pid) {
 		struct rtr_config cfg = { .struct_size = sizeof(cfg), .path = region };
 		struct rtr_convert_report rep;
+		char spath[PATH_MAX + 16];
+		FILE *spins;
 
+		snprintf(spath, sizeof(spath), "%s/%s.spins", dir, name);
+		spins = fopen(spath, "w");
+		if (!spins)
+			_exit(12);
 		t_pin0();
 		if (rtr_start(&cfg))
 			_exit(10);
@@ -86,14 +123,17 @@ static void write_run(const char *name, int64_t extra_b)
 			rtr_label(work, "work");
 			rtr_try_read(req, work);
 			rtr_switch(work);
-			spin_ns((b ? 300000 : 100000) + (b ? extra_b : 0));
+			int64_t took = spin_ns((b ? 300000 : 100000) + (b ? extra_b : 0));
+
+			if (b)
+				fprintf(spins, "%lld\n", (long long)took);
 			rtr_resolve(work, work);
 			rtr_switch(req);
 			rtr_read(req, work);
 			rtr_resolve(req, req);
 		}
 		rtr_switch(0);
-		if (rtr_stop() || rtr_convert(region, trace, &rep) || rep.events_lost)
+		if (rtr_stop() || rtr_convert(region, trace, &rep) || rep.events_lost || fclose(spins))
 			_exit(11);
 		unlink(region);
 		_exit(0);
@@ -120,15 +160,17 @@ static long long num_after(const char *s, const char *key)
 }
 
 /*
- * The delay is wall time on a shared machine: a run whose requests were
- * preempted long enough to move a median by more than 10 % is written
- * again, up to 3 times; the exact figures diff reports are checked on
- * every run.
+ * The delay is wall time on a shared machine: the delay injected is the
+ * one the handlers' spins took (the child measures each; a spin preempted
+ * at its end lasts longer), at least 2 ms; diff must find it within 10 %.
+ * A run whose requests were preempted outside the spins long enough to
+ * move a median by more is written again, up to 3 times; the exact
+ * figures diff reports are checked on every run.
  */
 Test(tools_diff, the_slower_handler_and_its_delay_are_found, .init = setup, .fini = teardown)
 {
 	char *out = NULL, *g, args[128];
-	long long d = 0, pd = 0;
+	long long d = 0, pd = 0, inj = 0;
 	int st;
 
 	for (int attempt = 0; attempt < 3; attempt++) {
@@ -161,12 +203,14 @@ Test(tools_diff, the_slower_handler_and_its_delay_are_found, .init = setup, .fin
 		g = strstr(g, "{\"segment\": \"waiting for task \\\"work\\\" (task)\"");
 		cr_assert_not_null(g, "%s", out);
 		pd = num_after(g, "\"b_median_ns\": ") - num_after(g, "\"a_median_ns\": ");
-		if (d > DELAY_NS * 9 / 10 && d < DELAY_NS * 11 / 10 && pd > DELAY_NS * 9 / 10 &&
-		    pd < DELAY_NS * 11 / 10)
+		inj = median_spin(b) - median_spin(a);
+		cr_assert_geq(inj, DELAY_NS - 300000 / 10, "the injected delay: %lld ns", inj);
+		if (d > inj * 9 / 10 && d < inj * 11 / 10 && pd > inj * 9 / 10 && pd < inj * 11 / 10)
 			break;
 	}
-	cr_assert(d > DELAY_NS * 9 / 10 && d < DELAY_NS * 11 / 10, "p50 delta %lld ns", d);
-	cr_assert(pd > DELAY_NS * 9 / 10 && pd < DELAY_NS * 11 / 10, "path delta %lld ns", pd);
+	cr_assert(d > inj * 9 / 10 && d < inj * 11 / 10, "p50 delta %lld ns, injected %lld", d, inj);
+	cr_assert(pd > inj * 9 / 10 && pd < inj * 11 / 10, "path delta %lld ns, injected %lld", pd,
+		  inj);
 	free(out);
 
 	/* stats: the request kind's histogram holds its 40 durations, buckets in order */
