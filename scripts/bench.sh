@@ -325,6 +325,17 @@ for n in 1000000 10000000; do
 	fi
 done
 
+# ---- 7c: the critical path (`ringtrace why`) on a model made in memory ----------
+# ringtrace-why-bench (bench/bench_why.c): 1 M and 10 M server-like requests.
+echo
+echo "the critical path (reader/critpath.h): the index, the slowest request, 1000 paths"
+for n in 1000000 10000000; do
+	if ! "$build/bin/ringtrace-why-bench" --requests "$n" --rows "$rows"; then
+		echo "bench.sh: the critical path benchmark failed ($n requests)" >&2
+		status=1
+	fi
+done
+
 # ---- 8: a Xen guest and its dom0 consumer (simulated hypervisor) ----------------
 if ! scripts/bench-xen.sh "$build" "$rows"; then
 	echo "bench.sh: the Xen benchmark failed" >&2

@@ -11,7 +11,9 @@
 #    the server's trace exported for Perfetto;
 # 4. a report: events recorded and lost, what an event costs here, where
 #    the pages are, and which task of the bad run never resolved and what
-#    it waited for, as `ringtrace stats --hangs` reads it from the trace.
+#    it waited for, as `ringtrace stats --hangs` reads it from the trace;
+#    its critical path (`ringtrace why`) and the good and bad runs compared
+#    (`ringtrace diff`), which names the lost wake-up.
 # Everything stays in BUILD_DIR/demo/.  The ring's stress figures are in
 # `make bench` and `make stress`.
 set -eu
@@ -99,6 +101,10 @@ show "ringtrace export --format chrome -o $here/server.json $here/server"
 say "4. What the traces say"
 show "ringtrace stats --hangs $here/bad"
 "$ringtrace" stats --hangs "$out/bad" | tee "$out/hangs.txt"
+show "ringtrace why --depth 2 $here/bad 'TCP connect'"
+"$ringtrace" why --depth 2 "$out/bad" 'TCP connect' | tee "$out/why.txt"
+show "ringtrace diff $here/good $here/bad"
+"$ringtrace" diff "$out/good" "$out/bad" | sed -n '/^the group that changed most/,$p' | tee "$out/diff.txt"
 
 # events and losses of every trace, from `ringtrace check`
 events=0 lost=0

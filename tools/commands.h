@@ -44,6 +44,9 @@ int cli_check_written(const char *path, char *damage, size_t len);
 int rtr_cmd_stats(int argc, char **argv);
 int rtr_cmd_export(int argc, char **argv);
 int rtr_cmd_view(int argc, char **argv);
+/* tools/why.c, diff.c: answers: a task's critical path, two runs compared */
+int rtr_cmd_why(int argc, char **argv);
+int rtr_cmd_diff(int argc, char **argv);
 /* tools/gui.c: the window (GTK 4) */
 int rtr_cmd_gui(int argc, char **argv);
 

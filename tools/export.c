@@ -27,6 +27,7 @@
 #include "reader/model.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/export_sqlite.h"
 #include "tools/json.h"
 
 /* What an output item is; the order breaks ties in time. */
@@ -621,10 +622,36 @@ static int export_chrome(const struct rtr_model *m, FILE *f)
 	return ret;
 }
 
+/*
+ * --format sqlite: the database written into @o's temporary file (by its
+ * path: SQLite opens files by name), which then takes its name.  Frees @m.
+ * Return: the exit status (@status, or 1 on failure).
+ */
+static int export_sqlite_file(struct rtr_model *m, struct cli_out *o, const char *out, int status)
+{
+	const char *slash = strrchr(out, '/');
+	char tmp[4096 + 320], err[512] = "";
+	int r;
+
+	snprintf(tmp, sizeof(tmp), "%.*s%s", slash ? (int)(slash - out + 1) : 0, out, o->tmp);
+	r = rtr_export_sqlite(m, tmp, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "ringtrace export: %s: %s\n", out, r == -ENOMEM ? "out of memory" : err);
+		cli_out_abort(o);
+		status = 1;
+	} else if (cli_out_commit(o)) {
+		status = 1;
+	}
+	cli_model_damage("export", m);
+	rtr_model_free(m);
+	return status;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace export --format chrome [-o FILE] [--force] TRACE...\n\n"
+		"usage: ringtrace export --format chrome [-o FILE] [--force] TRACE...\n"
+		"       ringtrace export --format sqlite -o FILE.db [--force] TRACE...\n\n"
 		"Write the CTF traces (several are put on one time axis) as Trace Event\n"
 		"Format JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open:\n"
 		"a process per trace, a thread per CPU showing which task ran when, an async\n"
@@ -632,7 +659,11 @@ static void usage(FILE *f)
 		"try_read, resolve, fail and signal, counters, notes, pauses and losses.\n"
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
-		"  --format chrome  the output format (the only one so far)\n"
+		"  --format chrome  the output format: Trace Event JSON\n"
+		"  --format sqlite  an SQLite database: tables task, edge, run, label,\n"
+		"                   counter, counter_value, thread, process, lock, cpu,\n"
+		"                   event, event_class, note, pause, loss, damage, trace\n"
+		"                   (Documentation/analysis.rst has the schema)\n"
 		"  -o FILE          write to FILE instead of standard output (- is stdout);\n"
 		"                   a new file, mode 0600 (a symbolic link is not followed)\n"
 		"  --force          replace FILE if it exists\n"
@@ -649,7 +680,7 @@ int rtr_cmd_export(int argc, char **argv)
 	struct cli_out o;
 	char **dirs;
 	int ndirs = 0, r, status;
-	bool force = false, to_file;
+	bool force = false, to_file, sqlite;
 	FILE *f;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -690,12 +721,18 @@ int rtr_cmd_export(int argc, char **argv)
 			dirs[ndirs++] = argv[i];
 		}
 	}
-	if (!format || strcmp(format, "chrome")) {
+	if (!format || (strcmp(format, "chrome") && strcmp(format, "sqlite"))) {
 		if (format)
-			fprintf(stderr, "ringtrace export: unknown format '%s' (known: chrome)\n",
+			fprintf(stderr, "ringtrace export: unknown format '%s' (known: chrome, sqlite)\n",
 				format);
 		else
-			fprintf(stderr, "ringtrace export: --format chrome is needed\n");
+			fprintf(stderr, "ringtrace export: --format chrome or sqlite is needed\n");
+		free(dirs);
+		return 2;
+	}
+	sqlite = !strcmp(format, "sqlite");
+	if (sqlite && !strcmp(out, "-")) {
+		fprintf(stderr, "ringtrace export: --format sqlite writes a file: -o FILE.db is needed\n");
 		free(dirs);
 		return 2;
 	}
@@ -722,6 +759,8 @@ int rtr_cmd_export(int argc, char **argv)
 		return 1;
 	}
 	status = r ? 1 : 0;
+	if (sqlite)
+		return export_sqlite_file(&m, &o, out, status);
 	f = to_file ? fdopen(dup(o.fd), "w") : stdout;
 	if (!f) {
 		fprintf(stderr, "ringtrace export: %s: %s\n", out, strerror(errno));

@@ -34,10 +34,18 @@ static const struct rtr_command commands[] = {
 	  "tails a trace being recorded", rtr_cmd_dump },
 	{ "check", "TRACE", "validate TRACE: packets, records, losses, damage", rtr_cmd_check },
 	{ "stats", "[--json | --hangs] DIR...",
-	  "per task kind: counts, creation to resolution p50/p90/p99/max,\n"
-	  "unresolved and failed tasks; per CPU: event rates and losses", rtr_cmd_stats },
-	{ "export", "--format chrome [-o FILE] [--force] DIR...",
-	  "Trace Event JSON for Perfetto UI and chrome://tracing", rtr_cmd_export },
+	  "per task kind: counts, creation to resolution p50/p90/p99/max and\n"
+	  "a histogram, unresolved and failed tasks; per CPU: event rates and\n"
+	  "losses", rtr_cmd_stats },
+	{ "why", "[--json] TRACE TASK | --slowest KIND [-n N] TRACE",
+	  "why a task took as long as it did: its critical path, segments\n"
+	  "adding up to its duration, each wait explained", rtr_cmd_why },
+	{ "diff", "[--json] [--group PATTERN]... A B",
+	  "compare two runs: per kind and label group, p50/p90/p99 with\n"
+	  "confidence intervals, and the critical-path segments that changed", rtr_cmd_diff },
+	{ "export", "--format chrome|sqlite [-o FILE] [--force] DIR...",
+	  "Trace Event JSON for Perfetto UI and chrome://tracing; an SQLite\n"
+	  "database for SQL over the trace (-o FILE.db)", rtr_cmd_export },
 	{ "view", "[-o FILE.html] [--force] [--align start] DIR...",
 	  "write the traces as one self-contained HTML page: the timeline", rtr_cmd_view },
 	{ "gui", "[--size WxH] [--range T0..T1] [--screenshot FILE.png] DIR...",

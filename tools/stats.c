@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reader/model.h"
+#include "tools/analysis.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/json.h"
@@ -128,22 +129,6 @@ fail:
 	return NULL;
 }
 
-/* A duration for people: "850 ns", "12.345 us", "1.500 ms", "2.000 s". */
-static const char *dur_str(char *b, size_t n, int64_t ns)
-{
-	double v = (double)ns;
-
-	if (ns < 1000 && ns > -1000)
-		snprintf(b, n, "%" PRId64 " ns", ns);
-	else if (ns < 1000000 && ns > -1000000)
-		snprintf(b, n, "%.3f us", v / 1e3);
-	else if (ns < 1000000000 && ns > -1000000000)
-		snprintf(b, n, "%.3f ms", v / 1e6);
-	else
-		snprintf(b, n, "%.3f s", v / 1e9);
-	return b;
-}
-
 /* Events per second over the span of @t (0 for an empty span). */
 static double rate(uint64_t events, const struct rtr_model_trace *t)
 {
@@ -152,15 +137,52 @@ static double rate(uint64_t events, const struct rtr_model_trace *t)
 	return span > 0 ? (double)events * 1e9 / (double)span : 0.0;
 }
 
-/* Printable for the table: non-printable bytes as '?'. */
-static void put_clean(FILE *f, const char *s, int width)
+/*
+ * Each kind's durations as a log-bucket histogram (tools/analysis.h: a
+ * bucket at most a quarter of its value wide), the percentiles exact.
+ */
+static void print_histograms(const struct kind_stats *ks, uint32_t nk)
 {
-	int n = 0;
+	char b[4][32];
 
-	for (; *s; s++, n++)
-		fputc((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f ? *s : '?', f);
-	for (; n < width; n++)
-		fputc(' ', f);
+	for (uint32_t k = 0; k < nk; k++) {
+		const struct kind_stats *s = &ks[k];
+
+		if (!s->ndurs)
+			continue;
+		printf("\n");
+		an_put_clean(stdout, s->name, 0);
+		printf(": %" PRIu64 " durations, creation to resolution: p50 %s, p99 %s, p99.9 %s, max %s\n",
+		       s->ndurs, an_dur(b[0], 32, percentile(s, 50)),
+		       an_dur(b[1], 32, percentile(s, 99)),
+		       an_dur(b[2], 32, an_quantile(s->durs, s->ndurs, 0.999)),
+		       an_dur(b[3], 32, s->durs[s->ndurs - 1]));
+		an_hist_print(stdout, s->durs, s->ndurs, 40, 2);
+	}
+}
+
+/* The histogram of @s as JSON: the non-empty buckets, [low, high) and count. */
+static void json_histogram(struct jw *w, const struct kind_stats *s)
+{
+	jw_lit(w, ", \"p999_ns\": ");
+	jw_i64(w, an_quantile(s->durs, s->ndurs, 0.999));
+	jw_lit(w, ", \"histogram\": [");
+	for (uint64_t i = 0, n = 0; i < s->ndurs; n++) {
+		uint32_t bk = an_hist_bucket(s->durs[i]);
+		uint64_t j = i;
+
+		while (j < s->ndurs && an_hist_bucket(s->durs[j]) == bk)
+			j++;
+		jw_lit(w, n ? ", {\"low_ns\": " : "{\"low_ns\": ");
+		jw_i64(w, an_hist_low(bk));
+		jw_lit(w, ", \"high_ns\": ");
+		jw_i64(w, an_hist_low(bk + 1));
+		jw_lit(w, ", \"count\": ");
+		jw_u64(w, j - i);
+		jw_lit(w, "}");
+		i = j;
+	}
+	jw_lit(w, "]");
 }
 
 static void print_table(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk)
@@ -171,15 +193,15 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 		const struct rtr_model_trace *t = &m->traces[i];
 
 		printf("trace %u: ", i);
-		put_clean(stdout, rtr_model_str(m, t->dir), 0);
+		an_put_clean(stdout, rtr_model_str(m, t->dir), 0);
 		printf(" (");
 		if (t->nchunks > 1)
 			printf("%u chunks, ", t->nchunks);
 		printf("host ");
-		put_clean(stdout, *rtr_model_str(m, t->hostname) ? rtr_model_str(m, t->hostname) :
+		an_put_clean(stdout, *rtr_model_str(m, t->hostname) ? rtr_model_str(m, t->hostname) :
 			  "?", 0);
 		printf(", pid %u): %" PRIu64 " events over %s%s\n", t->vpid, t->events,
-		       dur_str(b[0], sizeof(b[0]), t->last - t->first),
+		       an_dur(b[0], sizeof(b[0]), t->last - t->first),
 		       t->damaged ? ", DAMAGED" : "");
 	}
 	printf("\n%-16s %9s %9s %7s %10s %12s %12s %12s %12s %12s\n", "kind", "tasks", "resolved",
@@ -187,19 +209,20 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 	for (uint32_t k = 0; k < nk; k++) {
 		const struct kind_stats *s = &ks[k];
 
-		put_clean(stdout, s->name, 16);
+		an_put_clean(stdout, s->name, 16);
 		printf(" %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %10" PRIu64 " %12" PRIu64, s->count,
 		       s->resolved, s->failed, s->unresolved, s->should_fail);
 		if (s->ndurs)
-			printf(" %12s %12s %12s %12s\n", dur_str(b[0], 32, percentile(s, 50)),
-			       dur_str(b[1], 32, percentile(s, 90)),
-			       dur_str(b[2], 32, percentile(s, 99)),
-			       dur_str(b[3], 32, s->durs[s->ndurs - 1]));
+			printf(" %12s %12s %12s %12s\n", an_dur(b[0], 32, percentile(s, 50)),
+			       an_dur(b[1], 32, percentile(s, 90)),
+			       an_dur(b[2], 32, percentile(s, 99)),
+			       an_dur(b[3], 32, s->durs[s->ndurs - 1]));
 		else
 			printf(" %12s %12s %12s %12s\n", "-", "-", "-", "-");
 	}
 	if (!nk)
 		printf("(no tasks)\n");
+	print_histograms(ks, nk);
 	printf("\n%-5s %5s %-16s %12s %14s %12s %12s\n", "trace", "cpu", "stream", "events",
 	       "events/s", "events-lost", "packets-lost");
 	for (uint32_t i = 0; i < m->ncpus; i++) {
@@ -211,7 +234,7 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 		else
 			snprintf(cpu, sizeof(cpu), "%u", c->cpu);
 		printf("%-5u %5s ", c->trace, cpu);
-		put_clean(stdout, rtr_model_str(m, c->stream), 16);
+		an_put_clean(stdout, rtr_model_str(m, c->stream), 16);
 		printf(" %12" PRIu64 " %14.0f %12" PRIu64 " %12" PRIu64 "%s\n", c->events,
 		       rate(c->events, &m->traces[c->trace]), c->events_lost, c->packets_lost,
 		       c->damaged ? "  damaged" : "");
@@ -223,7 +246,7 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 		if (!k->count)
 			continue;
 		printf("%-5u ", k->trace);
-		put_clean(stdout, rtr_model_str(m, k->name), 40);
+		an_put_clean(stdout, rtr_model_str(m, k->name), 40);
 		printf(" %12" PRIu64 " %14.0f\n", k->count, rate(k->count, &m->traces[k->trace]));
 	}
 	if (!m->nthreads)
@@ -233,7 +256,7 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 		const struct rtr_model_thread *t = &m->threads[i];
 
 		printf("%-5u %10" PRIu64 " %10" PRIu64 " ", t->trace, t->tid, t->pid);
-		put_clean(stdout, rtr_model_str(m, t->name), 16);
+		an_put_clean(stdout, rtr_model_str(m, t->name), 16);
 		printf(" %12" PRIu64 "\n", t->events);
 	}
 }
@@ -291,6 +314,7 @@ static void print_json(const struct rtr_model *m, const struct kind_stats *ks, u
 			json_dur(w, "p90_ns", percentile(s, 90), true);
 			json_dur(w, "p99_ns", percentile(s, 99), true);
 			json_dur(w, "max_ns", s->durs[s->ndurs - 1], true);
+			json_histogram(w, s);
 		}
 		jw_lit(w, "}");
 	}
@@ -361,9 +385,9 @@ static void put_task(const struct rtr_model *m, uint32_t t)
 	const struct rtr_model_task *k = &m->tasks[t];
 
 	printf("\"");
-	put_clean(stdout, *rtr_model_str(m, k->name) ? rtr_model_str(m, k->name) : "?", 0);
+	an_put_clean(stdout, *rtr_model_str(m, k->name) ? rtr_model_str(m, k->name) : "?", 0);
 	printf("\" (task %" PRIu64 ", ", k->id);
-	put_clean(stdout, rtr_model_str(m, k->kind_name), 0);
+	an_put_clean(stdout, rtr_model_str(m, k->kind_name), 0);
 	printf(")");
 }
 
@@ -388,7 +412,7 @@ static int print_hangs(const struct rtr_model *m)
 		printf("  ");
 		put_task(m, h->steps[0].task);
 		printf(", created at %s, never resolved\n",
-		       dur_str(b[0], 32, h->steps[0].since - m->start));
+		       an_dur(b[0], 32, h->steps[0].since - m->start));
 		for (uint32_t j = 1; j < h->nsteps; j++) {
 			const struct rtr_wait_step *st = &h->steps[j];
 
@@ -396,11 +420,11 @@ static int print_hangs(const struct rtr_model *m)
 			if (st->how == RTR_WAIT_BECAME) {
 				printf("became ");
 				put_task(m, st->task);
-				printf(" at %s\n", dur_str(b[0], 32, st->since - m->start));
+				printf(" at %s\n", an_dur(b[0], 32, st->since - m->start));
 			} else {
 				printf("waits for ");
 				put_task(m, st->task);
-				printf(" since %s%s\n", dur_str(b[0], 32, st->since - m->start),
+				printf(" since %s%s\n", an_dur(b[0], 32, st->since - m->start),
 				       m->tasks[st->task].flags & RTR_TASK_RESOLVED ? " (resolved later: not read)" : "");
 			}
 		}
@@ -412,7 +436,7 @@ static int print_hangs(const struct rtr_model *m)
 			printf(" was signalled %u time%s before that wait began and %u after;\n"
 			       "    the last signal: at %s, by ", h->signals_before,
 			       h->signals_before == 1 ? "" : "s", h->signals_after,
-			       dur_str(b[1], 32, a->ts - m->start));
+			       an_dur(b[1], 32, a->ts - m->start));
 			put_task(m, a->from);
 			printf("\n");
 			if (h->signals_before && !h->signals_after)
@@ -441,7 +465,9 @@ static void usage(FILE *f)
 		"trace's span, and the events and packets lost; per event class, the events\n"
 		"and their rate (the ring's thread records counted in their class, not as\n"
 		"the program's events); per thread (ringtrace's thread records, LTTng's vtid\n"
-		"context), its process and its events.\n"
+		"context), its process and its events; per kind, a histogram of the\n"
+		"durations in log buckets (each at most a quarter of its value wide; the\n"
+		"percentiles are exact, from the sorted durations).\n"
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --json      the same as one JSON object (times in nanoseconds)\n"

@@ -751,7 +751,7 @@ Test(tools_model, usage_and_bad_input)
 		{ "stats --bogus x", 2, "unknown option '--bogus'" },
 		{ "stats --help", 0, "usage: ringtrace stats" },
 		{ "stats /nonexistent/trace", 2, "no such trace: /nonexistent/trace" },
-		{ "export x", 2, "--format chrome is needed" },
+		{ "export x", 2, "--format chrome or sqlite is needed" },
 		{ "export --format svg x", 2, "unknown format 'svg'" },
 		{ "export --format chrome", 2, "usage: ringtrace export" },
 		{ "export --format chrome -o", 2, "-o needs a value" },
