@@ -40,7 +40,7 @@ static char *sh(const char *fmt, const char *arg, int *st)
 Test(tools_sqlite, tables_agree_with_stats_and_the_documented_queries_run, .init = setup,
      .fini = teardown)
 {
-	const char *src = getenv("RTR_SRCDIR");
+	const char *src = t_srcdir();
 	char *out;
 	int st;
 
