@@ -215,7 +215,10 @@ struct rtr_model_label {
  * CPU started (switch to task 0, idle, ends it without starting one).  A
  * kernel trace's sched_switch also names the thread it switches from: a
  * CPU's first one, or its first after a loss, ends a run of that thread
- * from the CPU's first item (or the loss) on.  rtr_model.runs is grouped by task (see
+ * from the CPU's first item (or the loss) on.  In a trace with the kernel's
+ * records (record --sched) a thread task's runs are the kernel's instead:
+ * from its switch in to its switch out, whatever else runs on the CPU, on
+ * the CPU's kernel stream, @why saying how it left.  rtr_model.runs is grouped by task (see
  * rtr_model_task.run_first); rtr_model.cpu_runs lists the same runs by CPU.
  */
 struct rtr_model_run {
@@ -224,7 +227,31 @@ struct rtr_model_run {
 	uint32_t task;
 	uint32_t cpu;
 	uint32_t thread;
+	uint8_t why;
 };
+
+/**
+ * enum rtr_run_why - how a run ended (struct rtr_model_run.why).
+ * @RTR_RUN_SWITCH: another switch on its CPU (the task model's rtr_switch(),
+ *	an LTTng sched_switch), or the end of what is known of its CPU.
+ * @RTR_RUN_BLOCKED: the kernel's records (record --sched): the thread left
+ *	the CPU to wait (a lock, a condition, I/O, a sleep).
+ * @RTR_RUN_PREEMPTED: the kernel's records: it left the CPU runnable
+ *	(preempted, or it yielded), so it waited for a CPU until its next run.
+ */
+enum rtr_run_why {
+	RTR_RUN_SWITCH = 0,
+	RTR_RUN_BLOCKED = 1,
+	RTR_RUN_PREEMPTED = 2,
+};
+
+/*
+ * A thread the kernel's records name (record --sched) that no thread task
+ * of its trace stands for (the pthread wrapper's, which a ring switch
+ * under the thread's own thread record names) gets a task of its own, of
+ * kind thread: its id is RTR_MODEL_KTHREAD | the thread id.
+ */
+#define RTR_MODEL_KTHREAD	(1ull << 51)
 
 /**
  * struct rtr_model_sample - a counter's value from @ts on (a step function).
@@ -437,6 +464,9 @@ struct rtr_model_marker {
  * @damaged: at least one of its streams is damaged, or it is @incomplete.
  * @incomplete: it came on standard input and the stream was cut or damaged:
  *	what came before is loaded (and listed as damage with no CPU).
+ * @kernel: it has the kernel's records of its threads (record --sched): the
+ *	runs of thread tasks are theirs, by thread, not the ring's switches
+ *	by CPU (Documentation/reader.rst, "The kernel's view").
  */
 struct rtr_model_trace {
 	uint32_t dir;
@@ -452,6 +482,7 @@ struct rtr_model_trace {
 	uint32_t nchunks;
 	bool damaged;
 	bool incomplete;
+	bool kernel;
 };
 
 /**
