@@ -251,7 +251,7 @@ enum rtr_run_why {
  * under the thread's own thread record names) gets a task of its own, of
  * kind thread: its id is RTR_MODEL_KTHREAD | the thread id.
  */
-#define RTR_MODEL_KTHREAD	(1ull << 51)
+#define RTR_MODEL_KTHREAD	((uint64_t)1 << 51)
 
 /**
  * struct rtr_model_sample - a counter's value from @ts on (a step function).

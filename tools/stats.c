@@ -13,6 +13,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/json.h"
+#include "reader/threads.h"
 #include "reader/waits.h"
 
 /**
@@ -163,7 +164,45 @@ static void put_clean(FILE *f, const char *s, int width)
 		fputc(' ', f);
 }
 
-static void print_table(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk)
+/* The task's name, or "#ID" (a kernel thread's: its tid). */
+static const char *task_name(const struct rtr_model *m, uint32_t t, char *b, size_t n)
+{
+	const char *s = rtr_model_str(m, m->tasks[t].name);
+
+	if (*s)
+		return s;
+	snprintf(b, n, "#%" PRIu64, m->tasks[t].id & ~RTR_MODEL_KTHREAD);
+	return b;
+}
+
+/* With the kernel's records: where each thread's time went. */
+static void print_thread_times(const struct rtr_model *m, const struct rtr_thread_time *tt,
+			       uint32_t n)
+{
+	char b[4][32];
+
+	if (!n)
+		return;
+	printf("\n%-5s %10s %-16s %12s %12s %12s %6s %9s %10s  %s\n", "trace", "tid",
+	       "thread", "on-cpu", "runnable", "blocked", "runs", "preempted", "migrations",
+	       "blocked on");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rtr_thread_time *t = &tt[i];
+
+		printf("%-5u %10" PRIu64 " ", m->tasks[t->task].trace, t->tid);
+		put_clean(stdout, task_name(m, t->task, b[0], sizeof(b[0])), 16);
+		printf(" %12s %12s %12s %6u %9u %10u ", dur_str(b[1], 32, t->on_cpu),
+		       dur_str(b[2], 32, t->runnable), dur_str(b[3], 32, t->blocked), t->runs,
+		       t->preempted, t->migrations);
+		for (uint32_t k = 0; k < t->nwhy; k++)
+			printf("%s%s %s", k ? ", " : " ", t->why[k].kind,
+			       dur_str(b[0], 32, t->why[k].ns));
+		putchar('\n');
+	}
+}
+
+static void print_table(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk,
+			const struct rtr_thread_time *tt, uint32_t ntt)
 {
 	char b[4][32];
 
@@ -226,6 +265,7 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 		put_clean(stdout, rtr_model_str(m, k->name), 40);
 		printf(" %12" PRIu64 " %14.0f\n", k->count, rate(k->count, &m->traces[k->trace]));
 	}
+	print_thread_times(m, tt, ntt);
 	if (!m->nthreads)
 		return;
 	printf("\n%-5s %10s %10s %-16s %12s\n", "trace", "tid", "pid", "name", "events");
@@ -246,8 +286,34 @@ static void json_dur(struct jw *w, const char *key, int64_t v, bool comma)
 	jw_i64(w, v);
 }
 
+/* A thread's times, as fields of its object. */
+static void json_times(struct jw *w, const struct rtr_model *m, const struct rtr_thread_time *t)
+{
+	char b[32];
+
+	jw_lit(w, ", \"task\": ");
+	jw_cstr(w, task_name(m, t->task, b, sizeof(b)));
+	json_dur(w, "on_cpu_ns", t->on_cpu, true);
+	json_dur(w, "runnable_ns", t->runnable, true);
+	json_dur(w, "blocked_ns", t->blocked, true);
+	jw_lit(w, ", \"runs\": ");
+	jw_u64(w, t->runs);
+	jw_lit(w, ", \"preempted\": ");
+	jw_u64(w, t->preempted);
+	jw_lit(w, ", \"migrations\": ");
+	jw_u64(w, t->migrations);
+	jw_lit(w, ", \"blocked_on\": {");
+	for (uint32_t k = 0; k < t->nwhy; k++) {
+		jw_lit(w, k ? ", " : "");
+		jw_cstr(w, t->why[k].kind);
+		jw_lit(w, ": ");
+		jw_i64(w, t->why[k].ns);
+	}
+	jw_lit(w, "}");
+}
+
 static void print_json(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk,
-		       struct jw *w)
+		       const struct rtr_thread_time *tt, uint32_t ntt, bool *used, struct jw *w)
 {
 	jw_lit(w, "{\"traces\": [");
 	for (uint32_t i = 0; i < m->ntraces; i++) {
@@ -345,6 +411,29 @@ static void print_json(const struct rtr_model *m, const struct kind_stats *ks, u
 		jw_cstr(w, rtr_model_str(m, t->name));
 		jw_lit(w, ", \"count\": ");
 		jw_u64(w, t->events);
+		for (uint32_t k = 0; k < ntt; k++) {
+			if (tt[k].tid == t->tid && m->tasks[tt[k].task].trace == t->trace) {
+				json_times(w, m, &tt[k]);
+				used[k] = true;
+				break;
+			}
+		}
+		jw_lit(w, "}");
+	}
+	/* threads the kernel saw that wrote no event of their own */
+	for (uint32_t k = 0, n = m->nthreads; k < ntt; k++) {
+		char b[32];
+
+		if (used[k])
+			continue;
+		jw_lit(w, n++ ? ",\n  {\"trace\": " : "\n  {\"trace\": ");
+		jw_u64(w, m->tasks[tt[k].task].trace);
+		jw_lit(w, ", \"tid\": ");
+		jw_u64(w, tt[k].tid);
+		jw_lit(w, ", \"pid\": null, \"name\": ");
+		jw_cstr(w, task_name(m, tt[k].task, b, sizeof(b)));
+		jw_lit(w, ", \"count\": 0");
+		json_times(w, m, &tt[k]);
 		jw_lit(w, "}");
 	}
 	jw_lit(w, "],\n \"damage\": [");
@@ -459,8 +548,9 @@ int rtr_cmd_stats(int argc, char **argv)
 	struct rtr_model m;
 	char **dirs;
 	int ndirs = 0, r, status;
-	bool json = false, hangs = false;
-	uint32_t nk = 0;
+	bool json = false, hangs = false, *used = NULL;
+	struct rtr_thread_time *tt = NULL;
+	uint32_t nk = 0, ntt = 0;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
 	if (!dirs) {
@@ -508,6 +598,13 @@ int rtr_cmd_stats(int argc, char **argv)
 		rtr_model_free(&m);
 		return 1;
 	}
+	if (rtr_thread_times(&m, &tt, &ntt) || !(used = calloc((size_t)ntt + 1, 1))) {
+		fprintf(stderr, "ringtrace stats: out of memory\n");
+		free(tt);
+		free(ks);
+		rtr_model_free(&m);
+		return 1;
+	}
 	if (hangs) {
 		if (print_hangs(&m)) {
 			fprintf(stderr, "ringtrace stats: out of memory\n");
@@ -520,12 +617,12 @@ int rtr_cmd_stats(int argc, char **argv)
 			fprintf(stderr, "ringtrace stats: out of memory\n");
 			status = 1;
 		} else {
-			print_json(&m, ks, nk, &w);
+			print_json(&m, ks, nk, tt, ntt, used, &w);
 			if (jw_close(&w))
 				status = 1;
 		}
 	} else {
-		print_table(&m, ks, nk);
+		print_table(&m, ks, nk, tt, ntt);
 	}
 	if (fflush(stdout)) {
 		fprintf(stderr, "ringtrace stats: writing the output failed\n");
@@ -535,6 +632,8 @@ int rtr_cmd_stats(int argc, char **argv)
 	for (uint32_t k = 0; k < nk; k++)
 		free(ks[k].durs);
 	free(ks);
+	free(tt);
+	free(used);
 	rtr_model_free(&m);
 	return status;
 }
