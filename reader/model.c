@@ -1351,6 +1351,12 @@ static int on_kexit(struct loader *l, const uint8_t *pl, int64_t ts)
 	if (k == RTR_MODEL_NONE)
 		return -1;
 	l->kt[k].exited = ts;
+	/* the kernel reports no switch out after a thread's exit: its last run ends here */
+	if (l->kt[k].in != INT64_MIN) {
+		if (krun_add(l, k, l->kt[k].cpu, l->kt[k].in, ts, RTR_RUN_SWITCH))
+			return -1;
+		l->kt[k].in = INT64_MIN;
+	}
 	return 0;
 }
 

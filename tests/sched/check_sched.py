@@ -13,6 +13,9 @@ babeltrace2 (python3-bt2), against what rtr-sched-prog knows.
                                         preemption, migration, forks, exits and
                                         the rename seen; no thread on two CPUs
                                         at once
+    check_sched.py stats TRACE OUTPUT JSON   the same program recorded with --pthread,
+                                        `ringtrace stats --json` of it: the model's
+                                        runs by thread, names and blocking
 
 Prints the figures; exits 0 when every check passes, else prints the
 failures and exits 1.
@@ -57,6 +60,10 @@ def runs(events):
     done = {}
     overlaps = []
     for ts, cpu, name, f in events:
+        if name == "kernel:exit" and f["tid"] in open_:
+            # no switch out follows a thread's exit: its last run ends there
+            t0, c0 = open_.pop(f["tid"])
+            done.setdefault(f["tid"], []).append((t0, ts, c0, "exit"))
         if name != "kernel:switch":
             continue
         tid = f["tid"]
@@ -157,11 +164,59 @@ def do_spin(path, output):
         check(len(migrated) >= 1, "no thread seen on two CPUs (the second spinner moves)")
 
 
+def do_stats(path, output, stats_json):
+    """`ringtrace stats --json` of a --pthread recording of rtr-sched-prog spin: the model's
+    runs by thread (the kernel's) agree with the program's figures, the renamed thread is
+    named, the main thread was blocked on the joins while the spinners ran."""
+    import json
+    facts = {}
+    with open(output) as f:
+        for line in f:
+            m = re.match(r"thread (\d+) cputime (\d+) schedstat (\d+)", line)
+            if m:
+                facts[int(m[1])] = (int(m[2]), int(m[3]))
+    with open(stats_json) as f:
+        st = json.load(f)
+    threads = {t["tid"]: t for t in st["threads"] if "on_cpu_ns" in t}
+    check(set(facts) <= set(threads), f"threads without times: {set(facts) - set(threads)}")
+    main_tid = min(facts) if facts else 0
+    for tid, (cputime, sched) in facts.items():
+        t = threads.get(tid)
+        if not t:
+            continue
+        if tid == main_tid:
+            # its schedstat counts the recorder's fork before the exec, which perf does not see
+            continue
+        print(f"thread {tid} {t['task']!r}: on-CPU {t['on_cpu_ns']} ns, runnable "
+              f"{t['runnable_ns']} ns, blocked {t['blocked_ns']} ns {t['blocked_on']}, "
+              f"{t['runs']} runs, {t['preempted']} preempted, {t['migrations']} migrations; "
+              f"schedstat {sched}")
+        if cputime >= 50000000:
+            slack = 40000 * t["runs"]
+            check(sched - slack - 0.01 * sched <= t["on_cpu_ns"] <= sched * 1.01 + 200000,
+                  f"thread {tid}: model on-CPU {t['on_cpu_ns']} against schedstat {sched}")
+            check(t["preempted"] > 0, f"thread {tid}: never preempted in the model")
+            check(t["runnable_ns"] > 0, f"thread {tid}: never runnable in the model")
+    named = [t for t in threads.values() if t["task"] == "renamed-t3"]
+    check(len(named) == 1, f"the renamed thread's task is not named renamed-t3: "
+          f"{[t['task'] for t in threads.values()]}")
+    check(any(t["name"] == "renamed-t3" for t in threads.values()),
+          "no thread named renamed-t3 in the thread list")
+    m = threads.get(main_tid)
+    if m:
+        check(m["blocked_on"].get("thread", 0) >= 200000000,
+              f"the main thread was not seen blocked on the joins for 200 ms: {m['blocked_on']}")
+    check(any(t["migrations"] > 0 for tid, t in threads.items() if tid in facts),
+          "no migration in the model")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "sleep":
         do_sleep(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "spin":
         do_spin(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "stats":
+        do_stats(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -109,13 +109,22 @@ Test(sched, kernel_switches_lie_between_the_notes_around_each_sleep, .init = set
 
 Test(sched, on_cpu_time_preemption_migration_forks_and_names, .init = setup, .fini = teardown)
 {
-	char prog[512], out[256];
+	char prog[512], out[256], cmd[1024], *res;
+	int st;
 
 	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' spin 300", t_bindir());
 	cr_assert_eq(record("", "--pthread", "spin", prog), 0);
 	check_ok("spin", true);
 	snprintf(out, sizeof(out), "'%s/spin.out'", dir);
 	checker("spin", "spin", out);
+	/* the model: thread lanes from the kernel's runs, by thread */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --json '%s/spin' > '%s/spin.json'",
+		 t_bindir(), dir, dir);
+	res = t_sh(cmd, &st);
+	free(res);
+	cr_assert_eq(st, 0);
+	snprintf(out, sizeof(out), "'%s/spin.out' '%s/spin.json'", dir, dir);
+	checker("stats", "spin", out);
 }
 
 Test(sched, refused_perf_events_are_said_once_and_the_rest_recorded, .init = setup,
