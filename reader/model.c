@@ -1755,6 +1755,7 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 			st->unknown_since = ts;
 			cpu->first = ts;
 			cpu->cpu = (uint32_t)c->cpu;
+			cpu->kernel = c->kernel;
 			if (ts < m->traces[l->trace].first)
 				m->traces[l->trace].first = ts;
 		}

@@ -366,6 +366,8 @@ struct rtr_model_loss {
  * @packets_lost: packets missing, in total.
  * @damaged: the stream is damaged: what follows the damage is not in the
  *	model (rtr_model.damage has the message).
+ * @kernel: the kernel's records of CPU @cpu (record --sched): the runs of
+ *	the traced threads that ran there, whatever else did.
  * @run_first: its runs are rtr_model.runs[cpu_runs[run_first .. +nruns]],
  *	in time order.
  * @nruns: how many.
@@ -380,6 +382,7 @@ struct rtr_model_cpu {
 	uint64_t events_lost;
 	uint64_t packets_lost;
 	bool damaged;
+	bool kernel;
 	uint32_t run_first;
 	uint32_t nruns;
 };
