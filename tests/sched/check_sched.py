@@ -54,6 +54,17 @@ def load(path):
     return out
 
 
+def program_facts(output):
+    """rtr-sched-prog's lines "thread TID cputime NS schedstat NS": {tid: (cputime, schedstat)}."""
+    facts = {}
+    with open(output) as f:
+        for line in f:
+            m = re.match(r"thread (\d+) cputime (\d+) schedstat (\d+)", line)
+            if m:
+                facts[int(m[1])] = (int(m[2]), int(m[3]))
+    return facts
+
+
 def runs(events):
     """Per tid: [(in_ns, out_ns, cpu, why)], and the ins that came while it ran."""
     open_ = {}
@@ -112,12 +123,7 @@ def do_sleep(path, n):
 
 def do_spin(path, output):
     ev = load(path)
-    facts = {}
-    with open(output) as f:
-        for line in f:
-            m = re.match(r"thread (\d+) cputime (\d+) schedstat (\d+)", line)
-            if m:
-                facts[int(m[1])] = (int(m[2]), int(m[3]))
+    facts = program_facts(output)
     check(len(facts) == 4, f"4 threads' figures expected, {len(facts)}")
     done, overlaps = runs(ev)
     check(not overlaps, f"threads on a CPU again before they left it: {overlaps[:5]}")
@@ -169,12 +175,7 @@ def do_stats(path, output, stats_json):
     runs by thread (the kernel's) agree with the program's figures, the renamed thread is
     named, the main thread was blocked on the joins while the spinners ran."""
     import json
-    facts = {}
-    with open(output) as f:
-        for line in f:
-            m = re.match(r"thread (\d+) cputime (\d+) schedstat (\d+)", line)
-            if m:
-                facts[int(m[1])] = (int(m[2]), int(m[3]))
+    facts = program_facts(output)
     with open(stats_json) as f:
         st = json.load(f)
     threads = {t["tid"]: t for t in st["threads"] if "on_cpu_ns" in t}
