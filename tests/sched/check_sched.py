@@ -155,13 +155,14 @@ def do_spin(path, output):
             continue
         spinners += 1
         # The kernel counts a run from when the scheduler picks the thread, perf's switch in
-        # comes at the end of the switch: each run is that much shorter in the trace (about
-        # 5 to 30 us a run on this project's loaded VMs).  And the trace goes on past the
-        # thread's own reading (its printf, its exit).  So: within 1 %, plus 40 us a run.
-        slack = 40000 * len(r)
+        # comes at the end of the switch: each run is that much shorter in the trace (5 to 63
+        # us a run on this project's loaded VMs: the host may take the virtual CPU away in the
+        # middle of a switch).  And the trace goes on past the thread's own reading (its
+        # printf, its exit).  So: within 1 %, plus 100 us a run.
+        slack = 100000 * len(r)
         for what, v in (("schedstat", sched), ("cputime", cputime)):
             check(v - slack - 0.01 * v <= total <= v * 1.01 + 200000,
-                  f"thread {tid}: on-CPU {total} ns, {what} {v} ns: not within 1 % + 40 us a run")
+                  f"thread {tid}: on-CPU {total} ns, {what} {v} ns: not within 1 % + 100 us a run")
         check(pre > 0, f"thread {tid}: pinned with another spinner, never preempted")
     check(spinners == 2, f"2 spinning threads expected, {spinners}")
     migrated = [t for t, r in done.items() if len({c for _, _, c, _ in r}) > 1 and t in facts]
@@ -193,7 +194,7 @@ def do_stats(path, output, stats_json):
               f"{t['runs']} runs, {t['preempted']} preempted, {t['migrations']} migrations; "
               f"schedstat {sched}")
         if cputime >= 50000000:
-            slack = 40000 * t["runs"]
+            slack = 100000 * t["runs"]
             check(sched - slack - 0.01 * sched <= t["on_cpu_ns"] <= sched * 1.01 + 200000,
                   f"thread {tid}: model on-CPU {t['on_cpu_ns']} against schedstat {sched}")
             check(t["preempted"] > 0, f"thread {tid}: never preempted in the model")

@@ -8,11 +8,15 @@
  * agree, on-CPU time within 1 %).  Refused perf events (a seccomp filter,
  * rtr-no-perf) are said once and the rest of the trace is whole.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
+#include <ringtrace/ringtrace.h>
+#include "reader/model.h"
+#include "view/scene.h"
 #include "tests/helpers.h"
 
 TestSuite(sched, .timeout = 300);
@@ -181,4 +185,64 @@ Test(sched, an_unprivileged_user_gets_the_kernel_view_at_paranoid_2, .init = set
 	cr_assert_eq(record(wrap, "--sched", "user", prog), 0);
 	check_ok("user", true);
 	checker("sleep", "user", "20");
+}
+
+/*
+ * The C++ queue program (examples/cpp) under --pthread: every thread
+ * task's runs are the kernel's (on the kernel's CPU lanes), its workers
+ * ran, and no sleeping region of the picture lies over a run: no thread is
+ * drawn asleep while it ran (issue 22's example: the ring's switches by
+ * CPU had it sleep for 2.3 s of 2.5).
+ */
+Test(sched, the_queue_programs_threads_are_never_drawn_asleep_while_they_ran, .init = setup,
+     .fini = teardown)
+{
+	char prog[512], path[256], err[512];
+	char *dirs[1] = { path };
+	struct rtr_model m;
+	struct rtr_scene sc;
+	uint32_t workers = 0, kruns = 0;
+
+	snprintf(prog, sizeof(prog), "'%s/ringtrace-cpp-pool' --workers 4 --jobs 64", t_bindir());
+	cr_assert_eq(record("", "--pthread", "pool", prog), 0);
+	check_ok("pool", true);
+	snprintf(path, sizeof(path), "%s/pool", dir);
+	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert(m.traces[0].kernel);
+	cr_assert_eq(rtr_scene_build(&sc, &m, 0), 0);
+	for (uint32_t i = 0; i < m.ntasks; i++) {
+		const struct rtr_model_task *t = &m.tasks[i];
+		int64_t on = 0;
+
+		if (t->kind != RTR_KIND_THREAD)
+			continue;
+		for (uint32_t j = 0; j < t->nruns; j++) {
+			const struct rtr_model_run *r = &m.runs[t->run_first + j];
+
+			cr_assert(m.cpus[r->cpu].kernel, "thread task %s: a run on a ring lane",
+				  rtr_model_str(&m, t->name));
+			cr_assert(r->why == RTR_RUN_BLOCKED || r->why == RTR_RUN_PREEMPTED ||
+				  r->why == RTR_RUN_SWITCH);
+			on += r->end - r->start;
+			kruns++;
+			for (uint32_t k = sc.sleep_off[0]; k < sc.sleep_off[1]; k++) {
+				int64_t a = sc.sleep[2 * k], b = sc.sleep[2 * k + 1];
+
+				cr_assert(!(a < r->end && r->start < b),
+					  "thread %s ran %" PRId64 "..%" PRId64 " and is drawn asleep "
+					  "%" PRId64 "..%" PRId64, rtr_model_str(&m, t->name), r->start,
+					  r->end, a, b);
+			}
+		}
+		/* a wrapper's thread task (its id small) that the pool made: a worker */
+		if (!(t->id & RTR_MODEL_KTHREAD) && (t->flags & RTR_TASK_CREATED) &&
+		    t->parent != RTR_MODEL_NONE) {
+			workers++;
+			cr_assert_gt(on, 0, "worker %" PRIu64 " never ran", t->id);
+		}
+	}
+	cr_assert_eq(workers, 4, "%u workers", workers);
+	cr_assert_gt(kruns, 8);
+	rtr_scene_free(&sc);
+	rtr_model_free(&m);
 }
