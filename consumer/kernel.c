@@ -598,7 +598,6 @@ int rtr_kernel_drain(struct rtr_kernel *k, struct rtr_out *out, uint64_t flush_n
 		return 0;
 	/* A pair after every record to be read: each is converted between two. */
 	add_pair(k);
-	now = rtr_monotonic_ns();
 	for (uint32_t i = 0; i < k->ncpus; i++) {
 		struct kcpu *c = &k->cpu[i];
 
@@ -606,6 +605,8 @@ int rtr_kernel_drain(struct rtr_kernel *k, struct rtr_out *out, uint64_t flush_n
 			continue;
 		if ((ret = drain_cpu(k, i, out)))
 			return ret;
+		/* after the drain: a packet it opened is not older than now */
+		now = rtr_monotonic_ns();
 		if (c->len > RTR_PACKET_HDR_SIZE &&
 		    (final || (flush_ns && now - c->opened_ns >= flush_ns)) &&
 		    (ret = put_packet(k, c, i, out)))

@@ -33,10 +33,18 @@ def check(cond, what):
         failures.append(what)
 
 
+packets = {}
+
+
 def load(path):
-    """Events in time order: (ns, cpu_id, name, fields)."""
+    """Events in time order: (ns, cpu_id, name, fields); the packets of each kernel stream
+    counted in packets."""
     out = []
     for msg in bt2.TraceCollectionMessageIterator(path):
+        if type(msg) is bt2._PacketBeginningMessageConst:
+            sid = int(msg.packet.stream.id)
+            packets[sid] = packets.get(sid, 0) + 1
+            continue
         if type(msg) is not bt2._EventMessageConst:
             continue
         ev = msg.event
@@ -115,6 +123,13 @@ def do_sleep(path, n):
         if outs and ins:
             gaps_out.append(outs[0] - b)
             gaps_in.append(a - ins[-1])
+    # a kernel stream's packet is written when full or a second old (--flush-interval), so a
+    # run of about a second has a few at most per CPU
+    span = (max(ts for ts, *_ in ev) - min(ts for ts, *_ in ev)) / 1e9
+    for sid, n in packets.items():
+        if sid >= 32768:
+            check(n <= 2 + 2 * span, f"stream {sid}: {n} packets in {span:.2f} s")
+    print(f"packets per stream: {packets} in {span:.2f} s")
     if gaps_out:
         print(f"note before -> switch out: min {min(gaps_out)} ns, median "
               f"{sorted(gaps_out)[len(gaps_out) // 2]} ns; switch in -> note after: min "
