@@ -158,6 +158,25 @@ Test(sched, refused_perf_events_are_said_once_and_the_rest_recorded, .init = set
 	free(err);
 }
 
+/* Through a pipe (-o -, then consume -): the kernel's streams arrive whole. */
+Test(sched, the_kernel_streams_go_through_a_pipe, .init = setup, .fini = teardown)
+{
+	char cmd[2048];
+	int st;
+	char *out;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && " ENV_PREFIX "'%s/ringtrace' record -q --sched -o - -- "
+		 "'%s/rtr-sched-prog' sleep 50 2>/dev/null | '%s/ringtrace' consume -q - -o pipe "
+		 "2>&1", dir, t_bindir(), t_bindir(), t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert_eq(out[0], 0, "%s", out);
+	free(out);
+	check_ok("pipe", true);
+	checker("sleep", "pipe", "50");
+}
+
 /*
  * Without privilege: what perf_event_paranoid 2 (and below) allows a user
  * is enough (Documentation/pthread.rst, "Who may").  As root, run as
