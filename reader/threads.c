@@ -120,3 +120,155 @@ nomem:
 	free(tt);
 	return -ENOMEM;
 }
+
+static bool sync_kind(uint32_t kind)
+{
+	return kind == RTR_KIND_MUTEX || kind == RTR_KIND_CONDITION || kind == RTR_KIND_SEMAPHORE ||
+	       kind == RTR_KIND_BARRIER || kind == RTR_KIND_RWLOCK;
+}
+
+static void add_once(uint32_t *set, uint32_t *n, uint32_t v)
+{
+	for (uint32_t i = 0; i < *n && i < 4; i++)
+		if (set[i] == v)
+			return;
+	if (*n < 4)
+		set[*n] = v;
+	(*n)++;
+}
+
+static int cmp_ns(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct rtr_lock_wait *x = a, *y = b;
+
+	return x->total > y->total ? -1 : x->total < y->total;
+}
+
+void rtr_lock_waits_free(struct rtr_lock_wait *w, uint32_t n)
+{
+	for (uint32_t i = 0; w && i < n; i++)
+		free(w[i].ns);
+	free(w);
+}
+
+/*
+ * One pass over the arrows in time order: a try_read of an object opens a
+ * wait of its reader (the latest one counts), the reader's read of it ends
+ * it; the latest signal to the object names who released it.
+ */
+int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32_t *n)
+{
+	uint32_t *slot = malloc(((size_t)m->ntasks + 1) * sizeof(*slot));
+	uint32_t *last_sig = malloc(((size_t)m->ntasks + 1) * sizeof(*last_sig));
+	struct rtr_lock_wait *w = NULL;
+	uint32_t nw = 0, cap = 0;
+	/* pending waits: (reader, object) -> try_read time, in a small open table */
+	struct pend { uint32_t reader, obj; int64_t ts; } *pend = NULL;
+	uint32_t pmask = 1023, npend = 0;
+
+	*out = NULL;
+	*n = 0;
+	pend = calloc((size_t)pmask + 1, sizeof(*pend));
+	if (!slot || !last_sig || !pend)
+		goto nomem;
+	for (uint32_t i = 0; i < m->ntasks; i++) {
+		slot[i] = RTR_MODEL_NONE;
+		last_sig[i] = RTR_MODEL_NONE;
+	}
+	for (uint32_t i = 0; i <= pmask; i++)
+		pend[i].reader = RTR_MODEL_NONE;
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		const struct rtr_model_arrow *a = &m->arrows[i];
+		uint32_t obj = a->kind == RTR_ARROW_SIGNAL ? a->to : a->from, h;
+
+		if (obj >= m->ntasks || !sync_kind(m->tasks[obj].kind))
+			continue;
+		if (a->kind == RTR_ARROW_SIGNAL) {
+			last_sig[obj] = a->from;
+			continue;
+		}
+		if (a->kind != RTR_ARROW_TRY_READ && a->kind != RTR_ARROW_READ)
+			continue;
+		h = (a->to * 2654435761u ^ obj * 40503u) & pmask;
+		while (pend[h].reader != RTR_MODEL_NONE &&
+		       (pend[h].reader != a->to || pend[h].obj != obj))
+			h = (h + 1) & pmask;
+		if (a->kind == RTR_ARROW_TRY_READ) {
+			if (pend[h].reader == RTR_MODEL_NONE) {
+				if (2 * (npend + 1) > pmask + 1)
+					continue;	/* more pending waits than any program has: skip */
+				npend++;
+			}
+			pend[h] = (struct pend){ a->to, obj, a->ts };
+			continue;
+		}
+		if (pend[h].reader == RTR_MODEL_NONE)
+			continue;	/* a read that never waited */
+		if (slot[obj] == RTR_MODEL_NONE) {
+			if (nw == cap) {
+				struct rtr_lock_wait *q;
+
+				cap = cap ? 2 * cap : 16;
+				q = realloc(w, (size_t)cap * sizeof(*w));
+				if (!q)
+					goto nomem;
+				w = q;
+			}
+			slot[obj] = nw;
+			memset(&w[nw], 0, sizeof(w[nw]));
+			w[nw++].task = obj;
+		}
+		{
+			struct rtr_lock_wait *lw = &w[slot[obj]];
+			int64_t d = a->ts - pend[h].ts;
+
+			if (!(lw->waits & (lw->waits + 1)) || !lw->ns) {
+				int64_t *q = realloc(lw->ns, 2 * ((size_t)lw->waits + 1) * sizeof(*q));
+
+				if (!q)
+					goto nomem;
+				lw->ns = q;
+			}
+			lw->ns[lw->waits++] = d < 0 ? 0 : d;
+			lw->total += d < 0 ? 0 : d;
+			add_once(lw->waiter, &lw->waiters, a->to);
+			if (last_sig[obj] != RTR_MODEL_NONE && last_sig[obj] != a->to)
+				add_once(lw->releaser, &lw->releasers, last_sig[obj]);
+		}
+		/* the slot is free again: re-insert the rest of its cluster */
+		pend[h].reader = RTR_MODEL_NONE;
+		npend--;
+		for (uint32_t j = (h + 1) & pmask; pend[j].reader != RTR_MODEL_NONE;
+		     j = (j + 1) & pmask) {
+			struct pend p = pend[j];
+			uint32_t k = (p.reader * 2654435761u ^ p.obj * 40503u) & pmask;
+
+			pend[j].reader = RTR_MODEL_NONE;
+			while (pend[k].reader != RTR_MODEL_NONE)
+				k = (k + 1) & pmask;
+			pend[k] = p;
+		}
+	}
+	for (uint32_t i = 0; i < nw; i++)
+		qsort(w[i].ns, w[i].waits, sizeof(*w[i].ns), cmp_ns);
+	qsort(w, nw, sizeof(*w), cmp_total);
+	free(slot);
+	free(last_sig);
+	free(pend);
+	*out = w;
+	*n = nw;
+	return 0;
+nomem:
+	free(slot);
+	free(last_sig);
+	free(pend);
+	rtr_lock_waits_free(w, nw);
+	return -ENOMEM;
+}

@@ -50,4 +50,33 @@ struct rtr_thread_time {
  */
 int rtr_thread_times(const struct rtr_model *m, struct rtr_thread_time **out, uint32_t *n);
 
+/**
+ * struct rtr_lock_wait - one synchronisation object's waits (the pthread
+ * wrapper's mutex, condition, semaphore, barrier or rwlock tasks): each a
+ * try_read by a thread task and the read by it that ended the wait.
+ * @task: the object's task index.
+ * @waits: the waits that ended (@ns sorted ascending, @waits of them).
+ * @total: their sum, ns.
+ * @waiters: distinct thread tasks that waited; @releasers: distinct ones
+ *	whose signal (an unlock of a contended mutex, a post, a
+ *	condition's signal) came last before a wait ended.
+ */
+struct rtr_lock_wait {
+	uint32_t task;
+	uint32_t waits;
+	int64_t total;
+	int64_t *ns;
+	uint32_t waiters;
+	uint32_t releasers;
+	uint32_t waiter[4];	/* the first ones, task indices */
+	uint32_t releaser[4];
+};
+
+/*
+ * rtr_lock_waits() - every object that was waited for, most total wait
+ * first: *@out (free with rtr_lock_waits_free()), *@n.  Return: 0, -ENOMEM.
+ */
+int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32_t *n);
+void rtr_lock_waits_free(struct rtr_lock_wait *w, uint32_t n);
+
 #endif /* RTR_READER_THREADS_H */

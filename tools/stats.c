@@ -518,10 +518,105 @@ static int print_hangs(const struct rtr_model *m)
 	return 0;
 }
 
+/* Nearest rank over @n sorted values. */
+static int64_t pct(const int64_t *v, uint32_t n, unsigned p)
+{
+	uint64_t rank = ((uint64_t)n * p + 99) / 100;
+
+	return v[rank ? rank - 1 : 0];
+}
+
+/* The names of up to 4 tasks, and how many more, in @b. */
+static const char *task_list(const struct rtr_model *m, const uint32_t *t, uint32_t n, char *b,
+			     size_t len)
+{
+	size_t at = 0;
+
+	b[0] = 0;
+	for (uint32_t i = 0; i < n && i < 4 && at < len; i++) {
+		char nb[32];
+
+		at += (size_t)snprintf(b + at, len - at, "%s%s", i ? ", " : "",
+				       task_name(m, t[i], nb, sizeof(nb)));
+	}
+	if (n > 4 && at < len)
+		snprintf(b + at, len - at, " and %u more", n - 4);
+	return b;
+}
+
+/*
+ * --locks: per synchronisation object that was waited for, the waits and
+ * how long (total, p50, p99, max), who waited and whose release ended the
+ * waits (the pthread wrapper's try_read, read and signal arrows).
+ */
+static int print_locks(const struct rtr_model *m, bool json)
+{
+	struct rtr_lock_wait *w;
+	uint32_t n;
+	char b[5][32], who[200], rel[200];
+
+	if (rtr_lock_waits(m, &w, &n))
+		return -1;
+	if (json) {
+		struct jw jw;
+
+		if (jw_init(&jw, stdout)) {
+			rtr_lock_waits_free(w, n);
+			return -1;
+		}
+		jw_lit(&jw, "{\"locks\": [");
+		for (uint32_t i = 0; i < n; i++) {
+			const struct rtr_lock_wait *l = &w[i];
+
+			jw_lit(&jw, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+			jw_cstr(&jw, task_name(m, l->task, b[0], sizeof(b[0])));
+			jw_lit(&jw, ", \"kind\": ");
+			jw_cstr(&jw, rtr_model_str(m, m->tasks[l->task].kind_name));
+			jw_lit(&jw, ", \"trace\": ");
+			jw_u64(&jw, m->tasks[l->task].trace);
+			jw_lit(&jw, ", \"waits\": ");
+			jw_u64(&jw, l->waits);
+			json_dur(&jw, "wait_ns_total", l->total, true);
+			json_dur(&jw, "wait_ns_p50", pct(l->ns, l->waits, 50), true);
+			json_dur(&jw, "wait_ns_p99", pct(l->ns, l->waits, 99), true);
+			json_dur(&jw, "wait_ns_max", l->ns[l->waits - 1], true);
+			jw_lit(&jw, ", \"waiters\": ");
+			jw_cstr(&jw, task_list(m, l->waiter, l->waiters, who, sizeof(who)));
+			jw_lit(&jw, ", \"released_by\": ");
+			jw_cstr(&jw, task_list(m, l->releaser, l->releasers, rel, sizeof(rel)));
+			jw_lit(&jw, "}");
+		}
+		jw_lit(&jw, "]}\n");
+		rtr_lock_waits_free(w, n);
+		return jw_close(&jw);
+	}
+	printf("%-24s %-10s %7s %12s %12s %12s %12s  %s\n", "lock", "kind", "waits", "total",
+	       "p50", "p99", "max", "waiters; released by");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rtr_lock_wait *l = &w[i];
+
+		put_clean(stdout, task_name(m, l->task, b[0], sizeof(b[0])), 24);
+		printf(" %-10s %7u %12s %12s %12s %12s  ",
+		       rtr_model_str(m, m->tasks[l->task].kind_name), l->waits,
+		       dur_str(b[1], 32, l->total), dur_str(b[2], 32, pct(l->ns, l->waits, 50)),
+		       dur_str(b[3], 32, pct(l->ns, l->waits, 99)),
+		       dur_str(b[4], 32, l->ns[l->waits - 1]));
+		put_clean(stdout, task_list(m, l->waiter, l->waiters, who, sizeof(who)), 0);
+		printf("; ");
+		put_clean(stdout, l->releasers ? task_list(m, l->releaser, l->releasers, rel,
+							   sizeof(rel)) : "-", 0);
+		putchar('\n');
+	}
+	if (!n)
+		printf("(no waits for a lock, condition, semaphore, barrier or rwlock)\n");
+	rtr_lock_waits_free(w, n);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace stats [--json | --hangs] TRACE...\n\n"
+		"usage: ringtrace stats [--json | --hangs | --locks [--json]] TRACE...\n\n"
 		"Statistics of the CTF traces (several traces are read on one time axis):\n"
 		"per task kind, how many tasks, how many resolved, failed, never resolved,\n"
 		"marked should_resolve but never resolved, and the time from creation to\n"
@@ -530,12 +625,18 @@ static void usage(FILE *f)
 		"trace's span, and the events and packets lost; per event class, the events\n"
 		"and their rate (the ring's thread records counted in their class, not as\n"
 		"the program's events); per thread (ringtrace's thread records, LTTng's vtid\n"
-		"context), its process and its events.\n"
+		"context), its process and its events; with the kernel's records (record\n"
+		"--sched), per thread task its time on a CPU, runnable and blocked, and on\n"
+		"what it was blocked.\n"
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --json      the same as one JSON object (times in nanoseconds)\n"
 		"  --hangs     instead: each should_resolve task that never resolved, the chain\n"
 		"              of tasks it waited for, and the wake-ups the last one was sent\n"
+		"  --locks     instead: per mutex, condition, semaphore, barrier or rwlock\n"
+		"              waited for (record --pthread), the waits, their total, p50, p99\n"
+		"              and max, the threads that waited and whose release ended the\n"
+		"              waits (with --json: an object per lock)\n"
 		"  -h, --help  this text\n\n"
 		"exit status: 0 done, 1 damaged trace (the figures cover what was read\n"
 		"before the damage, which is reported on stderr), a stream on stdin cut short,\n"
@@ -548,7 +649,7 @@ int rtr_cmd_stats(int argc, char **argv)
 	struct rtr_model m;
 	char **dirs;
 	int ndirs = 0, r, status;
-	bool json = false, hangs = false, *used = NULL;
+	bool json = false, hangs = false, locks = false, *used = NULL;
 	struct rtr_thread_time *tt = NULL;
 	uint32_t nk = 0, ntt = 0;
 
@@ -566,6 +667,8 @@ int rtr_cmd_stats(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(argv[i], "--hangs")) {
 			hangs = true;
+		} else if (!strcmp(argv[i], "--locks")) {
+			locks = true;
 		} else if (!strcmp(argv[i], "--")) {
 			while (++i < argc)
 				dirs[ndirs++] = argv[i];
@@ -605,7 +708,12 @@ int rtr_cmd_stats(int argc, char **argv)
 		rtr_model_free(&m);
 		return 1;
 	}
-	if (hangs) {
+	if (locks) {
+		if (print_locks(&m, json)) {
+			fprintf(stderr, "ringtrace stats: out of memory\n");
+			status = 1;
+		}
+	} else if (hangs) {
 		if (print_hangs(&m)) {
 			fprintf(stderr, "ringtrace stats: out of memory\n");
 			status = 1;

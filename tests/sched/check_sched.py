@@ -16,6 +16,8 @@ babeltrace2 (python3-bt2), against what rtr-sched-prog knows.
     check_sched.py stats TRACE OUTPUT JSON   the same program recorded with --pthread,
                                         `ringtrace stats --json` of it: the model's
                                         runs by thread, names and blocking
+    check_sched.py locks TRACE OUTPUT JSON  rtr-sched-prog contend: `ringtrace stats --locks
+                                        --json` against the waits the program measured
 
 Prints the figures; exits 0 when every check passes, else prints the
 failures and exits 1.
@@ -227,11 +229,47 @@ def do_stats(path, output, stats_json):
           "no migration in the model")
 
 
+def do_locks(output, locks_json):
+    """rtr-sched-prog contend N, `ringtrace stats --locks --json`: the mutex's waits, their
+    total and max against what the waiter measured around its pthread_mutex_lock(), who
+    waited and who released it."""
+    import json
+    waits = []
+    with open(output) as f:
+        for line in f:
+            m = re.match(r"wait (\d+)", line)
+            if m:
+                waits.append(int(m[1]))
+    with open(locks_json) as f:
+        locks = json.load(f)["locks"]
+    mutexes = [lk for lk in locks if lk["kind"] == "mutex"]
+    check(len(mutexes) == 1, f"one mutex waited for expected: {locks}")
+    if not mutexes or not waits:
+        check(False, f"no waits: {waits}")
+        return
+    lk = mutexes[0]
+    total = sum(waits)
+    print(f"the program: {len(waits)} waits, {total} ns, max {max(waits)} ns; stats --locks: "
+          f"{lk['waits']} waits, {lk['wait_ns_total']} ns, max {lk['wait_ns_max']} ns, "
+          f"p50 {lk['wait_ns_p50']} ns; waiters {lk['waiters']!r}, released by "
+          f"{lk['released_by']!r}")
+    check(lk["waits"] == len(waits), f"{lk['waits']} waits in the trace, {len(waits)} made")
+    # the program's clock reads are around the wrapper's events: a few us more a wait
+    check(total - 50000 * len(waits) <= lk["wait_ns_total"] <= total * 1.01,
+          f"wait total {lk['wait_ns_total']} ns, the program's {total} ns")
+    check(max(waits) - 50000 <= lk["wait_ns_max"] <= max(waits) * 1.01,
+          f"wait max {lk['wait_ns_max']} ns, the program's {max(waits)} ns")
+    check(lk["waiters"] == "waiter", f"waiters: {lk['waiters']!r}")
+    check(lk["released_by"] == "holder", f"released by: {lk['released_by']!r}")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "sleep":
         do_sleep(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "spin":
         do_spin(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "locks":
+        do_locks(sys.argv[3], sys.argv[4])
     elif len(sys.argv) == 5 and sys.argv[1] == "stats":
         do_stats(sys.argv[2], sys.argv[3], sys.argv[4])
     else:

@@ -14,6 +14,12 @@
  *                              spins 20 ms more; a third thread renames
  *                              itself "renamed-t3" and ends
  *
+ *   rtr-sched-prog contend N   a thread named "holder" takes the static
+ *                              mutex queue_lock and holds it 30 ms, N times;
+ *                              a thread named "waiter" asks for it 5 ms
+ *                              after each take and prints "wait NS", the
+ *                              time its pthread_mutex_lock() took
+ *
  * Each thread prints "thread TID cputime NS schedstat NS" just before it
  * ends: its CLOCK_THREAD_CPUTIME_ID and the first field of
  * /proc/self/task/TID/schedstat (the kernel's on-CPU time), to compare with
@@ -106,8 +112,65 @@ static void *renamer(void *arg)
 	return NULL;
 }
 
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static int taken = -1, rounds;
+
+static void sleep_ms(long ms)
+{
+	struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&d, &d))
+		;
+}
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "holder");
+	for (int i = 0; i < rounds; i++) {
+		pthread_mutex_lock(&queue_lock);
+		__atomic_store_n(&taken, i, __ATOMIC_RELEASE);
+		sleep_ms(30);
+		pthread_mutex_unlock(&queue_lock);
+		sleep_ms(10);	/* the waiter takes it meanwhile */
+	}
+	return NULL;
+}
+
+static void *waiter(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "waiter");
+	for (int i = 0; i < rounds; i++) {
+		uint64_t t0, t1;
+
+		while (__atomic_load_n(&taken, __ATOMIC_ACQUIRE) != i)
+			usleep(100);
+		sleep_ms(5);
+		t0 = ns(CLOCK_MONOTONIC);
+		pthread_mutex_lock(&queue_lock);
+		t1 = ns(CLOCK_MONOTONIC);
+		pthread_mutex_unlock(&queue_lock);
+		pthread_mutex_lock(&out_lock);
+		printf("wait %" PRIu64 "\n", t1 - t0);
+		pthread_mutex_unlock(&out_lock);
+	}
+	fflush(stdout);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "contend")) {
+		pthread_t h, w;
+
+		rounds = atoi(argv[2]);
+		pthread_create(&h, NULL, holder, NULL);
+		pthread_create(&w, NULL, waiter, NULL);
+		pthread_join(h, NULL);
+		pthread_join(w, NULL);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "sleep")) {
 		int n = atoi(argv[2]);
 		char text[32];
@@ -137,6 +200,6 @@ int main(int argc, char **argv)
 		report();
 		return 0;
 	}
-	fprintf(stderr, "usage: rtr-sched-prog sleep N | spin MS\n");
+	fprintf(stderr, "usage: rtr-sched-prog sleep N | spin MS | contend N\n");
 	return 2;
 }

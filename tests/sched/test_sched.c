@@ -158,6 +158,28 @@ Test(sched, refused_perf_events_are_said_once_and_the_rest_recorded, .init = set
 	free(err);
 }
 
+/*
+ * stats --locks: a mutex held 30 ms while another thread waits for it, 8
+ * times; the waits as the program measured them, who waited, who released.
+ */
+Test(sched, stats_locks_gives_each_wait_as_the_program_measured_it, .init = setup,
+     .fini = teardown)
+{
+	char prog[512], cmd[1024], *res;
+	int st;
+
+	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' contend 8", t_bindir());
+	cr_assert_eq(record("", "--pthread", "locks", prog), 0);
+	check_ok("locks", true);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --locks --json '%s/locks' > '%s/locks.json'",
+		 t_bindir(), dir, dir);
+	res = t_sh(cmd, &st);
+	free(res);
+	cr_assert_eq(st, 0);
+	snprintf(cmd, sizeof(cmd), "'%s/locks.out' '%s/locks.json'", dir, dir);
+	checker("locks", "locks", cmd);
+}
+
 /* Through a pipe (-o -, then consume -): the kernel's streams arrive whole. */
 Test(sched, the_kernel_streams_go_through_a_pipe, .init = setup, .fini = teardown)
 {
