@@ -1946,6 +1946,45 @@ static int permute(void *base, uint32_t n, size_t size, const uint32_t *order)
 	return 0;
 }
 
+/*
+ * A signal to a synchronisation object (the pthread wrapper's: an unlock
+ * of a contended mutex, a post, a condition's signal or broadcast) is
+ * RTR_ARROW_HIDDEN unless a wait on the object ended (its read) before the
+ * next signal to it: the picture draws an arrow only where a release ended
+ * a wait, not one per unlock (pigz's view was a wall of them).  The arrows
+ * stay in the model (dump, stats and the details list them).
+ */
+static int quiet_signals(struct rtr_model *m)
+{
+	uint32_t *last = malloc(((size_t)m->ntasks + 1) * sizeof(*last));
+
+	if (!last)
+		return -1;
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		last[i] = RTR_MODEL_NONE;
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		struct rtr_model_arrow *a = &m->arrows[i];
+		uint32_t obj = a->kind == RTR_ARROW_SIGNAL ? a->to : a->from;
+		uint32_t k;
+
+		if (obj >= m->ntasks)
+			continue;
+		k = m->tasks[obj].kind;
+		if (k != RTR_KIND_MUTEX && k != RTR_KIND_CONDITION && k != RTR_KIND_SEMAPHORE &&
+		    k != RTR_KIND_BARRIER && k != RTR_KIND_RWLOCK)
+			continue;
+		if (a->kind == RTR_ARROW_SIGNAL) {
+			a->flags |= RTR_ARROW_HIDDEN;
+			last[obj] = i;
+		} else if (a->kind == RTR_ARROW_READ && last[obj] != RTR_MODEL_NONE) {
+			m->arrows[last[obj]].flags &= (uint8_t)~RTR_ARROW_HIDDEN;
+			last[obj] = RTR_MODEL_NONE;
+		}
+	}
+	free(last);
+	return 0;
+}
+
 /* Group labels and runs by task, samples by counter, runs by CPU. */
 static int group_all(struct loader *l)
 {
@@ -2281,7 +2320,7 @@ int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsi
 		     offsetof(struct rtr_model_loss, ts)) ||
 	    sort_i64(m->markers, m->nmarkers, sizeof(*m->markers),
 		     offsetof(struct rtr_model_marker, ts)) ||
-	    sort_threads(m) || group_all(&l) || counter_groups(m)) {
+	    sort_threads(m) || group_all(&l) || counter_groups(m) || quiet_signals(m)) {
 		nomem(&l);
 		goto out;
 	}

@@ -149,7 +149,10 @@ enum rtr_arrow_kind {
 /**
  * enum rtr_arrow_flags - struct rtr_model_arrow.flags.
  * @RTR_ARROW_HIDDEN: a try_read that the same reader's read of the same
- *	input follows (mirage hides the yellow arrow then).
+ *	input follows (mirage hides the yellow arrow then); a signal to a
+ *	synchronisation object (mutex, condition, semaphore, barrier, rwlock)
+ *	after which no wait on it ended before the next signal to it: only a
+ *	release that ended a wait is drawn.
  * @RTR_ARROW_FAILURE: a resolve that is an rtr_fail().
  */
 enum rtr_arrow_flags {

@@ -967,7 +967,7 @@
 			const sparse = end - i > EXACT_ARROWS;
 			while (i < end) {
 				const kind = c.arrow_kind[i], ts = c.arrow_ts[i];
-				if (ts < v0 || (kind === 1 && (c.arrow_flags[i] & 1))) {
+				if (ts < v0 || ((kind === 1 || kind === 3) && (c.arrow_flags[i] & 1))) {
 					i++;
 					continue;
 				}
