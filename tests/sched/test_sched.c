@@ -242,7 +242,7 @@ Test(sched, the_queue_programs_threads_are_never_drawn_asleep_while_they_ran, .i
 	char *dirs[1] = { path };
 	struct rtr_model m;
 	struct rtr_scene sc;
-	uint32_t workers = 0, kruns = 0;
+	uint32_t workers = 0, kruns = 0, hidden = 0, shown = 0;
 
 	snprintf(prog, sizeof(prog), "'%s/ringtrace-cpp-pool' --workers 4 --jobs 64", t_bindir());
 	cr_assert_eq(record("", "--pthread", "pool", prog), 0);
@@ -284,6 +284,34 @@ Test(sched, the_queue_programs_threads_are_never_drawn_asleep_while_they_ran, .i
 	}
 	cr_assert_eq(workers, 4, "%u workers", workers);
 	cr_assert_gt(kruns, 8);
+	/*
+	 * Signals to the queue's condition and mutex: drawn only where a wait
+	 * on the object ended before the next signal to it.
+	 */
+	for (uint32_t i = 0; i < m.narrows; i++) {
+		const struct rtr_model_arrow *a = &m.arrows[i];
+		uint32_t k = m.tasks[a->to].kind;
+		bool ended = false;
+
+		if (a->kind != RTR_ARROW_SIGNAL || (k != RTR_KIND_MUTEX && k != RTR_KIND_CONDITION))
+			continue;
+		for (uint32_t j = i + 1; j < m.narrows; j++) {
+			const struct rtr_model_arrow *b = &m.arrows[j];
+
+			if (b->kind == RTR_ARROW_SIGNAL && b->to == a->to)
+				break;
+			if (b->kind == RTR_ARROW_READ && b->from == a->to) {
+				ended = true;
+				break;
+			}
+		}
+		cr_assert_eq(!(a->flags & RTR_ARROW_HIDDEN), ended, "signal %u at %" PRId64, i,
+			     a->ts);
+		hidden += !ended;
+		shown += ended;
+	}
+	cr_assert_gt(hidden, 0, "no signal without a wait: the pool signals every push");
+	cr_assert_gt(shown, 0);
 	rtr_scene_free(&sc);
 	rtr_model_free(&m);
 }
