@@ -582,6 +582,7 @@ int rtr_cmd_record(int argc, char **argv)
 	ret = spawn(&o, region, &ch.pid, sched ? &ch.k : NULL);
 	if (ret) {
 		fprintf(stderr, "ringtrace record: cannot run %s: %s\n", o.argv[0], strerror(-ret));
+		rtr_kernel_close(ch.k);
 		rtr_out_abandon(out, o.out.path);
 		if (topfd >= 0) {
 			close(topfd);
