@@ -394,7 +394,10 @@ const char *rtr_packet_check(const struct rtr_packet_hdr *p, const struct rtr_pa
 {
 	if (p->magic != RTR_CTF_MAGIC)
 		return "bad magic";
-	if (p->stream_instance_id != r->cpu || p->cpu_id != r->cpu)
+	/* a stream of the kernel's records (record --sched): RTR_KSTREAM_BASE + the CPU */
+	if (p->stream_instance_id != r->cpu ||
+	    (p->cpu_id != r->cpu &&
+	     (r->cpu < RTR_KSTREAM_BASE || p->cpu_id != r->cpu - RTR_KSTREAM_BASE)))
 		return "wrong stream";
 	if (p->content_size % 8 || p->content_size < (uint64_t)RTR_PACKET_HDR_SIZE * 8 ||
 	    p->content_size > r->max_bytes * 8)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "consumer/session.h"
+#include "events/classes.h"
 #include "platform/platform.h"
 
 static void on_damage(void *arg, uint32_t cpu, uint64_t seq, const char *why)
@@ -75,6 +76,32 @@ void rtr_session_close(struct rtr_session *s)
 	s->cpu = NULL;
 }
 
+/* The kernel's event classes (record --sched) appended to the TSDL @*text. */
+static int add_kernel_classes(char **text, size_t *len)
+{
+	char *more = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&more, &n);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	fwrite(*text, 1, *len, f);
+	for (uint32_t k = 0; k < RTR_KEV_COUNT; k++)
+		rtr_ctf_write_events(f, rtr_event_kernel(k), 1);
+	ret = ferror(f) ? -ENOMEM : 0;
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(more);
+		return ret;
+	}
+	free(*text);
+	*text = more;
+	*len = n;
+	return 0;
+}
+
 int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
 {
 	char err[sizeof(s->registry_err)];
@@ -103,6 +130,10 @@ int rtr_session_metadata(struct rtr_session *s, struct rtr_out *o)
 		s->metadata_len = mlen;
 		s->registry_kept = true;
 		return 0;
+	}
+	if (s->kernel_classes && (ret = add_kernel_classes(&text, &len))) {
+		free(text);
+		return ret;
 	}
 	ret = rtr_out_metadata(o, text, len);
 	free(text);

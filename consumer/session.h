@@ -58,6 +58,7 @@ struct rtr_session {
 	bool have_metadata;
 	char registry_err[200];		/* the registry could not be read: names missing */
 	bool registry_kept;		/* ... after it was: the names read before are kept */
+	bool kernel_classes;		/* the metadata also declares the kernel's events (--sched) */
 	int flush_ms;
 	uint64_t next_flush_ns;
 	bool flush_pending;

@@ -87,6 +87,42 @@ const struct rtr_ctf_event *rtr_event_builtin(uint32_t id)
 	return id < RTR_EV_BUILTIN_COUNT ? &builtin[id] : NULL;
 }
 
+/*
+ * The kernel's events (record --sched, consumer/kernel.c): what perf
+ * reports about the traced threads, in streams of their own.
+ */
+static const struct rtr_ctf_enum_entry switch_why[] = {
+	{ "in", RTR_KSWITCH_IN }, { "blocked", RTR_KSWITCH_BLOCKED },
+	{ "preempted", RTR_KSWITCH_PREEMPTED },
+};
+static const struct rtr_ctf_enum_entry comm_how[] = {
+	{ "rename", 0 }, { "exec", 1 },
+};
+static const struct rtr_ctf_field f_kswitch[] = {
+	F("pid", U32), F("tid", U32), { "what", RTR_CTF_ENUM_U8, switch_why, N(switch_why) },
+};
+static const struct rtr_ctf_field f_kfork[] = {
+	F("parent_pid", U32), F("parent_tid", U32), F("pid", U32), F("tid", U32),
+	F("comm", STRING),
+};
+static const struct rtr_ctf_field f_kexit[] = { F("pid", U32), F("tid", U32) };
+static const struct rtr_ctf_field f_kcomm[] = {
+	F("pid", U32), F("tid", U32), { "how", RTR_CTF_ENUM_U8, comm_how, N(comm_how) },
+	F("comm", STRING),
+};
+
+static const struct rtr_ctf_event kernel[RTR_KEV_COUNT] = {
+	{ "kernel:switch", RTR_KEV_ID_BASE + RTR_KEV_SWITCH, f_kswitch, N(f_kswitch) },
+	{ "kernel:fork", RTR_KEV_ID_BASE + RTR_KEV_FORK, f_kfork, N(f_kfork) },
+	{ "kernel:exit", RTR_KEV_ID_BASE + RTR_KEV_EXIT, f_kexit, N(f_kexit) },
+	{ "kernel:comm", RTR_KEV_ID_BASE + RTR_KEV_COMM, f_kcomm, N(f_kcomm) },
+};
+
+const struct rtr_ctf_event *rtr_event_kernel(uint32_t k)
+{
+	return k < RTR_KEV_COUNT ? &kernel[k] : NULL;
+}
+
 int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 			      const struct rtr_registry *reg, const char *hostname)
 {

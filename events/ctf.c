@@ -239,6 +239,11 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		(uint64_t)((unsigned __int128)off_ns * h->clock_freq / 1000000000u));
 	fprintf(f, "stream {\n");
 	put_lines(f, rtr_ctf_stream_block);
+	return rtr_ctf_write_events(f, ev, n);
+}
+
+int rtr_ctf_write_events(FILE *f, const struct rtr_ctf_event *ev, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "\nevent {\n\tname = \"%s\";\n\tid = %" PRIu32 ";\n\tstream_id = 0;\n",
 			ev[i].name, ev[i].id);

@@ -134,6 +134,13 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 			   const struct rtr_ctf_event *ev, size_t n);
 
 /*
+ * rtr_ctf_write_events() - the event blocks of the @n classes @ev, as
+ * rtr_ctf_write_metadata() ends with them (more classes appended to its
+ * text).  Return: 0, or -EIO if writing to @f failed.
+ */
+int rtr_ctf_write_events(FILE *f, const struct rtr_ctf_event *ev, size_t n);
+
+/*
  * A UUID as CTF's metadata writes it (RFC 4122's text: 8-4-4-4-12
  * lowercase hex digits): rtr_ctf_uuid_text() writes the 36 characters and a
  * NUL to @out; rtr_ctf_uuid_parse() reads @n bytes of @s into @u, hex

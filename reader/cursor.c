@@ -13,6 +13,7 @@
 #include <ringtrace/region.h>
 #include "reader/ctf.h"
 #include "reader/cursor.h"
+#include "events/classes.h"
 
 #define TS_MASK		((1ull << RTR_EV_TS_BITS) - 1)
 
@@ -63,6 +64,7 @@ void tr_cursor_continue(struct tr_cursor *c, const struct tr_cursor *prev)
 		return;
 	c->started = true;
 	c->cpu = prev->cpu;
+	c->kernel = prev->kernel;
 	c->seq = prev->seq;
 	c->discarded = prev->discarded;
 	c->ts_end = prev->ts_end;
@@ -128,12 +130,13 @@ static int open_packet(struct tr_cursor *c)
 	if (stream_id != 0)
 		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_id),
 			    "stream_id %u (the trace has stream class 0 only)", stream_id);
-	if (sid != cpu)
+	if (sid != cpu && sid != (uint64_t)RTR_KSTREAM_BASE + cpu)
 		return fail(c, off + offsetof(struct rtr_packet_hdr, cpu_id),
 			    "cpu_id %u differs from stream_instance_id %" PRIu64, cpu, sid);
-	if (c->started && sid != c->cpu)
+	if (c->started && sid != c->cpu + (c->kernel ? RTR_KSTREAM_BASE : 0))
 		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_instance_id),
-			    "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64, sid, c->cpu);
+			    "packet of stream %" PRIu64 " in the stream of %s %" PRIu64, sid,
+			    c->kernel ? "the kernel's records of cpu" : "cpu", c->cpu);
 	off += RTR_PACKET_END_OFF;	/* the end fields */
 	if (content % 8)
 		return fail(c, off + 8, "content_size %" PRIu64 " bits is not a whole number "
@@ -186,7 +189,8 @@ static int open_packet(struct tr_cursor *c)
 
 		c->pend_packets = later ? 0 : seq;	/* the packets before the first one */
 		c->pend_events = later ? 0 : discarded;
-		c->cpu = sid;
+		c->cpu = cpu;
+		c->kernel = sid != cpu;
 		c->first_seq = later ? 0 : seq;
 		c->first_events = c->pend_events;
 		c->started = true;

@@ -74,6 +74,8 @@ struct tr_cursor {
 	uint64_t seq;		/* its packet_seq_num */
 	uint64_t discarded;	/* its events_discarded */
 	uint64_t cpu;
+	bool kernel;		/* the kernel's records (record --sched): stream_instance_id
+				 * is RTR_KSTREAM_BASE + @cpu (events/classes.h) */
 	bool started;		/* a packet has been read */
 	uint64_t first_seq;
 	uint64_t first_events;

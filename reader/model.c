@@ -50,6 +50,11 @@ enum op {
 	OP_SCHED_FORK,
 	OP_SCHED_EXIT,
 	OP_SCHED_WAKEUP,
+	/* the kernel's records of a ringtrace trace (record --sched, events/classes.h) */
+	OP_KSWITCH,
+	OP_KFORK,
+	OP_KEXIT,
+	OP_KCOMM,
 };
 
 /* What each built-in class (events/classes.c has their schema) means. */
@@ -98,7 +103,7 @@ enum cap {
 	CAP_TASKS, CAP_ARROWS, CAP_LABELS, CAP_RUNS, CAP_COUNTERS, CAP_SAMPLES, CAP_NOTES,
 	CAP_PAUSES, CAP_LOSSES, CAP_DAMAGE, CAP_CPUS, CAP_TRACES,
 	CAP_TRY_HEAD, CAP_TRY_NEXT, CAP_SAMPLE_COUNTER, CAP_CLASSES, CAP_THREADS, CAP_MARKERS,
-	CAP_COMM,
+	CAP_COMM, CAP_KT, CAP_KRUNS, CAP_KLABELS,
 	NCAPS
 };
 
@@ -120,6 +125,35 @@ struct sched_fields {
 	uint32_t off[SCHED_FIELDS];	/* bits from the payload's start */
 };
 
+/* A thread the kernel's records name (record --sched), while its trace is read. */
+struct kthread {
+	uint64_t tid, pid;
+	uint32_t task;		/* the thread task a ring switch under its tid names, or NONE */
+	uint32_t cpu;		/* its open run's CPU (model index) */
+	int64_t in;		/* its open run's start, INT64_MIN when off CPU */
+	int64_t first;		/* its first mention */
+	int64_t forked;		/* INT64_MIN: not seen made */
+	int64_t exited;		/* INT64_MIN: not seen end */
+	uint64_t parent_tid;
+};
+
+/* A run the kernel's records give, its task known at the end of the trace. */
+struct krun {
+	int64_t start, end;
+	uint32_t kt;
+	uint32_t cpu;
+	uint8_t why;
+};
+
+/* A name the kernel gives a thread (fork, exec, rename). */
+struct klabel {
+	int64_t ts;
+	uint32_t kt;
+	uint32_t text;
+	uint32_t len;
+	bool rename;
+};
+
 /* What the event classes of one chunk's metadata mean (chunks may add classes). */
 struct chunk_ops {
 	uint8_t *ops;		/* enum op per class */
@@ -127,6 +161,7 @@ struct chunk_ops {
 	struct sched_fields *sched;	/* per class, for the OP_SCHED_* ones */
 	const struct tr_field *kind_field;
 	const struct tr_field *counter_field;
+	bool kernel;		/* the kernel's switches are among its classes */
 };
 
 struct loader {
@@ -155,6 +190,15 @@ struct loader {
 	uint32_t *comm;		/* per task: its latest label (a pool string), 0 if none */
 	uint32_t class_first;	/* the trace's first rtr_model.classes index */
 	struct tr_text text;	/* a marker's fields, being made */
+	/* the kernel's records of the trace being read (record --sched) */
+	bool kernel;
+	struct idmap ktids;	/* tid + 1 to @kt index */
+	struct kthread *kt;
+	uint32_t nkt;
+	struct krun *kruns;
+	uint32_t nkruns;
+	struct klabel *klabels;
+	uint32_t nklabels;
 };
 
 
@@ -605,12 +649,29 @@ static int run_end(struct loader *l, struct sstate *ss, int64_t ts)
 	return 0;
 }
 
+static uint32_t kt_get(struct loader *l, uint64_t tid, uint64_t pid, int64_t ts);
+
 static int on_switch(struct loader *l, struct sstate *ss, uint64_t task, int64_t ts)
 {
 	uint32_t i = RTR_MODEL_NONE;
 
 	if (task && (i = task_get(l, task, ts)) == RTR_MODEL_NONE)
 		return -1;
+	/*
+	 * With the kernel's records, a thread task's runs are theirs: the ring's
+	 * switch to it only says which thread it is (the thread record's).
+	 */
+	if (l->kernel && i != RTR_MODEL_NONE && l->m->tasks[i].kind == RTR_KIND_THREAD) {
+		if (ss->thread != RTR_MODEL_NONE) {
+			uint32_t k = kt_get(l, ss->tid, ss->pid, ts);
+
+			if (k == RTR_MODEL_NONE)
+				return -1;
+			if (l->kt[k].task == RTR_MODEL_NONE)
+				l->kt[k].task = i;
+		}
+		i = RTR_MODEL_NONE;
+	}
 	if (i == ss->running)
 		return 0;
 	if (run_end(l, ss, ts))
@@ -1183,6 +1244,227 @@ static int on_sched(struct loader *l, struct sstate *ss, const struct tr_cursor 
 	}
 }
 
+/* ---- the kernel's records of a ringtrace trace (record --sched) ------------------- */
+
+static int sort_i64(void *base, size_t n, size_t size, size_t key);
+
+/* The kernel thread @tid of the trace being read, made if new. */
+static uint32_t kt_get(struct loader *l, uint64_t tid, uint64_t pid, int64_t ts)
+{
+	uint32_t i = idmap_find(&l->ktids, tid + 1);
+	struct kthread *k;
+
+	if (i != RTR_MODEL_NONE)
+		return i;
+	if (!(k = PUSH(l, l->kt, l->nkt, CAP_KT)))
+		return RTR_MODEL_NONE;
+	i = l->nkt - 1;
+	if (idmap_put(&l->ktids, tid + 1, i)) {
+		nomem(l);
+		return RTR_MODEL_NONE;
+	}
+	*k = (struct kthread){ .tid = tid, .pid = pid, .task = RTR_MODEL_NONE,
+			       .cpu = RTR_MODEL_NONE, .in = INT64_MIN, .first = ts,
+			       .forked = INT64_MIN, .exited = INT64_MIN };
+	return i;
+}
+
+static int krun_add(struct loader *l, uint32_t k, uint32_t cpu, int64_t start, int64_t end,
+		    uint8_t why)
+{
+	struct krun *r = PUSH(l, l->kruns, l->nkruns, CAP_KRUNS);
+
+	if (!r)
+		return -1;
+	*r = (struct krun){ .start = start, .end = end < start ? start : end, .kt = k, .cpu = cpu,
+			    .why = why };
+	return 0;
+}
+
+static int klabel_add(struct loader *l, uint32_t k, const uint8_t *text, int64_t ts, bool rename)
+{
+	size_t n = strlen((const char *)text);
+	int64_t str = str_add(l, (const char *)text, n);
+	struct klabel *lb;
+
+	if (str < 0 || !(lb = PUSH(l, l->klabels, l->nklabels, CAP_KLABELS)))
+		return -1;
+	*lb = (struct klabel){ .ts = ts, .kt = k, .text = (uint32_t)str, .len = (uint32_t)n,
+			       .rename = rename };
+	return 0;
+}
+
+/*
+ * kernel:switch: a thread came onto @ss's CPU, or left it (blocked or
+ * preempted): its runs are from each in to the next out, by thread.
+ */
+static int on_kswitch(struct loader *l, struct sstate *ss, const uint8_t *pl, int64_t ts)
+{
+	uint32_t k = kt_get(l, ld32(pl + 4), ld32(pl), ts);
+	struct kthread *t;
+
+	if (k == RTR_MODEL_NONE)
+		return -1;
+	t = &l->kt[k];
+	if (pl[8] == RTR_KSWITCH_IN) {
+		/* in again without an out between: the out was lost */
+		if (t->in != INT64_MIN &&
+		    krun_add(l, k, t->cpu, t->in, ts, RTR_RUN_SWITCH))
+			return -1;
+		t = &l->kt[k];
+		t->in = ts;
+		t->cpu = ss->cpu;
+		return 0;
+	}
+	/*
+	 * Out with no in: it ran when the records began (the program's exec):
+	 * since its first mention, or its CPU stream's first item.
+	 */
+	if (t->in == INT64_MIN) {
+		t->in = t->first < ts ? t->first : ts;
+		t->cpu = ss->cpu;
+	}
+	if (krun_add(l, k, ss->cpu, t->in, ts,
+		     pl[8] == RTR_KSWITCH_PREEMPTED ? RTR_RUN_PREEMPTED : RTR_RUN_BLOCKED))
+		return -1;
+	l->kt[k].in = INT64_MIN;
+	return 0;
+}
+
+static int on_kfork(struct loader *l, const uint8_t *pl, int64_t ts)
+{
+	uint32_t k = kt_get(l, ld32(pl + 12), ld32(pl + 8), ts);
+
+	if (k == RTR_MODEL_NONE)
+		return -1;
+	l->kt[k].forked = ts;
+	l->kt[k].parent_tid = ld32(pl + 4);
+	if (kt_get(l, ld32(pl + 4), ld32(pl), ts) == RTR_MODEL_NONE)
+		return -1;
+	return klabel_add(l, k, pl + 16, ts, false);
+}
+
+static int on_kexit(struct loader *l, const uint8_t *pl, int64_t ts)
+{
+	uint32_t k = kt_get(l, ld32(pl + 4), ld32(pl), ts);
+
+	if (k == RTR_MODEL_NONE)
+		return -1;
+	l->kt[k].exited = ts;
+	/* the kernel reports no switch out after a thread's exit: its last run ends here */
+	if (l->kt[k].in != INT64_MIN) {
+		if (krun_add(l, k, l->kt[k].cpu, l->kt[k].in, ts, RTR_RUN_SWITCH))
+			return -1;
+		l->kt[k].in = INT64_MIN;
+	}
+	return 0;
+}
+
+static int on_kcomm(struct loader *l, const uint8_t *pl, int64_t ts)
+{
+	uint32_t k = kt_get(l, ld32(pl + 4), ld32(pl), ts);
+
+	if (k == RTR_MODEL_NONE)
+		return -1;
+	return klabel_add(l, k, pl + 9, ts, pl[8] == 0);
+}
+
+/*
+ * The trace is read: each kernel thread's task is the thread task a ring
+ * switch under its thread id named (the pthread wrapper's), else a task of
+ * its own (RTR_MODEL_KTHREAD | tid) created and resolved where the kernel
+ * says; its runs and names go to that task.  A run still open ends at its
+ * CPU stream's last time.  A rename names the task (the latest one); the
+ * model's thread (struct rtr_model_thread) takes the kernel's name too.
+ */
+static int kernel_finish(struct loader *l, uint32_t label_start)
+{
+	struct rtr_model *m = l->m;
+
+	for (uint32_t k = 0; k < l->nkt; k++) {
+		struct kthread *t = &l->kt[k];
+
+		if (t->in != INT64_MIN && t->cpu != RTR_MODEL_NONE &&
+		    krun_add(l, k, t->cpu, t->in, m->cpus[t->cpu].last, RTR_RUN_SWITCH))
+			return -1;
+		t = &l->kt[k];
+		if (t->task == RTR_MODEL_NONE) {
+			uint32_t i = thread_task(l, RTR_MODEL_KTHREAD | t->tid, t->first);
+
+			if (i == RTR_MODEL_NONE)
+				return -1;
+			t = &l->kt[k];
+			t->task = i;
+			if (t->forked != INT64_MIN) {
+				m->tasks[i].flags = (m->tasks[i].flags & ~RTR_TASK_PREEXISTING) |
+						    RTR_TASK_CREATED;
+				m->tasks[i].created = t->forked;
+			}
+			if (t->exited != INT64_MIN) {
+				m->tasks[i].flags |= RTR_TASK_RESOLVED;
+				m->tasks[i].resolved = t->exited;
+				if (t->exited > m->tasks[i].end)
+					m->tasks[i].end = t->exited;
+			}
+			/* parent_tid's task, set below once every task is known */
+			m->tasks[i].parent_id = t->parent_tid;
+		}
+	}
+	for (uint32_t k = 0; k < l->nkt; k++) {
+		struct rtr_model_task *t = &m->tasks[l->kt[k].task];
+		uint32_t p;
+
+		if (t->id != (RTR_MODEL_KTHREAD | l->kt[k].tid))
+			continue;
+		p = t->parent_id ? idmap_find(&l->ktids, t->parent_id + 1) : RTR_MODEL_NONE;
+		t->parent_id = 0;
+		if (p != RTR_MODEL_NONE && l->kt[p].task != l->kt[k].task) {
+			t->parent = l->kt[p].task;
+			t->parent_id = m->tasks[t->parent].id;
+		}
+	}
+	for (uint32_t j = 0; j < l->nkruns; j++) {
+		const struct krun *kr = &l->kruns[j];
+		const struct kthread *t = &l->kt[kr->kt];
+		struct rtr_model_run *r = PUSH(l, m->runs, m->nruns, CAP_RUNS);
+		struct rtr_model_task *tk;
+
+		if (!r)
+			return -1;
+		*r = (struct rtr_model_run){ .start = kr->start, .end = kr->end, .task = t->task,
+					     .cpu = kr->cpu,
+					     .thread = idmap_find(&l->threads, t->tid + 1),
+					     .why = kr->why };
+		tk = &m->tasks[t->task];
+		if (kr->end > tk->end)
+			tk->end = kr->end;
+		if ((tk->flags & RTR_TASK_PREEXISTING) && kr->start < tk->created)
+			tk->created = kr->start;
+	}
+	for (uint32_t j = 0; j < l->nklabels; j++) {
+		const struct klabel *kl = &l->klabels[j];
+		const struct kthread *t = &l->kt[kl->kt];
+		struct rtr_model_label *lb = PUSH(l, m->labels, m->nlabels, CAP_LABELS);
+		struct rtr_model_task *tk = &m->tasks[t->task];
+		uint32_t th = idmap_find(&l->threads, t->tid + 1);
+
+		if (!lb)
+			return -1;
+		*lb = (struct rtr_model_label){ .ts = kl->ts, .task = t->task, .text = kl->text,
+						.len = kl->len };
+		if (!tk->name || kl->rename)
+			tk->name = kl->text;
+		if (th != RTR_MODEL_NONE)
+			m->threads[th].name = kl->text;
+	}
+	/* each task's labels in time order: the kernel's came last */
+	if (m->nlabels > label_start &&
+	    sort_i64(m->labels + label_start, m->nlabels - label_start, sizeof(*m->labels),
+		     offsetof(struct rtr_model_label, ts)))
+		return nomem(l);
+	return 0;
+}
+
 /* ---- one event ------------------------------------------------------------------ */
 
 static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor *c, int64_t ts)
@@ -1241,6 +1523,14 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 	case OP_SCHED_EXIT:
 	case OP_SCHED_WAKEUP:
 		return on_sched(l, ss, c, ts, op);
+	case OP_KSWITCH:
+		return on_kswitch(l, ss, pl, ts);
+	case OP_KFORK:
+		return on_kfork(l, pl, ts);
+	case OP_KEXIT:
+		return on_kexit(l, pl, ts);
+	case OP_KCOMM:
+		return on_kcomm(l, pl, ts);
 	}
 	return 0;
 }
@@ -1269,6 +1559,16 @@ static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 			if (op == OP_COUNTER)
 				co->counter_field = &c->fields[0];
 			break;
+		}
+	}
+	for (uint32_t i = 0; !md->ctf && i < md->nclasses; i++) {
+		static const uint8_t kop[RTR_KEV_COUNT] = { OP_KSWITCH, OP_KFORK, OP_KEXIT, OP_KCOMM };
+
+		for (uint32_t k = 0; k < RTR_KEV_COUNT; k++) {
+			if (tr_class_is(&md->classes[i], rtr_event_kernel(k))) {
+				co->ops[i] = kop[k];
+				co->kernel |= k == RTR_KEV_SWITCH;
+			}
 		}
 	}
 	if (md->ctf)
@@ -1359,7 +1659,7 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 	struct rtr_model_trace *tr;
 	struct sstate *ss = NULL;
 	struct tr_merge mg;
-	uint32_t s;
+	uint32_t s, label_start;
 	int64_t str;
 	int r, ret = -1;
 
@@ -1387,14 +1687,19 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 
 	l->chunk_ops = calloc(nchunks, sizeof(*l->chunk_ops));
 	if (!l->chunk_ops || idmap_init(&l->tasks) || idmap_init(&l->counters) ||
-	    idmap_init(&l->threads) || tr_merge_init_chunks(&mg, t, nchunks)) {
+	    idmap_init(&l->threads) || idmap_init(&l->ktids) ||
+	    tr_merge_init_chunks(&mg, t, nchunks)) {
 		free(l->chunk_ops);
 		l->chunk_ops = NULL;
 		idmap_free(&l->tasks);
 		idmap_free(&l->counters);
 		idmap_free(&l->threads);
+		idmap_free(&l->ktids);
 		return nomem(l);
 	}
+	l->kernel = false;
+	l->nkt = l->nkruns = l->nklabels = 0;
+	label_start = m->nlabels;
 	ss = calloc(mg.nstreams + 1, sizeof(*ss));
 	if (!ss) {
 		nomem(l);
@@ -1410,9 +1715,11 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 			goto out;
 		}
 		setup_ops(&l->chunk_ops[k], &t[k].md);
+		l->kernel |= l->chunk_ops[k].kernel;
 		if (setup_classes(l, &l->chunk_ops[k], &t[k].md))
 			goto out;
 	}
+	m->traces[l->trace].kernel = l->kernel;
 	m->traces[l->trace].ncpus = mg.nstreams;
 	for (uint32_t i = 0; i < mg.nstreams; i++) {
 		const char *name = mg.c[i].s->name;
@@ -1448,6 +1755,7 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 			st->unknown_since = ts;
 			cpu->first = ts;
 			cpu->cpu = (uint32_t)c->cpu;
+			cpu->kernel = c->kernel;
 			if (ts < m->traces[l->trace].first)
 				m->traces[l->trace].first = ts;
 		}
@@ -1514,6 +1822,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		if (cpu->last > tr->last)
 			tr->last = cpu->last;
 	}
+	if (l->nkt && kernel_finish(l, label_start))
+		goto out;
 	m->events += m->traces[l->trace].events;
 	ret = 0;
 out:
@@ -1530,6 +1840,7 @@ out:
 	idmap_free(&l->tasks);
 	idmap_free(&l->counters);
 	idmap_free(&l->threads);
+	idmap_free(&l->ktids);
 	return ret;
 }
 
@@ -1632,6 +1943,45 @@ static int permute(void *base, uint32_t n, size_t size, const uint32_t *order)
 		memcpy(tmp + (size_t)i * size, (char *)base + (size_t)order[i] * size, size);
 	memcpy(base, tmp, (size_t)n * size);
 	free(tmp);
+	return 0;
+}
+
+/*
+ * A signal to a synchronisation object (the pthread wrapper's: an unlock
+ * of a contended mutex, a post, a condition's signal or broadcast) is
+ * RTR_ARROW_HIDDEN unless a wait on the object ended (its read) before the
+ * next signal to it: the picture draws an arrow only where a release ended
+ * a wait, not one per unlock (pigz's view was a wall of them).  The arrows
+ * stay in the model (dump, stats and the details list them).
+ */
+static int quiet_signals(struct rtr_model *m)
+{
+	uint32_t *last = malloc(((size_t)m->ntasks + 1) * sizeof(*last));
+
+	if (!last)
+		return -1;
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		last[i] = RTR_MODEL_NONE;
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		struct rtr_model_arrow *a = &m->arrows[i];
+		uint32_t obj = a->kind == RTR_ARROW_SIGNAL ? a->to : a->from;
+		uint32_t k;
+
+		if (obj >= m->ntasks)
+			continue;
+		k = m->tasks[obj].kind;
+		if (k != RTR_KIND_MUTEX && k != RTR_KIND_CONDITION && k != RTR_KIND_SEMAPHORE &&
+		    k != RTR_KIND_BARRIER && k != RTR_KIND_RWLOCK)
+			continue;
+		if (a->kind == RTR_ARROW_SIGNAL) {
+			a->flags |= RTR_ARROW_HIDDEN;
+			last[obj] = i;
+		} else if (a->kind == RTR_ARROW_READ && last[obj] != RTR_MODEL_NONE) {
+			m->arrows[last[obj]].flags &= (uint8_t)~RTR_ARROW_HIDDEN;
+			last[obj] = RTR_MODEL_NONE;
+		}
+	}
+	free(last);
 	return 0;
 }
 
@@ -1970,13 +2320,16 @@ int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsi
 		     offsetof(struct rtr_model_loss, ts)) ||
 	    sort_i64(m->markers, m->nmarkers, sizeof(*m->markers),
 		     offsetof(struct rtr_model_marker, ts)) ||
-	    sort_threads(m) || group_all(&l) || counter_groups(m)) {
+	    sort_threads(m) || group_all(&l) || counter_groups(m) || quiet_signals(m)) {
 		nomem(&l);
 		goto out;
 	}
 	ret = m->ndamage ? 1 : 0;
 out:
 	free(l.try_head);
+	free(l.kt);
+	free(l.kruns);
+	free(l.klabels);
 	free(l.comm);
 	free(l.try_next);
 	free(l.sample_counter);

@@ -149,7 +149,10 @@ enum rtr_arrow_kind {
 /**
  * enum rtr_arrow_flags - struct rtr_model_arrow.flags.
  * @RTR_ARROW_HIDDEN: a try_read that the same reader's read of the same
- *	input follows (mirage hides the yellow arrow then).
+ *	input follows (mirage hides the yellow arrow then); a signal to a
+ *	synchronisation object (mutex, condition, semaphore, barrier, rwlock)
+ *	after which no wait on it ended before the next signal to it: only a
+ *	release that ended a wait is drawn.
  * @RTR_ARROW_FAILURE: a resolve that is an rtr_fail().
  */
 enum rtr_arrow_flags {
@@ -215,7 +218,10 @@ struct rtr_model_label {
  * CPU started (switch to task 0, idle, ends it without starting one).  A
  * kernel trace's sched_switch also names the thread it switches from: a
  * CPU's first one, or its first after a loss, ends a run of that thread
- * from the CPU's first item (or the loss) on.  rtr_model.runs is grouped by task (see
+ * from the CPU's first item (or the loss) on.  In a trace with the kernel's
+ * records (record --sched) a thread task's runs are the kernel's instead:
+ * from its switch in to its switch out, whatever else runs on the CPU, on
+ * the CPU's kernel stream, @why saying how it left.  rtr_model.runs is grouped by task (see
  * rtr_model_task.run_first); rtr_model.cpu_runs lists the same runs by CPU.
  */
 struct rtr_model_run {
@@ -224,7 +230,31 @@ struct rtr_model_run {
 	uint32_t task;
 	uint32_t cpu;
 	uint32_t thread;
+	uint8_t why;
 };
+
+/**
+ * enum rtr_run_why - how a run ended (struct rtr_model_run.why).
+ * @RTR_RUN_SWITCH: another switch on its CPU (the task model's rtr_switch(),
+ *	an LTTng sched_switch), or the end of what is known of its CPU.
+ * @RTR_RUN_BLOCKED: the kernel's records (record --sched): the thread left
+ *	the CPU to wait (a lock, a condition, I/O, a sleep).
+ * @RTR_RUN_PREEMPTED: the kernel's records: it left the CPU runnable
+ *	(preempted, or it yielded), so it waited for a CPU until its next run.
+ */
+enum rtr_run_why {
+	RTR_RUN_SWITCH = 0,
+	RTR_RUN_BLOCKED = 1,
+	RTR_RUN_PREEMPTED = 2,
+};
+
+/*
+ * A thread the kernel's records name (record --sched) that no thread task
+ * of its trace stands for (the pthread wrapper's, which a ring switch
+ * under the thread's own thread record names) gets a task of its own, of
+ * kind thread: its id is RTR_MODEL_KTHREAD | the thread id.
+ */
+#define RTR_MODEL_KTHREAD	((uint64_t)1 << 51)
 
 /**
  * struct rtr_model_sample - a counter's value from @ts on (a step function).
@@ -339,6 +369,8 @@ struct rtr_model_loss {
  * @packets_lost: packets missing, in total.
  * @damaged: the stream is damaged: what follows the damage is not in the
  *	model (rtr_model.damage has the message).
+ * @kernel: the kernel's records of CPU @cpu (record --sched): the runs of
+ *	the traced threads that ran there, whatever else did.
  * @run_first: its runs are rtr_model.runs[cpu_runs[run_first .. +nruns]],
  *	in time order.
  * @nruns: how many.
@@ -353,6 +385,7 @@ struct rtr_model_cpu {
 	uint64_t events_lost;
 	uint64_t packets_lost;
 	bool damaged;
+	bool kernel;
 	uint32_t run_first;
 	uint32_t nruns;
 };
@@ -437,6 +470,9 @@ struct rtr_model_marker {
  * @damaged: at least one of its streams is damaged, or it is @incomplete.
  * @incomplete: it came on standard input and the stream was cut or damaged:
  *	what came before is loaded (and listed as damage with no CPU).
+ * @kernel: it has the kernel's records of its threads (record --sched): the
+ *	runs of thread tasks are theirs, by thread, not the ring's switches
+ *	by CPU (Documentation/reader.rst, "The kernel's view").
  */
 struct rtr_model_trace {
 	uint32_t dir;
@@ -452,6 +488,7 @@ struct rtr_model_trace {
 	uint32_t nchunks;
 	bool damaged;
 	bool incomplete;
+	bool kernel;
 };
 
 /**

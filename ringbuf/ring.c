@@ -25,6 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <urcu-bp.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include "ringbuf/ring.h"
 #include "platform/platform.h"
 
@@ -1493,6 +1496,14 @@ static void *flusher_main(void *arg)
 	uint64_t last = 0;
 
 	urcu_bp_register_thread();
+#ifdef __linux__
+	/*
+	 * Named for the kernel's view (record --sched): the tracer's thread,
+	 * not the program's.  prctl, not pthread_setname_np: --pthread's
+	 * wrapper would record a label for it.
+	 */
+	prctl(PR_SET_NAME, "ringtrace-flush", 0, 0, 0);
+#endif
 	/* From here the starter's stack is gone. */
 	__atomic_store_n(&start->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&ring->flusher_stop, __ATOMIC_ACQUIRE)) {

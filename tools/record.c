@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <ringtrace/consumer.h>
 #include "consumer/convert.h"
+#include "consumer/kernel.h"
 #include "consumer/output.h"
 #include "consumer/session.h"
 #include "consumer/stream_in.h"
@@ -40,6 +41,10 @@ struct child {
 	bool int_sent;
 	bool asked_stop;	/* SIGINT or SIGTERM came: once the program ends, stop */
 	struct rtr_session *s;
+	/* --sched: the kernel's view, written into @out as the loop goes */
+	struct rtr_kernel *k;
+	struct rtr_out *out;
+	uint64_t flush_ns;
 };
 
 static void reap(struct child *ch)
@@ -88,9 +93,25 @@ static bool program_done(struct child *ch)
 	       (ch->exited && (ch->asked_stop || rtr_consumer_producer_gone(ch->s->c)));
 }
 
+/*
+ * --sched: what the kernel reported since the last pass, into the trace
+ * (after the metadata that declares it).  A failure is the output's: the
+ * consumer loop says it.
+ */
+static int kernel_pass(struct child *ch, bool final)
+{
+	if (!ch->k || !ch->out || rtr_out_failed(ch->out))
+		return 0;
+	if (rtr_session_metadata(ch->s, ch->out))
+		return -EIO;
+	return rtr_kernel_drain(ch->k, ch->out, ch->flush_ns, final);
+}
+
 static bool record_done(void *arg)
 {
 	struct child *ch = arg;
+
+	kernel_pass(ch, false);
 
 	forward_term(ch);
 	reap(ch);
@@ -129,6 +150,17 @@ static void report_procs(const struct opts *o, const struct rtr_session *s)
 			p.untraced - p.untraced_exec == 1 ? "" : "ren",
 			o->no_follow_forks ? "--no-follow-forks" : "too many processes at once");
 	fputc('\n', stderr);
+}
+
+/* --sched: what the kernel's streams hold. */
+static void report_kernel(const struct rtr_kernel *k)
+{
+	struct rtr_kernel_report r;
+
+	rtr_kernel_report(k, &r);
+	fprintf(stderr, "ringtrace record: the kernel's view, %u CPUs: %" PRIu64 " switches, %" PRIu64
+		" forks, %" PRIu64 " exits, %" PRIu64 " names; %" PRIu64 " records lost; clock %s\n",
+		r.cpus, r.switches, r.forks, r.exits, r.comms, r.lost, r.clock);
 }
 
 static int exit_status(int st)
@@ -202,19 +234,30 @@ static int preload_env(const char *lib)
 }
 
 /* Start the program; exec failures come back through a close-on-exec pipe. */
-static int spawn(const struct opts *o, const char *region, pid_t *pid)
+static int spawn(const struct opts *o, const char *region, pid_t *pid, struct rtr_kernel **k)
 {
-	int pfd[2], err = 0;
+	int pfd[2], gfd[2] = { -1, -1 }, err = 0;
 	ssize_t n;
 	char num[32];
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
+	/* --sched: the child waits for its perf events before it runs the program */
+	if (k && pipe2(gfd, O_CLOEXEC) < 0) {
+		err = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
 	*pid = fork();
 	if (*pid < 0) {
 		err = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
+		if (k) {
+			close(gfd[0]);
+			close(gfd[1]);
+		}
 		return err;
 	}
 	if (*pid == 0) {
@@ -223,6 +266,14 @@ static int spawn(const struct opts *o, const char *region, pid_t *pid)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGPIPE, &sa, NULL);
 		close(pfd[0]);
+		if (k) {
+			char go;
+
+			close(gfd[1]);
+			while ((n = read(gfd[0], &go, 1)) < 0 && errno == EINTR)
+				;
+			close(gfd[0]);
+		}
 		setenv("RINGTRACE_PATH", region, 1);
 		setenv("RINGTRACE_MODE", o->mode ? o->mode : "discard", 1);
 		snprintf(num, sizeof(num), "%" PRIu64, o->packet_size);
@@ -249,6 +300,19 @@ static int spawn(const struct opts *o, const char *region, pid_t *pid)
 		_exit(127);
 	}
 	close(pfd[1]);
+	if (k) {
+		char kerr[400];
+		const char *slash = strrchr(o->argv[0], '/');
+		int ret;
+
+		close(gfd[0]);
+		ret = rtr_kernel_open(k, *pid, slash ? slash + 1 : o->argv[0], kerr, sizeof(kerr));
+		if (ret)
+			fprintf(stderr, "ringtrace record: --sched: %s; recording without the kernel's "
+				"view\n", kerr);
+		n = write(gfd[1], "g", 1);
+		close(gfd[1]);
+	}
 	n = read(pfd[0], &err, sizeof(err));
 	close(pfd[0]);
 	if (n == sizeof(err)) {
@@ -421,7 +485,7 @@ int rtr_cmd_record(int argc, char **argv)
 	volatile bool write_failed = false, bus = false, out_closed = false;
 	volatile uint64_t left = 0;
 	static int nsnap;
-	bool overwrite, chosen;
+	bool overwrite, chosen, sched;
 	volatile int topfd = -1;
 	uint64_t rnd;
 	int ret;
@@ -458,6 +522,19 @@ int rtr_cmd_record(int argc, char **argv)
 	if (fit_shm(&o, chosen))
 		return 1;
 	overwrite = o.mode && !strcmp(o.mode, "overwrite");
+	sched = o.sched > 0 || (o.sched < 0 && o.preload);
+	if (sched && overwrite) {
+		if (o.sched > 0)
+			return region_usage_error(&o, "%s", "--sched streams the kernel's records: "
+						  "it needs discard mode");
+		sched = false;	/* --pthread's default: a flight recorder has no kernel's view */
+	}
+	if (sched && !strncmp(o.out.path, "net://", 6)) {
+		if (o.sched > 0)
+			return region_usage_error(&o, "%s", "--sched writes streams a relayd session "
+						  "does not have: -o DIR or -o -");
+		sched = false;
+	}
 	if (overwrite && !strcmp(o.out.path, "-"))
 		return region_usage_error(&o, "%s", "--mode overwrite writes snapshot directories: "
 				   "-o - needs discard mode");
@@ -502,9 +579,10 @@ int rtr_cmd_record(int argc, char **argv)
 		fprintf(stderr, "ringtrace record: %s\n", err);
 		return 1;
 	}
-	ret = spawn(&o, region, &ch.pid);
+	ret = spawn(&o, region, &ch.pid, sched ? &ch.k : NULL);
 	if (ret) {
 		fprintf(stderr, "ringtrace record: cannot run %s: %s\n", o.argv[0], strerror(-ret));
+		rtr_kernel_close(ch.k);
 		rtr_out_abandon(out, o.out.path);
 		if (topfd >= 0) {
 			close(topfd);
@@ -513,6 +591,7 @@ int rtr_cmd_record(int argc, char **argv)
 		return ret == -ENOENT ? 127 : 126;
 	}
 	if (attach(&o, &s, region, &ch)) {
+		rtr_kernel_close(ch.k);
 		reap(&ch);
 		if (!ch.exited) {
 			kill(ch.pid, SIGTERM);
@@ -527,6 +606,21 @@ int rtr_cmd_record(int argc, char **argv)
 		return 1;
 	}
 	ch.s = &s;
+	if (ch.k) {
+		char kerr[300];
+
+		if (rtr_kernel_start(ch.k, rtr_consumer_region(s.c), kerr, sizeof(kerr))) {
+			fprintf(stderr, "ringtrace record: --sched: %s; recording without the kernel's "
+				"view\n", kerr);
+			rtr_kernel_close(ch.k);
+			ch.k = NULL;
+		} else {
+			s.kernel_classes = true;
+			ch.out = out;
+			ch.flush_ns = o.flush_ns;
+			o.wait_ms = 20;	/* the kernel's buffers hold about 80 ms of 100 k switches/s */
+		}
+	}
 	if (!o.quiet)
 		fprintf(stderr, "ringtrace record: %s (pid %d) -> %s%s%s%s, region %s\n", o.argv[0],
 			(int)ch.pid, o.out.path, overwrite ? " (flight recorder)" : "",
@@ -553,6 +647,8 @@ int rtr_cmd_record(int argc, char **argv)
 		ret = region_consume_loop(&o, &s, out, record_done, &ch);
 		write_failed = ret != 0;
 		if (!write_failed && rtr_session_finish(&s, out))
+			write_failed = true;
+		if (!write_failed && kernel_pass(&ch, true))
 			write_failed = true;
 		out_closed = true;
 		if (rtr_out_close(out, !write_failed, &orep))
@@ -595,6 +691,9 @@ wait_child:
 	}
 	if (!bus)
 		report_procs(&o, &s);
+	if (ch.k && !o.quiet)
+		report_kernel(ch.k);
+	rtr_kernel_close(ch.k);
 	if (write_failed && orep.failed)
 		fprintf(stderr, "ringtrace record: %s\n", orep.err);
 	rtr_session_close(&s);

@@ -34,6 +34,12 @@ static const char *const help_text[] = {
 	"  --pthread            trace PROGRAM's threads, locks, conditions, semaphores\n"
 	"                       and barriers as tasks, without changing or rebuilding it:\n"
 	"                       libringtrace-pthread.so is preloaded (LD_PRELOAD)\n"
+	"  --sched              the kernel's view too (on with --pthread): each thread's\n"
+	"                       context switches (in, blocked, preempted), forks, exits\n"
+	"                       and names, from perf events of PROGRAM and what it\n"
+	"                       starts, in the same trace on the same clock; where the\n"
+	"                       kernel refuses perf events, said once, the rest recorded\n"
+	"  --no-sched           not the kernel's view (with --pthread)\n"
 	"  -o DIR               the trace directory (new; default ringtrace-DATE-TIME),\n"
 	"                       or - for the framed stream on standard output, or\n"
 	"                       net://HOST[:CTRL_PORT[:DATA_PORT]] for a live session on\n"
@@ -127,6 +133,7 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 	o->out.fd = STDOUT_FILENO;
 	o->out.net_retry_ms = 10000;	/* -o net://: a relayd restarted within 10 s is waited for */
 	o->flush_ns = 1000000000ull;
+	o->sched = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool takes = true;
@@ -180,6 +187,12 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 			takes = false;
 		} else if (!strcmp(a, "--pthread") && program) {
 			o->preload = "";
+			takes = false;
+		} else if (!strcmp(a, "--sched") && program) {
+			o->sched = 1;
+			takes = false;
+		} else if (!strcmp(a, "--no-sched") && program) {
+			o->sched = 0;
 			takes = false;
 		} else if (!strcmp(a, "--no-follow-forks") && program) {
 			o->no_follow_forks = true;
@@ -429,6 +442,9 @@ int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 	for (;;) {
 		/* Wake at least every 100 ms (signals, the child), and for each flush. */
 		int timeout = s->flush_ms > 0 && s->flush_ms < 100 ? s->flush_ms : 100;
+
+		if (o->wait_ms > 0 && o->wait_ms < timeout)
+			timeout = o->wait_ms;
 
 		if (!failed) {
 			/* The queue's writer may have failed with nothing more to take. */

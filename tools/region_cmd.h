@@ -41,6 +41,8 @@ struct opts {
 	const char *region;
 	char xen_region[96];	/* "xen:DOMAIN", from --xen-domain */
 	const char *preload;
+	int sched;		/* record --sched: 1, --no-sched: 0, neither: -1 (on with --pthread) */
+	int wait_ms;		/* the consumer loop wakes at least this often (0: 100 ms) */
 };
 
 /* "ringtrace CMD: " @fmt (with @arg), and where the help is, on stderr.  Return: 2. */

@@ -14,6 +14,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/json.h"
+#include "reader/threads.h"
 #include "reader/waits.h"
 
 /**
@@ -185,7 +186,45 @@ static void json_histogram(struct jw *w, const struct kind_stats *s)
 	jw_lit(w, "]");
 }
 
-static void print_table(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk)
+/* The task's name, or "#ID" (a kernel thread's: its tid). */
+static const char *task_name(const struct rtr_model *m, uint32_t t, char *b, size_t n)
+{
+	const char *s = rtr_model_str(m, m->tasks[t].name);
+
+	if (*s)
+		return s;
+	snprintf(b, n, "#%" PRIu64, m->tasks[t].id & ~RTR_MODEL_KTHREAD);
+	return b;
+}
+
+/* With the kernel's records: where each thread's time went. */
+static void print_thread_times(const struct rtr_model *m, const struct rtr_thread_time *tt,
+			       uint32_t n)
+{
+	char b[4][32];
+
+	if (!n)
+		return;
+	printf("\n%-5s %10s %-16s %12s %12s %12s %6s %9s %10s  %s\n", "trace", "tid",
+	       "thread", "on-cpu", "runnable", "blocked", "runs", "preempted", "migrations",
+	       "blocked on");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rtr_thread_time *t = &tt[i];
+
+		printf("%-5u %10" PRIu64 " ", m->tasks[t->task].trace, t->tid);
+		an_put_clean(stdout, task_name(m, t->task, b[0], sizeof(b[0])), 16);
+		printf(" %12s %12s %12s %6u %9u %10u ", an_dur(b[1], 32, t->on_cpu),
+		       an_dur(b[2], 32, t->runnable), an_dur(b[3], 32, t->blocked), t->runs,
+		       t->preempted, t->migrations);
+		for (uint32_t k = 0; k < t->nwhy; k++)
+			printf("%s%s %s", k ? ", " : " ", t->why[k].kind,
+			       an_dur(b[0], 32, t->why[k].ns));
+		putchar('\n');
+	}
+}
+
+static void print_table(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk,
+			const struct rtr_thread_time *tt, uint32_t ntt)
 {
 	char b[4][32];
 
@@ -249,6 +288,7 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 		an_put_clean(stdout, rtr_model_str(m, k->name), 40);
 		printf(" %12" PRIu64 " %14.0f\n", k->count, rate(k->count, &m->traces[k->trace]));
 	}
+	print_thread_times(m, tt, ntt);
 	if (!m->nthreads)
 		return;
 	printf("\n%-5s %10s %10s %-16s %12s\n", "trace", "tid", "pid", "name", "events");
@@ -269,8 +309,34 @@ static void json_dur(struct jw *w, const char *key, int64_t v, bool comma)
 	jw_i64(w, v);
 }
 
+/* A thread's times, as fields of its object. */
+static void json_times(struct jw *w, const struct rtr_model *m, const struct rtr_thread_time *t)
+{
+	char b[32];
+
+	jw_lit(w, ", \"task\": ");
+	jw_cstr(w, task_name(m, t->task, b, sizeof(b)));
+	json_dur(w, "on_cpu_ns", t->on_cpu, true);
+	json_dur(w, "runnable_ns", t->runnable, true);
+	json_dur(w, "blocked_ns", t->blocked, true);
+	jw_lit(w, ", \"runs\": ");
+	jw_u64(w, t->runs);
+	jw_lit(w, ", \"preempted\": ");
+	jw_u64(w, t->preempted);
+	jw_lit(w, ", \"migrations\": ");
+	jw_u64(w, t->migrations);
+	jw_lit(w, ", \"blocked_on\": {");
+	for (uint32_t k = 0; k < t->nwhy; k++) {
+		jw_lit(w, k ? ", " : "");
+		jw_cstr(w, t->why[k].kind);
+		jw_lit(w, ": ");
+		jw_i64(w, t->why[k].ns);
+	}
+	jw_lit(w, "}");
+}
+
 static void print_json(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk,
-		       struct jw *w)
+		       const struct rtr_thread_time *tt, uint32_t ntt, bool *used, struct jw *w)
 {
 	jw_lit(w, "{\"traces\": [");
 	for (uint32_t i = 0; i < m->ntraces; i++) {
@@ -369,6 +435,29 @@ static void print_json(const struct rtr_model *m, const struct kind_stats *ks, u
 		jw_cstr(w, rtr_model_str(m, t->name));
 		jw_lit(w, ", \"count\": ");
 		jw_u64(w, t->events);
+		for (uint32_t k = 0; k < ntt; k++) {
+			if (tt[k].tid == t->tid && m->tasks[tt[k].task].trace == t->trace) {
+				json_times(w, m, &tt[k]);
+				used[k] = true;
+				break;
+			}
+		}
+		jw_lit(w, "}");
+	}
+	/* threads the kernel saw that wrote no event of their own */
+	for (uint32_t k = 0, n = m->nthreads; k < ntt; k++) {
+		char b[32];
+
+		if (used[k])
+			continue;
+		jw_lit(w, n++ ? ",\n  {\"trace\": " : "\n  {\"trace\": ");
+		jw_u64(w, m->tasks[tt[k].task].trace);
+		jw_lit(w, ", \"tid\": ");
+		jw_u64(w, tt[k].tid);
+		jw_lit(w, ", \"pid\": null, \"name\": ");
+		jw_cstr(w, task_name(m, tt[k].task, b, sizeof(b)));
+		jw_lit(w, ", \"count\": 0");
+		json_times(w, m, &tt[k]);
 		jw_lit(w, "}");
 	}
 	jw_lit(w, "],\n \"damage\": [");
@@ -453,10 +542,105 @@ static int print_hangs(const struct rtr_model *m)
 	return 0;
 }
 
+/* Nearest rank over @n sorted values. */
+static int64_t pct(const int64_t *v, uint32_t n, unsigned p)
+{
+	uint64_t rank = ((uint64_t)n * p + 99) / 100;
+
+	return v[rank ? rank - 1 : 0];
+}
+
+/* The names of up to 4 tasks, and how many more, in @b. */
+static const char *task_list(const struct rtr_model *m, const uint32_t *t, uint32_t n, char *b,
+			     size_t len)
+{
+	size_t at = 0;
+
+	b[0] = 0;
+	for (uint32_t i = 0; i < n && i < 4 && at < len; i++) {
+		char nb[32];
+
+		at += (size_t)snprintf(b + at, len - at, "%s%s", i ? ", " : "",
+				       task_name(m, t[i], nb, sizeof(nb)));
+	}
+	if (n > 4 && at < len)
+		snprintf(b + at, len - at, " and %u more", n - 4);
+	return b;
+}
+
+/*
+ * --locks: per synchronisation object that was waited for, the waits and
+ * how long (total, p50, p99, max), who waited and whose release ended the
+ * waits (the pthread wrapper's try_read, read and signal arrows).
+ */
+static int print_locks(const struct rtr_model *m, bool json)
+{
+	struct rtr_lock_wait *w;
+	uint32_t n;
+	char b[5][32], who[200], rel[200];
+
+	if (rtr_lock_waits(m, &w, &n))
+		return -1;
+	if (json) {
+		struct jw jw;
+
+		if (jw_init(&jw, stdout)) {
+			rtr_lock_waits_free(w, n);
+			return -1;
+		}
+		jw_lit(&jw, "{\"locks\": [");
+		for (uint32_t i = 0; i < n; i++) {
+			const struct rtr_lock_wait *l = &w[i];
+
+			jw_lit(&jw, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+			jw_cstr(&jw, task_name(m, l->task, b[0], sizeof(b[0])));
+			jw_lit(&jw, ", \"kind\": ");
+			jw_cstr(&jw, rtr_model_str(m, m->tasks[l->task].kind_name));
+			jw_lit(&jw, ", \"trace\": ");
+			jw_u64(&jw, m->tasks[l->task].trace);
+			jw_lit(&jw, ", \"waits\": ");
+			jw_u64(&jw, l->waits);
+			json_dur(&jw, "wait_ns_total", l->total, true);
+			json_dur(&jw, "wait_ns_p50", pct(l->ns, l->waits, 50), true);
+			json_dur(&jw, "wait_ns_p99", pct(l->ns, l->waits, 99), true);
+			json_dur(&jw, "wait_ns_max", l->ns[l->waits - 1], true);
+			jw_lit(&jw, ", \"waiters\": ");
+			jw_cstr(&jw, task_list(m, l->waiter, l->waiters, who, sizeof(who)));
+			jw_lit(&jw, ", \"released_by\": ");
+			jw_cstr(&jw, task_list(m, l->releaser, l->releasers, rel, sizeof(rel)));
+			jw_lit(&jw, "}");
+		}
+		jw_lit(&jw, "]}\n");
+		rtr_lock_waits_free(w, n);
+		return jw_close(&jw);
+	}
+	printf("%-24s %-10s %7s %12s %12s %12s %12s  %s\n", "lock", "kind", "waits", "total",
+	       "p50", "p99", "max", "waiters; released by");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rtr_lock_wait *l = &w[i];
+
+		an_put_clean(stdout, task_name(m, l->task, b[0], sizeof(b[0])), 24);
+		printf(" %-10s %7u %12s %12s %12s %12s  ",
+		       rtr_model_str(m, m->tasks[l->task].kind_name), l->waits,
+		       an_dur(b[1], 32, l->total), an_dur(b[2], 32, pct(l->ns, l->waits, 50)),
+		       an_dur(b[3], 32, pct(l->ns, l->waits, 99)),
+		       an_dur(b[4], 32, l->ns[l->waits - 1]));
+		an_put_clean(stdout, task_list(m, l->waiter, l->waiters, who, sizeof(who)), 0);
+		printf("; ");
+		an_put_clean(stdout, l->releasers ? task_list(m, l->releaser, l->releasers, rel,
+							   sizeof(rel)) : "-", 0);
+		putchar('\n');
+	}
+	if (!n)
+		printf("(no waits for a lock, condition, semaphore, barrier or rwlock)\n");
+	rtr_lock_waits_free(w, n);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace stats [--json | --hangs] TRACE...\n\n"
+		"usage: ringtrace stats [--json | --hangs | --locks [--json]] TRACE...\n\n"
 		"Statistics of the CTF traces (several traces are read on one time axis):\n"
 		"per task kind, how many tasks, how many resolved, failed, never resolved,\n"
 		"marked should_resolve but never resolved, and the time from creation to\n"
@@ -465,14 +649,20 @@ static void usage(FILE *f)
 		"trace's span, and the events and packets lost; per event class, the events\n"
 		"and their rate (the ring's thread records counted in their class, not as\n"
 		"the program's events); per thread (ringtrace's thread records, LTTng's vtid\n"
-		"context), its process and its events; per kind, a histogram of the\n"
-		"durations in log buckets (each at most a quarter of its value wide; the\n"
-		"percentiles are exact, from the sorted durations).\n"
+		"context), its process and its events; with the kernel's records (record\n"
+		"--sched), per thread task its time on a CPU, runnable and blocked, and on\n"
+		"what it was blocked; per kind, a histogram of the durations in log buckets\n"
+		"(each at most a quarter of its value wide; the percentiles are exact, from\n"
+		"the sorted durations).\n"
 		"Each TRACE is a trace directory, a directory of rotated chunks (one trace),\n"
 		"or - for the stream of `ringtrace record -o -` on standard input (once).\n\n"
 		"  --json      the same as one JSON object (times in nanoseconds)\n"
 		"  --hangs     instead: each should_resolve task that never resolved, the chain\n"
 		"              of tasks it waited for, and the wake-ups the last one was sent\n"
+		"  --locks     instead: per mutex, condition, semaphore, barrier or rwlock\n"
+		"              waited for (record --pthread), the waits, their total, p50, p99\n"
+		"              and max, the threads that waited and whose release ended the\n"
+		"              waits (with --json: an object per lock)\n"
 		"  -h, --help  this text\n\n"
 		"exit status: 0 done, 1 damaged trace (the figures cover what was read\n"
 		"before the damage, which is reported on stderr), a stream on stdin cut short,\n"
@@ -485,8 +675,9 @@ int rtr_cmd_stats(int argc, char **argv)
 	struct rtr_model m;
 	char **dirs;
 	int ndirs = 0, r, status;
-	bool json = false, hangs = false;
-	uint32_t nk = 0;
+	bool json = false, hangs = false, locks = false, *used = NULL;
+	struct rtr_thread_time *tt = NULL;
+	uint32_t nk = 0, ntt = 0;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
 	if (!dirs) {
@@ -502,6 +693,8 @@ int rtr_cmd_stats(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(argv[i], "--hangs")) {
 			hangs = true;
+		} else if (!strcmp(argv[i], "--locks")) {
+			locks = true;
 		} else if (!strcmp(argv[i], "--")) {
 			while (++i < argc)
 				dirs[ndirs++] = argv[i];
@@ -534,7 +727,19 @@ int rtr_cmd_stats(int argc, char **argv)
 		rtr_model_free(&m);
 		return 1;
 	}
-	if (hangs) {
+	if (rtr_thread_times(&m, &tt, &ntt) || !(used = calloc((size_t)ntt + 1, 1))) {
+		fprintf(stderr, "ringtrace stats: out of memory\n");
+		free(tt);
+		free(ks);
+		rtr_model_free(&m);
+		return 1;
+	}
+	if (locks) {
+		if (print_locks(&m, json)) {
+			fprintf(stderr, "ringtrace stats: out of memory\n");
+			status = 1;
+		}
+	} else if (hangs) {
 		if (print_hangs(&m)) {
 			fprintf(stderr, "ringtrace stats: out of memory\n");
 			status = 1;
@@ -546,12 +751,12 @@ int rtr_cmd_stats(int argc, char **argv)
 			fprintf(stderr, "ringtrace stats: out of memory\n");
 			status = 1;
 		} else {
-			print_json(&m, ks, nk, &w);
+			print_json(&m, ks, nk, tt, ntt, used, &w);
 			if (jw_close(&w))
 				status = 1;
 		}
 	} else {
-		print_table(&m, ks, nk);
+		print_table(&m, ks, nk, tt, ntt);
 	}
 	if (fflush(stdout)) {
 		fprintf(stderr, "ringtrace stats: writing the output failed\n");
@@ -561,6 +766,8 @@ int rtr_cmd_stats(int argc, char **argv)
 	for (uint32_t k = 0; k < nk; k++)
 		free(ks[k].durs);
 	free(ks);
+	free(tt);
+	free(used);
 	rtr_model_free(&m);
 	return status;
 }

@@ -320,6 +320,8 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 	FILL(pg, "run_task", uint32_t, m->nruns, m->runs[i].task);
 	/* the thread whose switch started each run (thread records), RTR_MODEL_NONE if unknown */
 	FILL(pg, "run_thread", uint32_t, m->nruns, m->runs[i].thread);
+	/* how each run ended (enum rtr_run_why): 2, preempted, is runnable until the next */
+	FILL(pg, "run_why", uint8_t, m->nruns, m->runs[i].why);
 	{
 		uint32_t *v = COL(pg, "cpu_runs", uint32_t, m->nruns);
 
@@ -420,10 +422,11 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 
 		buf_printf(meta, "%s{\"trace\":%u,\"cpu\":%u,\"first\":%" PRId64 ",\"last\":%" PRId64
 			   ",\"events\":%" PRIu64 ",\"events_lost\":%" PRIu64 ",\"packets_lost\":%"
-			   PRIu64 ",\"damaged\":%s,\"run_first\":%u,\"nruns\":%u,\"stream\":%u}",
+			   PRIu64 ",\"damaged\":%s,\"run_first\":%u,\"nruns\":%u,\"stream\":%u"
+			   ",\"kernel\":%s}",
 			   i ? "," : "", c->trace, c->cpu, c->first, c->last, c->events, c->events_lost,
 			   c->packets_lost, c->damaged ? "true" : "false", c->run_first, c->nruns,
-			   mstr(pg, &st, m, c->stream));
+			   mstr(pg, &st, m, c->stream), c->kernel ? "true" : "false");
 	}
 	buf_printf(meta, "],\"threads\":[");
 	for (uint32_t i = 0; i < m->nthreads; i++) {

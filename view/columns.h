@@ -34,6 +34,7 @@
 	X(run_end, f64, 8, "ns: its end")						\
 	X(run_task, u32, 4, "the task that ran")					\
 	X(run_thread, u32, 4, "the thread whose switch started it, or 0xffffffff")	\
+	X(run_why, u8, 1, "enum rtr_run_why: 2, preempted: runnable until its next")	\
 	X(cpu_runs, u32, 4, "the runs by CPU, each CPU's in time order")		\
 	X(arrow_tf, f64, 8, "ns: an arrow's start, by length class then start")	\
 	X(arrow_ts, f64, 8, "ns: its end")						\

@@ -216,6 +216,39 @@ static void task_runs(cairo_t *cr, const struct rtr_scene *s, const struct rtr_r
 	}
 }
 
+/*
+ * The kernel's records (record --sched): where a thread was runnable, from a
+ * run that ended preempted to its next, a thinner amber band; blocked stays
+ * the plain line.
+ */
+static void task_runnable(cairo_t *cr, const struct rtr_scene *s,
+			  const struct rtr_render_view *v, const struct rtr_item *it, double y,
+			  double h)
+{
+	const struct rtr_model *m = s->m;
+	const struct rtr_model_task *t = &m->tasks[it->index];
+	const struct rtr_model_run *r = m->runs + t->run_first;
+	double ppn = v->width / (double)(v->t1 - v->t0);
+
+	for (uint32_t i = 0, n = 0; i + 1 < t->nruns && r[i].end <= v->t1 && n < 4096; i++) {
+		double x0, x1;
+
+		if (r[i].why != RTR_RUN_PREEMPTED || r[i + 1].start < v->t0)
+			continue;
+		n++;
+		x0 = fmax(0, (r[i].end - v->t0) * ppn);
+		x1 = fmin(v->width, (r[i + 1].start - v->t0) * ppn);
+		if (x1 - x0 >= 1)
+			cairo_rectangle(cr, floor(x0), y - h / 2, floor(x1) - floor(x0), h);
+	}
+}
+
+/* The task's trace has the kernel's records: its runs say how they ended. */
+static bool m_trace_kernel(const struct rtr_scene *s, uint32_t task)
+{
+	return s->m->traces[s->m->tasks[task].trace].kernel;
+}
+
 static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
 		 const struct rtr_render_layout *l, const struct rtr_frame *f)
 {
@@ -247,6 +280,13 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 			if (f->tasks[i].count == 1 && f->tasks[i].x1 - f->tasks[i].x0 >= 3)
 				task_runs(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane), rh);
 		hex(cr, 0xffffff);
+		cairo_fill(cr);
+		for (uint32_t i = 0; i < f->ntasks; i++)
+			if (f->tasks[i].count == 1 && f->tasks[i].x1 - f->tasks[i].x0 >= 3 &&
+			    m_trace_kernel(s, f->tasks[i].index))
+				task_runnable(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane),
+					      fmax(1, rh / 2));
+		hex(cr, 0xe8a33c);
 		cairo_fill(cr);
 	}
 	for (int pass = 0; pass < 3; pass++) {
@@ -653,7 +693,8 @@ static void lanes(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rende
 		if (m->cpus[c].cpu == UINT32_MAX)	/* a stream whose packets never said */
 			snprintf(buf, sizeof(buf), "cpu ?");
 		else
-			snprintf(buf, sizeof(buf), "cpu %u", m->cpus[c].cpu);
+			snprintf(buf, sizeof(buf), "cpu %u%s", m->cpus[c].cpu,
+				 m->cpus[c].kernel ? " kernel" : "");
 		hex(cr, 0x666666);
 		cairo_move_to(cr, 3, l->lanes_y + c * RTR_RENDER_LANE_H + 9);
 		cairo_show_text(cr, buf);

@@ -302,7 +302,8 @@ bool rtr_scene_arrow_failed(const struct rtr_scene *s, const struct rtr_scene_ar
 
 bool rtr_scene_arrow_hidden(const struct rtr_scene_arrow *a)
 {
-	return a->kind == RTR_ARROW_TRY_READ && (a->flags & RTR_ARROW_HIDDEN);
+	return (a->kind == RTR_ARROW_TRY_READ || a->kind == RTR_ARROW_SIGNAL) &&
+	       (a->flags & RTR_ARROW_HIDDEN);
 }
 
 static int cmp_i64(const void *a, const void *b)

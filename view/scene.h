@@ -387,7 +387,8 @@ bool rtr_scene_arrow_failed(const struct rtr_scene *s, const struct rtr_scene_ar
 
 /*
  * rtr_scene_arrow_hidden() - @a is a try_read that the same reader's read of
- * the same input follows (RTR_ARROW_HIDDEN): not drawn.
+ * the same input follows, or a signal to a synchronisation object that
+ * ended no wait (RTR_ARROW_HIDDEN): not drawn.
  */
 bool rtr_scene_arrow_hidden(const struct rtr_scene_arrow *a);
 

@@ -42,6 +42,8 @@ def load(path):
         if ev.name == "thread":
             thread_ids.add((int(ev.payload_field["pid"]), int(ev.payload_field["tid"])))
             continue
+        if ev.name.startswith("kernel:"):
+            continue    # record --sched's (on with --pthread): tests/sched checks them
         name = ev.name[:-2] if ev.name.endswith("64") else ev.name
         fields = {}
         for k in ev.payload_field:

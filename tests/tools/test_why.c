@@ -84,7 +84,8 @@ static void mb_run(struct mb *b, uint32_t task, int64_t start, int64_t end, uint
 	struct rtr_model *m = &b->m;
 
 	cr_assert_lt(m->nruns, MAXR);
-	m->runs[m->nruns++] = (struct rtr_model_run){ start, end, task, cpu, RTR_MODEL_NONE };
+	m->runs[m->nruns++] = (struct rtr_model_run){ .start = start, .end = end, .task = task,
+						       .cpu = cpu, .thread = RTR_MODEL_NONE };
 }
 
 static void mb_arrow(struct mb *b, uint8_t kind, uint32_t from, uint32_t to, int64_t ts)

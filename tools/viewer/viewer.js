@@ -117,11 +117,13 @@
 		// a lane per stream: 'cpu N', or its file's name where a trace has several
 		// streams of one CPU (LTTng's channels)
 		const seen = new Map();
-		meta.cpus.forEach((c2) => seen.set(c2.trace + ':' + c2.cpu, (seen.get(c2.trace + ':' + c2.cpu) || 0) + 1));
+		// (the kernel's records of a CPU, record --sched: 'cpu N kernel', which threads ran)
+		const lk = (c2) => c2.trace + ':' + c2.cpu + (c2.kernel ? 'k' : '');
+		meta.cpus.forEach((c2) => seen.set(lk(c2), (seen.get(lk(c2)) || 0) + 1));
 		d.lanes = meta.cpus.map((c2, i) => ({
 			index: i, cpu: c2, name: (meta.traces.length > 1 ? 'T' + c2.trace + ' ' : '') +
-				(seen.get(c2.trace + ':' + c2.cpu) > 1 && S[c2.stream] ? S[c2.stream] + ' (cpu ' + c2.cpu + ')' :
-					'cpu ' + c2.cpu),
+				(seen.get(lk(c2)) > 1 && S[c2.stream] ? S[c2.stream] + ' (cpu ' + c2.cpu + ')' :
+					'cpu ' + c2.cpu + (c2.kernel ? ' kernel' : '')),
 		}));
 		// after the CPUs' lanes, a lane per thread that wrote markers (the trace's
 		// thread records, LTTng's vtid): a program of a thousand threads whose
@@ -522,7 +524,7 @@
 	const A_RED = 5, ALPHAS = 9;
 	const HEAD_C = Math.cos(0.45), HEAD_S = Math.sin(0.45);			// arrows: colour (kind, or a failed read) x 9 alphas
 	const B = {
-		grid: new Batch(2), lines: new Batch(4), runs: new Batch(1), arrows: new Batch(6 * ALPHAS),
+		grid: new Batch(2), lines: new Batch(4), runs: new Batch(2), arrows: new Batch(6 * ALPHAS),
 		plot: new Batch(COUNTER_COLORS.length), marks: new Batch(1), segs: new Batch(LANE_COLORS.length + 1),
 		ticks: new Batch(LANE_COLORS.length),
 		vis: [], hl: [], names: [], occ: null,
@@ -884,6 +886,19 @@
 					}
 					if (rx1 > rx0)
 						runs.line(0, rx0, y, rx1, y);
+					// the kernel's records (record --sched): runnable, from a run
+					// that ended preempted to the next, amber; blocked stays dark
+					if (c.run_why) {
+						let g0 = lowerBoundArr(c.run_end, rf, rl, v0);
+						for (let n = 0; g0 + 1 < rl && c.run_end[g0] <= v1 && n < 4096; g0++, n++) {
+							if (c.run_why[g0] !== 2)
+								continue;
+							const b0 = Math.max(x0, (c.run_end[g0] - v0) * k);
+							const b1 = Math.min(x1, (c.run_start[g0 + 1] - v0) * k);
+							if (b1 - b0 >= 1)
+								runs.line(1, b0, y, b1, y);
+						}
+					}
 				}
 				i++;
 			}
@@ -924,6 +939,7 @@
 			}
 		}
 		runs.fillRects(g, 0, '#ffffff', 7);
+		runs.fillRects(g, 1, '#e8a33c', 3);
 
 		prof('highlights');
 		// create and becomes lines, then the arrows, by length class
@@ -951,7 +967,7 @@
 			const sparse = end - i > EXACT_ARROWS;
 			while (i < end) {
 				const kind = c.arrow_kind[i], ts = c.arrow_ts[i];
-				if (ts < v0 || (kind === 1 && (c.arrow_flags[i] & 1))) {
+				if (ts < v0 || ((kind === 1 || kind === 3) && (c.arrow_flags[i] & 1))) {
 					i++;
 					continue;
 				}

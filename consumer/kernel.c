@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: MIT
+/*
+ * consumer/kernel.c - the kernel's view of a traced process tree (kernel.h):
+ * perf events of the program, inherited by its threads and children, one
+ * buffer per CPU, read by the recorder and written as CTF packets.
+ *
+ * perf: a software "dummy" event (it counts nothing) with context_switch,
+ * task (fork, exit), comm and comm_exec records, user space only
+ * (exclude_kernel: what perf_event_paranoid 2 allows without privilege),
+ * inherit, enable_on_exec, and every record's sample_id (pid, tid, time,
+ * cpu) on CLOCK_MONOTONIC (use_clockid).  Inherited events must be mapped
+ * per CPU, so there is one buffer per CPU: the records of the threads that
+ * ran there, in order.
+ *
+ * Clock: the ring's is CLOCK_MONOTONIC in ns where the TSC is not invariant
+ * (then perf's times are the ring's, exactly), else the TSC.  Then each
+ * time is converted through (TSC, CLOCK_MONOTONIC) pairs read back to back
+ * by the recorder before each drain: linear between the two pairs around
+ * it, so the error is the pairs' own (the few tens of ns between two reads
+ * of the TSC around clock_gettime), not a frequency's drift over the run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "consumer/kernel.h"
+#include "events/classes.h"
+#include "platform/platform.h"
+
+#define KPACKET		(64u * 1024)	/* bytes per packet of a kernel stream */
+#define KPAIRS		1024		/* clock pairs kept */
+#define COMM_LEN	16
+
+struct kcpu {
+	int fd;
+	struct perf_event_mmap_page *mp;
+	size_t map_len;
+	uint8_t *data;
+	uint64_t data_size;
+	uint8_t *pkt;			/* the packet being filled: header, then records */
+	size_t len;
+	uint64_t begin, last;		/* ring clock: first and last record of the packet */
+	uint64_t prev_end;		/* the last packet's end */
+	uint64_t opened_ns;		/* CLOCK_MONOTONIC when its first record came */
+	uint64_t seq;
+	uint64_t lost;			/* records the kernel dropped, cumulative */
+	uint64_t lost_written;		/* ... as the last packet written says */
+	bool any;			/* a packet was written */
+};
+
+struct comm_slot {
+	uint32_t tid;			/* 0: empty */
+	char comm[COMM_LEN];
+};
+
+struct pair {
+	uint64_t mono;
+	uint64_t clk;
+};
+
+struct rtr_kernel {
+	uint32_t ncpus;
+	struct kcpu *cpu;
+	uint8_t uuid[16];
+	bool started;
+	bool tsc;			/* convert CLOCK_MONOTONIC to the TSC */
+	uint64_t freq;			/* the ring's clock, per second */
+	struct pair pairs[KPAIRS];
+	uint32_t npairs;
+	struct comm_slot *comms;
+	uint32_t comm_mask;
+	uint32_t ncomms;
+	struct rtr_kernel_report rep;
+};
+
+static long perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int rtr_kernel_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = INT32_MIN;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = INT32_MIN;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Why perf_event_open() failed with @e, for a user. */
+static void why_refused(int e, char *err, size_t errlen)
+{
+	int p = rtr_kernel_paranoid();
+	char lvl[64];
+
+	if (p == INT32_MIN)
+		snprintf(lvl, sizeof(lvl), "perf_event_paranoid unreadable");
+	else
+		snprintf(lvl, sizeof(lvl), "perf_event_paranoid is %d", p);
+	if (e == EACCES || e == EPERM) {
+		if (p >= 3)
+			snprintf(err, errlen, "the kernel refuses perf events to users without "
+				 "CAP_PERFMON (%s; 2 allows a user's own processes: sysctl "
+				 "kernel.perf_event_paranoid=2)", lvl);
+		else
+			snprintf(err, errlen, "the kernel refused perf events (%s, which allows "
+				 "them: a seccomp filter, a container's or a security module's "
+				 "policy refuses perf_event_open)", lvl);
+	} else if (e == ENOSYS) {
+		snprintf(err, errlen, "perf_event_open is not available (a kernel without perf "
+			 "events, or a seccomp filter that hides it)");
+	} else if (e == EINVAL || e == ENOENT || e == EOPNOTSUPP) {
+		snprintf(err, errlen, "this kernel does not have the perf records needed "
+			 "(context switches, clockid: Linux 4.3 and later): %s", strerror(e));
+	} else {
+		snprintf(err, errlen, "perf_event_open: %s", strerror(e));
+	}
+}
+
+/* ---- thread names ---------------------------------------------------------------- */
+
+static struct comm_slot *comm_slot(struct rtr_kernel *k, uint32_t tid, bool add)
+{
+	uint32_t i;
+
+	if (!tid)
+		return NULL;
+	if (add && 2 * (k->ncomms + 1) > k->comm_mask + 1) {
+		uint32_t n = 2 * (k->comm_mask + 1);
+		struct comm_slot *t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (uint32_t j = 0; j <= k->comm_mask; j++) {
+			if (!k->comms[j].tid)
+				continue;
+			i = (k->comms[j].tid * 2654435761u) & (n - 1);
+			while (t[i].tid)
+				i = (i + 1) & (n - 1);
+			t[i] = k->comms[j];
+		}
+		free(k->comms);
+		k->comms = t;
+		k->comm_mask = n - 1;
+	}
+	i = (tid * 2654435761u) & k->comm_mask;
+	while (k->comms[i].tid && k->comms[i].tid != tid)
+		i = (i + 1) & k->comm_mask;
+	if (k->comms[i].tid == tid)
+		return &k->comms[i];
+	if (!add)
+		return NULL;
+	k->comms[i].tid = tid;
+	k->comms[i].comm[0] = 0;
+	k->ncomms++;
+	return &k->comms[i];
+}
+
+static void comm_set(struct rtr_kernel *k, uint32_t tid, const char *comm, size_t n)
+{
+	struct comm_slot *s = comm_slot(k, tid, true);
+
+	if (!s)
+		return;
+	if (n >= COMM_LEN)
+		n = COMM_LEN - 1;
+	memcpy(s->comm, comm, n);
+	s->comm[n] = 0;
+}
+
+static const char *comm_of(struct rtr_kernel *k, uint32_t tid)
+{
+	struct comm_slot *s = comm_slot(k, tid, false);
+
+	return s ? s->comm : "";
+}
+
+/* ---- open ------------------------------------------------------------------------ */
+
+static int map_cpu(struct kcpu *c, char *err, size_t errlen, uint32_t cpu)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	/*
+	 * 1024 pages (4 MiB: 0.4 s of 300,000 records a second, more than the
+	 * recorder is ever kept from its loop), else fewer: a user's perf
+	 * buffers are limited to perf_event_mlock_kb (516 KiB) per CPU beyond
+	 * RLIMIT_MEMLOCK.
+	 */
+	for (size_t pages = 1024; pages >= 8; pages /= 2) {
+		void *p = mmap(NULL, (pages + 1) * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       c->fd, 0);
+
+		if (p != MAP_FAILED) {
+			c->mp = p;
+			c->map_len = (pages + 1) * (size_t)page;
+			c->data = (uint8_t *)p + page;
+			c->data_size = pages * (uint64_t)page;
+			return 0;
+		}
+		if (errno != EPERM && errno != ENOMEM)
+			break;
+	}
+	snprintf(err, errlen, "the buffer of CPU %u's perf events could not be mapped (%s: "
+		 "the perf_event_mlock_kb limit)", cpu, strerror(errno));
+	return -errno;
+}
+
+int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, char *err,
+		    size_t errlen)
+{
+	struct perf_event_attr a;
+	struct rtr_kernel *k;
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int ret = 0;
+
+	*kp = NULL;
+	if (n < 1)
+		n = 1;
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->cpu = calloc((size_t)n, sizeof(*k->cpu))) ||
+	    !(k->comms = calloc(64, sizeof(*k->comms)))) {
+		if (k)
+			free(k->cpu);
+		free(k);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	k->comm_mask = 63;
+	k->ncpus = (uint32_t)n;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	a.disabled = 1;
+	a.inherit = 1;
+	a.enable_on_exec = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.context_switch = 1;
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	for (uint32_t i = 0; i < k->ncpus; i++) {
+		struct kcpu *c = &k->cpu[i];
+		long fd = perf_open(&a, pid, (int)i);
+
+		c->fd = -1;
+		if (fd < 0 && errno == ENODEV)
+			continue;	/* offline */
+		if (fd < 0) {
+			ret = -errno;
+			why_refused(errno, err, errlen);
+			break;
+		}
+		c->fd = (int)fd;
+		if ((ret = map_cpu(c, err, errlen, i)))
+			break;
+		if (!(c->pkt = malloc(KPACKET))) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+			break;
+		}
+		c->len = RTR_PACKET_HDR_SIZE;
+		k->rep.cpus++;
+	}
+	if (!ret && !k->rep.cpus) {
+		snprintf(err, errlen, "no CPU took perf events");
+		ret = -ENODEV;
+	}
+	if (ret) {
+		rtr_kernel_close(k);
+		return ret;
+	}
+	comm_set(k, (uint32_t)pid, comm, strlen(comm));
+	*kp = k;
+	return 0;
+}
+
+void rtr_kernel_close(struct rtr_kernel *k)
+{
+	if (!k)
+		return;
+	for (uint32_t i = 0; i < k->ncpus; i++) {
+		if (k->cpu[i].mp)
+			munmap(k->cpu[i].mp, k->cpu[i].map_len);
+		if (k->cpu[i].fd >= 0)
+			close(k->cpu[i].fd);
+		free(k->cpu[i].pkt);
+	}
+	free(k->cpu);
+	free(k->comms);
+	free(k);
+}
+
+/* ---- the clock ------------------------------------------------------------------- */
+
+/* A (ring clock, CLOCK_MONOTONIC) pair, the best of 5 reads. */
+static void add_pair(struct rtr_kernel *k)
+{
+	uint64_t best = UINT64_MAX;
+	struct pair p = { 0, 0 };
+
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = rtr_clock_read(), m = rtr_monotonic_ns(), b = rtr_clock_read();
+
+		if (b - a < best) {
+			best = b - a;
+			p.mono = m;
+			p.clk = a + (b - a) / 2;
+		}
+	}
+	if (k->npairs && p.mono <= k->pairs[k->npairs - 1].mono)
+		return;
+	if (k->npairs == KPAIRS) {
+		memmove(k->pairs, k->pairs + KPAIRS / 2, (KPAIRS / 2) * sizeof(k->pairs[0]));
+		k->npairs = KPAIRS / 2;
+	}
+	k->pairs[k->npairs++] = p;
+}
+
+/* CLOCK_MONOTONIC ns @t to the ring's clock. */
+static uint64_t to_clock(const struct rtr_kernel *k, uint64_t t)
+{
+	const struct pair *a, *b;
+	uint32_t lo = 0, hi = k->npairs;
+	__int128 d;
+
+	if (!k->tsc || !k->npairs)
+		return t;
+	/* the last pair at or before @t */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (k->pairs[mid].mono <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || lo == k->npairs) {
+		/* before the first pair or after the last: the ring's frequency */
+		a = &k->pairs[lo ? lo - 1 : 0];
+		d = ((__int128)t - (__int128)a->mono) * (__int128)k->freq / 1000000000;
+	} else {
+		a = &k->pairs[lo - 1];
+		b = &k->pairs[lo];
+		d = ((__int128)t - (__int128)a->mono) * (__int128)(b->clk - a->clk) /
+		    (__int128)(b->mono - a->mono);
+	}
+	d += a->clk;
+	return d < 0 ? 0 : (uint64_t)d;
+}
+
+int rtr_kernel_start(struct rtr_kernel *k, const struct rtr_region_hdr *h, char *err,
+		     size_t errlen)
+{
+	memcpy(k->uuid, h->uuid, sizeof(k->uuid));
+	k->freq = h->clock_freq;
+	/* The producer's choice (platform/unix/clock.c), made on this machine too. */
+	k->tsc = h->clock_freq != 1000000000u;
+	if (k->tsc && !rtr_tsc_usable()) {
+		snprintf(err, errlen, "the trace's clock runs at %" PRIu64 " Hz, and this recorder "
+			 "cannot read it to convert the kernel's times", h->clock_freq);
+		return -ENOTSUP;
+	}
+	k->rep.clock = k->tsc ? "CLOCK_MONOTONIC, converted to the ring's TSC through pairs of "
+				"reads made at each drain" :
+				"CLOCK_MONOTONIC, the ring's own clock";
+	k->started = true;
+	add_pair(k);
+	return 0;
+}
+
+/* ---- records --------------------------------------------------------------------- */
+
+static int put_packet(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct rtr_out *out)
+{
+	struct rtr_packet_hdr *p = (struct rtr_packet_hdr *)c->pkt;
+	int ret;
+
+	if (c->len == RTR_PACKET_HDR_SIZE) {
+		/* empty: only to carry losses, at the end */
+		c->begin = c->last = c->prev_end;
+	}
+	*p = (struct rtr_packet_hdr){
+		.magic = RTR_CTF_MAGIC, .stream_id = 0,
+		.stream_instance_id = RTR_KSTREAM_BASE + cpu, .timestamp_begin = c->begin,
+		.packet_seq_num = c->seq, .cpu_id = cpu, .timestamp_end = c->last,
+		.content_size = (uint64_t)c->len * 8, .packet_size = (uint64_t)c->len * 8,
+		.events_discarded = c->lost,
+	};
+	memcpy(p->uuid, k->uuid, sizeof(p->uuid));
+	for (int tries = 0;; tries++) {
+		ret = rtr_out_packetv(out, RTR_KSTREAM_BASE + cpu, c->pkt,
+				      c->pkt + RTR_PACKET_HDR_SIZE, c->len);
+		if (ret != -ENOBUFS || tries >= 600)
+			break;
+		rtr_out_wait(out, 100);		/* the queue makes room */
+	}
+	if (ret)
+		return ret;
+	rtr_out_publish(out);
+	k->rep.packets++;
+	c->seq++;
+	c->prev_end = c->last;
+	c->lost_written = c->lost;
+	c->len = RTR_PACKET_HDR_SIZE;
+	c->any = true;
+	return 0;
+}
+
+/*
+ * Room for a record of @size bytes at ring time @ts in @c's packet (the
+ * full one written first); the time kept from going back within the stream.
+ */
+static uint8_t *reserve(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct rtr_out *out,
+			uint32_t id, uint64_t ts, size_t size, int *ret)
+{
+	uint8_t *r;
+
+	*ret = 0;
+	if (c->len + 13 + size > KPACKET && (*ret = put_packet(k, c, cpu, out)))
+		return NULL;
+	if (ts < c->prev_end)
+		ts = c->prev_end;
+	if (c->len == RTR_PACKET_HDR_SIZE) {
+		c->begin = ts;
+		c->opened_ns = rtr_monotonic_ns();
+	} else if (ts < c->last) {
+		ts = c->last;
+	}
+	c->last = ts;
+	r = c->pkt + c->len;
+	r[0] = RTR_EV_EXTENDED;
+	memcpy(r + 1, &id, 4);
+	memcpy(r + 5, &ts, 8);
+	c->len += 13 + size;
+	return r + 13;
+}
+
+/* The sample_id at the end of a record: pid, tid, time (ns), cpu. */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+};
+
+static int on_record(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct rtr_out *out,
+		     const uint8_t *rec, size_t size)
+{
+	struct perf_event_header eh;
+	struct sample_id sid;
+	uint64_t ts;
+	uint8_t *p;
+	uint32_t v[4];
+	int ret = 0;
+
+	memcpy(&eh, rec, sizeof(eh));
+	if (size < sizeof(eh) + sizeof(sid))
+		return 0;
+	memcpy(&sid, rec + size - sizeof(sid), sizeof(sid));
+	ts = to_clock(k, sid.time);
+	switch (eh.type) {
+	case PERF_RECORD_SWITCH: {
+		uint8_t what = !(eh.misc & PERF_RECORD_MISC_SWITCH_OUT) ? RTR_KSWITCH_IN :
+			       (eh.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) ?
+			       RTR_KSWITCH_PREEMPTED : RTR_KSWITCH_BLOCKED;
+
+		p = reserve(k, c, cpu, out, RTR_KEV_ID_BASE + RTR_KEV_SWITCH, ts, 9, &ret);
+		if (!p)
+			return ret;
+		memcpy(p, &sid.pid, 4);
+		memcpy(p + 4, &sid.tid, 4);
+		p[8] = what;
+		k->rep.switches++;
+		return 0;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		const char *comm;
+		size_t n;
+
+		if (size < sizeof(eh) + 16 + sizeof(sid))
+			return 0;
+		memcpy(v, rec + sizeof(eh), 16);	/* pid, ppid, tid, ptid */
+		if (eh.type == PERF_RECORD_EXIT) {
+			p = reserve(k, c, cpu, out, RTR_KEV_ID_BASE + RTR_KEV_EXIT, ts, 8, &ret);
+			if (!p)
+				return ret;
+			memcpy(p, &v[0], 4);
+			memcpy(p + 4, &v[2], 4);
+			k->rep.exits++;
+			return 0;
+		}
+		comm = comm_of(k, v[3]);
+		n = strlen(comm);
+		p = reserve(k, c, cpu, out, RTR_KEV_ID_BASE + RTR_KEV_FORK, ts, 16 + n + 1, &ret);
+		if (!p)
+			return ret;
+		memcpy(p, &v[1], 4);
+		memcpy(p + 4, &v[3], 4);
+		memcpy(p + 8, &v[0], 4);
+		memcpy(p + 12, &v[2], 4);
+		memcpy(p + 16, comm, n + 1);
+		comm_set(k, v[2], comm, n);
+		k->rep.forks++;
+		return 0;
+	}
+	case PERF_RECORD_COMM: {
+		const char *s = (const char *)rec + sizeof(eh) + 8;
+		size_t max = size - sizeof(eh) - 8 - sizeof(sid), n;
+
+		if (size < sizeof(eh) + 8 + sizeof(sid))
+			return 0;
+		memcpy(v, rec + sizeof(eh), 8);
+		n = strnlen(s, max < COMM_LEN ? max : COMM_LEN - 1);
+		p = reserve(k, c, cpu, out, RTR_KEV_ID_BASE + RTR_KEV_COMM, ts, 9 + n + 1, &ret);
+		if (!p)
+			return ret;
+		memcpy(p, &v[0], 4);
+		memcpy(p + 4, &v[1], 4);
+		p[8] = (eh.misc & PERF_RECORD_MISC_COMM_EXEC) ? 1 : 0;
+		memcpy(p + 9, s, n);
+		p[9 + n] = 0;
+		comm_set(k, v[1], s, n);
+		k->rep.comms++;
+		return 0;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t lost;
+
+		if (size < sizeof(eh) + 16 + sizeof(sid))
+			return 0;
+		memcpy(&lost, rec + sizeof(eh) + 8, 8);
+		c->lost += lost;
+		k->rep.lost += lost;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* The records of CPU @cpu's buffer, up to what the kernel has written. */
+static int drain_cpu(struct rtr_kernel *k, uint32_t cpu, struct rtr_out *out)
+{
+	struct kcpu *c = &k->cpu[cpu];
+	uint64_t head = __atomic_load_n(&c->mp->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = c->mp->data_tail;
+	uint8_t rec[65536];
+	int ret = 0;
+
+	while (tail < head && !ret) {
+		struct perf_event_header eh;
+		uint64_t off = tail % c->data_size;
+		size_t first;
+
+		if (head - tail < sizeof(eh))
+			break;
+		for (size_t i = 0; i < sizeof(eh); i++)
+			((uint8_t *)&eh)[i] = c->data[(off + i) % c->data_size];
+		if (eh.size < sizeof(eh) || eh.size > head - tail) {
+			/* not a record: skip what is there (the kernel's, so not expected) */
+			tail = head;
+			break;
+		}
+		first = c->data_size - off < eh.size ? (size_t)(c->data_size - off) : eh.size;
+		memcpy(rec, c->data + off, first);
+		memcpy(rec + first, c->data, eh.size - first);
+		ret = on_record(k, c, cpu, out, rec, eh.size);
+		tail += eh.size;
+	}
+	__atomic_store_n(&c->mp->data_tail, tail, __ATOMIC_RELEASE);
+	return ret;
+}
+
+int rtr_kernel_drain(struct rtr_kernel *k, struct rtr_out *out, uint64_t flush_ns, bool final)
+{
+	uint64_t now;
+	int ret;
+
+	if (!k->started)
+		return 0;
+	/* A pair after every record to be read: each is converted between two. */
+	add_pair(k);
+	for (uint32_t i = 0; i < k->ncpus; i++) {
+		struct kcpu *c = &k->cpu[i];
+
+		if (c->fd < 0)
+			continue;
+		if ((ret = drain_cpu(k, i, out)))
+			return ret;
+		/* after the drain: a packet it opened is not older than now */
+		now = rtr_monotonic_ns();
+		if (c->len > RTR_PACKET_HDR_SIZE &&
+		    (final || (flush_ns && now - c->opened_ns >= flush_ns)) &&
+		    (ret = put_packet(k, c, i, out)))
+			return ret;
+		/* losses after the last record: a packet with no record says them */
+		if (final && c->lost != c->lost_written && (ret = put_packet(k, c, i, out)))
+			return ret;
+	}
+	return 0;
+}
+
+void rtr_kernel_report(const struct rtr_kernel *k, struct rtr_kernel_report *r)
+{
+	*r = k->rep;
+	if (!r->clock)
+		r->clock = "";
+}

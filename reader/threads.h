@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader/threads.h - where each thread's time went, from a model with the
+ * kernel's records (record --sched, model.h: runs by thread, each saying
+ * how it ended): on a CPU, runnable (preempted, waiting for a CPU), or
+ * blocked, and blocked on what: the mutex, condition, semaphore, barrier,
+ * rwlock or thread (a join) the pthread wrapper's try_read names at the
+ * moment the thread left the CPU, else "kernel" (I/O, a sleep, a lock the
+ * wrapper does not see).  `ringtrace stats` prints it.
+ */
+#ifndef RTR_READER_THREADS_H
+#define RTR_READER_THREADS_H
+
+#include <stdint.h>
+#include "reader/model.h"
+
+#define RTR_BLOCKED_KINDS	8	/* reasons kept per thread; more are "other" */
+
+/**
+ * struct rtr_thread_time - one thread task's time, from its first run to
+ * the end of its last.
+ * @task: task index.
+ * @tid: the kernel's thread id.
+ * @on_cpu, @runnable, @blocked: ns.
+ * @runs: runs; @preempted: those that ended preempted; @migrations: runs
+ *	on another CPU than the run before.
+ * @why: kinds (model strings: "mutex", "condition", ..., "kernel") and
+ *	the time blocked on each, @nwhy of them.
+ */
+struct rtr_thread_time {
+	uint32_t task;
+	uint64_t tid;
+	int64_t on_cpu;
+	int64_t runnable;
+	int64_t blocked;
+	uint32_t runs;
+	uint32_t preempted;
+	uint32_t migrations;
+	uint32_t nwhy;
+	struct {
+		const char *kind;
+		int64_t ns;
+	} why[RTR_BLOCKED_KINDS];
+};
+
+/*
+ * rtr_thread_times() - the times of every thread task that has runs ended
+ * by the kernel's records, in task order: *@out (malloc'd, free() it), *@n.
+ * Return: 0, or -ENOMEM.
+ */
+int rtr_thread_times(const struct rtr_model *m, struct rtr_thread_time **out, uint32_t *n);
+
+/**
+ * struct rtr_lock_wait - one synchronisation object's waits (the pthread
+ * wrapper's mutex, condition, semaphore, barrier or rwlock tasks): each a
+ * try_read by a thread task and the read by it that ended the wait.
+ * @task: the object's task index.
+ * @waits: the waits that ended (@ns sorted ascending, @waits of them).
+ * @total: their sum, ns.
+ * @waiters: distinct thread tasks that waited; @releasers: distinct ones
+ *	whose signal (an unlock of a contended mutex, a post, a
+ *	condition's signal) came last before a wait ended.
+ */
+struct rtr_lock_wait {
+	uint32_t task;
+	uint32_t waits;
+	int64_t total;
+	int64_t *ns;
+	uint32_t waiters;
+	uint32_t releasers;
+	uint32_t waiter[4];	/* the first ones, task indices */
+	uint32_t releaser[4];
+};
+
+/*
+ * rtr_lock_waits() - every object that was waited for, most total wait
+ * first: *@out (free with rtr_lock_waits_free()), *@n.  Return: 0, -ENOMEM.
+ */
+int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32_t *n);
+void rtr_lock_waits_free(struct rtr_lock_wait *w, uint32_t n);
+
+#endif /* RTR_READER_THREADS_H */

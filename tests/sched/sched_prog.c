@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/sched/sched_prog.c - rtr-sched-prog, a traced program whose
+ * threads leave the CPU at known moments, for tests/sched/test_sched.c
+ * (`ringtrace record --sched`):
+ *
+ *   rtr-sched-prog sleep N     N times: note "before I", sleep 2 ms (the
+ *                              thread blocks), note "after I"; so each
+ *                              kernel switch out and in lies between the
+ *                              two notes, if the clocks agree
+ *   rtr-sched-prog spin MS     two threads pinned to CPU 0 busy for MS ms
+ *                              each (they preempt each other), then the
+ *                              second moves to CPU 1 (if there is one) and
+ *                              spins 20 ms more; a third thread renames
+ *                              itself "renamed-t3" and ends
+ *
+ *   rtr-sched-prog contend N   a thread named "holder" takes the static
+ *                              mutex queue_lock and holds it 30 ms, N times;
+ *                              a thread named "waiter" asks for it 5 ms
+ *                              after each take and prints "wait NS", the
+ *                              time its pthread_mutex_lock() took
+ *
+ * Each thread prints "thread TID cputime NS schedstat NS" just before it
+ * ends: its CLOCK_THREAD_CPUTIME_ID and the first field of
+ * /proc/self/task/TID/schedstat (the kernel's on-CPU time), to compare with
+ * the trace's on-CPU intervals.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <ringtrace/ringtrace.h>
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t ns(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void report(void)
+{
+	char path[64], buf[128];
+	uint64_t cpu = ns(CLOCK_THREAD_CPUTIME_ID), sched = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)gettid());
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			sched = strtoull(buf, NULL, 10);
+		fclose(f);
+	}
+	pthread_mutex_lock(&out_lock);
+	printf("thread %d cputime %" PRIu64 " schedstat %" PRIu64 "\n", (int)gettid(), cpu, sched);
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
+static void spin_ms(uint64_t ms)
+{
+	uint64_t until = ns(CLOCK_THREAD_CPUTIME_ID) + ms * 1000000ull;
+	volatile uint64_t x = 0;
+
+	while (ns(CLOCK_THREAD_CPUTIME_ID) < until)
+		for (int i = 0; i < 1000; i++)
+			x += (uint64_t)i;
+}
+
+struct spinner {
+	uint64_t ms;
+	bool migrate;
+};
+
+static void *spinner(void *arg)
+{
+	const struct spinner *s = arg;
+
+	pin(0);
+	spin_ms(s->ms);
+	if (s->migrate && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		pin(1);
+		spin_ms(20);
+	}
+	report();
+	return NULL;
+}
+
+static void *renamer(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "renamed-t3");
+	usleep(1000);
+	report();
+	return NULL;
+}
+
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static int taken = -1, rounds;
+
+static void sleep_ms(long ms)
+{
+	struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&d, &d))
+		;
+}
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "holder");
+	for (int i = 0; i < rounds; i++) {
+		pthread_mutex_lock(&queue_lock);
+		__atomic_store_n(&taken, i, __ATOMIC_RELEASE);
+		sleep_ms(30);
+		pthread_mutex_unlock(&queue_lock);
+		sleep_ms(10);	/* the waiter takes it meanwhile */
+	}
+	return NULL;
+}
+
+static void *waiter(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "waiter");
+	for (int i = 0; i < rounds; i++) {
+		uint64_t t0, t1;
+
+		while (__atomic_load_n(&taken, __ATOMIC_ACQUIRE) != i)
+			usleep(100);
+		sleep_ms(5);
+		t0 = ns(CLOCK_MONOTONIC);
+		pthread_mutex_lock(&queue_lock);
+		t1 = ns(CLOCK_MONOTONIC);
+		pthread_mutex_unlock(&queue_lock);
+		pthread_mutex_lock(&out_lock);
+		printf("wait %" PRIu64 "\n", t1 - t0);
+		pthread_mutex_unlock(&out_lock);
+	}
+	fflush(stdout);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "contend")) {
+		pthread_t h, w;
+
+		rounds = atoi(argv[2]);
+		pthread_create(&h, NULL, holder, NULL);
+		pthread_create(&w, NULL, waiter, NULL);
+		pthread_join(h, NULL);
+		pthread_join(w, NULL);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "sleep")) {
+		int n = atoi(argv[2]);
+		char text[32];
+
+		for (int i = 0; i < n; i++) {
+			struct timespec d = { 0, 2000000 };
+
+			snprintf(text, sizeof(text), "before %d", i);
+			rtr_note(text);
+			nanosleep(&d, NULL);
+			snprintf(text, sizeof(text), "after %d", i);
+			rtr_note(text);
+		}
+		report();
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "spin")) {
+		struct spinner a = { (uint64_t)atoi(argv[2]), false };
+		struct spinner b = { (uint64_t)atoi(argv[2]), true };
+		pthread_t t[3];
+
+		pthread_create(&t[0], NULL, spinner, &a);
+		pthread_create(&t[1], NULL, spinner, &b);
+		pthread_create(&t[2], NULL, renamer, NULL);
+		for (int i = 0; i < 3; i++)
+			pthread_join(t[i], NULL);
+		report();
+		return 0;
+	}
+	fprintf(stderr, "usage: rtr-sched-prog sleep N | spin MS | contend N\n");
+	return 2;
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/sched/test_sched.c - `ringtrace record --sched`: the kernel's view
+ * of the traced threads.  rtr-sched-prog makes threads block, preempt each
+ * other, migrate and rename themselves at moments it knows;
+ * tests/sched/check_sched.py reads the trace with babeltrace2 and checks
+ * the kernel's records against what the program measured (the clocks
+ * agree, on-CPU time within 1 %).  Refused perf events (a seccomp filter,
+ * rtr-no-perf) are said once and the rest of the trace is whole.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <ringtrace/ringtrace.h>
+#include "reader/model.h"
+#include "view/scene.h"
+#include "tests/helpers.h"
+
+TestSuite(sched, .timeout = 300);
+
+static char dir[64];
+
+static void setup(void)
+{
+	t_mkdtemp(dir, sizeof(dir), "sched");
+}
+
+static void teardown(void)
+{
+	t_rm_rf(dir);
+}
+
+#ifdef RTR_SANITIZE
+/* as tests/pthread's: the sanitizer's runtime first, for the preloaded wrapper */
+#define ENV_PREFIX "LD_PRELOAD=$(gcc -print-file-name=libasan.so) " \
+	"ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 "
+#else
+#define ENV_PREFIX ""
+#endif
+
+/* `[@wrap] ringtrace record @opts -o DIR/@name -- @prog`: its exit status; output in DIR/@name.{out,err}. */
+static int record(const char *wrap, const char *opts, const char *name, const char *prog)
+{
+	char cmd[2048];
+	int st;
+	char *out;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && " ENV_PREFIX "timeout -s KILL 120 %s '%s/ringtrace' record %s -o '%s/%s' "
+		 "-- %s >'%s/%s.out' 2>'%s/%s.err'; echo $?",
+		 dir, wrap, t_bindir(), opts, dir, name, prog, dir, name, dir, name);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", cmd);
+	st = atoi(out);
+	free(out);
+	return st;
+}
+
+static char *sh(const char *fmt, const char *a, const char *b, int *st)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), fmt, a, b, a, b);
+	return t_sh(cmd, st);
+}
+
+/* check_sched.py MODE TRACE ARG: must pass; its figures go to the log. */
+static void checker(const char *mode, const char *name, const char *arg)
+{
+	char cmd[1024];
+	int st;
+	char *out;
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/sched/check_sched.py' %s '%s/%s' %s 2>&1",
+		 t_srcdir(), mode, dir, name, arg);
+	out = t_sh(cmd, &st);
+	cr_log_info("%s", out);
+	cr_assert_eq(st, 0, "%s:\n%s", cmd, out);
+	free(out);
+}
+
+/* `ringtrace check` calls the trace ok, and it has @want kernel streams (or none). */
+static void check_ok(const char *name, bool kernel)
+{
+	char path[256];
+	int st;
+	char *out;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	out = sh("'%s/ringtrace' check '%s' 2>&1", t_bindir(), path, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert_not_null(strstr(out, "check: ok"), "%s", out);
+	if (kernel)
+		cr_assert_not_null(strstr(out, "stream_32768"), "no kernel stream:\n%s", out);
+	else
+		cr_assert_null(strstr(out, "stream_327"), "kernel streams:\n%s", out);
+	free(out);
+}
+
+Test(sched, kernel_switches_lie_between_the_notes_around_each_sleep, .init = setup,
+     .fini = teardown)
+{
+	char prog[512];
+
+	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' sleep 200", t_bindir());
+	cr_assert_eq(record("", "--sched", "sleep", prog), 0);
+	check_ok("sleep", true);
+	checker("sleep", "sleep", "200");
+}
+
+Test(sched, on_cpu_time_preemption_migration_forks_and_names, .init = setup, .fini = teardown)
+{
+	char prog[512], out[256], cmd[1024], *res;
+	int st;
+
+	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' spin 300", t_bindir());
+	cr_assert_eq(record("", "--pthread", "spin", prog), 0);
+	check_ok("spin", true);
+	snprintf(out, sizeof(out), "'%s/spin.out'", dir);
+	checker("spin", "spin", out);
+	/* the model: thread lanes from the kernel's runs, by thread */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --json '%s/spin' > '%s/spin.json'",
+		 t_bindir(), dir, dir);
+	res = t_sh(cmd, &st);
+	free(res);
+	cr_assert_eq(st, 0);
+	snprintf(out, sizeof(out), "'%s/spin.out' '%s/spin.json'", dir, dir);
+	checker("stats", "spin", out);
+}
+
+Test(sched, refused_perf_events_are_said_once_and_the_rest_recorded, .init = setup,
+     .fini = teardown)
+{
+	char prog[512], wrap[512], path[256];
+	int st;
+	char *err;
+
+	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' sleep 5", t_bindir());
+	snprintf(wrap, sizeof(wrap), "'%s/rtr-no-perf'", t_bindir());
+	cr_assert_eq(record(wrap, "--sched", "refused", prog), 0);
+	snprintf(path, sizeof(path), "%s/refused.err", dir);
+	err = sh("cat '%s' '%s'", path, "/dev/null", &st);
+	cr_assert_not_null(strstr(err, "ringtrace record: --sched: the kernel refused perf events"),
+			   "%s", err);
+	cr_assert_not_null(strstr(err, "recording without the kernel's view"), "%s", err);
+	/* once */
+	cr_assert_null(strstr(strstr(err, "--sched:") + 1, "--sched:"), "%s", err);
+	free(err);
+	check_ok("refused", false);
+	/* the program's own events are all there */
+	snprintf(path, sizeof(path), "%s/refused", dir);
+	err = sh("'%s/ringtrace' dump '%s' | grep -c 'note: { text = \"after'", t_bindir(), path,
+		 &st);
+	cr_assert_eq(atoi(err), 5, "%s", err);
+	free(err);
+}
+
+/*
+ * stats --locks: a mutex held 30 ms while another thread waits for it, 8
+ * times; the waits as the program measured them, who waited, who released.
+ */
+Test(sched, stats_locks_gives_each_wait_as_the_program_measured_it, .init = setup,
+     .fini = teardown)
+{
+	char prog[512], cmd[1024], *res;
+	int st;
+
+	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' contend 8", t_bindir());
+	cr_assert_eq(record("", "--pthread", "locks", prog), 0);
+	check_ok("locks", true);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --locks --json '%s/locks' > '%s/locks.json'",
+		 t_bindir(), dir, dir);
+	res = t_sh(cmd, &st);
+	free(res);
+	cr_assert_eq(st, 0);
+	snprintf(cmd, sizeof(cmd), "'%s/locks.out' '%s/locks.json'", dir, dir);
+	checker("locks", "locks", cmd);
+}
+
+/* Through a pipe (-o -, then consume -): the kernel's streams arrive whole. */
+Test(sched, the_kernel_streams_go_through_a_pipe, .init = setup, .fini = teardown)
+{
+	char cmd[2048];
+	int st;
+	char *out;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && " ENV_PREFIX "'%s/ringtrace' record -q --sched -o - -- "
+		 "'%s/rtr-sched-prog' sleep 50 2>/dev/null | '%s/ringtrace' consume -q - -o pipe "
+		 "2>&1", dir, t_bindir(), t_bindir(), t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_assert_eq(out[0], 0, "%s", out);
+	free(out);
+	check_ok("pipe", true);
+	checker("sleep", "pipe", "50");
+}
+
+/*
+ * Without privilege: what perf_event_paranoid 2 (and below) allows a user
+ * is enough (Documentation/pthread.rst, "Who may").  As root, run as
+ * nobody; else as ourselves.
+ */
+Test(sched, an_unprivileged_user_gets_the_kernel_view_at_paranoid_2, .init = setup,
+     .fini = teardown)
+{
+	char prog[512], wrap[256], *out;
+	int st, level = -9;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = -9;
+		fclose(f);
+	}
+	if (level > 2 || level == -9)
+		cr_skip_test("perf_event_paranoid is %d: users get no perf events", level);
+	snprintf(wrap, sizeof(wrap), "%s", getuid() == 0 ?
+		 "setpriv --reuid=nobody --regid=nogroup --clear-groups" : "");
+	out = sh("chmod 777 '%s'%s", dir, "", &st);
+	free(out);
+	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' sleep 20", t_bindir());
+	cr_assert_eq(record(wrap, "--sched", "user", prog), 0);
+	check_ok("user", true);
+	checker("sleep", "user", "20");
+}
+
+/*
+ * The C++ queue program (examples/cpp) under --pthread: every thread
+ * task's runs are the kernel's (on the kernel's CPU lanes), its workers
+ * ran, and no sleeping region of the picture lies over a run: no thread is
+ * drawn asleep while it ran (issue 22's example: the ring's switches by
+ * CPU had it sleep for 2.3 s of 2.5).
+ */
+Test(sched, the_queue_programs_threads_are_never_drawn_asleep_while_they_ran, .init = setup,
+     .fini = teardown)
+{
+	char prog[512], path[256], err[512];
+	char *dirs[1] = { path };
+	struct rtr_model m;
+	struct rtr_scene sc;
+	uint32_t workers = 0, kruns = 0, hidden = 0, shown = 0;
+
+	snprintf(prog, sizeof(prog), "'%s/ringtrace-cpp-pool' --workers 4 --jobs 64", t_bindir());
+	cr_assert_eq(record("", "--pthread", "pool", prog), 0);
+	check_ok("pool", true);
+	snprintf(path, sizeof(path), "%s/pool", dir);
+	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert(m.traces[0].kernel);
+	cr_assert_eq(rtr_scene_build(&sc, &m, 0), 0);
+	for (uint32_t i = 0; i < m.ntasks; i++) {
+		const struct rtr_model_task *t = &m.tasks[i];
+		int64_t on = 0;
+
+		if (t->kind != RTR_KIND_THREAD)
+			continue;
+		for (uint32_t j = 0; j < t->nruns; j++) {
+			const struct rtr_model_run *r = &m.runs[t->run_first + j];
+
+			cr_assert(m.cpus[r->cpu].kernel, "thread task %s: a run on a ring lane",
+				  rtr_model_str(&m, t->name));
+			cr_assert(r->why == RTR_RUN_BLOCKED || r->why == RTR_RUN_PREEMPTED ||
+				  r->why == RTR_RUN_SWITCH);
+			on += r->end - r->start;
+			kruns++;
+			for (uint32_t k = sc.sleep_off[0]; k < sc.sleep_off[1]; k++) {
+				int64_t a = sc.sleep[2 * k], b = sc.sleep[2 * k + 1];
+
+				cr_assert(!(a < r->end && r->start < b),
+					  "thread %s ran %" PRId64 "..%" PRId64 " and is drawn asleep "
+					  "%" PRId64 "..%" PRId64, rtr_model_str(&m, t->name), r->start,
+					  r->end, a, b);
+			}
+		}
+		/* a wrapper's thread task (its id small) that the pool made: a worker */
+		if (!(t->id & RTR_MODEL_KTHREAD) && (t->flags & RTR_TASK_CREATED) &&
+		    t->parent != RTR_MODEL_NONE) {
+			workers++;
+			cr_assert_gt(on, 0, "worker %" PRIu64 " never ran", t->id);
+		}
+	}
+	cr_assert_eq(workers, 4, "%u workers", workers);
+	cr_assert_gt(kruns, 8);
+	/*
+	 * Signals to the queue's condition and mutex: drawn only where a wait
+	 * on the object ended before the next signal to it.
+	 */
+	for (uint32_t i = 0; i < m.narrows; i++) {
+		const struct rtr_model_arrow *a = &m.arrows[i];
+		uint32_t k = m.tasks[a->to].kind;
+		bool ended = false;
+
+		if (a->kind != RTR_ARROW_SIGNAL || (k != RTR_KIND_MUTEX && k != RTR_KIND_CONDITION))
+			continue;
+		for (uint32_t j = i + 1; j < m.narrows; j++) {
+			const struct rtr_model_arrow *b = &m.arrows[j];
+
+			if (b->kind == RTR_ARROW_SIGNAL && b->to == a->to)
+				break;
+			if (b->kind == RTR_ARROW_READ && b->from == a->to) {
+				ended = true;
+				break;
+			}
+		}
+		cr_assert_eq(!(a->flags & RTR_ARROW_HIDDEN), ended, "signal %u at %" PRId64, i,
+			     a->ts);
+		hidden += !ended;
+		shown += ended;
+	}
+	cr_assert_gt(hidden, 0, "no signal without a wait: the pool signals every push");
+	cr_assert_gt(shown, 0);
+	rtr_scene_free(&sc);
+	rtr_model_free(&m);
+}
