@@ -7,21 +7,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "reader/live.h"
 #include "view/live.h"
 
 int rtr_live_open(struct rtr_live *lv, const char *arg, unsigned model_flags,
 		  unsigned scene_flags, char *err, size_t errlen)
 {
+	struct stat sb;
 	int ret;
 
 	memset(lv, 0, sizeof(*lv));
 	lv->arg = arg;
 	lv->model_flags = model_flags;
 	lv->scene_flags = scene_flags;
+	if (strcmp(arg, "-") && strncmp(arg, TR_LIVE_SCHEME, strlen(TR_LIVE_SCHEME)) &&
+	    stat(arg, &sb)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s (no such trace to follow: a recorder makes it "
+			 "before its first events)", arg, strerror(-ret));
+		return ret;
+	}
 	ret = tr_input_open(&lv->in, arg, true, err, errlen);
 	lv->f.in = &lv->in;
 	/* A directory with no trace yet may be one a recorder is making: the polls wait for it. */
-	if (ret == -ENOENT && lv->in.root)
+	if (ret == -ENOENT && lv->in.root && !stat(arg, &sb) && S_ISDIR(sb.st_mode))
 		ret = 0;
 	return ret;
 }

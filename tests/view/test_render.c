@@ -567,5 +567,104 @@ Test(view_render, gui_without_a_display_or_with_bad_options_says_what_is_wrong)
 	out = run(cmd, &st);
 	cr_assert(strstr(out, "nothing-here") && strstr(out, "rc=2"), "%s", out);
 	free(out);
+	/* following: one recording, and the server's --follow only with --serve */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui --follow '%s' '%s'", t_bindir(), a.trace, a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "--follow and - take one TRACE") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view --follow '%s'", t_bindir(), a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "--follow goes with --serve") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view --serve --follow '%s/nothing-here'", t_bindir(), a.dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "no such trace: ") && strstr(out, "rc=2"), "%s", out);
+	free(out);
 	arp_free(&a);
+}
+
+/*
+ * The turn and the events of the scene the window drew when the recording
+ * ended ("the recording ended: N events, T tasks (turn K)"), 0 if not said.
+ */
+static unsigned long ended_events(const char *out, unsigned long *turn)
+{
+	const char *p = strstr(out, "the recording ended: ");
+	unsigned long n = 0, tasks = 0;
+
+	*turn = 0;
+	if (p && sscanf(p, "the recording ended: %lu events, %lu tasks (turn %lu)", &n, &tasks, turn) != 3)
+		n = 0;
+	return n;
+}
+
+/*
+ * gui --follow on a recording in progress (2 threads x 2400 events, ~3 s):
+ * the window draws several scenes while it runs, the last with every event,
+ * and its screenshot is taken once the recording ended.
+ */
+Test(view_render, gui_follow_draws_a_recording_in_progress_to_its_last_event)
+{
+	char dir[256], cmd[2048], path[300], *out;
+	unsigned long turn;
+	cairo_surface_t *sf;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	t_mkdtemp(dir, sizeof(dir), "gui-follow");
+	snprintf(path, sizeof(path), "%s/shot.png", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ('%s/ringtrace' record -q -o live --flush-interval 100ms "
+		 "--packet-size 4k --packets 1024 -- '%s/ringtrace-test-emit' --threads 2 --events 2400 "
+		 "--pace 40:50000 >rec.log 2>&1 &) && "
+		 "for i in $(seq 400); do [ -e live/.ringtrace-state ] && break; sleep 0.05; done && "
+		 "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' "
+		 "'%s/ringtrace' gui --follow --size 1000x400 --screenshot '%s' live 2>&1 | "
+		 "grep -v -e dbus -e 'session bus'", dir, t_bindir(), t_bindir(), t_bindir(), path);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		t_rm_rf(dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert_eq(ended_events(out, &turn), 4800, "%s", out);
+	cr_assert_geq(turn, 2, "scenes drawn while it ran: %s", out);
+	cr_assert(strstr(out, "shot.png"), "%s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	cr_assert_eq(cairo_image_surface_get_width(sf), 1000);
+	cairo_surface_destroy(sf);
+	t_rm_rf(dir);
+}
+
+/* gui - : the stream of `ringtrace record -o -` drawn as it arrives, to its end. */
+Test(view_render, gui_reads_a_stream_on_standard_input_as_it_arrives)
+{
+	char dir[256], cmd[2048], path[300], *out;
+	unsigned long turn;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	t_mkdtemp(dir, sizeof(dir), "gui-stdin");
+	snprintf(path, sizeof(path), "%s/shot.png", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' && export TMPDIR && '%s/ringtrace' record -q -o - "
+		 "--flush-interval 100ms --packet-size 4k --packets 1024 -- '%s/ringtrace-test-emit' "
+		 "--threads 2 --events 2400 --pace 40:50000 2>rec.log | "
+		 "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' "
+		 "'%s/ringtrace' gui --size 1000x400 --screenshot '%s' - 2>&1 | "
+		 "grep -v -e dbus -e 'session bus'; ls -a | grep -c ringtrace-stdin",
+		 dir, dir, t_bindir(), t_bindir(), t_bindir(), path);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		t_rm_rf(dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert_eq(ended_events(out, &turn), 4800, "%s", out);
+	cr_assert_geq(turn, 2, "scenes drawn while it came: %s", out);
+	cr_assert(strstr(out, "shot.png\n0\n"), "the screenshot, and the spool removed: %s", out);
+	free(out);
+	t_rm_rf(dir);
 }
