@@ -5,8 +5,8 @@
  * names the chunk being written, a watermark (every event before it is on
  * disk) and the whole packets of each of its stream files; the chunks
  * before it are finished.  `ringtrace dump --follow`, `view --serve
- * --follow` and `gui --follow` share this (Documentation/consumer.rst,
- * "Following a recording").
+ * --follow` and `gui --follow` share this (Documentation/consumer.rst, "The
+ * state file"; Documentation/reader.rst).
  */
 #ifndef RTR_READER_FOLLOW_H
 #define RTR_READER_FOLLOW_H

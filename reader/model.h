@@ -610,7 +610,7 @@ struct tr_follow_turn;
  *
  * Each turn loads the trace again, from its start: a model of the
  * recording so far, as rtr_model_load() would make of the trace if the
- * recording stopped there (Documentation/viewer.rst, "Following").
+ * recording stopped there (Documentation/viewer.rst, "Following a recording").
  * Return: as rtr_model_load().
  */
 int rtr_model_load_turn(struct rtr_model *m, const struct tr_input *in,
