@@ -685,7 +685,7 @@ static gpointer follower(gpointer data)
 			if (ls->done)
 				break;
 		}
-		rtr_live_wait(g->live, 200);
+		rtr_live_wait(g->live, rtr_live_pause_ms(g->live));
 	}
 	return NULL;
 }

@@ -788,11 +788,13 @@ int rtr_view_serve(struct rtr_scene *scene, struct rtr_live *live, const char *t
 		while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 			;
 	} else {
-		/* a turn every 200 ms until the recording ends (or can no longer be read) */
+		/* a turn every 200 ms (rtr_live_pause_ms()) until the recording ends */
 		bool following = !sv.cur->done;
 
-		while ((sig = signal_within(&set, following ? 200 : 1000)) != SIGINT &&
-		       sig != SIGTERM) {
+		for (;;) {
+			sig = signal_within(&set, following ? rtr_live_pause_ms(live) : 1000);
+			if (sig == SIGINT || sig == SIGTERM)
+				break;
 			if (following && (follow_turn(&sv) || sv.cur->done))
 				following = false;
 		}

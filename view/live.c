@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "reader/live.h"
 #include "view/live.h"
 
@@ -36,6 +37,21 @@ int rtr_live_open(struct rtr_live *lv, const char *arg, unsigned model_flags,
 	return ret;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int rtr_live_pause_ms(const struct rtr_live *lv)
+{
+	if (lv->turn_ms < RTR_LIVE_PAUSE_MS)
+		return RTR_LIVE_PAUSE_MS;
+	return lv->turn_ms > 60000 ? 60000 : (int)lv->turn_ms;
+}
+
 void rtr_live_scene_free(struct rtr_live_scene *ls)
 {
 	if (!ls)
@@ -49,7 +65,7 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 {
 	struct tr_follow_turn turn;
 	struct rtr_live_scene *ls;
-	uint64_t seen[4];
+	uint64_t seen[4], t0;
 	int r;
 
 	*out = NULL;
@@ -70,6 +86,7 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 		tr_follow_turn_free(&turn);
 		return 0;
 	}
+	t0 = mono_ms();
 	ls = calloc(1, sizeof(*ls));
 	if (!ls) {
 		tr_follow_turn_free(&turn);
@@ -88,6 +105,7 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	lv->turn_ms = mono_ms() - t0;
 	ls->done = lv->done = turn.done;
 	ls->turn = ++lv->turns;
 	memcpy(lv->seen, seen, sizeof(seen));

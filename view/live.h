@@ -52,7 +52,11 @@ struct rtr_live {
 	uint64_t seen[4];	/* what the last scene was made of: ndirs, now, watermark, bytes */
 	bool any;
 	uint64_t turns;
+	uint64_t turn_ms;	/* what making the last scene took */
 };
+
+/* The pause between two turns at least; longer after a turn that took longer. */
+#define RTR_LIVE_PAUSE_MS	200
 
 /*
  * rtr_live_open() - follow @arg: a trace directory a recorder is writing (or
@@ -79,6 +83,13 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 
 /* rtr_live_wait() - let @ms pass, or less when the stream on standard input ends. */
 void rtr_live_wait(struct rtr_live *lv, int ms);
+
+/*
+ * rtr_live_pause_ms() - how long to wait before the next poll: 200 ms, or
+ * as long as making the last scene took, so that following a big recording
+ * takes at most about half a CPU.
+ */
+int rtr_live_pause_ms(const struct rtr_live *lv);
 
 void rtr_live_scene_free(struct rtr_live_scene *ls);
 
