@@ -713,7 +713,9 @@ static gboolean take_screenshot(gpointer data)
 		png = gdk_texture_save_to_png_bytes(tex);
 	g->rc = 1;
 	if (!png) {
-		fprintf(stderr, "ringtrace gui: %s: the window could not be captured\n", g->o->screenshot);
+		fprintf(stderr, "ringtrace gui: %s: the window could not be captured (%s, %d x %d)\n",
+			g->o->screenshot, !node ? "nothing drawn" : !tex ? "not rendered" : "not encoded",
+			w, h);
 	} else if (!cli_out_open(&co, "gui", g->o->screenshot, g->o->force)) {
 		gsize len;
 		const char *d = g_bytes_get_data(png, &len);
@@ -828,6 +830,8 @@ static void activate(GtkApplication *app, gpointer data)
 	gtk_box_append(GTK_BOX(hbox), side);
 	g->status = gtk_label_new("");
 	gtk_label_set_xalign(GTK_LABEL(g->status), 0);
+	/* a long status line is cut, never widens the window */
+	gtk_label_set_ellipsize(GTK_LABEL(g->status), PANGO_ELLIPSIZE_END);
 	gtk_box_append(GTK_BOX(box), hbox);
 	gtk_box_append(GTK_BOX(box), g->status);
 	gtk_window_set_child(GTK_WINDOW(g->win), box);
@@ -890,6 +894,9 @@ static int follow_start(struct gui *g, const char *dir)
 	}
 	g_mutex_init(&g->lock);
 	cli_model_damage("gui", &g->ls->m);
+	if (!g->ls->done)
+		fprintf(stderr, "ringtrace gui: following %s: new events appear as they are "
+			"recorded\n", strcmp(dir, "-") ? dir : "standard input");
 	return 0;
 }
 

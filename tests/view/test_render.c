@@ -668,3 +668,46 @@ Test(view_render, gui_reads_a_stream_on_standard_input_as_it_arrives)
 	free(out);
 	t_rm_rf(dir);
 }
+
+/*
+ * gui - closed (its screenshot taken on SIGUSR1) while the program still
+ * runs: the window does not wait for the stream's end; the spool is removed.
+ */
+Test(view_render, gui_of_a_stream_closes_before_the_stream_ends)
+{
+	char dir[256], cmd[3072], *out;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	t_mkdtemp(dir, sizeof(dir), "gui-stdin-close");
+	/* 80 events, 10 a second: the stream lasts 8 s; the window is closed once it follows */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' && export TMPDIR && mkfifo s && "
+		 "{ '%s/ringtrace' record -q -o - --flush-interval 100ms -- '%s/ringtrace-test-emit' "
+		 "--threads 1 --events 80 --pace 1:100000 >s 2>rec.log & rpid=$!; } && "
+		 /* the window's own pid, in gui.pid: xvfb-run runs a shell that execs it */
+		 "{ GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s '-screen 0 1280x800x24' "
+		 "sh -c 'echo $$ >gui.pid; exec \"$0\" \"$@\"' '%s/ringtrace' gui --size 600x300 "
+		 "--screenshot shot.png --on-signal - <s >gui.out 2>&1 & xpid=$!; } && "
+		 /* the window is open once it says it follows (and a moment to draw) */
+		 "for i in $(seq 400); do grep -q following gui.out && break; sleep 0.05; done; "
+		 "sleep 1; kill -USR1 $(cat gui.pid); wait $xpid; echo gui=$?; "
+		 "kill -0 $rpid 2>/dev/null && echo 'the stream was still coming'; wait $rpid; "
+		 /* the recorder whose reader went keeps its region for `recover`: not wanted here */
+		 "rm -f /dev/shm/ringtrace-record-$rpid-*; "
+		 "grep -v -e dbus -e 'session bus' gui.out; ls -a | grep -c ringtrace-stdin",
+		 dir, dir, t_bindir(), t_bindir(), t_bindir());
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		t_rm_rf(dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "gui=0\n"), "%s", out);
+	cr_assert(strstr(out, "the stream was still coming"), "the window waited for the stream: %s", out);
+	cr_assert(strstr(out, "shot.png\n0\n"), "the screenshot, and the spool removed: %s", out);
+	cr_assert_null(strstr(out, "ringtrace gui: the stream"), "a stream stopped on purpose is not "
+		       "damaged: %s", out);
+	free(out);
+	t_rm_rf(dir);
+}
