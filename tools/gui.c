@@ -101,6 +101,7 @@ struct gui {
 	char live_msg[1100];	/* the follower's error, to be said */
 	bool quit;		/* the window closed: the follower stops */
 	bool ended;		/* the recording's last scene is drawn */
+	bool closed;		/* the window is destroyed: nothing more is swapped in */
 };
 
 static const char help_text[] =
@@ -632,9 +633,11 @@ static gboolean follow_idle(gpointer data)
 	memcpy(msg, g->live_msg, sizeof(msg));
 	g->live_msg[0] = 0;
 	g_mutex_unlock(&g->lock);
-	if (ls)
+	if (ls && g->closed)
+		rtr_live_scene_free(ls);
+	else if (ls)
 		swap_in(g, ls);
-	if (msg[0]) {
+	if (msg[0] && !g->closed) {
 		char *esc = g_markup_escape_text(msg, -1), *m;
 
 		m = g_strdup_printf("<span foreground=\"red\">The recording can no longer be "
@@ -780,6 +783,12 @@ static gboolean on_usr1(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+static void on_destroy(GtkWidget *w, gpointer data)
+{
+	(void)w;
+	((struct gui *)data)->closed = true;
+}
+
 static void on_map(GtkWidget *w, gpointer data)
 {
 	GdkFrameClock *clock = gtk_widget_get_frame_clock(w);
@@ -848,6 +857,7 @@ static void activate(GtkApplication *app, gpointer data)
 	g_signal_connect(click, "released", G_CALLBACK(on_click), g);
 	gtk_widget_add_controller(g->area, GTK_EVENT_CONTROLLER(click));
 	g_signal_connect(g->win, "map", G_CALLBACK(on_map), g);
+	g_signal_connect(g->win, "destroy", G_CALLBACK(on_destroy), g);
 	if (g->o->on_signal)
 		g_unix_signal_add(SIGUSR1, on_usr1, g);
 
@@ -859,8 +869,12 @@ static void activate(GtkApplication *app, gpointer data)
 	}
 	gtk_window_present(GTK_WINDOW(g->win));
 	gtk_widget_grab_focus(g->area);
-	if (g->live && !g->ended && !g->follower)
+	if (g->live && !g->ended && !g->follower) {
 		g->follower = g_thread_new("follower", follower, g);
+		/* said once the window is there (and SIGUSR1 handled, for --on-signal) */
+		fprintf(stderr, "ringtrace gui: following %s: new events appear as they are "
+			"recorded\n", strcmp(g->live->arg, "-") ? g->live->arg : "standard input");
+	}
 }
 
 /* --follow, -: the recording's first scene (waited for), and the follower ready. */
@@ -894,9 +908,6 @@ static int follow_start(struct gui *g, const char *dir)
 	}
 	g_mutex_init(&g->lock);
 	cli_model_damage("gui", &g->ls->m);
-	if (!g->ls->done)
-		fprintf(stderr, "ringtrace gui: following %s: new events appear as they are "
-			"recorded\n", strcmp(dir, "-") ? dir : "standard input");
 	return 0;
 }
 

@@ -681,10 +681,10 @@ Test(view_render, gui_of_a_stream_closes_before_the_stream_ends)
 	if (!have_xvfb())
 		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
 	t_mkdtemp(dir, sizeof(dir), "gui-stdin-close");
-	/* 80 events, 10 a second: the stream lasts 8 s; the window is closed once it follows */
+	/* 200 events, 10 a second: the stream lasts 20 s; the window is closed once it follows */
 	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' && export TMPDIR && mkfifo s && "
 		 "{ '%s/ringtrace' record -q -o - --flush-interval 100ms -- '%s/ringtrace-test-emit' "
-		 "--threads 1 --events 80 --pace 1:100000 >s 2>rec.log & rpid=$!; } && "
+		 "--threads 1 --events 200 --pace 1:100000 >s 2>rec.log & rpid=$!; } && "
 		 /* the window's own pid, in gui.pid: xvfb-run runs a shell that execs it */
 		 "{ GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s '-screen 0 1280x800x24' "
 		 "sh -c 'echo $$ >gui.pid; exec \"$0\" \"$@\"' '%s/ringtrace' gui --size 600x300 "
@@ -708,6 +708,7 @@ Test(view_render, gui_of_a_stream_closes_before_the_stream_ends)
 	cr_assert(strstr(out, "shot.png\n0\n"), "the screenshot, and the spool removed: %s", out);
 	cr_assert_null(strstr(out, "ringtrace gui: the stream"), "a stream stopped on purpose is not "
 		       "damaged: %s", out);
+	cr_assert_null(strstr(out, "CRITICAL"), "nothing done on the destroyed window: %s", out);
 	free(out);
 	t_rm_rf(dir);
 }
