@@ -21,6 +21,9 @@
 # 6. `ringtrace view` of a 1M-event trace (rtr-viewer-traces --events) in
 #    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95);
 #    and what a turn of following a recording that size costs (viewer.live.turn_s);
+# 6b. scripts/bench-live.sh: a paced recording followed by view --serve --follow:
+#    viewer.live.lag_ms / lag_p99_ms / lag_max_ms, from an event's write to the
+#    server answering with it;
 # 7. scripts/bench-consumer.sh: a user's program under `ringtrace record`:
 #    record.* (ns/event beside the floor), consumer.{1writer,2writers}.* (MB/s
 #    to disk, the fraction of the disk's, loss), the writers at LTTng-UST's
@@ -308,6 +311,13 @@ else
 		status=1
 	fi
 	rm -rf "$vtmp"
+fi
+
+# ---- 6b: following a recording: the lag of view --serve --follow ---------------------
+echo
+if ! scripts/bench-live.sh "$build" "$rows"; then
+	echo "bench.sh: the live-follow benchmark failed" >&2
+	status=1
 fi
 
 # ---- 7: the consumer: ringtrace record at full speed ----------------------------
