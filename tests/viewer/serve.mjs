@@ -144,9 +144,10 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 	test('--serve --follow: a recording in progress; the page pinned to the end draws the events written later', async () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rtr-follow-'));
 		const live = path.join(dir, 'live');
-		// 2 threads x 2400 events, 50 ms after every 40 events: about 3 s of recording
+		// 2 threads x 2400 events, 50 ms after every 10 events: about 12 s of recording
+		// (a loaded machine takes seconds to start the server and the page)
 		const rec = spawn(bin('ringtrace'), ['record', '-q', '-o', live, '--flush-interval', '100ms', '--',
-			bin('ringtrace-test-emit'), '--threads', '2', '--events', '2400', '--pace', '40:50000'],
+			bin('ringtrace-test-emit'), '--threads', '2', '--events', '2400', '--pace', '10:50000'],
 		{ stdio: 'ignore' });
 		const recDone = new Promise((res) => rec.on('exit', (code) => res(code)));
 		try {
@@ -156,6 +157,7 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 			const p = await open(s.url);
 			const first = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
 			assert.equal(first.live, true);
+			assert.equal(first.done, false, 'the page opened before the recording ended');
 			const sum = (a) => a.reduce((x, y) => x + y, 0);
 			const f0 = await p.evaluate(() => window.rtrServe.last);
 			// a later turn, still recording: the page moved with it
