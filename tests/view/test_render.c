@@ -599,7 +599,7 @@ static unsigned long ended_events(const char *out, unsigned long *turn)
 }
 
 /*
- * gui --follow on a recording in progress (2 threads x 2400 events, ~3 s):
+ * gui --follow on a recording in progress (2 threads x 2400 events, ~6 s):
  * the window draws several scenes while it runs, the last with every event,
  * and its screenshot is taken once the recording ended.
  */
@@ -616,7 +616,7 @@ Test(view_render, gui_follow_draws_a_recording_in_progress_to_its_last_event)
 	snprintf(path, sizeof(path), "%s/shot.png", dir);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && ('%s/ringtrace' record -q -o live --flush-interval 100ms "
 		 "--packet-size 4k --packets 1024 -- '%s/ringtrace-test-emit' --threads 2 --events 2400 "
-		 "--pace 40:50000 >rec.log 2>&1 &) && "
+		 "--pace 20:50000 >rec.log 2>&1 &) && "
 		 "for i in $(seq 400); do [ -e live/.ringtrace-state ] && break; sleep 0.05; done && "
 		 "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' "
 		 "'%s/ringtrace' gui --follow --size 1000x400 --screenshot '%s' live 2>&1 | "
@@ -651,7 +651,7 @@ Test(view_render, gui_reads_a_stream_on_standard_input_as_it_arrives)
 	snprintf(path, sizeof(path), "%s/shot.png", dir);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' && export TMPDIR && '%s/ringtrace' record -q -o - "
 		 "--flush-interval 100ms --packet-size 4k --packets 1024 -- '%s/ringtrace-test-emit' "
-		 "--threads 2 --events 2400 --pace 40:50000 2>rec.log | "
+		 "--threads 2 --events 2400 --pace 20:50000 2>rec.log | "
 		 "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' "
 		 "'%s/ringtrace' gui --size 1000x400 --screenshot '%s' - 2>&1 | "
 		 "grep -v -e dbus -e 'session bus'; ls -a | grep -c ringtrace-stdin",
