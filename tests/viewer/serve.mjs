@@ -150,10 +150,11 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 			bin('ringtrace-test-emit'), '--threads', '2', '--events', '2400', '--pace', '10:50000'],
 		{ stdio: 'ignore' });
 		const recDone = new Promise((res) => rec.on('exit', (code) => res(code)));
+		let s = null;
 		try {
 			for (let i = 0; i < 400 && !fs.existsSync(path.join(live, '.ringtrace-state')); i++)
 				await new Promise((res) => setTimeout(res, 50));
-			const s = await serve([live], ['--follow']);
+			s = await serve([live], ['--follow']);
 			const p = await open(s.url);
 			const first = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
 			assert.equal(first.live, true);
@@ -184,7 +185,10 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 			await shot(p, 'serve-follow');
 			await p.close();
 			assert.equal(await s.stop(), 0);
+			s = null;
 		} finally {
+			if (s)
+				await s.stop();	// a failed test leaves no server behind
 			rec.kill('SIGKILL');
 			fs.rmSync(dir, { recursive: true, force: true });
 		}
