@@ -349,6 +349,24 @@ static void remove_tree(const char *dir, int depth)
 	rmdir(dir);
 }
 
+bool tr_input_ended(struct tr_input *in)
+{
+	struct spool *sp = in->priv;
+	bool ended;
+
+	if (!sp || !in->spooling)
+		return true;
+	pthread_mutex_lock(&sp->lock);
+	ended = sp->ended;
+	pthread_mutex_unlock(&sp->lock);
+	/* the spooling thread is done with the report: read it here */
+	if (ended && sp->ret && !sp->stop && !in->stream_failed) {
+		snprintf(in->stream_err, sizeof(in->stream_err), "%s", sp->rep.err);
+		in->stream_failed = true;
+	}
+	return ended;
+}
+
 static void on_stop_signal(int sig)
 {
 	(void)sig;	/* only to cut the spool's blocked read short (EINTR) */

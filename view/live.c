@@ -86,6 +86,9 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 		tr_follow_turn_free(&turn);
 		return 0;
 	}
+	/* the last turn of a stream: a cut or damage is said in the model, as a load says it */
+	if (turn.done)
+		tr_input_ended(&lv->in);
 	t0 = mono_ms();
 	ls = calloc(1, sizeof(*ls));
 	if (!ls) {

@@ -712,3 +712,46 @@ Test(view_render, gui_of_a_stream_closes_before_the_stream_ends)
 	free(out);
 	t_rm_rf(dir);
 }
+
+/* gui - on a stream cut short: drawn up to the cut, the window and the exit status say so. */
+Test(view_render, gui_of_a_stream_cut_short_says_so_in_the_window)
+{
+	char dir[256], cmd[2048], path[300], *out;
+	cairo_surface_t *sf;
+	int st, red = 0;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	t_mkdtemp(dir, sizeof(dir), "gui-cut");
+	snprintf(path, sizeof(path), "%s/shot.png", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' && export TMPDIR && '%s/ringtrace' record -q "
+		 "-o - -- '%s/ringtrace-test-emit' --threads 2 --events 3000 >full 2>rec.log && "
+		 "head -c $(( $(stat -c %%s full) / 2 )) full >cut && "
+		 "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' "
+		 "'%s/ringtrace' gui --size 900x300 --screenshot '%s' - <cut >gui.out 2>&1; echo gui=$?; "
+		 "grep -v -e dbus -e 'session bus' gui.out; ls -a | grep -c ringtrace-stdin",
+		 dir, dir, t_bindir(), t_bindir(), t_bindir(), path);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		t_rm_rf(dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "gui=1\n"), "a cut stream: exit status 1: %s", out);
+	cr_assert(strstr(out, "the stream ended early or was damaged"), "%s", out);
+	cr_assert(strstr(out, "shot.png\n"), "%s", out);
+	cr_assert(strstr(out, "\n0\nrc="), "the spool removed: %s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	/* the panel (right of the drawing area) holds the message in red */
+	for (int x = 900 - 270; x < 900; x++)
+		for (int y = 30; y < 200; y++) {
+			uint32_t p = px(sf, x, y);
+
+			red += (p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 80 && (p & 0xff) < 80;
+		}
+	cr_assert_gt(red, 50, "the cut in red in the panel: %d pixels", red);
+	cairo_surface_destroy(sf);
+	t_rm_rf(dir);
+}
