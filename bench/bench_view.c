@@ -23,7 +23,19 @@
  *                             the one renderer (view/render.h) into a 1920 x 1080
  *                             image surface, software cairo: a frame of `ringtrace gui`
  *                             (p95, max; query included)
+ *
+ *   ringtrace-view-bench --trace DIR [--rows FILE]
+ *
+ * One turn of following a recording (view/live.h) on the finished trace
+ * DIR, its last: the model of all of it loaded as a turn loads it
+ * (rtr_model_load_turn()) and its scene built.  What each turn of
+ * `view --serve --follow` and `gui --follow` costs at that size today:
+ *   viewer.live.turn_s        load and build, wall clock (the median of 3)
+ *   viewer.live.turn_load_s   of which the model's load
+ *   viewer.live.turn_events   the trace's events
+ *   viewer.live.turn_ns_per_event
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +43,8 @@
 #include <unistd.h>
 #include "bench/synth.h"
 #include "platform/platform.h"
+#include "reader/follow.h"
+#include "reader/input.h"
 #include "view/render.h"
 #include "view/scene.h"
 
@@ -124,8 +138,64 @@ static int query(const struct rtr_scene *s, const struct rtr_model *m, int64_t s
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ringtrace-view-bench [--requests N] [--rows FILE]\n"
+		"       ringtrace-view-bench --trace DIR [--rows FILE]\n"
 		"The window query of the viewer's scene on a server-like model of N requests\n"
-		"(default 1000000) made in memory; figures printed, and appended to FILE.\n");
+		"(default 1000000) made in memory; or one turn of following the recording\n"
+		"DIR, its last (load and scene); figures printed, and appended to FILE.\n");
+}
+
+static void live_figure(const char *name, double v, const char *unit)
+{
+	printf("  %-36s %14.3f  %s\n", name, v, unit);
+	if (rows_file)
+		fprintf(rows_file, "%s %.6f %s\n", name, v, unit);
+}
+
+static int cmp_u64(const void *a, const void *b);
+
+/* --trace DIR: the last turn of following DIR, three times; the median. */
+static int live_turn(const char *dir)
+{
+	struct tr_follow_turn turn = { .done = true, .limit = UINT64_MAX };
+	struct tr_input in;
+	uint64_t t[3], tl[3], events = 0;
+	char err[1024];
+
+	if (tr_input_open(&in, dir, false, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace-view-bench: %s\n", err);
+		tr_input_close(&in, NULL, 0);
+		return 1;
+	}
+	turn.now = in.ndirs - 1;
+	for (int k = 0; k < 3; k++) {
+		struct rtr_model m;
+		struct rtr_scene s;
+
+		t[k] = rtr_monotonic_ns();
+		if (rtr_model_load_turn(&m, &in, &turn, dir, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS, err,
+					sizeof(err)) < 0 ||
+		    (tl[k] = rtr_monotonic_ns() - t[k], 0) ||
+		    rtr_scene_build(&s, &m, RTR_SCENE_SIMPLIFY_BINDS)) {
+			fprintf(stderr, "ringtrace-view-bench: %s: %s\n", dir, err);
+			rtr_model_free(&m);
+			tr_input_close(&in, NULL, 0);
+			return 1;
+		}
+		t[k] = rtr_monotonic_ns() - t[k];
+		events = m.events;
+		rtr_scene_free(&s);
+		rtr_model_free(&m);
+	}
+	tr_input_close(&in, NULL, 0);
+	qsort(t, 3, sizeof(*t), cmp_u64);
+	qsort(tl, 3, sizeof(*tl), cmp_u64);
+	printf("a turn of following %s (%" PRIu64 " events): the model loaded, the scene built\n",
+	       dir, events);
+	live_figure("viewer.live.turn_s", t[1] / 1e9, "s (median of 3)");
+	live_figure("viewer.live.turn_load_s", tl[1] / 1e9, "s (the model; median of 3)");
+	live_figure("viewer.live.turn_events", (double)events, "events");
+	live_figure("viewer.live.turn_ns_per_event", events ? (double)t[1] / events : 0, "ns");
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -138,9 +208,12 @@ int main(int argc, char **argv)
 	long rss0, rss1, page = sysconf(_SC_PAGESIZE);
 	uint64_t t;
 	char size[32];
+	const char *trace = NULL;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--requests") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+			trace = argv[++i];
+		} else if (!strcmp(argv[i], "--requests") && i + 1 < argc) {
 			nreq = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--rows") && i + 1 < argc) {
 			rows_file = fopen(argv[++i], "a");
@@ -156,6 +229,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (trace)
+		return live_turn(trace);
 	if (!nreq || nreq > UINT32_MAX / 4) {
 		fprintf(stderr, "ringtrace-view-bench: --requests: 1 to %u\n", UINT32_MAX / 4);
 		return 2;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,8 @@ struct spool {
 	pthread_mutex_t lock;
 	pthread_cond_t ended_cond;
 	bool ended;		/* the stream is copied whole (or failed): nothing more comes */
+	/* a follower stopped before the stream's end: the copy is cut (stop_copy()) */
+	volatile sig_atomic_t stop;
 };
 
 static void *live_main(void *arg)
@@ -84,7 +87,7 @@ static void *spool_main(void *arg)
 {
 	struct spool *sp = arg;
 
-	sp->ret = rtr_stream_copy(sp->fd, sp->out, NULL, &sp->rep);
+	sp->ret = rtr_stream_copy(sp->fd, sp->out, sp->url ? NULL : &sp->stop, &sp->rep);
 	live_join(sp);	/* its error, not the stream's cut, says what went wrong */
 	rtr_out_close(sp->out, sp->ret == 0 && !sp->rep.writer_stopped_early, NULL);
 	pthread_mutex_lock(&sp->lock);
@@ -346,6 +349,69 @@ static void remove_tree(const char *dir, int depth)
 	rmdir(dir);
 }
 
+bool tr_input_ended(struct tr_input *in)
+{
+	struct spool *sp = in->priv;
+	bool ended;
+
+	if (!sp || !in->spooling)
+		return true;
+	pthread_mutex_lock(&sp->lock);
+	ended = sp->ended;
+	pthread_mutex_unlock(&sp->lock);
+	/* the spooling thread is done with the report: read it here */
+	if (ended && sp->ret && !sp->stop && !in->stream_failed) {
+		snprintf(in->stream_err, sizeof(in->stream_err), "%s", sp->rep.err);
+		in->stream_failed = true;
+	}
+	return ended;
+}
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;	/* only to cut the spool's blocked read short (EINTR) */
+}
+
+/*
+ * A follower closing before the stream on standard input ended (a window
+ * closed while the program still runs): the copy is stopped, its read cut
+ * short by SIGURG (ignored by default; a handler without SA_RESTART is
+ * installed for it, doing nothing), sent again until the thread has ended
+ * (it may not have been blocked in read() yet).
+ */
+static void stop_copy(struct spool *sp)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	bool ended;
+
+	pthread_mutex_lock(&sp->lock);
+	ended = sp->ended;
+	pthread_mutex_unlock(&sp->lock);
+	if (ended || sp->url)
+		return;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGURG, &sa, NULL);
+	sp->stop = 1;
+	for (;;) {
+		struct timespec until;
+
+		pthread_kill(sp->thread, SIGURG);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50 * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_mutex_lock(&sp->lock);
+		if (!sp->ended)
+			pthread_cond_timedwait(&sp->ended_cond, &sp->lock, &until);
+		ended = sp->ended;
+		pthread_mutex_unlock(&sp->lock);
+		if (ended)
+			break;
+	}
+}
+
 int tr_input_close(struct tr_input *in, char *err, size_t errlen)
 {
 	struct spool *sp = in->priv;
@@ -354,10 +420,13 @@ int tr_input_close(struct tr_input *in, char *err, size_t errlen)
 	if (sp)
 		sp->live_stop = true;	/* a follower stopped early: the live client too */
 	if (sp && in->spooling)
+		stop_copy(sp);
+	if (sp && in->spooling)
 		pthread_join(sp->thread, NULL);
 	if (sp && sp->fd != STDIN_FILENO)
 		close(sp->fd);
-	if (sp && in->spooling && sp->ret) {
+	/* stopped by its follower: cut on purpose, not damaged */
+	if (sp && in->spooling && sp->ret && !sp->stop) {
 		snprintf(in->stream_err, sizeof(in->stream_err), "%s", sp->rep.err);
 		in->stream_failed = true;
 	}

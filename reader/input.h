@@ -68,6 +68,14 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen);
 int tr_input_close(struct tr_input *in, char *err, size_t errlen);
 
 /*
+ * tr_input_ended() - with '-' followed: the spooling thread has copied the
+ * whole stream, or stopped at a cut or damage; then @in->stream_failed
+ * and @in->stream_err say which (as after tr_input_open() without @live),
+ * so that the last load of a follower says it.  True for anything else.
+ */
+bool tr_input_ended(struct tr_input *in);
+
+/*
  * tr_input_wait() - let a follower wait @ms for more of the trace; with '-',
  * no longer than until the spooling thread has copied the whole stream.
  */

@@ -23,6 +23,7 @@
 #include "events/classes.h"
 #include "reader/clock.h"
 #include "reader/input.h"
+#include "reader/follow.h"
 #include "reader/merge.h"
 #include "reader/model.h"
 #include "reader/text.h"
@@ -199,6 +200,9 @@ struct loader {
 	uint32_t nkruns;
 	struct klabel *klabels;
 	uint32_t nklabels;
+	/* following a recording (rtr_model_load_turn()): */
+	uint64_t limit;		/* read the events before this clock value */
+	const struct rtr_state *cap;	/* the last chunk's whole packets, or NULL */
 };
 
 
@@ -1700,6 +1704,7 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 	l->kernel = false;
 	l->nkt = l->nkruns = l->nklabels = 0;
 	label_start = m->nlabels;
+	tr_merge_set_limit(&mg, l->limit);
 	ss = calloc(mg.nstreams + 1, sizeof(*ss));
 	if (!ss) {
 		nomem(l);
@@ -2242,19 +2247,22 @@ static void finish(struct rtr_model *m)
 }
 
 /* Open @in's directories (the chunks in order) and load them as one trace named @arg. */
-static int load_input(struct loader *l, const struct tr_input *in, const char *arg)
+/* @in's first @ndirs chunks (the last capped to l->cap's whole packets, if any). */
+static int load_input(struct loader *l, const struct tr_input *in, uint32_t ndirs, const char *arg)
 {
-	struct tr_trace *t = calloc(in->ndirs ? in->ndirs : 1, sizeof(*t));
+	struct tr_trace *t = calloc(ndirs ? ndirs : 1, sizeof(*t));
 	uint32_t opened = 0;
 	int ret = -1;
 
 	if (!t)
 		return nomem(l);
-	for (; opened < in->ndirs; opened++) {
+	for (; opened < ndirs; opened++) {
 		if (tr_open(&t[opened], in->dirs[opened], l->err, l->errlen))
 			goto out;
 	}
-	if (load_trace(l, t, in->ndirs, arg))
+	if (l->cap && opened)
+		tr_follow_cap(&t[opened - 1], l->cap);
+	if (load_trace(l, t, ndirs, arg))
 		goto out;
 	if (in->stream_failed) {
 		char msg[800];
@@ -2278,38 +2286,32 @@ int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err,
 				    errlen);
 }
 
-int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
-			 char *err, size_t errlen)
+/* Before the first trace: the model empty, the strings every model has. */
+static int model_begin(struct loader *l)
 {
-	struct loader l = { .m = m, .err = err, .errlen = errlen, .flags = flags };
-	int ret = -1, nstdin = 0;
-	struct tr_input in;
 	int64_t s;
 
-	memset(m, 0, sizeof(*m));
-	if (ndirs < 1)
-		return fatal(&l, "no trace given");
-	for (int i = 0; i < ndirs; i++)
-		nstdin += !strcmp(dirs[i], "-");
-	if (nstdin > 1)
-		return fatal(&l, "'-' (standard input) given %d times: it holds one trace", nstdin);
+	memset(l->m, 0, sizeof(*l->m));
+	l->limit = UINT64_MAX;
 	/* offset 0 is the empty string */
-	if (tr_text_init(&l.text, NULL, 4096) || str_add(&l, "", 0) < 0 ||
-	    (s = str_add(&l, "preexisting", 11)) < 0)
-		goto out;
-	l.preexisting = (uint32_t)s;
-	if ((s = str_add(&l, "thread", 6)) < 0)
-		goto out;
-	l.thread_kind = (uint32_t)s;
-	for (int i = 0; i < ndirs; i++) {
-		int r = tr_input_open(&in, dirs[i], false, err, errlen);
+	if (tr_text_init(&l->text, NULL, 4096) || str_add(l, "", 0) < 0 ||
+	    (s = str_add(l, "preexisting", 11)) < 0)
+		return -1;
+	l->preexisting = (uint32_t)s;
+	if ((s = str_add(l, "thread", 6)) < 0)
+		return -1;
+	l->thread_kind = (uint32_t)s;
+	return 0;
+}
 
-		if (!r)
-			r = load_input(&l, &in, dirs[i]);
-		tr_input_close(&in, NULL, 0);
-		if (r)
-			goto out;
-	}
+/* After the last trace (@ok: they all loaded): sorted, grouped; the loader freed. */
+static int model_end(struct loader *l, bool ok)
+{
+	struct rtr_model *m = l->m;
+	int ret = -1;
+
+	if (!ok)
+		goto out;
 	finish(m);
 	if (sort_i64(m->arrows, m->narrows, sizeof(*m->arrows),
 		     offsetof(struct rtr_model_arrow, ts)) ||
@@ -2320,23 +2322,73 @@ int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsi
 		     offsetof(struct rtr_model_loss, ts)) ||
 	    sort_i64(m->markers, m->nmarkers, sizeof(*m->markers),
 		     offsetof(struct rtr_model_marker, ts)) ||
-	    sort_threads(m) || group_all(&l) || counter_groups(m) || quiet_signals(m)) {
-		nomem(&l);
+	    sort_threads(m) || group_all(l) || counter_groups(m) || quiet_signals(m)) {
+		nomem(l);
 		goto out;
 	}
 	ret = m->ndamage ? 1 : 0;
 out:
-	free(l.try_head);
-	free(l.kt);
-	free(l.kruns);
-	free(l.klabels);
-	free(l.comm);
-	free(l.try_next);
-	free(l.sample_counter);
-	tr_text_free(&l.text);
+	free(l->try_head);
+	free(l->kt);
+	free(l->kruns);
+	free(l->klabels);
+	free(l->comm);
+	free(l->try_next);
+	free(l->sample_counter);
+	tr_text_free(&l->text);
 	if (ret < 0)
 		rtr_model_free(m);
 	return ret;
+}
+
+int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
+			 char *err, size_t errlen)
+{
+	struct loader l = { .m = m, .err = err, .errlen = errlen, .flags = flags };
+	int nstdin = 0;
+	bool ok = false;
+	struct tr_input in;
+
+	memset(m, 0, sizeof(*m));
+	if (ndirs < 1)
+		return fatal(&l, "no trace given");
+	for (int i = 0; i < ndirs; i++)
+		nstdin += !strcmp(dirs[i], "-");
+	if (nstdin > 1)
+		return fatal(&l, "'-' (standard input) given %d times: it holds one trace", nstdin);
+	if (model_begin(&l))
+		goto out;
+	for (int i = 0; i < ndirs; i++) {
+		int r = tr_input_open(&in, dirs[i], false, err, errlen);
+
+		if (!r)
+			r = load_input(&l, &in, in.ndirs, dirs[i]);
+		tr_input_close(&in, NULL, 0);
+		if (r)
+			goto out;
+	}
+	ok = true;
+out:
+	return model_end(&l, ok);
+}
+
+int rtr_model_load_turn(struct rtr_model *m, const struct tr_input *in,
+			const struct tr_follow_turn *turn, const char *arg, unsigned flags,
+			char *err, size_t errlen)
+{
+	struct loader l = { .m = m, .err = err, .errlen = errlen, .flags = flags };
+	bool ok = false;
+
+	memset(m, 0, sizeof(*m));
+	if (!in->ndirs || turn->now >= in->ndirs)
+		return fatal(&l, "%s: no trace yet", arg);
+	if (model_begin(&l))
+		goto out;
+	l.limit = turn->limit;
+	l.cap = turn->done ? NULL : &turn->st;
+	ok = !load_input(&l, in, turn->now + 1, arg);
+out:
+	return model_end(&l, ok);
 }
 
 void rtr_model_free(struct rtr_model *m)

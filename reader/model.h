@@ -629,6 +629,31 @@ enum rtr_model_flags {
 int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
 			 char *err, size_t errlen);
 
+struct tr_input;
+struct tr_follow_turn;
+
+/**
+ * rtr_model_load_turn() - one turn of following a recording
+ * (reader/follow.h): load what @turn says may be read of @in now (its
+ * chunks up to the one being written, that one within the whole packets
+ * of the state file, the events before the watermark) into @m.
+ * @m: the model to fill (its previous contents are not freed).
+ * @in: the trace, opened live (tr_input_open()).
+ * @turn: from tr_follow_poll().
+ * @arg: the trace as the user named it (rtr_model_trace.dir).
+ * @flags: enum rtr_model_flags.
+ * @err: where to put the message of a fatal error.
+ * @errlen: its size.
+ *
+ * Each turn loads the trace again, from its start: a model of the
+ * recording so far, as rtr_model_load() would make of the trace if the
+ * recording stopped there (Documentation/viewer.rst, "Following a recording").
+ * Return: as rtr_model_load().
+ */
+int rtr_model_load_turn(struct rtr_model *m, const struct tr_input *in,
+			const struct tr_follow_turn *turn, const char *arg, unsigned flags,
+			char *err, size_t errlen);
+
 /* rtr_model_free() - free what rtr_model_load() allocated; @m is then empty. */
 void rtr_model_free(struct rtr_model *m);
 

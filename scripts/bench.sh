@@ -20,6 +20,10 @@
 #    rtr-lttng-app's request event (three integers and a string);
 # 6. `ringtrace view` of a 1M-event trace (rtr-viewer-traces --events) in
 #    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95);
+#    and what a turn of following a recording that size costs (viewer.live.turn_s);
+# 6b. scripts/bench-live.sh: a paced recording followed by view --serve --follow:
+#    viewer.live.lag_ms / lag_p99_ms / lag_max_ms, from an event's write to the
+#    server answering with it;
 # 7. scripts/bench-consumer.sh: a user's program under `ringtrace record`:
 #    record.* (ns/event beside the floor), consumer.{1writer,2writers}.* (MB/s
 #    to disk, the fraction of the disk's, loss), the writers at LTTng-UST's
@@ -301,7 +305,19 @@ else
 		echo "bench.sh: the viewer benchmark failed" >&2
 		status=1
 	fi
+	# a turn of following a recording of that size (view --serve --follow, gui --follow)
+	if ! "$build/bin/ringtrace-view-bench" --trace "$vtmp/trace" --rows "$rows"; then
+		echo "bench.sh: the follow-turn benchmark failed" >&2
+		status=1
+	fi
 	rm -rf "$vtmp"
+fi
+
+# ---- 6b: following a recording: the lag of view --serve --follow ---------------------
+echo
+if ! scripts/bench-live.sh "$build" "$rows"; then
+	echo "bench.sh: the live-follow benchmark failed" >&2
+	status=1
 fi
 
 # ---- 7: the consumer: ringtrace record at full speed ----------------------------

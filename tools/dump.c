@@ -21,6 +21,7 @@
 #include "reader/clock.h"
 #include "reader/ctf.h"
 #include "reader/input.h"
+#include "reader/follow.h"
 #include "reader/merge.h"
 #include "reader/text.h"
 #include "tools/cli.h"
@@ -585,29 +586,6 @@ static void usage(FILE *f)
 		"damage: file and offset), 2 usage\n");
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
-/* Cap @t's stream files to the whole packets a recorder's state names. */
-static void cap_streams(struct tr_trace *t, const struct rtr_state *st)
-{
-	for (uint32_t i = 0; i < t->nstreams; i++) {
-		uint64_t whole = 0;
-		unsigned cpu;
-
-		if (sscanf(t->streams[i].name, "stream_%u", &cpu) == 1)
-			for (uint32_t j = 0; j < st->nstreams; j++)
-				if (st->streams[j].cpu == cpu)
-					whole = st->streams[j].size;
-		if (t->streams[i].size > whole)
-			t->streams[i].size = whole;
-	}
-}
-
 /*
  * dump_trace() - print the trace @dirs: one directory, or the @ndirs chunks
  * of a rotated trace merged as one, all streams in time order.
@@ -659,7 +637,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 		return status;
 	}
 	if (st)
-		cap_streams(&t[opened - 1], st);
+		tr_follow_cap(&t[opened - 1], st);
 	tr_traces_one_clock(t, opened);
 	tr_clock_init(&d->clk, &t[0].md);
 	d->cls = calloc(opened, sizeof(*d->cls));
@@ -724,89 +702,45 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	return status;
 }
 
-static uint64_t rtr_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Follow a trace being written: each turn, the chunks the recorder has
  * finished to their end, then the chunk in progress up to its watermark
- * and within the sizes its state file gives.
+ * and within the sizes its state file gives (reader/follow.h).
  */
 static int follow(struct dump *d, struct tr_input *in, struct tr_merge_pos *pos)
 {
-	uint64_t absent_since = 0;
-	uint32_t cur = 0;
+	struct tr_follow f = { .in = in };
 	int status = 0;
 
 	for (;;) {
-		struct rtr_state st;
+		struct tr_follow_turn turn;
 		char err[1024];
-		uint32_t now;
-		bool done;
-		int r;
+		uint32_t cur;
+		int r = tr_follow_poll(&f, &turn, err, sizeof(err));
 
-		if (rtr_state_read(in->root, &st)) {
-			fprintf(stderr, "ringtrace dump: %s/%s: damaged state file\n", in->root,
-				RTR_STATE_FILE);
+		if (r < 0) {
+			if (err[0])
+				fprintf(stderr, "ringtrace dump: %s\n", err);
 			status = 1;
 			break;
 		}
-		/*
-		 * No state file: not a recording under way (a copied trace, or one
-		 * another tool wrote): read it whole.  Give a recorder that is
-		 * creating its directory a moment first.
-		 */
-		if (!st.present && !in->spooling) {
-			if (absent_since == 0)
-				absent_since = rtr_mono_ms();
-			if (tr_input_rescan(in, err, sizeof(err)) &&
-			    rtr_mono_ms() - absent_since < 2000)
-				goto wait;
-			st.done = st.present = true;
-			st.chunk[0] = 0;
-		}
-		done = st.present && st.done;
-		if (tr_input_rescan(in, err, sizeof(err))) {
-			if (done) {
-				/* A spooled stream with no trace: its closing says why. */
-				if (!in->spool)
-					fprintf(stderr, "ringtrace dump: %s\n", err);
+		if (r == TR_FOLLOW_READ) {
+			cur = tr_merge_pos_first(pos, in->dirs, in->ndirs, turn.now);
+			/*
+			 * One merge over the chunks not yet read to the end, up to
+			 * the watermark; the last one within the whole packets the
+			 * state file names.  At the end, everything.
+			 */
+			r = dump_trace(d, &in->dirs[cur], turn.now - cur + 1, pos, turn.limit,
+				       turn.done ? NULL : &turn.st, !turn.done || cur > 0);
+			if (r >= 0)
+				status |= r;
+			else if (turn.done)
 				status = 1;
-				rtr_state_free(&st);
+			tr_follow_turn_free(&turn);
+			if (turn.done)
 				break;
-			}
-			goto wait;	/* no metadata, no chunk yet */
 		}
-		/* The chunk being written; those before it are complete. */
-		now = in->ndirs - 1;
-		for (uint32_t i = 0; i < in->ndirs && st.chunk[0] && strcmp(st.chunk, "."); i++)
-			if (!strcmp(base_name(in->dirs[i]), st.chunk))
-				now = i;
-		if (done)
-			now = in->ndirs - 1;
-		cur = tr_merge_pos_first(pos, in->dirs, in->ndirs, now);
-		/*
-		 * One merge over the chunks not yet read to the end, up to the
-		 * watermark; the last one within the whole packets the state
-		 * file names.  At the end, everything.
-		 */
-		r = dump_trace(d, &in->dirs[cur], now - cur + 1, pos, done ? UINT64_MAX : st.watermark,
-			       done ? NULL : &st, !done || cur > 0);
-		if (r >= 0)
-			status |= r;
-		else if (done)
-			status = 1;
-		if (done) {
-			rtr_state_free(&st);
-			break;
-		}
-wait:
-		rtr_state_free(&st);
 		fflush(stdout);
 		tr_input_wait(in, 200);
 	}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reader/model.h"
+#include "view/live.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/render_out.h"
@@ -22,7 +23,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ringtrace gui [--size WxH] [--range T0..T1] [--search QUERY] [--align start]\n"
-		"                     [--screenshot FILE.png [--force]] TRACE...\n\n"
+		"                     [--screenshot FILE.png [--force]] TRACE...\n"
+		"       ringtrace gui --follow [options] TRACE\n"
+		"       ringtrace gui [options] -\n\n"
 		"Open the CTF traces TRACE... in a window (GTK 4): tasks as lines, arrows\n"
 		"between them, counters, the CPUs' lanes, drawn by the renderer of `ringtrace\n"
 		"view --format` (Documentation/viewer.rst).  Each TRACE is a trace directory\n"
@@ -33,14 +36,21 @@ static void usage(FILE *f)
 		"  --search QUERY   highlight the tasks matching QUERY and show the first\n"
 		"                   (as the / key: a substring, or /regex/flags)\n"
 		"  --align start    each trace from its own start, one above the other\n"
+		"  -f, --follow     follow TRACE while a recorder writes it (a directory\n"
+		"                   `ringtrace record -o` is writing or will make): new events\n"
+		"                   appear as they reach the disk; a view at the end stays\n"
+		"                   there.  - (the stream of `ringtrace record -o -` on\n"
+		"                   standard input) is followed as it arrives\n"
 		"  --screenshot FILE.png  draw the window's first frame into FILE.png and\n"
 		"                   exit (a new file: --force replaces one)\n"
 		"  --on-signal      with --screenshot: not at the first frame, but when\n"
-		"                   SIGUSR1 comes (scripted input, then the picture)\n"
+		"                   SIGUSR1 comes (scripted input, then the picture);\n"
+		"                   following, without it: once the recording ended\n"
 		"  -h, --help       this text\n\n"
 		"Keys: drag to pan, wheel to zoom around the pointer (shift: rows), click a\n"
 		"task for its details, / search, Enter or n next match, N previous, + - zoom,\n"
-		"arrows or h j k l to move, 0 or Home the whole trace, Esc clear, ? help.\n\n"
+		"arrows or h j k l to move, 0 or Home the whole trace, e or End the end, Esc\n"
+		"clear, ? help.\n\n"
 		"exit status: 0 closed, 1 a trace that could not be read, no display, or the\n"
 		"screenshot not written, 2 usage\n");
 }
@@ -52,6 +62,7 @@ struct gui_opts {
 	bool on_signal;
 	bool force;
 	bool align;
+	bool follow;
 };
 
 #ifdef RTR_HAVE_GTK
@@ -62,8 +73,9 @@ struct gui_opts {
 #define MIN_SPAN_NS	20	/* zooming in stops at 20 ns across the window */
 
 struct gui {
-	struct rtr_model m;
-	struct rtr_scene s;
+	struct rtr_model *m;	/* ls's */
+	struct rtr_scene *s;
+	struct rtr_live_scene *ls;	/* the model and scene drawn */
 	struct rtr_frame f;
 	struct rtr_render_view v;
 	const struct gui_opts *o;
@@ -76,11 +88,20 @@ struct gui {
 	uint32_t drag_row0;
 	double frame_ms;
 	uint32_t pending;	/* a task to bring into view once the window has a size */
-	int64_t shown[3];	/* the view the status line describes: t0, t1, matches */
+	int64_t shown[4];	/* the view the status line describes: t0, t1, matches, turn */
 	bool status_pending;
 	bool shot_wanted;	/* --on-signal: SIGUSR1 came */
 	bool shot_taken;
 	int rc;
+	/* following (--follow, -): a thread makes each turn's scene, the main loop swaps it in */
+	struct rtr_live *live;
+	GThread *follower;
+	GMutex lock;		/* next, live_msg, quit */
+	struct rtr_live_scene *next;	/* made, not yet swapped in */
+	char live_msg[1100];	/* the follower's error, to be said */
+	bool quit;		/* the window closed: the follower stops */
+	bool ended;		/* the recording's last scene is drawn */
+	bool closed;		/* the window is destroyed: nothing more is swapped in */
 };
 
 static const char help_text[] =
@@ -96,36 +117,37 @@ static const char help_text[] =
 	"← →  h l\tmove in time\n"
 	"↑ ↓  k j\tmove by a row (PgUp PgDn: 10)\n"
 	"0, Home\tthe whole trace\n"
+	"e, End\tthe end (kept there while following)\n"
 	"Esc\tclear search and selection\n"
 	"?\tthis help";
 
 static void whole(struct gui *g)
 {
-	g->v.t0 = g->m.start;
-	g->v.t1 = g->m.end > g->m.start ? g->m.end : g->m.start + 1;
+	g->v.t0 = g->m->start;
+	g->v.t1 = g->m->end > g->m->start ? g->m->end : g->m->start + 1;
 	g->v.row0 = 0;
 }
 
 static void clamp_view(struct gui *g)
 {
-	int64_t span = g->v.t1 - g->v.t0, all = g->m.end - g->m.start;
+	int64_t span = g->v.t1 - g->v.t0, all = g->m->end - g->m->start;
 
 	if (all < 1)
 		all = 1;
 	if (span < MIN_SPAN_NS)
 		span = MIN_SPAN_NS;
 	if (span > all) {
-		g->v.t0 = g->m.start;
-		g->v.t1 = g->m.start + all;
+		g->v.t0 = g->m->start;
+		g->v.t1 = g->m->start + all;
 		return;
 	}
-	if (g->v.t0 < g->m.start)
-		g->v.t0 = g->m.start;
-	if (g->v.t0 + span > g->m.start + all)
-		g->v.t0 = g->m.start + all - span;
+	if (g->v.t0 < g->m->start)
+		g->v.t0 = g->m->start;
+	if (g->v.t0 + span > g->m->start + all)
+		g->v.t0 = g->m->start + all - span;
 	g->v.t1 = g->v.t0 + span;
-	if (g->s.nrows && g->v.row0 >= g->s.nrows)
-		g->v.row0 = g->s.nrows - 1;
+	if (g->s->nrows && g->v.row0 >= g->s->nrows)
+		g->v.row0 = g->s->nrows - 1;
 }
 
 /*
@@ -134,12 +156,16 @@ static void clamp_view(struct gui *g)
  */
 static void status(struct gui *g)
 {
-	char buf[256];
+	char buf[512], live[160] = "";
 
+	if (g->live)
+		snprintf(live, sizeof(live), "   %s: %" PRIu64 " events, turn %" PRIu64 "%s",
+			 g->ended ? "recording ended" : "following", g->m->events, g->ls->turn,
+			 g->ended || g->v.t1 < g->m->end ? "" : " (pinned to the end: e)");
 	snprintf(buf, sizeof(buf), "%.6f .. %.6f s   %" PRIu64 " tasks in view   %u rows   "
-		 "%u matches   frame %.2f ms   ? for keys",
-		 (g->v.t0 - g->m.start) / 1e9, (g->v.t1 - g->m.start) / 1e9, g->f.tasks_in_view,
-		 g->s.nrows, g->nmatches, g->frame_ms);
+		 "%u matches   frame %.2f ms%s   ? for keys",
+		 (g->v.t0 - g->m->start) / 1e9, (g->v.t1 - g->m->start) / 1e9, g->f.tasks_in_view,
+		 g->s->nrows, g->nmatches, g->frame_ms, live);
 	gtk_label_set_text(GTK_LABEL(g->status), buf);
 }
 
@@ -188,6 +214,7 @@ static void rows_by(struct gui *g, int64_t n)
 }
 
 static void bring_into_view(struct gui *g, uint32_t task);
+static void to_end(struct gui *g);
 
 static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 {
@@ -204,14 +231,15 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 		bring_into_view(g, task);
 		clamp_view(g);
 	}
-	if (rtr_render(cr, &g->s, &g->v, &g->f))
+	if (rtr_render(cr, g->s, &g->v, &g->f))
 		fprintf(stderr, "ringtrace gui: out of memory drawing a frame\n");
 	g->frame_ms = (g_get_monotonic_time() - t) / 1000.0;
 	if (!g->status_pending && (g->shown[0] != g->v.t0 || g->shown[1] != g->v.t1 ||
-				   g->shown[2] != g->nmatches)) {
+				   g->shown[2] != g->nmatches || g->shown[3] != (int64_t)g->ls->turn)) {
 		g->shown[0] = g->v.t0;
 		g->shown[1] = g->v.t1;
 		g->shown[2] = g->nmatches;
+		g->shown[3] = (int64_t)g->ls->turn;
 		g->status_pending = true;
 		g_idle_add(status_idle, g);
 	}
@@ -220,10 +248,10 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 /* Show @task: its line in the middle of the window, its row in view. */
 static void bring_into_view(struct gui *g, uint32_t task)
 {
-	const struct rtr_model_task *t = &g->m.tasks[task];
+	const struct rtr_model_task *t = &g->m->tasks[task];
 	struct rtr_render_layout l;
 	int64_t len = t->end - t->created, span = g->v.t1 - g->v.t0;
-	uint32_t row = g->s.task_row[task];
+	uint32_t row = g->s->task_row[task];
 
 	if (g->v.height < 2) {	/* not drawn yet: on the first frame */
 		g->pending = task;
@@ -234,7 +262,7 @@ static void bring_into_view(struct gui *g, uint32_t task)
 		g->v.t0 = t->created - (span - len) / 2;
 		g->v.t1 = g->v.t0 + span;
 	}
-	rtr_render_layout(&g->s, &g->v, &l);
+	rtr_render_layout(g->s, &g->v, &l);
 	if (row < l.row0 || row >= l.row1)
 		g->v.row0 = row > (l.row1 - l.row0) / 2 ? row - (l.row1 - l.row0) / 2 : 0;
 	redraw(g);
@@ -247,9 +275,9 @@ static void add_link(GString *s, const char *what, const struct gui *g, uint32_t
 
 	if (task == RTR_MODEL_NONE)
 		return;
-	name = g_markup_escape_text(rtr_render_task_name(&g->s, task, buf, sizeof(buf)), -1);
+	name = g_markup_escape_text(rtr_render_task_name(g->s, task, buf, sizeof(buf)), -1);
 	g_string_append_printf(s, "%s: <a href=\"task:%u\">%s</a> (%s)\n", what, task, name,
-			       rtr_model_str(&g->m, g->m.tasks[task].kind_name));
+			       rtr_model_str(g->m, g->m->tasks[task].kind_name));
 	g_free(name);
 }
 
@@ -261,8 +289,8 @@ static void show_details(struct gui *g, uint32_t task)
 	g->v.selected = task;
 	if (task == RTR_MODEL_NONE) {
 		/* a damaged trace is drawn up to its damage: said here, not only on stderr */
-		for (uint32_t i = 0; i < g->m.ndamage; i++) {
-			esc = g_markup_escape_text(rtr_model_str(&g->m, g->m.damage[i].message), -1);
+		for (uint32_t i = 0; i < g->m->ndamage; i++) {
+			esc = g_markup_escape_text(rtr_model_str(g->m, g->m->damage[i].message), -1);
 			g_string_append_printf(s, "<span foreground=\"#cc0000\">damaged: %s (drawn up to "
 					       "there)</span>\n\n", esc);
 			g_free(esc);
@@ -272,10 +300,10 @@ static void show_details(struct gui *g, uint32_t task)
 		g_string_free(s, TRUE);
 		return;
 	}
-	const struct rtr_model_task *t = &g->m.tasks[task];
-	const struct rtr_model *m = &g->m;
+	const struct rtr_model_task *t = &g->m->tasks[task];
+	const struct rtr_model *m = g->m;
 
-	esc = g_markup_escape_text(rtr_render_task_name(&g->s, task, buf, sizeof(buf)), -1);
+	esc = g_markup_escape_text(rtr_render_task_name(g->s, task, buf, sizeof(buf)), -1);
 	g_string_append_printf(s, "<b>%s</b>\nid %" PRIu64 ", %s, trace %u\n", esc, t->id,
 			       rtr_model_str(m, t->kind_name), t->trace);
 	g_free(esc);
@@ -317,7 +345,7 @@ static gboolean on_link(GtkLabel *label, const char *uri, gpointer data)
 	if (strncmp(uri, "task:", 5))
 		return FALSE;
 	t = strtoul(uri + 5, NULL, 10);
-	if (t < g->m.ntasks) {
+	if (t < g->m->ntasks) {
 		show_details(g, (uint32_t)t);
 		bring_into_view(g, (uint32_t)t);
 	}
@@ -346,9 +374,9 @@ static void run_search(struct gui *g, const char *q)
 		redraw(g);
 		return;
 	}
-	n = rtr_scene_search(&g->s, q, NULL, 0);
+	n = rtr_scene_search(g->s, q, NULL, 0);
 	if (n > 0 && (g->matches = malloc((size_t)n * sizeof(*g->matches))))
-		n = rtr_scene_search(&g->s, q, g->matches, (uint32_t)n);
+		n = rtr_scene_search(g->s, q, g->matches, (uint32_t)n);
 	if (n < 0) {
 		gtk_label_set_text(GTK_LABEL(g->details), n == -EINVAL ?
 				   "The search is not one: an empty or too long query, or a\n"
@@ -439,6 +467,10 @@ static gboolean on_key(GtkEventControllerKey *c, guint key, guint code, GdkModif
 		whole(g);
 		redraw(g);
 		return TRUE;
+	case GDK_KEY_e:
+	case GDK_KEY_End:
+		to_end(g);
+		return TRUE;
 	case GDK_KEY_Escape:
 		gtk_editable_set_text(GTK_EDITABLE(g->search), "");
 		run_search(g, "");
@@ -482,7 +514,7 @@ static void on_drag_update(GtkGestureDrag *d, double dx, double dy, gpointer dat
 	int64_t shift = (int64_t)(-dx * (double)(g->drag_t1 - g->drag_t0) / g->v.width);
 	int64_t row;
 
-	rtr_render_layout(&g->s, &g->v, &l);
+	rtr_render_layout(g->s, &g->v, &l);
 	row = (int64_t)g->drag_row0 - (int64_t)(dy / l.row_h);
 	g->v.t0 = g->drag_t0 + shift;
 	g->v.t1 = g->drag_t1 + shift;
@@ -495,8 +527,170 @@ static void on_click(GtkGestureClick *c, int n, double x, double y, gpointer dat
 	struct gui *g = data;
 
 	gtk_widget_grab_focus(g->area);
-	show_details(g, rtr_render_hit(&g->s, &g->v, &g->f, x, y));
+	show_details(g, rtr_render_hit(g->s, &g->v, &g->f, x, y));
 	redraw(g);
+}
+
+/* ---- following a recording (--follow, -): view/live.h ------------------------------- */
+
+/* The same span, at the end: kept there while the recording grows (e, End). */
+static void to_end(struct gui *g)
+{
+	int64_t span = g->v.t1 - g->v.t0;
+
+	g->v.t1 = g->m->end > g->m->start ? g->m->end : g->m->start + 1;
+	g->v.t0 = g->v.t1 - span;
+	redraw(g);
+}
+
+/* @task of @old in @m (the same trace, id and creation), or RTR_MODEL_NONE. */
+static uint32_t same_task(const struct rtr_model *old, uint32_t task, const struct rtr_model *m)
+{
+	const struct rtr_model_task *t;
+	int64_t created;
+
+	if (task >= old->ntasks)
+		return RTR_MODEL_NONE;
+	t = &old->tasks[task];
+	created = t->created + old->origin_ns - m->origin_ns;
+	for (uint32_t i = 0; i < m->ntasks; i++)
+		if (m->tasks[i].id == t->id && m->tasks[i].trace == t->trace &&
+		    m->tasks[i].created == created)
+			return i;
+	return RTR_MODEL_NONE;
+}
+
+/* The search's matches in the new scene, the view left where it is. */
+static void rematch(struct gui *g)
+{
+	const char *q = g_object_get_data(G_OBJECT(g->search), "q");
+	int64_t n;
+
+	free(g->matches);
+	g->matches = NULL;
+	g->nmatches = 0;
+	g->v.marks = NULL;
+	g->v.nmarks = 0;
+	if (!q || !*q)
+		return;
+	n = rtr_scene_search(g->s, q, NULL, 0);
+	if (n > 0 && (g->matches = malloc((size_t)n * sizeof(*g->matches))))
+		n = rtr_scene_search(g->s, q, g->matches, (uint32_t)n);
+	g->nmatches = n > 0 && g->matches ? (uint32_t)n : 0;
+	g->v.marks = g->matches;
+	g->v.nmarks = g->nmatches;
+	if (g->cur >= g->nmatches)
+		g->cur = g->nmatches ? g->nmatches - 1 : 0;
+}
+
+/*
+ * The next turn's scene drawn instead of the last: the view moved with the
+ * origin, kept at the end if it was there (the whole trace if it showed it
+ * whole), the selection and the search found again in it.
+ */
+static void swap_in(struct gui *g, struct rtr_live_scene *ls)
+{
+	struct rtr_live_scene *old = g->ls;
+	int64_t shift = ls->m.origin_ns - old->m.origin_ns, span = g->v.t1 - g->v.t0;
+	bool pinned = g->v.t1 >= old->m.end, whole = pinned && g->v.t0 <= old->m.start;
+	uint32_t sel = same_task(&old->m, g->v.selected, &ls->m);
+
+	for (uint32_t i = old->m.ndamage; i < ls->m.ndamage; i++)
+		fprintf(stderr, "ringtrace gui: damaged: %s\n", rtr_model_str(&ls->m, ls->m.damage[i].message));
+	g->ls = ls;
+	g->m = &ls->m;
+	g->s = &ls->s;
+	g->ended = ls->done;
+	/* the last frame's items are the old scene's: no hit test on them */
+	g->f.ntasks = g->f.nruns = g->f.narrows = g->f.ncpu_marks = g->f.nthread_marks = 0;
+	g->v.t0 -= shift;
+	g->v.t1 -= shift;
+	if (pinned) {
+		g->v.t1 = g->m->end > g->m->start ? g->m->end : g->m->start + 1;
+		g->v.t0 = whole ? g->m->start : g->v.t1 - span;
+	}
+	g->pending = RTR_MODEL_NONE;
+	rematch(g);
+	if (sel != g->v.selected || ls->m.ndamage != old->m.ndamage)
+		show_details(g, sel);
+	rtr_live_scene_free(old);
+	if (ls->done)
+		fprintf(stderr, "ringtrace gui: the recording ended: %" PRIu64 " events, %u tasks "
+			"(turn %" PRIu64 ")\n", ls->m.events, ls->m.ntasks, ls->turn);
+	redraw(g);
+}
+
+/* On the main loop: the scene the follower made, and what it has to say. */
+static gboolean follow_idle(gpointer data)
+{
+	struct gui *g = data;
+	struct rtr_live_scene *ls;
+	char msg[sizeof(g->live_msg)];
+
+	g_mutex_lock(&g->lock);
+	ls = g->next;
+	g->next = NULL;
+	memcpy(msg, g->live_msg, sizeof(msg));
+	g->live_msg[0] = 0;
+	g_mutex_unlock(&g->lock);
+	if (ls && g->closed)
+		rtr_live_scene_free(ls);
+	else if (ls)
+		swap_in(g, ls);
+	if (msg[0] && !g->closed) {
+		char *esc = g_markup_escape_text(msg, -1), *m;
+
+		m = g_strdup_printf("<span foreground=\"red\">The recording can no longer be "
+				    "followed: %s</span>", esc);
+		gtk_label_set_markup(GTK_LABEL(g->details), m);
+		g_free(m);
+		g_free(esc);
+	}
+	return G_SOURCE_REMOVE;
+}
+
+/*
+ * The follower: a turn every 200 ms until the recording ends, each grown
+ * recording's scene handed to the main loop (the one it has not taken yet
+ * replaced).  It never touches the scene drawn.
+ */
+static gpointer follower(gpointer data)
+{
+	struct gui *g = data;
+
+	for (;;) {
+		struct rtr_live_scene *ls, *stale = NULL;
+		char err[1024];
+		int r;
+
+		g_mutex_lock(&g->lock);
+		r = g->quit;
+		g_mutex_unlock(&g->lock);
+		if (r)
+			break;
+		r = rtr_live_poll(g->live, &ls, err, sizeof(err));
+		if (r < 0) {
+			if (err[0])
+				fprintf(stderr, "ringtrace gui: %s\n", err);
+			g_mutex_lock(&g->lock);
+			snprintf(g->live_msg, sizeof(g->live_msg), "%s", err[0] ? err : "the stream was cut");
+			g_mutex_unlock(&g->lock);
+			g_idle_add(follow_idle, g);
+			break;
+		}
+		if (r) {
+			g_mutex_lock(&g->lock);
+			stale = g->next;
+			g->next = ls;
+			g_mutex_unlock(&g->lock);
+			rtr_live_scene_free(stale);
+			g_idle_add(follow_idle, g);
+			if (ls->done)
+				break;
+		}
+		rtr_live_wait(g->live, rtr_live_pause_ms(g->live));
+	}
+	return NULL;
 }
 
 /* --screenshot: what GTK drew of the whole window, saved once it has drawn a frame. */
@@ -522,7 +716,9 @@ static gboolean take_screenshot(gpointer data)
 		png = gdk_texture_save_to_png_bytes(tex);
 	g->rc = 1;
 	if (!png) {
-		fprintf(stderr, "ringtrace gui: %s: the window could not be captured\n", g->o->screenshot);
+		fprintf(stderr, "ringtrace gui: %s: the window could not be captured (%s, %d x %d)\n",
+			g->o->screenshot, !node ? "nothing drawn" : !tex ? "not rendered" : "not encoded",
+			w, h);
 	} else if (!cli_out_open(&co, "gui", g->o->screenshot, g->o->force)) {
 		gsize len;
 		const char *d = g_bytes_get_data(png, &len);
@@ -568,7 +764,11 @@ static void on_after_paint(GdkFrameClock *clock, gpointer data)
 		return;
 	if (g->o->on_signal && !g->shot_wanted)
 		return;
-	if (g->shown[0] != g->v.t0 || g->shown[1] != g->v.t1 || g->shown[2] != g->nmatches)
+	if (g->shown[0] != g->v.t0 || g->shown[1] != g->v.t1 || g->shown[2] != g->nmatches ||
+	    g->shown[3] != (int64_t)g->ls->turn)
+		return;
+	/* following, the first frame's picture is the finished recording's */
+	if (g->live && !g->ended && !g->o->on_signal)
 		return;
 	g->shot_taken = true;
 	g_idle_add(take_screenshot, g);
@@ -581,6 +781,12 @@ static gboolean on_usr1(gpointer data)
 	g->shot_wanted = true;
 	gtk_widget_queue_draw(g->area);
 	return G_SOURCE_CONTINUE;
+}
+
+static void on_destroy(GtkWidget *w, gpointer data)
+{
+	(void)w;
+	((struct gui *)data)->closed = true;
 }
 
 static void on_map(GtkWidget *w, gpointer data)
@@ -605,8 +811,8 @@ static void activate(GtkApplication *app, gpointer data)
 	char title[256];
 
 	g->win = gtk_application_window_new(app);
-	snprintf(title, sizeof(title), "ringtrace gui: %s%s", rtr_model_str(&g->m, g->m.traces[0].dir),
-		 g->m.ntraces > 1 ? " ..." : "");
+	snprintf(title, sizeof(title), "ringtrace gui: %s%s", rtr_model_str(g->m, g->m->traces[0].dir),
+		 g->m->ntraces > 1 ? " ..." : "");
 	gtk_window_set_title(GTK_WINDOW(g->win), title);
 	gtk_window_set_default_size(GTK_WINDOW(g->win), g->o->pic.width ? (int)g->o->pic.width : 1280,
 				    g->o->pic.height ? (int)g->o->pic.height : 800);
@@ -633,6 +839,8 @@ static void activate(GtkApplication *app, gpointer data)
 	gtk_box_append(GTK_BOX(hbox), side);
 	g->status = gtk_label_new("");
 	gtk_label_set_xalign(GTK_LABEL(g->status), 0);
+	/* a long status line is cut, never widens the window */
+	gtk_label_set_ellipsize(GTK_LABEL(g->status), PANGO_ELLIPSIZE_END);
 	gtk_box_append(GTK_BOX(box), hbox);
 	gtk_box_append(GTK_BOX(box), g->status);
 	gtk_window_set_child(GTK_WINDOW(g->win), box);
@@ -649,6 +857,7 @@ static void activate(GtkApplication *app, gpointer data)
 	g_signal_connect(click, "released", G_CALLBACK(on_click), g);
 	gtk_widget_add_controller(g->area, GTK_EVENT_CONTROLLER(click));
 	g_signal_connect(g->win, "map", G_CALLBACK(on_map), g);
+	g_signal_connect(g->win, "destroy", G_CALLBACK(on_destroy), g);
 	if (g->o->on_signal)
 		g_unix_signal_add(SIGUSR1, on_usr1, g);
 
@@ -660,6 +869,73 @@ static void activate(GtkApplication *app, gpointer data)
 	}
 	gtk_window_present(GTK_WINDOW(g->win));
 	gtk_widget_grab_focus(g->area);
+	if (g->live && !g->ended && !g->follower) {
+		g->follower = g_thread_new("follower", follower, g);
+		/* said once the window is there (and SIGUSR1 handled, for --on-signal) */
+		fprintf(stderr, "ringtrace gui: following %s: new events appear as they are "
+			"recorded\n", strcmp(g->live->arg, "-") ? g->live->arg : "standard input");
+	}
+}
+
+/* --follow, -: the recording's first scene (waited for), and the follower ready. */
+static int follow_start(struct gui *g, const char *dir)
+{
+	const unsigned sflags = RTR_SCENE_SIMPLIFY_BINDS | (g->o->align ? RTR_SCENE_ALIGN_START : 0);
+	char err[1024];
+	bool said = false;
+	int r;
+
+	g->live = calloc(1, sizeof(*g->live));
+	if (!g->live) {
+		fprintf(stderr, "ringtrace gui: out of memory\n");
+		return -1;
+	}
+	if (rtr_live_open(g->live, dir, RTR_MODEL_MARKERS, sflags, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace gui: %s\n", err);
+		return -1;
+	}
+	while (!(r = rtr_live_poll(g->live, &g->ls, err, sizeof(err)))) {
+		if (!said)
+			fprintf(stderr, "ringtrace gui: waiting for %s's recording to begin\n",
+				strcmp(dir, "-") ? dir : "standard input");
+		said = true;
+		rtr_live_wait(g->live, 200);
+	}
+	if (r < 0) {
+		if (err[0])
+			fprintf(stderr, "ringtrace gui: %s\n", err);
+		return -1;
+	}
+	g_mutex_init(&g->lock);
+	cli_model_damage("gui", &g->ls->m);
+	return 0;
+}
+
+/* The follower stopped, what it made and did not hand over freed; the stream's end said. */
+static int follow_stop(struct gui *g)
+{
+	char err[1024];
+	int ret = 0;
+
+	if (!g->live)
+		return 0;
+	if (g->follower) {
+		g_mutex_lock(&g->lock);
+		g->quit = true;
+		g_mutex_unlock(&g->lock);
+		g_thread_join(g->follower);
+		rtr_live_scene_free(g->next);
+		g->next = NULL;
+	}
+	if (rtr_live_close(g->live, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace gui: %s\n", err);
+		ret = 1;
+	}
+	if (g->ls)
+		g_mutex_clear(&g->lock);
+	free(g->live);
+	g->live = NULL;
+	return ret;
 }
 
 static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
@@ -679,18 +955,30 @@ static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
 		free(g);
 		return 1;
 	}
-	if (cli_model_load("gui", &g->m, dirs, ndirs, RTR_MODEL_MARKERS) < 0)
-		goto done;
-	cli_model_damage("gui", &g->m);
-	if (rtr_scene_build(&g->s, &g->m, RTR_SCENE_SIMPLIFY_BINDS | (o->align ? RTR_SCENE_ALIGN_START : 0))) {
-		fprintf(stderr, "ringtrace gui: out of memory\n");
-		goto done;
+	if (o->follow) {
+		if (follow_start(g, dirs[0]))
+			goto done;
+	} else {
+		if (!(g->ls = calloc(1, sizeof(*g->ls))))
+			goto done;
+		g->ls->done = true;
+		if (cli_model_load("gui", &g->ls->m, dirs, ndirs, RTR_MODEL_MARKERS) < 0)
+			goto done;
+		cli_model_damage("gui", &g->ls->m);
+		if (rtr_scene_build(&g->ls->s, &g->ls->m, RTR_SCENE_SIMPLIFY_BINDS |
+				    (o->align ? RTR_SCENE_ALIGN_START : 0))) {
+			fprintf(stderr, "ringtrace gui: out of memory\n");
+			goto done;
+		}
 	}
+	g->m = &g->ls->m;
+	g->s = &g->ls->s;
+	g->ended = g->ls->done;
 	{
 		struct rtr_picture_opts pic = o->pic;
 
 		pic.height = 1;	/* the window's own */
-		if (rtr_out_view("gui", &g->s, &pic, &g->v))
+		if (rtr_out_view("gui", g->s, &pic, &g->v))
 			goto done;
 		g->v.width = 1;
 	}
@@ -701,9 +989,10 @@ static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
 	if (o->screenshot)
 		ret = g->shot_taken ? g->rc : 1;
 done:
+	if (follow_stop(g) && !ret)
+		ret = 1;
 	rtr_frame_free(&g->f);
-	rtr_scene_free(&g->s);
-	rtr_model_free(&g->m);
+	rtr_live_scene_free(g->ls);
 	free(g->matches);
 	free(g);
 	return ret;
@@ -759,10 +1048,11 @@ int rtr_cmd_gui(int argc, char **argv)
 			o.force = true;
 		} else if (!strcmp(a, "--on-signal")) {
 			o.on_signal = true;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--follow")) {
+			o.follow = true;
 		} else if (!strcmp(a, "-")) {
-			fprintf(stderr, "ringtrace gui: - (a stream on standard input) is not drawn by the "
-				"window yet: `ringtrace view -` writes a page of it\n");
-			goto out;
+			dirs[ndirs++] = argv[i];
+			o.follow = true;	/* drawn as it arrives */
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "ringtrace gui: unknown option '%s'\n", a);
 			usage(stderr);
@@ -773,6 +1063,11 @@ int rtr_cmd_gui(int argc, char **argv)
 	}
 	if (!ndirs) {
 		usage(stderr);
+		goto out;
+	}
+	if (o.follow && ndirs != 1) {
+		fprintf(stderr, "ringtrace gui: --follow and - take one TRACE (the recording to "
+			"follow)\n");
 		goto out;
 	}
 	if ((o.force || o.on_signal) && !o.screenshot) {

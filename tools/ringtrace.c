@@ -47,9 +47,11 @@ static const struct rtr_command commands[] = {
 	  "Trace Event JSON for Perfetto UI and chrome://tracing; an SQLite\n"
 	  "database for SQL over the trace (-o FILE.db)", rtr_cmd_export },
 	{ "view", "[-o FILE.html] [--force] [--align start] DIR...",
-	  "write the traces as one self-contained HTML page: the timeline", rtr_cmd_view },
+	  "write the traces as one self-contained HTML page: the timeline;\n"
+	  "--serve serves it (--follow: a recording as it runs)", rtr_cmd_view },
 	{ "gui", "[--size WxH] [--range T0..T1] [--screenshot FILE.png] DIR...",
-	  "open the traces in a window (GTK 4): the timeline", rtr_cmd_gui },
+	  "open the traces in a window (GTK 4): the timeline; --follow DIR\n"
+	  "or - follows a recording as it runs", rtr_cmd_gui },
 	{ "help", "", "this text", NULL },
 };
 

@@ -12,6 +12,11 @@
  * request whose Host is not a loopback name is refused (DNS rebinding); every
  * query parameter is parsed strictly and bounded, so that no request costs
  * more than a screenful.  One thread answers, one request at a time.
+ *
+ * Following a recording (--follow, view/live.h): the main thread makes a new
+ * scene whenever the recording grew and swaps it in under the server's lock,
+ * which every answer holds while it reads the scene; api/meta says the turn,
+ * so the page knows to ask again.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,6 +36,7 @@
 #include "tools/json.h"
 #include "tools/serve.h"
 #include "tools/view.h"
+#include "view/live.h"
 #include "view/scene.h"
 
 #define TOKEN_BYTES	16
@@ -42,6 +48,9 @@
 
 struct server {
 	struct rtr_scene *scene;
+	pthread_mutex_t lock;	/* held by each answer; by the swap of a followed recording's scene */
+	struct rtr_live *live;	/* --follow, or NULL */
+	struct rtr_live_scene *cur;	/* the followed recording's scene now served */
 	const char *title;
 	char token[2 * TOKEN_BYTES + 1];
 	bool loopback;
@@ -141,6 +150,13 @@ static void fill_meta(struct jw *w, void *arg)
 	jw_i64(w, m->end);
 	key(w, true, "events");
 	jw_u64(w, m->events);
+	/* following: the scene's turn (a new one: ask again), and whether the recording ended */
+	key(w, true, "live");
+	jw_lit(w, sv->live ? "true" : "false");
+	key(w, true, "turn");
+	jw_u64(w, sv->cur ? sv->cur->turn : 0);
+	key(w, true, "done");
+	jw_lit(w, !sv->cur || sv->cur->done ? "true" : "false");
 	key(w, true, "ntasks");
 	jw_u64(w, m->ntasks);
 	key(w, true, "nrows");
@@ -562,9 +578,9 @@ static bool host_ok(const struct server *sv, struct MHD_Connection *c)
 	return false;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
-			      const char *method, const char *version, const char *upload,
-			      size_t *upload_size, void **req)
+static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char *url,
+				const char *method, const char *version, const char *upload,
+				size_t *upload_size, void **req)
 {
 	struct server *sv = cls;
 	const size_t tl = 2 * TOKEN_BYTES;
@@ -612,7 +628,78 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return refuse(c, MHD_HTTP_NOT_FOUND, "no such page");
 }
 
+/* The scene is read under the lock: a followed recording's next one may be swapped in. */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **req)
+{
+	struct server *sv = cls;
+	enum MHD_Result r;
+
+	pthread_mutex_lock(&sv->lock);
+	r = dispatch(cls, c, url, method, version, upload, upload_size, req);
+	pthread_mutex_unlock(&sv->lock);
+	return r;
+}
+
 /* ---- the server's life ------------------------------------------------------------------ */
+
+/* A signal among @set within @ms, or 0. */
+static int signal_within(const sigset_t *set, long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
+	int sig = sigtimedwait(set, NULL, &ts);
+
+	return sig > 0 ? sig : 0;
+}
+
+/*
+ * One turn of following: a new scene swapped in if the recording grew.
+ * Return: 0, or -1 the recording can no longer be read (said on stderr; the
+ * last scene stays served).
+ */
+static int follow_turn(struct server *sv)
+{
+	struct rtr_live_scene *ls, *old;
+	char err[1024];
+	int r = rtr_live_poll(sv->live, &ls, err, sizeof(err));
+
+	if (r < 0) {
+		if (err[0])
+			fprintf(stderr, "ringtrace view: %s\n", err);
+		return -1;
+	}
+	if (!r)
+		return 0;
+	for (uint32_t i = sv->cur ? sv->cur->m.ndamage : 0; i < ls->m.ndamage; i++)
+		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
+			rtr_model_str(&ls->m, ls->m.damage[i].message));
+	pthread_mutex_lock(&sv->lock);
+	old = sv->cur;
+	sv->cur = ls;
+	sv->scene = &ls->s;
+	pthread_mutex_unlock(&sv->lock);
+	rtr_live_scene_free(old);
+	if (ls->done)
+		fprintf(stderr, "ringtrace view: the recording ended: %" PRIu64 " events, %u tasks\n",
+			ls->m.events, ls->m.ntasks);
+	return 0;
+}
+
+/* --follow: wait for the recording's first scene.  Return: 0, or the signal that came first, or -1. */
+static int first_scene(struct server *sv, const sigset_t *set)
+{
+	for (;;) {
+		int sig;
+
+		if (follow_turn(sv))
+			return -1;
+		if (sv->cur)
+			return 0;
+		if ((sig = signal_within(set, 200)))
+			return sig;
+	}
+}
 
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
@@ -621,9 +708,10 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-int rtr_view_serve(struct rtr_scene *scene, const char *title, const char *bind, unsigned port)
+int rtr_view_serve(struct rtr_scene *scene, struct rtr_live *live, const char *title,
+		   const char *bind, unsigned port)
 {
-	struct server sv = { .scene = scene, .title = title };
+	struct server sv = { .scene = scene, .title = title, .live = live };
 	struct sockaddr_storage ss = { 0 };
 	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
@@ -664,6 +752,15 @@ int rtr_view_serve(struct rtr_scene *scene, const char *title, const char *bind,
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	pthread_mutex_init(&sv.lock, NULL);
+	if (live && (sig = first_scene(&sv, &set))) {
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		if (sig < 0)
+			return 1;
+		fprintf(stderr, "ringtrace view: stopped (%s) before the recording had a trace\n",
+			sig == SIGINT ? "SIGINT" : "SIGTERM");
+		return 0;
+	}
 	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, &sv,
 			     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -676,19 +773,36 @@ int rtr_view_serve(struct rtr_scene *scene, const char *title, const char *bind,
 		fprintf(stderr, "ringtrace view: cannot serve on %s port %u: %s\n", bind, port,
 			errno ? strerror(errno) : "libmicrohttpd failed to start");
 		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		rtr_live_scene_free(sv.cur);
 		return 1;
 	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	sv.port = info ? info->port : (uint16_t)port;
 	printf(v6 ? "http://[%s]:%u/%s/\n" : "http://%s:%u/%s/\n", bind, sv.port, sv.token);
 	fflush(stdout);
-	fprintf(stderr, "ringtrace view: serving %" PRIu64 " events, %u tasks in %u rows%s; "
-		"Ctrl-C stops\n", scene->m->events, scene->m->ntasks, scene->nrows,
+	fprintf(stderr, "ringtrace view: serving %" PRIu64 " events, %u tasks in %u rows%s%s; "
+		"Ctrl-C stops\n", sv.scene->m->events, sv.scene->m->ntasks, sv.scene->nrows,
+		live && !sv.cur->done ? ", following the recording" : "",
 		sv.loopback ? "" : " (not on loopback: anyone who has the URL can read the trace)");
-	while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
-		;
+	if (!live) {
+		while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
+			;
+	} else {
+		/* a turn every 200 ms (rtr_live_pause_ms()) until the recording ends */
+		bool following = !sv.cur->done;
+
+		for (;;) {
+			sig = signal_within(&set, following ? rtr_live_pause_ms(live) : 1000);
+			if (sig == SIGINT || sig == SIGTERM)
+				break;
+			if (following && (follow_turn(&sv) || sv.cur->done))
+				following = false;
+		}
+	}
 	MHD_stop_daemon(d);
 	rtr_frame_free(&sv.frame);
+	rtr_live_scene_free(sv.cur);
+	pthread_mutex_destroy(&sv.lock);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	fprintf(stderr, "ringtrace view: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	return 0;

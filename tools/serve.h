@@ -6,11 +6,14 @@
 #ifndef RTR_TOOLS_SERVE_H
 #define RTR_TOOLS_SERVE_H
 
+#include "view/live.h"
 #include "view/scene.h"
 
 /*
  * rtr_view_serve() - serve @scene until SIGINT or SIGTERM.
- * @scene: a built scene (its model alive).
+ * @scene: a built scene (its model alive), or NULL with @live.
+ * @live: a recording to follow (--follow; view/live.h), or NULL: its scene,
+ *	made again as it grows, is served once it has one.
  * @title: the page's title.
  * @bind: the address to listen on (NULL: 127.0.0.1), IPv4 or IPv6.
  * @port: the port (0: one the system picks).
@@ -20,6 +23,7 @@
  * Return: the command's exit status: 0 stopped by a signal, 1 the server
  * could not start, 2 @bind is not an address.
  */
-int rtr_view_serve(struct rtr_scene *scene, const char *title, const char *bind, unsigned port);
+int rtr_view_serve(struct rtr_scene *scene, struct rtr_live *live, const char *title,
+		   const char *bind, unsigned port);
 
 #endif /* RTR_TOOLS_SERVE_H */

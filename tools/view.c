@@ -571,7 +571,8 @@ static void usage(FILE *f)
 		"usage: ringtrace view [-o FILE.html] [--force] [--align start] TRACE...\n"
 		"       ringtrace view --format svg|pdf|png [-o FILE] [--size WxH] [--range T0..T1]\n"
 		"                      [--force] [--align start] TRACE...\n"
-		"       ringtrace view --serve [--port N] [--bind ADDR] [--align start] TRACE...\n\n"
+		"       ringtrace view --serve [--port N] [--bind ADDR] [--align start] TRACE...\n"
+		"       ringtrace view --serve --follow [--port N] [--bind ADDR] TRACE\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
 		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
@@ -596,6 +597,10 @@ static void usage(FILE *f)
 		"               each zoom from a window query (for traces too big for a\n"
 		"               page).  The first line of standard output is the URL to open,\n"
 		"               with its secret token; SIGINT or SIGTERM stops the server\n"
+		"  -f, --follow  with --serve: follow TRACE while a recorder writes it (a\n"
+		"               directory `ringtrace record -o` is writing or will make, or -\n"
+		"               for a stream on standard input): new events appear as they\n"
+		"               reach the disk; the page can stay pinned to the end\n"
 		"  --port N     the port to listen on (default: 0, one the system picks)\n"
 		"  --bind ADDR  the address to listen on (default: 127.0.0.1, loopback only;\n"
 		"               anyone who can reach another address and has the URL can\n"
@@ -654,9 +659,32 @@ static int serve_traces(char **dirs, int ndirs, bool align, const char *bind, un
 	if (rtr_scene_build(&sc, &m, RTR_SCENE_SIMPLIFY_BINDS | (align ? RTR_SCENE_ALIGN_START : 0)))
 		fprintf(stderr, "ringtrace view: out of memory\n");
 	else
-		ret = rtr_view_serve(&sc, dirs[0], bind, port);
+		ret = rtr_view_serve(&sc, NULL, dirs[0], bind, port);
 	rtr_scene_free(&sc);
 	rtr_model_free(&m);
+	return ret;
+}
+
+/* --serve --follow: the recording's scene, made again as it grows, served until a signal. */
+static int serve_follow(const char *dir, bool align, const char *bind, unsigned port)
+{
+	struct rtr_live lv;
+	char err[1024];
+	int ret;
+
+	ret = rtr_live_open(&lv, dir, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS,
+			    RTR_SCENE_SIMPLIFY_BINDS | (align ? RTR_SCENE_ALIGN_START : 0), err,
+			    sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ringtrace view: %s\n", err);
+		rtr_live_close(&lv, NULL, 0);
+		return 1;
+	}
+	ret = rtr_view_serve(NULL, &lv, dir, bind, port);
+	if (rtr_live_close(&lv, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace view: %s\n", err);
+		ret = ret ? ret : 1;
+	}
 	return ret;
 }
 
@@ -669,7 +697,7 @@ int rtr_cmd_view(int argc, char **argv)
 	const char *out = NULL, *bind = NULL;
 	char **dirs, *def = NULL, err[1024];
 	int ndirs = 0, ret = 1, loaded;
-	bool force = false, align = false, opened = false, serve = false;
+	bool force = false, align = false, opened = false, serve = false, follow = false;
 	struct rtr_picture_opts pic = { 0 };
 	bool sized = false;
 	unsigned port = 0;
@@ -717,6 +745,8 @@ int rtr_cmd_view(int argc, char **argv)
 			sized |= opt[2] != 'f';
 		} else if (!strcmp(argv[i], "--serve")) {
 			serve = true;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow")) {
+			follow = true;
 		} else if (!strcmp(argv[i], "--port") || !strcmp(argv[i], "--bind")) {
 			char *end = NULL;
 			unsigned long v = 0;
@@ -759,6 +789,12 @@ int rtr_cmd_view(int argc, char **argv)
 	}
 	if (!ndirs) {
 		usage(stderr);
+		free(dirs);
+		return 2;
+	}
+	if (follow && (!serve || ndirs != 1)) {
+		fprintf(stderr, "ringtrace view: --follow goes with --serve and one TRACE (the "
+			"recording to follow; `ringtrace gui --follow` opens it in a window)\n");
 		free(dirs);
 		return 2;
 	}
@@ -812,6 +848,11 @@ int rtr_cmd_view(int argc, char **argv)
 			out = err;
 		}
 		ret = rtr_view_picture(dirs, ndirs, align, out, force, &pic);
+		free(dirs);
+		return ret;
+	}
+	if (serve && follow) {
+		ret = serve_follow(dirs[0], align, bind, port);
 		free(dirs);
 		return ret;
 	}

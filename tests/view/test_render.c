@@ -567,5 +567,191 @@ Test(view_render, gui_without_a_display_or_with_bad_options_says_what_is_wrong)
 	out = run(cmd, &st);
 	cr_assert(strstr(out, "nothing-here") && strstr(out, "rc=2"), "%s", out);
 	free(out);
+	/* following: one recording, and the server's --follow only with --serve */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' gui --follow '%s' '%s'", t_bindir(), a.trace, a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "--follow and - take one TRACE") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view --follow '%s'", t_bindir(), a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "--follow goes with --serve") && strstr(out, "rc=2"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view --serve --follow '%s/nothing-here'", t_bindir(), a.dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "no such trace: ") && strstr(out, "rc=2"), "%s", out);
+	free(out);
 	arp_free(&a);
+}
+
+/*
+ * The turn and the events of the scene the window drew when the recording
+ * ended ("the recording ended: N events, T tasks (turn K)"), 0 if not said.
+ */
+static unsigned long ended_events(const char *out, unsigned long *turn)
+{
+	const char *p = strstr(out, "the recording ended: ");
+	unsigned long n = 0, tasks = 0;
+
+	*turn = 0;
+	if (p && sscanf(p, "the recording ended: %lu events, %lu tasks (turn %lu)", &n, &tasks, turn) != 3)
+		n = 0;
+	return n;
+}
+
+/*
+ * gui --follow on a recording in progress (2 threads x 2400 events, ~6 s):
+ * the window draws several scenes while it runs, the last with every event,
+ * and its screenshot is taken once the recording ended.
+ */
+Test(view_render, gui_follow_draws_a_recording_in_progress_to_its_last_event)
+{
+	char dir[256], cmd[2048], path[300], *out;
+	unsigned long turn;
+	cairo_surface_t *sf;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	t_mkdtemp(dir, sizeof(dir), "gui-follow");
+	snprintf(path, sizeof(path), "%s/shot.png", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ('%s/ringtrace' record -q -o live --flush-interval 100ms "
+		 "--packet-size 4k --packets 1024 -- '%s/ringtrace-test-emit' --threads 2 --events 2400 "
+		 "--pace 20:50000 >rec.log 2>&1 &) && "
+		 "for i in $(seq 400); do [ -e live/.ringtrace-state ] && break; sleep 0.05; done && "
+		 "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' "
+		 "'%s/ringtrace' gui --follow --size 1000x400 --screenshot '%s' live 2>&1 | "
+		 "grep -v -e dbus -e 'session bus'", dir, t_bindir(), t_bindir(), t_bindir(), path);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		t_rm_rf(dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert_eq(ended_events(out, &turn), 4800, "%s", out);
+	cr_assert_geq(turn, 2, "scenes drawn while it ran: %s", out);
+	cr_assert(strstr(out, "shot.png"), "%s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	cr_assert_eq(cairo_image_surface_get_width(sf), 1000);
+	cairo_surface_destroy(sf);
+	t_rm_rf(dir);
+}
+
+/* gui - : the stream of `ringtrace record -o -` drawn as it arrives, to its end. */
+Test(view_render, gui_reads_a_stream_on_standard_input_as_it_arrives)
+{
+	char dir[256], cmd[2048], path[300], *out;
+	unsigned long turn;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	t_mkdtemp(dir, sizeof(dir), "gui-stdin");
+	snprintf(path, sizeof(path), "%s/shot.png", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' && export TMPDIR && '%s/ringtrace' record -q -o - "
+		 "--flush-interval 100ms --packet-size 4k --packets 1024 -- '%s/ringtrace-test-emit' "
+		 "--threads 2 --events 2400 --pace 20:50000 2>rec.log | "
+		 "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' "
+		 "'%s/ringtrace' gui --size 1000x400 --screenshot '%s' - 2>&1 | "
+		 "grep -v -e dbus -e 'session bus'; ls -a | grep -c ringtrace-stdin",
+		 dir, dir, t_bindir(), t_bindir(), t_bindir(), path);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		t_rm_rf(dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert_eq(ended_events(out, &turn), 4800, "%s", out);
+	cr_assert_geq(turn, 2, "scenes drawn while it came: %s", out);
+	cr_assert(strstr(out, "shot.png\n0\n"), "the screenshot, and the spool removed: %s", out);
+	free(out);
+	t_rm_rf(dir);
+}
+
+/*
+ * gui - closed (its screenshot taken on SIGUSR1) while the program still
+ * runs: the window does not wait for the stream's end; the spool is removed.
+ */
+Test(view_render, gui_of_a_stream_closes_before_the_stream_ends)
+{
+	char dir[256], cmd[3072], *out;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	t_mkdtemp(dir, sizeof(dir), "gui-stdin-close");
+	/* 200 events, 10 a second: the stream lasts 20 s; the window is closed once it follows */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' && export TMPDIR && mkfifo s && "
+		 "{ '%s/ringtrace' record -q -o - --flush-interval 100ms -- '%s/ringtrace-test-emit' "
+		 "--threads 1 --events 200 --pace 1:100000 >s 2>rec.log & rpid=$!; } && "
+		 /* the window's own pid, in gui.pid: xvfb-run runs a shell that execs it */
+		 "{ GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s '-screen 0 1280x800x24' "
+		 "sh -c 'echo $$ >gui.pid; exec \"$0\" \"$@\"' '%s/ringtrace' gui --size 600x300 "
+		 "--screenshot shot.png --on-signal - <s >gui.out 2>&1 & xpid=$!; } && "
+		 /* the window is open once it says it follows (and a moment to draw) */
+		 "for i in $(seq 400); do grep -q following gui.out && break; sleep 0.05; done; "
+		 "sleep 1; kill -USR1 $(cat gui.pid); wait $xpid; echo gui=$?; "
+		 "kill -0 $rpid 2>/dev/null && echo 'the stream was still coming'; wait $rpid; "
+		 /* the recorder whose reader went keeps its region for `recover`: not wanted here */
+		 "rm -f /dev/shm/ringtrace-record-$rpid-*; "
+		 "grep -v -e dbus -e 'session bus' gui.out; ls -a | grep -c ringtrace-stdin",
+		 dir, dir, t_bindir(), t_bindir(), t_bindir());
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		t_rm_rf(dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "gui=0\n"), "%s", out);
+	cr_assert(strstr(out, "the stream was still coming"), "the window waited for the stream: %s", out);
+	cr_assert(strstr(out, "shot.png\n0\n"), "the screenshot, and the spool removed: %s", out);
+	cr_assert_null(strstr(out, "ringtrace gui: the stream"), "a stream stopped on purpose is not "
+		       "damaged: %s", out);
+	cr_assert_null(strstr(out, "CRITICAL"), "nothing done on the destroyed window: %s", out);
+	free(out);
+	t_rm_rf(dir);
+}
+
+/* gui - on a stream cut short: drawn up to the cut, the window and the exit status say so. */
+Test(view_render, gui_of_a_stream_cut_short_says_so_in_the_window)
+{
+	char dir[256], cmd[2048], path[300], *out;
+	cairo_surface_t *sf;
+	int st, red = 0;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	t_mkdtemp(dir, sizeof(dir), "gui-cut");
+	snprintf(path, sizeof(path), "%s/shot.png", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && TMPDIR='%s' && export TMPDIR && '%s/ringtrace' record -q "
+		 "-o - -- '%s/ringtrace-test-emit' --threads 2 --events 3000 >full 2>rec.log && "
+		 "head -c $(( $(stat -c %%s full) / 2 )) full >cut && "
+		 "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s '-screen 0 1280x800x24' "
+		 "'%s/ringtrace' gui --size 900x300 --screenshot '%s' - <cut >gui.out 2>&1; echo gui=$?; "
+		 "grep -v -e dbus -e 'session bus' gui.out; ls -a | grep -c ringtrace-stdin",
+		 dir, dir, t_bindir(), t_bindir(), t_bindir(), path);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		t_rm_rf(dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "gui=1\n"), "a cut stream: exit status 1: %s", out);
+	cr_assert(strstr(out, "the stream ended early or was damaged"), "%s", out);
+	cr_assert(strstr(out, "shot.png\n"), "%s", out);
+	cr_assert(strstr(out, "\n0\nrc="), "the spool removed: %s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	/* the panel (right of the drawing area) holds the message in red */
+	for (int x = 900 - 270; x < 900; x++)
+		for (int y = 30; y < 200; y++) {
+			uint32_t p = px(sf, x, y);
+
+			red += (p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 80 && (p & 0xff) < 80;
+		}
+	cr_assert_gt(red, 50, "the cut in red in the panel: %d pixels", red);
+	cairo_surface_destroy(sf);
+	t_rm_rf(dir);
 }

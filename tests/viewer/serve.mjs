@@ -5,13 +5,16 @@
 // query's answers the page drew (window.rtrServe.last) and on pixels, then
 // stops the server with SIGTERM (exit status 0).  Called by run.mjs.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 export function serveTests({ test, trace, pixels, shot, assert, browser, bin, errors }) {
 	const AXIS_H = 18, ROW_H = 14;	// tools/viewer/serve.js
 	const isRed = ([r, g, b]) => r > 150 && g < 90 && b < 90;
 
-	async function serve(traces) {
-		const p = spawn(bin('ringtrace'), ['view', '--serve', ...traces], { stdio: ['ignore', 'pipe', 'pipe'] });
+	async function serve(traces, opts = []) {
+		const p = spawn(bin('ringtrace'), ['view', '--serve', ...opts, ...traces], { stdio: ['ignore', 'pipe', 'pipe'] });
 		let err = '';
 		p.stderr.on('data', (d) => (err += d));
 		const url = await new Promise((resolve, reject) => {
@@ -137,5 +140,57 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		assert.equal((await fetch(new URL(s.url).origin + '/api/meta')).status, 403);
 		await p.close();
 		assert.equal(await s.stop(), 0);
+	});
+	test('--serve --follow: a recording in progress; the page pinned to the end draws the events written later', async () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rtr-follow-'));
+		const live = path.join(dir, 'live');
+		// 2 threads x 2400 events, 50 ms after every 10 events: about 12 s of recording
+		// (a loaded machine takes seconds to start the server and the page)
+		const rec = spawn(bin('ringtrace'), ['record', '-q', '-o', live, '--flush-interval', '100ms', '--',
+			bin('ringtrace-test-emit'), '--threads', '2', '--events', '2400', '--pace', '10:50000'],
+		{ stdio: 'ignore' });
+		const recDone = new Promise((res) => rec.on('exit', (code) => res(code)));
+		let s = null;
+		try {
+			for (let i = 0; i < 400 && !fs.existsSync(path.join(live, '.ringtrace-state')); i++)
+				await new Promise((res) => setTimeout(res, 50));
+			s = await serve([live], ['--follow']);
+			const p = await open(s.url);
+			const first = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+			assert.equal(first.live, true);
+			assert.equal(first.done, false, 'the page opened before the recording ended');
+			const sum = (a) => a.reduce((x, y) => x + y, 0);
+			const f0 = await p.evaluate(() => window.rtrServe.last);
+			// a later turn, still recording: the page moved with it
+			await p.waitForFunction((t) => window.rtrServe.turn > t, first.turn, { timeout: 60000 });
+			const code = await recDone;
+			assert.equal(code, 0, 'the recorder');
+			await p.waitForFunction(() => window.rtrServe.last && window.rtrServe.turn > 0 &&
+				fetch('api/meta').then((r) => r.json()).then((m) => m.done && window.rtrServe.turn === m.turn),
+			null, { timeout: 60000, polling: 250 });
+			await p.evaluate(() => new Promise((res) => setTimeout(res, 300)));
+			const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+			const f = await p.evaluate(() => window.rtrServe.last);
+			assert.ok(meta.turn > first.turn, `turns ${first.turn} -> ${meta.turn}`);
+			assert.equal(meta.events, 4800, 'every event of the two threads');
+			assert.ok(first.events < meta.events, `${first.events} -> ${meta.events}`);
+			// pinned to the end: the page's window is the whole of the finished recording
+			assert.equal(f.t1, meta.end + 1);
+			assert.ok(f.t1 > f0.t1, `the window grew: ${f0.t1} -> ${f.t1}`);
+			// the events written after the first turn are drawn: their marks after its end
+			const late = f.cpu_marks.x0.map((x, i) => [x, f.cpu_marks.count[i]])
+				.filter(([x]) => x > (first.end - f.t0) / (f.t1 - f.t0) * f.width + 1);
+			assert.ok(sum(late.map(([, n]) => n)) > 0, 'marks after the first turn\'s end');
+			assert.equal(sum(f.cpu_marks.count), 4800, 'each event a mark on its CPU\'s lane');
+			await shot(p, 'serve-follow');
+			await p.close();
+			assert.equal(await s.stop(), 0);
+			s = null;
+		} finally {
+			if (s)
+				await s.stop();	// a failed test leaves no server behind
+			rec.kill('SIGKILL');
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
 	});
 }

@@ -4,6 +4,9 @@
 // (api/window: the scene of view/scene.h at this zoom, never more than about
 // an item per pixel per lane), asked again at each zoom, pan or scroll; the
 // server answers for the rows on screen at the canvas's width.
+// Following a recording (--follow), the page asks api/meta again every half
+// second; a new turn is drawn, and a window that reached the end stays
+// pinned to it (key e pins it again, as the whole trace's w does).
 // window.rtrServe exposes the last answer and a way to set the window, for
 // the tests.
 'use strict';
@@ -15,7 +18,7 @@
 	const $ = (id) => document.getElementById(id);
 	const st = window.rtrServe = { ready: false, error: null, frames: 0, last: null, setWindow: null };
 	let meta = null, t0 = 0, t1 = 1, row0 = 0, W = 1, H = 1, busy = false, again = false;
-	let frame = null, done = [], found = null;
+	let frame = null, done = [], found = null, lastQuery = '';
 
 	async function getJSON(path) {
 		const r = await fetch(path, { cache: 'no-store' });
@@ -247,6 +250,13 @@
 				t1 = meta.end + 1;
 				row0 = 0;
 				query();
+			} else if (e.key === 'e') {
+				// the end, the same span: pinned there while a recording is followed
+				const span = t1 - t0;
+				t1 = meta.end + 1;
+				t0 = t1 - span;
+				clamp();
+				query();
 			}
 		});
 		window.addEventListener('resize', resize);
@@ -284,6 +294,7 @@
 
 	// Search (the scene's, in C): the matches are highlighted; the answer for the tests.
 	st.search = async (q) => {
+		lastQuery = q;
 		found = q ? await getJSON('api/search?q=' + encodeURIComponent(q)) : null;
 		draw();
 		if (found)
@@ -291,6 +302,40 @@
 				(found.count > found.task.length ? ' (the first ' + found.task.length + ' highlighted)' : '');
 		return found;
 	};
+
+	// A new turn of a followed recording: its meta, the window moved with
+	// the origin, kept at the end if it was there, the search asked again.
+	function grown(m) {
+		const pinned = t1 >= meta.end, whole = pinned && t0 <= meta.start;
+		const shift = m.origin_ns - meta.origin_ns, span = t1 - t0;
+		t0 -= shift;
+		t1 -= shift;
+		meta = m;
+		if (pinned) {
+			// the whole trace stays whole; a zoomed window keeps its span
+			t1 = meta.end + 1;
+			t0 = whole ? meta.start : t1 - span;
+		}
+		clamp();
+		st.turn = meta.turn;
+		if (lastQuery)
+			st.search(lastQuery);
+		query();
+	}
+
+	async function follow() {
+		while (meta.live && !meta.done) {
+			await new Promise((res) => setTimeout(res, 500));
+			try {
+				const m = await getJSON('api/meta');
+				if (m.turn !== meta.turn)
+					grown(m);
+			} catch (e) {
+				$('status').textContent = 'the server no longer answers: ' + e;
+				return;
+			}
+		}
+	}
 
 	// For the tests: set the window, resolve with the answer drawn.
 	st.setWindow = (a, b, r) => new Promise((res) => {
@@ -313,6 +358,8 @@
 			resize();
 			await new Promise((res) => done.push(res));
 			st.ready = true;
+			st.turn = meta.turn;
+			follow();
 		} catch (e) {
 			st.error = String(e);
 			$('status').textContent = st.error;
