@@ -63,6 +63,7 @@
 #define QSOFT		(16ull << 20)	/* a run goes past this only if nothing lower fits */
 #define QGROW		(4ull << 20)	/* the file's blocks are reserved this many at a time */
 #define QHUGE		(2ull << 20)	/* a stage's alignment and granule: a huge page */
+#define QSTAGES		(QDEPTH + 1)	/* one per write in flight, and the next one's */
 
 enum { OP_PACKET, OP_METADATA, OP_PROGRESS };
 enum { OP_QUEUED, OP_INFLIGHT, OP_DONE, OP_FAILED, OP_UNWRITTEN };
@@ -132,7 +133,7 @@ struct rtr_queue {
 	struct qop *jobs, *jobs_last, *done;
 	bool quit;
 	/* the writer's: the O_DIRECT writes' copies of a queue file's packets */
-	struct { uint8_t *buf; uint64_t len; bool busy; } stages[QDEPTH];
+	struct { uint8_t *buf; uint64_t len; bool busy; } stages[QSTAGES];
 	/* RTR_OUT_ENGINE_URING */
 	struct io_uring ring;
 	bool ring_ok;
@@ -416,9 +417,9 @@ static void frame_almost(void *arg)
 }
 
 /*
- * What an O_DIRECT write of @op reads (fewer than QDEPTH in flight).  A
+ * What an O_DIRECT write of @op reads (at most QDEPTH in flight).  A
  * queue file's packet is copied to a stage of anonymous memory in huge
- * pages first: written from the file's mapping, its 4 KiB pages of shared
+ * pages first, while the writes before it are still in flight: written from the file's mapping, its 4 KiB pages of shared
  * memory cost the disk throughput (a 1 MiB write from 256 scattered pages
  * is more segments than a virtio disk takes in one request, and the page
  * walks are the shared mapping's; consumer.rst, Figures).  The copy costs
@@ -433,10 +434,10 @@ static void stage(struct rtr_queue *q, struct qop *op)
 	op->wbuf = op->data;
 	if (q->qfd < 0)
 		return;	/* an anonymous arena: huge pages already */
-	while (i < QDEPTH && q->stages[i].busy)
+	while (i < QSTAGES && q->stages[i].busy)
 		i++;
-	if (i == QDEPTH)
-		return;	/* cannot be: a stage per write in flight */
+	if (i == QSTAGES)
+		return;	/* cannot be: a stage per write in flight, and one more */
 	if (q->stages[i].len < op->ondisk) {
 		uint64_t len = (op->ondisk + QHUGE - 1) & ~(QHUGE - 1);
 		void *p = NULL;
@@ -515,9 +516,9 @@ static bool run_op(struct rtr_queue *q, struct qop *op)
 				memcpy(&h->packet_size, &bits, sizeof(bits));
 				slot_set(op, RTR_QSLOT_PLACED);
 				op->fd = fd;
+				stage(q, op);
 				while (q->inflight >= QDEPTH)
 					reap(q, true);
-				stage(q, op);
 				submit(q, op);
 			}
 		}
@@ -1107,7 +1108,7 @@ void rtr_queue_close(struct rtr_out *o)
 			free(op->data);
 		free(op);
 	}
-	for (int i = 0; i < QDEPTH; i++)
+	for (int i = 0; i < QSTAGES; i++)
 		free(q->stages[i].buf);
 	munmap(q->map, q->maplen);
 	if (q->qfd >= 0)
