@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "events/ctf.h"
+#include "format/ctf.h"
 #include "reader/ctf.h"
 #include "reader/ctf_internal.h"
 #include "reader/tsdl.h"

@@ -36,7 +36,6 @@ static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
  * sizes in bits, compression, encryption and checksum schemes, major,
  * minor), then text.  Their contents are joined in place at @text's start.
  */
-#define TSDL_MAGIC	0x75d11d57u
 #define TSDL_HDR	37u
 
 static uint32_t ldbe32(const uint8_t *p)
@@ -48,7 +47,7 @@ static int unpacketise(char *text, size_t len, size_t *outlen, const char *path,
 		       size_t errlen)
 {
 	const uint8_t *p = (const uint8_t *)text;
-	bool be = ld32(p) != TSDL_MAGIC;
+	bool be = ld32(p) != RTR_CTF_METADATA_MAGIC;
 	uint8_t uuid[16];
 	size_t off = 0, o = 0;
 
@@ -62,7 +61,7 @@ static int unpacketise(char *text, size_t len, size_t *outlen, const char *path,
 		magic = be ? ldbe32(p + off) : ld32(p + off);
 		content = be ? ldbe32(p + off + 24) : ld32(p + off + 24);
 		psize = be ? ldbe32(p + off + 28) : ld32(p + off + 28);
-		if (magic != TSDL_MAGIC)
+		if (magic != RTR_CTF_METADATA_MAGIC)
 			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: bad "
 				    "magic 0x%08x", path, k, off, magic);
 		if (!k)
@@ -131,8 +130,8 @@ static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen
 		}
 		got += (size_t)n;
 	}
-	if (got >= 4 && (ld32((const uint8_t *)text) == TSDL_MAGIC ||
-			 ldbe32((const uint8_t *)text) == TSDL_MAGIC)) {
+	if (got >= 4 && (ld32((const uint8_t *)text) == RTR_CTF_METADATA_MAGIC ||
+			 ldbe32((const uint8_t *)text) == RTR_CTF_METADATA_MAGIC)) {
 		/* LTTng's packetised metadata: the text is the packets' contents */
 		size_t n = 0;
 

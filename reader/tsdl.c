@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ringtrace/ringtrace.h>
-#include "events/classes.h"
-#include "events/ctf.h"
+#include "format/classes.h"
+#include "format/ctf.h"
 #include "reader/ctf.h"
 #include "reader/tsdl.h"
 
@@ -269,11 +269,11 @@ static int parse_trace(struct mp *m)
 			return -1;
 		if (line_is(m, "};"))
 			break;
-		if (line_is(m, "major = 1;")) {
+		if (line_is(m, rtr_ctf_trace_fixed[0]) && !major) {
 			major = true;
-		} else if (line_is(m, "minor = 8;")) {
+		} else if (line_is(m, rtr_ctf_trace_fixed[1]) && !minor) {
 			minor = true;
-		} else if (line_is(m, "byte_order = le;")) {
+		} else if (line_is(m, rtr_ctf_trace_fixed[2]) && !order) {
 			order = true;
 		} else if (kv_key(m, &x, "uuid")) {
 			char *s = lx_string(&x, true, NULL);
@@ -359,7 +359,7 @@ static int parse_clock(struct mp *m)
 			return -1;
 		if (line_is(m, "};"))
 			break;
-		if (line_is(m, "name = \"tsc\";")) {
+		if (line_is(m, RTR_CTF_CLOCK_NAME_LINE)) {
 			name = true;
 		} else if (line_is(m, "absolute = false;") || line_is(m, "absolute = true;")) {
 			/* a clock read as wall-clock time either way */
@@ -391,7 +391,8 @@ static int parse_clock(struct mp *m)
 		}
 	}
 	if (!name || !freq)
-		return mp_fail(m, "the clock block lacks %s", !name ? "name = \"tsc\"" : "freq");
+		return mp_fail(m, "the clock block lacks %s",
+			       !name ? RTR_CTF_CLOCK_NAME_LINE + 1 : "freq");
 	/* Times a reader can convert to ns (region.h's bounds), as babeltrace2 must. */
 	{
 		__int128 base = (__int128)m->md->offset_s * 1000000000 +
@@ -642,24 +643,25 @@ static int parse_event(struct mp *m, struct tr_class *c)
 	c->id = (uint32_t)id;
 	if (mp_need(m, "an event block"))
 		return -1;
-	if (!line_is(m, "stream_id = 0;"))
-		return mp_fail(m, "expected 'stream_id = 0;': '%s'", excerpt(m));
+	if (!line_is(m, RTR_CTF_EVENT_STREAM))
+		return mp_fail(m, "expected '%s': '%s'", RTR_CTF_EVENT_STREAM + 1, excerpt(m));
 	if (mp_need(m, "an event block"))
 		return -1;
-	if (!line_is(m, "fields := struct {"))
-		return mp_fail(m, "expected 'fields := struct {': '%s'", excerpt(m));
+	if (!line_is(m, RTR_CTF_EVENT_FIELDS))
+		return mp_fail(m, "expected '%s': '%s'", RTR_CTF_EVENT_FIELDS + 1, excerpt(m));
 	for (;;) {
 		if (mp_need(m, "an event's fields"))
 			return -1;
-		if (line_is(m, "} align(8);"))
+		if (line_is(m, RTR_CTF_EVENT_FIELDS_END))
 			break;
 		if (parse_field(m, c, &cap))
 			return -1;
 	}
 	if (mp_need(m, "an event block"))
 		return -1;
-	if (!line_is(m, "};"))
-		return mp_fail(m, "expected '};' closing the event block: '%s'", excerpt(m));
+	if (!line_is(m, RTR_CTF_BLOCK_END))
+		return mp_fail(m, "expected '%s' closing the event block: '%s'", RTR_CTF_BLOCK_END,
+			       excerpt(m));
 	c->fixed = true;
 	for (uint32_t i = 0; i < c->nfields; i++) {
 		uint32_t sz = rtr_ctf_types[c->fields[i].type].size;
@@ -723,11 +725,12 @@ static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
 		if (!m.lineno)
 			m.lineno = 1;
 		mp_fail(&m, "not ringtrace's CTF 1.8 text metadata, nor any CTF 1.8 metadata "
-			"(text must start with \"/* CTF 1.8\", packets with the magic 0x75d11d57)");
+			"(text must start with \"/* CTF 1.8\", packets with the magic 0x%08x)",
+			RTR_CTF_METADATA_MAGIC);
 		goto fail;
 	}
 	/* Anything but ringtrace's own TSDL: general CTF 1.8 (reader/ctf.h). */
-	if (!memmem(text, len, "tracer_name = \"ringtrace\";", 26)) {
+	if (!memmem(text, len, RTR_CTF_TRACER_LINE + 1, strlen(RTR_CTF_TRACER_LINE + 1))) {
 		int r = tr_ctf_metadata(md, text, len, fname, err, errlen);
 
 		if (r)
@@ -737,7 +740,7 @@ static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
 	/* ringtrace's own: its signature is one line, as events/ctf.c writes it */
 	if (!signed_ || m.n < 12 || memcmp(m.s + m.n - 2, "*/", 2)) {
 		mp_fail(&m, "ringtrace's metadata must start with its one-line signature "
-			"\"/* CTF 1.8 */\"");
+			"\"%s\"", RTR_CTF_SIGNATURE);
 		goto fail;
 	}
 	while (mp_line(&m)) {
@@ -778,7 +781,7 @@ static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
 			if (parse_fixed(&m, rtr_ctf_stream_block, "the stream block"))
 				goto fail;
 			stream = true;
-		} else if (line_is(&m, "event {")) {
+		} else if (line_is(&m, RTR_CTF_EVENT_OPEN)) {
 			struct tr_class c;
 
 			if (!trace || !clock || !stream) {

@@ -6,7 +6,7 @@
  * the model and the viewer name things by.  Documentation/reader.rst.
  *
  * Two kinds of text.  Ringtrace's own (its env says tracer_name =
- * "ringtrace") is held to exactly what events/ctf.c writes: the fixed parts
+ * "ringtrace") is held to exactly what events/ctf.c writes from format/ctf.h: the fixed parts
  * (typealiases, packet header, stream block) compared line by line, the
  * trace/env/clock values and the event blocks parsed, so that its traces are
  * checked as strictly as they are written.  Anything else is general CTF
@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "events/ctf.h"
+#include "format/ctf.h"
 
 struct tr_ctf;
 struct tr_plan;
@@ -40,7 +40,7 @@ struct tr_label {
 
 struct tr_field {
 	char *name;		/* without CTF's leading underscore */
-	enum rtr_ctf_type type;	/* events/ctf.h: the writer's types, sizes in rtr_ctf_types[] */
+	enum rtr_ctf_type type;	/* format/ctf.h: the writer's types, sizes in rtr_ctf_types[] */
 	struct tr_label *labels;	/* enums: sorted by value, first label of a value kept */
 	uint32_t nlabels;
 };
@@ -129,7 +129,7 @@ void tr_metadata_free(struct tr_metadata *md);
 
 /*
  * tr_class_is() - @c has the name and the field types of the built-in
- * class @b (events/classes.h): a class is known by its name and layout,
+ * class @b (format/classes.h): a class is known by its name and layout,
  * never by its id, which is the writer's business.
  */
 bool tr_class_is(const struct tr_class *c, const struct rtr_ctf_event *b);
