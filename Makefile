@@ -179,6 +179,10 @@ endef
 
 # name-shared := y links the shared libringtrace (../lib from the program), as
 # a user's -lringtrace does: what `record --pthread`'s preload shares.
+# Programs linked with the archives ask for the Xen region (RTR_XEN_LINK):
+# libringtrace refers to it weakly, so that a user's static program takes
+# Xen only when it asks (Documentation/install.rst); ours run as Xen guests.
+RTR_XEN_LINK := -Wl,--undefined=rtr_xen_region_create
 define prog_rule
 PROGS += $(O)/bin/$(2)
 $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/libringtrace.so
@@ -186,7 +190,8 @@ $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/lib
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(call prog_ld,$(1),$(2)) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) \
 		$$(if $$($(2)-shared),$(O)/lib/libringtrace-view.a $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
-			$(O)/lib/libringtrace-format.a $(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A)) \
+			$(O)/lib/libringtrace-format.a $(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A) \
+			$(RTR_XEN_LINK)) \
 		$$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
 endef
 comma := ,
@@ -295,7 +300,7 @@ $(O)/lib/libringtrace-view.a: $(VIEW_OBJS)
 $(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS) \
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(RTR_XEN_LINK) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS) \
 		$(CAIRO_LIBS)
 
 # The LTTng-UST program the interop tests and the benchmark record
