@@ -125,7 +125,8 @@ extern const char *const rtr_ctf_trace_fixed[];
  * The env line that makes a trace ringtrace's own, held to this profile
  * (reader/tsdl.h); without it, metadata is read as general CTF 1.8.
  */
-#define RTR_CTF_TRACER_LINE	"\ttracer_name = \"ringtrace\";"
+#define RTR_CTF_TRACER_NAME	"ringtrace"
+#define RTR_CTF_TRACER_LINE	"\ttracer_name = \"" RTR_CTF_TRACER_NAME "\";"
 /* The one clock: its name (also in the typealiases' map = clock.tsc.value). */
 #define RTR_CTF_CLOCK_NAME	"tsc"
 #define RTR_CTF_CLOCK_NAME_LINE	"\tname = \"" RTR_CTF_CLOCK_NAME "\";"

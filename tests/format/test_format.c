@@ -226,3 +226,89 @@ Test(format_ctf, the_reader_refuses_any_table_line_changed)
 	free(v);
 	free(text);
 }
+
+/* @text with the first @from replaced by @to; the result is the caller's. */
+static char *replaced(const char *text, const char *from, const char *to, size_t *len)
+{
+	const char *at = strstr(text, from);
+	size_t fl = strlen(from), tl = strlen(to), n = strlen(text);
+	char *out;
+
+	cr_assert_not_null(at, "'%s' is in the written text", from);
+	out = malloc(n - fl + tl + 1);
+	cr_assert_not_null(out);
+	memcpy(out, text, (size_t)(at - text));
+	memcpy(out + (at - text), to, tl);
+	strcpy(out + (at - text) + tl, at + fl);
+	*len = strlen(out);
+	return out;
+}
+
+/* ringtrace's text refused by its profile: @from replaced by @to, the message has @want. */
+static void expect_refused(const char *from, const char *to, const char *want)
+{
+	size_t len, n;
+	char *text = written(&len), *bad = replaced(text, from, to, &n), err[512];
+	struct tr_metadata md;
+
+	cr_assert_eq(tr_parse_metadata(&md, bad, n, "metadata", err, sizeof(err)), -EPROTO,
+		     "'%s' for '%s' was read", to, from);
+	cr_assert_not_null(strstr(err, want), "'%s' for '%s': %s", to, from, err);
+	free(bad);
+	free(text);
+}
+
+/*
+ * The profile compares types, not spelling: what the one parser reads but
+ * ringtrace does not write is refused, where general CTF would read it.
+ */
+Test(format_ctf, the_profile_refuses_what_the_writer_does_not_write)
+{
+	/* a field of a type no table entry has (the parser reads it) */
+	expect_refused("uint16_t _f_u16;",
+		       "integer { size = 16; align = 8; signed = false; base = 16; } _f_u16;",
+		       "unknown field type of field 'f_u16'");
+	/* the packet context with a field of another size */
+	expect_refused("\t\tuint64_t packet_seq_num;", "\t\tuint32_t packet_seq_num;",
+		       "the stream block: not the one ringtrace writes");
+	/* the packet header with its fields in another order */
+	expect_refused("\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;",
+		       "\t\tuint64_t stream_instance_id;\n\t\tuint32_t stream_id;",
+		       "packet.header: not the one ringtrace writes");
+	/* an attribute the writer never writes: refused, not a warning */
+	expect_refused("\tprecision = 1;", "\tprecision = 1;\n\tcolour = 3;",
+		       "unknown attribute 'colour'");
+	/* a second clock */
+	expect_refused("stream {", "clock {\n\tname = \"other\";\n\tfreq = 1000;\n};\nstream {",
+		       "the clock block: one clock");
+	/* an event in another stream */
+	expect_refused("\tid = 40;\n\tstream_id = 0;", "\tid = 40;\n\tstream_id = 1;",
+		       "event 'every_type': expected 'stream_id = 0;'");
+	/* a byte sequence not after its length */
+	expect_refused("\t\tuint32_t _f_bytes_len;\n", "\t\tuint32_t _f_bytes_other;\n",
+		       "a byte sequence must follow its length field");
+	/* an enumeration label of a range */
+	expect_refused("\"two\" = 2", "\"two\" = 2 ... 3", "bad enum value");
+	/* a field added to the packet context */
+	expect_refused("\t\tuint64_t packet_seq_num;", "\t\tuint64_t packet_seq_num;\n\t\tuint64_t x;",
+		       "the stream block: not the one ringtrace writes");
+}
+
+Test(format_ctf, general_ctf_reads_what_the_profile_refuses)
+{
+	size_t len, n;
+	char *text = written(&len), err[512];
+	struct tr_metadata md;
+	/* the same text by another tracer: general CTF, the unknown attribute a warning */
+	char *other = replaced(text, RTR_CTF_TRACER_LINE, "\ttracer_name = \"other\";", &n);
+	char *bad = replaced(other, "\tprecision = 1;", "\tprecision = 1;\n\tcolour = 3;", &n);
+
+	cr_assert_eq(tr_parse_metadata(&md, bad, n, "metadata", err, sizeof(err)), 0, "%s", err);
+	cr_assert_not_null(md.ctf, "read as general CTF");
+	cr_assert_eq(md.warnings, 1);
+	cr_assert_not_null(strstr(md.warning, "unknown attribute 'colour'"), "%s", md.warning);
+	tr_metadata_free(&md);
+	free(bad);
+	free(other);
+	free(text);
+}

@@ -1021,7 +1021,7 @@ Test(tools_dump_check, bad_directories_and_metadata_fail_cleanly)
 		memcpy(f, "uint31_t", 8);
 		snprintf(path, sizeof(path), "%s/metadata", variant(&d, NULL, 0));
 		spit(path, md, len);
-		snprintf(args, sizeof(args), "metadata: line %d: unknown field type", line);
+		snprintf(args, sizeof(args), "metadata: line %d: unknown type 'uint31_t'", line);
 		expect_damage(d.dir, args, -1);
 	}
 	free(md);
