@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "consumer/output.h"
+#include "format/error.h"
 #include "platform/platform.h"
 #include "reader/live.h"
 
@@ -73,7 +74,7 @@ static int lfail(struct live *l, int ret, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(l->err, l->errlen, fmt, ap);
+	rtr_verrf_at(l->err, l->errlen, -ret, NULL, RTR_AT_NONE, 0, fmt, ap);
 	va_end(ap);
 	return ret;
 }
