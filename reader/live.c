@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "consumer/output.h"
 #include "format/error.h"
+#include "format/stream.h"
 #include "platform/platform.h"
 #include "reader/live.h"
 
@@ -156,7 +156,7 @@ static int more(struct live *l, void *buf, size_t n, const char *what)
 	return 0;
 }
 
-/* One frame of the framed stream (consumer/output.h), little-endian. */
+/* One frame of the framed stream (format/stream.h), little-endian. */
 static int frame(struct live *l, uint32_t type, uint32_t arg, const void *data, uint64_t len)
 {
 	uint8_t h[RTR_FRAME_HDR];
