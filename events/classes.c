@@ -9,7 +9,7 @@
 #include <string.h>
 #include <ringtrace/ringtrace.h>
 #include "events/classes.h"
-#include "events/ctf.h"
+#include "events/metadata.h"
 
 int rtr_events_write_metadata(FILE *f, const struct rtr_region_hdr *h,
 			      const struct rtr_registry *reg, const char *hostname)

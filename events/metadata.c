@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * events/ctf.c - TSDL for a trace: the fixed parts format/ctf.h holds (the
+ * events/metadata.c - TSDL for a trace: the fixed parts format/ctf.h holds (the
  * typealiases, the packet header and context, the event header, the trace
  * block's fixed lines), then the trace's own values (uuid, env, clock) and
  * one event block per class.
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
-#include "events/ctf.h"
+#include "events/metadata.h"
 
 /* Lines of a fixed part, each with its newline. */
 static void put_lines(FILE *f, const char *const *lines)

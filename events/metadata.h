@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * events/ctf.h - the writer of a trace's CTF 1.8 metadata (TSDL), from the
+ * events/metadata.h - the writer of a trace's CTF 1.8 metadata (TSDL), from the
  * facts in format/ctf.h; event classes are described by name, id and typed
  * fields (struct rtr_ctf_event).
  */
-#ifndef RTR_EVENTS_CTF_H
-#define RTR_EVENTS_CTF_H
+#ifndef RTR_EVENTS_METADATA_H
+#define RTR_EVENTS_METADATA_H
 
 #include <stdio.h>
 #include "format/ctf.h"
@@ -20,4 +20,4 @@
 int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *hostname,
 			   const struct rtr_ctf_event *ev, size_t n);
 
-#endif /* RTR_EVENTS_CTF_H */
+#endif /* RTR_EVENTS_METADATA_H */

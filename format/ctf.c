@@ -5,7 +5,7 @@
  * rtr_packet_hdr lays them out (packed, byte-aligned), LTTng's compact
  * record header (5-bit id, 27-bit timestamp; id 31: a 32-bit id from the
  * next byte, and a 64-bit timestamp).  Every integer is byte-aligned
- * because records are packed.  Written by events/ctf.c, compared by
+ * because records are packed.  Written by events/metadata.c, compared by
  * reader/tsdl.c.
  */
 #include <stdbool.h>

@@ -5,7 +5,7 @@
  * identifiers, the fixed parts of the metadata (typealiases, packet header
  * and context, event header, the trace, clock and event blocks' fixed
  * lines), the magic numbers, the clock's name, UUIDs as text.  The writer
- * (events/ctf.c) prints these; the reader (reader/tsdl.c, reader/trace.c,
+ * (events/metadata.c) prints these; the reader (reader/tsdl.c, reader/trace.c,
  * reader/cursor.c) compares a trace with them, so the two cannot drift.
  * The packet layout itself is the region ABI's (ringtrace/region.h,
  * Documentation/ctf.rst).  format/ is below every library that writes or
@@ -25,7 +25,7 @@
  * The field types of ringtrace's event classes: the public codes of enum
  * rtr_field_type (written into the region's registry), and one more, the u8
  * enum of the create events' kind.  The tree's one field-type enum: the
- * metadata writer (events/ctf.c), the registry and the reader
+ * metadata writer (events/metadata.c), the registry and the reader
  * (reader/tsdl.c) all use it, and rtr_ctf_types[] says how each is declared
  * and how large it is.
  */

@@ -554,7 +554,7 @@ static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
 			tr_metadata_free(md);
 		return r;
 	}
-	/* ringtrace's own: its signature is one line, as events/ctf.c writes it */
+	/* ringtrace's own: its signature is one line, as events/metadata.c writes it */
 	if (!signed_ || n != strlen(RTR_CTF_SIGNATURE) || memcmp(text, RTR_CTF_SIGNATURE, n)) {
 		r = pfail(err, errlen, fname, 1, "ringtrace's metadata must start with its "
 			  "one-line signature \"%s\"", RTR_CTF_SIGNATURE);

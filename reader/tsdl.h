@@ -5,15 +5,16 @@
  * What the cursors (reader/cursor.h) decode records with, and what dump,
  * the model and the viewer name things by.  Documentation/reader.rst.
  *
- * Two kinds of text.  Ringtrace's own (its env says tracer_name =
- * "ringtrace") is held to exactly what events/ctf.c writes from format/ctf.h: the fixed parts
- * (typealiases, packet header, stream block) compared line by line, the
- * trace/env/clock values and the event blocks parsed, so that its traces are
- * checked as strictly as they are written.  Anything else is general CTF
- * 1.8 (reader/ctf.h: LTTng-UST and kernel traces), parsed into types and
- * compiled into plans.  Everything is treated as hostile: a problem is
- * reported with the file, the line and what is wrong, and the text is never
- * read outside the bytes given.
+ * One parser reads every trace's text (reader/ctf_parse.c), then two kinds
+ * are told apart.  Ringtrace's own (its env says tracer_name = "ringtrace")
+ * is held to its profile: the packet header and context and the event
+ * header compared type for type with format/ctf.h's fixed parts, every
+ * field one of its types, nothing events/metadata.c does not write; so its
+ * traces are checked as strictly as they are written, and its classes are
+ * lists of typed fields.  Anything else is general CTF 1.8 (reader/ctf.h:
+ * LTTng-UST and kernel traces), compiled into plans.  Everything is treated
+ * as hostile: a problem is reported with the file, the line and what is
+ * wrong, and the text is never read outside the bytes given.
  *
  * Layout: struct tr_metadata owns its classes, sorted by id; each class
  * owns its fields, each enum field its labels, sorted by value (the first

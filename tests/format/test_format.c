@@ -2,7 +2,7 @@
 /*
  * tests/format/test_format.c - the writer's metadata and the reader's
  * expectations come from one table (format/ctf.h): every fixed line of the
- * tables is in what events/ctf.c writes, in the table's order; the reader
+ * tables is in what events/metadata.c writes, in the table's order; the reader
  * (reader/tsdl.c) reads each field type back at the table's size; and the
  * reader refuses the written text with any one of those lines changed,
  * naming that line, so it holds a trace to each line of the table and to
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include <ringtrace/region.h>
-#include "events/ctf.h"
+#include "events/metadata.h"
 #include "format/classes.h"
 #include "format/ctf.h"
 #include "reader/tsdl.h"

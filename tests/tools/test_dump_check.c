@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include "events/ctf.h"
+#include "events/metadata.h"
 #include "examples/stress/harness.h"
 #include "tests/helpers.h"
 #include "reader/cursor.h"
