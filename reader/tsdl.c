@@ -268,7 +268,7 @@ static int own_field(struct profile *p, const struct tr_ctf_pevent *e, struct tr
 	const char *name = cf->name;
 	size_t nn;
 
-	if (!name || name[0] != '_' || !rtr_ctf_identifier(name + 1, strlen(name + 1)))
+	if (!t || !name || name[0] != '_' || !rtr_ctf_identifier(name + 1, strlen(name + 1)))
 		return pfail(p->err, p->errlen, p->fname, e->line,
 			     "event '%s': bad field name '%s' (the writer's are _ and an "
 			     "identifier)", e->name, name ? name : "");
