@@ -511,6 +511,7 @@ int tr_live_copy(const char *url, int fd, const volatile bool *stop, char *err, 
 		ret = metadata(&l);
 	while (!ret && !(stop && *stop)) {
 		bool moved = false, ended = false, open = false;
+		uint32_t before;
 
 		ret = round_(&l, &moved);
 		if (!ret)
@@ -519,9 +520,16 @@ int tr_live_copy(const char *url, int fd, const volatile bool *stop, char *err, 
 			open |= !l.s[i].hup;
 		if (ret || open || moved)
 			goto next;
-		/* Every stream hung up: the session's end, unless new ones came. */
+		/*
+		 * Every stream hung up: the session's end, unless new ones came.
+		 * Or none yet: an LTTng session's streams come with its first
+		 * program, and its metadata with them.
+		 */
+		before = l.ns;
 		ret = new_streams(&l, &ended);
-		if (!ret && (ended || l.ns))
+		if (!ret && l.ns > before)
+			ret = metadata(&l);
+		if (!ret && (ended || (before && l.ns == before)))
 			break;
 next:
 		if (!ret && !moved)

@@ -21,6 +21,7 @@
 #include <ringtrace/consumer.h>
 #include "consumer/convert.h"
 #include "consumer/output.h"
+#include "consumer/qfile.h"
 #include "consumer/session.h"
 #include "consumer/stream_in.h"
 #include "platform/platform.h"
@@ -111,6 +112,32 @@ static const char *producer_name(const struct rtr_session *s, char *buf, size_t 
 	return base ? base + 1 : region;
 }
 
+/*
+ * The packets of a dead consumer's queue file, moved aside to @dead: into
+ * @out before any of the ring's (its recorder took them from the ring, so
+ * the ring goes on after them), its trace cut back as `recover` would.
+ * Taken whole, the file is removed; refused, it stays where it is, named.
+ */
+static void take_dead_queue(const struct opts *o, struct rtr_session *s, struct rtr_out *out,
+			    const char *dead, const char *qpath)
+{
+	struct rtr_qfile_report q = { 0 };
+	char qerr[600] = "";
+	int ret = rtr_qfile_recover(dead, s, out, &q, qerr, sizeof(qerr));
+
+	if (!o->quiet || qerr[0])
+		region_report_dead_queue(o->cmd, &q, qpath, qerr);
+	if (!ret && !qerr[0] && !rtr_out_failed(out)) {
+		unlink(dead);
+		if (!o->quiet && q.found)
+			fprintf(stderr, "%s: a dead consumer's, taken, and removed\n", qpath);
+	} else {
+		fprintf(stderr, "ringtrace %s: the dead consumer's queue file is kept as %s\n",
+			o->cmd, dead);
+	}
+	rtr_qfile_report_free(&q);
+}
+
 int rtr_cmd_consume(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -118,7 +145,7 @@ int rtr_cmd_consume(int argc, char **argv)
 	struct rtr_out *out;
 	struct rtr_out_report orep;
 	struct consume_state cs = { &s };
-	char err[700], qpath[PATH_MAX + 8], comm[64];
+	char err[700], qpath[PATH_MAX + 8], dead[PATH_MAX + 40] = "", comm[64];
 	/* volatile: read after a siglongjmp() back to the sigsetjmp() below */
 	volatile bool failed = false, out_closed = false;
 	bool gone, said;
@@ -149,6 +176,20 @@ int rtr_cmd_consume(int argc, char **argv)
 	/* The write-behind queue's file, beside the region: what it holds survives us. */
 	region_queue_path(o.region, qpath, sizeof(qpath));
 	o.out.queue_path = qpath;
+	/*
+	 * A dead consumer's queue file there (killed, say, while the producer
+	 * runs on, as a Xen guest does): moved aside, so that ours takes its
+	 * place, and its packets written first, before the ring's.
+	 */
+	{
+		struct rtr_qfile_info qi;
+
+		if (rtr_qfile_look(qpath, &qi) == 0 && !qi.running) {
+			snprintf(dead, sizeof(dead), "%s.taken-%d", qpath, (int)getpid());
+			if (rename(qpath, dead) < 0)
+				dead[0] = 0;	/* another took it first */
+		}
+	}
 	{
 		char qdir[PATH_MAX + 8];
 		char *slash;
@@ -189,6 +230,8 @@ int rtr_cmd_consume(int argc, char **argv)
 		return 1;
 	}
 	cli_bus_armed = 1;
+	if (dead[0])
+		take_dead_queue(&o, &s, out, dead, qpath);
 	failed = region_consume_loop(&o, &s, out, consume_done, &cs) != 0;
 	said = failed;
 	gone = rtr_session_producer_gone(&s);

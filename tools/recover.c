@@ -27,29 +27,6 @@
 #include "tools/commands.h"
 #include "tools/region_cmd.h"
 
-/* What came from the dead recorder's write-behind queue, and what it did to its trace. */
-static void report_queue(const struct rtr_qfile_report *q, const char *qpath, const char *err)
-{
-	if (err[0])
-		fprintf(stderr, "ringtrace recover: %s\n", err);
-	if (!q->found)
-		return;
-	fprintf(stderr, "from the write-behind queue %s: %" PRIu64 " packets (%" PRIu64
-		" bytes) its recorder had not written whole; %" PRIu64 " it held were on disk "
-		"already\n", qpath, q->packets, q->bytes, q->on_disk);
-	if (q->cut)
-		fprintf(stderr, "  %" PRIu64 " stream file%s of %s cut back to the last packet "
-			"written whole before them (the rest is in this trace)\n", q->cut,
-			q->cut == 1 ? "" : "s", q->path);
-	if (q->maybe_twice)
-		fprintf(stderr, "  %" PRIu64 " packet%s being written to the recorder's stream (a "
-			"pipe, or a relayd) when it died: in this trace, and also at the stream's "
-			"end if the write ended\n", q->maybe_twice, q->maybe_twice == 1 ? " was" :
-			"s were");
-	if (q->warn[0])
-		fprintf(stderr, "  %s\n", q->warn);
-}
-
 /* What the trace lacks, and why: an earlier consumer's packets named apart. */
 static void report_recovered(const struct rtr_session *s, const struct rtr_session_cpu *t,
 			     const struct rtr_qfile_report *q)
@@ -146,7 +123,7 @@ int rtr_cmd_recover(int argc, char **argv)
 		goto done;
 	}
 	region_report(&s, o.out.path);
-	report_queue(&q, qpath, rep.queue_err);
+	region_report_dead_queue(o.cmd, &q, qpath, rep.queue_err);
 	report_recovered(&s, &t, &q);
 	/* Packets are taken as their headers say; the records inside, as check reads them. */
 	if (!ret) {

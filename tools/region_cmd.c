@@ -13,6 +13,7 @@
 #include <ringtrace/consumer.h>
 #include <ringtrace/region.h>
 #include "consumer/output.h"
+#include "consumer/qfile.h"
 #include "consumer/session.h"
 #include "platform/platform.h"
 #include "tools/cli.h"
@@ -318,6 +319,29 @@ void region_report(const struct rtr_session *s, const char *what)
 	else if (s->registry_err[0])
 		fprintf(stderr, "warning: the region's registry: %s; counter and typed event "
 			"names are missing from the trace\n", s->registry_err);
+}
+
+void region_report_dead_queue(const char *cmd, const struct rtr_qfile_report *q,
+			      const char *qpath, const char *err)
+{
+	if (err[0])
+		fprintf(stderr, "ringtrace %s: %s\n", cmd, err);
+	if (!q->found)
+		return;
+	fprintf(stderr, "from the write-behind queue %s: %" PRIu64 " packets (%" PRIu64
+		" bytes) its recorder had not written whole; %" PRIu64 " it held were on disk "
+		"already\n", qpath, q->packets, q->bytes, q->on_disk);
+	if (q->cut)
+		fprintf(stderr, "  %" PRIu64 " stream file%s of %s cut back to the last packet "
+			"written whole before them (the rest is in this trace)\n", q->cut,
+			q->cut == 1 ? "" : "s", q->path);
+	if (q->maybe_twice)
+		fprintf(stderr, "  %" PRIu64 " packet%s being written to the recorder's stream (a "
+			"pipe, or a relayd) when it died: in this trace, and also at the stream's "
+			"end if the write ended\n", q->maybe_twice, q->maybe_twice == 1 ? " was" :
+			"s were");
+	if (q->warn[0])
+		fprintf(stderr, "  %s\n", q->warn);
 }
 
 void region_report_queue(const struct rtr_out_report *r, const char *qpath)

@@ -69,6 +69,15 @@ void region_report(const struct rtr_session *s, const char *what);
  */
 void region_stopped_writing(const struct opts *o, const char *why);
 
+struct rtr_qfile_report;
+
+/*
+ * region_report_dead_queue() - what `ringtrace @cmd` took from a dead
+ * recorder's queue file @qpath (@q), and @err if it refused it.
+ */
+void region_report_dead_queue(const char *cmd, const struct rtr_qfile_report *q,
+			      const char *qpath, const char *err);
+
 /* region_report_queue() - the write-behind queue's figures, and what it held if the output failed. */
 void region_report_queue(const struct rtr_out_report *r, const char *qpath);
 

@@ -543,6 +543,20 @@ static char *region_of(const char *log)
 	return P("%.*s", (int)n, p);
 }
 
+/*
+ * A region this test is done with, and its queue's file if a recorder it
+ * killed left one: an orphan queue file (no region) is what `ringtrace
+ * info --queues` complains of, and /dev/shm must hold none after a test.
+ */
+static void remove_region(const char *region)
+{
+	char q[PATH_MAX];
+
+	snprintf(q, sizeof(q), "%s.queue", region);
+	unlink(region);
+	unlink(q);
+}
+
 static char *emit_path(void)
 {
 	return P("%s/ringtrace-test-emit", bindir());
@@ -1091,7 +1105,7 @@ static void crash_trial(const char *dir, unsigned trial, unsigned seed, struct c
 	f->in_flight += total - sum;
 	free(log);
 	tv_free(v);
-	unlink(region);
+	remove_region(region);
 	unlink(progress);
 	free(sh(&st, "rm -rf '%s'", out));
 	free(region);
@@ -1264,7 +1278,7 @@ static void victim_accounted(const struct victim *vi, const struct tv *v, const 
 static void victim_free(struct victim *vi)
 {
 	if (vi->region)
-		unlink(vi->region);
+		remove_region(vi->region);
 	unlink(vi->progress);
 	free(vi->log_path);
 	free(vi->progress);
@@ -1906,7 +1920,7 @@ Test(consumer_record, a_cut_stream_leaves_a_valid_trace_and_says_so)
 	kill(atoi(pidtext), SIGKILL);	/* it dies with its recorder anyway */
 	free(pidtext);
 	log = slurp(P("%s/writer.log", dir));
-	unlink(P("%s", region_of(log)));
+	remove_region(region_of(log));
 	free(log);
 	st = wait_exit(r, 60, "ringtrace consume - (cut stream)");
 	log = slurp(P("%s/reader.log", dir));
@@ -2247,6 +2261,112 @@ Test(consumer_record, a_registry_scribbled_later_keeps_the_metadata_written)
 	rm_rf(dir);
 }
 
+/*
+ * A consumer killed while the program runs on (as a Xen guest does), its
+ * queue holding packets (its pipe's reader stalled), and a second `consume`
+ * of the same region: the second takes the dead one's queue file first,
+ * says so and removes it, then goes on with the ring.  What came through
+ * the pipe and the second trace hold every event exactly once.
+ */
+Test(consumer_record, a_restarted_consume_takes_the_dead_ones_queue, .timeout = 300)
+{
+	char *dir = make_tmpdir("/dev/shm"), *region, *log, *fifo;
+	struct tv *v = tv_new(2, 30000, true);
+	char env_path[PATH_MAX + 32], buf[65536];
+	const char *env[] = { env_path, "RINGTRACE_PACKET_SIZE=4096", "RINGTRACE_PACKETS=64",
+			      NULL };
+	struct stat sb;
+	pid_t emit, c1, c2;
+	int ffd, sfd, lfd, st;
+	ssize_t got;
+	double t0;
+
+	region = strdup(P("%s/region", dir));
+	fifo = strdup(P("%s/pipe", dir));
+	snprintf(env_path, sizeof(env_path), "RINGTRACE_PATH=%s", region);
+	mkdir(P("%s/sync", dir), 0700);
+	touch(P("%s/sync/go.0", dir));
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	/* Open both ways and never read until the end: the consumer's writes stall. */
+	ffd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(ffd, 0);
+	{
+		char *eargv[] = { emit_path(), "--threads", "2", "--events", "30000", "--pin",
+				  "--pace", "16:1000", "--sync", P("%s/sync", dir), NULL };
+
+		lfd = open_log(P("%s/emit.log", dir));
+		emit = spawn(eargv, env, -1, -1, lfd);
+		close(lfd);
+	}
+	wait_path(P("%s/sync/pid", dir), emit, 60);
+	{
+		char *cargv[] = { ringtrace(), "consume", region, "-o", "-", "--flush-interval",
+				  "50ms", NULL };
+		int wfd = open(fifo, O_WRONLY | O_CLOEXEC);
+
+		cr_assert_geq(wfd, 0);
+		lfd = open_log(P("%s/c1.log", dir));
+		c1 = spawn(cargv, NULL, -1, wfd, lfd);
+		close(lfd);
+		close(wfd);
+	}
+	/* Its queue holds packets: the pipe is full, more came. */
+	t0 = now();
+	while (stat(P("%s.queue", region), &sb) < 0 || sb.st_blocks == 0)
+		cr_assert_lt(now() - t0, 30, "the first consumer made no queue file");
+	usleep(600000);
+	kill(c1, SIGKILL);
+	wait_exit(c1, 60, "the first consume");
+	{
+		char *cargv[] = { ringtrace(), "consume", region, "-o", P("%s/second", dir),
+				  "--flush-interval", "50ms", NULL };
+
+		lfd = open_log(P("%s/c2.log", dir));
+		c2 = spawn(cargv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	/* What the first one's pipe holds. */
+	sfd = open(P("%s/first.stream", dir), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert_geq(sfd, 0);
+	while ((got = read(ffd, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(sfd, buf, (size_t)got), got);
+	close(sfd);
+	close(ffd);
+	st = wait_exit(emit, 120, "the traced program");
+	expect_exit(st, 0, "the traced program", NULL);
+	st = wait_exit(c2, 120, "the second consume");
+	log = slurp(P("%s/c2.log", dir));
+	expect_exit(st, 0, "the second consume", log);
+	cr_expect_not_null(strstr(log, "a dead consumer's, taken, and removed"), "%s", log);
+	cr_expect_not_null(strstr(log, "from the write-behind queue"), "%s", log);
+	cr_expect_eq(access(P("%s.queue", region), F_OK), -1, "a queue file is left:\n%s", log);
+	if (strstr(log, "from the write-behind queue"))
+		cr_log_info("%.*s", (int)strcspn(strstr(log, "from the write-behind queue"), "\n"),
+			    strstr(log, "from the write-behind queue"));
+	free(sh(&st, "'%s' consume - -o '%s/first' < '%s/first.stream' > /dev/null 2>&1",
+		ringtrace(), dir, dir));
+	if (strstr(log, "being written to the recorder's stream")) {
+		cr_log_warn("the first consumer died in a frame's last byte: each trace checked "
+			    "alone");
+		check_clean(P("%s/second", dir));
+	} else {
+		struct tv_dir d;
+
+		if (access(P("%s/first/metadata", dir), F_OK) == 0) {
+			tv_read(v, P("%s/first", dir), &d);
+			v->ndirs = 0;	/* a trace of its own */
+		}
+		tv_read(v, P("%s/second", dir), &d);
+		check_clean(P("%s/second", dir));
+		expect_all(v, 30000);
+	}
+	free(log);
+	free(fifo);
+	free(region);
+	tv_free(v);
+	rm_rf(dir);
+}
+
 /* ---- 4. a full disk ------------------------------------------------------- */
 
 /*
@@ -2326,7 +2446,7 @@ static void full_disk_trial(const char *dir, const char *mnt, unsigned kib)
 			     "%u KiB: %" PRIu64 " events in the chunks and the region, %" PRIu64
 			     " counted lost", kib, v->all.emit_events, v->all.lost_events);
 		free(rlog);
-		unlink(region);
+		remove_region(region);
 		free(region);
 		free(queue);
 	}
@@ -2389,7 +2509,7 @@ Test(consumer_record, a_disk_full_at_rotation_leaves_every_chunk_valid, .timeout
 		cr_expect_eq(v->all.emit_events + v->all.lost_events, 2 * 3000000,
 			     "run %d: %" PRIu64 " events, %" PRIu64 " counted lost", run,
 			     v->all.emit_events, v->all.lost_events);
-		unlink(region);
+		remove_region(region);
 		cr_expect_eq(umount2(mnt, MNT_DETACH), 0);
 		free(region);
 		free(log);
@@ -3051,6 +3171,7 @@ struct relayd {
 	pid_t pid;
 	int port[3];		/* control, data, live */
 	char *dir;		/* ours: out/ (its output), log, LTTNG_HOME */
+	const char *addr;	/* where it listens: NULL for 127.0.0.1 */
 };
 
 /* Three ports free on 127.0.0.1 now (bound together, then let go). */
@@ -3074,17 +3195,26 @@ static void free_ports(int port[3])
 		close(fd[i]);
 }
 
-/* Whether something accepts connections on 127.0.0.1:@port. */
-static bool listening(int port)
+/* Whether something accepts connections on @addr (NULL: 127.0.0.1), port @port. */
+static bool listening_on(const char *addr, int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	bool ok;
+
+	if (addr)
+		cr_assert_eq(inet_pton(AF_INET, addr, &a.sin_addr), 1);
+	ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
 
 	if (fd >= 0)
 		close(fd);
 	return ok;
+}
+
+static bool listening(int port)
+{
+	return listening_on(NULL, port);
 }
 
 static void relayd_skip_if_absent(void)
@@ -3094,9 +3224,11 @@ static void relayd_skip_if_absent(void)
 			     "scripts/deps.sh check installs it): no relayd to stream into");
 }
 
-/* Start lttng-relayd on three free loopback ports, its output in a new directory. */
+/* Start lttng-relayd on three free ports (at @r->addr), its output in a new directory. */
 static void relayd_start(struct relayd *r)
 {
+	const char *ip = r->addr ? r->addr : "127.0.0.1";
+
 	for (int tries = 0;; tries++) {
 		char ctl[64], data[64], live[64];
 		char *argv[] = { RELAYD_BIN, "-o", NULL, "-C", ctl, "-D", data, "-L", live, NULL };
@@ -3106,9 +3238,9 @@ static void relayd_start(struct relayd *r)
 
 		r->dir = make_tmpdir("/tmp");
 		free_ports(r->port);
-		snprintf(ctl, sizeof(ctl), "tcp://127.0.0.1:%d", r->port[0]);
-		snprintf(data, sizeof(data), "tcp://127.0.0.1:%d", r->port[1]);
-		snprintf(live, sizeof(live), "tcp://127.0.0.1:%d", r->port[2]);
+		snprintf(ctl, sizeof(ctl), "tcp://%s:%d", ip, r->port[0]);
+		snprintf(data, sizeof(data), "tcp://%s:%d", ip, r->port[1]);
+		snprintf(live, sizeof(live), "tcp://%s:%d", ip, r->port[2]);
 		argv[2] = strdup(P("%s/out", r->dir));
 		/* Its run directory (health socket) under ours: relayds of other runs never meet. */
 		env[0] = strdup(P("LTTNG_HOME=%s", r->dir));
@@ -3116,7 +3248,7 @@ static void relayd_start(struct relayd *r)
 		r->pid = spawn(argv, (const char *const *)env, -1, lfd, lfd);
 		close(lfd);
 		free(argv[2]);
-		while (!listening(r->port[0]) || !listening(r->port[2])) {
+		while (!listening_on(r->addr, r->port[0]) || !listening_on(r->addr, r->port[2])) {
 			int st;
 
 			if (waitpid(r->pid, &st, WNOHANG) == r->pid || now() - t0 > 20) {
@@ -3165,7 +3297,7 @@ static void relayd_stop(struct relayd *r)
 
 static char *relayd_url(const struct relayd *r)
 {
-	return P("net://127.0.0.1:%d:%d", r->port[0], r->port[1]);
+	return P("net://%s:%d:%d", r->addr ? r->addr : "127.0.0.1", r->port[0], r->port[1]);
 }
 
 /* "..., session HOST/NAME, region ..." in a recorder's log, or NULL (in P()'s buffer). */
@@ -3217,6 +3349,17 @@ static char *wait_session(const struct relayd *r)
 static char *relayd_trace(const struct relayd *r, const char *s)
 {
 	return P("%s/out/%s/ringtrace", r->dir, s);
+}
+
+/* Run a live reader, its output in @r->dir/live.txt, its messages in live.err. */
+static pid_t spawn_live(const struct relayd *r, char *const argv[])
+{
+	int ofd = open_log(P("%s/live.txt", r->dir)), lfd = open_log(P("%s/live.err", r->dir));
+	pid_t pid = spawn(argv, NULL, -1, ofd, lfd);
+
+	close(ofd);
+	close(lfd);
+	return pid;
 }
 
 /*
@@ -3295,7 +3438,7 @@ Test(consumer_relayd, babeltrace2_follows_a_session_live)
 	char *log = NULL, *s = NULL, *out, params[512], ev[32];
 	double t_end = 0, max_lag = 0, sum_lag = 0, first_at = 0;
 	uint64_t next = UINT64_MAX, n = 0, during = 0;
-	int lfd, bfd, st, cpus[MAXCPU];
+	int lfd, st, cpus[MAXCPU];
 	bool rec_done = false;
 	size_t off = 0;
 	pid_t rec, bt;
@@ -3322,11 +3465,7 @@ Test(consumer_relayd, babeltrace2_follows_a_session_live)
 				 "--params", params, "--component=sink.text.pretty", "--params",
 				 "clock-seconds=true", NULL };
 
-		bfd = open_log(P("%s/live.txt", r.dir));
-		lfd = open_log(P("%s/live.err", r.dir));
-		bt = spawn(argv, NULL, -1, bfd, lfd);
-		close(bfd);
-		close(lfd);
+		bt = spawn_live(&r, argv);
 	}
 	/* Read what it prints as it prints it: when each event line came. */
 	for (double t0 = now();; usleep(5000)) {
@@ -3667,7 +3806,7 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 {
 	struct relayd r = { 0 };
 	char *log = NULL, *s = NULL, *live, *whole, url[512];
-	int lfd, ofd, st, n = 0;
+	int st, n = 0;
 	pid_t rec, dump;
 
 	relayd_skip_if_absent();
@@ -3678,11 +3817,7 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 	{
 		char *argv[] = { ringtrace(), "dump", url, NULL };
 
-		ofd = open_log(P("%s/live.txt", r.dir));
-		lfd = open_log(P("%s/live.err", r.dir));
-		dump = spawn(argv, NULL, -1, ofd, lfd);
-		close(ofd);
-		close(lfd);
+		dump = spawn_live(&r, argv);
 	}
 	st = wait_exit(rec, 60, "ringtrace record -o net://");
 	expect_exit(st, 0, "ringtrace record -o net://", NULL);
@@ -3711,6 +3846,329 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 	free(s);
 	free(log);
 	rm_rf(r.dir);
+}
+
+/*
+ * Our live client reads LTTng's own live sessions too: an LTTng-UST
+ * session made by lttng-tools (tests/interop/lttng/record.sh --live, its
+ * session daemon as nobody) streams a paced program into our relayd, and
+ * `ringtrace dump net://` prints its events while it runs, then every
+ * event of every round, each once, and ends by itself.
+ */
+Test(consumer_relayd, dump_follows_an_lttng_ust_live_session, .timeout = 180)
+{
+	const int rounds = 60;
+	struct relayd r = { 0 };
+	char url[512], host[256], *text, *err, *ldir = make_tmpdir("/tmp");
+	int lfd, st, seen[60] = { 0 }, nint = 0, during = 0;
+	bool rec_done = false;
+	pid_t rec, dump;
+
+	relayd_skip_if_absent();
+	if (access("/usr/bin/lttng-sessiond", X_OK))
+		cr_skip_test("lttng-sessiond is not installed (Debian's lttng-tools)");
+	cr_assert_eq(gethostname(host, sizeof(host)), 0);
+	relayd_start(&r);
+	{
+		char live[128], app[PATH_MAX], script[PATH_MAX];
+		char *argv[] = { "/bin/sh", script, NULL, "--live", live, "--", app, "--events",
+				 "60", "--pace", "50000", NULL };
+
+		snprintf(live, sizeof(live), "net://127.0.0.1:%d:%d", r.port[0], r.port[1]);
+		snprintf(app, sizeof(app), "%s/rtr-lttng-app", bindir());
+		snprintf(script, sizeof(script), "%s/tests/interop/lttng/record.sh", srcdir());
+		/* Its own directory, not under ours: the daemon runs as nobody. */
+		argv[2] = ldir;
+		lfd = open_log(P("%s/lttng.log", r.dir));
+		rec = spawn(argv, NULL, -1, lfd, lfd);
+		close(lfd);
+	}
+	/* The session exists once the relayd has it: dump from its start. */
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s/rec", r.port[2], host);
+	for (double t0 = now();; usleep(20000)) {
+		text = sh(&st, "babeltrace2 query src.ctf.lttng-live sessions -p "
+			  "'url=\"net://127.0.0.1:%d\"' 2>/dev/null", r.port[2]);
+		if (text && strstr(text, "/rec"))
+			break;
+		free(text);
+		cr_assert_lt(now() - t0, 30, "the LTTng session did not reach the relayd in 30 s:"
+			     "\n%s", slurp(P("%s/lttng.log", r.dir)));
+	}
+	free(text);
+	{
+		char *argv[] = { ringtrace(), "dump", url, NULL };
+
+		dump = spawn_live(&r, argv);
+	}
+	/* Lines while the program runs: the rounds' `text` events seen then. */
+	for (double t0 = now(); !rec_done; usleep(20000)) {
+		rec_done = waitpid(rec, &st, WNOHANG) == rec;
+		text = slurp(P("%s/live.txt", r.dir));
+		if (!rec_done && text && strstr(text, "rtrtest:text:"))
+			during = 1;
+		free(text);
+		cr_assert_lt(now() - t0, 90, "record.sh --live did not end in 90 s");
+	}
+	expect_exit(st, 0, "record.sh --live", slurp(P("%s/lttng.log", r.dir)));
+	st = wait_exit(dump, 60, "ringtrace dump net:// of an LTTng session");
+	err = slurp(P("%s/live.err", r.dir));
+	expect_exit(st, 0, "ringtrace dump net:// of an LTTng session", err);
+	text = slurp(P("%s/live.txt", r.dir));
+	cr_assert_not_null(text);
+	for (const char *p = text; (p = strstr(p, "rtrtest:text: {")); p++) {
+		const char *i = strstr(p, ", i = ");
+		long v;
+
+		cr_assert_not_null(i);
+		v = strtol(i + 6, NULL, 10);
+		cr_assert(v >= 0 && v % 16 == 0 && v / 16 < rounds, "i = %ld", v);
+		cr_expect_eq(seen[v / 16]++, 0, "round %ld printed twice", v / 16);
+		nint++;
+	}
+	cr_expect_eq(nint, rounds, "%d rounds printed of %d:\n%s", nint, rounds, err);
+	for (const char *ev = "ints\0seqs\0empty\0"; *ev; ev += strlen(ev) + 1) {
+		int n = 0;
+		char *pat = strdup(P("rtrtest:%s: {", ev));
+
+		for (const char *p = text; (p = strstr(p, pat)); p++)
+			n++;
+		cr_expect_eq(n, rounds, "%d rtrtest:%s events, not %d", n, ev, rounds);
+		free(pat);
+	}
+	cr_expect(during, "dump printed nothing while the program ran");
+	cr_expect_not_null(strstr(err, "0 events lost, 0 packets lost"), "%s", err);
+	free(text);
+	free(err);
+	relayd_stop(&r);
+	rm_rf(r.dir);
+	rm_rf(ldir);
+}
+
+/* The three hosts' network (below): names made of our pid, removed by .fini. */
+static char net_br[16], net_ns[3][24];
+
+static void hosts_net_down(void)
+{
+	char cmd[256];
+
+	for (int i = 0; i < 3; i++) {
+		if (!net_ns[i][0])
+			continue;
+		snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", net_ns[i]);
+		if (system(cmd)) {
+			/* already gone */
+		}
+	}
+	if (net_br[0]) {
+		snprintf(cmd, sizeof(cmd), "ip link del %s 2>/dev/null", net_br);
+		if (system(cmd)) {
+			/* already gone */
+		}
+	}
+}
+
+/* "[SECONDS.ns] (+delta) HOST rtrtest:ev: ..." of babeltrace2 (--clock-seconds). */
+static int bt2_host_of(const char *l)
+{
+	const char *h = strstr(l, " rtrhost");
+
+	/* "rtrhostN:(PID) " when the trace says the process, else "rtrhostN " */
+	return h && h[8] >= '0' && h[8] <= '2' && (h[9] == ' ' || h[9] == ':') ? h[8] - '0' : -1;
+}
+
+/*
+ * Three hosts, one relayd: three network namespaces, each with a host name
+ * of its own (a UTS namespace) and a veth on a bridge of a private subnet
+ * the test makes, where the relayd listens.  Each host records a traced
+ * program into the relayd; one writes steadily, two write an event every
+ * 1.2 s (idle for long stretches, so their streams' beacons are what keeps
+ * a live reader going).  babeltrace2 follows the three sessions live as one
+ * (`src.ctf.lttng-live`, three inputs): every event printed within 1 s of
+ * its writing, events of all three hosts while they run.  Afterwards each
+ * host's copy holds every event (our reader, babeltrace2 and `check`), and
+ * `ringtrace dump` of the relayd's output merges the three hosts in time.
+ */
+Test(consumer_relayd, three_hosts_into_one_relayd_followed_live, .timeout = 300,
+     .fini = hosts_net_down)
+{
+	static const char *const events[3] = { "3000", "4", "4" };
+	static const char *const threads[3] = { "2", "1", "1" };
+	static const char *const pace[3] = { "10:10000", "1:1200000", "1:1200000" };
+	struct relayd r = { 0 };
+	char subnet[32], addr[32], *s[3], *out, *text;
+	int st, lfd, npid = (int)getpid() % 100000, during[3] = { 0 }, n[3] = { 0 };
+	long long last[3] = { -1, -1, -1 };
+	double max_lag = 0;
+	pid_t rec[3], bt;
+	bool done[3] = { false }, all_done = false;
+	size_t off = 0;
+
+	relayd_skip_if_absent();
+	if (geteuid() || access("/usr/sbin/ip", X_OK) || access("/usr/bin/unshare", X_OK))
+		cr_skip_test("network namespaces need root, ip (iproute2) and unshare");
+	/* A private subnet: 10.213.X.0/24, X from our pid (two runs at once do not meet). */
+	snprintf(subnet, sizeof(subnet), "10.213.%d", npid % 250);
+	snprintf(addr, sizeof(addr), "%s.1", subnet);
+	snprintf(net_br, sizeof(net_br), "rtb%d", npid);
+	text = sh(&st, "ip link add %s type bridge && ip addr add %s/24 dev %s && "
+		  "ip link set %s up 2>&1", net_br, addr, net_br, net_br);
+	if (st) {
+		net_br[0] = 0;
+		cr_skip_test("no bridge could be made here (%s): the three hosts are not tested",
+			     text);
+	}
+	free(text);
+	for (int i = 0; i < 3; i++) {
+		snprintf(net_ns[i], sizeof(net_ns[i]), "rtrns%d-%d", npid, i);
+		free(sh(&st, "ip netns add %s && ip link add rtv%d%c type veth peer name rtp%d%c && "
+			"ip link set rtp%d%c netns %s && ip link set rtv%d%c master %s up && "
+			"ip -n %s addr add %s.%d/24 dev rtp%d%c && ip -n %s link set rtp%d%c up && "
+			"ip -n %s link set lo up 2>&1", net_ns[i], npid, 'a' + i, npid, 'a' + i,
+			npid, 'a' + i, net_ns[i], npid, 'a' + i, net_br, net_ns[i], subnet, 2 + i,
+			npid, 'a' + i, net_ns[i], npid, 'a' + i, net_ns[i]));
+		cr_assert_eq(st, 0, "host %d's network could not be made", i);
+	}
+	r.addr = addr;
+	relayd_start(&r);
+	for (int i = 0; i < 3; i++) {
+		char script[2048], ns[24];
+		char *argv[] = { "/usr/sbin/ip", "netns", "exec", ns, "/usr/bin/unshare", "--uts",
+				 "/bin/sh", "-c", script, NULL };
+
+		snprintf(ns, sizeof(ns), "%s", net_ns[i]);
+		snprintf(script, sizeof(script), "hostname rtrhost%d && exec '%s' record "
+			 "--flush-interval 100ms -o '%s' -- '%s' --threads %s --events %s --pace %s",
+			 i, ringtrace(), relayd_url(&r), emit_path(), threads[i], events[i], pace[i]);
+		lfd = open_log(P("%s/record%d.log", r.dir, i));
+		rec[i] = spawn(argv, NULL, -1, -1, lfd);
+		close(lfd);
+	}
+	for (int i = 0; i < 3; i++) {
+		char *log = NULL;
+
+		for (double t0 = now(); !(s[i] = session_of(log)); usleep(5000)) {
+			free(log);
+			log = slurp(P("%s/record%d.log", r.dir, i));
+			cr_assert_lt(now() - t0, 20, "host %d named no session:\n%s", i,
+				     log ? log : "");
+		}
+		cr_expect_not_null(strstr(s[i], P("rtrhost%d/", i)), "host %d's session is %s", i,
+				   s[i]);
+		s[i] = strdup(s[i]);
+		free(log);
+	}
+	/* One source per session (lttng-live takes one input), muxed into one sink. */
+	{
+		char p3[3][512], c3[3][48];
+		char *argv[] = { "/usr/bin/babeltrace2", c3[0], "--params", p3[0], c3[1], "--params",
+				 p3[1], c3[2], "--params", p3[2], "--component=sink.text.pretty",
+				 "--params", "clock-seconds=true", NULL };
+
+		for (int i = 0; i < 3; i++) {
+			snprintf(c3[i], sizeof(c3[i]), "--component=host%d:src.ctf.lttng-live", i);
+			snprintf(p3[i], sizeof(p3[i]), "inputs=[\"net://%s:%d/host/%s\"],"
+				 "session-not-found-action=\"end\"", addr, r.port[2], s[i]);
+		}
+		bt = spawn_live(&r, argv);
+	}
+	/* Each line as it comes: whose, and how long after its event was written. */
+	for (double t0 = now();; usleep(5000)) {
+		char *live = slurp(P("%s/live.txt", r.dir));
+		struct timespec rt;
+		double wall;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		wall = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;
+		if (!all_done) {
+			all_done = true;
+			for (int i = 0; i < 3; i++) {
+				if (!done[i] && waitpid(rec[i], &st, WNOHANG) == rec[i]) {
+					done[i] = true;
+					expect_exit(st, 0, "ringtrace record -o net:// in a namespace",
+						    slurp(P("%s/record%d.log", r.dir, i)));
+				}
+				all_done &= done[i];
+			}
+		}
+		while (live && strchr(live + off, '\n')) {
+			char *l = live + off, *nl = strchr(l, '\n');
+			int h;
+
+			*nl = 0;
+			off = (size_t)(nl + 1 - live);
+			if (!strstr(l, "rtrtest:ev:") || (h = bt2_host_of(l)) < 0)
+				continue;
+			n[h]++;
+			if (strstr(l, "thread = 0,") && strstr(l, "seq = "))
+				last[h] = strtoll(strstr(l, "seq = ") + 6, NULL, 10);
+			if (!all_done) {
+				double lag = wall - strtod(l + 1, NULL);
+
+				during[h]++;
+				if (lag > max_lag)
+					max_lag = lag;
+			}
+		}
+		free(live);
+		if (all_done && waitpid(bt, &st, WNOHANG) == bt)
+			break;
+		cr_assert_lt(now() - t0, 120, "babeltrace2 did not end within 120 s");
+	}
+	expect_exit(st, 0, "babeltrace2 net:// (three hosts)", slurp(P("%s/live.err", r.dir)));
+	for (int i = 0; i < 3; i++)
+		cr_expect_gt(during[i], 0, "babeltrace2 printed nothing of host %d while it ran", i);
+	cr_expect_lt(max_lag, 1.0, "an event took %.3f s to reach babeltrace2 (goal: 1 s)",
+		     max_lag);
+	cr_log_info("three hosts live: %d + %d + %d events, the longest lag %.0f ms", n[0], n[1],
+		    n[2], 1000 * max_lag);
+	relayd_stop(&r);
+	/* Each host's copy: every event; then the three in one time order. */
+	for (int i = 0; i < 3; i++) {
+		struct tv *v = tv_new((uint32_t)atoi(threads[i]), strtoull(events[i], NULL, 10),
+				      false);
+
+		tv_read_all(v, relayd_trace(&r, s[i]));
+		expect_all(v, strtoull(events[i], NULL, 10));
+		/* From where it attached (not always the first packet) to the last event. */
+		cr_expect_eq(last[i], atoll(events[i]) - 1, "babeltrace2's last event of host %d "
+			     "is seq %lld", i, last[i]);
+		tv_free(v);
+		free(s[i]);
+	}
+	out = sh(&st, "'%s' dump --clock-seconds '%s/out' 2>/dev/null", ringtrace(), r.dir);
+	cr_assert_eq(st, 0);
+	if (getenv("RTR_KEEP_RELAYD"))
+		cr_log_warn("kept: %s", r.dir);
+	{
+		double prev = 0;
+		int hosts[3] = { 0 }, total = 0;
+
+		for (char *l = out, *nl; l && (nl = strchr(l, '\n')); l = nl + 1) {
+			double t = strtod(l + 1, NULL);
+			const char *h;
+
+			*nl = 0;	/* the line alone */
+			h = strstr(l, " rtrhost");
+			if (!strstr(l, "rtrtest:ev:") || !h)
+				continue;
+			cr_assert_geq(t, prev, "dump of the relayd's output goes back in time");
+			prev = t;
+			cr_assert(h[8] >= '0' && h[8] <= '2');
+			hosts[h[8] - '0']++;
+			total++;
+		}
+		for (int i = 0; i < 3; i++)
+			cr_expect_eq(hosts[i], atoi(threads[i]) * atoi(events[i]),
+				     "dump: %d events of host %d", hosts[i], i);
+		cr_expect_eq(total, 6008);
+	}
+	free(out);
+	/* babeltrace2 merges the three traces too: their clocks are absolute (ctf.rst). */
+	out = sh(&st, "babeltrace2 '%s/out' 2>&1 | grep -c 'rtrtest:ev:'", r.dir);
+	cr_expect_eq(atoi(out ? out : "0"), 6008, "babeltrace2 of the relayd's output: %s", out);
+	free(out);
+	if (!getenv("RTR_KEEP_RELAYD"))
+		rm_rf(r.dir);
 }
 
 /*

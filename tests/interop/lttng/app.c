@@ -2,9 +2,11 @@
 /*
  * tests/interop/lttng/app.c - rtr-lttng-app: emits the tracepoints of tp.h
  * for the LTTng interop tests and benchmark.
- *   rtr-lttng-app [--events N] [--threads T] [--bench]
+ *   rtr-lttng-app [--events N] [--threads T] [--bench] [--pace US]
  * Without --bench, each of T threads emits N rounds of every event, with
  * values that depend on the round (tp.h); with --bench, N request events.
+ * --pace: a pause of US microseconds after each round (a live session's
+ * program, running while its events are read).
  * Exit status 0.
  */
 #define LTTNG_UST_TRACEPOINT_DEFINE
@@ -13,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tests/interop/lttng/tp.h"
 
 static long rounds = 100;
 static int bench;
+static long pace_us;
 
 /* Rooms larger than any sequence reads from them (8 bytes). */
 static const char strings[6][80] = {
@@ -31,6 +35,8 @@ static void *run(void *arg)
 	for (long r = 0; r < rounds; r++) {
 		int64_t i = r * 16 + t;
 
+		if (pace_us && r)
+			usleep((useconds_t)pace_us);
 		if (bench) {
 			lttng_ust_tracepoint(rtrtest, request, (uint64_t)i, 200 + (uint32_t)(i % 5),
 					     (uint64_t)(i * 1337 % 100000), "/index.html");
@@ -64,8 +70,11 @@ int main(int argc, char **argv)
 			threads = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--bench"))
 			bench = 1;
+		else if (!strcmp(argv[i], "--pace") && i + 1 < argc)
+			pace_us = atol(argv[++i]);
 		else {
-			fprintf(stderr, "usage: rtr-lttng-app [--events N] [--threads T] [--bench]\n");
+			fprintf(stderr, "usage: rtr-lttng-app [--events N] [--threads T] [--bench] "
+				"[--pace US]\n");
 			return 2;
 		}
 	}

@@ -3,9 +3,11 @@
 # tests/interop/lttng/record.sh - record an LTTng-UST trace of a program, in
 # a session daemon of its own that nothing else shares:
 #   record.sh DIR [--subbuf SIZE] [--subbufs N] [--overwrite | --snapshot |
-#             --blocking] [--context] -- PROGRAM [ARGS]
+#             --blocking] [--context] [--live URL] -- PROGRAM [ARGS]
 # writes the session into DIR/session and prints the CTF trace directory
-# (the one holding "metadata").  --snapshot: a flight recorder's session
+# (the one holding "metadata").  --live URL: a live session (a 100 ms live
+# timer) streamed to the lttng-relayd at URL (net://HOST:CTRL:DATA), named
+# "rec" under the host's name; nothing is written locally, nothing printed.  --snapshot: a flight recorder's session
 # (overwrite mode), whose trace is the snapshot taken when PROGRAM ends.
 # --blocking: the program waits for room instead of discarding (every event
 # recorded: the benchmark's trace).  The daemon runs with LTTNG_HOME=DIR, as
@@ -25,6 +27,7 @@ mode=--discard
 context=
 snapshot=
 blocking=
+live=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--subbuf) subbuf=$2; shift 2 ;;
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--snapshot) mode=--overwrite; snapshot=--snapshot; shift ;;
 	--blocking) blocking=--blocking-timeout=inf; shift ;;
 	--context) context=1; shift ;;
+	--live) live=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "record.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -84,7 +88,11 @@ lt() {
 		exit 1
 	}
 }
-lt create rec $snapshot --output="$dir/session"
+if [ -n "$live" ]; then
+	lt create rec --live=100000 --set-url="$live"
+else
+	lt create rec $snapshot --output="$dir/session"
+fi
 lt enable-channel -u chan --subbuf-size="$subbuf" --num-subbuf="$nsubbuf" $mode $blocking
 lt enable-event -u -c chan 'rtrtest:*'
 if [ -n "$context" ]; then
@@ -103,6 +111,7 @@ if [ -n "$snapshot" ]; then
 fi
 lt stop
 lt destroy
+[ -z "$live" ] || exit 0
 trace=$(find "$dir/session" -name metadata -type f | head -1)
 [ -n "$trace" ] || { echo "record.sh: no trace was written" >&2; exit 1; }
 dirname "$trace"
