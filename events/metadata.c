@@ -128,7 +128,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		   "\tprecision = 1;\n"
 		   "\toffset_s = %" PRId64 ";\n"
 		   "\toffset = %" PRIu64 ";\n"
-		   "\tabsolute = false;\n"
+		   "\tabsolute = true;\n"
 		   "};\n\n", RTR_CTF_CLOCK_NAME_LINE, uuid, RTR_CTF_CLOCK_DESC(h->clock_freq),
 		h->clock_freq, off_s,
 		(uint64_t)((unsigned __int128)off_ns * h->clock_freq / 1000000000u));
