@@ -14,17 +14,20 @@
 #   make demo       the main job: the README's tutorial, recorded and explained (< 1 min)
 #   make htmldocs   Documentation/ through sphinx-build -W
 #
-# Three libraries, each layer on the ones below it (Documentation/reader.rst):
+# The libraries, each layer on the ones below it (Documentation/reader.rst):
 #   libringtrace.{a,so}           the producer: what a traced program links
+#   libringtrace-format.a         the CTF facts the writer and the reader share
+#                                 (format/); also inside libringtrace-consumer
 #   libringtrace-consumer.{a,so}  the consumer: regions to CTF traces
 #   libringtrace-read.a           the read side: CTF traces to events and models
 #   libringtrace-view.a           the scene: what every front end draws of a
 #                                 model, and its window query (Documentation/viewer.rst)
-# Programs and the test runner link the four archives (view, read, consumer,
-# producer), taking only the objects they use.
+# Programs and the test runner link the five archives (view, read, consumer,
+# format, producer), taking only the objects they use.
 #
 # Each source directory lists its objects in a Kbuild file:
 #   obj-y += x.o              into libringtrace (the producer)
+#   format-y += x.o           into libringtrace-format (and libringtrace-consumer)
 #   consumer-y += x.o         into libringtrace-consumer
 #   read-y += x.o             into libringtrace-read
 #   view-y += x.o             into libringtrace-view
@@ -132,12 +135,13 @@ endif
 .PHONY: xen-images xen-progs check-xen
 
 # ---- collect the Kbuild lists ------------------------------------------------
-LIB_DIRS  := ringbuf platform consumer events reader view
+LIB_DIRS  := ringbuf platform format consumer events reader view
 PROG_DIRS := tools examples bench
 TEST_DIRS := tests
 
 define read_kbuild
 obj-y :=
+format-y :=
 consumer-y :=
 read-y :=
 view-y :=
@@ -147,6 +151,7 @@ tests-y :=
 include $(1)/Kbuild
 $$(foreach v,$$(filter CFLAGS_% CXXFLAGS_%,$$(.VARIABLES)),$$(eval $$(call obj_flags,$(1),$$(v))))
 LIB_OBJS  += $$(addprefix $(O)/obj/$(1)/,$$(obj-y))
+FORMAT_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(format-y))
 CONSUMER_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(consumer-y))
 READ_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(read-y))
 VIEW_OBJS += $$(addprefix $(O)/obj/$(1)/,$$(view-y))
@@ -174,6 +179,10 @@ endef
 
 # name-shared := y links the shared libringtrace (../lib from the program), as
 # a user's -lringtrace does: what `record --pthread`'s preload shares.
+# Programs linked with the archives ask for the Xen region (RTR_XEN_LINK):
+# libringtrace refers to it weakly, so that a user's static program takes
+# Xen only when it asks (Documentation/install.rst); ours run as Xen guests.
+RTR_XEN_LINK := -Wl,--undefined=rtr_xen_region_create
 define prog_rule
 PROGS += $(O)/bin/$(2)
 $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/libringtrace.so
@@ -181,15 +190,17 @@ $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/lib
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$(call prog_ld,$(1),$(2)) $$(RTR_LDFLAGS) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) \
 		$$(if $$($(2)-shared),$(O)/lib/libringtrace-view.a $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
-			$(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A)) \
+			$(O)/lib/libringtrace-format.a $(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A) \
+			$(RTR_XEN_LINK)) \
 		$$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
 endef
 comma := ,
 
 # The archives in link order: each layer before the ones it uses.
 LIBS_A := $(O)/lib/libringtrace-view.a $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
-	$(O)/lib/libringtrace.a
+	$(O)/lib/libringtrace-format.a $(O)/lib/libringtrace.a
 LIB_OBJS :=
+FORMAT_OBJS :=
 CONSUMER_OBJS :=
 READ_OBJS :=
 VIEW_OBJS :=
@@ -255,18 +266,24 @@ $(O)/lib/libringtrace.so: $(LIB_OBJS) libringtrace.map $(CONFIG_STAMP)
 		-Wl,-soname,libringtrace.so.0 -o $@ $(LIB_OBJS) $(RTR_LIBS)
 	$(Q)ln -sf libringtrace.so $(@D)/libringtrace.so.0
 
-$(O)/lib/libringtrace-consumer.a: $(CONSUMER_OBJS) $(CONFIG_STAMP)
+$(O)/lib/libringtrace-format.a: $(FORMAT_OBJS) $(CONFIG_STAMP)
+	$(quiet) AR $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
+
+$(O)/lib/libringtrace-consumer.a: $(CONSUMER_OBJS) $(FORMAT_OBJS) $(CONFIG_STAMP)
 	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 # The consumer's shared library carries the producer objects it uses (the
 # region's checks, the clock, the registry), hidden by its version script.
-$(O)/lib/libringtrace-consumer.so: $(CONSUMER_OBJS) $(O)/lib/libringtrace.a libringtrace-consumer.map
+$(O)/lib/libringtrace-consumer.so: $(CONSUMER_OBJS) $(FORMAT_OBJS) $(O)/lib/libringtrace.a \
+		libringtrace-consumer.map
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared $(RTR_LDFLAGS) $(LDFLAGS) -Wl,--version-script=libringtrace-consumer.map \
-		-Wl,-soname,libringtrace-consumer.so.0 -o $@ $(CONSUMER_OBJS) $(O)/lib/libringtrace.a \
+		-Wl,-soname,libringtrace-consumer.so.0 -o $@ $(CONSUMER_OBJS) $(FORMAT_OBJS) $(O)/lib/libringtrace.a \
 		$(CONSUMER_LIBS) $(RTR_LIBS)
 	$(Q)ln -sf libringtrace-consumer.so $(@D)/libringtrace-consumer.so.0
 
@@ -283,7 +300,7 @@ $(O)/lib/libringtrace-view.a: $(VIEW_OBJS)
 $(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS) \
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(RTR_XEN_LINK) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS) \
 		$(CAIRO_LIBS)
 
 # The LTTng-UST program the interop tests and the benchmark record

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "consumer/session.h"
 #include "events/classes.h"
+#include "events/metadata.h"
 #include "platform/platform.h"
 
 static void on_damage(void *arg, uint32_t cpu, uint64_t seq, const char *why)

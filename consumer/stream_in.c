@@ -15,9 +15,10 @@
 #include <endian.h>
 #include "consumer/output.h"
 #include "consumer/packet_check.h"
+#include "format/ctf.h"
 
-/* In the env of every ringtrace trace's metadata (events/ctf.c). */
-#define OWN_TRACER "tracer_name = \"ringtrace\";"
+/* In the env of every ringtrace trace's metadata (events/metadata.c). */
+#define OWN_TRACER RTR_CTF_TRACER_LINE
 #include "consumer/stream_in.h"
 #include "ringbuf/compiler.h"
 #include <ringtrace/region.h>

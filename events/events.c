@@ -432,6 +432,15 @@ static void atfork_register(void)
 static char start_err[256];
 
 /*
+ * Weak: a program linked statically with libringtrace.a takes the Xen
+ * region, and the dlopen() of Xen's libraries behind it (with glibc's
+ * warning about dlopen in static programs), only when it asks for it at
+ * link time (-Wl,--undefined=rtr_xen_region_create: README, install.rst).
+ * libringtrace.so always has it.
+ */
+#pragma weak rtr_xen_region_create
+
+/*
  * Create a region and trace into it; or (@join) trace into the running one
  * at @cfg->path, another process's of the same trace (rtr_ring_join()),
  * with the ids it gives this process's counters and classes.
@@ -454,8 +463,15 @@ static int start(const struct rtr_config *cfg, bool join)
 		attr.packet_size = cfg->packet_size;
 		attr.packets_per_cpu = cfg->packets_per_cpu;
 		if (cfg->struct_size >= offsetof(struct rtr_config, flags) + sizeof(cfg->flags) &&
-		    (cfg->flags & RTR_CONFIG_XEN))
+		    (cfg->flags & RTR_CONFIG_XEN)) {
+			if (!rtr_xen_region_create) {
+				snprintf(start_err, sizeof(start_err),
+					 "this program was linked statically without Xen: link it "
+					 "with -Wl,--undefined=rtr_xen_region_create");
+				return -ENOSYS;
+			}
 			attr.create = rtr_xen_region_create;
+		}
 		if (cfg->struct_size >= sizeof(*cfg))
 			attr.blocking_timeout_us = cfg->blocking_timeout_us;
 	}

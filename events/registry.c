@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "events/ctf.h"
+#include "format/ctf.h"
 #include "events/registry.h"
 #include "ringbuf/compiler.h"
 

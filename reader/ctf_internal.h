@@ -50,6 +50,9 @@ struct tr_ctf_pevent {
 /* The metadata as the text says it; everything in the arena. */
 struct tr_ctf_parsed {
 	bool have_trace;
+	bool has_major, has_minor;	/* the trace block gave them (1 and 8) */
+	uint32_t trace_line;		/* the trace block's, 0 if none */
+	uint32_t packet_header_line;	/* its packet.header's */
 	uint8_t order;		/* enum tr_order: the trace's */
 	uint8_t uuid[16];
 	bool has_uuid;
@@ -57,6 +60,7 @@ struct tr_ctf_parsed {
 	const char *hostname, *domain, *tracer, *procname;
 	uint32_t vpid;
 	bool has_vpid;
+	uint64_t chunk_index;	/* env: a rotated trace's chunk (ringtrace's consumer) */
 	struct tr_ctf_pclock *clocks;
 	uint32_t nclocks;
 	struct tr_ctf_pstream *streams;
@@ -75,5 +79,13 @@ struct tr_ctf_parsed {
  */
 int tr_ctf_parse_text(struct tr_ctf_parsed *o, const char *text, size_t len, const char *fname,
 		      struct tr_arena **arena, char *err, size_t errlen);
+
+/*
+ * tr_ctf_metadata_parsed() - @in, parsed from a general CTF trace's text
+ * into @arena, compiled into @md, which then owns @arena (*@arena is NULL
+ * after).  Return: as tr_parse_metadata().
+ */
+int tr_ctf_metadata_parsed(struct tr_metadata *md, const struct tr_ctf_parsed *in,
+			   struct tr_arena **arena, const char *fname, char *err, size_t errlen);
 
 #endif /* RTR_READER_CTF_INTERNAL_H */

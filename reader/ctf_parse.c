@@ -19,7 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "events/ctf.h"
+#include "format/ctf.h"
+#include "format/error.h"
 #include "reader/ctf.h"
 #include "reader/ctf_internal.h"
 #include "reader/tsdl.h"
@@ -127,17 +128,14 @@ struct parser {
 __attribute__((format(printf, 2, 3)))
 static int fail(struct parser *ps, const char *fmt, ...)
 {
-	size_t o;
 	va_list ap;
 
 	if (ps->failed)
 		return -EPROTO;
 	ps->failed = true;
-	snprintf(ps->err, ps->errlen, "%s: line %u: ", ps->fname, ps->tok.line ? ps->tok.line :
-		 ps->line);
-	o = strlen(ps->err);
 	va_start(ap, fmt);
-	vsnprintf(ps->err + o, ps->errlen - o, fmt, ap);
+	rtr_verrf_at(ps->err, ps->errlen, EPROTO, ps->fname, RTR_AT_LINE,
+		     ps->tok.line ? ps->tok.line : ps->line, fmt, ap);
 	va_end(ap);
 	return -EPROTO;
 }
@@ -147,16 +145,13 @@ __attribute__((format(printf, 2, 3)))
 static void warn(struct parser *ps, const char *fmt, ...)
 {
 	struct tr_ctf_parsed *o = ps->out;
-	size_t n;
 	va_list ap;
 
 	if (o->nwarnings++)
 		return;
-	snprintf(o->warning, sizeof(o->warning), "%s: line %u: ", ps->fname, ps->tok.line ?
-		 ps->tok.line : ps->line);
-	n = strlen(o->warning);
 	va_start(ap, fmt);
-	vsnprintf(o->warning + n, sizeof(o->warning) - n, fmt, ap);
+	rtr_verrf_at(o->warning, sizeof(o->warning), 0, ps->fname, RTR_AT_LINE,
+		     ps->tok.line ? ps->tok.line : ps->line, fmt, ap);
 	va_end(ap);
 }
 
@@ -1351,9 +1346,11 @@ static int block_entry(struct parser *ps, enum block b, const char *key, bool ty
 			if (v->t != T_INT || v->v != 1)
 				return fail(ps, "trace major %s: only CTF 1 is read",
 					    v->t == T_INT ? "not 1" : "not a number");
+			o->has_major = true;
 		} else if (!strcmp(key, "minor")) {
 			if (v->t != T_INT || v->v != 8)
 				return fail(ps, "trace minor: only CTF 1.8 is read");
+			o->has_minor = true;
 		} else if (!strcmp(key, "uuid")) {
 			if (v->t != T_STRING || rtr_ctf_uuid_parse(v->s, v->n, false, o->uuid))
 				return fail(ps, "a bad trace uuid");
@@ -1379,6 +1376,11 @@ static int block_entry(struct parser *ps, enum block b, const char *key, bool ty
 		else if (!strcmp(key, "vpid") && v->t == T_INT && !v->neg && v->v <= UINT32_MAX) {
 			o->vpid = (uint32_t)v->v;
 			o->has_vpid = true;
+		}
+		else if (!strcmp(key, "chunk_index")) {
+			if (v->t != T_INT || v->neg)
+				return fail(ps, "bad chunk_index: a number, 0 or more");
+			o->chunk_index = v->v;
 		}
 		return 0;
 	case B_CLOCK: {
@@ -1559,6 +1561,8 @@ static int parse_block(struct parser *ps, enum block b)
 			return -EPROTO;
 		if (block_entry(ps, b, key, type, &v, t) || expect(ps, T_SEMI, "after an entry"))
 			return -EPROTO;
+		if (b == B_TRACE && type && !strcmp(key, "packet.header"))
+			ps->out->packet_header_line = keys[nkeys - 1].line;
 	}
 	if (once_each(ps, b, keys, nkeys))
 		return -EPROTO;
@@ -1612,8 +1616,10 @@ int tr_ctf_parse_text(struct tr_ctf_parsed *o, const char *text, size_t len, con
 		} else if (is_word(t, "trace")) {
 			if (o->have_trace)
 				r = fail(&ps, "a second trace block");
-			else
+			else {
+				o->trace_line = t->line;
 				r = parse_block(&ps, B_TRACE);
+			}
 			o->have_trace = true;
 		} else if (is_word(t, "env")) {
 			r = parse_block(&ps, B_ENV);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <endian.h>
+#include "format/error.h"
 #include "reader/ctf.h"
 #include "reader/ctf_internal.h"
 #include "reader/tsdl.h"
@@ -66,13 +67,10 @@ struct compiler {
 __attribute__((format(printf, 2, 3)))
 static int cfail(struct compiler *c, const char *fmt, ...)
 {
-	size_t o;
 	va_list ap;
 
-	snprintf(c->err, c->errlen, "%s: line %u: ", c->fname, c->line);
-	o = strlen(c->err);
 	va_start(ap, fmt);
-	vsnprintf(c->err + o, c->errlen - o, fmt, ap);
+	rtr_verrf_at(c->err, c->errlen, EPROTO, c->fname, RTR_AT_LINE, c->line, fmt, ap);
 	va_end(ap);
 	return -EPROTO;
 }
@@ -932,7 +930,7 @@ static int wfail(struct tr_walk *w, const struct tr_op *op, const char *fmt, ...
 	if (o >= w->errlen)
 		return -EPROTO;
 	va_start(ap, fmt);
-	vsnprintf(w->err + o, w->errlen - o, fmt, ap);
+	rtr_verrf_at(w->err + o, w->errlen - o, EPROTO, NULL, RTR_AT_NONE, 0, fmt, ap);
 	va_end(ap);
 	return -EPROTO;
 }
@@ -1150,6 +1148,37 @@ void tr_ctf_free(struct tr_metadata *md)
 	md->ctf = NULL;
 }
 
+int tr_ctf_metadata_parsed(struct tr_metadata *md, const struct tr_ctf_parsed *in,
+			   struct tr_arena **arena, const char *fname, char *err, size_t errlen)
+{
+	int r;
+
+	r = tr_ctf_compile(md, in, arena, fname, err, errlen);
+	if (!r) {
+		md->warnings = in->nwarnings;
+		memcpy(md->warning, in->warning, sizeof(md->warning));
+	}
+	if (md->ctf) {
+		md->ctf->arena = *arena;
+		*arena = NULL;
+	} else {
+		tr_arena_free(*arena);
+		*arena = NULL;
+		return r ? r : -EPROTO;
+	}
+	if (r)
+		return r;
+	md->ctf->regs = calloc(md->ctf->nregs, sizeof(*md->ctf->regs));
+	md->hostname = strdup(in->hostname ? in->hostname : "");
+	if (!md->ctf->regs || !md->hostname) {
+		snprintf(err, errlen, "%s: out of memory", fname);
+		return -ENOMEM;
+	}
+	md->vpid = in->vpid;
+	md->has_vpid = in->has_vpid;
+	return 0;
+}
+
 int tr_ctf_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,
 		    char *err, size_t errlen)
 {
@@ -1158,27 +1187,9 @@ int tr_ctf_metadata(struct tr_metadata *md, const char *text, size_t len, const 
 	int r;
 
 	r = tr_ctf_parse_text(&in, text, len, fname, &arena, err, errlen);
-	if (!r)
-		r = tr_ctf_compile(md, &in, &arena, fname, err, errlen);
-	if (!r) {
-		md->warnings = in.nwarnings;
-		memcpy(md->warning, in.warning, sizeof(md->warning));
-	}
-	if (md->ctf) {
-		md->ctf->arena = arena;
-	} else {
+	if (r) {
 		tr_arena_free(arena);
-		return r ? r : -EPROTO;
-	}
-	if (r)
 		return r;
-	md->ctf->regs = calloc(md->ctf->nregs, sizeof(*md->ctf->regs));
-	md->hostname = strdup(in.hostname ? in.hostname : "");
-	if (!md->ctf->regs || !md->hostname) {
-		snprintf(err, errlen, "%s: out of memory", fname);
-		return -ENOMEM;
 	}
-	md->vpid = in.vpid;
-	md->has_vpid = in.has_vpid;
-	return 0;
+	return tr_ctf_metadata_parsed(md, &in, &arena, fname, err, errlen);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ringtrace/region.h>
+#include "format/error.h"
 #include "reader/ctf.h"
 #include "reader/cursor.h"
 #include "events/classes.h"
@@ -22,13 +23,10 @@
 __attribute__((format(printf, 3, 4), cold))
 static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
 {
-	size_t o;
 	va_list ap;
 
-	snprintf(c->err, sizeof(c->err), "%s: offset %" PRIu64 ": ", c->s->path, off);
-	o = strlen(c->err);
 	va_start(ap, fmt);
-	vsnprintf(c->err + o, sizeof(c->err) - o, fmt, ap);
+	rtr_verrf_at(c->err, sizeof(c->err), EPROTO, c->s->path, RTR_AT_OFFSET, off, fmt, ap);
 	va_end(ap);
 	c->failed = true;
 	return TR_ERROR;
@@ -38,15 +36,12 @@ static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
 __attribute__((format(printf, 3, 4)))
 static void quirk(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
 {
-	size_t o;
 	va_list ap;
 
 	if (c->quirks++)
 		return;
-	snprintf(c->quirk, sizeof(c->quirk), "%s: offset %" PRIu64 ": ", c->s->path, off);
-	o = strlen(c->quirk);
 	va_start(ap, fmt);
-	vsnprintf(c->quirk + o, sizeof(c->quirk) - o, fmt, ap);
+	rtr_verrf_at(c->quirk, sizeof(c->quirk), 0, c->s->path, RTR_AT_OFFSET, off, fmt, ap);
 	va_end(ap);
 }
 

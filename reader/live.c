@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "consumer/output.h"
+#include "format/error.h"
+#include "format/stream.h"
 #include "platform/platform.h"
 #include "reader/live.h"
 
@@ -73,7 +74,7 @@ static int lfail(struct live *l, int ret, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(l->err, l->errlen, fmt, ap);
+	rtr_verrf_at(l->err, l->errlen, -ret, NULL, RTR_AT_NONE, 0, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -155,7 +156,7 @@ static int more(struct live *l, void *buf, size_t n, const char *what)
 	return 0;
 }
 
-/* One frame of the framed stream (consumer/output.h), little-endian. */
+/* One frame of the framed stream (format/stream.h), little-endian. */
 static int frame(struct live *l, uint32_t type, uint32_t arg, const void *data, uint64_t len)
 {
 	uint8_t h[RTR_FRAME_HDR];

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <sys/random.h>
 #include <ringtrace/ringtrace.h>
-#include "events/classes.h"
+#include "format/classes.h"
 #include "reader/clock.h"
 #include "reader/input.h"
 #include "reader/follow.h"

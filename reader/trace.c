@@ -13,22 +13,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "format/error.h"
 #include "reader/trace.h"
 
 #define METADATA_MAX	(64u << 20)
 
 
-/* Say what is wrong in @err; return -@code. */
-__attribute__((format(printf, 4, 5)))
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -code;
-}
 
 /*
  * Metadata packets (CTF 1.8, 7.1: the "packet-based" metadata LTTng
@@ -36,7 +26,6 @@ static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
  * sizes in bits, compression, encryption and checksum schemes, major,
  * minor), then text.  Their contents are joined in place at @text's start.
  */
-#define TSDL_MAGIC	0x75d11d57u
 #define TSDL_HDR	37u
 
 static uint32_t ldbe32(const uint8_t *p)
@@ -48,7 +37,7 @@ static int unpacketise(char *text, size_t len, size_t *outlen, const char *path,
 		       size_t errlen)
 {
 	const uint8_t *p = (const uint8_t *)text;
-	bool be = ld32(p) != TSDL_MAGIC;
+	bool be = ld32(p) != RTR_CTF_METADATA_MAGIC;
 	uint8_t uuid[16];
 	size_t off = 0, o = 0;
 
@@ -56,30 +45,30 @@ static int unpacketise(char *text, size_t len, size_t *outlen, const char *path,
 		uint32_t magic, content, psize;
 
 		if (len - off < TSDL_HDR)
-			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
+			return rtr_errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
 				    "truncated header (%zu of %u bytes)", path, k, off, len - off,
 				    TSDL_HDR);
 		magic = be ? ldbe32(p + off) : ld32(p + off);
 		content = be ? ldbe32(p + off + 24) : ld32(p + off + 24);
 		psize = be ? ldbe32(p + off + 28) : ld32(p + off + 28);
-		if (magic != TSDL_MAGIC)
-			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: bad "
+		if (magic != RTR_CTF_METADATA_MAGIC)
+			return rtr_errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: bad "
 				    "magic 0x%08x", path, k, off, magic);
 		if (!k)
 			memcpy(uuid, p + 4, 16);
 		else if (memcmp(uuid, p + off + 4, 16))
-			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: its "
+			return rtr_errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: its "
 				    "uuid differs from the first packet's", path, k, off);
 		if (p[off + 32] || p[off + 33] || p[off + 34])
-			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
+			return rtr_errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
 				    "compressed, encrypted or checksummed (not read)", path, k, off);
 		if (p[off + 35] != 1 || p[off + 36] != 8)
-			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
+			return rtr_errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: "
 				    "CTF %u.%u (only 1.8 is read)", path, k, off, p[off + 35],
 				    p[off + 36]);
 		if (content % 8 || psize % 8 || content < TSDL_HDR * 8 || psize < content ||
 		    psize / 8 > len - off)
-			return errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: bad "
+			return rtr_errf(err, errlen, EPROTO, "%s: metadata packet %u at offset %zu: bad "
 				    "sizes (content %u, packet %u bits, %zu bytes left)", path, k, off,
 				    content, psize, len - off);
 		memmove(text + o, text + off + TSDL_HDR, content / 8 - TSDL_HDR);
@@ -98,25 +87,25 @@ static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen
 	int fd, ret = -1;
 
 	if (asprintf(&path, "%s/metadata", t->dir) < 0)
-		return errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
+		return rtr_errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
 	fd = openat(dirfd, "metadata", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		ret = errf(err, errlen, errno, "%s: %s%s", path, strerror(errno),
+		ret = rtr_errf(err, errlen, errno, "%s: %s%s", path, strerror(errno),
 		     errno == ENOENT ? " (not a CTF trace directory)" : "");
 		goto out;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		ret = errf(err, errlen, EINVAL, "%s: not a regular file", path);
+		ret = rtr_errf(err, errlen, EINVAL, "%s: not a regular file", path);
 		goto out;
 	}
 	if (st.st_size > METADATA_MAX) {
-		ret = errf(err, errlen, EFBIG, "%s: %lld bytes, more than metadata can be", path,
+		ret = rtr_errf(err, errlen, EFBIG, "%s: %lld bytes, more than metadata can be", path,
 		     (long long)st.st_size);
 		goto out;
 	}
 	text = malloc((size_t)st.st_size + 1);
 	if (!text) {
-		ret = errf(err, errlen, ENOMEM, "%s: out of memory", path);
+		ret = rtr_errf(err, errlen, ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
 	while (got < (size_t)st.st_size) {
@@ -125,14 +114,14 @@ static int read_metadata(struct tr_trace *t, int dirfd, char *err, size_t errlen
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			ret = errf(err, errlen, n ? errno : EIO, "%s: %s", path,
+			ret = rtr_errf(err, errlen, n ? errno : EIO, "%s: %s", path,
 				   n ? strerror(errno) : "file shrank");
 			goto out;
 		}
 		got += (size_t)n;
 	}
-	if (got >= 4 && (ld32((const uint8_t *)text) == TSDL_MAGIC ||
-			 ldbe32((const uint8_t *)text) == TSDL_MAGIC)) {
+	if (got >= 4 && (ld32((const uint8_t *)text) == RTR_CTF_METADATA_MAGIC ||
+			 ldbe32((const uint8_t *)text) == RTR_CTF_METADATA_MAGIC)) {
 		/* LTTng's packetised metadata: the text is the packets' contents */
 		size_t n = 0;
 
@@ -167,22 +156,22 @@ static int map_stream(struct tr_trace *t, int dirfd, const char *name, char *err
 		return 0;	/* not a regular file (or gone): not a stream */
 	ns = realloc(t->streams, (t->nstreams + 1) * sizeof(*ns));
 	if (!ns)
-		return errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
+		return rtr_errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
 	t->streams = ns;
 	s = &t->streams[t->nstreams];
 	memset(s, 0, sizeof(*s));
 	s->name = strdup(name);
 	if (!s->name || asprintf(&s->path, "%s/%s", t->dir, name) < 0) {
 		free(s->name);
-		return errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
+		return rtr_errf(err, errlen, ENOMEM, "%s: out of memory", t->dir);
 	}
 	t->nstreams++;
 	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return errf(err, errlen, errno, "%s: %s", s->path, strerror(errno));
+		return rtr_errf(err, errlen, errno, "%s: %s", s->path, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return errf(err, errlen, EINVAL, "%s: not a regular file", s->path);
+		return rtr_errf(err, errlen, EINVAL, "%s: not a regular file", s->path);
 	}
 	s->size = (uint64_t)st.st_size;
 	if (s->size) {
@@ -194,7 +183,7 @@ static int map_stream(struct tr_trace *t, int dirfd, const char *name, char *err
 
 			close(fd);
 			s->size = 0;
-			return errf(err, errlen, e, "%s: mmap: %s", s->path, strerror(e));
+			return rtr_errf(err, errlen, e, "%s: mmap: %s", s->path, strerror(e));
 		}
 		madvise(p, s->size, MADV_SEQUENTIAL);
 		s->data = p;
@@ -214,10 +203,10 @@ static int open_trace(struct tr_trace *t, const char *dir, bool lazy, char *err,
 	t->lazy = lazy;
 	t->dir = strdup(dir);
 	if (!t->dir)
-		return errf(err, errlen, ENOMEM, "%s: out of memory", dir);
+		return rtr_errf(err, errlen, ENOMEM, "%s: out of memory", dir);
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
-		ret = errf(err, errlen, errno, "%s: %s", dir, strerror(errno));
+		ret = rtr_errf(err, errlen, errno, "%s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	ret = read_metadata(t, dirfd, err, errlen);
@@ -227,7 +216,7 @@ static int open_trace(struct tr_trace *t, const char *dir, bool lazy, char *err,
 	}
 	d = fdopendir(dirfd);
 	if (!d) {
-		ret = errf(err, errlen, errno, "%s: %s", dir, strerror(errno));
+		ret = rtr_errf(err, errlen, errno, "%s: %s", dir, strerror(errno));
 		close(dirfd);
 		goto fail;
 	}

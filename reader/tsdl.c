@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * reader/tsdl.c - ringtrace's TSDL, parsed (tsdl.h).  The parser accepts
- * exactly the TSDL that events/ctf.c writes (fixed parts compared line by
- * line, the trace/env/clock values and the event blocks parsed), so that
- * the packet and record layouts the cursors decode are the ones it
- * describes.
+ * reader/tsdl.c - a trace's metadata (tsdl.h).  One TSDL parser reads every
+ * trace's text (reader/ctf_parse.c); ringtrace's own is then held to its
+ * profile: the packet header and context and the event header compared,
+ * type for type, with the fixed parts format/ctf.h holds (parsed by the
+ * same parser), every event field one of the table's types, nothing the
+ * writer does not write (an unknown attribute refused, not warned about).
+ * Its classes become lists of typed fields, the cursors' fast path.
+ * Anything else is general CTF 1.8, compiled into plans (ctf_plan.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,397 +17,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ringtrace/ringtrace.h>
-#include "events/classes.h"
-#include "events/ctf.h"
+#include "format/classes.h"
+#include "format/ctf.h"
+#include "format/error.h"
 #include "reader/ctf.h"
+#include "reader/ctf_internal.h"
 #include "reader/tsdl.h"
 
-
-struct mp {
-	const char *fname;
-	char *err;
-	size_t errlen;
-	const char *p, *end;	/* text not read yet */
-	const char *s;		/* the current line, trimmed */
-	size_t n;
-	uint32_t lineno;
-	struct tr_metadata *md;
-	bool nomem;		/* the failure was memory running out */
-};
-
-__attribute__((format(printf, 2, 3)))
-static int mp_fail(struct mp *m, const char *fmt, ...)
+/* The profile's failure: "FNAME: [line N: ]what" in @err. */
+__attribute__((format(printf, 5, 6)))
+static int pfail(char *err, size_t errlen, const char *fname, uint32_t line, const char *fmt, ...)
 {
-	size_t o;
 	va_list ap;
+	int r;
 
-	snprintf(m->err, m->errlen, "%s: line %u: ", m->fname, m->lineno);
-	o = strlen(m->err);
 	va_start(ap, fmt);
-	vsnprintf(m->err + o, m->errlen - o, fmt, ap);
+	r = rtr_verrf_at(err, errlen, EPROTO, fname, line ? RTR_AT_LINE : RTR_AT_NONE, line, fmt,
+			 ap);
 	va_end(ap);
-	return -EPROTO;
-}
-
-static int mp_oom(struct mp *m)
-{
-	m->nomem = true;
-	return mp_fail(m, "out of memory");
-}
-
-/* The current line for a message: at most 60 bytes, non-printables as '?'. */
-static const char *excerpt(const struct mp *m)
-{
-	static __thread char buf[80];
-	size_t n = m->n > 60 ? 60 : m->n, i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)m->s[i];
-
-		buf[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
-	}
-	strcpy(buf + i, m->n > 60 ? "..." : "");
-	return buf;
-}
-
-static bool is_space(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\r';
-}
-
-/* Advance to the next line; false at the end of the text. */
-static bool mp_line(struct mp *m)
-{
-	const char *e;
-
-	if (m->p >= m->end)
-		return false;
-	e = memchr(m->p, '\n', (size_t)(m->end - m->p));
-	if (!e)
-		e = m->end;
-	m->s = m->p;
-	m->p = e < m->end ? e + 1 : e;
-	m->lineno++;
-	while (m->s < e && is_space(*m->s))
-		m->s++;
-	while (e > m->s && is_space(e[-1]))
-		e--;
-	m->n = (size_t)(e - m->s);
-	return true;
-}
-
-/* Next non-blank line, or an error naming what was expected. */
-static int mp_need(struct mp *m, const char *what)
-{
-	while (mp_line(m)) {
-		if (m->n)
-			return 0;
-	}
-	return mp_fail(m, "metadata ends inside %s", what);
-}
-
-/* The current line is @s (its indentation, a writer's, not compared). */
-static bool line_is(const struct mp *m, const char *s)
-{
-	size_t n;
-
-	while (*s == '\t')
-		s++;
-	n = strlen(s);
-
-	return m->n == n && !memcmp(m->s, s, n);
-}
-
-/* A cursor over the current line. */
-struct lx {
-	const char *s, *e;
-	bool oom;		/* a string could not be allocated */
-};
-
-static void lx_space(struct lx *x)
-{
-	while (x->s < x->e && is_space(*x->s))
-		x->s++;
-}
-
-static bool lx_eat(struct lx *x, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if ((size_t)(x->e - x->s) < n || memcmp(x->s, lit, n))
-		return false;
-	x->s += n;
-	return true;
-}
-
-/* An identifier: its start and length, or false. */
-static bool lx_ident(struct lx *x, const char **id, size_t *n)
-{
-	const char *s = x->s;
-
-	if (s >= x->e || !rtr_ctf_ident_start(*s))
-		return false;
-	while (s < x->e && rtr_ctf_ident_char(*s))
-		s++;
-	*id = x->s;
-	*n = (size_t)(s - x->s);
-	x->s = s;
-	return true;
-}
-
-static bool lx_u64(struct lx *x, uint64_t *v)
-{
-	uint64_t r = 0;
-	const char *s = x->s;
-
-	if (s >= x->e || *s < '0' || *s > '9')
-		return false;
-	if (*s == '0' && s + 1 < x->e && s[1] >= '0' && s[1] <= '9')
-		return false;	/* no octal, no leading zeros */
-	for (; s < x->e && *s >= '0' && *s <= '9'; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (r > (UINT64_MAX - d) / 10)
-			return false;
-		r = r * 10 + d;
-	}
-	x->s = s;
-	*v = r;
-	return true;
-}
-
-static bool lx_s64(struct lx *x, int64_t *v)
-{
-	bool neg = lx_eat(x, "-");
-	uint64_t u;
-
-	if (!lx_u64(x, &u))
-		return false;
-	if (neg) {
-		if (u > (uint64_t)INT64_MAX + 1)
-			return false;
-		*v = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
-	} else {
-		if (u > INT64_MAX)
-			return false;
-		*v = (int64_t)u;
-	}
-	return true;
-}
-
-/*
- * A TSDL string literal with the escapes the writer produces (\" and \\),
- * unescaped into a new string.  @printable: refuse bytes outside 0x20-0x7e,
- * else refuse only control bytes.
- */
-static char *lx_string(struct lx *x, bool printable, uint32_t *len)
-{
-	const char *s = x->s, *q;
-	size_t n = 0;
-	char *out, *o;
-
-	if (s >= x->e || *s != '"')
-		return NULL;
-	/* Check it and size it first: allocate the string, not the rest of the text. */
-	for (q = s + 1; q < x->e && *q != '"'; q++, n++) {
-		unsigned char ch = (unsigned char)*q;
-
-		if (ch == '\\') {
-			if (q + 1 >= x->e || (q[1] != '"' && q[1] != '\\'))
-				return NULL;
-			ch = (unsigned char)*++q;
-		}
-		if (ch < 0x20 || ch == 0x7f || (printable && ch > 0x7e))
-			return NULL;
-	}
-	if (q >= x->e)
-		return NULL;
-	out = malloc(n + 1);
-	if (!out) {
-		x->oom = true;
-		return NULL;
-	}
-	for (o = out, s++; s < q; s++)
-		*o++ = *s == '\\' ? *++s : *s;
-	*o = 0;
-	x->s = q + 1;
-	if (len)
-		*len = (uint32_t)n;
-	return out;
-}
-
-static bool lx_end(struct lx *x)
-{
-	lx_space(x);
-	return x->s == x->e;
-}
-
-/* "key = " at the start of the line: the key, or false. */
-static bool kv_key(const struct mp *m, struct lx *x, const char *key)
-{
-	*x = (struct lx){ m->s, m->s + m->n, false };
-	return lx_eat(x, key) && lx_eat(x, " = ");
-}
-
-/* A block of fixed lines, compared one by one. */
-static int parse_fixed(struct mp *m, const char *const *lines, const char *what)
-{
-	for (; *lines; lines++) {
-		if (mp_need(m, what))
-			return -1;
-		if (!line_is(m, *lines))
-			return mp_fail(m, "in %s: expected '%s', found '%s'", what,
-				       *lines + strspn(*lines, "\t"), excerpt(m));
-	}
-	return 0;
-}
-
-static int parse_trace(struct mp *m)
-{
-	bool major = false, minor = false, uuid = false, order = false, header = false;
-	struct lx x;
-
-	for (;;) {
-		if (mp_need(m, "the trace block"))
-			return -1;
-		if (line_is(m, "};"))
-			break;
-		if (line_is(m, "major = 1;")) {
-			major = true;
-		} else if (line_is(m, "minor = 8;")) {
-			minor = true;
-		} else if (line_is(m, "byte_order = le;")) {
-			order = true;
-		} else if (kv_key(m, &x, "uuid")) {
-			char *s = lx_string(&x, true, NULL);
-			int bad = !s || !lx_eat(&x, ";") || !lx_end(&x) ||
-				  rtr_ctf_uuid_parse(s, strlen(s), true, m->md->uuid);
-
-			if (!bad)
-				memcpy(m->md->uuid_str, s, 37);
-			free(s);
-			if (bad)
-				return mp_fail(m, "bad trace uuid: '%s'", excerpt(m));
-			uuid = true;
-		} else if (line_is(m, "packet.header := struct {")) {
-			if (parse_fixed(m, rtr_ctf_packet_header, "packet.header"))
-				return -1;
-			header = true;
-		} else {
-			return mp_fail(m, "unexpected line in the trace block: '%s'", excerpt(m));
-		}
-	}
-	if (!major || !minor || !uuid || !order || !header)
-		return mp_fail(m, "the trace block lacks %s",
-			       !major ? "major = 1" : !minor ? "minor = 8" : !uuid ? "its uuid" :
-			       !order ? "byte_order = le" : "its packet.header");
-	return 0;
-}
-
-static int parse_env(struct mp *m)
-{
-	struct lx x;
-
-	for (;;) {
-		const char *key;
-		size_t kn;
-
-		if (mp_need(m, "the env block"))
-			return -1;
-		if (line_is(m, "};"))
-			return 0;
-		x = (struct lx){ m->s, m->s + m->n, false };
-		if (!lx_ident(&x, &key, &kn) || !lx_eat(&x, " = "))
-			return mp_fail(m, "unexpected line in the env block: '%s'", excerpt(m));
-		if (x.s < x.e && *x.s == '"') {
-			char *s = lx_string(&x, false, NULL);
-
-			if (!s || !lx_eat(&x, ";") || !lx_end(&x)) {
-				free(s);
-				return mp_fail(m, "bad env value: '%s'", excerpt(m));
-			}
-			if (kn == 8 && !memcmp(key, "hostname", 8)) {
-				free(m->md->hostname);
-				m->md->hostname = s;
-			} else {
-				free(s);
-			}
-		} else {
-			int64_t v;
-
-			if (!lx_s64(&x, &v) || !lx_eat(&x, ";") || !lx_end(&x))
-				return mp_fail(m, "bad env value: '%s'", excerpt(m));
-			if (kn == 11 && !memcmp(key, "chunk_index", 11)) {
-				if (v < 0)
-					return mp_fail(m, "bad chunk_index: '%s'", excerpt(m));
-				m->md->chunk_index = (uint64_t)v;
-			}
-			if (kn == 4 && !memcmp(key, "vpid", 4)) {
-				if (v < 0 || v > UINT32_MAX)
-					return mp_fail(m, "bad vpid: '%s'", excerpt(m));
-				m->md->vpid = (uint32_t)v;
-				m->md->has_vpid = true;
-			}
-		}
-	}
-}
-
-static int parse_clock(struct mp *m)
-{
-	bool name = false, freq = false;
-	struct lx x;
-
-	for (;;) {
-		if (mp_need(m, "the clock block"))
-			return -1;
-		if (line_is(m, "};"))
-			break;
-		if (line_is(m, "name = \"tsc\";")) {
-			name = true;
-		} else if (line_is(m, "absolute = false;") || line_is(m, "absolute = true;")) {
-			/* a clock read as wall-clock time either way */
-		} else if (kv_key(m, &x, "uuid") || kv_key(m, &x, "description")) {
-			char *s = lx_string(&x, false, NULL);
-			bool bad = !s || !lx_eat(&x, ";") || !lx_end(&x);
-
-			free(s);
-			if (bad)
-				return mp_fail(m, "bad clock string: '%s'", excerpt(m));
-		} else if (kv_key(m, &x, "freq")) {
-			if (!lx_u64(&x, &m->md->freq) || !lx_eat(&x, ";") || !lx_end(&x) ||
-			    !m->md->freq)
-				return mp_fail(m, "bad clock frequency: '%s'", excerpt(m));
-			freq = true;
-		} else if (kv_key(m, &x, "precision")) {
-			uint64_t v;
-
-			if (!lx_u64(&x, &v) || !lx_eat(&x, ";") || !lx_end(&x))
-				return mp_fail(m, "bad clock precision: '%s'", excerpt(m));
-		} else if (kv_key(m, &x, "offset_s")) {
-			if (!lx_s64(&x, &m->md->offset_s) || !lx_eat(&x, ";") || !lx_end(&x))
-				return mp_fail(m, "bad clock offset_s: '%s'", excerpt(m));
-		} else if (kv_key(m, &x, "offset")) {
-			if (!lx_u64(&x, &m->md->offset) || !lx_eat(&x, ";") || !lx_end(&x))
-				return mp_fail(m, "bad clock offset: '%s'", excerpt(m));
-		} else {
-			return mp_fail(m, "unexpected line in the clock block: '%s'", excerpt(m));
-		}
-	}
-	if (!name || !freq)
-		return mp_fail(m, "the clock block lacks %s", !name ? "name = \"tsc\"" : "freq");
-	/* Times a reader can convert to ns (region.h's bounds), as babeltrace2 must. */
-	{
-		__int128 base = (__int128)m->md->offset_s * 1000000000 +
-				(__int128)m->md->offset * 1000000000 / m->md->freq;
-
-		if (m->md->freq < RTR_CLOCK_FREQ_MIN || m->md->freq > RTR_CLOCK_FREQ_MAX)
-			return mp_fail(m, "clock frequency %" PRIu64 " Hz: not a clock ringtrace "
-				       "writes (1 MHz to 100 GHz)", m->md->freq);
-		if (base <= -RTR_TIME_NS_MAX || base >= RTR_TIME_NS_MAX)
-			return mp_fail(m, "clock offset beyond any time in 64-bit nanoseconds");
-		m->md->base_ns = (int64_t)base;
-	}
-	return 0;
+	return r;
 }
 
 static int cmp_label(const void *a, const void *b)
@@ -471,206 +102,12 @@ static void free_field(struct tr_field *f)
 	free(f->name);
 }
 
-/* "enum : uint8_t { "a" = 0, "b" = 1 } _name;" after "enum : ". */
-static int parse_enum(struct mp *m, struct lx *x, struct tr_field *f)
-{
-	uint32_t cap = 0;
-	uint64_t max;
-
-	if (lx_eat(x, "uint8_t {")) {
-		f->type = RTR_CTF_ENUM_U8;
-		max = UINT8_MAX;
-	} else if (lx_eat(x, "uint32_t {")) {
-		f->type = RTR_CTF_ENUM_U32;
-		max = UINT32_MAX;
-	} else {
-		return mp_fail(m, "bad enum type: '%s'", excerpt(m));
-	}
-	for (;;) {
-		struct tr_label l;
-		uint64_t v;
-
-		lx_space(x);
-		if (lx_eat(x, "}"))
-			break;
-		if (f->nlabels && !lx_eat(x, ","))
-			return mp_fail(m, "expected ',' or '}' in enum: '%s'", excerpt(m));
-		lx_space(x);
-		l.label = lx_string(x, true, &l.len);
-		if (!l.label && x->oom)
-			return mp_oom(m);
-		if (!l.label)
-			return mp_fail(m, "bad enum label: '%s'", excerpt(m));
-		if (!lx_eat(x, " = ") || !lx_u64(x, &v) || v > max) {
-			free(l.label);
-			return mp_fail(m, "bad enum value: '%s'", excerpt(m));
-		}
-		l.value = (uint32_t)v;
-		if (f->nlabels == cap) {
-			struct tr_label *nl;
-
-			cap = cap ? cap * 2 : 16;
-			nl = realloc(f->labels, cap * sizeof(*nl));
-			if (!nl) {
-				free(l.label);
-				return mp_oom(m);
-			}
-			f->labels = nl;
-		}
-		f->labels[f->nlabels++] = l;
-	}
-	if (sort_labels(f))
-		return mp_oom(m);
-	lx_space(x);
-	return 0;
-}
-
-/* One line of a fields struct, into @c's field list. */
-static int parse_field(struct mp *m, struct tr_class *c, uint32_t *cap)
-{
-	struct tr_field f = { 0 };
-	struct lx x = { m->s, m->s + m->n, false };
-	const char *name, *ref = NULL;
-	size_t nn, rn = 0;
-	uint32_t i;
-
-	if (lx_eat(&x, "enum : ")) {
-		if (parse_enum(m, &x, &f))
-			goto fail;
-	} else {
-		/* The types a field is declared with by name: the integers, double, string. */
-		for (i = RTR_CTF_U8; i <= RTR_CTF_STRING; i++) {
-			size_t tn = strlen(rtr_ctf_types[i].tsdl);
-
-			if ((size_t)(x.e - x.s) > tn && !memcmp(x.s, rtr_ctf_types[i].tsdl, tn) &&
-			    x.s[tn] == ' ') {
-				f.type = (enum rtr_ctf_type)i;
-				x.s += tn + 1;
-				break;
-			}
-		}
-		if (i > RTR_CTF_STRING) {
-			mp_fail(m, "unknown field type: '%s'", excerpt(m));
-			goto fail;
-		}
-	}
-	if (!lx_eat(&x, "_") || !lx_ident(&x, &name, &nn)) {
-		mp_fail(m, "bad field name: '%s'", excerpt(m));
-		goto fail;
-	}
-	if (f.type == RTR_CTF_U8 && lx_eat(&x, "[")) {
-		if (!lx_eat(&x, "_") || !lx_ident(&x, &ref, &rn) || !lx_eat(&x, "]")) {
-			mp_fail(m, "bad sequence length: '%s'", excerpt(m));
-			goto fail;
-		}
-	}
-	if (!lx_eat(&x, ";") || !lx_end(&x)) {
-		mp_fail(m, "expected ';' after the field name: '%s'", excerpt(m));
-		goto fail;
-	}
-	if (ref) {
-		/* uint8_t _x[_x_len]; right after uint32_t _x_len; */
-		struct tr_field *prev = c->nfields ? &c->fields[c->nfields - 1] : NULL;
-
-		if (rn != nn + 4 || memcmp(ref, name, nn) || memcmp(ref + nn, "_len", 4) || !prev ||
-		    prev->type != RTR_CTF_U32 || strlen(prev->name) != rn ||
-		    memcmp(prev->name, ref, rn)) {
-			mp_fail(m, "a byte sequence must follow its length field "
-				"'uint32_t _%.*s_len;': '%s'", (int)nn, name, excerpt(m));
-			goto fail;
-		}
-		prev->type = RTR_CTF_BYTES;
-		prev->name[nn] = 0;
-		return 0;
-	}
-	f.name = strndup(name, nn);
-	if (!f.name) {
-		mp_oom(m);
-		goto fail;
-	}
-	if (c->nfields == *cap) {
-		struct tr_field *nf;
-
-		*cap = *cap ? *cap * 2 : 8;
-		nf = realloc(c->fields, *cap * sizeof(*nf));
-		if (!nf) {
-			mp_oom(m);
-			goto fail;
-		}
-		c->fields = nf;
-	}
-	c->fields[c->nfields++] = f;
-	return 0;
-fail:
-	free_field(&f);
-	return -1;
-}
-
 static void free_class(struct tr_class *c)
 {
 	for (uint32_t i = 0; i < c->nfields; i++)
 		free_field(&c->fields[i]);
 	free(c->fields);
 	free(c->name);
-}
-
-static int parse_event(struct mp *m, struct tr_class *c)
-{
-	uint32_t cap = 0;
-	uint64_t id;
-	struct lx x;
-	char *name;
-
-	memset(c, 0, sizeof(*c));
-	c->line = m->lineno;
-	if (mp_need(m, "an event block"))
-		return -1;
-	name = kv_key(m, &x, "name") ? lx_string(&x, true, NULL) : NULL;
-	if (!name || !lx_eat(&x, ";") || !lx_end(&x)) {
-		free(name);
-		return mp_fail(m, "expected the event's 'name = \"...\";': '%s'", excerpt(m));
-	}
-	c->name = name;
-	if (!rtr_ctf_event_name_ok(name))
-		return mp_fail(m, "event name is neither an identifier nor provider:name: '%s'",
-			       excerpt(m));
-	if (mp_need(m, "an event block"))
-		return -1;
-	if (!kv_key(m, &x, "id") || !lx_u64(&x, &id) || id > UINT32_MAX || !lx_eat(&x, ";") ||
-	    !lx_end(&x))
-		return mp_fail(m, "expected the event's 'id = N;': '%s'", excerpt(m));
-	c->id = (uint32_t)id;
-	if (mp_need(m, "an event block"))
-		return -1;
-	if (!line_is(m, "stream_id = 0;"))
-		return mp_fail(m, "expected 'stream_id = 0;': '%s'", excerpt(m));
-	if (mp_need(m, "an event block"))
-		return -1;
-	if (!line_is(m, "fields := struct {"))
-		return mp_fail(m, "expected 'fields := struct {': '%s'", excerpt(m));
-	for (;;) {
-		if (mp_need(m, "an event's fields"))
-			return -1;
-		if (line_is(m, "} align(8);"))
-			break;
-		if (parse_field(m, c, &cap))
-			return -1;
-	}
-	if (mp_need(m, "an event block"))
-		return -1;
-	if (!line_is(m, "};"))
-		return mp_fail(m, "expected '};' closing the event block: '%s'", excerpt(m));
-	c->fixed = true;
-	for (uint32_t i = 0; i < c->nfields; i++) {
-		uint32_t sz = rtr_ctf_types[c->fields[i].type].size;
-
-		if (!sz)
-			c->fixed = false;
-		c->size += sz;
-	}
-	if (!c->fixed)
-		c->size = 0;
-	return 0;
 }
 
 static int cmp_class(const void *a, const void *b)
@@ -690,151 +127,444 @@ void tr_metadata_free(struct tr_metadata *md)
 	memset(md, 0, sizeof(*md));
 }
 
-static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
-			  const char *fname, bool packets, char *err, size_t errlen)
+
+/* ---- ringtrace's profile ----------------------------------------------------- */
+
+/*
+ * The reference: the fixed parts of format/ctf.h as a TSDL text, with one
+ * event whose field N is declared with type N's name (an enum's container,
+ * a byte sequence's element), parsed by the same parser as the trace.
+ */
+static char *reference_text(size_t *len)
 {
-	struct mp m = { fname, err, errlen, text, text + len, text, 0, 0, md, false };
-	bool trace = false, env = false, clock = false, stream = false, signed_;
-	uint32_t aliases = 0, cap = 0, naliases = 0;
-	const char *nul;
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
 
-	memset(md, 0, sizeof(*md));
-	for (int i = 0; i < 64; i++)
-		md->by_id[i] = -1;
-	while (rtr_ctf_typealiases[naliases])
-		naliases++;
-	nul = memchr(text, 0, len);
-	if (nul) {
-		m.lineno = 1;
-		for (const char *s = text; s < nul; s++)
-			m.lineno += *s == '\n';
-		mp_fail(&m, "NUL byte in the metadata text");
-		goto fail;
+	if (!f)
+		return NULL;
+	fprintf(f, "%s\n", RTR_CTF_SIGNATURE);
+	for (uint32_t i = 0; rtr_ctf_typealiases[i]; i++)
+		fprintf(f, "%s\n", rtr_ctf_typealiases[i]);
+	fprintf(f, "trace {\n");
+	for (uint32_t i = 0; rtr_ctf_trace_fixed[i]; i++)
+		fprintf(f, "%s\n", rtr_ctf_trace_fixed[i]);
+	fprintf(f, "\tpacket.header := struct {\n");
+	for (uint32_t i = 0; rtr_ctf_packet_header[i]; i++)
+		fprintf(f, "%s\n", rtr_ctf_packet_header[i]);
+	fprintf(f, "};\nclock {\n%s\n\tfreq = 1000000000;\n};\nstream {\n",
+		RTR_CTF_CLOCK_NAME_LINE);
+	for (uint32_t i = 0; rtr_ctf_stream_block[i]; i++)
+		fprintf(f, "%s\n", rtr_ctf_stream_block[i]);
+	fprintf(f, "%s\n\tname = \"types\";\n\tid = 0;\n%s\n%s\n", RTR_CTF_EVENT_OPEN,
+		RTR_CTF_EVENT_STREAM, RTR_CTF_EVENT_FIELDS);
+	for (uint32_t t = 0; t < RTR_CTF_NTYPES; t++)
+		fprintf(f, "\t\t%s _t%u;\n", rtr_ctf_types[t].tsdl, t);
+	fprintf(f, "%s\n%s\n", RTR_CTF_EVENT_FIELDS_END, RTR_CTF_BLOCK_END);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
 	}
-	/*
-	 * Text metadata starts with its signature, "/" "* CTF 1.8", a comment
-	 * that may close on a later line (CTF 1.8, 7.1); packets carry the
-	 * version in their headers, and their text need not start so.
-	 */
-	signed_ = mp_line(&m) && m.n >= 10 && !memcmp(m.s, "/* CTF 1.8", 10) &&
-		  (m.n == 10 || m.s[10] == ' ' || m.s[10] == '\t' || m.s[10] == '*' ||
-		   m.s[10] == '\r');
-	if (!signed_ && !packets) {
-		if (!m.lineno)
-			m.lineno = 1;
-		mp_fail(&m, "not ringtrace's CTF 1.8 text metadata, nor any CTF 1.8 metadata "
-			"(text must start with \"/* CTF 1.8\", packets with the magic 0x75d11d57)");
-		goto fail;
-	}
-	/* Anything but ringtrace's own TSDL: general CTF 1.8 (reader/ctf.h). */
-	if (!memmem(text, len, "tracer_name = \"ringtrace\";", 26)) {
-		int r = tr_ctf_metadata(md, text, len, fname, err, errlen);
+	return text;
+}
 
-		if (r)
-			tr_metadata_free(md);
-		return r;
-	}
-	/* ringtrace's own: its signature is one line, as events/ctf.c writes it */
-	if (!signed_ || m.n < 12 || memcmp(m.s + m.n - 2, "*/", 2)) {
-		mp_fail(&m, "ringtrace's metadata must start with its one-line signature "
-			"\"/* CTF 1.8 */\"");
-		goto fail;
-	}
-	while (mp_line(&m)) {
-		if (!m.n)
-			continue;
-		if (m.n > 10 && !memcmp(m.s, "typealias ", 10)) {
-			uint32_t i;
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
 
-			for (i = 0; rtr_ctf_typealiases[i]; i++) {
-				if (line_is(&m, rtr_ctf_typealiases[i]))
-					break;
-			}
-			if (!rtr_ctf_typealiases[i] || aliases & (1u << i)) {
-				mp_fail(&m, "%s typealias: '%s'",
-					!rtr_ctf_typealiases[i] ? "unknown" : "repeated", excerpt(&m));
-				goto fail;
-			}
-			aliases |= 1u << i;
-			continue;
+/* Two parsed types alike in every property the decoders read. */
+static bool ctype_eq(const struct tr_ctype *a, const struct tr_ctype *b, unsigned depth)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || depth > 16)
+		return false;
+	if (a->kind != b->kind || a->align != b->align || a->size != b->size ||
+	    a->sign != b->sign || a->text != b->text || a->order != b->order ||
+	    a->base != b->base || !str_eq(a->clock, b->clock) || a->exp_dig != b->exp_dig ||
+	    a->mant_dig != b->mant_dig || a->nmaps != b->nmaps || a->nfields != b->nfields ||
+	    !str_eq(a->tag, b->tag) || a->length != b->length ||
+	    !str_eq(a->length_ref, b->length_ref) ||
+	    !ctype_eq(a->container, b->container, depth + 1) ||
+	    !ctype_eq(a->elem, b->elem, depth + 1))
+		return false;
+	for (uint32_t i = 0; i < a->nmaps; i++) {
+		if (a->maps[i].lo != b->maps[i].lo || a->maps[i].hi != b->maps[i].hi ||
+		    a->maps[i].len != b->maps[i].len ||
+		    memcmp(a->maps[i].label, b->maps[i].label, a->maps[i].len))
+			return false;
+	}
+	for (uint32_t i = 0; i < a->nfields; i++) {
+		if (!str_eq(a->fields[i].name, b->fields[i].name) ||
+		    !ctype_eq(a->fields[i].type, b->fields[i].type, depth + 1))
+			return false;
+	}
+	return true;
+}
+
+struct profile {
+	const struct tr_ctf_parsed *in, *ref;
+	const struct tr_ctype *types;	/* the reference event's fields: type N's */
+	const char *fname;
+	char *err;
+	size_t errlen;
+	bool nomem;
+};
+
+static const struct tr_ctype *ref_type(const struct profile *p, enum rtr_ctf_type t)
+{
+	return p->types->fields[t].type;
+}
+
+/* @t's labels, each one value of the container, printable ASCII, into @f. */
+static int own_labels(struct profile *p, const struct tr_ctf_pevent *e, const char *fname,
+		      const struct tr_ctype *t, uint64_t max, struct tr_field *f)
+{
+	f->labels = calloc(t->nmaps ? t->nmaps : 1, sizeof(*f->labels));
+	if (!f->labels) {
+		p->nomem = true;
+		return pfail(p->err, p->errlen, p->fname, e->line, "out of memory");
+	}
+	for (uint32_t i = 0; i < t->nmaps; i++) {
+		const struct tr_enum_map *m = &t->maps[i];
+		struct tr_label *l = &f->labels[f->nlabels];
+
+		if (m->lo != m->hi || m->lo < 0 || (uint64_t)m->lo > max)
+			return pfail(p->err, p->errlen, p->fname, e->line,
+				     "event '%s': enum field '%s': bad enum value (one value "
+				     "from 0 to %" PRIu64 " a label)", e->name, fname, max);
+		for (uint32_t k = 0; k < m->len; k++) {
+			if (m->label[k] < 0x20 || m->label[k] > 0x7e)
+				return pfail(p->err, p->errlen, p->fname, e->line,
+					     "event '%s': enum field '%s': bad enum label "
+					     "(printable ASCII only)", e->name, fname);
 		}
-		if (aliases != (1u << naliases) - 1) {
-			mp_fail(&m, "the typealiases must come first, all %u of them", naliases);
-			goto fail;
+		l->label = strndup(m->label, m->len);
+		if (!l->label) {
+			p->nomem = true;
+			return pfail(p->err, p->errlen, p->fname, e->line, "out of memory");
 		}
-		if (line_is(&m, "trace {") && !trace) {
-			if (parse_trace(&m))
-				goto fail;
-			trace = true;
-		} else if (line_is(&m, "env {") && !env) {
-			if (parse_env(&m))
-				goto fail;
-			env = true;
-		} else if (line_is(&m, "clock {") && !clock) {
-			if (parse_clock(&m))
-				goto fail;
-			clock = true;
-		} else if (line_is(&m, "stream {") && !stream) {
-			if (parse_fixed(&m, rtr_ctf_stream_block, "the stream block"))
-				goto fail;
-			stream = true;
-		} else if (line_is(&m, "event {")) {
-			struct tr_class c;
+		l->len = m->len;
+		l->value = (uint32_t)m->lo;
+		f->nlabels++;
+	}
+	if (sort_labels(f)) {
+		p->nomem = true;
+		return pfail(p->err, p->errlen, p->fname, e->line, "out of memory");
+	}
+	return 0;
+}
 
-			if (!trace || !clock || !stream) {
-				mp_fail(&m, "event block before the trace, clock and stream "
-					"blocks");
-				goto fail;
-			}
-			if (md->nclasses == cap) {
-				struct tr_class *nc;
+/*
+ * One field of an event's payload, as the writer declares it: a type of the
+ * table by name, an enum of a u8 or u32, or "uint8_t _x[_x_len];" right
+ * after "uint32_t _x_len;" (that field becomes the byte sequence).
+ */
+static int own_field(struct profile *p, const struct tr_ctf_pevent *e, struct tr_class *c,
+		     const struct tr_cfield *cf)
+{
+	const struct tr_ctype *t = cf->type;
+	struct tr_field f = { 0 };
+	const char *name = cf->name;
+	size_t nn;
 
-				cap = cap ? cap * 2 : 16;
-				nc = realloc(md->classes, cap * sizeof(*nc));
-				if (!nc) {
-					mp_oom(&m);
-					goto fail;
-				}
-				md->classes = nc;
-			}
-			if (parse_event(&m, &c)) {
-				free_class(&c);
-				goto fail;
-			}
-			md->classes[md->nclasses++] = c;
+	if (!t || !name || name[0] != '_' || !rtr_ctf_identifier(name + 1, strlen(name + 1)))
+		return pfail(p->err, p->errlen, p->fname, e->line,
+			     "event '%s': bad field name '%s' (the writer's are _ and an "
+			     "identifier)", e->name, name ? name : "");
+	name++;
+	nn = strlen(name);
+	if (t->kind == TR_TK_SEQ) {
+		struct tr_field *prev = c->nfields ? &c->fields[c->nfields - 1] : NULL;
+		size_t rn = t->length_ref ? strlen(t->length_ref) : 0;
+
+		if (!ctype_eq(t->elem, ref_type(p, RTR_CTF_BYTES), 0) || rn != nn + 5 ||
+		    t->length_ref[0] != '_' || memcmp(t->length_ref + 1, name, nn) ||
+		    memcmp(t->length_ref + 1 + nn, "_len", 4) || !prev ||
+		    prev->type != RTR_CTF_U32 || strlen(prev->name) != nn + 4 ||
+		    memcmp(prev->name, t->length_ref + 1, nn + 4))
+			return pfail(p->err, p->errlen, p->fname, e->line,
+				     "event '%s': a byte sequence must follow its length field "
+				     "'uint32_t _%s_len;' (field '%s')", e->name, name, name);
+		prev->type = RTR_CTF_BYTES;
+		prev->name[nn] = 0;
+		return 0;
+	}
+	if (t->kind == TR_TK_ENUM) {
+		uint64_t max;
+
+		if (ctype_eq(t->container, ref_type(p, RTR_CTF_ENUM_U8), 0)) {
+			f.type = RTR_CTF_ENUM_U8;
+			max = UINT8_MAX;
+		} else if (ctype_eq(t->container, ref_type(p, RTR_CTF_ENUM_U32), 0)) {
+			f.type = RTR_CTF_ENUM_U32;
+			max = UINT32_MAX;
 		} else {
-			mp_fail(&m, "unexpected line: '%s'", excerpt(&m));
-			goto fail;
+			return pfail(p->err, p->errlen, p->fname, e->line,
+				     "event '%s': bad enum type of field '%s' (uint8_t or "
+				     "uint32_t)", e->name, name);
 		}
+		if (own_labels(p, e, name, t, max, &f))
+			goto fail;
+	} else {
+		uint32_t i;
+
+		/* The types a field is declared with by name: the integers, double, string. */
+		for (i = RTR_CTF_U8; i <= RTR_CTF_STRING; i++) {
+			if (ctype_eq(t, ref_type(p, (enum rtr_ctf_type)i), 0))
+				break;
+		}
+		if (i > RTR_CTF_STRING)
+			return pfail(p->err, p->errlen, p->fname, e->line,
+				     "event '%s': unknown field type of field '%s' (not one "
+				     "ringtrace writes)", e->name, name);
+		f.type = (enum rtr_ctf_type)i;
 	}
-	if (!trace || !clock || !stream) {
-		mp_fail(&m, "metadata ends without its %s block",
-			!trace ? "trace" : !clock ? "clock" : "stream");
+	f.name = strndup(name, nn);
+	if (!f.name) {
+		p->nomem = true;
+		pfail(p->err, p->errlen, p->fname, e->line, "out of memory");
 		goto fail;
 	}
-	if (!md->hostname && !(md->hostname = strdup(""))) {
-		mp_oom(&m);
-		goto fail;
+	c->fields[c->nfields++] = f;
+	return 0;
+fail:
+	free_field(&f);
+	return -EPROTO;
+}
+
+static int own_event(struct profile *p, const struct tr_ctf_pevent *e, struct tr_class *c)
+{
+	const struct tr_ctype *fs = e->fields;
+
+	memset(c, 0, sizeof(*c));
+	c->line = e->line;
+	if (!e->name || !rtr_ctf_event_name_ok(e->name))
+		return pfail(p->err, p->errlen, p->fname, e->line,
+			     "event name is neither an identifier nor provider:name: '%s'",
+			     e->name ? e->name : "");
+	c->name = strdup(e->name);
+	if (!c->name) {
+		p->nomem = true;
+		return pfail(p->err, p->errlen, p->fname, e->line, "out of memory");
+	}
+	if (!e->has_id || e->id > UINT32_MAX)
+		return pfail(p->err, p->errlen, p->fname, e->line,
+			     "event '%s': expected the event's 'id = N;' (below 2^32)", e->name);
+	c->id = (uint32_t)e->id;
+	if (!e->has_stream_id || e->stream_id != 0)
+		return pfail(p->err, p->errlen, p->fname, e->line, "event '%s': expected '%s'",
+			     e->name, RTR_CTF_EVENT_STREAM + 1);
+	if (e->context || !fs || fs->kind != TR_TK_STRUCT ||
+	    fs->align != p->types->align)
+		return pfail(p->err, p->errlen, p->fname, e->line,
+			     "event '%s': expected '%s' ... '%s' and no context", e->name,
+			     RTR_CTF_EVENT_FIELDS + 1, RTR_CTF_EVENT_FIELDS_END + 1);
+	c->fields = calloc(fs->nfields ? fs->nfields : 1, sizeof(*c->fields));
+	if (!c->fields) {
+		p->nomem = true;
+		return pfail(p->err, p->errlen, p->fname, e->line, "out of memory");
+	}
+	for (uint32_t i = 0; i < fs->nfields; i++) {
+		if (own_field(p, e, c, &fs->fields[i]))
+			return -EPROTO;
+	}
+	c->fixed = true;
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		uint32_t sz = rtr_ctf_types[c->fields[i].type].size;
+
+		if (!sz)
+			c->fixed = false;
+		c->size += sz;
+	}
+	if (!c->fixed)
+		c->size = 0;
+	return 0;
+}
+
+/* The trace, clock and stream blocks: the reference's layouts, one clock, the values read. */
+static int own_blocks(struct profile *p, struct tr_metadata *md)
+{
+	const struct tr_ctf_parsed *in = p->in, *ref = p->ref;
+	const struct tr_ctf_pclock *ck = in->nclocks ? &in->clocks[0] : NULL;
+	__int128 base;
+
+	uint32_t tline = in->trace_line ? in->trace_line : 1;
+
+	if (!in->has_uuid || in->order != ref->order || !in->has_major || !in->has_minor)
+		return pfail(p->err, p->errlen, p->fname, tline,
+			     "the trace block lacks %s", !in->has_uuid ? "its uuid" :
+			     in->order != ref->order ? "byte_order = le" :
+			     !in->has_major ? "major = 1" : "minor = 8");
+	if (!ctype_eq(in->packet_header, ref->packet_header, 0))
+		return pfail(p->err, p->errlen, p->fname,
+			     in->packet_header_line ? in->packet_header_line : tline,
+			     "packet.header: not the one ringtrace writes (format/ctf.h)");
+	if (in->nstreams != 1 || !in->streams[0].has_id || in->streams[0].id != 0 ||
+	    in->streams[0].event_context ||
+	    !ctype_eq(in->streams[0].packet_context, ref->streams[0].packet_context, 0) ||
+	    !ctype_eq(in->streams[0].event_header, ref->streams[0].event_header, 0))
+		return pfail(p->err, p->errlen, p->fname, in->nstreams ? in->streams[0].line : tline,
+			     "the stream block: not the one ringtrace writes (format/ctf.h)");
+	if (in->nclocks != 1 || !str_eq(ck->name, RTR_CTF_CLOCK_NAME) || !ck->freq ||
+	    ck->offset < 0)
+		return pfail(p->err, p->errlen, p->fname, ck ? ck->line : tline,
+			     "the clock block: one clock, %s, with its freq and an offset of "
+			     "0 or more", RTR_CTF_CLOCK_NAME_LINE + 1);
+	md->freq = ck->freq;
+	md->offset_s = ck->offset_s;
+	md->offset = (uint64_t)ck->offset;
+	memcpy(md->uuid, in->uuid, sizeof(md->uuid));
+	rtr_ctf_uuid_text(md->uuid_str, md->uuid);
+	/* Times a reader can convert to ns (region.h's bounds), as babeltrace2 must. */
+	if (md->freq < RTR_CLOCK_FREQ_MIN || md->freq > RTR_CLOCK_FREQ_MAX)
+		return pfail(p->err, p->errlen, p->fname, ck->line,
+			     "clock frequency %" PRIu64 " Hz: not a clock ringtrace writes "
+			     "(1 MHz to 100 GHz)", md->freq);
+	base = (__int128)md->offset_s * 1000000000 + (__int128)md->offset * 1000000000 / md->freq;
+	if (base <= -RTR_TIME_NS_MAX || base >= RTR_TIME_NS_MAX)
+		return pfail(p->err, p->errlen, p->fname, ck->line,
+			     "clock offset beyond any time in 64-bit nanoseconds");
+	md->base_ns = (int64_t)base;
+	md->vpid = in->vpid;
+	md->has_vpid = in->has_vpid;
+	md->chunk_index = in->chunk_index;
+	md->hostname = strdup(in->hostname ? in->hostname : "");
+	if (!md->hostname) {
+		p->nomem = true;
+		return pfail(p->err, p->errlen, p->fname, 0, "out of memory");
+	}
+	return 0;
+}
+
+/* ringtrace's own metadata, parsed into @in, held to the profile and read into @md. */
+static int own_metadata(struct tr_metadata *md, const struct tr_ctf_parsed *in,
+			const char *fname, char *err, size_t errlen)
+{
+	struct tr_arena *arena = NULL;
+	struct tr_ctf_parsed ref;
+	struct profile p = { .in = in, .ref = &ref, .fname = fname, .err = err, .errlen = errlen };
+	size_t rlen = 0;
+	char *rtext = reference_text(&rlen), rerr[256];
+	int r = -EPROTO;
+
+	if (!rtext) {
+		p.nomem = true;
+		pfail(err, errlen, fname, 0, "out of memory");
+		goto out;
+	}
+	r = tr_ctf_parse_text(&ref, rtext, rlen, "format/ctf.h", &arena, rerr, sizeof(rerr));
+	if (r || ref.nevents != 1 || ref.nstreams != 1 || !ref.events[0].fields ||
+	    ref.events[0].fields->nfields != RTR_CTF_NTYPES) {
+		/* a broken invariant: the tables do not parse */
+		pfail(err, errlen, fname, 0, "the format's own tables do not parse: %s",
+		      r ? rerr : "wrong shape");
+		p.nomem = r == -ENOMEM;
+		r = -EPROTO;
+		goto out;
+	}
+	p.types = ref.events[0].fields;
+	r = -EPROTO;
+	/* What the writer does not write is refused here, not warned about. */
+	if (in->nwarnings) {
+		snprintf(err, errlen, "%s (not in the metadata ringtrace writes)", in->warning);
+		goto out;
+	}
+	if (own_blocks(&p, md))
+		goto out;
+	md->classes = calloc(in->nevents ? in->nevents : 1, sizeof(*md->classes));
+	if (!md->classes) {
+		p.nomem = true;
+		pfail(err, errlen, fname, 0, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < in->nevents; i++) {
+		if (own_event(&p, &in->events[i], &md->classes[md->nclasses++]))
+			goto out;
 	}
 	if (md->nclasses)
 		qsort(md->classes, md->nclasses, sizeof(*md->classes), cmp_class);
 	for (uint32_t i = 0; i < md->nclasses; i++) {
 		if (i && md->classes[i].id == md->classes[i - 1].id) {
-			m.lineno = md->classes[i].line > md->classes[i - 1].line ?
-				   md->classes[i].line : md->classes[i - 1].line;
-			m.s = "";
-			mp_fail(&m, "event id %u is used twice", md->classes[i].id);
-			goto fail;
+			pfail(err, errlen, fname,
+			      md->classes[i].line > md->classes[i - 1].line ?
+			      md->classes[i].line : md->classes[i - 1].line,
+			      "event id %u is used twice", md->classes[i].id);
+			goto out;
 		}
 		if (md->classes[i].id < 64)
 			md->by_id[md->classes[i].id] = (int32_t)i;
 		if (tr_class_is(&md->classes[i], rtr_event_builtin(RTR_EV_THREAD)))
 			md->thread = &md->classes[i];
 	}
-	return 0;
-fail:
-	tr_metadata_free(md);
-	return m.nomem ? -ENOMEM : -EPROTO;
+	r = 0;
+out:
+	free(rtext);
+	tr_arena_free(arena);
+	return r ? (p.nomem ? -ENOMEM : -EPROTO) : 0;
+}
+
+static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
+			  const char *fname, bool packets, char *err, size_t errlen)
+{
+	struct tr_arena *arena = NULL;
+	struct tr_ctf_parsed in;
+	const char *nl, *nul;
+	size_t n;
+	bool signed_;
+	int r;
+
+	memset(md, 0, sizeof(*md));
+	for (int i = 0; i < 64; i++)
+		md->by_id[i] = -1;
+	nul = memchr(text, 0, len);
+	if (nul) {
+		uint32_t line = 1;
+
+		for (const char *s = text; s < nul; s++)
+			line += *s == '\n';
+		return pfail(err, errlen, fname, line, "NUL byte in the metadata text");
+	}
+	/*
+	 * Text metadata starts with its signature, "/" "* CTF 1.8", a comment
+	 * that may close on a later line (CTF 1.8, 7.1); packets carry the
+	 * version in their headers, and their text need not start so.
+	 */
+	nl = memchr(text, '\n', len);
+	n = nl ? (size_t)(nl - text) : len;
+	if (n && text[n - 1] == '\r')
+		n--;
+	signed_ = n >= 10 && !memcmp(text, "/* CTF 1.8", 10) &&
+		  (n == 10 || text[10] == ' ' || text[10] == '\t' || text[10] == '*' ||
+		   text[10] == '\r');
+	if (!signed_ && !packets)
+		return pfail(err, errlen, fname, 1,
+			     "not ringtrace's CTF 1.8 text metadata, nor any CTF 1.8 metadata "
+			     "(text must start with \"/* CTF 1.8\", packets with the magic "
+			     "0x%08x)", RTR_CTF_METADATA_MAGIC);
+	r = tr_ctf_parse_text(&in, text, len, fname, &arena, err, errlen);
+	if (r) {
+		tr_arena_free(arena);
+		return r;
+	}
+	/* Anything but ringtrace's own TSDL: general CTF 1.8 (reader/ctf.h). */
+	if (!str_eq(in.tracer, RTR_CTF_TRACER_NAME)) {
+		r = tr_ctf_metadata_parsed(md, &in, &arena, fname, err, errlen);
+		if (r)
+			tr_metadata_free(md);
+		return r;
+	}
+	/* ringtrace's own: its signature is one line, as events/metadata.c writes it */
+	if (!signed_ || n != strlen(RTR_CTF_SIGNATURE) || memcmp(text, RTR_CTF_SIGNATURE, n)) {
+		r = pfail(err, errlen, fname, 1, "ringtrace's metadata must start with its "
+			  "one-line signature \"%s\"", RTR_CTF_SIGNATURE);
+	} else {
+		r = own_metadata(md, &in, fname, err, errlen);
+	}
+	tr_arena_free(arena);
+	if (r)
+		tr_metadata_free(md);
+	return r;
 }
 
 int tr_parse_metadata(struct tr_metadata *md, const char *text, size_t len, const char *fname,

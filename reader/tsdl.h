@@ -5,15 +5,16 @@
  * What the cursors (reader/cursor.h) decode records with, and what dump,
  * the model and the viewer name things by.  Documentation/reader.rst.
  *
- * Two kinds of text.  Ringtrace's own (its env says tracer_name =
- * "ringtrace") is held to exactly what events/ctf.c writes: the fixed parts
- * (typealiases, packet header, stream block) compared line by line, the
- * trace/env/clock values and the event blocks parsed, so that its traces are
- * checked as strictly as they are written.  Anything else is general CTF
- * 1.8 (reader/ctf.h: LTTng-UST and kernel traces), parsed into types and
- * compiled into plans.  Everything is treated as hostile: a problem is
- * reported with the file, the line and what is wrong, and the text is never
- * read outside the bytes given.
+ * One parser reads every trace's text (reader/ctf_parse.c), then two kinds
+ * are told apart.  Ringtrace's own (its env says tracer_name = "ringtrace")
+ * is held to its profile: the packet header and context and the event
+ * header compared type for type with format/ctf.h's fixed parts, every
+ * field one of its types, nothing events/metadata.c does not write; so its
+ * traces are checked as strictly as they are written, and its classes are
+ * lists of typed fields.  Anything else is general CTF 1.8 (reader/ctf.h:
+ * LTTng-UST and kernel traces), compiled into plans.  Everything is treated
+ * as hostile: a problem is reported with the file, the line and what is
+ * wrong, and the text is never read outside the bytes given.
  *
  * Layout: struct tr_metadata owns its classes, sorted by id; each class
  * owns its fields, each enum field its labels, sorted by value (the first
@@ -27,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "events/ctf.h"
+#include "format/ctf.h"
 
 struct tr_ctf;
 struct tr_plan;
@@ -40,7 +41,7 @@ struct tr_label {
 
 struct tr_field {
 	char *name;		/* without CTF's leading underscore */
-	enum rtr_ctf_type type;	/* events/ctf.h: the writer's types, sizes in rtr_ctf_types[] */
+	enum rtr_ctf_type type;	/* format/ctf.h: the writer's types, sizes in rtr_ctf_types[] */
 	struct tr_label *labels;	/* enums: sorted by value, first label of a value kept */
 	uint32_t nlabels;
 };
@@ -129,7 +130,7 @@ void tr_metadata_free(struct tr_metadata *md);
 
 /*
  * tr_class_is() - @c has the name and the field types of the built-in
- * class @b (events/classes.h): a class is known by its name and layout,
+ * class @b (format/classes.h): a class is known by its name and layout,
  * never by its id, which is the writer's business.
  */
 bool tr_class_is(const struct tr_class *c, const struct rtr_ctf_event *b);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <ringtrace/consumer.h>
 #include "consumer/qfile.h"
-#include "events/ctf.h"
+#include "format/ctf.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/region_cmd.h"

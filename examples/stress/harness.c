@@ -21,7 +21,7 @@
 #include "platform/platform.h"
 #include <ringtrace/ringtrace.h>
 #include "events/classes.h"
-#include "events/ctf.h"
+#include "events/metadata.h"
 #include "examples/stress/harness.h"
 
 #define DROPPED_CPU	0xffffffffu

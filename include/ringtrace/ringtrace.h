@@ -33,6 +33,9 @@ extern "C" {
  * @flags: RTR_CONFIG_XEN: in a Xen guest, put the region in pages granted to
  *         dom0 and publish them in xenstore, for `ringtrace consume
  *         --xen-domain` (Documentation/xen.rst); @path is then unused.
+ *         A program linked statically has it only when linked with
+ *         -Wl,--undefined=rtr_xen_region_create, else rtr_start() returns
+ *         -ENOSYS (Documentation/install.rst).
  *         A caller built before @flags existed passes a smaller @struct_size.
  *         RTR_CONFIG_NO_FOLLOW_FORKS: a forked child does not trace (it
  *         stops at fork(), and is counted as untraced in the region);

@@ -144,7 +144,13 @@ done
 for p in c-static cxx-static; do
 	case " $progs " in *" $p "*)
 		check "$p is static (no libringtrace.so)" \
-			sh -c "! objdump -p $p | grep -q 'NEEDED.*libringtrace'" ;;
+			sh -c "! objdump -p $p | grep -q 'NEEDED.*libringtrace'"
+		# Xen only when asked for at link time: no dlopen, no glibc warning
+		check "$p links without a warning about dlopen (it asked for no Xen)" \
+			sh -c "! grep -q dlopen $p.log && ! nm $p | grep -q rtr_xen_region_create"
+		check "$p asked for Xen at run time says how to link it in" \
+			sh -c "RINGTRACE_XEN=1 RINGTRACE_PATH=\$PWD/xen-$p ./$p 2>&1 | \
+				grep -q 'linked statically without Xen: link it with -Wl,--undefined=rtr_xen_region_create'" ;;
 	esac
 done
 

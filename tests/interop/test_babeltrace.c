@@ -17,7 +17,7 @@
 #include <x86intrin.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include "events/ctf.h"
+#include "events/metadata.h"
 #include "examples/stress/harness.h"
 #include "tests/helpers.h"
 

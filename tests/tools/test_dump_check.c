@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include "events/ctf.h"
+#include "events/metadata.h"
 #include "examples/stress/harness.h"
 #include "tests/helpers.h"
 #include "reader/cursor.h"
@@ -1021,7 +1021,7 @@ Test(tools_dump_check, bad_directories_and_metadata_fail_cleanly)
 		memcpy(f, "uint31_t", 8);
 		snprintf(path, sizeof(path), "%s/metadata", variant(&d, NULL, 0));
 		spit(path, md, len);
-		snprintf(args, sizeof(args), "metadata: line %d: unknown field type", line);
+		snprintf(args, sizeof(args), "metadata: line %d: unknown type 'uint31_t'", line);
 		expect_damage(d.dir, args, -1);
 	}
 	free(md);

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * events/ctf.h - CTF 1.8 metadata (TSDL) for a region's packets and records.
- * The packet and record layouts are the region ABI's (Documentation/ctf.rst);
- * event classes are described here by name, id and typed fields.
+ * format/ctf.h - the facts of ringtrace's CTF 1.8 that the writer and the
+ * reader share, each written once: the field types and their sizes, TSDL
+ * identifiers, the fixed parts of the metadata (typealiases, packet header
+ * and context, event header, the trace, clock and event blocks' fixed
+ * lines), the magic numbers, the clock's name, UUIDs as text.  The writer
+ * (events/metadata.c) prints these; the reader (reader/tsdl.c, reader/trace.c,
+ * reader/cursor.c) compares a trace with them, so the two cannot drift.
+ * The packet layout itself is the region ABI's (ringtrace/region.h,
+ * Documentation/ctf.rst).  format/ is below every library that writes or
+ * reads traces and uses nothing but libc and the public headers.
  */
-#ifndef RTR_EVENTS_CTF_H
-#define RTR_EVENTS_CTF_H
+#ifndef RTR_FORMAT_CTF_H
+#define RTR_FORMAT_CTF_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <stdio.h>
 #include <ringtrace/event.h>
 #include <ringtrace/region.h>
 
@@ -19,9 +25,9 @@
  * The field types of ringtrace's event classes: the public codes of enum
  * rtr_field_type (written into the region's registry), and one more, the u8
  * enum of the create events' kind.  The tree's one field-type enum: the
- * metadata writer (ctf.c), the registry and the reader (reader/tsdl.c)
- * all use it, and rtr_ctf_types[] says how each is declared and how large
- * it is.
+ * metadata writer (events/metadata.c), the registry and the reader
+ * (reader/tsdl.c) all use it, and rtr_ctf_types[] says how each is declared
+ * and how large it is.
  */
 enum rtr_ctf_type {
 	RTR_CTF_U8 = RTR_FT_u8, RTR_CTF_U16 = RTR_FT_u16,
@@ -104,6 +110,38 @@ extern const char *const rtr_ctf_typealiases[];
 extern const char *const rtr_ctf_packet_header[];
 extern const char *const rtr_ctf_stream_block[];
 
+/*
+ * The trace block's fixed lines (major, minor, byte order), in the order
+ * the writer writes them before the uuid; the reader takes them in any
+ * order, each once.
+ */
+extern const char *const rtr_ctf_trace_fixed[];
+
+/* Text metadata's first line (CTF 1.8, 7.1), as ringtrace writes it. */
+#define RTR_CTF_SIGNATURE	"/* CTF 1.8 */"
+/* The magic of a metadata packet's header (CTF 1.8, 7.1: packet-based metadata). */
+#define RTR_CTF_METADATA_MAGIC	0x75d11d57u
+/*
+ * The env line that makes a trace ringtrace's own, held to this profile
+ * (reader/tsdl.h); without it, metadata is read as general CTF 1.8.
+ */
+#define RTR_CTF_TRACER_NAME	"ringtrace"
+#define RTR_CTF_TRACER_LINE	"\ttracer_name = \"" RTR_CTF_TRACER_NAME "\";"
+/* The one clock: its name (also in the typealiases' map = clock.tsc.value). */
+#define RTR_CTF_CLOCK_NAME	"tsc"
+#define RTR_CTF_CLOCK_NAME_LINE	"\tname = \"" RTR_CTF_CLOCK_NAME "\";"
+/* Its description, by frequency (the reader ignores it). */
+#define RTR_CTF_CLOCK_DESC(freq) ((freq) == 1000000000 ? "CLOCK_MONOTONIC, ns" : "invariant TSC")
+/*
+ * An event block's fixed lines: after "event {", its name and id lines,
+ * then these two; the fields; then the two closing lines.
+ */
+#define RTR_CTF_EVENT_OPEN	"event {"
+#define RTR_CTF_EVENT_STREAM	"\tstream_id = 0;"
+#define RTR_CTF_EVENT_FIELDS	"\tfields := struct {"
+#define RTR_CTF_EVENT_FIELDS_END "\t} align(8);"
+#define RTR_CTF_BLOCK_END	"};"
+
 struct rtr_ctf_enum_entry {
 	const char *label;	/* printable ASCII */
 	uint32_t value;
@@ -123,23 +161,6 @@ struct rtr_ctf_event {
 	uint32_t nfields;
 };
 
-/**
- * rtr_ctf_write_metadata() - write the TSDL text describing a trace taken
- * from a region with header @h, whose records are the @n event classes @ev.
- * @hostname: the env block's hostname (NULL: this machine's).
- * Return: 0, -EINVAL for a bad event class (name not an identifier, id
- * repeated), -EIO if writing to @f failed.
- */
-int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *hostname,
-			   const struct rtr_ctf_event *ev, size_t n);
-
-/*
- * rtr_ctf_write_events() - the event blocks of the @n classes @ev, as
- * rtr_ctf_write_metadata() ends with them (more classes appended to its
- * text).  Return: 0, or -EIO if writing to @f failed.
- */
-int rtr_ctf_write_events(FILE *f, const struct rtr_ctf_event *ev, size_t n);
-
 /*
  * A UUID as CTF's metadata writes it (RFC 4122's text: 8-4-4-4-12
  * lowercase hex digits): rtr_ctf_uuid_text() writes the 36 characters and a
@@ -151,4 +172,4 @@ int rtr_ctf_write_events(FILE *f, const struct rtr_ctf_event *ev, size_t n);
 void rtr_ctf_uuid_text(char out[37], const uint8_t u[16]);
 int rtr_ctf_uuid_parse(const char *s, size_t n, bool lower, uint8_t u[16]);
 
-#endif /* RTR_EVENTS_CTF_H */
+#endif /* RTR_FORMAT_CTF_H */
