@@ -31,7 +31,7 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 			p.on('exit', (code, sig) => resolve(code === null ? sig : code));
 			p.kill('SIGTERM');
 		});
-		return { url, stop };
+		return { url, stop, log: () => err };
 	}
 
 	async function open(url) {
@@ -165,14 +165,33 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 			await p.waitForFunction((t) => window.rtrServe.turn > t, first.turn, { timeout: 60000 });
 			const code = await recDone;
 			assert.equal(code, 0, 'the recorder');
-			await p.waitForFunction(() => window.rtrServe.last && window.rtrServe.turn > 0 &&
-				fetch('api/meta').then((r) => r.json()).then((m) => m.done && window.rtrServe.turn === m.turn),
-			null, { timeout: 60000, polling: 250 });
-			await p.evaluate(() => new Promise((res) => setTimeout(res, 300)));
+			// the server's last turn, and the page on it (evaluated here: waitForFunction
+			// would take the fetch's promise itself for a true value, and not wait)
+			for (const until = Date.now() + 60000; ;) {
+				const at = await p.evaluate(async () => {
+					const m = await fetch('api/meta').then((r) => r.json());
+					return !!window.rtrServe.last && window.rtrServe.turn > 0 && m.done &&
+						window.rtrServe.turn === m.turn;
+				});
+				if (at)
+					break;
+				assert.ok(Date.now() < until, 'the page was not on the finished recording\'s last ' +
+					'turn within 60 s; the server said: ' + s.log());
+				await new Promise((res) => setTimeout(res, 250));
+			}
 			const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+			// the last turn's window query answered and drawn (on a loaded machine it
+			// comes a while after the turn itself): pinned to the end, the whole recording
+			await p.waitForFunction((end) => window.rtrServe.last &&
+				window.rtrServe.last.t1 === end + 1, meta.end, { timeout: 30000, polling: 100 })
+				.catch(async () => assert.fail('the page did not draw the finished recording ' +
+					`to its end ${meta.end + 1} in 30 s: its window ends at ` +
+					`${await p.evaluate(() => window.rtrServe.last && window.rtrServe.last.t1)}; ` +
+					`the server said: ${s.log()}`));
 			const f = await p.evaluate(() => window.rtrServe.last);
 			assert.ok(meta.turn > first.turn, `turns ${first.turn} -> ${meta.turn}`);
-			assert.equal(meta.events, 4800, 'every event of the two threads');
+			assert.equal(meta.events, 4800, 'every event of the two threads; the server said: ' +
+				s.log());
 			assert.ok(first.events < meta.events, `${first.events} -> ${meta.events}`);
 			// pinned to the end: the page's window is the whole of the finished recording
 			assert.equal(f.t1, meta.end + 1);
