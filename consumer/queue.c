@@ -419,13 +419,13 @@ static void frame_almost(void *arg)
 /*
  * What an O_DIRECT write of @op reads (at most QDEPTH in flight).  A
  * queue file's packet is copied to a stage of anonymous memory in huge
- * pages first, while the writes before it are still in flight: written from the file's mapping, its 4 KiB pages of shared
- * memory cost the disk throughput (a 1 MiB write from 256 scattered pages
- * is more segments than a virtio disk takes in one request, and the page
- * walks are the shared mapping's; consumer.rst, Figures).  The copy costs
- * the writer thread ~60 us a MiB.  The packet stays in the file until its
- * write is done, for recover.  Without memory for a stage, it is written
- * from where it lies.
+ * pages first, while the writes before it are still in flight.  Written
+ * from the file's mapping, its 4 KiB pages of shared memory cost the disk
+ * throughput: a 1 MiB write from 256 scattered pages is more segments than
+ * a virtio disk takes in one request (consumer.rst, Figures).  The copy
+ * costs the writer thread ~60 us a MiB.  The packet stays in the file
+ * until its write is done, for recover.  Without memory for a stage, it
+ * is written from where it lies.
  */
 static void stage(struct rtr_queue *q, struct qop *op)
 {
