@@ -32,9 +32,10 @@
  * whole 4 KiB blocks, so that it can be written with O_DIRECT from where it
  * lies, padded with zeros.  The packets live in runs (@runs, oldest first):
  * a packet goes after the newest run while that stays under @soft, else
- * into the lowest gap it fits, so a queue that keeps up reuses the same
- * few megabytes (backed once, warm) instead of going round all of @cap;
- * under a stall every gap is used, so the queue holds nearly all of @cap.
+ * into the lowest gap worth a run of its own (place()), so a queue that
+ * keeps up reuses the same few megabytes (backed once, warm) instead of
+ * going round all of @cap; under a stall every gap worth it is used, so the
+ * queue holds nearly all of @cap.
  * Packets are freed oldest first, from the front of the oldest run: a gap
  * found by the drain side stays free until it uses it.
  */
@@ -793,14 +794,23 @@ int rtr_queue_open(struct rtr_out *o, char *err, size_t errlen)
 }
 
 /*
- * Where in the arena a packet of @need bytes goes (@q->lock held): after
- * the newest run if it fits there and ends under @q->soft; else the lowest
- * gap between runs (or before the first, or after the last) that fits;
- * else after the newest run, however far.  Return: false if nothing fits.
+ * Where in the arena a packet of @need bytes goes (@q->lock held).  After
+ * the newest run while that ends under @q->soft.  Past it, a queue that
+ * holds little (half of @q->soft at most) goes back to the lowest gap worth
+ * a run (a quarter of @q->soft, or @need if more) below: it keeps reusing
+ * the same few megabytes.  One that holds more goes on after the newest run
+ * as a ring would, however far; where the newest run cannot grow, into the
+ * lowest gap worth a run, else the largest that fits.  Going back low under
+ * a backlog, as the queue once did, has the packets alternate between the
+ * gaps a reader frees at the front and the top, a run each, until QRUNS
+ * runs refuse a packet with most of the arena free.  Return: false if
+ * nothing fits.
  */
 static bool place(const struct rtr_queue *q, uint64_t need, uint64_t *pos)
 {
-	uint64_t starts[QRUNS], ends[QRUNS], after = UINT64_MAX, low = UINT64_MAX, gap = 0;
+	uint64_t starts[QRUNS], ends[QRUNS], after = UINT64_MAX, low = UINT64_MAX;
+	uint64_t big = UINT64_MAX, bigsize = 0, gap = 0;
+	uint64_t worth = q->soft / 4 > need ? q->soft / 4 : need;
 	int n = q->nruns;
 
 	if (!n) {
@@ -827,20 +837,29 @@ static bool place(const struct rtr_queue *q, uint64_t need, uint64_t *pos)
 			end = q->limit;
 		if (gap > end)
 			break;
-
 		if (end - gap >= need) {
-			if (gap == q->runs[n - 1].end)
+			if (gap == q->runs[n - 1].end) {
 				after = gap;
-			if (low == UINT64_MAX && (gap == q->runs[n - 1].end || n < QRUNS))
-				low = gap;
+			} else if (n < QRUNS) {
+				/* A new run: only while there is room for one more. */
+				if (low == UINT64_MAX && end - gap >= worth)
+					low = gap;
+				if (end - gap > bigsize) {
+					big = gap;
+					bigsize = end - gap;
+				}
+			}
 		}
 		if (i < n)
 			gap = ends[i];
 	}
-	if (after != UINT64_MAX && (after + need <= q->soft || low >= after))
+	if (after != UINT64_MAX && (after + need <= q->soft || low == UINT64_MAX || low > after ||
+				     q->head - q->tail > q->soft / 2))
 		*pos = after;
 	else if (low != UINT64_MAX)
 		*pos = low;
+	else if (big != UINT64_MAX)
+		*pos = big;
 	else
 		return false;
 	return true;

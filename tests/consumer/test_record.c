@@ -1727,8 +1727,8 @@ done:
  * is then turned into a trace and every event checked.  Return: the events
  * the trace counts lost (and *@present those in it).
  */
-static uint64_t stalled_pipe(const char *dir, const char *queue, uint64_t events,
-			     uint64_t *present)
+static uint64_t piped(const char *dir, const char *queue, const char *ring, uint64_t events,
+		      const char *reader, uint64_t *present)
 {
 	char *log, *out, ev[32];
 	struct tv *v = tv_new(2, events, true);
@@ -1739,12 +1739,11 @@ static uint64_t stalled_pipe(const char *dir, const char *queue, uint64_t events
 	mkdir(P("%s/sync", dir), 0700);
 	touch(P("%s/sync/go.0", dir));
 	/* The reader: nothing until the program's report is there, then all of it. */
-	out = sh(&st, "cd '%s' && ('%s' record -o - --packet-size 64k --packets 64 --buffer-size %s "
+	out = sh(&st, "cd '%s' && ('%s' record -o - --packet-size 64k --packets %s --buffer-size %s "
 		 "-- '%s' --threads 2 --events %s --pin --pace 100:100 --sync sync 2>rec.log; "
-		 "echo rec=$? >>rec.log) | "
-		 "(until [ -e sync/report ]; do sleep 0.05; done; cat >stream); cat rec.log; "
+		 "echo rec=$? >>rec.log) | (%s) >stream; cat rec.log; "
 		 "'%s' consume - -o trace <stream >cons.log 2>&1; echo cons=$?",
-		 dir, ringtrace(), queue, emit_path(), ev, ringtrace());
+		 dir, ringtrace(), ring, queue, emit_path(), ev, reader, ringtrace());
 	log = out;
 	cr_assert_not_null(strstr(log, "rec=0"), "%s", log);
 	cr_assert_not_null(strstr(log, "cons=0"), "%s", log);
@@ -1760,6 +1759,14 @@ static uint64_t stalled_pipe(const char *dir, const char *queue, uint64_t events
 	free(out);
 	tv_free(v);
 	return lost;
+}
+
+/* The same into a reader that reads nothing until the program has finished. */
+static uint64_t stalled_pipe(const char *dir, const char *queue, uint64_t events,
+			     uint64_t *present)
+{
+	return piped(dir, queue, "64", events,
+		     "until [ -e sync/report ]; do sleep 0.05; done; cat", present);
 }
 
 /*
@@ -1786,6 +1793,32 @@ Test(consumer_record, a_stalled_output_above_the_queue_counts_its_loss)
 	lost = stalled_pipe(dir, "1M", 500000, &present);
 	cr_expect_gt(lost, 0, "a 1 MiB queue held a 28 MB stall");
 	cr_expect_gt(present, 0);
+	rm_rf(dir);
+}
+
+/*
+ * A reader that takes one 64 KiB packet every 20 ms (3 MB/s) while the
+ * program writes 11 MB at about 50 MB/s into a ring of 8 x 64 KiB per CPU:
+ * the queue of 16 MiB holds what the reader has not taken, freed one packet
+ * at a time at its front.  The queue placed each next packet in the one
+ * packet's gap so made, alternating with the top, a run each, and refused
+ * packets with 5 of its 16 MiB in use; it must fill before it refuses.
+ */
+Test(consumer_record, a_slow_reader_has_the_whole_queue)
+{
+	char *dir = make_tmpdir("/dev/shm");
+	uint64_t present;
+
+	cr_expect_eq(piped(dir, "16M", "8", 200000,
+			   "/usr/bin/python3 -c 'import os, sys, time\n"
+			   "buf = bytearray(65536)\n"
+			   "while True:\n"
+			   "    n = os.readv(0, [buf])\n"
+			   "    if not n: break\n"
+			   "    sys.stdout.buffer.write(buf[:n]); sys.stdout.flush(); time.sleep(0.02)\n'",
+			   &present),
+		     0, "events lost");
+	cr_expect_eq(present, 400000);
 	rm_rf(dir);
 }
 
