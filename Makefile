@@ -112,6 +112,8 @@ ifeq ($(CONFIG_GTK),y)
 endif
 # The consumer's write-behind queue writes through io_uring (consumer/queue.c).
 CONSUMER_LIBS := -luring
+# libringtrace-read's: elfutils' libdwfl names a traced process's symbols (reader/symbols.c)
+READ_LIBS := -ldw -lelf
 CRITERION_LIBS := -lcriterion
 
 # The configuration a build was made with, in $(O)/config: rewritten when it
@@ -192,7 +194,7 @@ $(O)/bin/$(2): $$(addprefix $(O)/obj/$(1)/,$$($(2)-objs)) $(LIBS_A) $(O)/lib/lib
 		$$(if $$($(2)-shared),$(O)/lib/libringtrace-view.a $(O)/lib/libringtrace-read.a $(O)/lib/libringtrace-consumer.a \
 			$(O)/lib/libringtrace-format.a $(O)/lib/libringtrace.so -Wl$$(comma)-rpath$$(comma)'$$$$ORIGIN/../lib',$(LIBS_A) \
 			$(RTR_XEN_LINK)) \
-		$$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
+		$$(READ_LIBS) $$(CONSUMER_LIBS) $$(RTR_LIBS) $$($(2)-libs)
 endef
 comma := ,
 
@@ -300,7 +302,7 @@ $(O)/lib/libringtrace-view.a: $(VIEW_OBJS)
 $(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(RTR_XEN_LINK) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS) \
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(RTR_XEN_LINK) $(READ_LIBS) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS) \
 		$(CAIRO_LIBS)
 
 # The LTTng-UST program the interop tests and the benchmark record

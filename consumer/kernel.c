@@ -5,7 +5,9 @@
  * buffer per CPU, read by the recorder and written as CTF packets.
  *
  * perf: a software "dummy" event (it counts nothing) with context_switch,
- * task (fork, exit), comm and comm_exec records, user space only
+ * task (fork, exit), comm and comm_exec records, mmap2 records of the
+ * executable mappings (with the file's build id where the kernel has
+ * them: Linux 5.12; the reader's symbols, reader/symbols.c), user space only
  * (exclude_kernel: what perf_event_paranoid 2 allows without privilege),
  * inherit, enable_on_exec, and every record's sample_id (pid, tid, time,
  * cpu) on CLOCK_MONOTONIC (use_clockid).  Inherited events must be mapped
@@ -254,6 +256,9 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, char *e
 	a.comm = 1;
 	a.comm_exec = 1;
 	a.task = 1;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.build_id = 1;
 	a.context_switch = 1;
 	a.sample_id_all = 1;
 	a.use_clockid = 1;
@@ -262,6 +267,11 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, char *e
 		struct kcpu *c = &k->cpu[i];
 		long fd = perf_open(&a, pid, (int)i);
 
+		if (fd < 0 && errno == EINVAL && a.build_id) {
+			/* A kernel before 5.12: the mappings without build ids. */
+			a.build_id = 0;
+			fd = perf_open(&a, pid, (int)i);
+		}
 		c->fd = -1;
 		if (fd < 0 && errno == ENODEV)
 			continue;	/* offline */
@@ -541,6 +551,42 @@ static int on_record(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct 
 		p[9 + n] = 0;
 		comm_set(k, v[1], s, n);
 		k->rep.comms++;
+		return 0;
+	}
+	case PERF_RECORD_MMAP2: {
+		/* pid, tid, addr, len, pgoff, 24 bytes of ids or build id, prot, flags, name */
+		const size_t fixed = sizeof(eh) + 8 + 24 + 24 + 8;
+		const char *name = (const char *)rec + fixed;
+		char bid[41] = "";
+		uint64_t q[3];
+		size_t n, max;
+
+		if (size < fixed + sizeof(sid))
+			return 0;
+		max = size - fixed - sizeof(sid);
+		n = strnlen(name, max);
+		if (n == max || name[0] != '/')
+			return 0;	/* [vdso], //anon, memfd: no file to read symbols from */
+		memcpy(v, rec + sizeof(eh), 8);
+		memcpy(q, rec + sizeof(eh) + 8, 24);
+		if (eh.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			const uint8_t *b = rec + sizeof(eh) + 32;
+			size_t bn = b[0] < 20 ? b[0] : 20;
+
+			for (size_t i = 0; i < bn; i++)
+				snprintf(bid + 2 * i, 3, "%02x", b[4 + i]);
+		}
+		p = reserve(k, c, cpu, out, RTR_KEV_ID_BASE + RTR_KEV_MMAP, ts,
+			    32 + strlen(bid) + 1 + n + 1, &ret);
+		if (!p)
+			return ret;
+		memcpy(p, &v[0], 4);
+		memcpy(p + 4, &v[1], 4);
+		memcpy(p + 8, q, 24);
+		memcpy(p + 32, bid, strlen(bid) + 1);
+		memcpy(p + 32 + strlen(bid) + 1, name, n);
+		p[32 + strlen(bid) + 1 + n] = 0;
+		k->rep.mmaps++;
 		return 0;
 	}
 	case PERF_RECORD_LOST: {

@@ -28,7 +28,7 @@ struct rtr_kernel;
 /**
  * struct rtr_kernel_report - what the kernel's streams hold.
  * @cpus: CPUs whose events were opened.
- * @switches: @forks: @exits: @comms: records written, by kind.
+ * @switches: @forks: @exits: @comms: @mmaps: records written, by kind.
  * @lost: records the kernel dropped (its buffer was full), as the streams'
  *	events_discarded count them.
  * @packets: packets written.
@@ -41,6 +41,7 @@ struct rtr_kernel_report {
 	uint64_t forks;
 	uint64_t exits;
 	uint64_t comms;
+	uint64_t mmaps;
 	uint64_t lost;
 	uint64_t packets;
 	const char *clock;

@@ -30,11 +30,14 @@ const struct rtr_ctf_event *rtr_event_builtin(uint32_t id);
  *                  thread or process made, its name the parent's
  *   kernel:exit    u32 pid, tid
  *   kernel:comm    u32 pid, tid, enum u8 how (rename, exec), string comm
+ *   kernel:mmap    u32 pid, tid, u64 start, len, pgoff, string build_id
+ *                  (hex, "" if the kernel gave none), string filename: an
+ *                  executable mapping of a file, for symbols at read time
  */
 #define RTR_KEV_ID_BASE		0x10000u
 #define RTR_KSTREAM_BASE	32768u
 enum rtr_kernel_event {
-	RTR_KEV_SWITCH, RTR_KEV_FORK, RTR_KEV_EXIT, RTR_KEV_COMM,
+	RTR_KEV_SWITCH, RTR_KEV_FORK, RTR_KEV_EXIT, RTR_KEV_COMM, RTR_KEV_MMAP,
 	RTR_KEV_COUNT
 };
 enum rtr_kswitch_what {

@@ -11,6 +11,7 @@
  * sorts, and the traces' time-sorted arrays are merged with a natural merge
  * sort, so the load is linear in the events but for that merge.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "reader/follow.h"
 #include "reader/merge.h"
 #include "reader/model.h"
+#include "reader/symbols.h"
 #include "reader/text.h"
 #include "reader/ctf.h"
 
@@ -56,6 +58,7 @@ enum op {
 	OP_KFORK,
 	OP_KEXIT,
 	OP_KCOMM,
+	OP_KMMAP,
 };
 
 /* What each built-in class (events/classes.c has their schema) means. */
@@ -165,6 +168,15 @@ struct chunk_ops {
 	bool kernel;		/* the kernel's switches are among its classes */
 };
 
+/* A label "mutex 0x55d0c8a4e040 at 0x55d0c8a4b2c1" of the trace being read, and its process. */
+struct objlabel {
+	uint32_t label;	/* rtr_model.labels index */
+	uint32_t pid;
+	uint64_t addr;
+	uint64_t site;	/* 0: none */
+	uint8_t what;	/* its first word's length */
+};
+
 struct loader {
 	struct rtr_model *m;
 	char *err;
@@ -200,6 +212,10 @@ struct loader {
 	uint32_t nkruns;
 	struct klabel *klabels;
 	uint32_t nklabels;
+	/* the executable mappings (kernel:mmap), and the labels they may name */
+	struct tr_syms *syms;
+	struct objlabel *objlabels;
+	uint32_t nobjlabels, objlabels_cap;
 	/* following a recording (rtr_model_load_turn()): */
 	uint64_t limit;		/* read the events before this clock value */
 	const struct rtr_state *cap;	/* the last chunk's whole packets, or NULL */
@@ -617,15 +633,74 @@ static int add_label(struct loader *l, uint32_t i, const char *text, size_t n, i
 	return 0;
 }
 
-static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_t ts)
+/* "0x" and hex digits at *@s, to *@v; *@s moved past them.  Return: false if none. */
+static bool hex_at(const char **s, uint64_t *v)
 {
+	char *end;
+
+	if (strncmp(*s, "0x", 2) || !isxdigit((unsigned char)(*s)[2]))
+		return false;
+	errno = 0;
+	*v = strtoull(*s + 2, &end, 16);
+	*s = end;
+	return !errno;
+}
+
+/*
+ * libringtrace-pthread's label of an object: "mutex 0xADDR", then " at
+ * 0xSITE" (cond, rwlock, semaphore, barrier as well): the length of its
+ * first word, 0 if not such a label.
+ */
+static uint8_t obj_word(const char *s, uint64_t *addr, uint64_t *site)
+{
+	static const char *const words[] = { "mutex", "cond", "rwlock", "semaphore", "barrier" };
+
+	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		size_t n = strlen(words[w]);
+		const char *p = s + n + 1;
+
+		if (strncmp(s, words[w], n) || s[n] != ' ' || !hex_at(&p, addr))
+			continue;
+		*site = 0;
+		if (!strncmp(p, " at ", 4)) {
+			p += 4;
+			if (!hex_at(&p, site))
+				return 0;
+		}
+		return *p ? 0 : (uint8_t)n;
+	}
+	return 0;
+}
+
+static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_t ts,
+		    const struct sstate *ss)
+{
+	size_t n = strlen((const char *)text);
+	uint64_t addr, site;
+	uint8_t w;
 	uint32_t i;
 
 	if (!task)
 		return 0;
 	if ((i = task_get(l, task, ts)) == RTR_MODEL_NONE)
 		return -1;
-	return add_label(l, i, (const char *)text, strlen((const char *)text), ts);
+	if (add_label(l, i, (const char *)text, n, ts))
+		return -1;
+	if (ss->pid && (w = obj_word((const char *)text, &addr, &site))) {
+		if (l->nobjlabels == l->objlabels_cap) {
+			uint32_t cap = l->objlabels_cap ? 2 * l->objlabels_cap : 64;
+			struct objlabel *o = realloc(l->objlabels, cap * sizeof(*o));
+
+			if (!o)
+				return nomem(l);
+			l->objlabels = o;
+			l->objlabels_cap = cap;
+		}
+		l->objlabels[l->nobjlabels++] = (struct objlabel){
+			.label = l->m->nlabels - 1, .pid = (uint32_t)ss->pid, .addr = addr,
+			.site = site, .what = w };
+	}
+	return 0;
 }
 
 /* ---- runs ----------------------------------------------------------------------- */
@@ -1348,6 +1423,63 @@ static int on_kfork(struct loader *l, const uint8_t *pl, int64_t ts)
 	return klabel_add(l, k, pl + 16, ts, false);
 }
 
+/* kernel:mmap: an executable mapping of a file, kept for the objects' names. */
+static int on_kmmap(struct loader *l, const uint8_t *pl)
+{
+	const char *bid = (const char *)pl + 32;
+
+	if (!l->syms && !(l->syms = tr_syms_new()))
+		return nomem(l);
+	if (tr_syms_map(l->syms, ld32(pl), ld64(pl + 8), ld64(pl + 16), ld64(pl + 24), bid,
+			bid + strlen(bid) + 1))
+		return nomem(l);
+	return 0;
+}
+
+/*
+ * The objects the pthread wrapper labelled by address, named by the symbol
+ * there ("mutex queue_lock": a static one), else by where the program
+ * first waited on it or signalled it ("mutex 0x55d0c8a4e040 at
+ * worker+0x4c (pool.c:88)"), where the trace's mappings and the files say.
+ * The task's name and its label both.
+ */
+static int name_objects(struct loader *l)
+{
+	struct rtr_model *m = l->m;
+	char sym[256], text[320];
+
+	for (uint32_t j = 0; l->syms && j < l->nobjlabels; j++) {
+		const struct objlabel *o = &l->objlabels[j];
+		struct rtr_model_label *lb = &m->labels[o->label];
+		struct rtr_model_task *t = &m->tasks[lb->task];
+		int64_t s;
+		int n;
+
+		if (tr_syms_name(l->syms, o->pid, o->addr, sym, sizeof(sym)))
+			n = snprintf(text, sizeof(text), "%.*s %s", o->what, rtr_model_str(m, lb->text),
+				     sym);
+		else if (tr_syms_site(l->syms, o->pid, o->site, sym, sizeof(sym)))
+			n = snprintf(text, sizeof(text), "%.*s 0x%" PRIx64 " at %s", o->what,
+				     rtr_model_str(m, lb->text), o->addr, sym);
+		else
+			continue;
+		if (n < 0 || (size_t)n >= sizeof(text) || (s = str_add(l, text, (size_t)n)) < 0)
+			continue;
+		/* str_add() may move the pool, not the labels */
+		lb = &m->labels[o->label];
+		if (t->name == lb->text)
+			t->name = (uint32_t)s;
+		if (l->comm[lb->task] == lb->text)
+			l->comm[lb->task] = (uint32_t)s;
+		lb->text = (uint32_t)s;
+		lb->len = (uint32_t)n;
+	}
+	tr_syms_free(l->syms);
+	l->syms = NULL;
+	l->nobjlabels = 0;
+	return 0;
+}
+
 static int on_kexit(struct loader *l, const uint8_t *pl, int64_t ts)
 {
 	uint32_t k = kt_get(l, ld32(pl + 4), ld32(pl), ts);
@@ -1517,7 +1649,7 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 	case OP_FAIL:
 		return on_fail(l, ld64(pl), ld64(pl + 8), pl + 16, ts, ss->cpu);
 	case OP_LABEL:
-		return on_label(l, ld64(pl), pl + 8, ts);
+		return on_label(l, ld64(pl), pl + 8, ts, ss);
 	case OP_NOTE:
 		return on_note(l, pl, ts, ss);
 	case OP_PAUSE:
@@ -1535,6 +1667,8 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 		return on_kexit(l, pl, ts);
 	case OP_KCOMM:
 		return on_kcomm(l, pl, ts);
+	case OP_KMMAP:
+		return on_kmmap(l, pl);
 	}
 	return 0;
 }
@@ -1566,7 +1700,8 @@ static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 		}
 	}
 	for (uint32_t i = 0; !md->ctf && i < md->nclasses; i++) {
-		static const uint8_t kop[RTR_KEV_COUNT] = { OP_KSWITCH, OP_KFORK, OP_KEXIT, OP_KCOMM };
+		static const uint8_t kop[RTR_KEV_COUNT] = { OP_KSWITCH, OP_KFORK, OP_KEXIT, OP_KCOMM,
+							   OP_KMMAP };
 
 		for (uint32_t k = 0; k < RTR_KEV_COUNT; k++) {
 			if (tr_class_is(&md->classes[i], rtr_event_kernel(k))) {
@@ -1827,7 +1962,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		if (cpu->last > tr->last)
 			tr->last = cpu->last;
 	}
-	if (l->nkt && kernel_finish(l, label_start))
+	/* before kernel_finish() sorts the labels: the indices are the events' order */
+	if (name_objects(l) || (l->nkt && kernel_finish(l, label_start)))
 		goto out;
 	m->events += m->traces[l->trace].events;
 	ret = 0;
@@ -2332,6 +2468,8 @@ out:
 	free(l->kt);
 	free(l->kruns);
 	free(l->klabels);
+	free(l->objlabels);
+	tr_syms_free(l->syms);
 	free(l->comm);
 	free(l->try_next);
 	free(l->sample_counter);

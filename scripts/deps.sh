@@ -17,7 +17,7 @@
 # build tree, never installed.
 set -eu
 job=${1:-build}
-pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicrohttpd-dev libsqlite3-dev libcairo2-dev libgtk-4-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
+pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicrohttpd-dev libsqlite3-dev libdw-dev libcairo2-dev libgtk-4-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
 case "$job" in
 build) ;;
 check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth xdotool poppler-utils libxml2-utils" ;;

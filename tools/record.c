@@ -159,8 +159,9 @@ static void report_kernel(const struct rtr_kernel *k)
 
 	rtr_kernel_report(k, &r);
 	fprintf(stderr, "ringtrace record: the kernel's view, %u CPUs: %" PRIu64 " switches, %" PRIu64
-		" forks, %" PRIu64 " exits, %" PRIu64 " names; %" PRIu64 " records lost; clock %s\n",
-		r.cpus, r.switches, r.forks, r.exits, r.comms, r.lost, r.clock);
+		" forks, %" PRIu64 " exits, %" PRIu64 " names, %" PRIu64 " mappings; %" PRIu64
+		" records lost; clock %s\n",
+		r.cpus, r.switches, r.forks, r.exits, r.comms, r.mmaps, r.lost, r.clock);
 }
 
 static int exit_status(int st)

@@ -578,6 +578,7 @@ static int print_locks(const struct rtr_model *m, bool json)
 	struct rtr_lock_wait *w;
 	uint32_t n;
 	char b[5][32], who[200], rel[200];
+	int width = 24;
 
 	if (rtr_lock_waits(m, &w, &n))
 		return -1;
@@ -614,12 +615,19 @@ static int print_locks(const struct rtr_model *m, bool json)
 		rtr_lock_waits_free(w, n);
 		return jw_close(&jw);
 	}
-	printf("%-24s %-10s %7s %12s %12s %12s %12s  %s\n", "lock", "kind", "waits", "total",
-	       "p50", "p99", "max", "waiters; released by");
+	/* The name column as wide as the longest name ("mutex 0x... at f+0x4c (f.c:88)"). */
+	for (uint32_t i = 0; i < n; i++) {
+		size_t len = strlen(task_name(m, w[i].task, b[0], sizeof(b[0])));
+
+		if (len > (size_t)width)
+			width = len < 96 ? (int)len : 96;
+	}
+	printf("%-*s %-10s %7s %12s %12s %12s %12s  %s\n", width, "lock", "kind", "waits",
+	       "total", "p50", "p99", "max", "waiters; released by");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rtr_lock_wait *l = &w[i];
 
-		an_put_clean(stdout, task_name(m, l->task, b[0], sizeof(b[0])), 24);
+		an_put_clean(stdout, task_name(m, l->task, b[0], sizeof(b[0])), width);
 		printf(" %-10s %7u %12s %12s %12s %12s  ",
 		       rtr_model_str(m, m->tasks[l->task].kind_name), l->waits,
 		       an_dur(b[1], 32, l->total), an_dur(b[2], 32, pct(l->ns, l->waits, 50)),

@@ -150,8 +150,12 @@ static inline uint64_t rtp_obj_id(const void *p)
 	return ((uint64_t)(uintptr_t)p & (RTP_OBJ_BIT - 1)) | RTP_OBJ_BIT;
 }
 
-/* rtp_obj() - @p's task; the first time it is seen, created (@kind) and labelled "@what 0x...". */
-uint64_t rtp_obj(const void *p, uint8_t kind, const char *what);
+/*
+ * rtp_obj() - @p's task; the first time it is seen, created (@kind) and
+ * labelled "@what 0xADDR at 0xSITE", @site the program's call of the
+ * wrapper (0: none).
+ */
+uint64_t rtp_obj(const void *p, uint8_t kind, const char *what, const void *site);
 
 /* Blocking: the thread leaves its CPU (switch to idle) and comes back. */
 void rtp_block(uint64_t self, uint64_t obj);

@@ -18,6 +18,7 @@
  * Documentation/pthread.rst has the costs; preload.h the locking rules.
  */
 #include <errno.h>
+#include <string.h>
 #include "events/pthread/preload.h"
 
 /*
@@ -50,37 +51,55 @@ static bool first_sight(uintptr_t a)
 	return false;
 }
 
-/* "@what 0x@addr" without stdio: this may run in a signal handler. */
-static void obj_label(uint64_t id, const char *what, uintptr_t a)
+static char *hex(char *p, uintptr_t a)
 {
-	char text[48], *p = text;
 	int shift = 60;
 
-	while (*what && p < text + 24)
-		*p++ = *what++;
-	*p++ = ' ';
 	*p++ = '0';
 	*p++ = 'x';
 	while (shift > 0 && !((a >> shift) & 0xf))
 		shift -= 4;
 	for (; shift >= 0; shift -= 4)
 		*p++ = "0123456789abcdef"[(a >> shift) & 0xf];
+	return p;
+}
+
+/*
+ * "@what 0x@addr at 0x@site" without stdio: this may run in a signal
+ * handler.  The reader names the object by the symbol at @addr (a static
+ * one), else by the call site (reader/symbols.c).
+ */
+static void obj_label(uint64_t id, const char *what, uintptr_t a, uintptr_t site)
+{
+	char text[72], *p = text;
+
+	while (*what && p < text + 24)
+		*p++ = *what++;
+	*p++ = ' ';
+	p = hex(p, a);
+	if (site) {
+		memcpy(p, " at ", 4);
+		p = hex(p + 4, site);
+	}
 	*p = 0;
 	rtr_label(id, text);
 }
 
-uint64_t rtp_obj(const void *p, uint8_t kind, const char *what)
+uint64_t rtp_obj(const void *p, uint8_t kind, const char *what, const void *site)
 {
 	uint64_t id = rtp_obj_id(p);
 
 	if (rtr_unlikely(first_sight((uintptr_t)p))) {
 		rtp_enter();
 		rtr_create(0, id, kind);
-		obj_label(id, what, (uintptr_t)p);
+		obj_label(id, what, (uintptr_t)p, (uintptr_t)site);
 		rtp_leave();
 	}
 	return id;
 }
+
+/* The wrapper's caller: where the program waited, or signalled (the call site of a name). */
+#define SITE __builtin_return_address(0)
 
 /* ---- mutexes ---------------------------------------------------------------- */
 
@@ -109,9 +128,9 @@ static inline bool mutex_contended(pthread_mutex_t *m)
 /* The slow half of a lock: the try found it busy. */
 static __attribute__((noinline)) int mutex_wait(pthread_mutex_t *m, int (*lock)(pthread_mutex_t *, clockid_t,
 						       const struct timespec *),
-		      clockid_t clk, const struct timespec *abstime)
+		      clockid_t clk, const struct timespec *abstime, const void *site)
 {
-	uint64_t self = rtp_self_task(), id = rtp_obj(m, RTR_KIND_MUTEX, "mutex");
+	uint64_t self = rtp_self_task(), id = rtp_obj(m, RTR_KIND_MUTEX, "mutex", site);
 	int ret;
 
 	rtp_block(self, id);
@@ -157,7 +176,7 @@ static inline bool mutex_held(pthread_mutex_t *m)
 }
 
 /* The mutex looked held: a try (a recursive mutex we own succeeds), then the wait. */
-static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m)
+static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m, const void *site)
 {
 	int ret;
 
@@ -166,14 +185,14 @@ static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m)
 	ret = rtp()->mutex_trylock(m);
 	if (ret != EBUSY)
 		return ret;
-	return mutex_wait(m, plain_lock, 0, NULL);
+	return mutex_wait(m, plain_lock, 0, NULL, site);
 }
 
 RTR_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	if (rtr_likely(!rtp_on()) || rtr_likely(!mutex_held(m)))
 		return rtp()->mutex_lock(m);
-	return mutex_lock_slow(m);
+	return mutex_lock_slow(m, SITE);
 }
 
 RTR_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
@@ -185,7 +204,7 @@ RTR_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *a
 	ret = rtp()->mutex_trylock(m);
 	if (ret != EBUSY)
 		return ret;
-	return mutex_wait(m, timed_lock, 0, abstime);
+	return mutex_wait(m, timed_lock, 0, abstime, SITE);
 }
 
 RTR_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
@@ -198,12 +217,12 @@ RTR_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 	ret = rtp()->mutex_trylock(m);
 	if (ret != EBUSY)
 		return ret;
-	return mutex_wait(m, clock_lock, clk, abstime);
+	return mutex_wait(m, clock_lock, clk, abstime, SITE);
 }
 
-static __attribute__((noinline)) void mutex_unlock_signal(pthread_mutex_t *m)
+static __attribute__((noinline)) void mutex_unlock_signal(pthread_mutex_t *m, const void *site)
 {
-	uint64_t self = rtp_self_task(), id = rtp_obj(m, RTR_KIND_MUTEX, "mutex");
+	uint64_t self = rtp_self_task(), id = rtp_obj(m, RTR_KIND_MUTEX, "mutex", site);
 
 	rtp_enter();
 	rtr_signal(self, id);
@@ -214,15 +233,15 @@ RTR_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	/* Before the unlock: the waiter's read comes after this signal. */
 	if (rtr_unlikely(rtp_on()) && mutex_contended(m) && !rtp_own_lock(m))
-		mutex_unlock_signal(m);
+		mutex_unlock_signal(m, SITE);
 	return rtp()->mutex_unlock(m);
 }
 
 /* ---- rwlocks ---------------------------------------------------------------- */
 
-static int rwlock_wait(pthread_rwlock_t *l, int (*lock)(pthread_rwlock_t *))
+static int rwlock_wait(pthread_rwlock_t *l, int (*lock)(pthread_rwlock_t *), const void *site)
 {
-	uint64_t self = rtp_self_task(), id = rtp_obj(l, RTR_KIND_RWLOCK, "rwlock");
+	uint64_t self = rtp_self_task(), id = rtp_obj(l, RTR_KIND_RWLOCK, "rwlock", site);
 	int ret;
 
 	rtp_block(self, id);
@@ -240,7 +259,7 @@ RTR_API int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 	ret = rtp()->rwlock_tryrdlock(l);
 	if (ret != EBUSY)
 		return ret;
-	return rwlock_wait(l, rtp()->rwlock_rdlock);
+	return rwlock_wait(l, rtp()->rwlock_rdlock, SITE);
 }
 
 RTR_API int pthread_rwlock_wrlock(pthread_rwlock_t *l)
@@ -252,7 +271,7 @@ RTR_API int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 	ret = rtp()->rwlock_trywrlock(l);
 	if (ret != EBUSY)
 		return ret;
-	return rwlock_wait(l, rtp()->rwlock_wrlock);
+	return rwlock_wait(l, rtp()->rwlock_wrlock, SITE);
 }
 
 /* ---- condition variables ------------------------------------------------------ */
@@ -265,7 +284,7 @@ RTR_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	if (!rtp_on())
 		return rtp()->cond_wait(c, m);
 	self = rtp_self_task();
-	id = rtp_obj(c, RTR_KIND_CONDITION, "cond");
+	id = rtp_obj(c, RTR_KIND_CONDITION, "cond", SITE);
 	rtp_block(self, id);
 	ret = rtp()->cond_wait(c, m);
 	rtp_wake(self, id, ret == 0);
@@ -281,7 +300,7 @@ RTR_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	if (!rtp_on())
 		return rtp()->cond_timedwait(c, m, abstime);
 	self = rtp_self_task();
-	id = rtp_obj(c, RTR_KIND_CONDITION, "cond");
+	id = rtp_obj(c, RTR_KIND_CONDITION, "cond", SITE);
 	rtp_block(self, id);
 	ret = rtp()->cond_timedwait(c, m, abstime);
 	rtp_wake(self, id, ret == 0);
@@ -297,16 +316,16 @@ RTR_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clocki
 	if (!rtp_on())
 		return rtp()->cond_clockwait(c, m, clk, abstime);
 	self = rtp_self_task();
-	id = rtp_obj(c, RTR_KIND_CONDITION, "cond");
+	id = rtp_obj(c, RTR_KIND_CONDITION, "cond", SITE);
 	rtp_block(self, id);
 	ret = rtp()->cond_clockwait(c, m, clk, abstime);
 	rtp_wake(self, id, ret == 0);
 	return ret;
 }
 
-static void signal_obj(const void *p, uint8_t kind, const char *what)
+static void signal_obj(const void *p, uint8_t kind, const char *what, const void *site)
 {
-	uint64_t self = rtp_self_task(), id = rtp_obj(p, kind, what);
+	uint64_t self = rtp_self_task(), id = rtp_obj(p, kind, what, site);
 
 	rtp_enter();
 	rtr_signal(self, id);
@@ -316,14 +335,14 @@ static void signal_obj(const void *p, uint8_t kind, const char *what)
 RTR_API int pthread_cond_signal(pthread_cond_t *c)
 {
 	if (rtp_on())
-		signal_obj(c, RTR_KIND_CONDITION, "cond");
+		signal_obj(c, RTR_KIND_CONDITION, "cond", SITE);
 	return rtp()->cond_signal(c);
 }
 
 RTR_API int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	if (rtp_on())
-		signal_obj(c, RTR_KIND_CONDITION, "cond");
+		signal_obj(c, RTR_KIND_CONDITION, "cond", SITE);
 	return rtp()->cond_broadcast(c);
 }
 
@@ -331,9 +350,10 @@ RTR_API int pthread_cond_broadcast(pthread_cond_t *c)
 
 /* sem_wait() and friends report through errno; the try's EAGAIN must not leak out. */
 static int sem_wait_slow(sem_t *s, int (*wait)(sem_t *, clockid_t, const struct timespec *),
-			 clockid_t clk, const struct timespec *abstime, int saved_errno)
+			 clockid_t clk, const struct timespec *abstime, int saved_errno,
+			 const void *site)
 {
-	uint64_t self = rtp_self_task(), id = rtp_obj(s, RTR_KIND_SEMAPHORE, "semaphore");
+	uint64_t self = rtp_self_task(), id = rtp_obj(s, RTR_KIND_SEMAPHORE, "semaphore", site);
 	int ret;
 
 	errno = saved_errno;
@@ -383,7 +403,7 @@ RTR_API int sem_wait(sem_t *s)
 	r = sem_try(s, &e);
 	if (r <= 0)
 		return r;
-	return sem_wait_slow(s, sem_plain, 0, NULL, e);
+	return sem_wait_slow(s, sem_plain, 0, NULL, e, SITE);
 }
 
 RTR_API int sem_timedwait(sem_t *s, const struct timespec *abstime)
@@ -395,7 +415,7 @@ RTR_API int sem_timedwait(sem_t *s, const struct timespec *abstime)
 	r = sem_try(s, &e);
 	if (r <= 0)
 		return r;
-	return sem_wait_slow(s, sem_timed, 0, abstime, e);
+	return sem_wait_slow(s, sem_timed, 0, abstime, e, SITE);
 }
 
 RTR_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
@@ -407,13 +427,13 @@ RTR_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstim
 	r = sem_try(s, &e);
 	if (r <= 0)
 		return r;
-	return sem_wait_slow(s, sem_clock, clk, abstime, e);
+	return sem_wait_slow(s, sem_clock, clk, abstime, e, SITE);
 }
 
 RTR_API int sem_post(sem_t *s)
 {
 	if (rtp_on())
-		signal_obj(s, RTR_KIND_SEMAPHORE, "semaphore");
+		signal_obj(s, RTR_KIND_SEMAPHORE, "semaphore", SITE);
 	return rtp()->sem_post(s);
 }
 
@@ -425,7 +445,7 @@ RTR_API int pthread_barrier_wait(pthread_barrier_t *b)
 	if (!rtp_on())
 		return rtp()->barrier_wait(b);
 	self = rtp_self_task();
-	id = rtp_obj(b, RTR_KIND_BARRIER, "barrier");
+	id = rtp_obj(b, RTR_KIND_BARRIER, "barrier", SITE);
 	rtp_block(self, id);
 	ret = rtp()->barrier_wait(b);
 	rtp_wake(self, id, ret == 0 || ret == PTHREAD_BARRIER_SERIAL_THREAD);

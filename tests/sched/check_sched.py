@@ -235,14 +235,24 @@ def do_locks(output, locks_json):
     waited and who released it."""
     import json
     waits = []
+    heap_site = None
     with open(output) as f:
         for line in f:
             m = re.match(r"wait (\d+)", line)
             if m:
                 waits.append(int(m[1]))
+            m = re.match(r"heap_site (\d+)", line)
+            if m:
+                heap_site = int(m[1])
     with open(locks_json) as f:
         locks = json.load(f)["locks"]
-    mutexes = [lk for lk in locks if lk["kind"] == "mutex"]
+    # the heap mutex, waited for once: named by the call that waited (function, file, line)
+    site = re.compile(r"mutex 0x[0-9a-f]+ at heap_waiter\+0x[0-9a-f]+ \(sched_prog\.c:%d\)"
+                      % heap_site)
+    heap = [lk for lk in locks if lk["kind"] == "mutex" and site.fullmatch(lk["name"])]
+    check(len(heap) == 1 and heap[0]["waits"] == 1,
+          f"the heap mutex named by its call site (line {heap_site}): {locks}")
+    mutexes = [lk for lk in locks if lk["kind"] == "mutex" and lk not in heap]
     check(len(mutexes) == 1, f"one mutex waited for expected: {locks}")
     if not mutexes or not waits:
         check(False, f"no waits: {waits}")
@@ -260,6 +270,8 @@ def do_locks(output, locks_json):
           f"wait total {lk['wait_ns_total']} ns, the program's {total} ns: not within 1 %")
     check(abs(lk["wait_ns_max"] - max(waits)) <= 0.01 * max(waits),
           f"wait max {lk['wait_ns_max']} ns, the program's {max(waits)} ns: not within 1 %")
+    # a static mutex: named by its symbol, from the recording's mappings (kernel:mmap)
+    check(lk["name"] == "mutex queue_lock", f"name: {lk['name']!r}, not 'mutex queue_lock'")
     check(lk["waiters"] == "waiter", f"waiters: {lk['waiters']!r}")
     check(lk["released_by"] == "holder", f"released by: {lk['released_by']!r}")
 

@@ -159,6 +159,31 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
+/* A mutex on the heap, waited for once: named by where (the line printed). */
+static pthread_mutex_t *heap_lock;
+
+static void *heap_holder(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(heap_lock);
+	__atomic_store_n(&taken, -2, __ATOMIC_RELEASE);
+	sleep_ms(20);
+	pthread_mutex_unlock(heap_lock);
+	return NULL;
+}
+
+static void *heap_waiter(void *arg)
+{
+	(void)arg;
+	while (__atomic_load_n(&taken, __ATOMIC_ACQUIRE) != -2)
+		usleep(100);
+	sleep_ms(5);
+	printf("heap_site %d\n", __LINE__ + 1);
+	pthread_mutex_lock(heap_lock);
+	pthread_mutex_unlock(heap_lock);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "contend")) {
@@ -169,6 +194,15 @@ int main(int argc, char **argv)
 		pthread_create(&w, NULL, waiter, NULL);
 		pthread_join(h, NULL);
 		pthread_join(w, NULL);
+		heap_lock = malloc(sizeof(*heap_lock));
+		if (!heap_lock)
+			return 1;
+		pthread_mutex_init(heap_lock, NULL);
+		pthread_create(&h, NULL, heap_holder, NULL);
+		pthread_create(&w, NULL, heap_waiter, NULL);
+		pthread_join(h, NULL);
+		pthread_join(w, NULL);
+		free(heap_lock);
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "sleep")) {

@@ -9,13 +9,16 @@
  * rtr-no-perf) are said once and the rest of the trace is whole.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <ringtrace/ringtrace.h>
 #include "reader/model.h"
+#include "reader/symbols.h"
 #include "view/scene.h"
 #include "tests/helpers.h"
 
@@ -314,4 +317,66 @@ Test(sched, the_queue_programs_threads_are_never_drawn_asleep_while_they_ran, .i
 	cr_assert_gt(shown, 0);
 	rtr_scene_free(&sc);
 	rtr_model_free(&m);
+}
+
+/*
+ * The symbols of a process, from its executable mappings (reader/symbols.c):
+ * this test program's own, read from /proc/self/maps as kernel:mmap gives
+ * them.  A static object is named, a member inside it with its offset; a
+ * wrong build id, a FIFO in the file's place or no mapping names nothing
+ * (and nothing waits on the FIFO).
+ */
+static pthread_mutex_t sym_probe_lock[2];
+
+static struct tr_syms *self_syms(const char *build_id, const char *path)
+{
+	struct tr_syms *s = tr_syms_new();
+	char line[4096], file[4096], exe[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	uint64_t start, end, pgoff;
+	char perms[8];
+
+	cr_assert_not_null(s);
+	cr_assert_not_null(f);
+	cr_assert_gt(n, 0);
+	exe[n] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %4095s", &start, &end,
+			   perms, &pgoff, file) == 5 && perms[2] == 'x' && !strcmp(file, exe))
+			cr_assert_eq(tr_syms_map(s, 7, start, end - start, pgoff, build_id,
+						 path ? path : file), 0);
+	}
+	fclose(f);
+	return s;
+}
+
+Test(sched, symbols_name_static_objects_and_refuse_what_is_not_the_mapped_file,
+     .init = setup, .fini = teardown)
+{
+	struct tr_syms *s;
+	char buf[256], fifo[600], member[64];
+	uint64_t a = (uint64_t)(uintptr_t)&sym_probe_lock[0];
+
+	s = self_syms("", NULL);
+	cr_assert(tr_syms_name(s, 7, a, buf, sizeof(buf)));
+	cr_expect_str_eq(buf, "sym_probe_lock");
+	cr_assert(tr_syms_name(s, 7, a + sizeof(pthread_mutex_t), buf, sizeof(buf)));
+	snprintf(member, sizeof(member), "sym_probe_lock+0x%zx", sizeof(pthread_mutex_t));
+	cr_expect_str_eq(buf, member);
+	/* a forked child (no mappings of its own) is looked up in its parent's */
+	cr_expect(tr_syms_name(s, 8, a, buf, sizeof(buf)));
+	/* the heap is no object's */
+	cr_expect_not(tr_syms_name(s, 7, (uint64_t)(uintptr_t)s, buf, sizeof(buf)));
+	tr_syms_free(s);
+
+	s = self_syms("00112233445566778899aabbccddeeff00112233", NULL);
+	cr_expect_not(tr_syms_name(s, 7, a, buf, sizeof(buf)), "another build's file named %s", buf);
+	tr_syms_free(s);
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	s = self_syms("", fifo);
+	cr_expect_not(tr_syms_name(s, 7, a, buf, sizeof(buf)));
+	tr_syms_free(s);
 }

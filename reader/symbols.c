@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader/symbols.c - addresses of a traced process to its symbols' names
+ * (symbols.h), with elfutils' libdwfl: one Dwfl per process, its modules
+ * reported at its first lookup, each file once, at the load bias its
+ * executable mapping gives.
+ */
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "reader/symbols.h"
+
+struct smap {
+	uint64_t start, len, pgoff;
+	char *build_id;
+	char *path;
+};
+
+struct sproc {
+	uint32_t pid;
+	struct smap *maps;
+	uint32_t nmaps, cap;
+	Dwfl *dwfl;
+	bool reported;
+};
+
+struct tr_syms {
+	struct sproc *procs;
+	uint32_t nprocs, cap;
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct tr_syms *tr_syms_new(void)
+{
+	return calloc(1, sizeof(struct tr_syms));
+}
+
+static struct sproc *proc_of(struct tr_syms *s, uint32_t pid, bool add)
+{
+	for (uint32_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	if (!add)
+		return NULL;
+	if (s->nprocs == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 4;
+		struct sproc *p = realloc(s->procs, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		s->procs = p;
+		s->cap = cap;
+	}
+	s->procs[s->nprocs] = (struct sproc){ .pid = pid };
+	return &s->procs[s->nprocs++];
+}
+
+int tr_syms_map(struct tr_syms *s, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		const char *build_id, const char *path)
+{
+	struct sproc *p = proc_of(s, pid, true);
+	struct smap *m;
+
+	if (!p)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nmaps; i++)
+		if (!strcmp(p->maps[i].path, path))
+			return 0;	/* each file once: its first executable mapping */
+	if (p->nmaps == p->cap) {
+		uint32_t cap = p->cap ? 2 * p->cap : 16;
+		struct smap *n = realloc(p->maps, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->maps = n;
+		p->cap = cap;
+	}
+	m = &p->maps[p->nmaps];
+	*m = (struct smap){ .start = start, .len = len, .pgoff = pgoff,
+			    .build_id = strdup(build_id), .path = strdup(path) };
+	if (!m->build_id || !m->path) {
+		free(m->build_id);
+		free(m->path);
+		return -ENOMEM;
+	}
+	p->nmaps++;
+	return 0;
+}
+
+/* The file's build id in hex is @want (or @want is ""). */
+static bool same_build(Elf *e, const char *want)
+{
+	const void *bits;
+	ssize_t n;
+	char hex[2 * 64 + 1];
+
+	if (!*want)
+		return true;
+	n = dwelf_elf_gnu_build_id(e, &bits);
+	if (n <= 0 || n > 64)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", ((const uint8_t *)bits)[i]);
+	return !strcmp(hex, want);
+}
+
+/*
+ * The load bias of @m's file: the mapping at @m->start holds file offset
+ * @m->pgoff, which its PT_LOAD segment puts at p_vaddr - p_offset + pgoff.
+ */
+static bool bias_of(Elf *e, const struct smap *m, uint64_t *bias)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (m->pgoff + 4096 > ph.p_offset && m->pgoff < ph.p_offset + ph.p_filesz) {
+			*bias = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Report @m's file to @p's Dwfl if it is still the file that was mapped. */
+static void report(struct sproc *p, const struct smap *m)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	uint64_t bias;
+	bool ok;
+	Elf *e;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		close(fd);
+		return;
+	}
+	ok = elf_kind(e) == ELF_K_ELF && same_build(e, m->build_id) && bias_of(e, m, &bias);
+	elf_end(e);
+	/* libdwfl owns the descriptor of a module it took. */
+	if (!ok || !dwfl_report_elf(p->dwfl, m->path, m->path, fd, bias, true))
+		close(fd);
+}
+
+static Dwfl *dwfl_of(struct tr_syms *s, uint32_t pid)
+{
+	struct sproc *p = proc_of(s, pid, false);
+
+	if (!p || !p->nmaps) {
+		/* A forked child's mappings are its parent's: the first process's. */
+		p = NULL;
+		for (uint32_t i = 0; i < s->nprocs && !p; i++)
+			if (s->procs[i].nmaps)
+				p = &s->procs[i];
+		if (!p)
+			return NULL;
+	}
+	if (!p->reported) {
+		p->reported = true;
+		elf_version(EV_CURRENT);
+		if (!(p->dwfl = dwfl_begin(&callbacks)))
+			return NULL;
+		dwfl_report_begin(p->dwfl);
+		for (uint32_t i = 0; i < p->nmaps; i++)
+			report(p, &p->maps[i]);
+		dwfl_report_end(p->dwfl, NULL, NULL);
+	}
+	return p->dwfl;
+}
+
+bool tr_syms_name(struct tr_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t len)
+{
+	Dwfl *d = dwfl_of(s, pid);
+	Dwfl_Module *mod;
+	const char *name;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (!d || !(mod = dwfl_addrmodule(d, addr)))
+		return false;
+	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (!name || !*name || (sym.st_size ? off >= sym.st_size : off != 0))
+		return false;
+	if (off)
+		snprintf(buf, len, "%s+0x%" PRIx64, name, (uint64_t)off);
+	else
+		snprintf(buf, len, "%s", name);
+	return true;
+}
+
+bool tr_syms_site(struct tr_syms *s, uint32_t pid, uint64_t ret, char *buf, size_t len)
+{
+	Dwfl *d = dwfl_of(s, pid);
+	Dwfl_Module *mod;
+	Dwfl_Line *line;
+	const char *name, *file = NULL, *base;
+	GElf_Off off;
+	GElf_Sym sym;
+	int lineno = 0;
+
+	/* The call is the instruction before the return address: its function, its line. */
+	if (!ret || !d || !(mod = dwfl_addrmodule(d, ret - 1)))
+		return false;
+	name = dwfl_module_addrinfo(mod, ret - 1, &off, &sym, NULL, NULL, NULL);
+	if (!name || !*name || (sym.st_size && off >= sym.st_size))
+		return false;
+	if ((line = dwfl_module_getsrc(mod, ret - 1)))
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (file && lineno > 0) {
+		base = strrchr(file, '/');
+		snprintf(buf, len, "%s+0x%" PRIx64 " (%s:%d)", name, (uint64_t)off + 1,
+			 base ? base + 1 : file, lineno);
+	} else {
+		snprintf(buf, len, "%s+0x%" PRIx64, name, (uint64_t)off + 1);
+	}
+	return true;
+}
+
+void tr_syms_free(struct tr_syms *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->nprocs; i++) {
+		struct sproc *p = &s->procs[i];
+
+		for (uint32_t j = 0; j < p->nmaps; j++) {
+			free(p->maps[j].build_id);
+			free(p->maps[j].path);
+		}
+		free(p->maps);
+		if (p->dwfl)
+			dwfl_end(p->dwfl);
+	}
+	free(s->procs);
+	free(s);
+}
