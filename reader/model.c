@@ -2440,6 +2440,105 @@ static int model_begin(struct loader *l)
 	return 0;
 }
 
+/* A label "xid send 0xID" (@dir 's') or "xid recv 0xID" ('r'): its id, or false. */
+static bool xid_of(const char *s, char *dir, uint64_t *id)
+{
+	if (strncmp(s, "xid ", 4) || (strncmp(s + 4, "send ", 5) && strncmp(s + 4, "recv ", 5)))
+		return false;
+	*dir = s[4];
+	s += 9;
+	return hex_at(&s, id) && !*s;
+}
+
+struct xid_end {
+	uint64_t id;
+	uint32_t label;
+};
+
+static int cmp_xid(const void *a, const void *b)
+{
+	const struct xid_end *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Links between traces (Documentation/relayd.rst, "A request from one host
+ * to another"): a task labelled "xid recv 0xID" read each task labelled "xid
+ * send 0xID", in any trace of the model: a read arrow from the sender's
+ * label to the receiver's, as a read of a resolved task is drawn.  On one
+ * time axis (--align clock) only: a trace moved to its start moves the
+ * receiver's end of the arrow.
+ */
+static int xid_links(struct loader *l)
+{
+	struct rtr_model *m = l->m;
+	struct xid_end *send = NULL, *recv = NULL;
+	uint32_t ns = 0, nr = 0;
+	int ret = -1;
+
+	for (uint32_t i = 0; i < m->nlabels; i++) {
+		const char *s = rtr_model_str(m, m->labels[i].text);
+		struct xid_end **v;
+		uint32_t *n;
+		uint64_t id;
+		char dir;
+
+		if (s[0] != 'x' || !xid_of(s, &dir, &id))
+			continue;
+		v = dir == 's' ? &send : &recv;
+		n = dir == 's' ? &ns : &nr;
+		if (!(*n & (*n + 1))) {
+			/* 0, 1, 3, 7, ...: room for twice as many */
+			struct xid_end *p = realloc(*v, 2 * ((size_t)*n + 1) * sizeof(**v));
+
+			if (!p)
+				goto out;
+			*v = p;
+		}
+		(*v)[(*n)++] = (struct xid_end){ .id = id, .label = i };
+	}
+	if (!ns || !nr) {
+		ret = 0;
+		goto out;
+	}
+	qsort(send, ns, sizeof(*send), cmp_xid);
+	for (uint32_t r = 0; r < nr; r++) {
+		const struct rtr_model_label *to = &m->labels[recv[r].label];
+		uint32_t cpu = RTR_MODEL_NONE, lo = 0, hi = ns;
+
+		for (uint32_t c = 0; c < m->ncpus && cpu == RTR_MODEL_NONE; c++)
+			if (m->cpus[c].trace == m->tasks[to->task].trace)
+				cpu = c;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (send[mid].id < recv[r].id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; cpu != RTR_MODEL_NONE && lo < ns && send[lo].id == recv[r].id; lo++) {
+			const struct rtr_model_label *from = &m->labels[send[lo].label];
+			struct rtr_model_arrow *a;
+
+			if (from->task == to->task)
+				continue;
+			if (!(a = PUSH(l, m->arrows, m->narrows, CAP_ARROWS)))
+				goto out;
+			*a = (struct rtr_model_arrow){ .ts = to->ts, .t_from = from->ts,
+						       .from = from->task, .to = to->task,
+						       .kind = RTR_ARROW_READ, .cpu = cpu };
+			to = &m->labels[recv[r].label];
+		}
+	}
+	ret = 0;
+out:
+	free(send);
+	free(recv);
+	return ret;
+}
+
 /* After the last trace (@ok: they all loaded): sorted, grouped; the loader freed. */
 static int model_end(struct loader *l, bool ok)
 {
@@ -2449,7 +2548,8 @@ static int model_end(struct loader *l, bool ok)
 	if (!ok)
 		goto out;
 	finish(m);
-	if (sort_i64(m->arrows, m->narrows, sizeof(*m->arrows),
+	if (xid_links(l) ||
+	    sort_i64(m->arrows, m->narrows, sizeof(*m->arrows),
 		     offsetof(struct rtr_model_arrow, ts)) ||
 	    sort_i64(m->notes, m->nnotes, sizeof(*m->notes), offsetof(struct rtr_model_note, ts)) ||
 	    sort_i64(m->pauses, m->npauses, sizeof(*m->pauses),

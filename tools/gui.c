@@ -22,8 +22,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace gui [--size WxH] [--range T0..T1] [--search QUERY] [--align start]\n"
-		"                     [--screenshot FILE.png [--force]] TRACE...\n"
+		"usage: ringtrace gui [--size WxH] [--range T0..T1] [--search QUERY]\n"
+		"                     [--align clock|start] [--screenshot FILE.png [--force]] TRACE...\n"
 		"       ringtrace gui --follow [options] TRACE\n"
 		"       ringtrace gui [options] -\n\n"
 		"Open the CTF traces TRACE... in a window (GTK 4): tasks as lines, arrows\n"
@@ -35,6 +35,7 @@ static void usage(FILE *f)
 		"                   earliest trace (20ms..35ms; default: all of it)\n"
 		"  --search QUERY   highlight the tasks matching QUERY and show the first\n"
 		"                   (as the / key: a substring, or /regex/flags)\n"
+		"  --align clock    the traces on one time axis, their clocks' (the default)\n"
 		"  --align start    each trace from its own start, one above the other\n"
 		"  -f, --follow     follow TRACE while a recorder writes it (a directory\n"
 		"                   `ringtrace record -o` is writing or will make): new events\n"
@@ -1038,12 +1039,13 @@ int rtr_cmd_gui(int argc, char **argv)
 				goto out;
 			}
 		} else if (!strcmp(a, "--align")) {
-			if (strcmp(argv[++i], "start")) {
-				fprintf(stderr, "ringtrace gui: --align takes 'start' (each trace from its "
-					"own start)\n");
+			i++;
+			if (strcmp(argv[i], "start") && strcmp(argv[i], "clock")) {
+				fprintf(stderr, "ringtrace gui: --align takes 'clock' (one time axis, the "
+					"default) or 'start' (each trace from its own start)\n");
 				goto out;
 			}
-			o.align = true;
+			o.align = !strcmp(argv[i], "start");
 		} else if (!strcmp(a, "--force")) {
 			o.force = true;
 		} else if (!strcmp(a, "--on-signal")) {

@@ -568,10 +568,10 @@ static int write_page(int fd, const struct buf *meta, const struct page *pg)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace view [-o FILE.html] [--force] [--align start] TRACE...\n"
+		"usage: ringtrace view [-o FILE.html] [--force] [--align clock|start] TRACE...\n"
 		"       ringtrace view --format svg|pdf|png [-o FILE] [--size WxH] [--range T0..T1]\n"
-		"                      [--force] [--align start] TRACE...\n"
-		"       ringtrace view --serve [--port N] [--bind ADDR] [--align start] TRACE...\n"
+		"                      [--force] [--align clock|start] TRACE...\n"
+		"       ringtrace view --serve [--port N] [--bind ADDR] [--align clock|start] TRACE...\n"
 		"       ringtrace view --serve --follow [--port N] [--bind ADDR] TRACE\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
@@ -583,6 +583,8 @@ static void usage(FILE *f)
 		"               stdin.html for -)\n"
 		"               (a new file, mode 0600; a symbolic link is not followed)\n"
 		"  --force      replace FILE if it exists\n"
+		"  --align clock  the traces on one time axis, their clocks' (the default:\n"
+		"               hosts recording at once, a request's arrow between them)\n"
 		"  --align start  each trace from its own start: runs recorded at different\n"
 		"               times (a good one, a bad one) one above the other, compared\n"
 		"  --format svg|pdf|png  no page: a picture of the traces drawn by the\n"
@@ -769,14 +771,15 @@ int rtr_cmd_view(int argc, char **argv)
 				bind = argv[i + 1];
 			i++;
 		} else if (!strcmp(argv[i], "--align")) {
-			if (i + 1 == argc || strcmp(argv[i + 1], "start")) {
-				fprintf(stderr, "ringtrace view: --align takes 'start' (each trace from its "
-					"own start)\n");
+			if (i + 1 == argc ||
+			    (strcmp(argv[i + 1], "start") && strcmp(argv[i + 1], "clock"))) {
+				fprintf(stderr, "ringtrace view: --align takes 'clock' (one time axis, the "
+					"default) or 'start' (each trace from its own start)\n");
 				usage(stderr);
 				free(dirs);
 				return 2;
 			}
-			align = true;
+			align = !strcmp(argv[i + 1], "start");
 			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ringtrace view: unknown option '%s'\n", argv[i]);

@@ -310,6 +310,60 @@ Test(tools_model, two_traces_share_one_axis)
 	session_end(&s);
 }
 
+/*
+ * A request from one trace to another (Documentation/relayd.rst): the
+ * client's task labelled "xid send 0x2a", the server's "xid recv 0x2a" in a
+ * trace of its own: one read arrow joins them, from the send to the receipt;
+ * another id, a malformed label and a receipt with no send join nothing.
+ */
+Test(tools_model, a_cross_trace_id_joins_sender_and_receiver)
+{
+	struct session c, sv;
+	struct rtr_model m;
+	uint64_t req, work, other;
+	char err[512], *dirs[2];
+	uint32_t n = 0;
+
+	session_start(&c, 0, 0);
+	req = rtr_task_id();
+	rtr_create(0, req, RTR_KIND_TASK);
+	rtr_label(req, "xid send 0x2a");
+	rtr_resolve(0, req);
+	session_stop(&c);
+	session_start(&sv, 0, 0);
+	work = rtr_task_id();
+	rtr_create(0, work, RTR_KIND_TASK);
+	rtr_label(work, "xid recv 0x2a");
+	other = rtr_task_id();
+	rtr_create(0, other, RTR_KIND_TASK);
+	rtr_label(other, "xid recv 0x2b");
+	rtr_label(other, "xid recv 0x2a junk");
+	rtr_resolve(0, work);
+	session_stop(&sv);
+
+	dirs[0] = c.trace;
+	dirs[1] = sv.trace;
+	cr_assert_eq(rtr_model_load(&m, dirs, 2, err, sizeof(err)), 0, "%s", err);
+	for (uint32_t i = 0; i < m.narrows; i++) {
+		const struct rtr_model_arrow *a = &m.arrows[i];
+
+		if (m.tasks[a->from].trace == m.tasks[a->to].trace)
+			continue;
+		n++;
+		cr_expect_eq(m.tasks[a->from].id, req);
+		cr_expect_eq(m.tasks[a->from].trace, 0);
+		cr_expect_eq(m.tasks[a->to].id, work);
+		cr_expect_eq(m.tasks[a->to].trace, 1);
+		cr_expect_eq(a->kind, RTR_ARROW_READ);
+		cr_expect_eq(m.cpus[a->cpu].trace, 1, "the arrow is on the receiver's side");
+		cr_expect_lt(a->t_from, a->ts, "from the send (the first trace, made first)");
+	}
+	cr_expect_eq(n, 1, "one arrow between the traces, not %u", n);
+	rtr_model_free(&m);
+	session_end(&c);
+	session_end(&sv);
+}
+
 /* ---- stats against durations computed from `ringtrace dump` ------------------------ */
 
 static void spin_ns(uint64_t ns)

@@ -202,7 +202,7 @@ export function storyTests(h) {
 		assert.ok(a1.m.end < a0.m.end, 'the page is as long as the longer trace');
 		const bad = h.view(['--align', 'end', trace('basic')]);
 		assert.equal(bad.status, 2);
-		assert.match(bad.stderr, /--align takes 'start'/);
+		assert.match(bad.stderr, /--align takes 'clock' \(one time axis, the default\) or 'start'/);
 		const p = await open(out);
 		await shot(p, 'aligned');
 		await p.close();
