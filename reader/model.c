@@ -2455,6 +2455,8 @@ struct xid_end {
 	uint32_t label;
 };
 
+#define XID_SENDS	8	/* senders joined to one receipt, at most */
+
 static int cmp_xid(const void *a, const void *b)
 {
 	const struct xid_end *x = a, *y = b;
@@ -2474,7 +2476,7 @@ static int xid_links(struct loader *l)
 {
 	struct rtr_model *m = l->m;
 	struct xid_end *send = NULL, *recv = NULL;
-	uint32_t ns = 0, nr = 0;
+	uint32_t ns = 0, nr = 0, *cpu_of = NULL;
 	int ret = -1;
 
 	for (uint32_t i = 0; i < m->nlabels; i++) {
@@ -2502,14 +2504,19 @@ static int xid_links(struct loader *l)
 		ret = 0;
 		goto out;
 	}
+	/* each trace's first CPU: the receiver's end of the arrow is on its trace */
+	if (!(cpu_of = malloc((m->ntraces ? m->ntraces : 1) * sizeof(*cpu_of))))
+		goto out;
+	for (uint32_t t = 0; t < m->ntraces; t++)
+		cpu_of[t] = RTR_MODEL_NONE;
+	for (uint32_t c = m->ncpus; c-- > 0;)
+		if (m->cpus[c].trace < m->ntraces)
+			cpu_of[m->cpus[c].trace] = c;
 	qsort(send, ns, sizeof(*send), cmp_xid);
 	for (uint32_t r = 0; r < nr; r++) {
 		const struct rtr_model_label *to = &m->labels[recv[r].label];
-		uint32_t cpu = RTR_MODEL_NONE, lo = 0, hi = ns;
+		uint32_t cpu = cpu_of[m->tasks[to->task].trace], lo = 0, hi = ns, joined = 0;
 
-		for (uint32_t c = 0; c < m->ncpus && cpu == RTR_MODEL_NONE; c++)
-			if (m->cpus[c].trace == m->tasks[to->task].trace)
-				cpu = c;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
@@ -2518,7 +2525,9 @@ static int xid_links(struct loader *l)
 			else
 				hi = mid;
 		}
-		for (; cpu != RTR_MODEL_NONE && lo < ns && send[lo].id == recv[r].id; lo++) {
+		/* at most XID_SENDS senders a receipt: a hostile trace's arrows stay linear */
+		for (; cpu != RTR_MODEL_NONE && lo < ns && send[lo].id == recv[r].id &&
+		       joined < XID_SENDS; lo++) {
 			const struct rtr_model_label *from = &m->labels[send[lo].label];
 			struct rtr_model_arrow *a;
 
@@ -2530,10 +2539,12 @@ static int xid_links(struct loader *l)
 						       .from = from->task, .to = to->task,
 						       .kind = RTR_ARROW_READ, .cpu = cpu };
 			to = &m->labels[recv[r].label];
+			joined++;
 		}
 	}
 	ret = 0;
 out:
+	free(cpu_of);
 	free(send);
 	free(recv);
 	return ret;

@@ -18,6 +18,15 @@
 #include <unistd.h>
 #include "reader/symbols.h"
 
+/*
+ * A trace may be hostile: it names this many processes, and this many
+ * files in each, at most (the rest are not named; a real process maps a
+ * few hundred), so that neither the lookups nor the files opened grow
+ * without bound.
+ */
+#define MAX_PROCS	1024
+#define MAX_MAPS	4096
+
 struct smap {
 	uint64_t start, len, pgoff;
 	char *build_id;
@@ -35,6 +44,7 @@ struct sproc {
 struct tr_syms {
 	struct sproc *procs;
 	uint32_t nprocs, cap;
+	uint32_t first;		/* the first process with mappings, or UINT32_MAX */
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -44,7 +54,11 @@ static const Dwfl_Callbacks callbacks = {
 
 struct tr_syms *tr_syms_new(void)
 {
-	return calloc(1, sizeof(struct tr_syms));
+	struct tr_syms *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->first = UINT32_MAX;
+	return s;
 }
 
 static struct sproc *proc_of(struct tr_syms *s, uint32_t pid, bool add)
@@ -52,7 +66,7 @@ static struct sproc *proc_of(struct tr_syms *s, uint32_t pid, bool add)
 	for (uint32_t i = 0; i < s->nprocs; i++)
 		if (s->procs[i].pid == pid)
 			return &s->procs[i];
-	if (!add)
+	if (!add || s->nprocs == MAX_PROCS)
 		return NULL;
 	if (s->nprocs == s->cap) {
 		uint32_t cap = s->cap ? 2 * s->cap : 4;
@@ -70,11 +84,17 @@ static struct sproc *proc_of(struct tr_syms *s, uint32_t pid, bool add)
 int tr_syms_map(struct tr_syms *s, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const char *build_id, const char *path)
 {
-	struct sproc *p = proc_of(s, pid, true);
+	struct sproc *p;
 	struct smap *m;
 
-	if (!p)
-		return -ENOMEM;
+	if (!(p = proc_of(s, pid, false))) {
+		if (s->nprocs == MAX_PROCS)
+			return 0;
+		if (!(p = proc_of(s, pid, true)))
+			return -ENOMEM;
+	}
+	if (p->nmaps == MAX_MAPS)
+		return 0;
 	for (uint32_t i = 0; i < p->nmaps; i++)
 		if (!strcmp(p->maps[i].path, path))
 			return 0;	/* each file once: its first executable mapping */
@@ -96,6 +116,8 @@ int tr_syms_map(struct tr_syms *s, uint32_t pid, uint64_t start, uint64_t len, u
 		return -ENOMEM;
 	}
 	p->nmaps++;
+	if (s->first == UINT32_MAX)
+		s->first = (uint32_t)(p - s->procs);
 	return 0;
 }
 
@@ -167,12 +189,9 @@ static Dwfl *dwfl_of(struct tr_syms *s, uint32_t pid)
 
 	if (!p || !p->nmaps) {
 		/* A forked child's mappings are its parent's: the first process's. */
-		p = NULL;
-		for (uint32_t i = 0; i < s->nprocs && !p; i++)
-			if (s->procs[i].nmaps)
-				p = &s->procs[i];
-		if (!p)
+		if (s->first == UINT32_MAX)
 			return NULL;
+		p = &s->procs[s->first];
 	}
 	if (!p->reported) {
 		p->reported = true;

@@ -26,8 +26,9 @@ struct tr_syms *tr_syms_new(void);
 /*
  * tr_syms_map() - process @pid mapped @len bytes of file @path (build id
  * @build_id in hex, "" if unknown) at @start, from file offset @pgoff.
- * The files are opened only at the first tr_syms_name() of @pid.
- * Return: 0, or -ENOMEM.
+ * The files are opened only at the first tr_syms_name() of @pid.  Past
+ * 1024 processes, or 4096 files in one, the mapping is ignored (a hostile
+ * trace's).  Return: 0, or -ENOMEM.
  */
 int tr_syms_map(struct tr_syms *s, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const char *build_id, const char *path);

@@ -315,20 +315,27 @@ Test(tools_model, two_traces_share_one_axis)
  * client's task labelled "xid send 0x2a", the server's "xid recv 0x2a" in a
  * trace of its own: one read arrow joins them, from the send to the receipt;
  * another id, a malformed label and a receipt with no send join nothing.
+ * Ten sends of one id join their receipt 8 times at most.
  */
 Test(tools_model, a_cross_trace_id_joins_sender_and_receiver)
 {
 	struct session c, sv;
 	struct rtr_model m;
-	uint64_t req, work, other;
+	uint64_t req, work, other, many;
 	char err[512], *dirs[2];
-	uint32_t n = 0;
+	uint32_t n = 0, nmany = 0;
 
 	session_start(&c, 0, 0);
 	req = rtr_task_id();
 	rtr_create(0, req, RTR_KIND_TASK);
 	rtr_label(req, "xid send 0x2a");
 	rtr_resolve(0, req);
+	for (int i = 0; i < 10; i++) {
+		uint64_t t = rtr_task_id();
+
+		rtr_create(0, t, RTR_KIND_TASK);
+		rtr_label(t, "xid send 0x2c");
+	}
 	session_stop(&c);
 	session_start(&sv, 0, 0);
 	work = rtr_task_id();
@@ -338,6 +345,9 @@ Test(tools_model, a_cross_trace_id_joins_sender_and_receiver)
 	rtr_create(0, other, RTR_KIND_TASK);
 	rtr_label(other, "xid recv 0x2b");
 	rtr_label(other, "xid recv 0x2a junk");
+	many = rtr_task_id();
+	rtr_create(0, many, RTR_KIND_TASK);
+	rtr_label(many, "xid recv 0x2c");
 	rtr_resolve(0, work);
 	session_stop(&sv);
 
@@ -349,16 +359,21 @@ Test(tools_model, a_cross_trace_id_joins_sender_and_receiver)
 
 		if (m.tasks[a->from].trace == m.tasks[a->to].trace)
 			continue;
-		n++;
-		cr_expect_eq(m.tasks[a->from].id, req);
-		cr_expect_eq(m.tasks[a->from].trace, 0);
-		cr_expect_eq(m.tasks[a->to].id, work);
-		cr_expect_eq(m.tasks[a->to].trace, 1);
 		cr_expect_eq(a->kind, RTR_ARROW_READ);
+		cr_expect_eq(m.tasks[a->from].trace, 0);
+		cr_expect_eq(m.tasks[a->to].trace, 1);
 		cr_expect_eq(m.cpus[a->cpu].trace, 1, "the arrow is on the receiver's side");
 		cr_expect_lt(a->t_from, a->ts, "from the send (the first trace, made first)");
+		if (m.tasks[a->to].id == many) {
+			nmany++;
+			continue;
+		}
+		n++;
+		cr_expect_eq(m.tasks[a->from].id, req);
+		cr_expect_eq(m.tasks[a->to].id, work);
 	}
-	cr_expect_eq(n, 1, "one arrow between the traces, not %u", n);
+	cr_expect_eq(n, 1, "one arrow for 0x2a, not %u", n);
+	cr_expect_eq(nmany, 8, "ten sends of 0x2c join its receipt 8 times, not %u", nmany);
 	rtr_model_free(&m);
 	session_end(&c);
 	session_end(&sv);
