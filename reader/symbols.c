@@ -5,12 +5,16 @@
  * reported at its first lookup, each file once, at the load bias its
  * executable mapping gives.
  */
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +210,57 @@ static Dwfl *dwfl_of(struct tr_syms *s, uint32_t pid)
 	return p->dwfl;
 }
 
+/*
+ * C++'s names demangled by the C++ runtime's own __cxa_demangle (found in
+ * libstdc++ at run time: without it, names stay mangled), their parameter
+ * list dropped: "(anonymous namespace)::work", not "_ZN12_GLOBAL__N_14work...".
+ */
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+static demangle_fn demangle;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+static void demangle_find(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	void *fn = h ? dlsym(h, "__cxa_demangle") : NULL;
+
+	memcpy(&demangle, &fn, sizeof(fn));
+}
+
+static void put_name(char *buf, size_t len, const char *name, uint64_t off)
+{
+	char *d = NULL, *end;
+	int status = -1;
+
+	if (!strncmp(name, "_Z", 2)) {
+		pthread_once(&demangle_once, demangle_find);
+		if (demangle)
+			d = demangle(name, NULL, NULL, &status);
+	}
+	if (d && !status) {
+		/* the parameters: from the '(' that matches the last ')' */
+		end = d + strlen(d);
+		if (end > d && end[-1] == ')') {
+			int depth = 0;
+
+			while (end > d) {
+				end--;
+				depth += *end == ')' ? 1 : *end == '(' ? -1 : 0;
+				if (!depth)
+					break;
+			}
+			if (end > d)
+				*end = 0;
+		}
+		name = d;
+	}
+	if (off)
+		snprintf(buf, len, "%s+0x%" PRIx64, name, off);
+	else
+		snprintf(buf, len, "%s", name);
+	free(d);
+}
+
 bool tr_syms_name(struct tr_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t len)
 {
 	Dwfl *d = dwfl_of(s, pid);
@@ -219,11 +274,70 @@ bool tr_syms_name(struct tr_syms *s, uint32_t pid, uint64_t addr, char *buf, siz
 	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
 	if (!name || !*name || (sym.st_size ? off >= sym.st_size : off != 0))
 		return false;
-	if (off)
-		snprintf(buf, len, "%s+0x%" PRIx64, name, (uint64_t)off);
-	else
-		snprintf(buf, len, "%s", name);
+	put_name(buf, len, name, off);
 	return true;
+}
+
+/*
+ * The DIE of @parent's children (namespaces searched through) whose code
+ * holds @pc, into @out.  Return: true if found.
+ */
+static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 16 || dwarf_child(parent, &c))
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_namespace) {
+			if (child_at(&c, pc, out, depth + 1))
+				return true;
+		} else if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+			    tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) == 1) {
+			*out = c;
+			return true;
+		}
+	} while (!dwarf_siblingof(&c, &c));
+	return false;
+}
+
+/*
+ * The line of the call at @pc in the function's own code: where @pc lies in
+ * code inlined into it (std::mutex::lock(), a condition_variable's wait),
+ * the call site of the outermost inlined function, not a line of a header.
+ * (dwarf_getscopes() follows an inlined function to its abstract
+ * definition, not to the function it was inlined into: the concrete
+ * scopes are walked down from the unit.)  Return: the file (a path), or
+ * NULL where the debug information has none.
+ */
+static const char *own_line(Dwfl_Module *mod, uint64_t pc, int *lineno)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), die, in;
+	Dwarf_Attribute at;
+	Dwarf_Word fi, li;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (!cu)
+		return NULL;
+	die = *cu;
+	for (int depth = 0; depth < 64; depth++) {
+		if (!child_at(&die, pc - bias, &in, 0))
+			return NULL;
+		if (dwarf_tag(&in) == DW_TAG_inlined_subroutine)
+			break;
+		die = in;
+	}
+	if (dwarf_tag(&in) != DW_TAG_inlined_subroutine ||
+	    dwarf_formudata(dwarf_attr(&in, DW_AT_call_file, &at), &fi) ||
+	    dwarf_formudata(dwarf_attr(&in, DW_AT_call_line, &at), &li) ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) || fi >= nfiles || li == 0 || li > INT32_MAX)
+		return NULL;
+	*lineno = (int)li;
+	return dwarf_filesrc(files, fi, NULL, NULL);
 }
 
 bool tr_syms_site(struct tr_syms *s, uint32_t pid, uint64_t ret, char *buf, size_t len)
@@ -242,14 +356,14 @@ bool tr_syms_site(struct tr_syms *s, uint32_t pid, uint64_t ret, char *buf, size
 	name = dwfl_module_addrinfo(mod, ret - 1, &off, &sym, NULL, NULL, NULL);
 	if (!name || !*name || (sym.st_size && off >= sym.st_size))
 		return false;
-	if ((line = dwfl_module_getsrc(mod, ret - 1)))
+	if (!(file = own_line(mod, ret - 1, &lineno)) && (line = dwfl_module_getsrc(mod, ret - 1)))
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	put_name(buf, len, name, (uint64_t)off + 1);
 	if (file && lineno > 0) {
+		size_t n = strlen(buf);
+
 		base = strrchr(file, '/');
-		snprintf(buf, len, "%s+0x%" PRIx64 " (%s:%d)", name, (uint64_t)off + 1,
-			 base ? base + 1 : file, lineno);
-	} else {
-		snprintf(buf, len, "%s+0x%" PRIx64, name, (uint64_t)off + 1);
+		snprintf(buf + n, len - n, " (%s:%d)", base ? base + 1 : file, lineno);
 	}
 	return true;
 }

@@ -288,6 +288,23 @@ Test(sched, the_queue_programs_threads_are_never_drawn_asleep_while_they_ran, .i
 	cr_assert_eq(workers, 4, "%u workers", workers);
 	cr_assert_gt(kruns, 8);
 	/*
+	 * The queue's mutex and condition live in a JobQueue on main's stack:
+	 * named by the call that first named them, demangled, at the line of
+	 * pool.cc (not of the inlined <mutex> or <condition_variable>).
+	 */
+	for (uint32_t i = 0; i < m.ntasks; i++) {
+		const struct rtr_model_task *t = &m.tasks[i];
+		const char *name = rtr_model_str(&m, t->name);
+
+		if (t->kind != RTR_KIND_MUTEX && t->kind != RTR_KIND_CONDITION)
+			continue;
+		shown++;
+		cr_expect(strstr(name, " at ") && strstr(name, "(pool.cc:") && !strstr(name, "_Z"),
+			  "object %" PRIu64 " named '%s'", t->id, name);
+	}
+	cr_assert_gt(shown, 0, "the pool's objects");
+	shown = 0;
+	/*
 	 * Signals to the queue's condition and mutex: drawn only where a wait
 	 * on the object ended before the next signal to it.
 	 */
