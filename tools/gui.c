@@ -93,6 +93,7 @@ struct gui {
 	bool status_pending;
 	bool shot_wanted;	/* --on-signal: SIGUSR1 came */
 	bool shot_taken;
+	int shot_tries;		/* snapshots of the window that held nothing yet */
 	int rc;
 	/* following (--follow, -): a thread makes each turn's scene, the main loop swaps it in */
 	struct rtr_live *live;
@@ -710,6 +711,16 @@ static gboolean take_screenshot(gpointer data)
 	snap = gtk_snapshot_new();
 	gdk_paintable_snapshot(p, snap, w, h);
 	node = gtk_snapshot_free_to_node(snap);
+	if (!node && ++g->shot_tries < 50) {
+		/*
+		 * Nothing in the window's snapshot yet, though a frame was painted
+		 * (seen under ASan on a loaded machine): again after the next one.
+		 */
+		g_object_unref(p);
+		g->shot_taken = false;
+		gtk_widget_queue_draw(g->area);
+		return G_SOURCE_REMOVE;
+	}
 	if (node)
 		tex = gsk_renderer_render_texture(gtk_native_get_renderer(GTK_NATIVE(g->win)), node,
 						  &GRAPHENE_RECT_INIT(0, 0, (float)w, (float)h));
