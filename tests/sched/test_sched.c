@@ -25,6 +25,8 @@
 TestSuite(sched, .timeout = 300);
 
 static char dir[64];
+/* where record() runs ringtrace from: the build's, or a copy (an unprivileged user's) */
+static const char *rec_bindir;
 
 static void setup(void)
 {
@@ -54,7 +56,8 @@ static int record(const char *wrap, const char *opts, const char *name, const ch
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && " ENV_PREFIX "timeout -s KILL 120 %s '%s/ringtrace' record %s -o '%s/%s' "
 		 "-- %s >'%s/%s.out' 2>'%s/%s.err'; echo $?",
-		 dir, wrap, t_bindir(), opts, dir, name, prog, dir, name, dir, name);
+		 dir, wrap, rec_bindir ? rec_bindir : t_bindir(), opts, dir, name, prog, dir, name,
+		 dir, name);
 	out = t_sh(cmd, &st);
 	cr_assert_eq(st, 0, "%s", cmd);
 	st = atoi(out);
@@ -225,8 +228,22 @@ Test(sched, an_unprivileged_user_gets_the_kernel_view_at_paranoid_2, .init = set
 		 "setpriv --reuid=nobody --regid=nogroup --clear-groups" : "");
 	out = sh("chmod 777 '%s'%s", dir, "", &st);
 	free(out);
-	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' sleep 20", t_bindir());
-	cr_assert_eq(record(wrap, "--sched", "user", prog), 0);
+	/*
+	 * nobody runs copies in the test's own directory: the build's may lie
+	 * under a directory only its owner may enter (a checkout in a
+	 * `mktemp -d` directory, mode 0700).  Both programs need no library of
+	 * the build's.
+	 */
+	snprintf(prog, sizeof(prog), "cp '%s/ringtrace' '%s/rtr-sched-prog' '%s/' && echo ok",
+		 t_bindir(), t_bindir(), dir);
+	out = t_sh(prog, &st);
+	cr_assert(st == 0 && !strcmp(out, "ok\n"), "%s: %s", prog, out);
+	free(out);
+	rec_bindir = dir;
+	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' sleep 20", dir);
+	st = record(wrap, "--sched", "user", prog);
+	rec_bindir = NULL;
+	cr_assert_eq(st, 0);
 	check_ok("user", true);
 	checker("sleep", "user", "20");
 }
