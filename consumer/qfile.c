@@ -35,6 +35,7 @@ struct live {
 	struct rtr_qfile_slot v;	/* a copy of the descriptor, checked */
 	uint64_t pos;
 	const char *bad;		/* its packet's header does not check out: why */
+	uint64_t seq;			/* its packet's packet_seq_num */
 };
 
 /* Check a packet as the consumer checks one from a ring; NULL if it passes. */
@@ -382,7 +383,28 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 	for (uint64_t i = 0; i < n; i++) {
 		memcpy(buf, map + h.arena_off + lv[i].pos, lv[i].v.size);
 		lv[i].bad = packet_bad(rh, lv[i].v.cpu, (struct rtr_packet_hdr *)buf, lv[i].v.size);
+		lv[i].seq = ((struct rtr_packet_hdr *)buf)->packet_seq_num;
 	}
+	/*
+	 * The queue's order of a CPU's packets is their ring's: a descriptor
+	 * whose number puts its packet after a later one of the same CPU is
+	 * damaged, and the stream it would make, out of order, too.
+	 */
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t cpu = lv[i].v.cpu;
+
+		if (lv[i].bad)
+			continue;
+		if (cut_done[cpu] && lv[i].seq <= rep->last[cpu]) {
+			ret = refuse(err, errlen, qpath, "descriptor %" PRIu64 " puts packet %" PRIu64
+				     " of cpu %u after packet %" PRIu64, lv[i].pos / RTR_QFILE_BLOCK,
+				     lv[i].seq, cpu, rep->last[cpu]);
+			goto out;
+		}
+		cut_done[cpu] = true;
+		rep->last[cpu] = lv[i].seq;
+	}
+	memset(cut_done, 0, s->ncpus * sizeof(*cut_done));
 	/* Each stream's packets up to its first not written whole stay where they are. */
 	for (uint32_t cpu = 0; cpu < s->ncpus; cpu++) {
 		rep->last[cpu] = 0;

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <ringtrace/region.h>
+#include "consumer/qfile.h"
 #include "tests/consumer/emit.h"
 #include "reader/cursor.h"
 
@@ -1578,6 +1579,53 @@ Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout =
 	}
 	cr_expect_gt(refused, 10, "damage refused %d times of 60: the file is hardly checked",
 		     refused);
+	/*
+	 * Two packets of one CPU with their numbers swapped: each descriptor
+	 * is sound alone; taken in that order, the stream would go backwards.
+	 */
+	{
+		char *q = strdup(P("%s.queue", rcopy)), *out;
+		struct rtr_qfile_slot sl, a = { 0 };
+		uint64_t ai = 0, bi = 0, nslots;
+		int fd;
+
+		free(sh(&st, "rm -rf '%s/rec'; cp --sparse=always '%s' '%s'", dir, qcopy, q));
+		fd = open(q, O_RDWR);
+		cr_assert_geq(fd, 0);
+		{
+			struct rtr_qfile_hdr h;
+
+			cr_assert_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+			nslots = h.nslots;
+		}
+		for (uint64_t i = 0; i < nslots && !bi; i++) {
+			cr_assert_eq(pread(fd, &sl, sizeof(sl), RTR_QFILE_HDR + i * sizeof(sl)),
+				     (ssize_t)sizeof(sl));
+			if (sl.state != RTR_QSLOT_QUEUED)
+				continue;
+			if (!a.order)
+				a = sl, ai = i;
+			else if (sl.cpu == a.cpu)
+				bi = i;
+		}
+		cr_assert_neq(bi, 0, "no two packets of one CPU held in the queue");
+		cr_assert_eq(pread(fd, &sl, sizeof(sl), RTR_QFILE_HDR + bi * sizeof(sl)),
+			     (ssize_t)sizeof(sl));
+		cr_assert_eq(pwrite(fd, &sl.order, 8, RTR_QFILE_HDR + ai * sizeof(sl) + 8), 8);
+		cr_assert_eq(pwrite(fd, &a.order, 8, RTR_QFILE_HDR + bi * sizeof(sl) + 8), 8);
+		close(fd);
+		out = sh(&st, "timeout 60 '%s' recover '%s' -o '%s/rec' 2>&1", ringtrace(), rcopy, dir);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) <= 1, "recover crashed:\n%s", out);
+		cr_assert_not_null(strstr(out, "not a write-behind queue"), "packets swapped in "
+				   "the queue's order were taken:\n%s", out);
+		cr_assert_not_null(strstr(out, "after packet"), "%s", out);
+		cr_assert_eq(access(q, F_OK), 0, "the refused queue file was removed");
+		if (WEXITSTATUS(st) == 0)
+			check_clean(P("%s/rec", dir));
+		unlink(q);
+		free(q);
+		free(out);
+	}
 	cr_expect_geq(taken, 10);
 	unlink(P("%s.queue", region));
 	victim_free(&vi);
