@@ -3930,6 +3930,81 @@ Test(consumer_relayd, dump_follows_a_session_live_from_its_start)
 }
 
 /*
+ * The viewers follow a session live as they follow a directory: `view
+ * --serve --follow net://...` serves the scene of the events come so far,
+ * made again as more come, to the session's end; `gui --follow net://...`
+ * (under xvfb, when there) draws scenes while it runs and its screenshot
+ * once the session ended, every event in it.
+ */
+Test(consumer_relayd, the_viewers_follow_a_session_live, .timeout = 240)
+{
+	struct relayd r = { 0 };
+	char *s, *out, url[512];
+	unsigned long first = 0, last = 0, turn = 0;
+	int st;
+	pid_t rec;
+
+	relayd_skip_if_absent();
+	relayd_start(&r);
+	/* 2 threads x 300 events, 10 each 50 ms: 1.5 s */
+	rec = record_paced(&r, "2", "300", "10:50000");
+	s = wait_session(&r);
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s", r.port[2], s);
+	out = sh(&st, "cd '%s' && { '%s' view --serve --follow '%s' >serve.log 2>&1 & "
+		 "spid=$!; } && for i in $(seq 1200); do grep -q 'recording ended' serve.log && break; "
+		 "sleep 0.05; done; kill -TERM $spid; wait $spid; echo rc=$?; cat serve.log",
+		 r.dir, ringtrace(), url);
+	{
+		const char *p = strstr(out, "serving "), *e = strstr(out, "the recording ended: ");
+
+		cr_assert(p && sscanf(p, "serving %lu events", &first) == 1, "%s", out);
+		cr_assert(e && sscanf(e, "the recording ended: %lu events", &last) == 1, "%s", out);
+	}
+	cr_expect_eq(last, 600, "the served scene at the session's end: %lu events, not 600:\n%s",
+		     last, out);
+	cr_expect_lt(first, 600, "the first scene had every event: nothing was followed:\n%s", out);
+	cr_expect_not_null(strstr(out, "rc=0\n"), "%s", out);
+	free(out);
+	st = wait_exit(rec, 60, "ringtrace record -o net://");
+	expect_exit(st, 0, "ringtrace record -o net://", NULL);
+	free(s);
+	if (system("command -v xvfb-run >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1")) {
+		relayd_stop(&r);
+		rm_rf(r.dir);
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window's follow is not tested");
+	}
+	rec = record_paced(&r, "2", "300", "10:50000");
+	s = wait_session(&r);
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s", r.port[2], s);
+	out = sh(&st, "cd '%s' && GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s "
+		 "'-screen 0 1280x800x24' '%s' gui --follow --size 800x300 --screenshot shot.png "
+		 "'%s' 2>&1 | grep -v -e dbus -e 'session bus'; ls shot.png", r.dir, ringtrace(), url);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		kill(rec, SIGKILL);
+		wait_exit(rec, 60, "ringtrace record -o net://");
+		relayd_stop(&r);
+		rm_rf(r.dir);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	{
+		const char *e = strstr(out, "the recording ended: ");
+
+		cr_assert(e && sscanf(e, "the recording ended: %lu events, %*u tasks (turn %lu)",
+				      &last, &turn) == 2, "%s", out);
+	}
+	cr_expect_eq(last, 600, "the window's last scene: %lu events, not 600:\n%s", last, out);
+	cr_expect_geq(turn, 2, "scenes drawn while the session ran:\n%s", out);
+	cr_expect_not_null(strstr(out, "shot.png"), "%s", out);
+	free(out);
+	st = wait_exit(rec, 60, "ringtrace record -o net://");
+	expect_exit(st, 0, "ringtrace record -o net://", NULL);
+	relayd_stop(&r);
+	free(s);
+	rm_rf(r.dir);
+}
+
+/*
  * Our live client reads LTTng's own live sessions too: an LTTng-UST
  * session made by lttng-tools (tests/interop/lttng/record.sh --live, its
  * session daemon as nobody) streams a paced program into our relayd, and
