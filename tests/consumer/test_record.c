@@ -3946,8 +3946,8 @@ Test(consumer_relayd, the_viewers_follow_a_session_live, .timeout = 240)
 
 	relayd_skip_if_absent();
 	relayd_start(&r);
-	/* 2 threads x 300 events, 10 each 50 ms: 1.5 s */
-	rec = record_paced(&r, "2", "300", "10:50000");
+	/* 2 threads x 600 events, 10 each 50 ms: 3 s */
+	rec = record_paced(&r, "2", "600", "10:50000");
 	s = wait_session(&r);
 	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s", r.port[2], s);
 	out = sh(&st, "cd '%s' && { '%s' view --serve --follow '%s' >serve.log 2>&1 & "
@@ -3960,9 +3960,9 @@ Test(consumer_relayd, the_viewers_follow_a_session_live, .timeout = 240)
 		cr_assert(p && sscanf(p, "serving %lu events", &first) == 1, "%s", out);
 		cr_assert(e && sscanf(e, "the recording ended: %lu events", &last) == 1, "%s", out);
 	}
-	cr_expect_eq(last, 600, "the served scene at the session's end: %lu events, not 600:\n%s",
+	cr_expect_eq(last, 1200, "the served scene at the session's end: %lu events, not 1200:\n%s",
 		     last, out);
-	cr_expect_lt(first, 600, "the first scene had every event: nothing was followed:\n%s", out);
+	cr_expect_lt(first, 1200, "the first scene had every event: nothing was followed:\n%s", out);
 	cr_expect_not_null(strstr(out, "rc=0\n"), "%s", out);
 	free(out);
 	st = wait_exit(rec, 60, "ringtrace record -o net://");
@@ -3973,7 +3973,7 @@ Test(consumer_relayd, the_viewers_follow_a_session_live, .timeout = 240)
 		rm_rf(r.dir);
 		cr_skip_test("xvfb-run missing (Debian's xvfb): the window's follow is not tested");
 	}
-	rec = record_paced(&r, "2", "300", "10:50000");
+	rec = record_paced(&r, "2", "600", "10:50000");
 	s = wait_session(&r);
 	snprintf(url, sizeof(url), "net://127.0.0.1:%d/host/%s", r.port[2], s);
 	out = sh(&st, "cd '%s' && GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 90 xvfb-run -a -s "
@@ -3993,7 +3993,7 @@ Test(consumer_relayd, the_viewers_follow_a_session_live, .timeout = 240)
 		cr_assert(e && sscanf(e, "the recording ended: %lu events, %*u tasks (turn %lu)",
 				      &last, &turn) == 2, "%s", out);
 	}
-	cr_expect_eq(last, 600, "the window's last scene: %lu events, not 600:\n%s", last, out);
+	cr_expect_eq(last, 1200, "the window's last scene: %lu events, not 1200:\n%s", last, out);
 	cr_expect_geq(turn, 2, "scenes drawn while the session ran:\n%s", out);
 	cr_expect_not_null(strstr(out, "shot.png"), "%s", out);
 	free(out);
