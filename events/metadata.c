@@ -117,9 +117,23 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		   "\tregion_abi_major = %u;\n"
 		   "\tregion_abi_minor = %u;\n"
 		   "\tmode = \"%s\";\n"
-		   "\tvpid = %u;\n"
-		   "};\n\n", safe_host, RTR_CTF_TRACER_LINE, h->abi_major, h->abi_minor,
+		   "\tvpid = %u;\n", safe_host, RTR_CTF_TRACER_LINE, h->abi_major, h->abi_minor,
 		h->mode == RTR_MODE_DISCARD ? "discard" : "overwrite", h->producer_pid);
+	/*
+	 * How well the clock is known (region.h, ABI 1.3; Documentation/
+	 * relayd.rst, "Many hosts on one axis"): numbers and a word, whatever
+	 * the producer wrote, so nothing a reader must escape.
+	 */
+	if (h->abi_minor >= 3 && h->clock_window_ns)
+		fprintf(f, "\tclock_offset_window_ns = %u;\n"
+			   "\tclock_freq_error_ppb = %u;\n"
+			   "\tclock_sync = \"%s\";\n"
+			   "\tclock_esterror_us = %u;\n"
+			   "\tclock_maxerror_us = %u;\n", h->clock_window_ns, h->clock_freq_ppb,
+			h->clock_sync == RTR_CLOCK_SYNC_YES ? "synchronized" :
+			h->clock_sync == RTR_CLOCK_SYNC_NO ? "unsynchronized" : "unknown",
+			h->clock_esterror_us, h->clock_maxerror_us);
+	fprintf(f, "};\n\n");
 	fprintf(f, "clock {\n"
 		   "%s\n"
 		   "\tuuid = \"%s\";\n"

@@ -125,7 +125,11 @@ int rtr_futex_wake(uint32_t *word, int nr);
 
 /* Clock (platform/unix/clock.c). */
 bool rtr_tsc_usable(void);
-int rtr_clock_calibrate(uint64_t *freq, int64_t *offset_ns);
+/* How well the clock is known: region.h's ABI 1.3 fields, as they are named there. */
+struct rtr_clock_quality {
+	uint32_t window_ns, freq_ppb, sync, esterror_us, maxerror_us;
+};
+int rtr_clock_calibrate(uint64_t *freq, int64_t *offset_ns, struct rtr_clock_quality *q);
 uint64_t rtr_clock_read(void);
 uint64_t rtr_monotonic_ns(void);
 

@@ -34,6 +34,20 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * struct tr_clock_quality - how well a ringtrace trace's clock is known
+ * (its env, from region.h's ABI 1.3 fields): @known false for a trace
+ * without them (older, or another tracer's).  The realtime of an event at
+ * the calibration is known within +-@window_ns, t ns later within t *
+ * @freq_ppb / 1e9 more, as well as the host's realtime: @sync
+ * (enum rtr_clock_sync) with adjtimex()'s @esterror_us and @maxerror_us.
+ */
+struct tr_clock_quality {
+	bool known;
+	uint8_t sync;
+	uint32_t window_ns, freq_ppb, esterror_us, maxerror_us;
+};
+
 enum tr_tkind {
 	TR_TK_INT,
 	TR_TK_FLOAT,

@@ -61,6 +61,7 @@ struct tr_ctf_parsed {
 	uint32_t vpid;
 	bool has_vpid;
 	uint64_t chunk_index;	/* env: a rotated trace's chunk (ringtrace's consumer) */
+	struct tr_clock_quality clockq;	/* env: ringtrace's clock_* entries */
 	struct tr_ctf_pclock *clocks;
 	uint32_t nclocks;
 	struct tr_ctf_pstream *streams;

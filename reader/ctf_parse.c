@@ -1377,6 +1377,22 @@ static int block_entry(struct parser *ps, enum block b, const char *key, bool ty
 			o->vpid = (uint32_t)v->v;
 			o->has_vpid = true;
 		}
+		else if (!strncmp(key, "clock_", 6)) {
+			struct tr_clock_quality *q = &o->clockq;
+			uint32_t *dst = !strcmp(key, "clock_offset_window_ns") ? &q->window_ns :
+					!strcmp(key, "clock_freq_error_ppb") ? &q->freq_ppb :
+					!strcmp(key, "clock_esterror_us") ? &q->esterror_us :
+					!strcmp(key, "clock_maxerror_us") ? &q->maxerror_us : NULL;
+
+			if (dst && v->t == T_INT && !v->neg && v->v <= UINT32_MAX) {
+				*dst = (uint32_t)v->v;
+				q->known |= dst == &q->window_ns && v->v;
+			} else if (!strcmp(key, "clock_sync") && v->t == T_STRING) {
+				q->sync = !strcmp(v->s, "synchronized") ? RTR_CLOCK_SYNC_YES :
+					  !strcmp(v->s, "unsynchronized") ? RTR_CLOCK_SYNC_NO :
+					  RTR_CLOCK_SYNC_UNKNOWN;
+			}
+		}
 		else if (!strcmp(key, "chunk_index")) {
 			if (v->t != T_INT || v->neg)
 				return fail(ps, "bad chunk_index: a number, 0 or more");

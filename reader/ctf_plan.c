@@ -1176,6 +1176,7 @@ int tr_ctf_metadata_parsed(struct tr_metadata *md, const struct tr_ctf_parsed *i
 	}
 	md->vpid = in->vpid;
 	md->has_vpid = in->has_vpid;
+	md->clockq = in->clockq;
 	return 0;
 }
 

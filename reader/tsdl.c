@@ -428,6 +428,7 @@ static int own_blocks(struct profile *p, struct tr_metadata *md)
 	md->base_ns = (int64_t)base;
 	md->vpid = in->vpid;
 	md->has_vpid = in->has_vpid;
+	md->clockq = in->clockq;
 	md->chunk_index = in->chunk_index;
 	md->hostname = strdup(in->hostname ? in->hostname : "");
 	if (!md->hostname) {
@@ -609,3 +610,24 @@ const struct tr_class *tr_class_find(const struct tr_metadata *md, uint32_t id)
 	return NULL;
 }
 
+
+void tr_clock_quality_text(const struct tr_clock_quality *q, char *buf, size_t len)
+{
+	char host[160];
+
+	if (!q->known) {
+		snprintf(buf, len, "how well its offset is known is not said (a recording "
+			 "before ringtrace 0.1's region ABI 1.3, or another tracer's)");
+		return;
+	}
+	if (q->sync == RTR_CLOCK_SYNC_YES)
+		snprintf(host, sizeof(host), "synchronized, estimated error %" PRIu32 " us, at "
+			 "most %" PRIu32 " us", q->esterror_us, q->maxerror_us);
+	else if (q->sync == RTR_CLOCK_SYNC_NO)
+		snprintf(host, sizeof(host), "not synchronized: its error is unbounded");
+	else
+		snprintf(host, sizeof(host), "its synchronization unknown");
+	snprintf(buf, len, "realtime within +-%" PRIu32 " ns of the host's at the start (and %"
+		 PRIu32 " ns a second since); the host's realtime %s", q->window_ns, q->freq_ppb,
+		 host);
+}

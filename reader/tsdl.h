@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "format/ctf.h"
+#include "reader/ctf.h"
 
 struct tr_ctf;
 struct tr_plan;
@@ -90,6 +91,10 @@ struct tr_class {
  *	harms nothing (an unknown attribute, as babeltrace2 warns): counted,
  *	the first said ("FILE: line N: what").
  */
+
+/* "its offset within +-11 ns (and 553 ppb of the time since); ..." into @buf. */
+void tr_clock_quality_text(const struct tr_clock_quality *q, char *buf, size_t len);
+
 struct tr_metadata {
 	uint8_t uuid[16];
 	char uuid_str[37];
@@ -101,6 +106,7 @@ struct tr_metadata {
 	uint32_t vpid;
 	bool has_vpid;
 	uint64_t chunk_index;
+	struct tr_clock_quality clockq;
 	struct tr_class *classes;
 	uint32_t nclasses;
 	int32_t by_id[64];

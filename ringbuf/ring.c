@@ -958,9 +958,18 @@ int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 	h->packets_per_cpu = npk;
 	h->cpu_off = cpu_off;
 	h->cpu_stride = stride;
-	ret = rtr_clock_calibrate(&h->clock_freq, &h->clock_offset_ns);
-	if (ret)
-		goto err_unmap;
+	{
+		struct rtr_clock_quality q;
+
+		ret = rtr_clock_calibrate(&h->clock_freq, &h->clock_offset_ns, &q);
+		if (ret)
+			goto err_unmap;
+		h->clock_window_ns = q.window_ns;
+		h->clock_freq_ppb = q.freq_ppb;
+		h->clock_sync = q.sync;
+		h->clock_esterror_us = q.esterror_us;
+		h->clock_maxerror_us = q.maxerror_us;
+	}
 	h->metadata_off = RTR_REGION_HDR_SIZE;
 	h->metadata_cap = METADATA_CAP;
 	h->metadata_len = 0;

@@ -23,6 +23,9 @@
 #                                 the relayd's copy from the program's first
 #                                 event to the copy's last write, 3 runs, the
 #                                 median; and relayd.1writer.ratio_to_lttng
+#   relayd.at_lttng_rate.lost_percent  ours, one writer paced at the events/s
+#                                 LTTng-UST's program reached in this run, 3
+#                                 runs, the worst (the issue's goal: 0)
 set -eu
 
 build=$1
@@ -49,6 +52,33 @@ row() {
 
 calc() {
 	awk "BEGIN { printf \"%.4f\", $1 }"
+}
+
+# one_run NAME [bench-user options]: one recording into the relayd, checked;
+# sets $trace, $attempted, $events, $lost and $t0, $t1 (the recording's start
+# and end; exits on a failure).
+one_run() {
+	name=$1
+	shift
+	rm -rf "$work/out"/*
+	sync
+	t0=$(date +%s.%N)
+	taskset -c 0 "$ringtrace" record -q -o "net://127.0.0.1:$ctl:$data" -- taskset -c 1 \
+		"$user" --threads 1 --seconds "$seconds" "$@" >"$work/run.out" 2>"$work/run.log" || {
+		echo "bench-relayd.sh: $name failed:" >&2
+		cat "$work/run.log" >&2
+		exit 1
+	}
+	t1=$(date +%s.%N)
+	trace=$(ls -d "$work"/out/*/*/ringtrace)
+	attempted=$(awk '$1 == "attempted" { print $2 }' "$work/run.out")
+	summary=$("$ringtrace" check "$trace" | tail -n 2 | head -n 1)
+	events=$(echo "$summary" | awk '{ print $3 }')
+	lost=$(echo "$summary" | awk '{ print $5 }')
+	if [ $((events + lost)) -ne "$attempted" ]; then
+		echo "bench-relayd.sh: $name: $events events + $lost lost != $attempted attempted" >&2
+		exit 1
+	fi
 }
 
 # Three free loopback ports, then the relayd on them.
@@ -78,25 +108,7 @@ fi
 echo "ringtrace record -o net:// into lttng-relayd on loopback, 1 writer at full speed, ${seconds} s:"
 runs=
 for i in 1 2 3; do
-	rm -rf "$work/out"/*
-	sync
-	t0=$(date +%s.%N)
-	taskset -c 0 "$ringtrace" record -q -o "net://127.0.0.1:$ctl:$data" -- taskset -c 1 \
-		"$user" --threads 1 --seconds "$seconds" >"$work/run.out" 2>"$work/run.log" || {
-		echo "bench-relayd.sh: run $i failed:" >&2
-		cat "$work/run.log" >&2
-		exit 1
-	}
-	t1=$(date +%s.%N)
-	trace=$(ls -d "$work"/out/*/*/ringtrace)
-	attempted=$(awk '$1 == "attempted" { print $2 }' "$work/run.out")
-	summary=$("$ringtrace" check "$trace" | tail -n 2 | head -n 1)
-	events=$(echo "$summary" | awk '{ print $3 }')
-	lost=$(echo "$summary" | awk '{ print $5 }')
-	if [ $((events + lost)) -ne "$attempted" ]; then
-		echo "bench-relayd.sh: run $i: $events events + $lost lost != $attempted attempted" >&2
-		exit 1
-	fi
+	one_run "run $i"
 	bytes=$(du -sb "$trace" | cut -f1)
 	mbs=$(calc "$bytes / 1e6 / ($t1 - $t0)")
 	pct=$(calc "100 * $lost / $attempted")
@@ -152,6 +164,17 @@ if [ -x "$app" ] && command -v lttng-sessiond >/dev/null 2>&1; then
 			"% (median run)"
 		row relayd.1writer.ratio_to_lttng "$(calc "$(echo "$median" | awk '{ print $1 }') / \
 			$(echo "$lmedian" | awk '{ print $1 }')")" "x LTTng's MB/s (goal >= 1)"
+		# Ours at the rate LTTng-UST's program reached in this run.
+		rate=$(echo "$lmedian" | awk '{ printf "%d", $2 }')
+		echo "ringtrace record -o net:// at LTTng-UST's rate here, $rate events/s, 1 writer:"
+		aworst=0
+		for i in 1 2 3; do
+			one_run "run $i at LTTng's rate" --rate "$rate"
+			pct=$(calc "100 * $lost / $attempted")
+			echo "  run $i: $events events, $lost lost ($pct %)"
+			aworst=$(awk -v a="$pct" -v b="$aworst" 'BEGIN { print (a > b ? a : b) }')
+		done
+		row relayd.at_lttng_rate.lost_percent "$aworst" "% (worst of 3; goal 0)"
 	fi
 else
 	echo "LTTng-UST's consumer not measured: lttng-sessiond or rtr-lttng-app missing"

@@ -78,6 +78,12 @@ static void print_header(const struct tr_trace *t, const char *dir, struct total
 	if (t->md.chunk_index)
 		OUT(tot, "chunk     %" PRIu64 " of a rotated trace\n", t->md.chunk_index);
 	OUT(tot, "clock     %" PRIu64 " Hz\n", t->md.freq);
+	if (t->md.clockq.known) {
+		char q[400];
+
+		tr_clock_quality_text(&t->md.clockq, q, sizeof(q));
+		OUT(tot, "          %s\n", q);
+	}
 	OUT(tot, "classes   %u event classes\n", t->md.nclasses);
 	OUT(tot, "streams   %u files\n", t->nstreams);
 	if (t->md.warnings) {

@@ -21,7 +21,7 @@ extern "C" {
 /* "RINGTRC\0" as a little-endian u64; the producer writes it last. */
 #define RTR_REGION_MAGIC	0x00435254474e4952ULL
 #define RTR_REGION_ABI_MAJOR	1
-#define RTR_REGION_ABI_MINOR	2
+#define RTR_REGION_ABI_MINOR	3
 /* Stored as written; a reader seeing 0x04030201 has the other byte order. */
 #define RTR_REGION_ENDIAN	0x01020304u
 
@@ -58,6 +58,13 @@ enum rtr_region_state {
 	RTR_STATE_STOPPED = 2,	/* final packets closed: drain, then done */
 };
 
+/* @clock_sync of the region header (ABI 1.3): the host's realtime when the clock was measured. */
+enum rtr_clock_sync {
+	RTR_CLOCK_SYNC_UNKNOWN = 0,	/* not asked (a region before 1.3), or adjtimex() failed */
+	RTR_CLOCK_SYNC_YES = 1,		/* synchronized (adjtimex(): TIME_OK, ...) */
+	RTR_CLOCK_SYNC_NO = 2,		/* not synchronized (TIME_ERROR): the error is unbounded */
+};
+
 /*
  * struct rtr_region_hdr - the first page of the region.
  *
@@ -86,7 +93,19 @@ struct rtr_region_hdr {
 	uint32_t metadata_len;		/* bytes of text currently valid */
 	uint32_t producer_pid;
 	uint32_t header_size;		/* CTF packet header+context bytes, H */
-	uint8_t reserved0[128];
+	/*
+	 * ABI 1.3: how well the clock is known (all 0 in a region before it):
+	 * @clock_offset_ns within +-@clock_window_ns of the host's realtime
+	 * when it was measured, @clock_freq within @clock_freq_ppb parts per
+	 * billion; the host's own realtime as adjtimex() gave it then:
+	 * @clock_sync enum rtr_clock_sync, its estimated and maximum error.
+	 */
+	uint32_t clock_window_ns;
+	uint32_t clock_freq_ppb;
+	uint32_t clock_sync;
+	uint32_t clock_esterror_us;
+	uint32_t clock_maxerror_us;
+	uint8_t reserved0[108];
 
 	/* Shared, cache-line aligned: written by both sides at run time. */
 	uint32_t state __attribute__((aligned(64))); /* enum rtr_region_state */

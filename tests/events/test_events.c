@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -269,6 +270,89 @@ Test(events, timestamps_read_as_wall_clock_time_within_a_millisecond)
 		      "%" PRId64 " is more than 1 ms before the call", ns);
 	cr_expect_leq(ns, (int64_t)after.tv_sec * 1000000000 + after.tv_nsec + 1000000,
 		      "%" PRId64 " is more than 1 ms after the call", ns);
+	free(out);
+	session_end(&s);
+}
+
+/* An integer of the metadata's env: "\tKEY = N;", or -1 when it has none. */
+static int64_t env_int(const char *md, const char *key)
+{
+	char pat[80];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\t%s = ", key);
+	p = strstr(md, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+/*
+ * The metadata says how well the clock is known (region.h, ABI 1.3), and
+ * it holds: 40 events over 0.4 s, each between two readings of the
+ * program's CLOCK_REALTIME, are read by babeltrace2 within those readings
+ * give or take the stated window and the frequency's stated error over the
+ * time since the calibration (and a nanosecond of rounding).  The host's
+ * synchronization is adjtimex()'s.
+ */
+Test(events, the_clocks_stated_uncertainty_holds)
+{
+	enum { N = 40 };
+	struct timespec before[N], after[N], start;
+	int64_t window, ppb, worst = 0;
+	struct session s;
+	char *out, *md, path[160];
+	struct timex tx = { 0 };
+	int st;
+
+	clock_gettime(CLOCK_REALTIME, &start);
+	session_start(&s, 1);
+	for (int i = 0; i < N; i++) {
+		clock_gettime(CLOCK_REALTIME, &before[i]);
+		rtr_switch(1000 + (uint64_t)i);
+		clock_gettime(CLOCK_REALTIME, &after[i]);
+		usleep(10000);
+	}
+	out = session_read(&s);
+	snprintf(path, sizeof(path), "cat '%s/metadata'", s.trace);
+	md = t_sh(path, &st);
+	cr_assert(md && st == 0, "%s", path);
+	window = env_int(md, "clock_offset_window_ns");
+	ppb = env_int(md, "clock_freq_error_ppb");
+	cr_assert_gt(window, 0, "no clock_offset_window_ns in the env:\n%s", md);
+	cr_assert_geq(ppb, 0, "no clock_freq_error_ppb in the env:\n%s", md);
+	cr_expect_lt(window, 1000000, "a window of %" PRId64 " ns: the calibration is broken", window);
+	cr_expect_geq(env_int(md, "clock_esterror_us"), 0);
+	cr_expect_geq(env_int(md, "clock_maxerror_us"), 0);
+	st = adjtimex(&tx);
+	cr_expect_not_null(strstr(md, st == TIME_ERROR ? "\tclock_sync = \"unsynchronized\";" :
+				  "\tclock_sync = \"synchronized\";"), "adjtimex says %d:\n%s", st, md);
+	for (int i = 0; i < N; i++) {
+		char pat[40];
+		const char *p;
+		int64_t ns, lo, hi, since, bound;
+
+		snprintf(pat, sizeof(pat), "\"task\": %d", 1000 + i);
+		p = strstr(out, pat);
+		cr_assert_not_null(p, "event %d missing:\n%s", i, out);
+		while (p > out && p[-1] != '\n')
+			p--;
+		p = strstr(p, "\"ns\": ");
+		cr_assert_not_null(p);
+		ns = strtoll(p + 6, NULL, 10);
+		lo = (int64_t)before[i].tv_sec * 1000000000 + before[i].tv_nsec;
+		hi = (int64_t)after[i].tv_sec * 1000000000 + after[i].tv_nsec;
+		since = hi - ((int64_t)start.tv_sec * 1000000000 + start.tv_nsec);
+		bound = window + ppb * since / 1000000000 + 1;
+		cr_expect(ns >= lo - bound && ns <= hi + bound, "event %d at %" PRId64 " ns, its call "
+			  "between %" PRId64 " and %" PRId64 ": outside the stated +-%" PRId64 " ns", i,
+			  ns, lo, hi, bound);
+		if (ns < lo && lo - ns > worst)
+			worst = lo - ns;
+		if (ns > hi && ns - hi > worst)
+			worst = ns - hi;
+	}
+	cr_log_info("clock: window %" PRId64 " ns, %" PRId64 " ppb; the worst event %" PRId64
+		    " ns outside its call", window, ppb, worst);
+	free(md);
 	free(out);
 	session_end(&s);
 }
