@@ -340,6 +340,22 @@ int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
 	return 0;
 }
 
+int rtr_session_wait_ms(const struct rtr_session *s, int max_ms)
+{
+	uint64_t now, ms;
+
+	if (s->flush_ms <= 0)
+		return max_ms;
+	now = rtr_monotonic_ns();
+	/* Soon while the flusher answers at once; less often if it does not (a paused guest). */
+	if (s->flush_pending)
+		return now - s->flush_sent_ns < 20000000u ? 1 : max_ms < 20 ? max_ms : 20;
+	if (now >= s->next_flush_ns)
+		return 0;
+	ms = (s->next_flush_ns - now + 999999) / 1000000;
+	return ms < (uint64_t)max_ms ? (int)ms : max_ms;
+}
+
 /* Every complete packet: with a queue, waiting for room as often as it takes. */
 static int drain_all(struct rtr_session *s, struct rtr_out *o)
 {

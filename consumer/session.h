@@ -99,6 +99,14 @@ long rtr_session_drain(struct rtr_session *s, struct rtr_out *o);
  * to close its non-empty open packets; once it has, tell @o the watermark.
  */
 int rtr_session_tick(struct rtr_session *s, struct rtr_out *o);
+/*
+ * rtr_session_wait_ms() - how long the consumer loop may wait before
+ * rtr_session_tick() has work, at most @max_ms: until the next flush is
+ * due; 1 ms while a flush is asked for and not yet done (the producer's
+ * flusher answers on a futex the loop does not wait on), 20 ms once it has
+ * not answered for 20 ms.
+ */
+int rtr_session_wait_ms(const struct rtr_session *s, int max_ms);
 
 /* The producer stopped tracing, or its process is gone. */
 bool rtr_session_producer_gone(const struct rtr_session *s);

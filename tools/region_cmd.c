@@ -440,11 +440,7 @@ int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 	if (o->flush_ns && !s->flush_ms)
 		s->flush_ms = 1;
 	for (;;) {
-		/* Wake at least every 100 ms (signals, the child), and for each flush. */
-		int timeout = s->flush_ms > 0 && s->flush_ms < 100 ? s->flush_ms : 100;
-
-		if (o->wait_ms > 0 && o->wait_ms < timeout)
-			timeout = o->wait_ms;
+		int timeout;
 
 		if (!failed) {
 			/* The queue's writer may have failed with nothing more to take. */
@@ -458,6 +454,17 @@ int region_consume_loop(const struct opts *o, struct rtr_session *s, struct rtr_
 		progress(o, s, &last, start);
 		if (done(arg))
 			break;
+		/*
+		 * Wake at least every 100 ms (signals, the child), when the next
+		 * flush is due (a wait of the whole interval, woken a little early
+		 * by a packet, made it a whole interval late), and soon after a
+		 * flush was asked for (its answer wakes no one here).
+		 */
+		timeout = rtr_session_wait_ms(s, 100);
+		if (o->wait_ms > 0 && o->wait_ms < timeout)
+			timeout = o->wait_ms;
+		if (timeout < 1)
+			timeout = 1;
 		if (failed)
 			usleep(100000);
 		else if (s->out_full)

@@ -746,3 +746,38 @@ Test(consumer, the_queue_keeps_every_packet_whole_through_stalls, .timeout = 120
 	free(r.buf);
 	free(pkt);
 }
+
+/*
+ * The consumer loop's wait (rtr_session_wait_ms()): until the next flush
+ * is due, never the whole interval again (a wait of 100 ms begun 1 ms
+ * before a flush was due made it 99 ms late: the live lag's 200-300 ms);
+ * 1 ms while a flush is asked for and not answered, 20 ms once it has not
+ * been for 20 ms; the caller's bound without a flush timer.
+ */
+Test(consumer, the_loop_wakes_when_the_next_flush_is_due)
+{
+	struct rtr_session s;
+	uint64_t now;
+	int ms;
+
+	memset(&s, 0, sizeof(s));
+	cr_expect_eq(rtr_session_wait_ms(&s, 100), 100, "no flush timer: the caller's bound");
+	s.flush_ms = 100;
+	now = rtr_monotonic_ns();
+	s.next_flush_ns = now + 30000000;	/* due in 30 ms */
+	ms = rtr_session_wait_ms(&s, 100);
+	cr_expect(ms >= 1 && ms <= 30, "a flush due in 30 ms: a wait of %d ms", ms);
+	s.next_flush_ns = now + 500000;		/* in half a millisecond: 1 */
+	ms = rtr_session_wait_ms(&s, 100);
+	cr_expect(ms <= 1, "a flush due in 0.5 ms: a wait of %d ms", ms);
+	s.next_flush_ns = now - 1;		/* due: no wait */
+	cr_expect_eq(rtr_session_wait_ms(&s, 100), 0);
+	s.next_flush_ns = now + 5000000000ull;	/* far: the caller's bound */
+	cr_expect_eq(rtr_session_wait_ms(&s, 100), 100);
+	s.flush_pending = true;
+	s.flush_sent_ns = rtr_monotonic_ns();
+	cr_expect_eq(rtr_session_wait_ms(&s, 100), 1, "a flush just asked for: 1 ms");
+	s.flush_sent_ns = rtr_monotonic_ns() - 50000000;
+	cr_expect_eq(rtr_session_wait_ms(&s, 100), 20, "unanswered for 50 ms: 20 ms");
+	cr_expect_eq(rtr_session_wait_ms(&s, 5), 5, "and never past the caller's bound");
+}
