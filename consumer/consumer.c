@@ -19,7 +19,7 @@
 #include <ringtrace/consumer.h>
 #include "consumer/packet_check.h"
 #include "events/classes.h"
-#include "ringbuf/compiler.h"
+#include "platform/compiler.h"
 #include "platform/platform.h"
 
 struct stream {

@@ -20,7 +20,7 @@
 /* In the env of every ringtrace trace's metadata (events/metadata.c). */
 #define OWN_TRACER RTR_CTF_TRACER_LINE
 #include "consumer/stream_in.h"
-#include "ringbuf/compiler.h"
+#include "platform/compiler.h"
 #include <ringtrace/region.h>
 
 /*

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "format/ctf.h"
 #include "events/registry.h"
-#include "ringbuf/compiler.h"
+#include "platform/compiler.h"
 
 bool rtr_registry_name_ok(const char *name)
 {

@@ -32,7 +32,7 @@
 #include <ringtrace/xen.h>
 #include "platform/platform.h"
 #include "platform/xen.h"
-#include "ringbuf/compiler.h"
+#include "platform/compiler.h"
 
 _Static_assert(sizeof(struct rtr_xen_ctl) <= RTR_XEN_PAGE_SIZE, "the control page is one page");
 /* The offsets Documentation/xen.rst gives. */

@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <ringtrace/region.h>
-#include "ringbuf/compiler.h"
+#include "platform/compiler.h"
 #include "platform/platform.h"
 
 /**

@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <ringtrace/ringtrace.h>
-#include "ringbuf/compiler.h"
+#include "platform/compiler.h"
 
 /* The C library's functions, found with dlsym(RTLD_NEXT) (rtp_resolve()). */
 struct rtp_real {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* ringbuf/compiler.h - attributes and atomics shared by the library. */
-#ifndef RTR_RINGBUF_COMPILER_H
-#define RTR_RINGBUF_COMPILER_H
+/* platform/compiler.h - attributes and atomics, for every layer (the lowest one holds it). */
+#ifndef RTR_PLATFORM_COMPILER_H
+#define RTR_PLATFORM_COMPILER_H
 
 #define RTR_API		__attribute__((visibility("default")))
 #define rtr_likely(x)	__builtin_expect(!!(x), 1)
@@ -34,4 +34,4 @@ extern int rtr_tsan_fence_word;
 #define rtr_smp_rmb()		rtr_smp_mb()
 #endif
 
-#endif /* RTR_RINGBUF_COMPILER_H */
+#endif /* RTR_PLATFORM_COMPILER_H */
