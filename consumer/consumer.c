@@ -55,15 +55,11 @@ struct rtr_consumer {
 
 #define FAIL(...) do { snprintf(buf, sizeof(buf), __VA_ARGS__); return buf; } while (0)
 
-static bool pow2(uint64_t x)
-{
-	return x && !(x & (x - 1));
-}
-
 RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t mapped)
 {
 	static __thread char buf[160];
 	uint64_t buf_bytes, streams_end;
+	const char *bad;
 
 	if (h->magic != RTR_REGION_MAGIC)
 		FAIL("not a ringtrace region (bad magic 0x%016llx)", (unsigned long long)h->magic);
@@ -77,14 +73,10 @@ RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t ma
 		     (unsigned long long)h->region_size, (unsigned long long)mapped);
 	if (h->mode != RTR_MODE_DISCARD && h->mode != RTR_MODE_OVERWRITE)
 		FAIL("unknown mode %u", h->mode);
-	if (!pow2(h->packet_size) || h->packet_size < RTR_PACKET_SIZE_MIN ||
-	    h->packet_size > RTR_PACKET_SIZE_MAX)
-		FAIL("bad packet_size %u", h->packet_size);
-	if (!pow2(h->packets_per_cpu) || h->packets_per_cpu < RTR_PACKETS_PER_CPU_MIN ||
-	    h->packets_per_cpu > RTR_PACKETS_PER_CPU_MAX)
-		FAIL("bad packets_per_cpu %u", h->packets_per_cpu);
-	if (h->ncpus == 0 || h->ncpus > RTR_NCPUS_MAX)
-		FAIL("bad ncpus %u", h->ncpus);
+	bad = rtr_region_geometry_bad(h->packet_size, h->packets_per_cpu, h->ncpus);
+	if (bad)
+		FAIL("bad %s (packet_size %u, packets_per_cpu %u, ncpus %u)", bad, h->packet_size,
+		     h->packets_per_cpu, h->ncpus);
 	if (h->header_size != RTR_PACKET_HDR_SIZE)
 		FAIL("packet header size %u, expected %u", h->header_size, RTR_PACKET_HDR_SIZE);
 	buf_bytes = (uint64_t)h->packet_size * h->packets_per_cpu;

@@ -777,11 +777,6 @@ int rtr_ring_default_path(char *buf, size_t len)
 	return 0;
 }
 
-static bool is_pow2(uint64_t x)
-{
-	return x && !(x & (x - 1));
-}
-
 /*
  * Writers run under urcu-bp's read lock, and a thread's first write
  * registers it under urcu-bp's registry lock.  A fork while another thread
@@ -892,10 +887,7 @@ int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 	psize = attr->packet_size ? attr->packet_size : 64 * 1024;
 	npk = attr->packets_per_cpu ? attr->packets_per_cpu : 8;
 	ncpus = attr->ncpus ? attr->ncpus : rtr_cpu_possible();
-	if (!is_pow2(psize) || psize < RTR_PACKET_SIZE_MIN || psize > RTR_PACKET_SIZE_MAX)
-		return -EINVAL;
-	if (!is_pow2(npk) || npk < RTR_PACKETS_PER_CPU_MIN || npk > RTR_PACKETS_PER_CPU_MAX ||
-	    ncpus > RTR_NCPUS_MAX)
+	if (rtr_region_geometry_bad(psize, npk, ncpus))
 		return -EINVAL;
 	buf = (uint64_t)psize * npk;
 	stride = RTR_CPU_CTL_SIZE + buf;
@@ -1269,11 +1261,8 @@ static bool joinable(const struct rtr_region_hdr *h, uint64_t size)
 	       h->endian == RTR_REGION_ENDIAN && h->word_size == sizeof(long) &&
 	       h->header_size == RTR_PACKET_HDR_SIZE &&
 	       (h->mode == RTR_MODE_DISCARD || h->mode == RTR_MODE_OVERWRITE) &&
-	       is_pow2(h->packet_size) && h->packet_size >= RTR_PACKET_SIZE_MIN &&
-	       h->packet_size <= RTR_PACKET_SIZE_MAX && is_pow2(h->packets_per_cpu) &&
-	       h->packets_per_cpu >= RTR_PACKETS_PER_CPU_MIN &&
-	       h->packets_per_cpu <= RTR_PACKETS_PER_CPU_MAX && h->ncpus &&
-	       h->ncpus <= RTR_NCPUS_MAX && h->cpu_off == RTR_REGION_HDR_SIZE + METADATA_CAP &&
+	       !rtr_region_geometry_bad(h->packet_size, h->packets_per_cpu, h->ncpus) &&
+	       h->cpu_off == RTR_REGION_HDR_SIZE + METADATA_CAP &&
 	       h->metadata_off == RTR_REGION_HDR_SIZE && h->metadata_cap == METADATA_CAP &&
 	       h->cpu_stride == stride && h->region_size == size &&
 	       h->cpu_off + stride * h->ncpus == size && h->clock_freq;

@@ -210,9 +210,8 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 				return region_usage_error(o, "--mode %s: use discard or overwrite", v);
 			o->mode = v;
 		} else if (!strcmp(a, "--packet-size") && program) {
-			if (cli_parse_size(v, &o->packet_size) || o->packet_size < RTR_PACKET_SIZE_MIN ||
-			    o->packet_size > RTR_PACKET_SIZE_MAX ||
-			    (o->packet_size & (o->packet_size - 1)))
+			if (cli_parse_size(v, &o->packet_size) ||
+			    rtr_region_geometry_bad(o->packet_size, RTR_PACKETS_PER_CPU_MIN, 1))
 				return region_usage_error(o, "--packet-size %s: a power of two from 4k "
 							  "to 64M", v);
 		} else if (!strcmp(a, "--blocking-timeout") && program) {
@@ -229,8 +228,8 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 				o->blocking = o->blocking_buf;
 			}
 		} else if (!strcmp(a, "--packets") && program) {
-			if (cli_parse_size(v, &o->packets) || o->packets < RTR_PACKETS_PER_CPU_MIN ||
-			    o->packets > RTR_PACKETS_PER_CPU_MAX || (o->packets & (o->packets - 1)))
+			if (cli_parse_size(v, &o->packets) ||
+			    rtr_region_geometry_bad(RTR_PACKET_SIZE_MIN, o->packets, 1))
 				return region_usage_error(o, "--packets %s: a power of two from 2 to "
 							  "65536", v);
 		} else if (!streaming && (!strcmp(a, "--rotate-size") || !strcmp(a, "--rotate-time") ||

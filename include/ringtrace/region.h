@@ -40,6 +40,26 @@ extern "C" {
 #define RTR_PACKETS_PER_CPU_MAX	65536u
 #define RTR_NCPUS_MAX		65536u
 
+/*
+ * rtr_region_geometry_bad() - the one check of a geometry against the
+ * bounds above (the producer's, the consumer's, the tools' options'):
+ * NULL if a region may have it, else the field out of them
+ * ("packet_size", "packets_per_cpu" or "ncpus").
+ */
+static inline const char *rtr_region_geometry_bad(uint64_t packet_size, uint64_t packets_per_cpu,
+						  uint64_t ncpus)
+{
+	if (packet_size < RTR_PACKET_SIZE_MIN || packet_size > RTR_PACKET_SIZE_MAX ||
+	    (packet_size & (packet_size - 1)))
+		return "packet_size";
+	if (packets_per_cpu < RTR_PACKETS_PER_CPU_MIN || packets_per_cpu > RTR_PACKETS_PER_CPU_MAX ||
+	    (packets_per_cpu & (packets_per_cpu - 1)))
+		return "packets_per_cpu";
+	if (ncpus == 0 || ncpus > RTR_NCPUS_MAX)
+		return "ncpus";
+	return 0;	/* no NULL: the header includes no <stddef.h> */
+}
+
 /* ABI 1.2: processes writing into one region at once, and untraced pids kept. */
 #define RTR_REGION_PROCS	256u
 #define RTR_REGION_UNTRACED_PIDS 8u
