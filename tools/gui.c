@@ -15,6 +15,8 @@
 #include <string.h>
 #include "reader/model.h"
 #include "view/live.h"
+#include "view/path.h"
+#include "tools/analysis.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/render_out.h"
@@ -52,8 +54,8 @@ static void usage(FILE *f)
 		"  -h, --help       this text\n\n"
 		"Keys: drag to pan, wheel to zoom around the pointer (shift: rows), click a\n"
 		"task for its details, / search, Enter or n next match, N previous, + - zoom,\n"
-		"arrows or h j k l to move, 0 or Home the whole trace, e or End the end, Esc\n"
-		"clear, ? help.\n\n"
+		"arrows or h j k l to move, 0 or Home the whole trace, e or End the end, p\n"
+		"the selected task's critical path, Esc clear, ? help.\n\n"
 		"exit status: 0 closed, 1 a trace that could not be read, no display, or the\n"
 		"screenshot not written, 2 usage\n");
 }
@@ -86,6 +88,7 @@ struct gui {
 	GtkWidget *win, *area, *details, *search, *status;
 	uint32_t *matches;
 	uint32_t nmatches, cur;
+	struct rtr_path path;	/* `p`: the selected task's critical path, drawn (v.path) */
 	double pointer_x;
 	int64_t drag_t0, drag_t1;
 	uint32_t drag_row0;
@@ -122,7 +125,8 @@ static const char help_text[] =
 	"↑ ↓  k j\tmove by a row (PgUp PgDn: 10)\n"
 	"0, Home\tthe whole trace\n"
 	"e, End\tthe end (kept there while following)\n"
-	"Esc\tclear search and selection\n"
+	"p\tthe selected task's critical path\n"
+	"Esc\tclear search, selection and path\n"
 	"?\tthis help";
 
 static void whole(struct gui *g)
@@ -285,11 +289,69 @@ static void add_link(GString *s, const char *what, const struct gui *g, uint32_t
 	g_free(name);
 }
 
+/* The critical path in words: its length, then its top segments (`ringtrace why`'s first level). */
+static void path_text(GString *s, const struct gui *g)
+{
+	const struct rtr_critpath *cp = &g->path.cp;
+	char d[32], buf[32];
+
+	g_string_append_printf(s, "\n<b>critical path</b> (p)\n%s%s, %u segments drawn\n",
+			       an_dur(d, sizeof(d), cp->end - cp->start),
+			       cp->resolved ? "" : " (not resolved: to the trace's end)", g->path.n);
+	for (uint32_t i = 0; i < cp->ntop && i < 12; i++) {
+		const struct rtr_cp_seg *sg = &cp->segs[i];
+		uint32_t who = sg->other != RTR_MODEL_NONE ? sg->other : sg->by;
+		char *esc = who == RTR_MODEL_NONE ? NULL :
+			    g_markup_escape_text(rtr_render_task_name(g->s, who, buf, sizeof(buf)), -1);
+
+		g_string_append_printf(s, "  %s %s%s%s\n", an_dur(d, sizeof(d), sg->end - sg->start),
+				       rtr_cp_what_str(sg->what), esc ? " " : "", esc ? esc : "");
+		g_free(esc);
+	}
+	if (cp->ntop > 12)
+		g_string_append_printf(s, "  and %u more\n", cp->ntop - 12);
+}
+
+/* No path drawn (a new scene, Esc, `p` again). */
+static void path_clear(struct gui *g)
+{
+	rtr_path_free(&g->path);
+	g->v.path = NULL;
+	g->v.npath = 0;
+}
+
+static void show_details(struct gui *g, uint32_t task);
+
+/* `p`: the selected task's critical path, drawn and summed up; `p` again takes it away. */
+static void path_toggle(struct gui *g)
+{
+	uint32_t task = g->v.selected;
+	int ret;
+
+	if (g->v.path) {
+		path_clear(g);
+	} else if (task == RTR_MODEL_NONE) {
+		gtk_label_set_markup(GTK_LABEL(g->details), "Select a task (click it), then p "
+				     "for its critical path.");
+		return;
+	} else if ((ret = rtr_path_build(g->s, task, &g->path))) {
+		fprintf(stderr, "ringtrace gui: the critical path: %s\n", strerror(-ret));
+		return;
+	} else {
+		g->v.path = g->path.segs;
+		g->v.npath = g->path.n;
+	}
+	show_details(g, task);
+	redraw(g);
+}
+
 static void show_details(struct gui *g, uint32_t task)
 {
 	GString *s = g_string_new(NULL);
 	char buf[32], *esc;
 
+	if (g->v.path && g->path.cp.task != task)
+		path_clear(g);
 	g->v.selected = task;
 	if (task == RTR_MODEL_NONE) {
 		/* a damaged trace is drawn up to its damage: said here, not only on stderr */
@@ -337,6 +399,8 @@ static void show_details(struct gui *g, uint32_t task)
 		g_string_append_printf(s, "  %s\n", esc);
 		g_free(esc);
 	}
+	if (g->v.path && g->path.cp.task == task)
+		path_text(s, g);
 	gtk_label_set_markup(GTK_LABEL(g->details), s->str);
 	g_string_free(s, TRUE);
 }
@@ -475,6 +539,9 @@ static gboolean on_key(GtkEventControllerKey *c, guint key, guint code, GdkModif
 	case GDK_KEY_End:
 		to_end(g);
 		return TRUE;
+	case GDK_KEY_p:
+		path_toggle(g);
+		return TRUE;
 	case GDK_KEY_Escape:
 		gtk_editable_set_text(GTK_EDITABLE(g->search), "");
 		run_search(g, "");
@@ -601,6 +668,7 @@ static void swap_in(struct gui *g, struct rtr_live_scene *ls)
 
 	for (uint32_t i = old->m.ndamage; i < ls->m.ndamage; i++)
 		fprintf(stderr, "ringtrace gui: damaged: %s\n", rtr_model_str(&ls->m, ls->m.damage[i].message));
+	path_clear(g);	/* the old model's tasks */
 	g->ls = ls;
 	g->m = &ls->m;
 	g->s = &ls->s;
@@ -1006,6 +1074,7 @@ done:
 	if (follow_stop(g) && !ret)
 		ret = 1;
 	rtr_frame_free(&g->f);
+	rtr_path_free(&g->path);
 	rtr_live_scene_free(g->ls);
 	free(g->matches);
 	free(g);

@@ -701,6 +701,61 @@ static void lanes(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rende
 	}
 }
 
+/* A critical path's colours, by enum rtr_cp_what (Documentation/viewer.rst). */
+static const struct rgb path_color[] = {
+	[RTR_CP_RUNNING] = HEX(0x2ca02c), [RTR_CP_RUNNABLE] = HEX(0xff7f0e),
+	[RTR_CP_WAIT_TASK] = HEX(0x1f77b4), [RTR_CP_WAIT_LOCK] = HEX(0xd62728),
+	[RTR_CP_RESOLVER] = HEX(0x9467bd), [RTR_CP_CREATOR] = HEX(0x8c564b),
+	[RTR_CP_NOT_RUNNING] = HEX(0x7f7f7f),
+};
+static const struct rgb path_link = HEX(0xcc00cc);
+
+/*
+ * The critical path over the rows: a thick band on the row of each
+ * segment's task, coloured by what it did, and where the path moves from
+ * one task to another a magenta line between their rows.  One path per
+ * colour, filled once.
+ */
+static void path(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
+		 const struct rtr_render_layout *l)
+{
+	double k = (double)v->width / (double)(v->t1 - v->t0);
+
+	for (uint32_t c = 0; c < sizeof(path_color) / sizeof(path_color[0]); c++) {
+		bool any = false;
+
+		for (uint32_t i = 0; i < v->npath; i++) {
+			const struct rtr_path_seg *sg = &v->path[i];
+			uint32_t row = s->task_row[sg->task];
+			double x0, x1;
+
+			if (sg->what != c || sg->t1 < v->t0 || sg->t0 > v->t1 || row < l->row0 ||
+			    row >= l->row1)
+				continue;
+			x0 = fmax((double)(sg->t0 - v->t0) * k, -1);
+			x1 = fmin((double)(sg->t1 - v->t0) * k, v->width + 1);
+			cairo_rectangle(cr, x0, row_y(l, row) - 3, fmax(x1 - x0, 1), 6);
+			any = true;
+		}
+		if (any) {
+			set(cr, path_color[c], 0.9);
+			cairo_fill(cr);
+		}
+	}
+	for (uint32_t i = 1; i < v->npath; i++) {
+		const struct rtr_path_seg *a = &v->path[i - 1], *b = &v->path[i];
+		double x = (double)(b->t0 - v->t0) * k;
+
+		if (a->task == b->task || b->t0 < v->t0 || b->t0 > v->t1)
+			continue;
+		cairo_move_to(cr, x, row_y(l, s->task_row[a->task]));
+		cairo_line_to(cr, x, row_y(l, s->task_row[b->task]));
+	}
+	set(cr, path_link, 0.9);
+	cairo_set_line_width(cr, 2);
+	cairo_stroke(cr);
+}
+
 int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
 	       struct rtr_frame *f)
 {
@@ -744,6 +799,8 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 		arrows(cr, s, v, &l, f);
 		arrow_summary(cr, v, &l, f);
 	}
+	if (v->path)
+		path(cr, s, v, &l);
 	cairo_restore(cr);
 	counters(cr, s, v, &l, f);
 	lanes(cr, s, v, &l, f);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <cairo.h>
+#include "view/path.h"
 #include "view/scene.h"
 
 /* Rows are this far apart when they fit (the page's 28 px), squeezed down to 2 px when not. */
@@ -35,6 +36,8 @@
  * @height: pixels (>= 1).
  * @selected: a task drawn on a blue band (RTR_MODEL_NONE: none).
  * @marks: tasks drawn on a yellow band (search matches), ascending; @nmarks.
+ * @path: a critical path drawn over the rows (view/path.h), @npath
+ *	segments, in time order; NULL: none.
  */
 struct rtr_render_view {
 	int64_t t0;
@@ -45,6 +48,8 @@ struct rtr_render_view {
 	uint32_t selected;
 	const uint32_t *marks;
 	uint32_t nmarks;
+	const struct rtr_path_seg *path;
+	uint32_t npath;
 };
 
 /**

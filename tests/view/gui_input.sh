@@ -6,6 +6,8 @@
 # the window (SIGUSR1, --on-signal) into SHOT.png.  Every wait is bounded.
 #   zoom-click: ten wheel notches up at x = 0, then a click at (300, 144)
 #   search:     / then "main loop" then Enter
+#   path:X:Y    a click at (X, Y), then p (the critical path)
+#   click:X:Y   a click at (X, Y) only
 set -u
 rt=$1 trace=$2 shot=$3 scenario=$4
 GSK_RENDERER=cairo NO_AT_BRIDGE=1 "$rt" gui --size 1000x400 --screenshot "$shot" --on-signal "$trace" &
@@ -29,6 +31,12 @@ search)
 	sleep 0.3
 	xdotool type --delay 20 "main loop"
 	xdotool key Return
+	;;
+path:* | click:*)
+	xy=${scenario#*:}
+	xdotool mousemove --window "$wid" "${xy%:*}" "${xy#*:}" click 1
+	sleep 0.3
+	case $scenario in path:*) xdotool key p ;; esac
 	;;
 esac
 sleep 0.5

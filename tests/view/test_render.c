@@ -500,6 +500,144 @@ Test(view_render, gui_takes_real_input_wheel_zoom_click_details_and_keyed_search
 	arp_free(&a);
 }
 
+/* Pixel @p is @c drawn at 90 % over anything: each channel within 0.9 c .. 0.9 c + 26. */
+static bool path_colour(uint32_t p, uint32_t c)
+{
+	for (int sh = 0; sh <= 16; sh += 8) {
+		int got = (int)(p >> sh & 0xff), want = (int)(0.9 * (c >> sh & 0xff));
+
+		if (got < want - 1 || got > want + 27)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The critical path (view/path.h) of the ARP demo's never-resolved
+ * connection: segments in time order, each where the one before ended,
+ * adding up to the walk's length, through more than one task; drawn over
+ * the rows, each segment 3 px wide or more shows its colour on its task's
+ * row at its middle.
+ */
+Test(view_render, the_critical_path_is_drawn_over_its_tasks_rows)
+{
+	static const uint32_t colour[] = { 0x2ca02c, 0xff7f0e, 0x1f77b4, 0xd62728, 0x9467bd,
+					   0x8c564b, 0x7f7f7f };
+	const uint32_t W = 900, H = 300;
+	struct arp a;
+	struct rtr_path p;
+	struct rtr_frame f = { 0 };
+	struct rtr_render_layout l;
+	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+	cairo_t *cr = cairo_create(sf);
+	int64_t sum = 0;
+	uint32_t tasks = 0, last = RTR_MODEL_NONE, checked = 0;
+
+	arp_load(&a);
+	cr_assert_eq(rtr_path_build(&a.s, a.never, &p), 0);
+	cr_assert_gt(p.n, 0);
+	cr_expect_eq(p.segs[0].t0, p.cp.start);
+	cr_expect_eq(p.segs[p.n - 1].t1, p.cp.end);
+	for (uint32_t i = 0; i < p.n; i++) {
+		cr_assert_gt(p.segs[i].t1, p.segs[i].t0, "segment %u is empty", i);
+		if (i)
+			cr_assert_eq(p.segs[i].t0, p.segs[i - 1].t1, "segment %u does not start where "
+				     "%u ended", i, i - 1);
+		cr_assert_lt(p.segs[i].what, 7);
+		sum += p.segs[i].t1 - p.segs[i].t0;
+		tasks += p.segs[i].task != last;
+		last = p.segs[i].task;
+	}
+	cr_expect_eq(sum, p.cp.end - p.cp.start);
+	cr_expect_gt(tasks, 1, "the path stays on one task: nothing explained");
+	cr_assert_eq(rtr_path_build(&a.s, a.m.ntasks, &p), -EINVAL, "no such task");
+	cr_assert_eq(rtr_path_build(&a.s, a.never, &p), 0);
+	{
+		struct rtr_render_view v = { .t0 = p.cp.start, .t1 = p.cp.end, .width = W,
+					     .height = H, .selected = RTR_MODEL_NONE,
+					     .path = p.segs, .npath = p.n };
+		double k = (double)W / (double)(v.t1 - v.t0);
+
+		cr_assert_eq(rtr_render(cr, &a.s, &v, &f), 0);
+		rtr_render_layout(&a.s, &v, &l);
+		for (uint32_t i = 0; i < p.n; i++) {
+			const struct rtr_path_seg *sg = &p.segs[i];
+			uint32_t row = a.s.task_row[sg->task];
+			double x0 = (double)(sg->t0 - v.t0) * k, x1 = (double)(sg->t1 - v.t0) * k;
+			int y = (int)(l.rows_y + (row - l.row0 + 0.5) * l.row_h);
+
+			if (x1 - x0 < 3 || row < l.row0 || row >= l.row1)
+				continue;
+			cr_expect(path_colour(px(sf, (int)((x0 + x1) / 2), y), colour[sg->what]),
+				  "segment %u (%s) at (%d, %d): 0x%06x, not its colour 0x%06x", i,
+				  rtr_cp_what_str(sg->what), (int)((x0 + x1) / 2), y,
+				  px(sf, (int)((x0 + x1) / 2), y), colour[sg->what]);
+			checked++;
+		}
+	}
+	cr_expect_gt(checked, 0, "no segment wide enough to look at");
+	/* where it moves from a task to another, a magenta line between their rows */
+	{
+		double k = (double)W / (double)(p.cp.end - p.cp.start);
+		uint32_t links = 0;
+
+		for (uint32_t i = 1; i < p.n; i++) {
+			uint32_t r0 = a.s.task_row[p.segs[i - 1].task], r1 = a.s.task_row[p.segs[i].task];
+			int x = (int)((double)(p.segs[i].t0 - p.cp.start) * k), y;
+			bool found = false;
+
+			if (r0 == r1 || r0 < l.row0 || r0 >= l.row1 || r1 < l.row0 || r1 >= l.row1 ||
+			    x < 1 || x >= (int)W - 1)
+				continue;
+			y = (int)(l.rows_y + ((r0 + r1) / 2.0 - l.row0 + 0.5) * l.row_h) + 1;
+			for (int dx = -1; dx <= 1; dx++)
+				found |= path_colour(px(sf, x + dx, y), 0xcc00cc);
+			cr_expect(found, "no magenta line at x %d between rows %u and %u (0x%06x)", x, r0,
+				  r1, px(sf, x, y));
+			links++;
+		}
+		cr_expect_gt(links, 0, "the path moves between no two rows in view");
+		checked += links;
+	}
+	cr_log_info("the path: %u segments through %u tasks, %u looked at", p.n, tasks, checked);
+	/*
+	 * In the window: a click on the connection, then p: the path's colours
+	 * over the rows (and none before: the same click without p).
+	 */
+	if (have_xvfb() && !system("command -v xdotool >/dev/null 2>&1")) {
+		struct rtr_render_view v = { .t0 = a.m.start, .t1 = a.m.end, .width = 700,
+					     .height = 360 };
+		char scen[64];
+		cairo_surface_t *shot;
+		int y = line_y(&a, &v, a.never) + 1, n[2] = { 0, 0 }, shots = 0;
+
+		rtr_render_layout(&a.s, &v, &l);
+		for (int k = 0; k < 2; k++) {
+			snprintf(scen, sizeof(scen), "%s:650:%d", k ? "path" : "click", y);
+			shot = drive(&a, scen);
+			if (!shot)
+				break;
+			shots++;
+			for (int yy = (int)l.rows_y; yy < (int)(l.rows_y + l.rows_h) && yy < 360; yy++)
+				for (int x = 0; x < 700; x++)
+					for (uint32_t c = 0; c < 7; c++)
+						n[k] += colour[c] != 0x7f7f7f &&
+							path_colour(px(shot, x, yy), colour[c]);
+			cairo_surface_destroy(shot);
+		}
+		if (shots == 2)		/* else no X display could be made */
+			cr_expect_gt(n[1], 20 + 2 * n[0], "the window's path after a click and p: %d "
+				     "pixels of its colours, %d after the click alone", n[1], n[0]);
+		cr_log_info("the window: %d pixels of the path's colours after a click and p, %d "
+			    "after the click alone", n[1], n[0]);
+	}
+	rtr_path_free(&p);
+	rtr_frame_free(&f);
+	cairo_destroy(cr);
+	cairo_surface_destroy(sf);
+	arp_free(&a);
+}
+
 Test(view_render, gui_on_a_damaged_trace_says_so_in_the_window)
 {
 	struct arp a;
