@@ -37,6 +37,7 @@
 #include "tools/serve.h"
 #include "tools/view.h"
 #include "view/live.h"
+#include "view/path.h"
 #include "view/scene.h"
 
 #define TOKEN_BYTES	16
@@ -309,6 +310,79 @@ static void fill_task(struct jw *w, void *arg)
 	jw_cstr(w, rtr_model_str(m, t->reason));
 	key(w, true, "parent");
 	jw_i64(w, t->parent == RTR_MODEL_NONE ? -1 : (int64_t)t->parent);
+	jw_lit(w, "}");
+}
+
+/* ---- /TOKEN/api/path?i=N: a task's critical path, flattened (view/path.h) ------------- */
+
+struct path_arg {
+	const struct server *sv;
+	const struct rtr_path *p;
+};
+
+static void fill_path(struct jw *w, void *arg)
+{
+	const struct path_arg *a = arg;
+	const struct rtr_path *p = a->p;
+	const struct rtr_scene *s = a->sv->scene;
+	const struct rtr_critpath *cp = &p->cp;
+
+	jw_lit(w, "{");
+	key(w, false, "task");
+	jw_u64(w, cp->task);
+	key(w, true, "start");
+	jw_i64(w, cp->start);
+	key(w, true, "end");
+	jw_i64(w, cp->end);
+	key(w, true, "resolved");
+	jw_lit(w, cp->resolved ? "true" : "false");
+	key(w, true, "whats");
+	jw_lit(w, "[");
+	for (uint32_t k = RTR_CP_RUNNING; k <= RTR_CP_NOT_RUNNING; k++) {
+		if (k)
+			jw_lit(w, ",");
+		jw_cstr(w, rtr_cp_what_str(k));
+	}
+	jw_lit(w, "]");
+	/* the segments drawn, as columns */
+	for (int col = 0; col < 4; col++) {
+		static const char *const name[] = { "t0", "t1", "row", "what" };
+
+		key(w, true, name[col]);
+		jw_lit(w, "[");
+		for (uint32_t i = 0; i < p->n; i++) {
+			const struct rtr_path_seg *sg = &p->segs[i];
+
+			if (i)
+				jw_lit(w, ",");
+			if (col < 2)
+				jw_i64(w, col ? sg->t1 : sg->t0);
+			else
+				jw_u64(w, col == 2 ? s->task_row[sg->task] : sg->what);
+		}
+		jw_lit(w, "]");
+	}
+	/* the first level, as `ringtrace why` prints it: what, how long, whom */
+	key(w, true, "top");
+	jw_lit(w, "[");
+	for (uint32_t i = 0; i < cp->ntop && i < 200; i++) {
+		const struct rtr_cp_seg *sg = &cp->segs[i];
+		uint32_t who = sg->other != RTR_MODEL_NONE ? sg->other : sg->by;
+
+		jw_lit(w, i ? ",{" : "{");
+		key(w, false, "what");
+		jw_cstr(w, rtr_cp_what_str(sg->what));
+		key(w, true, "ns");
+		jw_i64(w, sg->end - sg->start);
+		key(w, true, "task");
+		jw_i64(w, who == RTR_MODEL_NONE ? -1 : (int64_t)who);
+		key(w, true, "label");
+		jw_cstr(w, who == RTR_MODEL_NONE ? "" : rtr_model_str(s->m, s->m->tasks[who].name));
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]");
+	key(w, true, "top_more");
+	jw_u64(w, cp->ntop > 200 ? cp->ntop - 200 : 0);
 	jw_lit(w, "}");
 }
 
@@ -616,6 +690,20 @@ static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char 
 		return api_window(sv, c);
 	if (!strcmp(path, "api/search"))
 		return api_search(sv, c);
+	if (!strcmp(path, "api/path")) {
+		int64_t i = -1;
+		struct rtr_path p;
+		struct path_arg a = { .sv = sv, .p = &p };
+		enum MHD_Result r;
+
+		if (param(c, "i", 0, (int64_t)sv->scene->m->ntasks - 1, &i) || i < 0)
+			return refuse(c, MHD_HTTP_BAD_REQUEST, "i: a task index");
+		if (rtr_path_build(sv->scene, (uint32_t)i, &p))
+			return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		r = answer_json(c, fill_path, &a);
+		rtr_path_free(&p);
+		return r;
+	}
 	if (!strcmp(path, "api/task")) {
 		int64_t i = -1;
 		struct task_arg a = { .sv = sv };

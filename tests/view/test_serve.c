@@ -214,6 +214,44 @@ Test(view_serve, answers_the_page_the_meta_and_the_window_query, .init = setup, 
 	cr_assert_eq(get(&s, "GET", path(&s, "api/search?q=%2F%5E(alpha%7Cbeta)%24%2F"), NULL, &body), 200);
 	cr_assert(strstr(body, "\"count\":2,"), "%s", body);
 	free(body);
+	/* each task's critical path: its segments contiguous from its start to its end */
+	for (int t = 0; t < 8; t++) {
+		char q[32];
+		const char *a, *b;
+		long long start, end, prev;
+		int n = 0;
+
+		snprintf(q, sizeof(q), "api/path?i=%d", t);
+		cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+		cr_assert(strstr(body, "\"whats\":[\"running\",\"runnable\","), "%s", body);
+		a = strstr(body, "\"start\":");
+		b = strstr(body, "\"end\":");
+		cr_assert(a && b, "%s", body);
+		start = atoll(a + 8);
+		end = atoll(b + 6);
+		a = strstr(body, "\"t0\":[");
+		b = strstr(body, "\"t1\":[");
+		cr_assert(a && b, "%s", body);
+		a += 6;
+		b += 6;
+		prev = start;
+		while (*a != ']' && *b != ']') {
+			char *ea, *eb;
+			long long t0 = strtoll(a, &ea, 10), t1 = strtoll(b, &eb, 10);
+
+			cr_assert_eq(t0, prev, "task %d: segment %d starts at %lld, not where the one "
+				     "before ended (%lld):\n%s", t, n, t0, prev, body);
+			cr_assert_gt(t1, t0, "%s", body);
+			prev = t1;
+			n++;
+			a = ea + (*ea == ',');
+			b = eb + (*eb == ',');
+		}
+		cr_assert_gt(n, 0, "task %d: no segment:\n%s", t, body);
+		cr_assert_eq(prev, end, "task %d: the segments end at %lld, the path at %lld", t, prev,
+			     end);
+		free(body);
+	}
 	cr_assert_eq(get(&s, "HEAD", path(&s, "api/meta"), NULL, NULL), 200);
 	stop(&s, SIGTERM);
 }
@@ -245,6 +283,8 @@ Test(view_serve, hostile_requests_are_refused_and_the_server_goes_on, .init = se
 		{ "GET", "/%s/api/task?i=8", 400 },
 		{ "GET", "/%s/api/task?i=-1", 400 },
 		{ "GET", "/%s/api/task", 400 },
+		{ "GET", "/%s/api/path?i=8", 400 },
+		{ "GET", "/%s/api/path", 400 },
 		{ "GET", "/%s/api/search", 400 },
 		{ "GET", "/%s/api/search?q=", 400 },
 		{ "GET", "/%s/api/search?q=/(/", 400 },

@@ -84,6 +84,29 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		await p.mouse.click(box[0] + gx + 2, box[1] + y(f, hit.row[0]));
 		await p.waitForFunction(() => /gamma/.test(document.getElementById('status').textContent));
 		assert.match(await p.textContent('#status'), /gamma \(wait\), .*failed: timeout/);
+		// p: gamma's critical path (api/path) drawn over the rows, summed up in the status line
+		await p.keyboard.press('p');
+		await p.waitForFunction(() => /critical path: /.test(document.getElementById('status').textContent));
+		{
+			const cp = await p.evaluate(() => fetch('api/path?i=' + window.rtrServe.selected.task).then((r) => r.json()));
+			const k = f.width / (f.t1 - f.t0), colours = ['#2ca02c', '#ff7f0e', '#1f77b4', '#d62728', '#9467bd', '#8c564b', '#7f7f7f'];
+			let looked = 0;
+			assert.equal(cp.t0[0], cp.start);
+			assert.equal(cp.t1[cp.t1.length - 1], cp.end);
+			for (let i = 0; i < cp.t0.length; i++) {
+				const x0 = (cp.t0[i] - f.t0) * k, x1 = (cp.t1[i] - f.t0) * k;
+				if (x1 - x0 < 4 || cp.row[i] < f.row0 || cp.row[i] >= f.row1)
+					continue;
+				const want = colours[cp.what[i]], rgb = [1, 3, 5].map((o) => parseInt(want.substr(o, 2), 16));
+				const [got] = await pixels(p, Math.floor((x0 + x1) / 2), y(f, cp.row[i]));
+				assert.ok(got.every((v, c) => Math.abs(v - (0.9 * rgb[c] + 0.1 * 255)) < 30),
+					`segment ${i} (${cp.whats[cp.what[i]]}): ${got} at its middle, not ${want} at 90 %`);
+				looked++;
+			}
+			assert.ok(looked > 0, 'no segment of the path wide enough: ' + JSON.stringify(cp));
+		}
+		await shot(p, 'serve-path');
+		await p.keyboard.press('p');	// away again
 		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
 		for (const [a, b] of [[0.4, 0.5], [0.45, 0.4501], [0.9, 3]]) {
 			f = await p.evaluate(([t0, t1]) => window.rtrServe.setWindow(t0, t1, 0),

@@ -14,11 +14,13 @@
 	const AXIS_H = 18, ROW_H = 14, LANE_H = 12, GROUP_H = 34;
 	const COUNTER_COLORS = ['#e6194b', '#3cb44b', '#4363d8', '#911eb4'];
 	const KIND_COLORS = ['#0000ff', '#b0b040', '#008000', '#ff9900', '#000000', '#000000'];
+	// a critical path's segments by what the task did (view/render.c's path_color)
+	const PATH_COLORS = ['#2ca02c', '#ff7f0e', '#1f77b4', '#d62728', '#9467bd', '#8c564b', '#7f7f7f'];
 	const canvas = document.getElementById('canvas'), g = canvas.getContext('2d', { alpha: false });
 	const $ = (id) => document.getElementById(id);
 	const st = window.rtrServe = { ready: false, error: null, frames: 0, last: null, setWindow: null };
 	let meta = null, t0 = 0, t1 = 1, row0 = 0, W = 1, H = 1, busy = false, again = false;
-	let frame = null, done = [], found = null, lastQuery = '';
+	let frame = null, done = [], found = null, lastQuery = '', cpath = null;
 
 	async function getJSON(path) {
 		const r = await fetch(path, { cache: 'no-store' });
@@ -128,6 +130,8 @@
 			g.stroke();
 		}
 		g.globalAlpha = 1;
+		if (cpath)
+			drawPath(f);
 		drawCounters(f);
 		// CPU lanes at the bottom
 		const top = H - lanesH() + 4, R = f.runs;
@@ -156,6 +160,35 @@
 		g.fillText(fmt(f.t0) + ' .. ' + fmt(f.t1), 4, 12);
 		$('status').textContent = f.tasks_in_view + ' tasks and ' + f.arrows_in_view + ' arrows in view, ' +
 			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows;
+	}
+
+	// The selected task's critical path (api/path, `p`): a band on the row of
+	// each segment's task coloured by what it did, a magenta line where the
+	// path moves from a row to another.
+	function drawPath(f) {
+		const P = cpath, k = W / (f.t1 - f.t0);
+		g.globalAlpha = 0.9;
+		for (let i = 0; i < P.t0.length; i++) {
+			const r = P.row[i];
+			if (r < f.row0 || r >= f.row1 || P.t1[i] < f.t0 || P.t0[i] > f.t1)
+				continue;
+			const x0 = Math.max(-1, (P.t0[i] - f.t0) * k), x1 = Math.min(W + 1, (P.t1[i] - f.t0) * k);
+			g.fillStyle = PATH_COLORS[P.what[i]] || '#7f7f7f';
+			g.fillRect(x0, y(r) - 3, Math.max(1, x1 - x0), 6);
+		}
+		g.strokeStyle = '#cc00cc';
+		g.lineWidth = 2;
+		g.beginPath();
+		for (let i = 1; i < P.t0.length; i++) {
+			const x = (P.t0[i] - f.t0) * k;
+			if (P.row[i] === P.row[i - 1] || x < 0 || x > W)
+				continue;
+			g.moveTo(x, y(P.row[i - 1]));
+			g.lineTo(x, y(P.row[i]));
+		}
+		g.stroke();
+		g.lineWidth = 1;
+		g.globalAlpha = 1;
 	}
 
 	// Counters: a step plot per counter, a strip per group (one scale); a
@@ -250,6 +283,8 @@
 				t1 = meta.end + 1;
 				row0 = 0;
 				query();
+			} else if (e.key === 'p') {
+				st.path();
 			} else if (e.key === 'e') {
 				// the end, the same span: pinned there while a recording is followed
 				const span = t1 - t0;
@@ -285,11 +320,36 @@
 			$('status').textContent = (T.count[i] > 1 ? T.count[i] + ' tasks here; the longest or failed: ' : '') +
 				(t.name || '#' + t.id) + ' (' + t.kind + '), ' + fmt(dur) +
 				(t.flags & meta.task_flags.failed ? ', failed: ' + t.reason : '') + (T.flags[i] & meta.item_flags.never ? ', never resolved' : '');
+			if (cpath && cpath.task !== t.task) {
+				cpath = null;
+				draw();
+			}
 			st.selected = t;
 			return t;
 		}
 		st.selected = null;
 		return null;
+	};
+
+	// `p`: the selected task's critical path drawn, summed up in the status
+	// line; `p` again takes it away.  The answer for the tests.
+	st.path = async () => {
+		if (cpath) {
+			cpath = null;
+			draw();
+			return null;
+		}
+		if (!st.selected) {
+			$('status').textContent = 'select a task (click it), then p for its critical path';
+			return null;
+		}
+		cpath = await getJSON('api/path?i=' + st.selected.task);
+		draw();
+		$('status').textContent = 'critical path: ' + fmt(cpath.end - cpath.start) +
+			(cpath.resolved ? '' : ' (not resolved: to the end)') + '; ' +
+			cpath.top.slice(0, 6).map((s) => fmt(s.ns) + ' ' + s.what + (s.label ? ' ' + s.label : '')).join('; ') +
+			(cpath.top.length > 6 || cpath.top_more ? '; ...' : '');
+		return cpath;
 	};
 
 	// Search (the scene's, in C): the matches are highlighted; the answer for the tests.
@@ -318,6 +378,7 @@
 		}
 		clamp();
 		st.turn = meta.turn;
+		cpath = null;	// the old scene's rows
 		if (lastQuery)
 			st.search(lastQuery);
 		query();
