@@ -313,6 +313,18 @@ static void fill_task(struct jw *w, void *arg)
 	jw_lit(w, "}");
 }
 
+#define COLUMN(w, comma, name, n, expr)					\
+	do {								\
+		key(w, comma, name);					\
+		jw_lit(w, "[");						\
+		for (uint32_t i = 0; i < (n); i++) {			\
+			if (i)						\
+				jw_lit(w, ",");				\
+			expr;						\
+		}							\
+		jw_lit(w, "]");						\
+	} while (0)
+
 /* ---- /TOKEN/api/path?i=N: a task's critical path, flattened (view/path.h) ------------- */
 
 struct path_arg {
@@ -345,23 +357,10 @@ static void fill_path(struct jw *w, void *arg)
 	}
 	jw_lit(w, "]");
 	/* the segments drawn, as columns */
-	for (int col = 0; col < 4; col++) {
-		static const char *const name[] = { "t0", "t1", "row", "what" };
-
-		key(w, true, name[col]);
-		jw_lit(w, "[");
-		for (uint32_t i = 0; i < p->n; i++) {
-			const struct rtr_path_seg *sg = &p->segs[i];
-
-			if (i)
-				jw_lit(w, ",");
-			if (col < 2)
-				jw_i64(w, col ? sg->t1 : sg->t0);
-			else
-				jw_u64(w, col == 2 ? s->task_row[sg->task] : sg->what);
-		}
-		jw_lit(w, "]");
-	}
+	COLUMN(w, true, "t0", p->n, jw_i64(w, p->segs[i].t0));
+	COLUMN(w, true, "t1", p->n, jw_i64(w, p->segs[i].t1));
+	COLUMN(w, true, "row", p->n, jw_u64(w, s->task_row[p->segs[i].task]));
+	COLUMN(w, true, "what", p->n, jw_u64(w, p->segs[i].what));
 	/* the first level, as `ringtrace why` prints it: what, how long, whom */
 	key(w, true, "top");
 	jw_lit(w, "[");
@@ -401,17 +400,6 @@ static void num(struct jw *w, double v)
 	jw_raw(w, b, (size_t)n);
 }
 
-#define COLUMN(w, comma, name, n, expr)					\
-	do {								\
-		key(w, comma, name);					\
-		jw_lit(w, "[");						\
-		for (uint32_t i = 0; i < (n); i++) {			\
-			if (i)						\
-				jw_lit(w, ",");				\
-			expr;						\
-		}							\
-		jw_lit(w, "]");						\
-	} while (0)
 
 static void fill_items(struct jw *w, const struct rtr_item *it, uint32_t n, const char *lane)
 {
