@@ -33,6 +33,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include "reader/model.h"
+#include "tools/analysis.h"
 #include "tools/json.h"
 #include "tools/serve.h"
 #include "tools/view.h"
@@ -607,6 +608,123 @@ static enum MHD_Result api_search(struct server *sv, struct MHD_Connection *c)
 	return ret;
 }
 
+/*
+ * ---- /TOKEN/api/hist?i=N: the durations of task N's kind ------------------------------
+ * Creation to resolution, of the kind's resolved tasks, as `stats` takes them:
+ * its percentiles (exact, from the sorted values) and its log buckets
+ * (tools/analysis.h) from the first to the last.  With &lo=&hi= (ns), the
+ * tasks of the kind whose duration is in [lo, hi) instead, as api/search
+ * answers (at most &max=, 1000 by default), for the page to highlight.
+ */
+
+struct hist_arg {
+	const struct server *sv;
+	const char *kind;
+	const int64_t *d;	/* sorted */
+	uint64_t n;
+};
+
+static void fill_hist(struct jw *w, void *arg)
+{
+	const struct hist_arg *a = arg;
+	uint32_t b0 = a->n ? an_hist_bucket(a->d[0]) : 0;
+	uint32_t nb = a->n ? an_hist_bucket(a->d[a->n - 1]) - b0 + 1 : 0;
+	uint64_t at = 0;
+
+	jw_lit(w, "{");
+	key(w, false, "kind");
+	jw_cstr(w, a->kind);
+	key(w, true, "n");
+	jw_u64(w, a->n);
+	key(w, true, "p50");
+	jw_i64(w, a->n ? an_quantile(a->d, a->n, 0.5) : 0);
+	key(w, true, "p90");
+	jw_i64(w, a->n ? an_quantile(a->d, a->n, 0.9) : 0);
+	key(w, true, "p99");
+	jw_i64(w, a->n ? an_quantile(a->d, a->n, 0.99) : 0);
+	key(w, true, "max");
+	jw_i64(w, a->n ? a->d[a->n - 1] : 0);
+	COLUMN(w, true, "lo", nb, jw_i64(w, an_hist_low(b0 + i)));
+	COLUMN(w, true, "hi", nb, jw_i64(w, an_hist_low(b0 + i + 1)));
+	key(w, true, "count");
+	jw_lit(w, "[");
+	for (uint32_t i = 0; i < nb; i++) {
+		uint64_t c = 0;
+
+		while (at < a->n && an_hist_bucket(a->d[at]) == b0 + i)
+			at++, c++;
+		if (i)
+			jw_lit(w, ",");
+		jw_u64(w, c);
+	}
+	jw_lit(w, "]}");
+}
+
+static int cmp_dur(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static enum MHD_Result api_hist(struct server *sv, struct MHD_Connection *c)
+{
+	const struct rtr_model *m = sv->scene->m;
+	int64_t i = -1, lo = -1, hi = -1, max = 1000;
+	const char *has_lo = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "lo");
+	const char *has_hi = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "hi");
+	enum MHD_Result ret;
+	uint32_t kind;
+	uint64_t n = 0;
+	int64_t *d;
+
+	if (param(c, "i", 0, (int64_t)m->ntasks - 1, &i) || i < 0)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "i: a task index");
+	if (param(c, "lo", 0, INT64_MAX, &lo) || param(c, "hi", 0, INT64_MAX, &hi) ||
+	    !has_lo != !has_hi || (has_lo && hi <= lo) || param(c, "max", 1, 100000, &max))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "lo, hi: ns, lo < hi, both or neither; "
+			      "max: 1 to 100000");
+	kind = m->tasks[i].kind_name;
+	d = malloc(((size_t)m->ntasks + 1) * sizeof(*d));
+	if (!d)
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	if (has_lo) {
+		/* the tasks of the kind in [lo, hi), in search's form */
+		uint32_t *found = (uint32_t *)d;	/* room for ntasks indices */
+		struct search_arg a = { .sv = sv, .found = found };
+
+		for (uint32_t t = 0; t < m->ntasks; t++) {
+			const struct rtr_model_task *k = &m->tasks[t];
+			int64_t dur = k->resolved - k->created;
+
+			if (k->kind_name != kind || !(k->flags & RTR_TASK_RESOLVED) ||
+			    !(k->flags & RTR_TASK_CREATED) || dur < lo || dur >= hi)
+				continue;
+			if (a.count++ < max)
+				found[a.n++] = t;
+		}
+		ret = answer_json(c, fill_search, &a);
+		free(d);
+		return ret;
+	}
+	for (uint32_t t = 0; t < m->ntasks; t++) {
+		const struct rtr_model_task *k = &m->tasks[t];
+
+		if (k->kind_name == kind && (k->flags & RTR_TASK_RESOLVED) &&
+		    (k->flags & RTR_TASK_CREATED))
+			d[n++] = k->resolved - k->created;
+	}
+	if (n > 1)
+		qsort(d, n, sizeof(*d), cmp_dur);
+	{
+		struct hist_arg a = { .sv = sv, .kind = rtr_model_str(m, kind), .d = d, .n = n };
+
+		ret = answer_json(c, fill_hist, &a);
+	}
+	free(d);
+	return ret;
+}
+
 /* ---- the request: method, host, token, path ------------------------------------------ */
 
 /* @a and @b (@n bytes) are equal, in a time that does not depend on where they differ. */
@@ -678,6 +796,8 @@ static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char 
 		return api_window(sv, c);
 	if (!strcmp(path, "api/search"))
 		return api_search(sv, c);
+	if (!strcmp(path, "api/hist"))
+		return api_hist(sv, c);
 	if (!strcmp(path, "api/path")) {
 		int64_t i = -1;
 		struct rtr_path p;

@@ -180,6 +180,15 @@ static int get(const struct srv *s, const char *method, const char *path, const 
 	return http(s, req, (size_t)n, body);
 }
 
+/* '"count":C,' in a static buffer */
+static const char *P_COUNT(long long c)
+{
+	static char b[48];
+
+	snprintf(b, sizeof(b), "\"count\":%lld,", c);
+	return b;
+}
+
 static char *path(const struct srv *s, const char *rest)
 {
 	static char p[2048];
@@ -252,6 +261,58 @@ Test(view_serve, answers_the_page_the_meta_and_the_window_query, .init = setup, 
 			     end);
 		free(body);
 	}
+	/*
+	 * each task's kind's durations: buckets in order, their counts adding
+	 * up to n, and each bucket's tasks (lo, hi) as many as it counts
+	 */
+	for (int t = 0; t < 8; t++) {
+		char q[128], *bt;
+		const char *lo, *hi, *cnt, *np;
+		long long n, sum = 0;
+
+		snprintf(q, sizeof(q), "api/hist?i=%d", t);
+		cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+		np = strstr(body, "\"n\":");
+		lo = strstr(body, "\"lo\":[");
+		hi = strstr(body, "\"hi\":[");
+		cnt = strstr(body, "\"count\":[");
+		cr_assert(np && lo && hi && cnt, "%s", body);
+		n = atoll(np + 4);
+		lo += 6;
+		hi += 6;
+		cnt += 9;
+		while (*cnt != ']') {
+			char *e1, *e2, *e3;
+			long long l = strtoll(lo, &e1, 10), h = strtoll(hi, &e2, 10), c = strtoll(cnt, &e3, 10);
+
+			cr_assert_lt(l, h, "%s", body);
+			sum += c;
+			snprintf(q, sizeof(q), "api/hist?i=%d&lo=%lld&hi=%lld", t, l, h);
+			cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &bt), 200);
+			cr_assert(strstr(bt, P_COUNT(c)), "bucket %lld..%lld counts %lld: %s", l, h, c, bt);
+			free(bt);
+			lo = e1 + (*e1 == ',');
+			hi = e2 + (*e2 == ',');
+			cnt = e3 + (*e3 == ',');
+		}
+		cr_assert_eq(sum, n, "task %d: the buckets count %lld of %lld durations:\n%s", t, sum, n,
+			     body);
+		free(body);
+	}
+	/* the basic trace's waits: 3 resolved (stats says the same) */
+	{
+		int waits = 0;
+
+		for (int t = 0; t < 8; t++) {
+			char q[32];
+
+			snprintf(q, sizeof(q), "api/hist?i=%d", t);
+			cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+			waits += !!strstr(body, "\"kind\":\"wait\",\"n\":3,");
+			free(body);
+		}
+		cr_assert_gt(waits, 0, "no task's kind is wait with 3 durations");
+	}
 	cr_assert_eq(get(&s, "HEAD", path(&s, "api/meta"), NULL, NULL), 200);
 	stop(&s, SIGTERM);
 }
@@ -284,6 +345,10 @@ Test(view_serve, hostile_requests_are_refused_and_the_server_goes_on, .init = se
 		{ "GET", "/%s/api/task?i=-1", 400 },
 		{ "GET", "/%s/api/task", 400 },
 		{ "GET", "/%s/api/path?i=8", 400 },
+		{ "GET", "/%s/api/hist?i=8", 400 },
+		{ "GET", "/%s/api/hist?i=1&lo=5", 400 },
+		{ "GET", "/%s/api/hist?i=1&lo=5&hi=5", 400 },
+		{ "GET", "/%s/api/hist?i=1&lo=-1&hi=5", 400 },
 		{ "GET", "/%s/api/path", 400 },
 		{ "GET", "/%s/api/search", 400 },
 		{ "GET", "/%s/api/search?q=", 400 },

@@ -107,6 +107,25 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		}
 		await shot(p, 'serve-path');
 		await p.keyboard.press('p');	// away again
+		// H: the durations of gamma's kind (wait) as a histogram; a click on a bucket highlights its tasks
+		await p.keyboard.press('H');
+		await p.waitForSelector('#hist .hb');
+		{
+			const h = await p.evaluate(() => fetch('api/hist?i=' + window.rtrServe.selected.task).then((r) => r.json()));
+			assert.equal(h.kind, 'wait');
+			assert.equal(h.count.reduce((a, b) => a + b, 0), h.n);
+			assert.equal(await p.locator('#hist .hb').count(), h.lo.length);
+			const b = h.count.findIndex((c) => c > 0);
+			await p.locator('#hist .hb').nth(b).click();
+			await p.waitForFunction(() => / tasks of wait took /.test(document.getElementById('status').textContent));
+			const got = await p.evaluate(() => window.rtrServe.histFound);
+			assert.equal(got.count, h.count[b]);
+			const k = f.width / (f.t1 - f.t0), x = Math.max(1, (got.start[0] - f.t0) * k + 1);
+			assert.ok((await pixels(p, x, y(f, got.row[0]) - 4, 1)).some(yellow), 'the bucket\'s task highlighted');
+			await shot(p, 'serve-hist');
+			await p.keyboard.press('H');
+			assert.equal(await p.evaluate(() => document.getElementById('hist').style.display), 'none');
+		}
 		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
 		for (const [a, b] of [[0.4, 0.5], [0.45, 0.4501], [0.9, 3]]) {
 			f = await p.evaluate(([t0, t1]) => window.rtrServe.setWindow(t0, t1, 0),

@@ -285,6 +285,8 @@
 				query();
 			} else if (e.key === 'p') {
 				st.path();
+			} else if (e.key === 'H') {
+				st.hist();
 			} else if (e.key === 'e') {
 				// the end, the same span: pinned there while a recording is followed
 				const span = t1 - t0;
@@ -329,6 +331,45 @@
 		}
 		st.selected = null;
 		return null;
+	};
+
+	// `H`: the durations of the selected task's kind (api/hist) as a histogram
+	// in a panel, a bar per log bucket; a click on a bucket highlights its
+	// tasks (the search's yellow); `H` again closes it.  The answer for the tests.
+	st.hist = async () => {
+		const panel = $('hist');
+		if (panel.style.display === 'block') {
+			panel.style.display = 'none';
+			return null;
+		}
+		if (!st.selected) {
+			$('status').textContent = 'select a task (click it), then H for the durations of its kind';
+			return null;
+		}
+		const i = st.selected.task, h = await getJSON('api/hist?i=' + i);
+		const top = Math.max(1, ...h.count), esc = (x) => x.replace(/[&<>]/g, (c) => '&#' + c.charCodeAt(0) + ';');
+		let html = '<b>' + esc(h.kind) + '</b>: ' + h.n + ' durations, p50 ' + fmt(h.p50) + ', p90 ' + fmt(h.p90) +
+			', p99 ' + fmt(h.p99) + ', max ' + fmt(h.max) + '\n';
+		h.lo.forEach((lo, b) => {
+			html += '<div class="hb" data-lo="' + lo + '" data-hi="' + h.hi[b] + '">' +
+				(fmt(lo) + ' .. ' + fmt(h.hi[b])).padEnd(26) + String(h.count[b]).padStart(7) + ' ' +
+				'#'.repeat(Math.ceil(30 * h.count[b] / top)) + '</div>';
+		});
+		if (!h.n)
+			html += '(no resolved task of this kind)';
+		panel.innerHTML = html;
+		panel.style.display = 'block';
+		panel.querySelectorAll('.hb').forEach((el) => el.addEventListener('click', async () => {
+			panel.querySelectorAll('.hb.on').forEach((x) => x.classList.remove('on'));
+			el.classList.add('on');
+			found = await getJSON('api/hist?i=' + i + '&lo=' + el.dataset.lo + '&hi=' + el.dataset.hi);
+			lastQuery = '';
+			draw();
+			$('status').textContent = found.count + ' tasks of ' + h.kind + ' took ' + fmt(+el.dataset.lo) +
+				' to ' + fmt(+el.dataset.hi) + (found.count > found.task.length ? ' (the first ' + found.task.length + ' highlighted)' : '');
+			st.histFound = found;
+		}));
+		return h;
 	};
 
 	// `p`: the selected task's critical path drawn, summed up in the status
