@@ -400,8 +400,9 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 		   cstr(pg, &st, title), m->origin_ns, m->start, m->end, m->events, m->ntasks, nrows,
 		   sc->aligned ? "true" : "false");
 	/* the model's constants, which the page reads rather than retypes */
-	buf_printf(meta, "\"task_flags\":{\"resolved\":%u,\"failed\":%u,\"never_resolved\":%u},"
-		   "\"arrow_kinds\":[", RTR_TASK_RESOLVED, RTR_TASK_FAILED, RTR_TASK_NEVER_RESOLVED);
+	buf_printf(meta, "\"task_flags\":{\"resolved\":%u,\"failed\":%u,\"never_resolved\":%u,"
+		   "\"created\":%u},\"arrow_kinds\":[", RTR_TASK_RESOLVED, RTR_TASK_FAILED,
+		   RTR_TASK_NEVER_RESOLVED, RTR_TASK_CREATED);
 	for (unsigned k = 0; k < RTR_SCENE_ARROW_KINDS; k++)
 		buf_printf(meta, "%s\"%s\"", k ? "," : "", rtr_scene_arrow_kind_name(k));
 	buf_printf(meta, "],\"traces\":[");

@@ -396,7 +396,7 @@ test('the view exports as SVG', async () => {
 	await p.close();
 });
 
-storyTests({ test, open, page, trace, pixels, shot, assert, overlap, view, art, path });
+storyTests({ test, open, page, trace, pixels, shot, assert, overlap, view, art, path, bin });
 serveTests({ test, trace, pixels, shot, assert, browser, bin, errors });
 
 test('no script errors on any page', async () => {

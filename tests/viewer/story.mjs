@@ -5,7 +5,7 @@
 // zoom's limit, the fit view of 1000 requests.  run.mjs calls storyTests()
 // with its helpers; the traces come from tests/viewer/make_traces.c.
 export function storyTests(h) {
-	const { test, open, page, trace, pixels, shot, assert, overlap, path } = h;
+	const { test, open, page, trace, pixels, shot, assert, overlap, path, bin } = h;
 	const basic = page('story-basic', [trace('basic')]);
 	const binds = page('binds', [trace('binds')]);
 	const requests = page('requests', [trace('requests')]);
@@ -62,6 +62,42 @@ export function storyTests(h) {
 		await p.keyboard.press('Escape');
 		assert.equal(await p.evaluate(() => rtrView.selected), -1);
 		assert.ok(!(await p.isVisible('#details')), 'Esc closes the details');
+		await p.close();
+	});
+
+	test('H: the durations of the selected task\'s kind as `stats` buckets them; a bucket clicked highlights its tasks', async () => {
+		const p = await open(basic);
+		const [bx, by] = await canvasBox(p);
+		const gamma = await p.evaluate(() => rtrView.task(rtrView.findTask('gamma')));
+		await p.mouse.click(bx + (gamma.x0 + gamma.x1) / 2, by + gamma.y);
+		await p.waitForTimeout(50);
+		await p.keyboard.press('H');
+		await p.waitForSelector('#hist .hb');
+		const rows = await p.$$eval('#hist .hb', (r) => r.map((e) => e.textContent));
+		const title = await p.textContent('#hist .panel-title');
+		assert.match(title, /^wait: 3 durations, p50 /);
+		// `ringtrace stats` on the same trace: its wait histogram's lines, range and count
+		const { execFileSync } = await import('node:child_process');
+		const st = execFileSync(bin('ringtrace'), ['stats', trace('basic')], { encoding: 'utf8' });
+		const part = st.slice(st.indexOf('\nwait: '));
+		const want = [];
+		for (const line of part.split('\n').slice(2)) {
+			const m = line.match(/^\s+([\d.]+ \S+) \.\. ([\d.]+ \S+)\s+(\d+) /);
+			if (!m)
+				break;
+			want.push([m[1], m[2], +m[3]]);
+		}
+		assert.equal(want.length, 3, 'stats\' wait histogram: ' + part);
+		const got = rows.map((r) => r.match(/^([\d.]+ \S+) \.\. ([\d.]+ \S+)\s+(\d+)/)).map((m) => [m[1], m[2], +m[3]]);
+		assert.deepEqual(got.filter((g) => g[2] > 0), want, 'the page\'s non-empty buckets are stats\'');
+		// a click on the first bucket: its one task highlighted, the count said
+		await p.click('#hist .hb >> nth=0');
+		await p.waitForTimeout(50);
+		assert.equal(await p.evaluate(() => rtrView.draw() && rtrView.highlighted), 1);
+		assert.match(await p.textContent('#matches'), /^1 of wait took /);
+		await shot(p, 'histogram');
+		await p.keyboard.press('H');
+		assert.ok(!(await p.isVisible('#hist')), 'H again closes it');
 		await p.close();
 	});
 

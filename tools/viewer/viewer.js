@@ -19,7 +19,7 @@
 	const DENSE_ARROWS = 2000;	// more arrows in view than this: the short ones lose their heads
 	const HEADLESS_PX = 12;		// ...those shorter than this on screen (x + y)
 	const NARROW_PX = 3;		// tasks narrower than this are drawn merged ("dust")	// more in view in one length class: one per pixel
-	let FLAG_FAILED, FLAG_NEVER, FLAG_RESOLVED;	// enum rtr_task_flags: from the page's header
+	let FLAG_FAILED, FLAG_NEVER, FLAG_RESOLVED, FLAG_CREATED;	// enum rtr_task_flags: from the page's header
 	const NONE = 0xffffffff;
 	const ARROW = [			// by kind: read, try_read, resolve, signal, create, becomes (names from the header)
 		{ name: 'read', color: '#0000ff' },
@@ -77,6 +77,7 @@
 		FLAG_FAILED = meta.task_flags.failed;
 		FLAG_NEVER = meta.task_flags.never_resolved;
 		FLAG_RESOLVED = meta.task_flags.resolved;
+		FLAG_CREATED = meta.task_flags.created;
 		meta.arrow_kinds.forEach((name, k) => (ARROW[k].name = name));
 		const d = { meta, S, c, N: meta.ntasks, nrows: meta.nrows };
 		// each task's labels and runs start where the previous task's end
@@ -1911,6 +1912,94 @@
 		return t >= 0 ? details(t) : null;
 	}
 
+	/*
+	 * H: the durations of task @t's kind, as `ringtrace stats` takes them
+	 * (creation to resolution of its resolved tasks), in the log buckets of
+	 * tools/analysis.h (2 significant bits: below 8 ns a bucket a value, then
+	 * each power of two cut in 4), with exact percentiles; a click on a
+	 * bucket highlights its tasks as a search does.  Returns what it shows
+	 * (the tests read it); H again closes it.
+	 */
+	const histBucket = (v) => {
+		if (v < 8)
+			return Math.max(0, Math.floor(v));
+		let e = Math.floor(Math.log2(v));
+		while (2 ** e > v)
+			e--;
+		while (2 ** (e + 1) <= v)
+			e++;
+		return 8 + (e - 3) * 4 + (Math.floor(v / 2 ** (e - 2)) & 3);
+	};
+	const histLow = (b) => b < 8 ? b : (4 + (b - 8) % 4) * 2 ** (Math.floor((b - 8) / 4) + 1);
+	function histogram(t) {
+		const box = $('hist');
+		if (!box.hidden || t < 0) {
+			box.hidden = true;
+			if (t < 0)
+				$('matches').textContent = 'select a task, then H';
+			return null;
+		}
+		const c = D.c, kind = c.task_kind[t], start = D.plain.task_start || c.task_start;
+		const tasks = [], durs = [];
+		for (let i = 0; i < D.N; i++) {
+			const fl = c.task_flags[i];
+			if (c.task_kind[i] === kind && (fl & FLAG_RESOLVED) && (fl & FLAG_CREATED)) {
+				tasks.push(i);
+				durs.push(c.task_end[i] - start[i]);
+			}
+		}
+		const sorted = durs.slice().sort((a, b) => a - b), n = sorted.length;
+		const q = (p) => n ? sorted[Math.max(0, Math.ceil(p * n) - 1)] : 0;
+		const h = { kind: D.S[kind], n, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: n ? sorted[n - 1] : 0,
+			lo: [], hi: [], count: [] };
+		if (n) {
+			const b0 = histBucket(sorted[0]), b1 = histBucket(sorted[n - 1]);
+			for (let b = b0; b <= b1; b++) {
+				h.lo.push(histLow(b));
+				h.hi.push(histLow(b + 1));
+				h.count.push(0);
+			}
+			for (const d of sorted)
+				h.count[histBucket(d) - b0]++;
+		}
+		closePanels();
+		box.textContent = '';
+		const title = document.createElement('div');
+		title.className = 'panel-title';
+		title.textContent = h.kind + ': ' + n + ' durations, p50 ' + fmtDur(h.p50) + ', p90 ' +
+			fmtDur(h.p90) + ', p99 ' + fmtDur(h.p99) + ', max ' + fmtDur(h.max);
+		box.appendChild(title);
+		const most = Math.max(1, ...h.count);
+		h.lo.forEach((lo, b) => {
+			const row = document.createElement('div');
+			row.className = 'hb';
+			row.textContent = (fmtDur(lo) + ' .. ' + fmtDur(h.hi[b])).padEnd(26) +
+				String(h.count[b]).padStart(7) + ' ' + '#'.repeat(Math.ceil(30 * h.count[b] / most));
+			row.onclick = () => {
+				box.querySelectorAll('.hb.on').forEach((x) => x.classList.remove('on'));
+				row.classList.add('on');
+				const hl = new Uint8Array(D.N);
+				V.matchList = [];
+				tasks.forEach((i, j) => {
+					if (durs[j] >= lo && durs[j] < h.hi[b]) {
+						hl[i] = 1;
+						V.matchList.push(i);
+					}
+				});
+				V.highlight = hl;
+				V.matchAt = -1;
+				$('matches').textContent = V.matchList.length + ' of ' + h.kind + ' took ' +
+					fmtDur(lo) + ' to ' + fmtDur(h.hi[b]);
+				redraw();
+			};
+			box.appendChild(row);
+		});
+		if (!n)
+			box.appendChild(document.createTextNode('(no resolved task of this kind)'));
+		box.hidden = false;
+		return h;
+	}
+
 	// The tooltip: the hovered task's name, kind and duration.
 	let tipTask = -1;
 	function hover(x, y) {
@@ -2098,6 +2187,7 @@
 				'Escape': () => clearAll(), 'b': () => toggleBinds(),
 				' ': () => toggleAllCounters(), 'c': () => togglePanel('counter-menu'),
 				'f': () => toggleFisheye(), 'u': () => toggleLanes(), 'e': () => saveSVG(),
+				'H': () => histogram(V.selected),
 				'?': () => togglePanel('help'),
 			};
 			const fn = keys[ev.key];
@@ -2147,6 +2237,7 @@
 	}
 	function closePanels() {
 		$('help').hidden = true;
+		$('hist').hidden = true;
 		$('counter-menu').hidden = true;
 	}
 	function toggleFisheye() {
@@ -2295,6 +2386,7 @@
 		highlightChain: (t) => { const l = highlightChain(t); frame(); return l; },
 		taskAt: (x, y) => taskAt(x, y),
 		details: (t) => details(t),
+		histogram: (t) => histogram(t),
 		select(t) { const d = select(t); frame(); return d; },
 		get selected() { return V.selected; },
 		get binds() { return V.binds; },
