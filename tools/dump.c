@@ -80,15 +80,19 @@ struct dump {
 	uint64_t events;
 };
 
-static __attribute__((noreturn)) void oom(void)
+/* dump_trace()'s: memory ran out; the command says so and stops (exit status 1). */
+#define DUMP_NOMEM	(-2)
+
+static void say_oom(struct dump *d)
 {
+	tr_text_flush(&d->o);
+	fflush(stdout);
 	fprintf(stderr, "ringtrace dump: out of memory\n");
-	exit(1);
 }
 
 #define PAD TR_TEXT_PAD
 
-/* asprintf() into a buffer padded for tr_put_pad(). */
+/* asprintf() into a buffer padded for tr_put_pad(); NULL when memory ran out. */
 __attribute__((format(printf, 2, 3)))
 static char *padded(size_t *len, const char *fmt, ...)
 {
@@ -100,10 +104,12 @@ static char *padded(size_t *len, const char *fmt, ...)
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		oom();
+		return NULL;
 	b = calloc(1, (size_t)n + PAD + 1);
-	if (!b)
-		oom();
+	if (!b) {
+		free(s);
+		return NULL;
+	}
 	memcpy(b, s, (size_t)n);
 	free(s);
 	*len = (size_t)n;
@@ -467,23 +473,28 @@ static void emit_loss(struct dump *d, const struct tr_cursor *c, const struct ds
 	o->len = (size_t)(p - o->buf);
 }
 
+static void free_classes(struct dclass *cls, const struct tr_metadata *md);
+
+/* Each class's line parts; NULL when memory ran out (nothing left allocated). */
 static struct dclass *setup_classes(const struct tr_metadata *md)
 {
 	struct dclass *cls = calloc(md->nclasses ? md->nclasses : 1, sizeof(*cls));
 
 	if (!cls)
-		oom();
+		return NULL;
 	for (uint32_t i = 0; i < md->nclasses; i++) {
 		const struct tr_class *c = &md->classes[i];
 		struct dclass *dc = &cls[i];
 
 		dc->head = padded(&dc->headn, "%s: {", c->name);
+		if (!dc->head)
+			goto nomem;
 		dc->contexts = md->ctf && (md->ctf->streams[c->stream].event_context.nops ||
 					   c->context->nops);
 		dc->bound = dc->headn + PAD + 4;
 		dc->f = calloc(c->nfields ? c->nfields : 1, sizeof(*dc->f));
 		if (!dc->f)
-			oom();
+			goto nomem;
 		for (uint32_t j = 0; j < c->nfields; j++) {
 			const struct tr_field *f = &c->fields[j];
 			struct dfield *df = &dc->f[j];
@@ -492,6 +503,8 @@ static struct dclass *setup_classes(const struct tr_metadata *md)
 			df->f = f;
 			df->type = f->type;
 			df->lead = padded(&df->leadn, "%s%s = ", j ? ", " : " ", f->name);
+			if (!df->lead)
+				goto nomem;
 			for (uint32_t k = 0; k < f->nlabels; k++) {
 				if (f->labels[k].len > maxlabel)
 					maxlabel = f->labels[k].len;
@@ -503,19 +516,22 @@ static struct dclass *setup_classes(const struct tr_metadata *md)
 				df->ntab = maxval + 1;
 				df->tab = calloc(df->ntab, sizeof(*df->tab));
 				if (!df->tab)
-					oom();
+					goto nomem;
 				for (uint32_t k = 0; k < f->nlabels; k++)
 					df->tab[f->labels[k].value] = &f->labels[k];
 			}
 		}
 	}
 	return cls;
+nomem:
+	free_classes(cls, md);
+	return NULL;
 }
 
 static void free_classes(struct dclass *cls, const struct tr_metadata *md)
 {
 	for (uint32_t i = 0; cls && i < md->nclasses; i++) {
-		for (uint32_t j = 0; j < md->classes[i].nfields; j++) {
+		for (uint32_t j = 0; cls[i].f && j < md->classes[i].nfields; j++) {
 			free(cls[i].f[j].lead);
 			free(cls[i].f[j].tab);
 		}
@@ -525,8 +541,11 @@ static void free_classes(struct dclass *cls, const struct tr_metadata *md)
 	free(cls);
 }
 
-/* The stream's line prefixes, once its first packet told its CPU; its trace's host. */
-static void stream_prefix(struct dstream *ds, const struct tr_cursor *c)
+/*
+ * The stream's line prefixes, once its first packet told its CPU; its
+ * trace's host.  Return: 0, or -ENOMEM.
+ */
+static int stream_prefix(struct dstream *ds, const struct tr_cursor *c)
 {
 	const struct tr_metadata *md = c->md;
 	const char *host = md->hostname;
@@ -549,6 +568,12 @@ static void stream_prefix(struct dstream *ds, const struct tr_cursor *c)
 	}
 	ds->pre = padded(&ds->pren, " %s%scpu %" PRIu64 " ", host, *host ? " " : "", c->cpu);
 	ds->lpre = padded(&ds->lpren, " cpu %" PRIu64 ": lost ", c->cpu);
+	if (ds->pre && ds->lpre)
+		return 0;
+	free(ds->pre);
+	free(ds->lpre);
+	ds->pre = ds->lpre = NULL;
+	return -ENOMEM;
 }
 
 static void damage(struct dump *d, const struct tr_cursor *c)
@@ -594,7 +619,8 @@ static void usage(FILE *f)
  * @limit: leave events after this clock value for a later call.
  * @st: a recorder's state: the stream files are whole up to its sizes.
  * @retry: a chunk that does not open is not reported: -1, try again later.
- * Return: 0, 1 damaged, -1 not readable yet (a trace being created).
+ * Return: 0, 1 damaged, -1 not readable yet (a trace being created),
+ * DUMP_NOMEM memory ran out (said).
  */
 static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct tr_merge_pos *pos,
 		      uint64_t limit, const struct rtr_state *st, bool retry)
@@ -604,10 +630,12 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	struct tr_merge mg;
 	char err[1024];
 	int status = 0, r;
-	bool general;
+	bool general, merged = false;
 
-	if (!t)
-		oom();
+	if (!t) {
+		say_oom(d);
+		return DUMP_NOMEM;
+	}
 	/* A chunk that does not open is reported and left out; the others are read. */
 	for (uint32_t c = 0; c < ndirs; c++) {
 		/* Following: each turn reads the files' ends only; no read-ahead of the rest. */
@@ -642,12 +670,14 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	tr_clock_init(&d->clk, &t[0].md);
 	d->cls = calloc(opened, sizeof(*d->cls));
 	if (!d->cls || tr_merge_init_chunks(&mg, t, opened))
-		oom();
+		goto nomem;
+	merged = true;
 	for (uint32_t c = 0; c < opened; c++)
-		d->cls[c] = setup_classes(&t[c].md);
+		if (!(d->cls[c] = setup_classes(&t[c].md)))
+			goto nomem;
 	d->s = calloc(mg.nstreams + 1, sizeof(*d->s));
 	if (!d->s)
-		oom();
+		goto nomem;
 	tr_merge_set_limit(&mg, limit);
 	tr_merge_resume(&mg, pos);
 	general = t[0].md.ctf != NULL;
@@ -662,8 +692,8 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 				status = 1;
 				continue;
 			}
-			if (!ds->pre)
-				stream_prefix(ds, c);
+			if (!ds->pre && stream_prefix(ds, c))
+				goto nomem;
 			if (r != TR_EVENT) {
 				emit_loss(d, c, ds, r == TR_LOST_EVENTS ? "events" : "packets");
 				continue;
@@ -683,17 +713,22 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 				"stream, read on)\n", mg.c[i].quirk, mg.c[i].quirks);
 		}
 	}
-	if (tr_merge_save(&mg, pos, st != NULL))
-		oom();
-	for (uint32_t i = 0; i < mg.nstreams; i++) {
+	if (tr_merge_save(&mg, pos, st != NULL)) {
+nomem:
+		say_oom(d);
+		status = DUMP_NOMEM;
+	}
+	for (uint32_t i = 0; d->s && i < mg.nstreams; i++) {
 		free(d->s[i].pre);
 		free(d->s[i].lpre);
 	}
 	free(d->s);
 	d->s = NULL;
-	tr_merge_free(&mg);
+	if (merged)
+		tr_merge_free(&mg);
 	for (uint32_t c = 0; c < opened; c++) {
-		free_classes(d->cls[c], &t[c].md);
+		if (d->cls)
+			free_classes(d->cls[c], &t[c].md);
 		tr_close(&t[c]);
 	}
 	free(d->cls);
@@ -735,10 +770,10 @@ static int follow(struct dump *d, struct tr_input *in, struct tr_merge_pos *pos)
 				       turn.done ? NULL : &turn.st, !turn.done || cur > 0);
 			if (r >= 0)
 				status |= r;
-			else if (turn.done)
+			else if (turn.done || r == DUMP_NOMEM)
 				status = 1;
 			tr_follow_turn_free(&turn);
-			if (turn.done)
+			if (turn.done || r == DUMP_NOMEM)
 				break;
 		}
 		fflush(stdout);
@@ -798,13 +833,16 @@ int rtr_cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	cli_input_told(&in);
-	if (tr_text_init(&d.o, stdout, OUT_CAP))
-		oom();
+	if (tr_text_init(&d.o, stdout, OUT_CAP)) {
+		fprintf(stderr, "ringtrace dump: out of memory\n");
+		tr_input_close(&in, NULL, 0);
+		return 1;
+	}
 	if (live) {
 		status = follow(&d, &in, &pos);
 	} else {
 		/* A rotated trace's chunks: one merge, as one trace. */
-		status |= dump_trace(&d, in.dirs, in.ndirs, &pos, UINT64_MAX, NULL, false);
+		status |= dump_trace(&d, in.dirs, in.ndirs, &pos, UINT64_MAX, NULL, false) ? 1 : 0;
 	}
 	tr_merge_pos_lost(&pos, &lost_events, &lost_packets);
 	tr_merge_pos_free(&pos);
