@@ -19,6 +19,7 @@
 #include <ringtrace/consumer.h>
 #include "consumer/packet_check.h"
 #include "events/classes.h"
+#include "format/error.h"
 #include "platform/compiler.h"
 #include "platform/platform.h"
 
@@ -53,11 +54,11 @@ struct rtr_consumer {
 	void *damage_arg;
 };
 
-#define FAIL(...) do { snprintf(buf, sizeof(buf), __VA_ARGS__); return buf; } while (0)
+#define FAIL(...) return rtr_errf(err, errlen, EPROTO, __VA_ARGS__)
 
-RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t mapped)
+RTR_API int rtr_region_check(const struct rtr_region_hdr *h, uint64_t mapped, char *err,
+			     size_t errlen)
 {
-	static __thread char buf[160];
 	uint64_t buf_bytes, streams_end;
 	const char *bad;
 
@@ -101,7 +102,7 @@ RTR_API const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t ma
 		     (unsigned long long)h->clock_freq);
 	if (!rtr_ts_fits(h->clock_freq, h->clock_offset_ns, 0))
 		FAIL("clock offset %lld ns is not a time", (long long)h->clock_offset_ns);
-	return NULL;
+	return 0;
 }
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -121,7 +122,6 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
  */
 static int open_mem(struct rtr_consumer *c, const char *what, char *err, size_t errlen)
 {
-	const char *why;
 	int ret;
 
 	c->base = c->mem.base;
@@ -139,13 +139,17 @@ static int open_mem(struct rtr_consumer *c, const char *what, char *err, size_t 
 		goto err;
 	}
 	memcpy(&c->h, c->base, sizeof(c->h));
-	why = rtr_region_check(&c->h, c->size);
-	if (!why && c->mem.max_cpus && c->h.ncpus > c->mem.max_cpus)
-		why = "more streams than its control page has words for";
-	if (why) {
-		set_err(err, errlen, "%s: %s", what, why);
-		ret = -EPROTO;
-		goto err;
+	{
+		char why[200];
+
+		ret = rtr_region_check(&c->h, c->size, why, sizeof(why));
+		if (!ret && c->mem.max_cpus && c->h.ncpus > c->mem.max_cpus)
+			ret = rtr_errf(why, sizeof(why), EPROTO, "more streams than its control "
+				       "page has words for");
+		if (ret) {
+			set_err(err, errlen, "%s: %s", what, why);
+			goto err;
+		}
 	}
 	/* The consumer's words: in the control pages unless the platform keeps them. */
 	if (!c->mem.cons) {

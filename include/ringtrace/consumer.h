@@ -302,9 +302,12 @@ void rtr_consumer_get_stats(const struct rtr_consumer *c, uint32_t cpu,
 
 /**
  * rtr_region_check() - validate a copied region header against the size
- * of its mapping.  Return: NULL if consistent, else the reason.
+ * of its mapping.  Return: 0 if consistent, else -EPROTO with the reason,
+ * naming the field, in @err (@errlen bytes, always terminated; NULL: not
+ * said).
  */
-const char *rtr_region_check(const struct rtr_region_hdr *h, uint64_t mapped_size);
+int rtr_region_check(const struct rtr_region_hdr *h, uint64_t mapped_size, char *err,
+		     size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -44,19 +44,19 @@ Test(consumer, region_check_names_each_bad_field)
 	struct rtr_region_hdr good, h;
 	struct t_ring t;
 	uint64_t size;
-	const char *why;
+	char why[200];
 
 	t_ring_open(&t, RTR_MODE_DISCARD, P, 4, false);
 	memcpy(&good, t.ring->hdr, sizeof(good));
 	size = good.region_size;
-	cr_assert_null(rtr_region_check(&good, size));
+	cr_assert_eq(rtr_region_check(&good, size, why, sizeof(why)), 0, "%s", why);
 
 #define BREAK(field, value, word)						\
 	do {									\
 		h = good;							\
 		h.field = value;						\
-		why = rtr_region_check(&h, size);				\
-		cr_assert_not_null(why, #field " = " #value " accepted");	\
+		cr_assert_eq(rtr_region_check(&h, size, why, sizeof(why)), -EPROTO, \
+			     #field " = " #value " accepted");			\
 		cr_expect_not_null(strstr(why, word), "%s: '%s'", #field, why); \
 	} while (0)
 
@@ -82,6 +82,17 @@ Test(consumer, region_check_names_each_bad_field)
 	BREAK(metadata_len, good.metadata_cap + 1, "metadata_len");
 	BREAK(clock_freq, 0, "clock");
 #undef BREAK
+	/* a buffer too small for the reason: cut, terminated, never overrun */
+	{
+		char small[8] = "xxxxxxx";
+
+		h = good;
+		h.magic = 1;
+		cr_assert_eq(rtr_region_check(&h, size, small, 4), -EPROTO);
+		cr_expect_eq(strlen(small), 3);
+		cr_expect_eq(small[4], 'x');
+		cr_assert_eq(rtr_region_check(&h, size, NULL, 0), -EPROTO, "no buffer: said by the errno");
+	}
 	t_ring_close(&t);
 }
 
