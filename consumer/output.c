@@ -28,7 +28,7 @@
 #include <endian.h>
 #include <ringtrace/region.h>
 #include "consumer/output.h"
-#include "consumer/state.h"
+#include "format/state.h"
 #include "consumer/output_int.h"
 #include "consumer/relayd.h"
 #include "platform/platform.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reader/follow.h - following a trace while a recorder writes it: at each
- * turn, what may be read now.  The recorder's state file (consumer/state.h)
+ * turn, what may be read now.  The recorder's state file (format/state.h)
  * names the chunk being written, a watermark (every event before it is on
  * disk) and the whole packets of each of its stream files; the chunks
  * before it are finished.  `ringtrace dump --follow`, `view --serve
@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "consumer/state.h"
+#include "format/state.h"
 #include "reader/input.h"
 #include "reader/trace.h"
 

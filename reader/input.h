@@ -9,7 +9,7 @@
  * of `ringtrace record -o -` on standard input, spooled into a private
  * temporary trace directory (consumer/stream_in.h) that tr_input_close()
  * removes.  The recorder's state file, for following a trace as it grows,
- * is consumer/state.h's.
+ * is format/state.h's.
  */
 #ifndef RTR_READER_INPUT_H
 #define RTR_READER_INPUT_H

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "consumer/state.h"
+#include "format/state.h"
 #include "reader/clock.h"
 #include "reader/ctf.h"
 #include "reader/input.h"

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
-#include "consumer/state.h"
+#include "format/state.h"
 #include "tests/helpers.h"
 #include "view/live.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* consumer/state.c - the recorder's state file, written and parsed (state.h). */
+/* format/state.c - the recorder's state file, written and parsed (state.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "consumer/state.h"
+#include "format/state.h"
 
 #define STATE_MAX	(64u << 20)	/* far above 65536 streams' lines */
 

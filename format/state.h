@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * consumer/state.h - the state file a recorder keeps in the trace directory
+ * format/state.h - the state file a recorder keeps in the trace directory
  * it writes (RTR_STATE_FILE), so that a reader can follow the trace while it
  * grows (`ringtrace dump --follow`).  Its format is written and parsed here
  * and nowhere else: consumer/output.c writes it, reader/ reads it.
@@ -16,8 +16,8 @@
  * The file is replaced atomically (written aside, renamed), so a reader sees
  * one version whole; it still trusts nothing in it beyond its syntax.
  */
-#ifndef RTR_CONSUMER_STATE_H
-#define RTR_CONSUMER_STATE_H
+#ifndef RTR_FORMAT_STATE_H
+#define RTR_FORMAT_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,4 +79,4 @@ int rtr_state_read(const char *dir, struct rtr_state *st);
 
 void rtr_state_free(struct rtr_state *st);
 
-#endif /* RTR_CONSUMER_STATE_H */
+#endif /* RTR_FORMAT_STATE_H */
