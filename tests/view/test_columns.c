@@ -48,8 +48,9 @@ Test(view_columns, the_pages_columns_are_the_tables_and_only_those)
 	cr_assert_eq(n, RTR_PAGE_NCOLUMNS, "the page has %d columns, the table %d", n, RTR_PAGE_NCOLUMNS);
 	/* the constants the page reads instead of typing them */
 	*end = '}';
-	snprintf(cmd, sizeof(cmd), "\"task_flags\":{\"resolved\":%u,\"failed\":%u,\"never_resolved\":%u}",
-		 RTR_TASK_RESOLVED, RTR_TASK_FAILED, RTR_TASK_NEVER_RESOLVED);
+	snprintf(cmd, sizeof(cmd), "\"task_flags\":{\"resolved\":%u,\"failed\":%u,\"never_resolved\":%u,"
+		 "\"created\":%u}", RTR_TASK_RESOLVED, RTR_TASK_FAILED, RTR_TASK_NEVER_RESOLVED,
+		 RTR_TASK_CREATED);
 	cr_assert_not_null(strstr(out, cmd), "%s", out);
 	cr_assert_not_null(strstr(out, "\"arrow_kinds\":[\"read\",\"try_read\",\"resolve\",\"signal\","
 				      "\"create\",\"becomes\"]"));
