@@ -347,9 +347,14 @@ int rtr_session_wait_ms(const struct rtr_session *s, int max_ms)
 	if (s->flush_ms <= 0)
 		return max_ms;
 	now = rtr_monotonic_ns();
-	/* Soon while the flusher answers at once; less often if it does not (a paused guest). */
-	if (s->flush_pending)
-		return now - s->flush_sent_ns < 20000000u ? 1 : max_ms < 20 ? max_ms : 20;
+	/*
+	 * Soon while the flusher answers at once; less and less often while it
+	 * does not (a paused guest): a quarter of the time it has not answered.
+	 */
+	if (s->flush_pending) {
+		ms = (now - s->flush_sent_ns) / 4000000;
+		return ms < 1 ? 1 : ms < (uint64_t)max_ms ? (int)ms : max_ms;
+	}
 	if (now >= s->next_flush_ns)
 		return 0;
 	ms = (s->next_flush_ns - now + 999999) / 1000000;

@@ -103,8 +103,8 @@ int rtr_session_tick(struct rtr_session *s, struct rtr_out *o);
  * rtr_session_wait_ms() - how long the consumer loop may wait before
  * rtr_session_tick() has work, at most @max_ms: until the next flush is
  * due; 1 ms while a flush is asked for and not yet done (the producer's
- * flusher answers on a futex the loop does not wait on), 20 ms once it has
- * not answered for 20 ms.
+ * flusher answers on a futex the loop does not wait on), then a quarter
+ * of the time it has gone unanswered (a paused guest's flusher).
  */
 int rtr_session_wait_ms(const struct rtr_session *s, int max_ms);
 

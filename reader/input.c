@@ -34,6 +34,7 @@ struct spool {
 	pthread_mutex_t lock;
 	pthread_cond_t ended_cond;
 	bool ended;		/* the stream is copied whole (or failed): nothing more comes */
+	bool copied;		/* its reading is over, its closing (the state file) under way */
 	/* a follower stopped before the stream's end: the copy is cut (stop_copy()) */
 	volatile sig_atomic_t stop;
 };
@@ -88,6 +89,14 @@ static void *spool_main(void *arg)
 	struct spool *sp = arg;
 
 	sp->ret = rtr_stream_copy(sp->fd, sp->out, sp->url ? NULL : &sp->stop, &sp->rep);
+	/*
+	 * A follower may see the final state file before @ended: closing then
+	 * must wait for the thread, not stop it, or the stream's cut would be
+	 * taken for the follower's (and not said).
+	 */
+	pthread_mutex_lock(&sp->lock);
+	sp->copied = true;
+	pthread_mutex_unlock(&sp->lock);
 	live_join(sp);	/* its error, not the stream's cut, says what went wrong */
 	rtr_out_close(sp->out, sp->ret == 0 && !sp->rep.writer_stopped_early, NULL);
 	pthread_mutex_lock(&sp->lock);
@@ -385,10 +394,10 @@ static void stop_copy(struct spool *sp)
 	bool ended;
 
 	pthread_mutex_lock(&sp->lock);
-	ended = sp->ended;
+	ended = sp->ended || sp->copied;
 	pthread_mutex_unlock(&sp->lock);
 	if (ended || sp->url)
-		return;
+		return;	/* it ends by itself: joined */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGURG, &sa, NULL);
 	sp->stop = 1;
