@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,6 +84,8 @@ static void start(struct srv *s, const char *const *args)
 		fd = open(err, O_WRONLY | O_CREAT | O_APPEND, 0600);
 		if (fd >= 0)
 			dup2(fd, 2);
+		/* a test that fails before stop() leaves no server behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(p[1], 1);
 		close(p[0]);
 		close(p[1]);
