@@ -77,6 +77,23 @@ void an_quantile_ci(const int64_t *v, uint64_t n, double p, int64_t *lo, int64_t
 	*hi = v[u > (double)n ? n - 1 : (uint64_t)u - 1];
 }
 
+int an_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool an_task_duration(const struct rtr_model *m, uint32_t t, int64_t *ns)
+{
+	const struct rtr_model_task *k = &m->tasks[t];
+
+	if (!(k->flags & RTR_TASK_RESOLVED) || !(k->flags & RTR_TASK_CREATED))
+		return false;
+	*ns = k->resolved - k->created;
+	return true;
+}
+
 uint32_t an_hist_bucket(int64_t ns)
 {
 	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;

@@ -30,6 +30,17 @@ void an_put_task(FILE *f, const struct rtr_model *m, uint32_t task);
  */
 bool an_task_matches(const struct rtr_model *m, uint32_t task, const char *pat);
 
+/* qsort() order of int64_t values, ascending. */
+int an_cmp_i64(const void *a, const void *b);
+
+/*
+ * an_task_duration() - @t's duration as `stats` and the viewers'
+ * histograms take it: creation to resolution, for a task created and
+ * resolved in the trace (false for any other: nothing in *@ns).  (`diff`
+ * ends a task where its becomes chain is resolved: rtr_cp_end().)
+ */
+bool an_task_duration(const struct rtr_model *m, uint32_t t, int64_t *ns);
+
 /*
  * an_quantile() - nearest rank of the @n sorted values @v: the smallest
  * value with at least @p (0..1) of the values at or below it.  @n > 0.

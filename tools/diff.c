@@ -193,13 +193,6 @@ static int add_task(struct group *g, uint32_t task, bool resolved, bool never, i
 	return 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The label group of @task: the first --group pattern one of its labels matches, else its name normalized. */
 static bool label_group(const struct rtr_model *m, uint32_t task, const struct opts *o, char *out,
 			size_t n)
@@ -243,7 +236,7 @@ static int collect(struct side *s, const struct opts *o)
 	}
 	for (uint32_t i = 0; i < s->t.cap; i++)
 		if (s->t.g[i].name && s->t.g[i].ndurs > 1)
-			qsort(s->t.g[i].durs, s->t.g[i].ndurs, sizeof(int64_t), cmp_i64);
+			qsort(s->t.g[i].durs, s->t.g[i].ndurs, sizeof(int64_t), an_cmp_i64);
 	return 0;
 }
 
@@ -457,7 +450,7 @@ static void medians(struct segsum *ss, int64_t *tmp)
 			if (!n || !k->per[side])
 				continue;
 			memcpy(tmp, k->per[side], n * sizeof(*tmp));
-			qsort(tmp, n, sizeof(*tmp), cmp_i64);
+			qsort(tmp, n, sizeof(*tmp), an_cmp_i64);
 			k->med[side] = an_quantile(tmp, n, 0.5);
 		}
 }

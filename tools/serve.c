@@ -660,13 +660,6 @@ static void fill_hist(struct jw *w, void *arg)
 	jw_lit(w, "]}");
 }
 
-static int cmp_dur(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 static enum MHD_Result api_hist(struct server *sv, struct MHD_Connection *c)
 {
 	const struct rtr_model *m = sv->scene->m;
@@ -694,11 +687,10 @@ static enum MHD_Result api_hist(struct server *sv, struct MHD_Connection *c)
 		struct search_arg a = { .sv = sv, .found = found };
 
 		for (uint32_t t = 0; t < m->ntasks; t++) {
-			const struct rtr_model_task *k = &m->tasks[t];
-			int64_t dur = k->resolved - k->created;
+			int64_t dur;
 
-			if (k->kind_name != kind || !(k->flags & RTR_TASK_RESOLVED) ||
-			    !(k->flags & RTR_TASK_CREATED) || dur < lo || dur >= hi)
+			if (m->tasks[t].kind_name != kind || !an_task_duration(m, t, &dur) ||
+			    dur < lo || dur >= hi)
 				continue;
 			if (a.count++ < max)
 				found[a.n++] = t;
@@ -707,15 +699,11 @@ static enum MHD_Result api_hist(struct server *sv, struct MHD_Connection *c)
 		free(d);
 		return ret;
 	}
-	for (uint32_t t = 0; t < m->ntasks; t++) {
-		const struct rtr_model_task *k = &m->tasks[t];
-
-		if (k->kind_name == kind && (k->flags & RTR_TASK_RESOLVED) &&
-		    (k->flags & RTR_TASK_CREATED))
-			d[n++] = k->resolved - k->created;
-	}
+	for (uint32_t t = 0; t < m->ntasks; t++)
+		if (m->tasks[t].kind_name == kind && an_task_duration(m, t, &d[n]))
+			n++;
 	if (n > 1)
-		qsort(d, n, sizeof(*d), cmp_dur);
+		qsort(d, n, sizeof(*d), an_cmp_i64);
 	{
 		struct hist_arg a = { .sv = sv, .kind = rtr_model_str(m, kind), .d = d, .n = n };
 

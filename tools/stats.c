@@ -35,13 +35,6 @@ struct kind_stats {
 	uint64_t ndurs;
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_kind(const void *a, const void *b)
 {
 	const struct kind_stats *x = a, *y = b;
@@ -107,16 +100,15 @@ static struct kind_stats *collect(const struct rtr_model *m, uint32_t *nkinds)
 			goto fail;
 	}
 	for (uint32_t i = 0; i < m->ntasks; i++) {
-		const struct rtr_model_task *t = &m->tasks[i];
 		struct kind_stats *k = &ks[of[i]];
 
-		if ((t->flags & RTR_TASK_RESOLVED) && (t->flags & RTR_TASK_CREATED))
-			k->durs[k->ndurs++] = t->resolved - t->created;
+		if (an_task_duration(m, i, &k->durs[k->ndurs]))
+			k->ndurs++;
 	}
 	/* (qsort() of nothing: its array may be NULL, undefined behaviour) */
 	for (uint32_t k = 0; k < nk; k++)
 		if (ks[k].ndurs > 1)
-			qsort(ks[k].durs, ks[k].ndurs, sizeof(*ks[k].durs), cmp_i64);
+			qsort(ks[k].durs, ks[k].ndurs, sizeof(*ks[k].durs), an_cmp_i64);
 	if (nk > 1)
 		qsort(ks, nk, sizeof(*ks), cmp_kind);
 	free(of);
