@@ -293,6 +293,23 @@ Test(view_serve, answers_the_page_the_meta_and_the_window_query, .init = setup, 
 			snprintf(q, sizeof(q), "api/hist?i=%d&lo=%lld&hi=%lld", t, l, h);
 			cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &bt), 200);
 			cr_assert(strstr(bt, P_COUNT(c)), "bucket %lld..%lld counts %lld: %s", l, h, c, bt);
+			/* and its tasks are those: each one's duration (end - start) in [l, h) */
+			{
+				const char *ts = strstr(bt, "\"start\":["), *te = strstr(bt, "\"end\":[");
+				long long k = 0;
+
+				cr_assert(ts && te, "%s", bt);
+				for (ts += 9, te += 7; *ts != ']' && *te != ']'; k++) {
+					char *x, *y;
+					long long d = -strtoll(ts, &x, 10) + strtoll(te, &y, 10);
+
+					cr_assert(d >= l && d < h, "a task of %lld ns in bucket %lld..%lld: %s",
+						  d, l, h, bt);
+					ts = x + (*x == ',');
+					te = y + (*y == ',');
+				}
+				cr_assert_eq(k, c, "%lld tasks listed, %lld counted: %s", k, c, bt);
+			}
 			free(bt);
 			lo = e1 + (*e1 == ',');
 			hi = e2 + (*e2 == ',');
