@@ -16,7 +16,10 @@
  *   --pin          pin thread i to the i-th usable CPU
  *
  * Output, one "name value" a line: floor_ns, ns (the traced loop, per
- * event, averaged over the threads), attempted (all threads).
+ * event, averaged over the threads), attempted (all threads), start_ns
+ * (CLOCK_REALTIME when the first thread began its traced loop: the
+ * streaming benchmarks' bandwidth is counted from there, as LTTng-UST's
+ * program's is, tests/interop/lttng/app.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -44,6 +47,7 @@ struct worker {
 	pthread_t tid;
 	int cpu;
 	uint64_t attempted;
+	uint64_t start_real;
 	double floor_ns;
 	double ns;
 };
@@ -61,6 +65,14 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -106,6 +118,7 @@ static void *run(void *arg)
 	/* The floor first, a tenth of the events (at least a million), warm. */
 	floor_loop(1000000);
 	w->floor_ns = floor_loop(opt_events / 10 > 1000000 ? opt_events / 10 : 1000000);
+	w->start_real = real_ns();
 	start = now_ns();
 	end = start + (uint64_t)(opt_seconds * 1e9);
 	for (;;) {
@@ -136,7 +149,7 @@ int main(int argc, char **argv)
 {
 	struct worker *w;
 	double floor_ns = 0, ns = 0;
-	uint64_t attempted = 0;
+	uint64_t attempted = 0, start_real = UINT64_MAX;
 	cpu_set_t allowed;
 	int next = 0;
 
@@ -185,9 +198,11 @@ int main(int argc, char **argv)
 		floor_ns += w[t].floor_ns / opt_threads;
 		ns += w[t].ns / opt_threads;
 		attempted += w[t].attempted;
+		if (w[t].start_real < start_real)
+			start_real = w[t].start_real;
 	}
-	printf("floor_ns %.3f\nns %.3f\nattempted %llu\n", floor_ns, ns,
-	       (unsigned long long)attempted);
+	printf("floor_ns %.3f\nns %.3f\nattempted %llu\nstart_ns %llu\n", floor_ns, ns,
+	       (unsigned long long)attempted, (unsigned long long)start_real);
 	free(w);
 	return 0;
 }

@@ -121,7 +121,7 @@ int rtr_ctf_write_metadata(FILE *f, const struct rtr_region_hdr *h, const char *
 		h->mode == RTR_MODE_DISCARD ? "discard" : "overwrite", h->producer_pid);
 	/*
 	 * How well the clock is known (region.h, ABI 1.3; Documentation/
-	 * relayd.rst, "Many hosts on one axis"): numbers and a word, whatever
+	 * network.rst, "Many hosts on one axis"): numbers and a word, whatever
 	 * the producer wrote, so nothing a reader must escape.
 	 */
 	if (h->abi_minor >= 3 && h->clock_window_ns)

@@ -4,7 +4,7 @@
  * protocol of lttng-tools 2.13's src/bin/lttng-relayd/lttng-viewer-abi.h
  * and live.c, turned into a framed stream.  Every integer on the wire is
  * big-endian, every message packed; they are laid out here byte by byte.
- * Documentation/relayd.rst, "Reading a session live".
+ * Documentation/network.rst, "Reading a session live".
  */
 #include <endian.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * the relayd's viewer protocol (LTTng live, its port 5344) and turn it into
  * the framed stream of `ringtrace record -o -`, which reader/input.c spools
  * as it does standard input.  So every reading command takes
- * net://HOST[:PORT]/host/HOSTNAME/SESSION.  Documentation/relayd.rst,
+ * net://HOST[:PORT]/host/HOSTNAME/SESSION.  Documentation/network.rst,
  * "Reading a session live".
  *
  * Every answer of the relayd is input from the network: sizes are checked

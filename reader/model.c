@@ -2465,7 +2465,7 @@ static int cmp_xid(const void *a, const void *b)
 }
 
 /*
- * Links between traces (Documentation/relayd.rst, "A request from one host
+ * Links between traces (Documentation/network.rst, "A request from one host
  * to another"): a task labelled "xid recv 0xID" read each task labelled "xid
  * send 0xID", in any trace of the model: a read arrow from the sender's
  * label to the receiver's, as a read of a resolved task is drawn.  On one

@@ -311,7 +311,7 @@ Test(tools_model, two_traces_share_one_axis)
 }
 
 /*
- * A request from one trace to another (Documentation/relayd.rst): the
+ * A request from one trace to another (Documentation/network.rst): the
  * client's task labelled "xid send 0x2a", the server's "xid recv 0x2a" in a
  * trace of its own: one read arrow joins them, from the send to the receipt;
  * another id, a malformed label and a receipt with no send join nothing.
