@@ -2468,7 +2468,7 @@ static int cmp_xid(const void *a, const void *b)
  * Links between traces (Documentation/network.rst, "A request from one host
  * to another"): a task labelled "xid recv 0xID" read each task labelled "xid
  * send 0xID", in any trace of the model: a read arrow from the sender's
- * label to the receiver's, as a read of a resolved task is drawn.  On one
+ * label to the receiver's (RTR_ARROW_REMOTE: drawn in its own colour).  On one
  * time axis (--align clock) only: a trace moved to its start moves the
  * receiver's end of the arrow.
  */
@@ -2537,7 +2537,8 @@ static int xid_links(struct loader *l)
 				goto out;
 			*a = (struct rtr_model_arrow){ .ts = to->ts, .t_from = from->ts,
 						       .from = from->task, .to = to->task,
-						       .kind = RTR_ARROW_READ, .cpu = cpu };
+						       .kind = RTR_ARROW_READ,
+						       .flags = RTR_ARROW_REMOTE, .cpu = cpu };
 			to = &m->labels[recv[r].label];
 			joined++;
 		}

@@ -154,10 +154,14 @@ enum rtr_arrow_kind {
  *	after which no wait on it ended before the next signal to it: only a
  *	release that ended a wait is drawn.
  * @RTR_ARROW_FAILURE: a resolve that is an rtr_fail().
+ * @RTR_ARROW_REMOTE: a read that joins two traces by the cross-trace id
+ *	convention (a request or a reply from one host to another:
+ *	Documentation/network.rst), drawn in a colour of its own.
  */
 enum rtr_arrow_flags {
 	RTR_ARROW_HIDDEN = 1u << 0,
 	RTR_ARROW_FAILURE = 1u << 1,
+	RTR_ARROW_REMOTE = 1u << 2,
 };
 
 /**

@@ -461,6 +461,8 @@ static void fill_window(struct jw *w, void *arg)
 	COLUMN(w, true, "kind", f->narrows, jw_u64(w, s->arrows[f->arrows[i].arrow].kind));
 	COLUMN(w, true, "failed", f->narrows,
 	       jw_u64(w, rtr_scene_arrow_failed(s, &s->arrows[f->arrows[i].arrow])));
+	COLUMN(w, true, "remote", f->narrows,
+	       jw_u64(w, rtr_scene_arrow_remote(&s->arrows[f->arrows[i].arrow])));
 	COLUMN(w, true, "count", f->narrows, jw_u64(w, f->arrows[i].count));
 	key(w, true, "hist");
 	if (f->arrow_detail == RTR_ARROWS_SUMMARY) {

@@ -29,6 +29,7 @@ static const struct rgb arrow_color[RTR_SCENE_ARROW_KINDS] = {
 	HEX(0x0000ff), HEX(0xcccc66), HEX(0x008000), HEX(0xff9900), HEX(0x000000), HEX(0x000000),
 };
 static const struct rgb read_failed = HEX(0xff0000);
+static const struct rgb remote_color = HEX(0x00a0a0);	/* a request between hosts */
 static const struct rgb counter_color[] = { HEX(0xe6194b), HEX(0x3cb44b), HEX(0x4363d8), HEX(0x911eb4) };
 static const struct rgb lane_color[] = {
 	HEX(0x4e79a7), HEX(0xf28e2b), HEX(0x59a14f), HEX(0xb07aa1), HEX(0x76b7b2), HEX(0xedc948),
@@ -357,11 +358,21 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 }
 
 #define ALPHA_LEVELS	6	/* arrows are batched by colour and one of these alphas */
+#define SLOT_FAILED	RTR_SCENE_ARROW_KINDS		/* red */
+#define SLOT_REMOTE	(RTR_SCENE_ARROW_KINDS + 1)	/* teal */
 
-/* The colour slot of an arrow: its kind, or 6 for a failure (red). */
+/* The colour slot of an arrow: its kind, a failure, or a request between traces. */
 static unsigned arrow_slot(const struct rtr_scene *s, const struct rtr_scene_arrow *a)
 {
-	return rtr_scene_arrow_failed(s, a) ? RTR_SCENE_ARROW_KINDS : a->kind % RTR_SCENE_ARROW_KINDS;
+	if (rtr_scene_arrow_failed(s, a))
+		return SLOT_FAILED;
+	return rtr_scene_arrow_remote(a) ? SLOT_REMOTE : a->kind % RTR_SCENE_ARROW_KINDS;
+}
+
+static struct rgb slot_color(unsigned slot)
+{
+	return slot == SLOT_FAILED ? read_failed : slot == SLOT_REMOTE ? remote_color :
+									  arrow_color[slot];
 }
 
 /*
@@ -374,8 +385,8 @@ static void arrows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rend
 {
 	cairo_save(cr);
 	cairo_set_line_width(cr, 1);
-	for (unsigned slot = 0; slot <= RTR_SCENE_ARROW_KINDS; slot++) {
-		struct rgb c = slot == RTR_SCENE_ARROW_KINDS ? read_failed : arrow_color[slot];
+	for (unsigned slot = 0; slot <= SLOT_REMOTE; slot++) {
+		struct rgb c = slot_color(slot);
 		bool heads = false;
 
 		for (int level = 0; level < ALPHA_LEVELS; level++) {
@@ -558,7 +569,7 @@ static int arrows_pixels(cairo_t *cr, const struct rtr_scene *s, const struct rt
 
 		if (rtr_scene_arrow_hidden(a) || len > ARROW_MAX_PX)
 			continue;
-		c = rgb_u32(arrow_slot(s, a) == RTR_SCENE_ARROW_KINDS ? read_failed : arrow_color[arrow_slot(s, a)]);
+		c = rgb_u32(slot_color(arrow_slot(s, a)));
 		al = (uint32_t)(255 * (len <= 100 ? 1 : 1 - 0.85 * (len - 100) / (ARROW_MAX_PX - 100)));
 		line_px(px, stride, w, top, h, ai->x0, y0, ai->x1, y1, c, al);
 		if (a->kind < RTR_SCENE_ARROW_CREATE && len >= ARROW_HEAD_PX) {

@@ -300,6 +300,11 @@ bool rtr_scene_arrow_failed(const struct rtr_scene *s, const struct rtr_scene_ar
 	return a->kind == RTR_ARROW_RESOLVE && (a->flags & RTR_ARROW_FAILURE);
 }
 
+bool rtr_scene_arrow_remote(const struct rtr_scene_arrow *a)
+{
+	return a->kind == RTR_ARROW_READ && (a->flags & RTR_ARROW_REMOTE);
+}
+
 bool rtr_scene_arrow_hidden(const struct rtr_scene_arrow *a)
 {
 	return (a->kind == RTR_ARROW_TRY_READ || a->kind == RTR_ARROW_SIGNAL) &&

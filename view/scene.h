@@ -392,6 +392,13 @@ bool rtr_scene_arrow_failed(const struct rtr_scene *s, const struct rtr_scene_ar
  */
 bool rtr_scene_arrow_hidden(const struct rtr_scene_arrow *a);
 
+/*
+ * rtr_scene_arrow_remote() - @a is a read between two traces joined by the
+ * cross-trace id (RTR_ARROW_REMOTE: a request or reply between hosts),
+ * drawn teal (#00a0a0) unless it is a failure.
+ */
+bool rtr_scene_arrow_remote(const struct rtr_scene_arrow *a);
+
 /* The longest query rtr_scene_search() takes, in bytes. */
 #define RTR_SCENE_SEARCH_MAX	256
 

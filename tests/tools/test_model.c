@@ -357,6 +357,9 @@ Test(tools_model, a_cross_trace_id_joins_sender_and_receiver)
 	for (uint32_t i = 0; i < m.narrows; i++) {
 		const struct rtr_model_arrow *a = &m.arrows[i];
 
+		/* a request between traces, and only those, in a class of its own */
+		cr_expect_eq(!!(a->flags & RTR_ARROW_REMOTE),
+			     m.tasks[a->from].trace != m.tasks[a->to].trace, "arrow %u", i);
 		if (m.tasks[a->from].trace == m.tasks[a->to].trace)
 			continue;
 		cr_expect_eq(a->kind, RTR_ARROW_READ);

@@ -15,6 +15,7 @@
 #include <cairo.h>
 #include <criterion/criterion.h>
 #include "tests/helpers.h"
+#include "bench/synth.h"
 #include "view/render.h"
 
 TestSuite(view_render, .timeout = 120);
@@ -892,4 +893,56 @@ Test(view_render, gui_of_a_stream_cut_short_says_so_in_the_window)
 	cr_assert_gt(red, 50, "the cut in red in the panel: %d pixels", red);
 	cairo_surface_destroy(sf);
 	t_rm_rf(dir);
+}
+
+/*
+ * A read between two traces (RTR_ARROW_REMOTE: a request joined by xid
+ * labels, Documentation/network.rst) is drawn teal, a class of its own:
+ * the same model with its read arrows flagged, and not, rendered alike but
+ * for their colour: teal pixels where the reads were blue, none without
+ * the flag.
+ */
+Test(view_render, a_request_between_traces_is_drawn_in_its_own_colour)
+{
+	const uint32_t W = 800, H = 400;
+	uint32_t teal[2] = { 0, 0 }, blue[2] = { 0, 0 }, flagged = 0;
+
+	for (int k = 0; k < 2; k++) {
+		struct rtr_model m;
+		struct rtr_scene s;
+		struct rtr_frame f = { 0 };
+		cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+		cairo_t *cr = cairo_create(sf);
+		struct rtr_render_view v;
+
+		/* 40 requests 1 ms apart, each read by its CPU's main task when done */
+		cr_assert_eq(synth_server(&m, 40, 2, 1000000, 7), 0);
+		for (uint32_t i = 0; k && i < m.narrows; i++)
+			if (m.arrows[i].kind == RTR_ARROW_READ) {
+				m.arrows[i].flags |= RTR_ARROW_REMOTE;
+				flagged++;
+			}
+		cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+		v = (struct rtr_render_view){ .t0 = m.start, .t1 = m.end, .width = W, .height = H,
+					      .selected = RTR_MODEL_NONE };
+		cr_assert_eq(rtr_render(cr, &s, &v, &f), 0);
+		for (uint32_t y = 0; y < H; y++)
+			for (uint32_t x = 0; x < W; x++) {
+				uint32_t c = px(sf, (int)x, (int)y);
+
+				teal[k] += c == 0x00a0a0;
+				blue[k] += c == 0x0000ff;
+			}
+		rtr_frame_free(&f);
+		cairo_destroy(cr);
+		cairo_surface_destroy(sf);
+		rtr_scene_free(&s);
+		rtr_model_free(&m);
+	}
+	cr_assert_gt(flagged, 0, "the model has no read arrow");
+	cr_expect_eq(teal[0], 0, "teal drawn with no request between traces: %u pixels", teal[0]);
+	cr_expect_gt(blue[0], 20, "the reads are not drawn blue: %u pixels", blue[0]);
+	cr_expect_gt(teal[1], 20, "the requests are not drawn teal: %u pixels", teal[1]);
+	cr_expect_lt(blue[1], blue[0] / 4, "the requests are still drawn blue: %u pixels, %u "
+		     "before", blue[1], blue[0]);
 }

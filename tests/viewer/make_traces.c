@@ -258,6 +258,44 @@ static int big(const char *dir, uint64_t nev)
 	return finish(dir, "");
 }
 
+/*
+ * Two "hosts" (Documentation/network.rst, "A request from one host to
+ * another"): client's task "request" labelled "xid send 0x2a", then, in a
+ * trace of its own, server's "handler" labelled "xid recv 0x2a".
+ */
+static int hosts(const char *dir)
+{
+	uint64_t main_task = rtr_task_id(), req = rtr_task_id(), handler = rtr_task_id();
+
+	if (begin(dir, "client", 0, 0))
+		return -1;
+	rtr_create(0, main_task, RTR_KIND_THREAD);
+	rtr_label(main_task, "client main");
+	rtr_switch(main_task);
+	rtr_create(main_task, req, RTR_KIND_REQUEST);
+	rtr_label(req, "request");
+	sleep_us(1000);
+	rtr_label(req, "xid send 0x2a");
+	sleep_us(4000);
+	rtr_resolve(main_task, req);
+	rtr_switch(0);
+	if (finish(dir, "client"))
+		return -1;
+	if (begin(dir, "server", 0, 0))
+		return -1;
+	main_task = rtr_task_id();
+	rtr_create(0, main_task, RTR_KIND_THREAD);
+	rtr_label(main_task, "server main");
+	rtr_switch(main_task);
+	rtr_create(main_task, handler, RTR_KIND_REQUEST);
+	rtr_label(handler, "handler");
+	rtr_label(handler, "xid recv 0x2a");
+	sleep_us(3000);
+	rtr_resolve(main_task, handler);
+	rtr_switch(0);
+	return finish(dir, "server");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--events"))
@@ -270,7 +308,8 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	if (basic(argv[1]) || many(argv[1]) || lossy(argv[1]) || binds(argv[1]))
+	if (basic(argv[1]) || many(argv[1]) || lossy(argv[1]) || binds(argv[1]) ||
+	    hosts(argv[1]))
 		return 1;
 	{
 		char dir[4096];

@@ -244,6 +244,24 @@ export function storyTests(h) {
 		await p.close();
 	});
 
+	test('a request between two traces (xid labels) is an arrow of its own colour, from the sender to the receiver', async () => {
+		const file = page('hosts', [trace('client'), trace('server')]);
+		const p = await open(file);
+		const f = await p.evaluate(() => rtrView.fit());
+		const req = f.arrows.filter((a) => a.kind === 'request');
+		assert.equal(req.length, 1, 'arrows: ' + JSON.stringify(f.arrows.map((a) => a.kind)));
+		assert.equal(req[0].color, '#00a0a0');
+		const from = await p.evaluate(() => rtrView.task(rtrView.findTask('request')));
+		const to = await p.evaluate(() => rtrView.task(rtrView.findTask('handler')));
+		assert.equal(from.trace, 0);
+		assert.equal(to.trace, 1);
+		assert.equal(req[0].fromRow, from.row);
+		assert.equal(req[0].toRow, to.row);
+		assert.ok(f.arrows.filter((a) => a.color === '#00a0a0').length === 1, 'only the request is teal');
+		await shot(p, 'request-between-hosts');
+		await p.close();
+	});
+
 	test('the fit view of 1000 requests: every row on screen, above the counters, labels apart', async () => {
 		const p = await open(requests);
 		const n = await p.evaluate(() => rtrView.ntasks);

@@ -122,7 +122,7 @@
 		}
 		g.lineWidth = 1;
 		for (let i = 0; i < A.x0.length; i++) {
-			g.strokeStyle = A.failed[i] ? '#ff0000' : KIND_COLORS[A.kind[i]];
+			g.strokeStyle = A.failed[i] ? '#ff0000' : A.remote && A.remote[i] ? '#00a0a0' : KIND_COLORS[A.kind[i]];
 			g.globalAlpha = A.count[i] > 1 ? 0.5 : 0.9;
 			g.beginPath();
 			g.moveTo(A.x0[i], y(A.from_row[i]));

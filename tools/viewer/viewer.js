@@ -30,6 +30,7 @@
 		{ name: 'becomes', color: '#000000' },
 	];
 	const READ_FAILED = '#ff0000';
+	const REMOTE = '#00a0a0';	// a read between traces: a request between hosts (network.rst)
 	const COUNTER_COLORS = ['#e6194b', '#3cb44b', '#4363d8', '#911eb4'];
 	const LANE_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948',
 		'#ff9da7', '#9c755f', '#bab0ac', '#8cd17d', '#86bcb6', '#d37295'];
@@ -522,10 +523,10 @@
 
 	// What draw() fills, kept from frame to frame.
 	const L_LINE = 0, L_DUST = 1, L_RED = 2, L_END = 3;	// task lines
-	const A_RED = 5, ALPHAS = 9;
+	const A_RED = 5, A_REMOTE = 6, ALPHAS = 9;	// batches: kinds 0-4, failures, requests between traces
 	const HEAD_C = Math.cos(0.45), HEAD_S = Math.sin(0.45);			// arrows: colour (kind, or a failed read) x 9 alphas
 	const B = {
-		grid: new Batch(2), lines: new Batch(4), runs: new Batch(2), arrows: new Batch(6 * ALPHAS),
+		grid: new Batch(2), lines: new Batch(4), runs: new Batch(2), arrows: new Batch(7 * ALPHAS),
 		plot: new Batch(COUNTER_COLORS.length), marks: new Batch(1), segs: new Batch(LANE_COLORS.length + 1),
 		ticks: new Batch(LANE_COLORS.length),
 		vis: [], hl: [], names: [], occ: null,
@@ -986,8 +987,10 @@
 				}
 				if (alpha > 0.01) {
 					const failed = kind === 0 && (c.task_flags[from] & FLAG_FAILED) !== 0;
-					const color = failed ? READ_FAILED : ARROW[kind].color;
-					const key = (failed ? A_RED : Math.min(kind, 4)) * ALPHAS + Math.round(alpha * 8);
+					// a read joining two traces (enum rtr_arrow_flags: RTR_ARROW_REMOTE)
+					const remote = !failed && kind === 0 && (c.arrow_flags[i] & 4) !== 0;
+					const color = failed ? READ_FAILED : remote ? REMOTE : ARROW[kind].color;
+					const key = (failed ? A_RED : remote ? A_REMOTE : Math.min(kind, 4)) * ALPHAS + Math.round(alpha * 8);
 					arrows.line(key, x0, y0, x1, y1);
 					if (kind < 4 && Math.abs(y1 - y0) + len > headMin) {
 						// the head: the unit vector turned by +-0.45 rad, 6 pixels long
@@ -997,7 +1000,7 @@
 					}
 					F.arrowCount++;
 					if (F.arrows.length < MAX_RECORDED)
-						F.arrows.push({ kind: ARROW[kind].name, color, from, to, fromRow: tr[from],
+						F.arrows.push({ kind: remote ? 'request' : ARROW[kind].name, color, from, to, fromRow: tr[from],
 							toRow: tr[to], x0, y0, x1, y1, alpha });
 				}
 				if (sparse)
@@ -1008,9 +1011,9 @@
 		}
 		// one width for all: 1 pixel lines are Skia's hairlines, and a path of
 		// thousands of wider ones that cross costs ~100 ms to rasterise
-		for (let key = 0; key < 6 * ALPHAS; key++) {
+		for (let key = 0; key < 7 * ALPHAS; key++) {
 			const ci = Math.floor(key / ALPHAS);
-			arrows.stroke(g, key, ci === A_RED ? READ_FAILED : ARROW[ci].color, 1,
+			arrows.stroke(g, key, ci === A_RED ? READ_FAILED : ci === A_REMOTE ? REMOTE : ARROW[ci].color, 1,
 				Math.max(0.05, (key % ALPHAS) / 8));
 		}
 		if (!(g === ctx && strips.draw(g, lines, LINE_STYLES, 2, F.rows))) {
