@@ -1524,3 +1524,149 @@ Test(xen, a_guest_streams_through_a_pipe)
 	xv_bt2_agrees(out, &one, false);
 	xv_free(&v);
 }
+
+/* ---- the window on a guest: ringtrace gui --xen-domain -------------------------- */
+
+static bool have_xvfb(void)
+{
+	return !system("command -v xvfb-run >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1");
+}
+
+/* `ringtrace gui --xen-domain NAME --screenshot W/shot.png` in dom0 under xvfb-run. */
+static pid_t gui_on(const char *name, const char *w, const char *log)
+{
+	static char tmpdir[PATH_MAX + 8];
+
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", w);
+	return spawn(0, (const char *[]){ "GSK_RENDERER=cairo", "NO_AT_BRIDGE=1", tmpdir, NULL },
+		     log, (char *const[]){ "/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1280x800x24",
+					   prog("ringtrace"), "gui", "--xen-domain", (char *)name,
+					   "--size", "800x300", "--screenshot", path_in(w, "shot.png"),
+					   NULL });
+}
+
+/* What the window's log says, or a skip if no X display could be made. */
+static char *gui_log(const char *log)
+{
+	char *text = slurp(log);
+
+	if (strstr(text, "no display could be opened") || strstr(text, "xvfb-run: error")) {
+		free(text);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	return text;
+}
+
+/* Nothing the window made is left in @w: its spool, consume's message file. */
+static void expect_no_leftovers(const char *w)
+{
+	char cmd[PATH_MAX + 64], *left;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -e ringtrace-stdin -e ringtrace-gui-xen", w);
+	left = t_sh(cmd, &st);
+	cr_expect_eq(left[0], 0, "left behind: %s", left);
+	free(left);
+}
+
+/*
+ * The seeds' `mirage-trace-viewer -d NAME`: the window follows a guest from
+ * dom0 (consume --xen-domain run by the window, its stream followed) and,
+ * when the guest's program ends, draws its last scene: every event.
+ */
+Test(xen, gui_follows_a_guest_from_dom0)
+{
+	uint32_t g = mkdom("viewed");
+	char *w = workdir(), *glog = path_in(w, "guest.log"), *log = path_in(w, "gui.log");
+	char *text, *at;
+	pid_t gp, wp;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	/* 2 threads x 1500 events, 10 every 10 ms: 1.5 s of a trace arriving */
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k", NULL },
+		   glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads", "2", "--events",
+					  "1500", "--pace", "10:10000", NULL });
+	wait_published(g, 20);
+	wp = gui_on("viewed", w, log);
+	expect_ok(t_wait_exit(gp, 60, "the guest"), "the guest", glog);
+	st = t_wait_exit(wp, 120, "ringtrace gui --xen-domain");
+	text = gui_log(log);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "gui: status 0x%x\n%s", st, text);
+	at = strstr(text, "the recording ended: ");
+	cr_assert_not_null(at, "%s", text);
+	cr_expect_eq(strtoull(at + strlen("the recording ended: "), NULL, 10), 3000,
+		     "not every event of the guest: %s", text);
+	cr_expect_not_null(strstr(text, "following the guest"), "%s", text);
+	cr_expect_not_null(strstr(text, "ringtrace consume:"), "consume's messages not passed on: %s",
+			   text);
+	cr_expect_eq(access(path_in(w, "shot.png"), F_OK), 0, "no screenshot: %s", text);
+	expect_no_leftovers(w);
+	free(text);
+}
+
+/* A guest whose domain crashes while the window follows it: said, never a crash. */
+Test(xen, gui_on_a_guest_whose_domain_crashes_says_so)
+{
+	uint32_t g = mkdom("fleeting");
+	char *w = workdir(), *glog = path_in(w, "guest.log"), *log = path_in(w, "gui.log");
+	char *text = NULL;
+	pid_t gp, wp;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k", NULL },
+		   glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads", "1", "--events",
+					  "0", "--pace", "10:10000", NULL });
+	wait_published(g, 20);
+	wp = gui_on("fleeting", w, log);
+	for (double t0 = now();; usleep(50000)) {
+		free(text);
+		text = gui_log(log);
+		if (strstr(text, "following the guest"))
+			break;
+		cr_assert_lt(now() - t0, 30, "the window never followed the guest:\n%s", text);
+	}
+	free(text);
+	usleep(500000);
+	cr_assert_eq(rtr_xensim_crash(sim, g), 0);
+	kill(gp, SIGKILL);
+	waitpid(gp, NULL, 0);
+	st = t_wait_exit(wp, 60, "ringtrace gui --xen-domain, its guest crashed");
+	text = gui_log(log);
+	survived(st, "ringtrace gui --xen-domain, its guest crashed", log);
+	cr_log_info("the window's log:\n%s", text);
+	if (getenv("RTR_KEEP_SHOT")) {	/* to look at it */
+		char cmd[3 * PATH_MAX];
+
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path_in(w, "shot.png"), getenv("RTR_KEEP_SHOT"));
+		free(t_sh(cmd, &st));
+	}
+	cr_expect_not_null(strstr(text, "the domain crashed"), "not said: %s", text);
+	cr_expect_not_null(strstr(text, "the recording ended: "), "its last scene not drawn: %s",
+			   text);
+	cr_expect_eq(access(path_in(w, "shot.png"), F_OK), 0, "no screenshot: %s", text);
+	expect_no_leftovers(w);
+	free(text);
+}
+
+/* A domain that is not there: consume's reason, exit 1, nothing left behind. */
+Test(xen, gui_on_a_domain_that_is_not_there_says_why)
+{
+	char *w = workdir(), *log = path_in(w, "gui.log"), *text;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	st = t_wait_exit(gui_on("nosuch", w, log), 60, "ringtrace gui --xen-domain nosuch");
+	text = gui_log(log);
+	survived(st, "ringtrace gui --xen-domain nosuch", log);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status 0x%x: %s", st, text);
+	cr_expect_not_null(strstr(text, "ringtrace consume --xen-domain nosuch exited with status"),
+			   "%s", text);
+	cr_expect_not_null(strstr(text, "nosuch"), "%s", text);
+	expect_no_leftovers(w);
+	free(text);
+}
