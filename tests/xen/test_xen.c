@@ -1670,3 +1670,62 @@ Test(xen, gui_on_a_domain_that_is_not_there_says_why)
 	expect_no_leftovers(w);
 	free(text);
 }
+
+/*
+ * The window closed (its screenshot taken on SIGUSR1) while the guest still
+ * traces: consume is stopped as Ctrl-C stops it, and ends cleanly, nothing
+ * kept (no queue file for `recover`); the guest goes on.
+ */
+Test(xen, gui_closed_while_the_guest_traces_stops_consume_cleanly)
+{
+	uint32_t g = mkdom("lasting");
+	char *w = workdir(), *glog = path_in(w, "guest.log"), *log = path_in(w, "gui.log");
+	char *pidf = path_in(w, "gui.pid"), *text = NULL, cmd[4 * PATH_MAX];
+	pid_t gp, wp;
+	int st;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k", NULL },
+		   glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads", "1", "--events",
+					  "0", "--pace", "10:10000", NULL });
+	wait_published(g, 20);
+	/* the window's own pid in gui.pid: xvfb-run runs a shell that execs it */
+	snprintf(cmd, sizeof(cmd), "echo $$ >'%s'; exec \"$0\" \"$@\"", pidf);
+	{
+		static char tmpdir[PATH_MAX + 8];
+
+		snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", w);
+		wp = spawn(0, (const char *[]){ "GSK_RENDERER=cairo", "NO_AT_BRIDGE=1", tmpdir, NULL },
+			   log, (char *const[]){ "/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1280x800x24",
+						 "/bin/sh", "-c", cmd, prog("ringtrace"), "gui",
+						 "--xen-domain", "lasting", "--size", "600x300",
+						 "--screenshot", path_in(w, "shot.png"), "--on-signal",
+						 NULL });
+	}
+	for (double t0 = now();; usleep(50000)) {
+		free(text);
+		text = gui_log(log);
+		if (strstr(text, "following the guest"))
+			break;
+		cr_assert_lt(now() - t0, 30, "the window never followed the guest:\n%s", text);
+	}
+	free(text);
+	usleep(500000);
+	text = slurp(pidf);
+	cr_assert_eq(kill((pid_t)atoi(text), SIGUSR1), 0, "the window's pid: %s", text);
+	free(text);
+	st = t_wait_exit(wp, 60, "ringtrace gui --xen-domain, closed early");
+	text = gui_log(log);
+	expect_ok(st, "ringtrace gui --xen-domain, closed early", log);
+	cr_expect_eq(waitpid(gp, NULL, WNOHANG), 0, "the guest stopped too: %s", text);
+	cr_expect_not_null(strstr(text, "ringtrace consume:"), "consume's messages: %s", text);
+	cr_expect_null(strstr(text, "exited with status"), "consume did not end cleanly: %s", text);
+	cr_expect_null(strstr(text, "kept in"), "consume kept its queue: %s", text);
+	cr_expect_eq(access("/dev/shm/ringtrace-xen-lasting.queue", F_OK), -1,
+		     "consume's queue file is left: %s", text);
+	expect_no_leftovers(w);
+	free(text);
+	kill(gp, SIGKILL);
+	waitpid(gp, NULL, 0);
+}
