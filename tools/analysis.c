@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "reader/model.h"
 #include "tools/analysis.h"
@@ -92,6 +93,21 @@ bool an_task_duration(const struct rtr_model *m, uint32_t t, int64_t *ns)
 		return false;
 	*ns = k->resolved - k->created;
 	return true;
+}
+
+int64_t *an_kind_durations(const struct rtr_model *m, uint32_t kind_name, uint64_t *n)
+{
+	int64_t *d = malloc(((size_t)m->ntasks + 1) * sizeof(*d));
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	for (uint32_t t = 0; t < m->ntasks; t++)
+		if (m->tasks[t].kind_name == kind_name && an_task_duration(m, t, &d[*n]))
+			(*n)++;
+	if (*n > 1)
+		qsort(d, *n, sizeof(*d), an_cmp_i64);
+	return d;
 }
 
 uint32_t an_hist_bucket(int64_t ns)

@@ -42,6 +42,13 @@ int an_cmp_i64(const void *a, const void *b);
 bool an_task_duration(const struct rtr_model *m, uint32_t t, int64_t *ns);
 
 /*
+ * an_kind_durations() - the durations (an_task_duration()) of @m's tasks of
+ * kind @kind_name (a string of @m), sorted, in a malloc'd array of *@n;
+ * NULL if out of memory.  The viewers' histograms of a kind.
+ */
+int64_t *an_kind_durations(const struct rtr_model *m, uint32_t kind_name, uint64_t *n);
+
+/*
  * an_quantile() - nearest rank of the @n sorted values @v: the smallest
  * value with at least @p (0..1) of the values at or below it.  @n > 0.
  */

@@ -64,7 +64,8 @@ static void usage(FILE *f)
 		"Keys: drag to pan, wheel to zoom around the pointer (shift: rows), click a\n"
 		"task for its details, / search, Enter or n next match, N previous, + - zoom,\n"
 		"arrows or h j k l to move, 0 or Home the whole trace, e or End the end, p\n"
-		"the selected task's critical path, Esc clear, ? help.\n\n"
+		"the selected task's critical path, H the durations of its kind ([ ] its\n"
+		"buckets, each highlighting its tasks), Esc clear, ? help.\n\n"
 		"exit status: 0 closed, 1 a trace that could not be read, no display, or the\n"
 		"screenshot not written, 2 usage\n");
 }
@@ -99,6 +100,11 @@ struct gui {
 	uint32_t *matches;
 	uint32_t nmatches, cur;
 	struct rtr_path path;	/* `p`: the selected task's critical path, drawn (v.path) */
+	/* `H`: the durations of a kind, its tasks in one bucket highlighted (as matches) */
+	char *hist_kind;	/* the kind's name: NULL, no histogram */
+	int64_t *hist_d;	/* sorted */
+	uint64_t hist_n;
+	uint32_t hist_b;	/* the bucket highlighted */
 	double pointer_x;
 	int64_t drag_t0, drag_t1;
 	uint32_t drag_row0;
@@ -135,6 +141,8 @@ static const char help_text[] =
 	"/\tsearch (substring, or /regex/i)\n"
 	"Enter, n\tnext match\n"
 	"N\tprevious match\n"
+	"H\tthe durations of the selected task's kind\n"
+	"[  ]\tthe histogram's previous, next bucket\n"
 	"+  -\tzoom in, out\n"
 	"← →  h l\tmove in time\n"
 	"↑ ↓  k j\tmove by a row (PgUp PgDn: 10)\n"
@@ -337,6 +345,164 @@ static void path_clear(struct gui *g)
 
 static void show_details(struct gui *g, uint32_t task);
 
+/* ---- `H`: a kind's durations (tools/analysis.h's log buckets, as `stats`) ---------- */
+
+static void hist_clear(struct gui *g)
+{
+	if (!g->hist_kind)
+		return;
+	free(g->hist_kind);
+	free(g->hist_d);
+	g->hist_kind = NULL;
+	g->hist_d = NULL;
+	g->hist_n = 0;
+	free(g->matches);
+	g->matches = NULL;
+	g->nmatches = 0;
+	g->v.marks = NULL;
+	g->v.nmarks = 0;
+}
+
+/*
+ * Bucket @b of the histogram: its tasks highlighted as a search's matches
+ * (n, N go through them), the side panel and the status line saying so.
+ */
+static void hist_select(struct gui *g, uint32_t b)
+{
+	int64_t lo = an_hist_low(b), hi = an_hist_low(b + 1), d;
+	uint32_t n = 0;
+
+	g->hist_b = b;
+	free(g->matches);
+	g->matches = malloc(((size_t)g->m->ntasks + 1) * sizeof(*g->matches));
+	for (uint32_t t = 0; g->matches && t < g->m->ntasks; t++)
+		if (!strcmp(rtr_model_str(g->m, g->m->tasks[t].kind_name), g->hist_kind) &&
+		    an_task_duration(g->m, t, &d) && d >= lo && d < hi)
+			g->matches[n++] = t;
+	g->nmatches = g->matches ? n : 0;
+	g->v.marks = g->matches;
+	g->v.nmarks = g->nmatches;
+	g->cur = g->nmatches ? g->nmatches - 1 : 0;	/* n: the first */
+	show_details(g, g->v.selected);
+	redraw(g);
+}
+
+/* The kind's durations in the new scene (following), the same bucket highlighted. */
+static void hist_refresh(struct gui *g)
+{
+	uint32_t kind = RTR_MODEL_NONE;
+
+	free(g->hist_d);
+	g->hist_d = NULL;
+	g->hist_n = 0;
+	for (uint32_t t = 0; t < g->m->ntasks && kind == RTR_MODEL_NONE; t++)
+		if (!strcmp(rtr_model_str(g->m, g->m->tasks[t].kind_name), g->hist_kind))
+			kind = g->m->tasks[t].kind_name;
+	if (kind != RTR_MODEL_NONE)
+		g->hist_d = an_kind_durations(g->m, kind, &g->hist_n);
+	hist_select(g, g->hist_b);
+}
+
+/* `H`: the selected task's kind's durations, the bucket of its own highlighted; again: off. */
+static void hist_toggle(struct gui *g)
+{
+	uint32_t task = g->v.selected;
+	int64_t d;
+
+	if (g->hist_kind) {
+		hist_clear(g);
+		show_details(g, task);
+		redraw(g);
+		return;
+	}
+	if (task == RTR_MODEL_NONE) {
+		gtk_label_set_markup(GTK_LABEL(g->details), "Select a task (click it), then H for "
+				     "the durations of its kind.");
+		return;
+	}
+	/* the search's matches give way to the bucket's */
+	gtk_editable_set_text(GTK_EDITABLE(g->search), "");
+	g_object_set_data(G_OBJECT(g->search), "q", NULL);
+	g->hist_kind = strdup(rtr_model_str(g->m, g->m->tasks[task].kind_name));
+	g->hist_d = g->hist_kind ? an_kind_durations(g->m, g->m->tasks[task].kind_name,
+						     &g->hist_n) : NULL;
+	if (!g->hist_d) {
+		hist_clear(g);
+		fprintf(stderr, "ringtrace gui: the histogram: out of memory\n");
+		return;
+	}
+	if (!an_task_duration(g->m, task, &d))
+		d = g->hist_n ? an_quantile(g->hist_d, g->hist_n, 0.5) : 0;
+	hist_select(g, an_hist_bucket(d));
+}
+
+/* `[`, `]`: the previous or next bucket that holds a task. */
+static void hist_step(struct gui *g, int dir)
+{
+	uint32_t b = g->hist_b;
+
+	if (!g->hist_kind || !g->hist_n)
+		return;
+	for (uint64_t i = 0; i < g->hist_n; i++) {	/* sorted: the first above, the last below */
+		uint32_t k = an_hist_bucket(g->hist_d[i]);
+
+		if (dir > 0 && k > g->hist_b) {
+			b = k;
+			break;
+		}
+		if (dir < 0 && k < g->hist_b)
+			b = k;
+	}
+	if (b != g->hist_b)
+		hist_select(g, b);
+}
+
+/* The histogram in the side panel: a line per bucket, from the first to the last. */
+static void hist_text(GString *s, const struct gui *g)
+{
+	const int64_t *v = g->hist_d;
+	uint64_t n = g->hist_n, at = 0, most = 1;
+	char a[32], b[32], c[32], d[32];
+	uint32_t b0, b1, lines = 0;
+	char *esc = g_markup_escape_text(g->hist_kind, -1);
+
+	g_string_append_printf(s, "\n<b>durations of %s</b> (H; [ ] buckets)\n", esc);
+	g_free(esc);
+	if (!n) {
+		g_string_append(s, "none: no task of this kind created and resolved\n");
+		return;
+	}
+	g_string_append_printf(s, "%" PRIu64 " tasks: p50 %s, p90 %s, p99 %s, max %s\n", n,
+			       an_dur(a, sizeof(a), an_quantile(v, n, 0.5)),
+			       an_dur(b, sizeof(b), an_quantile(v, n, 0.9)),
+			       an_dur(c, sizeof(c), an_quantile(v, n, 0.99)),
+			       an_dur(d, sizeof(d), v[n - 1]));
+	b0 = an_hist_bucket(v[0]);
+	b1 = an_hist_bucket(v[n - 1]);
+	for (uint64_t i = 0, run = 0; i < n; i++) {
+		run = i && an_hist_bucket(v[i]) == an_hist_bucket(v[i - 1]) ? run + 1 : 1;
+		most = run > most ? run : most;
+	}
+	for (uint32_t k = b0; k <= b1 && lines < 40; k++) {
+		uint64_t cnt = 0;
+
+		while (at < n && an_hist_bucket(v[at]) == k)
+			at++, cnt++;
+		if (!cnt && k != g->hist_b)
+			continue;
+		g_string_append_printf(s, "%s<a href=\"hist:%u\">%s .. %s</a> ",
+				       k == g->hist_b ? "<b>&gt; " : "  ", k,
+				       an_dur(a, sizeof(a), an_hist_low(k)),
+				       an_dur(b, sizeof(b), an_hist_low(k + 1)));
+		for (uint64_t j = 0; j < (cnt * 8 + most - 1) / most; j++)
+			g_string_append(s, "\u2588");	/* a bar of at most 8 */
+		g_string_append_printf(s, " %" PRIu64 "%s\n", cnt, k == g->hist_b ? "</b>" : "");
+		lines++;
+	}
+	if (lines == 40)
+		g_string_append(s, "  (more buckets: ] to go on)\n");
+}
+
 /* `p`: the selected task's critical path, drawn and summed up; `p` again takes it away. */
 static void path_toggle(struct gui *g)
 {
@@ -416,6 +582,8 @@ static void show_details(struct gui *g, uint32_t task)
 	}
 	if (g->v.path && g->path.cp.task == task)
 		path_text(s, g);
+	if (g->hist_kind)
+		hist_text(s, g);
 	gtk_label_set_markup(GTK_LABEL(g->details), s->str);
 	g_string_free(s, TRUE);
 }
@@ -425,6 +593,10 @@ static gboolean on_link(GtkLabel *label, const char *uri, gpointer data)
 	struct gui *g = data;
 	unsigned long t;
 
+	if (!strncmp(uri, "hist:", 5) && g->hist_kind) {
+		hist_select(g, (uint32_t)strtoul(uri + 5, NULL, 10));
+		return TRUE;
+	}
 	if (strncmp(uri, "task:", 5))
 		return FALSE;
 	t = strtoul(uri + 5, NULL, 10);
@@ -448,6 +620,7 @@ static void run_search(struct gui *g, const char *q)
 {
 	int64_t n;
 
+	hist_clear(g);	/* its highlighted bucket gives way */
 	free(g->matches);
 	g->matches = NULL;
 	g->nmatches = 0;
@@ -556,6 +729,15 @@ static gboolean on_key(GtkEventControllerKey *c, guint key, guint code, GdkModif
 		return TRUE;
 	case GDK_KEY_p:
 		path_toggle(g);
+		return TRUE;
+	case GDK_KEY_H:
+		hist_toggle(g);
+		return TRUE;
+	case GDK_KEY_bracketleft:
+		hist_step(g, -1);
+		return TRUE;
+	case GDK_KEY_bracketright:
+		hist_step(g, 1);
 		return TRUE;
 	case GDK_KEY_Escape:
 		gtk_editable_set_text(GTK_EDITABLE(g->search), "");
@@ -697,7 +879,10 @@ static void swap_in(struct gui *g, struct rtr_live_scene *ls)
 		g->v.t0 = whole ? g->m->start : g->v.t1 - span;
 	}
 	g->pending = RTR_MODEL_NONE;
-	rematch(g);
+	if (g->hist_kind)
+		hist_refresh(g);
+	else
+		rematch(g);
 	if (sel != g->v.selected || ls->m.ndamage != old->m.ndamage)
 		show_details(g, sel);
 	rtr_live_scene_free(old);
@@ -1253,6 +1438,7 @@ done:
 	}
 	rtr_frame_free(&g->f);
 	rtr_path_free(&g->path);
+	hist_clear(g);
 	rtr_live_scene_free(g->ls);
 	free(g->matches);
 	free(g);

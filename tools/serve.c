@@ -680,7 +680,7 @@ static enum MHD_Result api_hist(struct server *sv, struct MHD_Connection *c)
 		return refuse(c, MHD_HTTP_BAD_REQUEST, "lo, hi: ns, lo < hi, both or neither; "
 			      "max: 1 to 100000");
 	kind = m->tasks[i].kind_name;
-	d = malloc(((size_t)m->ntasks + 1) * sizeof(*d));
+	d = has_lo ? malloc(((size_t)m->ntasks + 1) * sizeof(*d)) : an_kind_durations(m, kind, &n);
 	if (!d)
 		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	if (has_lo) {
@@ -701,11 +701,6 @@ static enum MHD_Result api_hist(struct server *sv, struct MHD_Connection *c)
 		free(d);
 		return ret;
 	}
-	for (uint32_t t = 0; t < m->ntasks; t++)
-		if (m->tasks[t].kind_name == kind && an_task_duration(m, t, &d[n]))
-			n++;
-	if (n > 1)
-		qsort(d, n, sizeof(*d), an_cmp_i64);
 	{
 		struct hist_arg a = { .sv = sv, .kind = rtr_model_str(m, kind), .d = d, .n = n };
 

@@ -8,6 +8,8 @@
 #   search:     / then "main loop" then Enter
 #   path:X:Y    a click at (X, Y), then p (the critical path)
 #   click:X:Y   a click at (X, Y) only
+#   hist:X:Y    a click at (X, Y), then H (the durations of its kind)
+#   histprev:X:Y  the same, then [ (the bucket before)
 set -u
 rt=$1 trace=$2 shot=$3 scenario=$4
 GSK_RENDERER=cairo NO_AT_BRIDGE=1 "$rt" gui --size 1000x400 --screenshot "$shot" --on-signal "$trace" &
@@ -32,11 +34,15 @@ search)
 	xdotool type --delay 20 "main loop"
 	xdotool key Return
 	;;
-path:* | click:*)
+path:* | click:* | hist:* | histprev:*)
 	xy=${scenario#*:}
 	xdotool mousemove --window "$wid" "${xy%:*}" "${xy#*:}" click 1
 	sleep 0.3
-	case $scenario in path:*) xdotool key p ;; esac
+	case $scenario in
+	path:*) xdotool key p ;;
+	hist:*) xdotool key H ;;
+	histprev:*) xdotool key H && sleep 0.3 && xdotool key bracketleft ;;
+	esac
 	;;
 esac
 sleep 0.5

@@ -946,3 +946,67 @@ Test(view_render, a_request_between_traces_is_drawn_in_its_own_colour)
 	cr_expect_lt(blue[1], blue[0] / 4, "the requests are still drawn blue: %u pixels, %u "
 		     "before", blue[1], blue[0]);
 }
+
+/* Dark pixels of the side panel (right of the 700 px drawing area): its text. */
+static int panel_ink(cairo_surface_t *sf)
+{
+	int n = 0;
+
+	for (int x = 722; x < 1000; x++)
+		for (int y = 30; y < 380; y++) {
+			uint32_t p = px(sf, x, y);
+
+			n += (p >> 16 & 0xff) < 100 && (p >> 8 & 0xff) < 100 && (p & 0xff) < 100;
+		}
+	return n;
+}
+
+/*
+ * H in the window: the durations of the selected task's kind in the side
+ * panel (stats' log buckets), the tasks of its own bucket highlighted as
+ * matches; [ moves to the bucket before.  The ARP demo's kind "task": the
+ * main loop (302 ms) alone in its bucket, two of about a microsecond.
+ */
+Test(view_render, gui_histogram_of_a_kind_highlights_a_buckets_tasks)
+{
+	struct arp a;
+	struct rtr_render_view v = { .width = 700, .height = 360 };
+	cairo_surface_t *sf[3];
+	const char *const scen[3] = { "click", "hist", "histprev" };
+	uint32_t main_loop;
+	int ink[3], band_main[3], sel_main[3];
+
+	if (!have_xvfb() || system("command -v xdotool >/dev/null 2>&1"))
+		cr_skip_test("xvfb-run or xdotool missing (Debian's xvfb, xdotool): no scripted input");
+	arp_load(&a);
+	main_loop = task_named(&a, "main loop");
+	v.t0 = a.m.start;
+	v.t1 = a.m.end;
+	for (int i = 0; i < 3; i++) {
+		char s[64];
+
+		snprintf(s, sizeof(s), "%s:350:%d", scen[i], line_y(&a, &v, main_loop) + 1);
+		sf[i] = drive(&a, s);
+		if (!sf[i]) {
+			arp_free(&a);
+			cr_skip_test("no X display could be made under xvfb-run");
+		}
+		ink[i] = panel_ink(sf[i]);
+		band_main[i] = band(&a, sf[i], main_loop, 700, match_band);
+		sel_main[i] = band(&a, sf[i], main_loop, 700, selected_band);
+		cr_log_info("%s: panel ink %d, main loop's band: matched %d, selected %d", scen[i],
+			    ink[i], band_main[i], sel_main[i]);
+	}
+	cr_expect_gt(sel_main[0], 1000, "the click did not select the main loop: %d", sel_main[0]);
+	cr_expect_eq(band_main[0], 0, "highlighted before H: %d", band_main[0]);
+	cr_expect_gt(band_main[1], 1000, "H: the main loop, alone in its bucket, not highlighted: %d",
+		     band_main[1]);
+	cr_expect_gt(ink[1], ink[0] + 300, "H: no histogram in the panel (%d dark pixels, %d "
+		     "before)", ink[1], ink[0]);
+	cr_expect_eq(band_main[2], 0, "[: still the main loop's bucket highlighted: %d",
+		     band_main[2]);
+	cr_expect_gt(sel_main[2], 1000, "[: the main loop no longer selected: %d", sel_main[2]);
+	for (int i = 0; i < 3; i++)
+		cairo_surface_destroy(sf[i]);
+	arp_free(&a);
+}
