@@ -24,7 +24,9 @@
 #include "tools/render_out.h"
 #include "tools/serve.h"
 #include "tools/view.h"
+#include "tools/analysis.h"
 #include "view/columns.h"
+#include "view/path.h"
 #include "view/scene.h"
 
 #define FORMAT_VERSION	1
@@ -240,6 +242,106 @@ static uint32_t cstr(struct page *pg, struct strtab *st, const char *s)
  * col() may move the blob, so every column is filled before the next one
  * is made.
  */
+/*
+ * The critical paths the page carries (it has no server to ask): those of
+ * the tasks one asks `why` about, the failed and never-resolved ones and
+ * the PAGE_PATH_SLOWEST slowest of each kind, at most PAGE_PATHS paths and
+ * PAGE_PATH_SEGS segments in all.  `p` on another task says where to look.
+ */
+#define PAGE_PATH_SLOWEST	8
+#define PAGE_PATHS		512
+#define PAGE_PATH_SEGS		200000
+
+struct path_cand {
+	uint32_t kind;
+	int64_t dur;	/* INT64_MAX: failed or never resolved, first */
+	uint32_t task;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct path_cand *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int page_paths(const struct rtr_scene *sc, struct page *pg)
+{
+	const struct rtr_model *m = sc->m;
+	struct path_cand *c = malloc(((size_t)m->ntasks + 1) * sizeof(*c));
+	uint32_t *tasks = malloc(PAGE_PATHS * sizeof(*tasks)), *first = NULL, nt = 0, nc = 0;
+	struct rtr_path_seg *segs = NULL;
+	uint32_t nsegs = 0, done = 0;
+	int ret = -1;
+
+	if (!c || !tasks)
+		goto out;
+	for (uint32_t t = 0; t < m->ntasks; t++) {
+		int64_t d;
+
+		if (m->tasks[t].flags & (RTR_TASK_FAILED | RTR_TASK_NEVER_RESOLVED))
+			d = INT64_MAX;
+		else if (!an_task_duration(m, t, &d))
+			continue;
+		c[nc++] = (struct path_cand){ .kind = m->tasks[t].kind_name, .dur = d, .task = t };
+	}
+	qsort(c, nc, sizeof(*c), cmp_cand);
+	for (uint32_t i = 0, k = 0; i < nc && nt < PAGE_PATHS; i++) {
+		k = i && c[i].kind == c[i - 1].kind ? k + 1 : 0;
+		if (c[i].dur == INT64_MAX || k < PAGE_PATH_SLOWEST)
+			tasks[nt++] = c[i].task;
+	}
+	qsort(tasks, nt, sizeof(*tasks), cmp_u32);
+	if (!(first = malloc(((size_t)nt + 1) * sizeof(*first))))
+		goto out;
+	for (; done < nt; done++) {
+		struct rtr_path p = { 0 };
+		void *grown;
+
+		if (rtr_path_build(sc, tasks[done], &p))
+			goto out;
+		if (nsegs + p.n > PAGE_PATH_SEGS ||
+		    !(grown = realloc(segs, ((size_t)nsegs + p.n + 1) * sizeof(*segs)))) {
+			bool full = nsegs + p.n > PAGE_PATH_SEGS;
+
+			rtr_path_free(&p);
+			if (full)
+				break;	/* enough: the others are not carried */
+			goto out;
+		}
+		segs = grown;
+		memcpy(segs + nsegs, p.segs, (size_t)p.n * sizeof(*segs));
+		first[done] = nsegs;
+		nsegs += p.n;
+		rtr_path_free(&p);
+	}
+	first[done] = nsegs;
+	FILL(pg, "path_task", uint32_t, done, tasks[i]);
+	FILL(pg, "path_first", uint32_t, done + 1, first[i]);
+	FILL(pg, "path_t0", double, nsegs, (double)segs[i].t0);
+	FILL(pg, "path_t1", double, nsegs, (double)segs[i].t1);
+	FILL(pg, "path_seg_task", uint32_t, nsegs, segs[i].task);
+	FILL(pg, "path_what", uint8_t, nsegs, (uint8_t)segs[i].what);
+	ret = 0;
+out:
+	free(c);
+	free(tasks);
+	free(first);
+	free(segs);
+	return ret;
+}
+
 static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, const char *title)
 {
 	const struct rtr_model *m = sc->m;
@@ -342,6 +444,10 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 		if (v)
 			memcpy(v, sc->class_off, sizeof(sc->class_off));
 	}
+
+	/* critical paths, for `p` */
+	if (page_paths(sc, pg))
+		goto out;
 
 	/* counters' samples */
 	FILL(pg, "sample_ts", double, m->nsamples, (double)m->samples[i].ts);

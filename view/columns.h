@@ -58,6 +58,12 @@
 	X(pause_start, f64, 8, "ns: a pause's start, by end")				\
 	X(pause_end, f64, 8, "ns: its end")						\
 	X(pause_cpu, u32, 4, "its CPU (stream)")					\
+	X(path_task, u32, 4, "a task whose critical path the page carries (page_paths())") \
+	X(path_first, u32, 4, "path p's segments: path_t0[path_first[p] .. path_first[p + 1]]") \
+	X(path_t0, f64, 8, "ns: a segment's start (view/path.h)")			\
+	X(path_t1, f64, 8, "ns: its end")						\
+	X(path_seg_task, u32, 4, "the task the path goes through there")		\
+	X(path_what, u8, 1, "enum rtr_cp_what: what that task was doing")		\
 	X(strings, utf8, 1, "the string table: each string NUL-terminated, by index")
 
 /* enum rtr_page_column: RTR_COL_task_start, ... */

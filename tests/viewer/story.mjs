@@ -244,6 +244,50 @@ export function storyTests(h) {
 		await p.close();
 	});
 
+	test('p: the selected task\'s critical path, carried by the page, as `ringtrace why` walks it', async () => {
+		const p = await open(basic);
+		const none = await p.evaluate(() => rtrView.path());
+		assert.equal(none, null, 'nothing selected: no path');
+		assert.match(await p.$eval('#matches', (e) => e.textContent), /select a task/);
+		const carried = await p.evaluate(() => rtrView.pathTasks);
+		const gamma = await p.evaluate(() => rtrView.findTask('gamma'));
+		assert.ok(carried.includes(gamma), 'the failed gamma\'s path is carried: ' + JSON.stringify(carried));
+		await p.evaluate((t) => rtrView.select(t), gamma);
+		const got = await p.evaluate(() => rtrView.path());
+		const t = await p.evaluate((x) => rtrView.task(x), gamma);
+		const segs = got.segments;
+		assert.ok(segs.length > 0);
+		for (let i = 1; i < segs.length; i++)
+			assert.equal(segs[i].t0, segs[i - 1].t1, 'segment ' + i + ' starts where the one before ended');
+		// the same walk as the command line's: its length, from gamma's creation
+		const id = await p.evaluate((x) => rtrView.details(x).id, gamma);
+		const { execFileSync } = await import('node:child_process');
+		const why = JSON.parse(execFileSync(bin('ringtrace'), ['why', '--json', trace('basic'), String(id)],
+			{ encoding: 'utf8' }));
+		assert.equal(segs[segs.length - 1].t1 - segs[0].t0, why.duration_ns, 'the path adds up to why\'s duration');
+		assert.equal(segs[0].t0, t.start, 'from its creation');
+		const f = await p.evaluate(() => rtrView.frame);
+		assert.ok(f.path && f.path.task === gamma && f.path.drawn > 0, JSON.stringify(f.path));
+		assert.match(await p.$eval('#matches', (e) => e.textContent), /^critical path: /);
+		// drawn: the first segment's colour on its row
+		const s0 = segs.find((s) => s.t1 - s.t0 > (f.t1 - f.t0) / 50) || segs[0];
+		const x = await p.evaluate((tt) => rtrView.xOf(tt), (s0.t0 + s0.t1) / 2);
+		const y = await p.evaluate((r) => rtrView.yOfRow(r), s0.row);
+		const colors = { running: [0x2c, 0xa0, 0x2c], runnable: [0xff, 0x7f, 0x0e], 'waiting for a task': [0x1f, 0x77, 0xb4],
+			'waiting for a lock': [0xd6, 0x27, 0x28], 'resolved later': [0x94, 0x67, 0xbd], 'not yet created': [0x8c, 0x56, 0x4b],
+			'not running': [0x7f, 0x7f, 0x7f] };
+		const px = (await pixels(p, x, y))[0];
+		const want = colors[s0.what];
+		// at 90 % over the row's grey or white
+		assert.ok(want.every((v, i) => Math.abs(px[i] - 0.9 * v) <= 30),
+			s0.what + ' at ' + x + ',' + y + ': ' + JSON.stringify(px));
+		await shot(p, 'critical-path');
+		// p again: away; another task selected: away too
+		await p.evaluate(() => rtrView.path());
+		assert.equal((await p.evaluate(() => rtrView.frame)).path, undefined);
+		await p.close();
+	});
+
 	test('a request between two traces (xid labels) is an arrow of its own colour, from the sender to the receiver', async () => {
 		const file = page('hosts', [trace('client'), trace('server')]);
 		const p = await open(file);

@@ -45,7 +45,12 @@
 		focus: 0, fisheye: true, lanes: true, counters: true,
 		highlight: null, highlightList: [], matchList: [], matchAt: -1,
 		query: '', binds: true, selected: -1,
+		path: -1,		// `p`: the index of the critical path drawn (path_task), or -1
 	};
+	// a critical path's segments by what the task did (enum rtr_cp_what; view/render.c's path_color)
+	const PATH_COLORS = ['#2ca02c', '#ff7f0e', '#1f77b4', '#d62728', '#9467bd', '#8c564b', '#7f7f7f'];
+	const PATH_WHAT = ['running', 'runnable', 'waiting for a task', 'waiting for a lock',
+		'resolved later', 'not yet created', 'not running'];
 
 	// ---- data --------------------------------------------------------------------
 
@@ -94,6 +99,10 @@
 			d.laneEnd[j] = c.run_end[c.cpu_runs[j]];
 		d.end = meta.end;
 		d.start = meta.start;
+		// the critical paths the page carries (tools/view.c, page_paths()), by task
+		d.pathOf = new Map();
+		for (let p = 0; c.path_task && p < c.path_task.length; p++)
+			d.pathOf.set(c.path_task[p], p);
 		d.bucketLen = [];
 		for (let b = 0; b < 66; b++)
 			d.bucketLen.push(b === 0 ? 0 : Math.pow(2, b));
@@ -1034,6 +1043,8 @@
 			}
 			g.fill();
 		}
+		if (V.path >= 0)
+			drawPath(g, M, A, X, W, F);
 
 		prof('arrows');
 		// labels: the task's name over its line, its kind under, a failure's reason
@@ -1908,7 +1919,82 @@
 		box.hidden = false;
 	}
 
+	/*
+	 * `p`: the selected task's critical path (view/path.h, as `ringtrace why`
+	 * walks it, carried by the page for the tasks one asks why about), a band
+	 * on the row of each segment's task coloured by what it did, a magenta
+	 * line where the path moves from a row to another.
+	 */
+	function drawPath(g, M, A, X, W, F) {
+		const c = D.c, p = V.path, a = c.path_first[p], b = c.path_first[p + 1];
+		let drawn = 0;
+		g.globalAlpha = 0.9;
+		for (let i = a; i < b; i++) {
+			const y = M.y(c.task_row[c.path_seg_task[i]]);
+			const x0 = Math.max(-1, X(c.path_t0[i])), x1 = Math.min(W + 1, X(c.path_t1[i]));
+			if (y < A.top - 6 || y > A.bottom + 6 || x1 < 0 || x0 > W)
+				continue;
+			g.fillStyle = PATH_COLORS[c.path_what[i]] || '#7f7f7f';
+			g.fillRect(x0, y - 3, Math.max(1, x1 - x0), 6);
+			drawn++;
+		}
+		g.strokeStyle = '#cc00cc';
+		g.lineWidth = 2;
+		g.beginPath();
+		for (let i = a + 1; i < b; i++) {
+			const r0 = c.task_row[c.path_seg_task[i - 1]], r1 = c.task_row[c.path_seg_task[i]];
+			const x = X(c.path_t0[i]);
+			if (r0 === r1 || x < 0 || x > W)
+				continue;
+			g.moveTo(x, M.y(r0));
+			g.lineTo(x, M.y(r1));
+		}
+		g.stroke();
+		g.lineWidth = 1;
+		g.globalAlpha = 1;
+		F.path = { task: c.path_task[p], segments: b - a, drawn };
+	}
+	// The path's segments, for the status line and the tests.
+	function pathOf(t) {
+		const c = D.c, p = D.pathOf.get(t);
+		if (p === undefined)
+			return null;
+		const segs = [];
+		for (let i = c.path_first[p]; i < c.path_first[p + 1]; i++)
+			segs.push({ t0: c.path_t0[i], t1: c.path_t1[i], task: c.path_seg_task[i],
+				row: c.task_row[c.path_seg_task[i]], what: PATH_WHAT[c.path_what[i]] });
+		return { task: t, segments: segs };
+	}
+	function togglePath() {
+		const t = V.selected;
+		if (V.path >= 0 || t < 0) {
+			if (t < 0 && V.path < 0)
+				$('matches').textContent = 'select a task (click it), then p for its critical path';
+			V.path = -1;
+			redraw();
+			return null;
+		}
+		const p = pathOf(t);
+		if (!p) {
+			$('matches').textContent = 'this page carries the critical paths of the failed, never ' +
+				'resolved and ' + 8 + ' slowest tasks of each kind: `ringtrace why TRACE ' +
+				D.c.task_id[t] + '` or `ringtrace view --serve` for this one';
+			return null;
+		}
+		V.path = D.pathOf.get(t);
+		const by = new Map();
+		for (const s of p.segments)
+			by.set(s.what, (by.get(s.what) || 0) + s.t1 - s.t0);
+		$('matches').textContent = 'critical path: ' + fmtDur(c_end(p) - p.segments[0].t0) + '; ' +
+			[...by].sort((x, y) => y[1] - x[1]).map(([w, ns]) => fmtDur(ns) + ' ' + w).join(', ');
+		redraw();
+		return p;
+	}
+	const c_end = (p) => p.segments[p.segments.length - 1].t1;
+
 	function select(t) {
+		if (t !== V.selected)
+			V.path = -1;	/* the path is the selected task's */
 		V.selected = t;
 		showDetails(t);
 		redraw();
@@ -2190,7 +2276,7 @@
 				'Escape': () => clearAll(), 'b': () => toggleBinds(),
 				' ': () => toggleAllCounters(), 'c': () => togglePanel('counter-menu'),
 				'f': () => toggleFisheye(), 'u': () => toggleLanes(), 'e': () => saveSVG(),
-				'H': () => histogram(V.selected),
+				'H': () => histogram(V.selected), 'p': () => togglePath(),
 				'?': () => togglePanel('help'),
 			};
 			const fn = keys[ev.key];
@@ -2390,6 +2476,9 @@
 		taskAt: (x, y) => taskAt(x, y),
 		details: (t) => details(t),
 		histogram: (t) => histogram(t),
+		path: () => { const p = togglePath(); frame(); return p; },
+		pathOf: (t) => pathOf(t),
+		get pathTasks() { return D.c.path_task ? Array.from(D.c.path_task) : []; },
 		select(t) { const d = select(t); frame(); return d; },
 		get selected() { return V.selected; },
 		get binds() { return V.binds; },
