@@ -9,15 +9,11 @@
  * GTK rendered, and exits.  Built when GTK 4 is there (CONFIG_GTK).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 #include "reader/model.h"
 #include "view/live.h"
 #include "view/path.h"
@@ -25,6 +21,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/render_out.h"
+#include "tools/xen_follow.h"
 
 static void usage(FILE *f)
 {
@@ -124,10 +121,7 @@ struct gui {
 	char live_msg[1100];	/* the follower's error, to be said */
 	bool live_info;		/* ... not an error: why the guest's trace ended */
 	bool quit;		/* the window closed: the follower stops */
-	/* --xen-domain: the consume process whose stream is our standard input */
-	pid_t xen_pid;
-	int xen_err;		/* its standard error: an unlinked file */
-	int xen_status;		/* once waited for */
+	struct xen_follow xen;	/* --xen-domain: consume, whose stream is our standard input */
 	bool ended;		/* the recording's last scene is drawn */
 	bool closed;		/* the window is destroyed: nothing more is swapped in */
 };
@@ -924,132 +918,6 @@ static gboolean follow_idle(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-/* ---- --xen-domain: `ringtrace consume --xen-domain D -o -` as our standard input --- */
-
-/*
- * The consume process started: its stream on our standard input (followed
- * as `gui -` follows one), its messages in an unlinked temporary file, to be
- * said when it ends.  Return: 0, or -1 said.
- */
-static int xen_start(struct gui *g, const char *dom)
-{
-	const char *tmp = getenv("TMPDIR");
-	char tpl[4096];
-	int p[2];
-
-	snprintf(tpl, sizeof(tpl), "%s/ringtrace-gui-xen-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	g->xen_err = mkostemp(tpl, O_CLOEXEC);
-	if (g->xen_err < 0 || pipe2(p, O_CLOEXEC)) {
-		fprintf(stderr, "ringtrace gui: --xen-domain %s: %s: %s\n", dom,
-			g->xen_err < 0 ? tpl : "a pipe", strerror(errno));
-		return -1;
-	}
-	unlink(tpl);
-	g->xen_pid = fork();
-	if (g->xen_pid < 0) {
-		fprintf(stderr, "ringtrace gui: --xen-domain %s: fork: %s\n", dom, strerror(errno));
-		return -1;
-	}
-	if (!g->xen_pid) {
-		dup2(p[1], STDOUT_FILENO);
-		dup2(g->xen_err, STDERR_FILENO);
-		execl("/proc/self/exe", "ringtrace", "consume", "--xen-domain", dom, "-o", "-",
-		      (char *)NULL);
-		fprintf(stderr, "ringtrace gui: cannot run ringtrace consume: %s\n", strerror(errno));
-		_exit(127);
-	}
-	if (dup2(p[0], STDIN_FILENO) < 0) {
-		fprintf(stderr, "ringtrace gui: --xen-domain %s: %s\n", dom, strerror(errno));
-		return -1;
-	}
-	close(p[0]);
-	close(p[1]);
-	return 0;
-}
-
-/*
- * The consume process's end, waited for up to @ms (then asked to end:
- * SIGINT, and SIGKILL 10 s later); its exit status kept (@xen_status), its
- * messages passed on to our standard error, and the last two it said (not
- * its figures) in @msg for the window (after its failure, if it failed).
- * Return: false if it was waited for already.
- */
-static bool xen_end(struct gui *g, int ms, char *msg, size_t len)
-{
-	char buf[4096], said[2][512], *tail;
-	off_t size, from;
-	ssize_t n;
-	int st = 0, lines = 0;
-
-	if (g->xen_pid <= 0)
-		return false;
-	for (int waited = 0; waitpid(g->xen_pid, &st, WNOHANG) == 0; waited += 10) {
-		if (waited == ms)
-			kill(g->xen_pid, SIGINT);	/* it ends its stream, as on Ctrl-C */
-		if (waited == ms + 10000)
-			kill(g->xen_pid, SIGKILL);
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-	}
-	g->xen_pid = 0;
-	g->xen_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	size = lseek(g->xen_err, 0, SEEK_END);
-	for (off_t off = 0; off < size; off += n)
-		if ((n = pread(g->xen_err, buf, sizeof(buf), off)) <= 0 ||
-		    fwrite(buf, 1, (size_t)n, stderr) != (size_t)n)
-			break;
-	from = size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0;
-	n = size > 0 ? pread(g->xen_err, buf, (size_t)(size - from), from) : 0;
-	buf[n > 0 ? n : 0] = 0;
-	/* what it said, not its figures: its last two "ringtrace consume: " lines, but the first */
-	for (char *l = buf, *nl; *l; l = nl + !!*nl) {
-		nl = l + strcspn(l, "\n");
-		if (strncmp(l, "ringtrace consume: ", 19) ||
-		    memmem(l, (size_t)(nl - l), "stop with Ctrl-C", 16))
-			continue;
-		if (lines == 2)
-			memmove(said[0], said[1], sizeof(said[0]));
-		snprintf(said[lines < 2 ? lines : 1], sizeof(said[0]), "%.*s", (int)(nl - l - 19), l + 19);
-		lines += lines < 2;
-	}
-	snprintf(tail = buf, sizeof(buf), "%s%s%s", lines ? said[0] : "", lines > 1 ? "; " : "",
-		 lines > 1 ? said[1] : "");
-	if (g->xen_status)
-		snprintf(msg, len, "ringtrace consume --xen-domain %s exited with status %d%s%s",
-			 g->o->xen_domain, g->xen_status, *tail ? ": " : "", tail);
-	else
-		snprintf(msg, len, "%s", tail);
-	return true;
-}
-
-/*
- * The window closed while consume still streams: it is asked to end
- * (SIGINT, as Ctrl-C) and what it still sends is read and dropped, so that
- * it finishes as it would on its own, leaving nothing behind (a reader that
- * went away would make it keep its queue for `recover`).
- */
-static void xen_stop(struct gui *g)
-{
-	char buf[65536], msg[1100];
-	struct timespec t0, t;
-
-	if (g->xen_pid <= 0)
-		return;
-	kill(g->xen_pid, SIGINT);
-	fcntl(STDIN_FILENO, F_SETFL, O_NONBLOCK);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
-
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || t.tv_sec - t0.tv_sec > 10)
-			break;
-		if (n < 0)
-			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
-	}
-	close(STDIN_FILENO);
-	xen_end(g, 0, msg, sizeof(msg));
-}
-
 /*
  * The follower: a turn every 200 ms until the recording ends, each grown
  * recording's scene handed to the main loop (the one it has not taken yet
@@ -1074,15 +942,15 @@ static gpointer follower(gpointer data)
 			/* --xen-domain: the stream ended because consume did; why, if it failed */
 			char why[sizeof(g->live_msg)];
 
-			if (!xen_end(g, 10000, why, sizeof(why))) {
+			if (!xen_follow_end(&g->xen, 10000, why, sizeof(why))) {
 				/* not --xen-domain */
-			} else if (r < 0 && g->xen_status) {
+			} else if (r < 0 && g->xen.status) {
 				snprintf(err, sizeof(err), "%s", why);	/* said below */
 			} else if (r > 0 && why[0]) {
 				/* in the window: why it ended (the guest's program, its domain) */
 				g_mutex_lock(&g->lock);
 				snprintf(g->live_msg, sizeof(g->live_msg), "%s", why);
-				g->live_info = !g->xen_status;
+				g->live_info = !g->xen.status;
 				g_mutex_unlock(&g->lock);
 			}
 		}
@@ -1382,7 +1250,7 @@ static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
 		free(g);
 		return 1;
 	}
-	if (o->xen_domain && xen_start(g, o->xen_domain))
+	if (o->xen_domain && xen_follow_start(&g->xen, "gui", o->xen_domain))
 		goto done;
 	if (o->follow) {
 		if (follow_start(g, dirs[0]))
@@ -1423,18 +1291,13 @@ done:
 	if (o->xen_domain) {
 		char msg[1100];
 
-		siginfo_t si = { 0 };
-
-		/* still running (not reaped: WNOWAIT): closed before the guest's trace ended */
-		if (g->xen_pid > 0 && !waitid(P_PID, (id_t)g->xen_pid, &si, WEXITED | WNOHANG | WNOWAIT) &&
-		    !si.si_pid)
-			xen_stop(g);
-		else if (xen_end(g, 0, msg, sizeof(msg)) && g->xen_status)
+		if (xen_follow_running(&g->xen))
+			xen_follow_stop(&g->xen);	/* closed before the guest's trace ended */
+		else if (xen_follow_end(&g->xen, 0, msg, sizeof(msg)) && g->xen.status)
 			fprintf(stderr, "ringtrace gui: %s\n", msg);
-		if (g->xen_status && g->xen_status != 128 + SIGINT && !ret)
+		if (g->xen.status && g->xen.status != 128 + SIGINT && !ret)
 			ret = 1;
-		if (g->xen_err > 0)
-			close(g->xen_err);
+		xen_follow_free(&g->xen);
 	}
 	rtr_frame_free(&g->f);
 	rtr_path_free(&g->path);

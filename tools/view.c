@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "tools/render_out.h"
 #include "tools/serve.h"
 #include "tools/view.h"
+#include "tools/xen_follow.h"
 #include "tools/analysis.h"
 #include "view/columns.h"
 #include "view/path.h"
@@ -679,7 +681,8 @@ static void usage(FILE *f)
 		"       ringtrace view --format svg|pdf|png [-o FILE] [--size WxH] [--range T0..T1]\n"
 		"                      [--force] [--align clock|start] TRACE...\n"
 		"       ringtrace view --serve [--port N] [--bind ADDR] [--align clock|start] TRACE...\n"
-		"       ringtrace view --serve --follow [--port N] [--bind ADDR] TRACE\n\n"
+		"       ringtrace view --serve --follow [--port N] [--bind ADDR] TRACE\n"
+		"       ringtrace view --serve --follow --xen-domain NAME|ID [--port N] [--bind ADDR]\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
 		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
@@ -711,6 +714,9 @@ static void usage(FILE *f)
 		"               for a stream on standard input, or net://HOST[:PORT]/host/\n"
 		"               HOSTNAME/SESSION for a session live in an lttng-relayd): new\n"
 		"               events appear as they come; the page can stay pinned to the end\n"
+		"  --xen-domain D  with --serve --follow, in dom0: follow Xen guest D's trace\n"
+		"               (a name, as xl list shows it, or an id) as `ringtrace consume\n"
+		"               --xen-domain D -o -` streams it (run by the server)\n"
 		"  --port N     the port to listen on (default: 0, one the system picks)\n"
 		"  --bind ADDR  the address to listen on (default: 127.0.0.1, loopback only;\n"
 		"               anyone who can reach another address and has the URL can\n"
@@ -775,25 +781,47 @@ static int serve_traces(char **dirs, int ndirs, bool align, const char *bind, un
 	return ret;
 }
 
-/* --serve --follow: the recording's scene, made again as it grows, served until a signal. */
-static int serve_follow(const char *dir, bool align, const char *bind, unsigned port)
+/*
+ * --serve --follow: the recording's scene, made again as it grows, served
+ * until a signal; with @xen, the stream of consume --xen-domain @xen.
+ */
+static int serve_follow(const char *dir, const char *xen, bool align, const char *bind,
+			unsigned port)
 {
+	struct xen_follow xf = { .err = -1 };
 	struct rtr_live lv;
 	char err[1024];
 	int ret;
 
+	if (xen) {
+		if (xen_follow_start(&xf, "view", xen)) {
+			xen_follow_free(&xf);
+			return 1;
+		}
+		dir = "-";
+	}
 	ret = rtr_live_open(&lv, dir, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS,
 			    RTR_SCENE_SIMPLIFY_BINDS | (align ? RTR_SCENE_ALIGN_START : 0), err,
 			    sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ringtrace view: %s\n", err);
 		rtr_live_close(&lv, NULL, 0);
-		return 1;
+		ret = 1;
+	} else {
+		ret = rtr_view_serve(NULL, &lv, xen ? "the guest" : dir, bind, port);
+		if (rtr_live_close(&lv, err, sizeof(err))) {
+			fprintf(stderr, "ringtrace view: %s\n", err);
+			ret = ret ? ret : 1;
+		}
 	}
-	ret = rtr_view_serve(NULL, &lv, dir, bind, port);
-	if (rtr_live_close(&lv, err, sizeof(err))) {
-		fprintf(stderr, "ringtrace view: %s\n", err);
-		ret = ret ? ret : 1;
+	if (xen) {
+		if (xen_follow_running(&xf))
+			xen_follow_stop(&xf);	/* stopped before the guest's trace ended */
+		else if (xen_follow_end(&xf, 0, err, sizeof(err)) && xf.status)
+			fprintf(stderr, "ringtrace view: %s\n", err);
+		if (xf.status && xf.status != 128 + SIGINT)
+			ret = ret ? ret : 1;
+		xen_follow_free(&xf);
 	}
 	return ret;
 }
@@ -808,6 +836,7 @@ int rtr_cmd_view(int argc, char **argv)
 	char **dirs, *def = NULL, err[1024];
 	int ndirs = 0, ret = 1, loaded;
 	bool force = false, align = false, opened = false, serve = false, follow = false;
+	const char *xen = NULL;
 	struct rtr_picture_opts pic = { 0 };
 	bool sized = false;
 	unsigned port = 0;
@@ -857,6 +886,14 @@ int rtr_cmd_view(int argc, char **argv)
 			serve = true;
 		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow")) {
 			follow = true;
+		} else if (!strcmp(argv[i], "--xen-domain")) {
+			if (i + 1 == argc || !argv[i + 1][0] || argv[i + 1][0] == '-') {
+				fprintf(stderr, "ringtrace view: --xen-domain needs a domain (a name, "
+					"as xl list shows it, or an id)\n");
+				free(dirs);
+				return 2;
+			}
+			xen = argv[++i];
 		} else if (!strcmp(argv[i], "--port") || !strcmp(argv[i], "--bind")) {
 			char *end = NULL;
 			unsigned long v = 0;
@@ -898,12 +935,18 @@ int rtr_cmd_view(int argc, char **argv)
 			dirs[ndirs++] = argv[i];
 		}
 	}
-	if (!ndirs) {
+	if (xen && (!serve || !follow || ndirs)) {
+		fprintf(stderr, "ringtrace view: --xen-domain goes with --serve --follow and no TRACE "
+			"(`ringtrace gui --xen-domain` opens it in a window)\n");
+		free(dirs);
+		return 2;
+	}
+	if (!ndirs && !xen) {
 		usage(stderr);
 		free(dirs);
 		return 2;
 	}
-	if (follow && (!serve || ndirs != 1)) {
+	if (follow && !xen && (!serve || ndirs != 1)) {
 		fprintf(stderr, "ringtrace view: --follow goes with --serve and one TRACE (the "
 			"recording to follow; `ringtrace gui --follow` opens it in a window)\n");
 		free(dirs);
@@ -963,7 +1006,7 @@ int rtr_cmd_view(int argc, char **argv)
 		return ret;
 	}
 	if (serve && follow) {
-		ret = serve_follow(dirs[0], align, bind, port);
+		ret = serve_follow(xen ? NULL : dirs[0], xen, align, bind, port);
 		free(dirs);
 		return ret;
 	}

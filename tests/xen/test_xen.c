@@ -1563,7 +1563,7 @@ static void expect_no_leftovers(const char *w)
 	char cmd[PATH_MAX + 64], *left;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -e ringtrace-stdin -e ringtrace-gui-xen", w);
+	snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -e ringtrace-stdin -e -xen-", w);
 	left = t_sh(cmd, &st);
 	cr_expect_eq(left[0], 0, "left behind: %s", left);
 	free(left);
@@ -1728,4 +1728,58 @@ Test(xen, gui_closed_while_the_guest_traces_stops_consume_cleanly)
 	free(text);
 	kill(gp, SIGKILL);
 	waitpid(gp, NULL, 0);
+}
+
+/*
+ * view --serve --follow --xen-domain: the server follows a guest from dom0
+ * as the window does; once the guest's program ends, api/meta says the
+ * recording is done with every event; SIGINT stops it cleanly.
+ */
+Test(xen, serve_follows_a_guest_from_dom0)
+{
+	uint32_t g = mkdom("served");
+	char *w = workdir(), *glog = path_in(w, "guest.log"), *log = path_in(w, "view.log");
+	char *text = NULL, *url, cmd[2 * PATH_MAX], *meta = NULL;
+	static char tmpdir[PATH_MAX + 8];
+	pid_t gp, vp;
+	int st;
+
+	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k", NULL },
+		   glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads", "2", "--events",
+					  "1500", "--pace", "10:10000", NULL });
+	wait_published(g, 20);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", w);
+	vp = spawn(0, (const char *[]){ tmpdir, NULL }, log,
+		   (char *const[]){ prog("ringtrace"), "view", "--serve", "--follow", "--xen-domain",
+				    "served", NULL });
+	for (double t0 = now();; usleep(50000)) {
+		free(text);
+		text = slurp(log);
+		if (strstr(text, "http://"))
+			break;
+		cr_assert_lt(now() - t0, 30, "no URL from the server:\n%s", text);
+		cr_assert_eq(waitpid(vp, &st, WNOHANG), 0, "the server ended:\n%s", text);
+	}
+	url = strstr(text, "http://");
+	url[strcspn(url, "\n")] = 0;
+	expect_ok(t_wait_exit(gp, 60, "the guest"), "the guest", glog);
+	for (double t0 = now();; usleep(200000)) {
+		free(meta);
+		snprintf(cmd, sizeof(cmd), "python3 -c 'import urllib.request; print(urllib.request."
+			 "urlopen(\"%sapi/meta\").read().decode())'", url);
+		meta = t_sh(cmd, &st);
+		if (strstr(meta, "\"done\":true"))
+			break;
+		cr_assert_lt(now() - t0, 60, "the server never saw the guest's trace end: %s", meta);
+	}
+	cr_expect_not_null(strstr(meta, "\"events\":3000,"), "not every event of the guest: %s", meta);
+	kill(vp, SIGINT);
+	expect_ok(t_wait_exit(vp, 30, "view --serve --xen-domain"), "view --serve --xen-domain", log);
+	free(text);
+	text = slurp(log);
+	cr_expect_not_null(strstr(text, "ringtrace consume:"), "consume's messages: %s", text);
+	cr_expect_null(strstr(text, "exited with status"), "%s", text);
+	expect_no_leftovers(w);
+	free(meta);
+	free(text);
 }
