@@ -826,6 +826,20 @@ void rtr_out_publish(struct rtr_out *o)
 		rtr_queue_publish(o);
 }
 
+bool rtr_out_followed(struct rtr_out *o)
+{
+	uint64_t now;
+
+	if (!o || o->stream || o->topfd < 0)
+		return false;
+	now = rtr_monotonic_ns();
+	if (now - o->viewer_checked_ns >= 250000000ull) {
+		o->viewer_checked_ns = now;
+		o->followed = rtr_viewer_fresh(o->topfd);
+	}
+	return o->followed;
+}
+
 bool rtr_out_room(struct rtr_out *o, size_t size)
 {
 	return !o->q || rtr_queue_room(o, size);
@@ -1044,6 +1058,7 @@ int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 		 */
 		if (o->rep.failed)
 			unlinkat(o->topfd, RTR_STATE_FILE, 0);
+		unlinkat(o->topfd, RTR_VIEWER_FILE, 0);	/* followers' marks: nothing to follow */
 		ret = write_state(o, o->rep.failed ? RTR_REC_FAILED : complete ? RTR_REC_DONE :
 				  RTR_REC_STOPPED);
 		if (ret && !o->rep.failed)

@@ -155,6 +155,13 @@ void rtr_out_publish(struct rtr_out *o);
 /* Every event before @watermark (trace clock) has been given. */
 int rtr_out_progress(struct rtr_out *o, uint64_t watermark);
 
+/*
+ * rtr_out_followed() - a follower marked the trace directory lately
+ * (format/state.h, RTR_VIEWER_FILE): flush often.  Looked at every 250 ms
+ * at most; false for a stream or a relayd.
+ */
+bool rtr_out_followed(struct rtr_out *o);
+
 /* True once writing has failed; the report says why. */
 bool rtr_out_failed(const struct rtr_out *o);
 const struct rtr_out_report *rtr_out_report(const struct rtr_out *o);

@@ -26,6 +26,8 @@ struct rtr_out {
 	struct rtr_out_opts o;
 	bool stream;
 	int topfd;		/* the trace directory */
+	uint64_t viewer_checked_ns;	/* rtr_out_followed(): when it last looked */
+	bool followed;		/* ... and what it saw */
 	int chunkfd;		/* the chunk being written (== topfd without rotation) */
 	bool rotating;
 	bool chunk_open;

@@ -17,6 +17,7 @@
 #include "consumer/session.h"
 #include "events/classes.h"
 #include "events/metadata.h"
+#include "format/state.h"
 #include "platform/platform.h"
 
 static void on_damage(void *arg, uint32_t cpu, uint64_t seq, const char *why)
@@ -303,6 +304,17 @@ static int progress(struct rtr_session *s, struct rtr_out *o)
 	return s->out_full ? 0 : rtr_out_progress(o, s->flush_ts);
 }
 
+/*
+ * When the next flush is due: every flush interval, or, while a follower
+ * watches the output, every RTR_VIEWER_FLUSH_MS if that is sooner.
+ */
+static uint64_t flush_due(const struct rtr_session *s)
+{
+	uint64_t soon = s->last_flush_ns + RTR_VIEWER_FLUSH_MS * 1000000ull;
+
+	return s->followed && soon < s->next_flush_ns ? soon : s->next_flush_ns;
+}
+
 int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
 {
 	uint64_t now = rtr_monotonic_ns();
@@ -324,8 +336,10 @@ int rtr_session_tick(struct rtr_session *s, struct rtr_out *o)
 		}
 		return 0;
 	}
-	if (s->flush_ms <= 0 || now < s->next_flush_ns)
+	s->followed = rtr_out_followed(o);
+	if (s->flush_ms <= 0 || now < flush_due(s))
 		return 0;
+	s->last_flush_ns = now;
 	s->next_flush_ns = now + (uint64_t)s->flush_ms * 1000000ull;
 	s->flush_ts = rtr_clock_read();
 	if (!rtr_consumer_open_packets(s->c)) {
@@ -355,9 +369,9 @@ int rtr_session_wait_ms(const struct rtr_session *s, int max_ms)
 		ms = (now - s->flush_sent_ns) / 4000000;
 		return ms < 1 ? 1 : ms < (uint64_t)max_ms ? (int)ms : max_ms;
 	}
-	if (now >= s->next_flush_ns)
+	if (now >= flush_due(s))
 		return 0;
-	ms = (s->next_flush_ns - now + 999999) / 1000000;
+	ms = (flush_due(s) - now + 999999) / 1000000;
 	return ms < (uint64_t)max_ms ? (int)ms : max_ms;
 }
 

@@ -61,6 +61,8 @@ struct rtr_session {
 	bool kernel_classes;		/* the metadata also declares the kernel's events (--sched) */
 	int flush_ms;
 	uint64_t next_flush_ns;
+	uint64_t last_flush_ns;		/* when the last flush was asked for */
+	bool followed;			/* a follower marked the output lately (rtr_out_followed()) */
 	bool flush_pending;
 	uint32_t flush_ticket;
 	uint64_t flush_ts;		/* clock value read before the request */

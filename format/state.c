@@ -6,10 +6,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "format/state.h"
 
 #define STATE_MAX	(64u << 20)	/* far above 65536 streams' lines */
+
+void rtr_viewer_touch(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (utimensat(fd, RTR_VIEWER_FILE, NULL, 0) && errno == ENOENT) {
+		int f = openat(fd, RTR_VIEWER_FILE, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			       0644);
+
+		if (f >= 0)
+			close(f);
+	}
+	close(fd);
+}
+
+bool rtr_viewer_fresh(int dirfd)
+{
+	struct timespec now;
+	struct stat st;
+	int64_t age_ms;
+
+	if (fstatat(dirfd, RTR_VIEWER_FILE, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return false;
+	clock_gettime(CLOCK_REALTIME, &now);
+	age_ms = ((int64_t)now.tv_sec - (int64_t)st.st_mtim.tv_sec) * 1000 +
+		 ((int64_t)now.tv_nsec - (int64_t)st.st_mtim.tv_nsec) / 1000000;
+	/* a mark from the future (a clock stepped back) counts as fresh only a moment */
+	return age_ms < RTR_VIEWER_FRESH_MS && age_ms > -RTR_VIEWER_FRESH_MS;
+}
 
 static const char *const kind_names[] = {
 	[RTR_REC_RECORDING] = "recording",

@@ -79,4 +79,23 @@ int rtr_state_read(const char *dir, struct rtr_state *st);
 
 void rtr_state_free(struct rtr_state *st);
 
+/*
+ * A follower's mark in the trace directory it follows (`dump --follow`,
+ * `view --serve --follow`, `gui --follow`): touched at each turn.  While it
+ * is younger than RTR_VIEWER_FRESH_MS, the recorder closes its quiet
+ * packets every RTR_VIEWER_FLUSH_MS at most instead of every flush
+ * interval, so that what a follower shows is fresh; nobody watching, the
+ * writers' packets are closed no more often than asked
+ * (Documentation/consumer.rst, "The state file").
+ */
+#define RTR_VIEWER_FILE ".ringtrace-viewer"
+#define RTR_VIEWER_FRESH_MS 2000
+#define RTR_VIEWER_FLUSH_MS 100
+
+/* rtr_viewer_touch() - mark @dir followed now (no error: a read-only trace is followed unmarked). */
+void rtr_viewer_touch(const char *dir);
+
+/* rtr_viewer_fresh() - the mark in the directory @dirfd is younger than RTR_VIEWER_FRESH_MS. */
+bool rtr_viewer_fresh(int dirfd);
+
 #endif /* RTR_FORMAT_STATE_H */

@@ -70,6 +70,9 @@ int tr_follow_poll(struct tr_follow *f, struct tr_follow_turn *turn, char *err, 
 		st->chunk[0] = 0;
 	}
 	turn->done = st->present && st->done;
+	/* a recording under way, followed: its recorder flushes more often (format/state.h) */
+	if (st->present && !st->done && !in->spool)
+		rtr_viewer_touch(in->root);
 	if (tr_input_rescan(in, err, errlen)) {
 		if (turn->done) {
 			/* A spooled stream with no trace: its closing says why. */

@@ -3,8 +3,10 @@
 # Following a recording: part of `make bench`.
 #   scripts/bench-live.sh BUILD_DIR ROWS_FILE
 # ringtrace-test-emit (2 threads, RTR_BENCH_LIVE_RATE events a second each,
-# default 5000, for RTR_BENCH_LIVE_S seconds, default 10) recorded with a
-# 100 ms flush interval, followed by `ringtrace view --serve --follow`; a
+# default 5000, for RTR_BENCH_LIVE_S seconds, default 10) recorded with
+# record's default options (a 1 s flush interval, 100 ms while a follower
+# marks the trace: format/state.h), followed by `ringtrace view --serve
+# --follow`; a
 # poller asks api/meta every 20 ms and, at each new turn, takes the lag: the
 # wall clock now minus the newest time the served scene holds (its origin
 # plus its end), i.e. from an event's write to the server answering with it.
@@ -37,7 +39,7 @@ trap cleanup EXIT INT TERM
 
 # 10 events, then a pause: RATE events a second a thread
 pause=$((10 * 1000000 / rate))
-"$ringtrace" record -q -o "$tmp/live" --flush-interval 100ms --packet-size 64k -- \
+"$ringtrace" record -q -o "$tmp/live" -- \
 	"$emit" --threads 2 --events $((rate * secs)) --pace "10:$pause" >"$tmp/rec.log" 2>&1 &
 rpid=$!
 for _ in $(seq 400); do [ -e "$tmp/live/.ringtrace-state" ] && break; sleep 0.05; done

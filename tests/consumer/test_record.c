@@ -2912,6 +2912,44 @@ Test(consumer_record, dump_follow_prints_what_dump_prints_of_the_finished_trace)
 }
 
 /*
+ * A follower marks the trace directory (format/state.h, RTR_VIEWER_FILE),
+ * and the recorder, with its default 1 s flush interval, closes its quiet
+ * packets every 100 ms while it is there: the same paced recording makes
+ * many more packets followed than not (3 s of 5 events each 25 ms: about
+ * 30 flushes, against 3), and the mark is gone with the recording.
+ */
+Test(consumer_record, a_follower_makes_the_recorder_flush_often)
+{
+	char *dir = make_tmpdir("/dev/shm"), *out;
+	unsigned long packets[2] = { 0, 0 };
+	int st;
+
+	for (int followed = 0; followed < 2; followed++) {
+		const char *at;
+
+		out = sh(&st, "cd '%s' && rm -rf t && ('%s' record -q -o t -- '%s' --threads 1 "
+			 "--events 600 --pace 5:25000 >rec.log 2>&1 &) && "
+			 "for i in $(seq 400); do [ -e t/.ringtrace-state ] && break; sleep 0.05; done && "
+			 "if [ %d = 1 ]; then timeout 60 '%s' dump --follow t >/dev/null 2>follow.log; "
+			 "else while ! grep -q '^state done' t/.ringtrace-state; do sleep 0.1; done; fi; "
+			 "sleep 0.3; ls -a t | grep -c ringtrace-viewer; '%s' check t | grep ' packets, '",
+			 dir, ringtrace(), emit_path(), followed, ringtrace(), ringtrace());
+		at = strstr(out, " packets, ");
+		cr_assert_not_null(at, "%s", out);
+		while (at > out && at[-1] != '\n')
+			at--;
+		packets[followed] = strtoul(at, NULL, 10);
+		cr_expect(!strncmp(out, "0\n", 2), "the mark is left in the trace: %s", out);
+		free(out);
+	}
+	cr_log_info("packets: %lu not followed, %lu followed", packets[0], packets[1]);
+	cr_expect_leq(packets[0], 8, "not followed, flushed every 1 s: %lu packets", packets[0]);
+	cr_expect_geq(packets[1], 12, "followed, flushed every 100 ms: %lu packets (%lu not "
+		      "followed)", packets[1], packets[0]);
+	rm_rf(dir);
+}
+
+/*
  * Old chunks removed while a recording is followed (a clean-up job during
  * a days-long recording): `dump --follow` goes on from the chunks there
  * are, to the end, exit 0; it printed every event of the run, those of
