@@ -217,8 +217,7 @@ static int dial(struct rtr_relayd *r, uint16_t port, const char *what)
 	return fd;
 }
 
-/* A command with its payload (@a, then @b), on the control connection. */
-/* A command on the control connection, its answer not read. */
+/* A command with its payload (@a, then @b), on the control connection; its answer not read. */
 static int command_only(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t alen,
 			const void *b, size_t blen)
 {
@@ -785,7 +784,8 @@ static int progress_once(struct rtr_relayd *r, uint64_t ts)
 /*
  * The session again on a relayd that came back (restarted, or reachable
  * again), within @o.retry_ms of the failure: a new session (its name the
- * first one's and "-rN"), its streams, the metadata so far.  The packets
+ * first one's and "-rN"), its streams, the metadata so far, and the packets
+ * sent that it never confirmed (kept by the caller until then).  The packets
  * the writers made meanwhile waited in the queue, then were dropped by the
  * ring and counted, as with a slow disk.  Return: 0, or -EIO (the first
  * failure's message kept, and that the relayd did not come back).
@@ -794,7 +794,8 @@ static int reconnect(struct rtr_relayd *r, int why_ret)
 {
 	uint64_t until = rtr_monotonic_ns() + r->o.retry_ms * 1000000ull;
 	char first[sizeof(r->err)], last[sizeof(r->err)];
-	uint32_t n = r->ns;
+	struct unconfirmed un[INDEX_ACKS];
+	uint32_t n = r->ns, nun = 0, confirmed = r->confirmed;
 	char *md;
 	size_t mdlen;
 
@@ -803,9 +804,6 @@ static int reconnect(struct rtr_relayd *r, int why_ret)
 					    why_ret != -ENODATA && why_ret != -EAGAIN &&
 					    why_ret != -ETIMEDOUT && why_ret != -ECONNREFUSED))
 		return -EIO;
-	struct unconfirmed un[INDEX_ACKS];
-	uint32_t nun = 0, confirmed = r->confirmed;
-
 	snprintf(first, sizeof(first), "%s", r->err);
 	/* The packets the relayd never confirmed, in order, to send again. */
 	for (uint32_t i = 0; i < r->acks; i++)
