@@ -19,7 +19,7 @@ void rtr_viewer_touch(const char *dir)
 
 	if (fd < 0)
 		return;
-	if (utimensat(fd, RTR_VIEWER_FILE, NULL, 0) && errno == ENOENT) {
+	if (utimensat(fd, RTR_VIEWER_FILE, NULL, AT_SYMLINK_NOFOLLOW) && errno == ENOENT) {
 		int f = openat(fd, RTR_VIEWER_FILE, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 			       0644);
 

@@ -20,13 +20,13 @@
 #include <unistd.h>
 #include "platform/platform.h"
 #include "reader/model.h"
+#include "tools/analysis.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/render_out.h"
 #include "tools/serve.h"
 #include "tools/view.h"
 #include "tools/xen_follow.h"
-#include "tools/analysis.h"
 #include "view/columns.h"
 #include "view/path.h"
 #include "view/scene.h"
@@ -239,12 +239,6 @@ static uint32_t cstr(struct page *pg, struct strtab *st, const char *s)
 }
 
 /*
- * build() - the blob and the JSON header (@meta) of the page for @m.
- * Pointers into the blob are taken only after each column is allocated:
- * col() may move the blob, so every column is filled before the next one
- * is made.
- */
-/*
  * The critical paths the page carries (it has no server to ask): those of
  * the tasks one asks `why` about, the failed and never-resolved ones and
  * the PAGE_PATH_SLOWEST slowest of each kind, at most PAGE_PATHS paths and
@@ -344,6 +338,12 @@ out:
 	return ret;
 }
 
+/*
+ * build() - the blob and the JSON header (@meta) of the page for @m.
+ * Pointers into the blob are taken only after each column is allocated:
+ * col() may move the blob, so every column is filled before the next one
+ * is made.
+ */
 static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, const char *title)
 {
 	const struct rtr_model *m = sc->m;
