@@ -1058,11 +1058,12 @@ int rtr_out_close(struct rtr_out *o, bool complete, struct rtr_out_report *rep)
 		 */
 		if (o->rep.failed)
 			unlinkat(o->topfd, RTR_STATE_FILE, 0);
-		unlinkat(o->topfd, RTR_VIEWER_FILE, 0);	/* followers' marks: nothing to follow */
 		ret = write_state(o, o->rep.failed ? RTR_REC_FAILED : complete ? RTR_REC_DONE :
 				  RTR_REC_STOPPED);
 		if (ret && !o->rep.failed)
 			fail(o, ret, "%s/%s: %s", o->o.path, RTR_STATE_FILE, strerror(-ret));
+		/* followers' marks, once they can read that it ended: nothing to follow */
+		unlinkat(o->topfd, RTR_VIEWER_FILE, 0);
 		if (fsync(o->topfd) < 0 && !o->rep.failed)
 			fail(o, -errno, "%s: fsync: %s", o->o.path, strerror(errno));
 		close(o->topfd);
