@@ -2943,9 +2943,10 @@ Test(consumer_record, a_follower_makes_the_recorder_flush_often)
 		free(out);
 	}
 	cr_log_info("packets: %lu not followed, %lu followed", packets[0], packets[1]);
-	cr_expect_leq(packets[0], 8, "not followed, flushed every 1 s: %lu packets", packets[0]);
-	cr_expect_geq(packets[1], 12, "followed, flushed every 100 ms: %lu packets (%lu not "
-		      "followed)", packets[1], packets[0]);
+	/* a thread that migrates closes a packet on each CPU it used: some slack */
+	cr_expect_leq(packets[0], 12, "not followed, flushed every 1 s: %lu packets", packets[0]);
+	cr_expect_geq(packets[1], 2 * packets[0] + 4, "followed, flushed every 100 ms: %lu "
+		      "packets (%lu not followed)", packets[1], packets[0]);
 	rm_rf(dir);
 }
 
