@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -46,7 +45,6 @@ enum {
 #define PROTO_CHUNKS 11		/* from 2.11 a session's files are in trace chunks */
 #define PROTO_MINOR_MIN 4
 #define LTTNG_OK 10		/* enum lttng_error_code */
-#define INDEX_ACKS 8		/* index answers awaited at once, at most (send_index()) */
 #define CMD_HDR 24		/* circuit_id u64, data_size u64, cmd u32, cmd_version u32 */
 #define DATA_HDR 32		/* circuit_id, stream_id, net_seq_num u64; data_size, padding u32 */
 #define NAME_MAX_2_4 255	/* create session 2.4: session_name[255], hostname[64] */
@@ -65,15 +63,6 @@ struct rstream {
 	/* kept from session to session (after the relayd came back): */
 	bool have_raw;
 	uint64_t raw_seq;	/* the ring's packet_seq_num of the last packet sent */
-};
-
-/* A packet sent whose index the relayd has not answered yet. */
-struct unconfirmed {
-	uint32_t cpu;
-	bool kept;		/* the caller keeps @body until it is confirmed */
-	size_t size;
-	const void *body;
-	uint8_t hdr[RTR_PACKET_HDR_SIZE];	/* as the caller gave it */
 };
 
 struct rtr_relayd {
@@ -99,11 +88,6 @@ struct rtr_relayd {
 	uint8_t uuid[16];	/* the trace's, from its first packet */
 	bool have_uuid;
 	bool failed;
-	/* the index answers awaited, oldest first from @un_first (send_index()) */
-	struct unconfirmed un[INDEX_ACKS];
-	uint32_t un_first, acks;
-	uint32_t confirmed;	/* kept packets confirmed, not yet told (rtr_relayd_confirmed()) */
-	bool pushed;		/* the packet being sent awaits its answer */
 	struct rtr_relayd_stats st;
 	char err[400];
 };
@@ -217,9 +201,9 @@ static int dial(struct rtr_relayd *r, uint16_t port, const char *what)
 	return fd;
 }
 
-/* A command with its payload (@a, then @b), on the control connection; its answer not read. */
-static int command_only(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t alen,
-			const void *b, size_t blen)
+/* A command with its payload (@a, then @b), on the control connection. */
+static int command(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t alen,
+		   const void *b, size_t blen)
 {
 	uint8_t hdr[CMD_HDR] = { 0 };
 	struct iovec iov[3] = {
@@ -231,17 +215,6 @@ static int command_only(struct rtr_relayd *r, uint32_t cmd, const void *a, size_
 	put_be64(hdr + 8, alen + blen);
 	put_be32(hdr + 16, cmd);
 	return rtr_send_all(r->ctrl, iov, 3);
-}
-
-static int acks_read(struct rtr_relayd *r, bool all);
-
-/* A command whose answer, if any, is the next thing read: the indexes' answers first. */
-static int command(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t alen,
-		   const void *b, size_t blen)
-{
-	int ret = r->acks ? acks_read(r, true) : 0;
-
-	return ret ? ret : command_only(r, cmd, a, alen, b, blen);
 }
 
 /* The answer of fixed size @n to the last command. */
@@ -585,51 +558,12 @@ static int metadata_once(struct rtr_relayd *r, const char *text, size_t len)
 	return 0;
 }
 
-/*
- * The index answers awaited: those already here (@all false), or all of
- * them; at most INDEX_ACKS - 1 are left awaited.  Each must be LTTNG_OK.
- */
-static int acks_read(struct rtr_relayd *r, bool all)
-{
-	int here = 0;
-
-	if (r->failed)
-		return -EIO;
-	if (!all && ioctl(r->ctrl, FIONREAD, &here))
-		here = 0;
-	while (r->acks && (all || here >= 4 || r->acks >= INDEX_ACKS)) {
-		uint8_t rc[4];
-		int ret = rtr_recv_all(r->ctrl, rc, sizeof(rc));
-
-		if (ret)
-			return rfail(r, ret, "send index: %s", why(ret));
-		if (get_be32(rc) != LTTNG_OK)
-			return rfail(r, -EPROTO, "send index: refused (code %" PRIu32 ")",
-				     get_be32(rc));
-		r->confirmed += r->un[r->un_first].kept;
-		r->un_first = (r->un_first + 1) % INDEX_ACKS;
-		r->acks--;
-		here -= 4;
-	}
-	return 0;
-}
-
-/*
- * The packet's index, on the control connection, as live readers need it.
- * Its answer is read later (acks_read()), while the next packets go:
- * waiting for each, as LTTng's consumer does, leaves the relayd idle a
- * round trip a packet (Documentation/network.rst, Figures).  Until it
- * comes, the packet is remembered (@un), to be sent again in the session
- * that follows if the relayd fails first (reconnect()).
- */
+/* The packet's index, on the control connection, as live readers need it. */
 static int send_index(struct rtr_relayd *r, struct rstream *s, uint64_t seq,
-		      const struct rtr_packet_hdr *h, uint32_t cpu, const void *hdr,
-		      const void *body, size_t size, bool keep)
+		      const struct rtr_packet_hdr *h, uint32_t cpu)
 {
 	uint8_t msg[80];
 	size_t len = r->minor >= 8 ? 80 : 64;	/* index 1.1 from 2.8, else 1.0 */
-	struct unconfirmed *u;
-	int ret;
 
 	put_be64(msg, s->handle);
 	put_be64(msg + 8, seq);
@@ -641,26 +575,12 @@ static int send_index(struct rtr_relayd *r, struct rstream *s, uint64_t seq,
 	put_be64(msg + 56, h->stream_id);
 	put_be64(msg + 64, cpu);
 	put_be64(msg + 72, h->packet_seq_num);
-	ret = command_only(r, CMD_SEND_INDEX, msg, len, NULL, 0);
-	if (ret)
-		return rfail(r, ret, "send index: %s", why(ret));
-	u = &r->un[(r->un_first + r->acks++) % INDEX_ACKS];
-	u->cpu = cpu;
-	u->kept = keep;
-	u->size = size;
-	u->body = body;
-	memcpy(u->hdr, hdr, sizeof(u->hdr));
-	r->pushed = true;
-	/* Not kept: the caller's memory goes back as soon as we return. */
-	return acks_read(r, !keep);
+	return command_ok(r, CMD_SEND_INDEX, "send index", msg, len);
 }
 
-/*
- * Packet @h (its header, copied from @hdr, the caller's) and body, as the
- * next one of stream @cpu; @keep: send_index().
- */
+/* Packet @h (its header, copied) and body, as the next one of stream @cpu. */
 static int send_packet(struct rtr_relayd *r, uint32_t cpu, struct rtr_packet_hdr *h,
-		       const void *hdr, const void *body, size_t size, bool keep)
+		       const void *body, size_t size)
 {
 	struct rstream *s = &r->s[cpu];
 	uint8_t dh[DATA_HDR] = { 0 };
@@ -677,17 +597,17 @@ static int send_packet(struct rtr_relayd *r, uint32_t cpu, struct rtr_packet_hdr
 	if (ret)
 		return rfail(r, ret, "data connection (port %u), packet of CPU %u: %s",
 			     r->data_port, cpu, why(ret));
-	s->next_seq++;	/* sent: whatever the answer, the next is the next */
-	ret = send_index(r, s, s->next_seq - 1, h, cpu, hdr, body, size, keep);
+	ret = send_index(r, s, s->next_seq, h, cpu);
 	if (ret)
 		return ret;
+	s->next_seq++;
 	s->last_end = h->timestamp_end;
 	s->any = true;
 	return 0;
 }
 
 static int packet_once(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const void *body,
-		       size_t size, bool keep)
+		       size_t size)
 {
 	struct rtr_packet_hdr h;
 	int ret;
@@ -713,7 +633,7 @@ static int packet_once(struct rtr_relayd *r, uint32_t cpu, const void *hdr, cons
 		if (h.timestamp_end < h.timestamp_begin)
 			h.timestamp_end = h.timestamp_begin;
 	}
-	ret = send_packet(r, cpu, &h, hdr, body, size, keep);
+	ret = send_packet(r, cpu, &h, (const uint8_t *)body, size);
 	if (ret)
 		return ret;	/* its errno: a lost connection is worth a reconnect */
 	r->s[cpu].raw_seq = h.packet_seq_num - r->s[cpu].seq_shift;
@@ -760,7 +680,7 @@ static int progress_once(struct rtr_relayd *r, uint64_t ts)
 			 */
 			h.packet_seq_num = s->have_raw ? s->raw_seq : 0;
 			s->seq_shift = s->have_raw ? 0 : 1;
-			ret = send_packet(r, cpu, &h, &h, NULL, RTR_PACKET_HDR_SIZE, false);
+			ret = send_packet(r, cpu, &h, NULL, RTR_PACKET_HDR_SIZE);
 			if (ret)
 				return ret;
 			r->st.empty++;
@@ -784,8 +704,7 @@ static int progress_once(struct rtr_relayd *r, uint64_t ts)
 /*
  * The session again on a relayd that came back (restarted, or reachable
  * again), within @o.retry_ms of the failure: a new session (its name the
- * first one's and "-rN"), its streams, the metadata so far, and the packets
- * sent that it never confirmed (kept by the caller until then).  The packets
+ * first one's and "-rN"), its streams, the metadata so far.  The packets
  * the writers made meanwhile waited in the queue, then were dropped by the
  * ring and counted, as with a slow disk.  Return: 0, or -EIO (the first
  * failure's message kept, and that the relayd did not come back).
@@ -794,8 +713,7 @@ static int reconnect(struct rtr_relayd *r, int why_ret)
 {
 	uint64_t until = rtr_monotonic_ns() + r->o.retry_ms * 1000000ull;
 	char first[sizeof(r->err)], last[sizeof(r->err)];
-	struct unconfirmed un[INDEX_ACKS];
-	uint32_t n = r->ns, nun = 0, confirmed = r->confirmed;
+	uint32_t n = r->ns;
 	char *md;
 	size_t mdlen;
 
@@ -805,11 +723,6 @@ static int reconnect(struct rtr_relayd *r, int why_ret)
 					    why_ret != -ETIMEDOUT && why_ret != -ECONNREFUSED))
 		return -EIO;
 	snprintf(first, sizeof(first), "%s", r->err);
-	/* The packets the relayd never confirmed, in order, to send again. */
-	for (uint32_t i = 0; i < r->acks; i++)
-		if (r->un[(r->un_first + i) % INDEX_ACKS].kept)
-			un[nun++] = r->un[(r->un_first + i) % INDEX_ACKS];
-	r->acks = 0;
 	for (;;) {
 		int ret;
 
@@ -844,20 +757,10 @@ static int reconnect(struct rtr_relayd *r, int why_ret)
 			r->ns = 0;
 			r->streams_made = false;
 		}
-		for (uint32_t i = 0; i < nun && !ret; i++) {
-			ret = packet_once(r, un[i].cpu, un[i].hdr, un[i].body, un[i].size, true);
-			if (!ret) {
-				r->st.packets--;	/* counted when first sent */
-				r->st.bytes -= un[i].size;
-				r->st.resent++;
-			}
-		}
 		if (!ret) {
 			snprintf(r->st.outage, sizeof(r->st.outage), "%s", first);
 			return 0;
 		}
-		r->acks = 0;	/* those of this try, resent again by the next */
-		r->confirmed = confirmed;
 		r->st.reconnects--;
 		if (rtr_monotonic_ns() >= until)
 			break;
@@ -880,38 +783,13 @@ int rtr_relayd_metadata(struct rtr_relayd *r, const char *text, size_t len)
 }
 
 int rtr_relayd_packet(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const void *body,
-		      size_t size, bool keep)
+		      size_t size)
 {
-	bool pushed;
-	int ret;
+	int ret = packet_once(r, cpu, hdr, body, size);
 
-	r->pushed = false;
-	ret = packet_once(r, cpu, hdr, body, size, keep);
-	pushed = r->pushed;
-	/* Reconnected: sent again with the unconfirmed, if it was one of them. */
-	if (ret && !reconnect(r, ret) && !(keep && pushed))
-		ret = packet_once(r, cpu, hdr, body, size, keep);
+	if (ret && !reconnect(r, ret))
+		ret = packet_once(r, cpu, hdr, body, size);
 	return ret;
-}
-
-int rtr_relayd_confirmed(struct rtr_relayd *r, bool wait)
-{
-	int n;
-
-	while (r->acks) {
-		int ret = acks_read(r, wait);
-
-		if (!ret)
-			break;
-		if (reconnect(r, ret))
-			return ret;
-		/* the unconfirmed sent again in the new session: their answers now */
-		if (!wait)
-			break;
-	}
-	n = (int)r->confirmed;
-	r->confirmed = 0;
-	return n;
 }
 
 int rtr_relayd_progress(struct rtr_relayd *r, uint64_t ts)
