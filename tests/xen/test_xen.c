@@ -1569,6 +1569,34 @@ static void expect_no_leftovers(const char *w)
 	free(left);
 }
 
+/* A paced guest in domain @g: @threads x @events (0: until killed), 10 events each 10 ms. */
+static pid_t paced_guest(uint32_t g, const char *threads, const char *events, const char *glog)
+{
+	pid_t gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k",
+						   NULL },
+			 glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads",
+						(char *)threads, "--events", (char *)events,
+						"--pace", "10:10000", NULL });
+
+	wait_published(g, 20);
+	return gp;
+}
+
+/* Until the window's log @log says it follows the guest (within 30 s). */
+static void wait_following(const char *log)
+{
+	char *text = NULL;
+
+	for (double t0 = now();; usleep(50000)) {
+		free(text);
+		text = gui_log(log);
+		if (strstr(text, "following the guest"))
+			break;
+		cr_assert_lt(now() - t0, 30, "the window never followed the guest:\n%s", text);
+	}
+	free(text);
+}
+
 /*
  * The seeds' `mirage-trace-viewer -d NAME`: the window follows a guest from
  * dom0 (consume --xen-domain run by the window, its stream followed) and,
@@ -1585,10 +1613,7 @@ Test(xen, gui_follows_a_guest_from_dom0)
 	if (!have_xvfb())
 		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
 	/* 2 threads x 1500 events, 10 every 10 ms: 1.5 s of a trace arriving */
-	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k", NULL },
-		   glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads", "2", "--events",
-					  "1500", "--pace", "10:10000", NULL });
-	wait_published(g, 20);
+	gp = paced_guest(g, "2", "1500", glog);
 	wp = gui_on("viewed", w, log);
 	expect_ok(t_wait_exit(gp, 60, "the guest"), "the guest", glog);
 	st = t_wait_exit(wp, 120, "ringtrace gui --xen-domain");
@@ -1617,19 +1642,9 @@ Test(xen, gui_on_a_guest_whose_domain_crashes_says_so)
 
 	if (!have_xvfb())
 		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
-	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k", NULL },
-		   glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads", "1", "--events",
-					  "0", "--pace", "10:10000", NULL });
-	wait_published(g, 20);
+	gp = paced_guest(g, "1", "0", glog);
 	wp = gui_on("fleeting", w, log);
-	for (double t0 = now();; usleep(50000)) {
-		free(text);
-		text = gui_log(log);
-		if (strstr(text, "following the guest"))
-			break;
-		cr_assert_lt(now() - t0, 30, "the window never followed the guest:\n%s", text);
-	}
-	free(text);
+	wait_following(log);
 	usleep(500000);
 	cr_assert_eq(rtr_xensim_crash(sim, g), 0);
 	kill(gp, SIGKILL);
@@ -1686,10 +1701,7 @@ Test(xen, gui_closed_while_the_guest_traces_stops_consume_cleanly)
 
 	if (!have_xvfb())
 		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
-	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k", NULL },
-		   glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads", "1", "--events",
-					  "0", "--pace", "10:10000", NULL });
-	wait_published(g, 20);
+	gp = paced_guest(g, "1", "0", glog);
 	/* the window's own pid in gui.pid: xvfb-run runs a shell that execs it */
 	snprintf(cmd, sizeof(cmd), "echo $$ >'%s'; exec \"$0\" \"$@\"", pidf);
 	{
@@ -1703,14 +1715,7 @@ Test(xen, gui_closed_while_the_guest_traces_stops_consume_cleanly)
 						 "--screenshot", path_in(w, "shot.png"), "--on-signal",
 						 NULL });
 	}
-	for (double t0 = now();; usleep(50000)) {
-		free(text);
-		text = gui_log(log);
-		if (strstr(text, "following the guest"))
-			break;
-		cr_assert_lt(now() - t0, 30, "the window never followed the guest:\n%s", text);
-	}
-	free(text);
+	wait_following(log);
 	usleep(500000);
 	text = slurp(pidf);
 	cr_assert_eq(kill((pid_t)atoi(text), SIGUSR1), 0, "the window's pid: %s", text);
@@ -1744,10 +1749,7 @@ Test(xen, serve_follows_a_guest_from_dom0)
 	pid_t gp, vp;
 	int st;
 
-	gp = spawn((int)g, (const char *[]){ "RINGTRACE_XEN=1", "RINGTRACE_PACKET_SIZE=16k", NULL },
-		   glog, (char *const[]){ prog("ringtrace-test-emit"), "--threads", "2", "--events",
-					  "1500", "--pace", "10:10000", NULL });
-	wait_published(g, 20);
+	gp = paced_guest(g, "2", "1500", glog);
 	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", w);
 	vp = spawn(0, (const char *[]){ tmpdir, NULL }, log,
 		   (char *const[]){ prog("ringtrace"), "view", "--serve", "--follow", "--xen-domain",
