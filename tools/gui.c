@@ -1197,6 +1197,15 @@ static int follow_start(struct gui *g, const char *dir)
 		rtr_live_wait(g->live, 200);
 	}
 	if (r < 0) {
+		/*
+		 * --xen-domain: the stream ended before a scene because consume
+		 * failed (no such domain, no buffer): its reason, not the stream's
+		 */
+		char why[sizeof(err)];
+
+		if (g->o->xen_domain && xen_follow_end(&g->xen, 10000, why, sizeof(why)) &&
+		    g->xen.status)
+			snprintf(err, sizeof(err), "%s", why);
 		if (err[0])
 			fprintf(stderr, "ringtrace gui: %s\n", err);
 		return -1;
@@ -1291,9 +1300,9 @@ done:
 	if (o->xen_domain) {
 		char msg[1100];
 
-		if (xen_follow_running(&g->xen))
-			xen_follow_stop(&g->xen);	/* closed before the guest's trace ended */
-		else if (xen_follow_end(&g->xen, 0, msg, sizeof(msg)) && g->xen.status)
+		/* consume stopped if the window closed before the guest's trace ended */
+		if (xen_follow_finish(&g->xen, msg, sizeof(msg)) && g->xen.status &&
+		    g->xen.status != 128 + SIGINT)
 			fprintf(stderr, "ringtrace gui: %s\n", msg);
 		if (g->xen.status && g->xen.status != 128 + SIGINT && !ret)
 			ret = 1;

@@ -815,9 +815,9 @@ static int serve_follow(const char *dir, const char *xen, bool align, const char
 		}
 	}
 	if (xen) {
-		if (xen_follow_running(&xf))
-			xen_follow_stop(&xf);	/* stopped before the guest's trace ended */
-		else if (xen_follow_end(&xf, 0, err, sizeof(err)) && xf.status)
+		/* consume stopped if we stop before the guest's trace ended */
+		if (xen_follow_finish(&xf, err, sizeof(err)) && xf.status &&
+		    xf.status != 128 + SIGINT)
 			fprintf(stderr, "ringtrace view: %s\n", err);
 		if (xf.status && xf.status != 128 + SIGINT)
 			ret = ret ? ret : 1;

@@ -55,7 +55,8 @@ int xen_follow_start(struct xen_follow *x, const char *cmd, const char *dom)
 	return 0;
 }
 
-bool xen_follow_running(const struct xen_follow *x)
+/* consume has not ended (it is not waited for: its status stays) */
+static bool xen_follow_running(const struct xen_follow *x)
 {
 	siginfo_t si = { 0 };
 
@@ -112,13 +113,13 @@ bool xen_follow_end(struct xen_follow *x, int ms, char *msg, size_t len)
 	return true;
 }
 
-void xen_follow_stop(struct xen_follow *x)
+bool xen_follow_stop(struct xen_follow *x, char *msg, size_t len)
 {
-	char buf[65536], msg[1100];
+	char buf[65536];
 	struct timespec t0, t;
 
 	if (x->pid <= 0)
-		return;
+		return false;
 	kill(x->pid, SIGINT);
 	fcntl(STDIN_FILENO, F_SETFL, O_NONBLOCK);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -133,7 +134,12 @@ void xen_follow_stop(struct xen_follow *x)
 			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 	}
 	close(STDIN_FILENO);
-	xen_follow_end(x, 0, msg, sizeof(msg));
+	return xen_follow_end(x, 0, msg, len);
+}
+
+bool xen_follow_finish(struct xen_follow *x, char *msg, size_t len)
+{
+	return xen_follow_running(x) ? xen_follow_stop(x, msg, len) : xen_follow_end(x, 0, msg, len);
 }
 
 void xen_follow_free(struct xen_follow *x)

@@ -36,9 +36,6 @@ struct xen_follow {
  */
 int xen_follow_start(struct xen_follow *x, const char *cmd, const char *dom);
 
-/* xen_follow_running() - consume has not ended (it is not waited for: its status stays). */
-bool xen_follow_running(const struct xen_follow *x);
-
 /*
  * xen_follow_end() - wait up to @ms for consume's end (then ask it to end:
  * SIGINT, and SIGKILL 10 s later); keep its status, pass its messages on to
@@ -53,9 +50,18 @@ bool xen_follow_end(struct xen_follow *x, int ms, char *msg, size_t len);
  * consume is asked to end as Ctrl-C would and what it still sends is read
  * and dropped, so that it finishes as it does on its own and keeps nothing
  * for `recover` (a reader that went would make it keep its queue); then
- * xen_follow_end().  Our standard input is closed.
+ * xen_follow_end() with @msg.  Our standard input is closed.  A consume
+ * that was ending on its own (its stream closed, not yet exited) keeps its
+ * own status: a failure is still one.
  */
-void xen_follow_stop(struct xen_follow *x);
+bool xen_follow_stop(struct xen_follow *x, char *msg, size_t len);
+
+/*
+ * xen_follow_finish() - the viewer ends: xen_follow_stop() if consume still
+ * runs, else xen_follow_end() at once.  Return: true if there was anything
+ * to wait for; @msg then says why consume failed if x->status is not 0.
+ */
+bool xen_follow_finish(struct xen_follow *x, char *msg, size_t len);
 
 /* Its messages file closed (after the end). */
 void xen_follow_free(struct xen_follow *x);
