@@ -164,7 +164,7 @@ endef
 
 # A Kbuild's CFLAGS_path.o (or CXXFLAGS_): the flags of $(1)/path.o alone.
 define obj_flags
-OBJ_$(2:CFLAGS_%=CFLAGS_$(1)/%) := $$($(2))
+OBJ_$(patsubst CXXFLAGS_%,CXXFLAGS_$(1)/%,$(patsubst CFLAGS_%,CFLAGS_$(1)/%,$(2))) := $$($(2))
 undefine $(2)
 endef
 

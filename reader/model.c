@@ -168,12 +168,17 @@ struct chunk_ops {
 	bool kernel;		/* the kernel's switches are among its classes */
 };
 
-/* A label "mutex 0x55d0c8a4e040 at 0x55d0c8a4b2c1" of the trace being read, and its process. */
+/*
+ * A label "mutex 0x55d0c8a4e040 at 0x55d0c8a4b2c1 0x55d0c8a4b3e0" of the
+ * trace being read (the call site, then its callers), and its process.
+ */
+#define OBJ_SITES 6
 struct objlabel {
 	uint32_t label;	/* rtr_model.labels index */
 	uint32_t pid;
 	uint64_t addr;
-	uint64_t site;	/* 0: none */
+	uint64_t site[OBJ_SITES];
+	uint8_t nsites;	/* 0: none */
 	uint8_t what;	/* its first word's length */
 };
 
@@ -648,10 +653,11 @@ static bool hex_at(const char **s, uint64_t *v)
 
 /*
  * libringtrace-pthread's label of an object: "mutex 0xADDR", then " at
- * 0xSITE" (cond, rwlock, semaphore, barrier as well): the length of its
- * first word, 0 if not such a label.
+ * 0xSITE", and up to five callers " 0xCALLER" (cond, rwlock, semaphore,
+ * barrier as well): into @o, its address, sites and first word's length;
+ * false if not such a label.
  */
-static uint8_t obj_word(const char *s, uint64_t *addr, uint64_t *site)
+static bool obj_word(const char *s, struct objlabel *o)
 {
 	static const char *const words[] = { "mutex", "cond", "rwlock", "semaphore", "barrier" };
 
@@ -659,25 +665,29 @@ static uint8_t obj_word(const char *s, uint64_t *addr, uint64_t *site)
 		size_t n = strlen(words[w]);
 		const char *p = s + n + 1;
 
-		if (strncmp(s, words[w], n) || s[n] != ' ' || !hex_at(&p, addr))
+		if (strncmp(s, words[w], n) || s[n] != ' ' || !hex_at(&p, &o->addr))
 			continue;
-		*site = 0;
+		o->nsites = 0;
 		if (!strncmp(p, " at ", 4)) {
-			p += 4;
-			if (!hex_at(&p, site))
-				return 0;
+			p += 3;	/* the space before the first site */
+			while (*p == ' ') {
+				p++;
+				if (o->nsites == OBJ_SITES || !hex_at(&p, &o->site[o->nsites]))
+					return false;
+				o->nsites++;
+			}
 		}
-		return *p ? 0 : (uint8_t)n;
+		o->what = (uint8_t)n;
+		return !*p;
 	}
-	return 0;
+	return false;
 }
 
 static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_t ts,
 		    const struct sstate *ss)
 {
 	size_t n = strlen((const char *)text);
-	uint64_t addr, site;
-	uint8_t w;
+	struct objlabel ob;
 	uint32_t i;
 
 	if (!task)
@@ -686,7 +696,7 @@ static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_
 		return -1;
 	if (add_label(l, i, (const char *)text, n, ts))
 		return -1;
-	if (ss->pid && (w = obj_word((const char *)text, &addr, &site))) {
+	if (ss->pid && obj_word((const char *)text, &ob)) {
 		if (l->nobjlabels == l->objlabels_cap) {
 			uint32_t cap = l->objlabels_cap ? 2 * l->objlabels_cap : 64;
 			struct objlabel *o = realloc(l->objlabels, cap * sizeof(*o));
@@ -696,9 +706,9 @@ static int on_label(struct loader *l, uint64_t task, const uint8_t *text, int64_
 			l->objlabels = o;
 			l->objlabels_cap = cap;
 		}
-		l->objlabels[l->nobjlabels++] = (struct objlabel){
-			.label = l->m->nlabels - 1, .pid = (uint32_t)ss->pid, .addr = addr,
-			.site = site, .what = w };
+		ob.label = l->m->nlabels - 1;
+		ob.pid = (uint32_t)ss->pid;
+		l->objlabels[l->nobjlabels++] = ob;
 	}
 	return 0;
 }
@@ -1458,7 +1468,7 @@ static int name_objects(struct loader *l)
 		if (tr_syms_name(l->syms, o->pid, o->addr, sym, sizeof(sym)))
 			n = snprintf(text, sizeof(text), "%.*s %s", o->what, rtr_model_str(m, lb->text),
 				     sym);
-		else if (tr_syms_site(l->syms, o->pid, o->site, sym, sizeof(sym)))
+		else if (tr_syms_site(l->syms, o->pid, o->site, o->nsites, sym, sizeof(sym)))
 			n = snprintf(text, sizeof(text), "%.*s 0x%" PRIx64 " at %s", o->what,
 				     rtr_model_str(m, lb->text), o->addr, sym);
 		else

@@ -340,9 +340,13 @@ static const char *own_line(Dwfl_Module *mod, uint64_t pc, int *lineno)
 	return dwarf_filesrc(files, fi, NULL, NULL);
 }
 
-bool tr_syms_site(struct tr_syms *s, uint32_t pid, uint64_t ret, char *buf, size_t len)
+/*
+ * One call: "function+0xOFF (file.c:LINE)" into @buf; @own set if its line
+ * is in a file of the program's sources (not a system header such as
+ * /usr/include/c++/12/bits/unique_lock.h).  Return: true if named.
+ */
+static bool site_one(Dwfl *d, uint64_t ret, char *buf, size_t len, bool *own)
 {
-	Dwfl *d = dwfl_of(s, pid);
 	Dwfl_Module *mod;
 	Dwfl_Line *line;
 	const char *name, *file = NULL, *base;
@@ -351,7 +355,8 @@ bool tr_syms_site(struct tr_syms *s, uint32_t pid, uint64_t ret, char *buf, size
 	int lineno = 0;
 
 	/* The call is the instruction before the return address: its function, its line. */
-	if (!ret || !d || !(mod = dwfl_addrmodule(d, ret - 1)))
+	*own = false;
+	if (!ret || !(mod = dwfl_addrmodule(d, ret - 1)))
 		return false;
 	name = dwfl_module_addrinfo(mod, ret - 1, &off, &sym, NULL, NULL, NULL);
 	if (!name || !*name || (sym.st_size && off >= sym.st_size))
@@ -364,8 +369,27 @@ bool tr_syms_site(struct tr_syms *s, uint32_t pid, uint64_t ret, char *buf, size
 
 		base = strrchr(file, '/');
 		snprintf(buf + n, len - n, " (%s:%d)", base ? base + 1 : file, lineno);
+		*own = strncmp(file, "/usr/include/", 13) != 0;
 	}
 	return true;
+}
+
+bool tr_syms_site(struct tr_syms *s, uint32_t pid, const uint64_t *rets, unsigned n, char *buf,
+		  size_t len)
+{
+	Dwfl *d = dwfl_of(s, pid);
+	char cur[512];
+	bool named = false, own;
+
+	for (unsigned i = 0; d && len && i < n; i++) {
+		if (!site_one(d, rets[i], cur, sizeof(cur), &own) || (named && !own))
+			continue;
+		snprintf(buf, len, "%s", cur);	/* the first named, or the first of our own */
+		named = true;
+		if (own)
+			break;
+	}
+	return named;
 }
 
 void tr_syms_free(struct tr_syms *s)

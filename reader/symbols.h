@@ -43,11 +43,17 @@ int tr_syms_map(struct tr_syms *s, uint32_t pid, uint64_t start, uint64_t len, u
 bool tr_syms_name(struct tr_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t len);
 
 /*
- * tr_syms_site() - the call that returns to @ret in process @pid, into
- * @buf: "function+0xOFF (file.c:LINE)", OFF @ret's offset, the line where
- * the debug information has it.  Return: true if named.
+ * tr_syms_site() - a call site in process @pid, given as @n return
+ * addresses, the call's and its callers' (@rets[0] the innermost): into
+ * @buf, "function+0xOFF (file.c:LINE)" (OFF the return address's offset,
+ * the line where the debug information has it) of the first call whose
+ * line is in the program's own sources, not in a system header (a
+ * std::unique_lock's unlock() that was not inlined is named by its
+ * caller's line), else of the first that can be named.  Return: true if
+ * named.
  */
-bool tr_syms_site(struct tr_syms *s, uint32_t pid, uint64_t ret, char *buf, size_t len);
+bool tr_syms_site(struct tr_syms *s, uint32_t pid, const uint64_t *rets, unsigned n, char *buf,
+		  size_t len);
 
 void tr_syms_free(struct tr_syms *s);
 

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unwind.h>
 #include "events/pthread/preload.h"
 
 /*
@@ -65,21 +66,61 @@ static char *hex(char *p, uintptr_t a)
 }
 
 /*
- * "@what 0x@addr at 0x@site" without stdio: this may run in a signal
- * handler.  The reader names the object by the symbol at @addr (a static
- * one), else by the call site (reader/symbols.c).
+ * The call site and its callers: a site inside code of a header that was
+ * not inlined (std::unique_lock<std::mutex>::unlock() called from where
+ * the program's own code let go) is named by the first caller in the
+ * program's own code (reader/symbols.c).  Once per object (first_sight()),
+ * so the unwinding's microseconds do not count.  libgcc's unwinder finds
+ * frames with glibc's _dl_find_object() (GCC 12 and glibc 2.35 on, as in
+ * Debian 12), which takes no lock of the loader's: a first sight in a
+ * signal handler (a sem_post()) cannot deadlock on a dlopen() it
+ * interrupted.
+ */
+#define SITE_FRAMES 6
+
+struct frames {
+	uintptr_t site;
+	uintptr_t pc[SITE_FRAMES];
+	int n;
+	int depth;
+};
+
+static _Unwind_Reason_Code frame_at(struct _Unwind_Context *c, void *arg)
+{
+	struct frames *f = arg;
+	uintptr_t ip = (uintptr_t)_Unwind_GetIP(c);
+
+	if (!f->n && ip != f->site)	/* the wrapper's own frames */
+		return ++f->depth < 16 ? _URC_NO_REASON : _URC_END_OF_STACK;
+	f->pc[f->n++] = ip;
+	return f->n < SITE_FRAMES ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
+/*
+ * "@what 0x@addr at 0x@site 0x@caller..." without stdio: this may run in a
+ * signal handler.  The reader names the object by the symbol at @addr (a
+ * static one), else by the call site (reader/symbols.c).
  */
 static void obj_label(uint64_t id, const char *what, uintptr_t a, uintptr_t site)
 {
-	char text[72], *p = text;
+	struct frames f = { .site = site };
+	char text[24 + 19 + 4 + SITE_FRAMES * 19 + 1], *p = text;
 
 	while (*what && p < text + 24)
 		*p++ = *what++;
 	*p++ = ' ';
 	p = hex(p, a);
 	if (site) {
+		_Unwind_Backtrace(frame_at, &f);
+		if (!f.n)	/* not found on the stack (a tail call): the site alone */
+			f.pc[f.n++] = site;
 		memcpy(p, " at ", 4);
-		p = hex(p + 4, site);
+		p += 4;
+		for (int i = 0; i < f.n; i++) {
+			if (i)
+				*p++ = ' ';
+			p = hex(p, f.pc[i]);
+		}
 	}
 	*p = 0;
 	rtr_label(id, text);

@@ -141,10 +141,13 @@ def sync(path, facts_path):
     for what in ("contended", "cond", "lost", "sem", "rwlock", "barrier"):
         label = {"contended": "mutex", "cond": "cond", "lost": "cond", "sem": "semaphore",
                  "rwlock": "rwlock", "barrier": "barrier"}[what]
-        # "mutex 0xADDR at 0xSITE": the address, and where the program called the wrapper
+        # "mutex 0xADDR at 0xSITE 0xCALLER...": the address, where the program called the
+        # wrapper, and its callers (one at least: every call has, up to main's or the thread's
+        # start in libc; five at most)
         want = "%s %#x at 0x" % (label, facts[what])
         got = [t for text, t in labels.items()
-               if text.startswith(want) and re.fullmatch(r"[0-9a-f]+", text[len(want):])]
+               if text.startswith(want) and
+               re.fullmatch(r"[0-9a-f]+( 0x[0-9a-f]+){1,5}", text[len(want):])]
         check(got == [obj_id(facts[what])], "%s is labelled '%s...': %s" % (what, want, got))
     for what in ("quiet", "recursive"):
         oid = obj_id(facts[what])

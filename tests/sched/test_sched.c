@@ -354,6 +354,44 @@ Test(sched, the_queue_programs_threads_are_never_drawn_asleep_while_they_ran, .i
 }
 
 /*
+ * A std::mutex waited for through std::lock_guard, built at -O0
+ * (tests/sched/cxx_lock.cc): the wrapper's caller is __gthread_mutex_lock
+ * in libstdc++'s gthr-default.h, three calls below the program's line; the
+ * wrapper records the callers too and the mutex is named by the line of
+ * the program's own, not a header's.
+ */
+Test(sched, a_lock_taken_in_a_headers_code_is_named_by_the_programs_line, .init = setup,
+     .fini = teardown)
+{
+	char prog[512], path[256], err[512], *out;
+	char *dirs[1] = { path };
+	struct rtr_model m;
+	int line = 0, st, named = 0;
+
+	snprintf(prog, sizeof(prog), "'%s/rtr-cxx-lock'", t_bindir());
+	cr_assert_eq(record("", "--pthread", "cxx", prog), 0);
+	out = sh("cat '%s/%s.out'", dir, "cxx", &st);
+	cr_assert(sscanf(out, "site %d", &line) == 1 && line > 0, "%s", out);
+	free(out);
+	snprintf(path, sizeof(path), "%s/cxx", dir);
+	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	for (uint32_t i = 0; i < m.ntasks; i++) {
+		const char *name = rtr_model_str(&m, m.tasks[i].name), *at;
+		char file[64];
+
+		if (m.tasks[i].kind != RTR_KIND_MUTEX)
+			continue;
+		named++;
+		snprintf(file, sizeof(file), "(cxx_lock.cc:%d)", line);
+		at = strstr(name, " at main+0x");
+		cr_expect(at && strstr(at, file) && !strstr(name, ".h:"),
+			  "mutex named '%s', not at main's line %d", name, line);
+	}
+	cr_assert_eq(named, 1, "%d mutexes", named);
+	rtr_model_free(&m);
+}
+
+/*
  * The symbols of a process, from its executable mappings (reader/symbols.c):
  * this test program's own, read from /proc/self/maps as kernel:mmap gives
  * them.  A static object is named, a member inside it with its offset; a
