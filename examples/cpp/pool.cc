@@ -8,7 +8,8 @@
  *
  *   ringtrace record -o DIR -- ringtrace-cpp-pool [--workers N] [--jobs N]
  *
- * Job i churns n = 100000 + 3701 * i rounds of a 64-bit mix.  The program
+ * The main thread waits until every worker waits for a job, then pushes
+ * the jobs.  Job i churns n = 100000 + 3701 * i rounds of a 64-bit mix.  The program
  * prints one line per job ("job I n N result R worker W"), then "done: J
  * jobs", which tests/examples/test_cpp.c checks against the trace.
  */
@@ -63,6 +64,14 @@ public:
 		ready_.notify_all();
 	}
 
+	// Waits until n workers wait for a job: the pool has started.
+	void wait_started(uint32_t n)
+	{
+		std::unique_lock<std::mutex> lock(mutex_);
+
+		started_.wait(lock, [this, n] { return waiting_ == n; });
+	}
+
 	// Waits for a job; false once the queue is closed and empty.
 	bool pop(Job &job, uint64_t waiter)
 	{
@@ -70,7 +79,10 @@ public:
 
 		if (jobs_.empty() && !closed_) {
 			rtr_switch(0);			// the worker sleeps
+			waiting_++;
+			started_.notify_one();
 			ready_.wait(lock, [this] { return !jobs_.empty() || closed_; });
+			waiting_--;
 			rtr_switch(waiter);
 		}
 		if (jobs_.empty())
@@ -84,7 +96,9 @@ public:
 private:
 	std::mutex mutex_;
 	std::condition_variable ready_;
+	std::condition_variable started_;
 	std::deque<Job> jobs_;
+	uint32_t waiting_ = 0;	// workers waiting for a job
 	bool closed_ = false;
 	uint32_t counter_;
 };
@@ -186,6 +200,7 @@ int main(int argc, char **argv)
 		workers.emplace_back(work, std::ref(queue), w, task, std::ref(done),
 				     std::ref(done_mutex));
 	}
+	queue.wait_started(nworkers);	// every job then wakes a sleeping worker or finds one busy
 	for (uint32_t i = 0; i < njobs; i++) {
 		Job job{ i, 100000 + 3701 * (uint64_t)i, rtr_task_id(), "job " + std::to_string(i) };
 

@@ -235,12 +235,15 @@ def do_locks(output, locks_json):
     waited and who released it."""
     import json
     waits = []
+    preempted = []  # the waits during which the waiter was preempted
     heap_site = None
     with open(output) as f:
         for line in f:
-            m = re.match(r"wait (\d+)", line)
+            m = re.match(r"wait (\d+) preempted (\d+)", line)
             if m:
                 waits.append(int(m[1]))
+                if int(m[2]):
+                    preempted.append(int(m[1]))
             m = re.match(r"heap_site (\d+)", line)
             if m:
                 heap_site = int(m[1])
@@ -264,12 +267,25 @@ def do_locks(output, locks_json):
           f"p50 {lk['wait_ns_p50']} ns; waiters {lk['waiters']!r}, released by "
           f"{lk['released_by']!r}")
     check(lk["waits"] == len(waits), f"{lk['waits']} waits in the trace, {len(waits)} made")
-    # within 1 %: the program's clock reads are around the wrapper's events (a few us more
-    # a wait; some 50 us under ASan)
-    check(abs(lk["wait_ns_total"] - total) <= 0.01 * total,
-          f"wait total {lk['wait_ns_total']} ns, the program's {total} ns: not within 1 %")
-    check(abs(lk["wait_ns_max"] - max(waits)) <= 0.01 * max(waits),
-          f"wait max {lk['wait_ns_max']} ns, the program's {max(waits)} ns: not within 1 %")
+    # The program's clock reads are around the wrapper's events: a wait in the trace is
+    # never longer (0.1 % for the clocks' reads), and shorter by a few us a wait (some 50 us
+    # under ASan), so within 1 %; by more only where the waiter was preempted between its
+    # clock read and the wrapper's event (a loaded machine): the waits that were are
+    # allowed whole.
+    slack = 0.01 * total + sum(preempted)
+    if preempted:
+        print(f"the waiter was preempted in {len(preempted)} of its waits: "
+              f"{sum(preempted)} ns allowed more")
+    check(lk["wait_ns_total"] <= total * 1.001,
+          f"wait total {lk['wait_ns_total']} ns, more than the program's {total} ns")
+    check(total - lk["wait_ns_total"] <= slack,
+          f"wait total {lk['wait_ns_total']} ns, the program's {total} ns: not within 1 % "
+          f"(the waits preempted: {preempted})")
+    check(lk["wait_ns_max"] <= max(waits) * 1.001,
+          f"wait max {lk['wait_ns_max']} ns, more than the program's {max(waits)} ns")
+    check(max(waits) - lk["wait_ns_max"] <= 0.01 * max(waits) + max(preempted, default=0),
+          f"wait max {lk['wait_ns_max']} ns, the program's {max(waits)} ns: not within 1 % "
+          f"(the waits preempted: {preempted})")
     # a static mutex: named by its symbol, from the recording's mappings (kernel:mmap)
     check(lk["name"] == "mutex queue_lock", f"name: {lk['name']!r}, not 'mutex queue_lock'")
     check(lk["waiters"] == "waiter", f"waiters: {lk['waiters']!r}")

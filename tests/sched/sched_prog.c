@@ -17,8 +17,10 @@
  *   rtr-sched-prog contend N   a thread named "holder" takes the static
  *                              mutex queue_lock and holds it 30 ms, N times;
  *                              a thread named "waiter" asks for it 5 ms
- *                              after each take and prints "wait NS", the
- *                              time its pthread_mutex_lock() took
+ *                              after each take and prints "wait NS
+ *                              preempted N", the time its
+ *                              pthread_mutex_lock() took and how often it
+ *                              was preempted meanwhile (ru_nivcsw)
  *
  * Each thread prints "thread TID cputime NS schedstat NS" just before it
  * ends: its CLOCK_THREAD_CPUTIME_ID and the first field of
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <ringtrace/ringtrace.h>
@@ -142,17 +145,20 @@ static void *waiter(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "waiter");
 	for (int i = 0; i < rounds; i++) {
+		struct rusage r0, r1;
 		uint64_t t0, t1;
 
 		while (__atomic_load_n(&taken, __ATOMIC_ACQUIRE) != i)
 			usleep(100);
 		sleep_ms(5);
+		getrusage(RUSAGE_THREAD, &r0);
 		t0 = ns(CLOCK_MONOTONIC);
 		pthread_mutex_lock(&queue_lock);
 		t1 = ns(CLOCK_MONOTONIC);
+		getrusage(RUSAGE_THREAD, &r1);
 		pthread_mutex_unlock(&queue_lock);
 		pthread_mutex_lock(&out_lock);
-		printf("wait %" PRIu64 "\n", t1 - t0);
+		printf("wait %" PRIu64 " preempted %ld\n", t1 - t0, r1.ru_nivcsw - r0.ru_nivcsw);
 		pthread_mutex_unlock(&out_lock);
 	}
 	fflush(stdout);
