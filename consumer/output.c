@@ -380,6 +380,7 @@ static void net_report(struct rtr_out *o)
 	o->rep.net_beacons = st->beacons;
 	o->rep.net_empty = st->empty;
 	o->rep.net_reconnects = st->reconnects;
+	o->rep.net_resent = st->resent;
 	snprintf(o->rep.net_session, sizeof(o->rep.net_session), "%s", st->session);
 	snprintf(o->rep.net_outage, sizeof(o->rep.net_outage), "%s", st->outage);
 }
@@ -758,7 +759,7 @@ int out_packet_sync(struct rtr_out *o, uint32_t cpu, const void *hdr, const void
 	if (cpu > 65535 || size < RTR_PACKET_HDR_SIZE)
 		return fail(o, -EINVAL, "packet of stream %u, %zu bytes: not a packet", cpu, size);
 	if (o->relayd) {
-		ret = net_check(o, rtr_relayd_packet(o->relayd, cpu, hdr, body, size));
+		ret = net_check(o, rtr_relayd_packet(o->relayd, cpu, hdr, body, size, false));
 		goto done;
 	}
 	if (o->stream) {
@@ -791,6 +792,24 @@ done:
 		o->rep.bytes += size;
 	}
 	return ret;
+}
+
+int out_net_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
+		   size_t size)
+{
+	if (o->rep.failed)
+		return -EIO;
+	return net_check(o, rtr_relayd_packet(o->relayd, cpu, hdr, body, size, true));
+}
+
+int out_net_confirmed(struct rtr_out *o, bool wait)
+{
+	int n;
+
+	if (o->rep.failed)
+		return -EIO;
+	n = rtr_relayd_confirmed(o->relayd, wait);
+	return n < 0 ? net_check(o, n) : n;
 }
 
 int rtr_out_packetv(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,

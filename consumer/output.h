@@ -116,6 +116,7 @@ struct rtr_out_report {
 	uint64_t net_empty;		/* header-only packets opening quiet streams */
 	uint32_t net_reconnects;	/* the relayd reached again after failures */
 	char net_outage[400];		/* the last failure it came back from */
+	uint64_t net_resent;		/* packets it never confirmed, sent again after */
 };
 
 /* Create the output (the directory, or the stream's prologue).  Return: 0 or -errno. */

@@ -87,6 +87,17 @@ int out_place(struct rtr_out *o, uint32_t cpu, size_t size, uint64_t *off, size_
 void out_written(struct rtr_out *o, size_t ondisk);
 
 /*
+ * out_net_packet() - net://: send a packet the caller keeps as it is until
+ * out_net_confirmed() has counted it (rtr_relayd_packet() with keep).
+ * out_net_confirmed() - how many more of them the relayd said it wrote,
+ * oldest first (@wait: all of them), each counted as written; or -errno,
+ * the output failed.
+ */
+int out_net_packet(struct rtr_out *o, uint32_t cpu, const void *hdr, const void *body,
+		   size_t size);
+int out_net_confirmed(struct rtr_out *o, bool wait);
+
+/*
  * out_write_failed() - the write of the packet placed at @off of stream
  * @cpu failed with @ret: fail the output, and cut the stream file back to
  * @off (the earliest failure of a stream is the last one called: nothing

@@ -89,7 +89,7 @@ struct qop {
 	uint64_t chunk;
 	int res;		/* the engine's: 0 or -errno */
 	struct qop *next;	/* in the queue */
-	struct qop *job;	/* in an engine's list */
+	struct qop *job;	/* in an engine's list, or the relayd's unconfirmed */
 };
 
 struct rtr_queue {
@@ -125,6 +125,7 @@ struct rtr_queue {
 	bool stop;
 	int engine;
 	int inflight;		/* the writer's */
+	struct qop *net_first, *net_last;	/* the writer's: sent to a relayd, unconfirmed */
 	int failed_ops;		/* the writer's: writes that failed, not yet settled */
 	/* RTR_OUT_ENGINE_THREADS */
 	pthread_t workers[NWORKERS];
@@ -201,6 +202,17 @@ static int uring_submit(struct rtr_queue *q, struct qop *op)
 	return 0;
 }
 
+/* @op at the end of a list linked by ->job (@first, @last). */
+static void job_append(struct qop **first, struct qop **last, struct qop *op)
+{
+	op->job = NULL;
+	if (*first)	/* (@last is stale once @first was emptied) */
+		(*last)->job = op;
+	else
+		*first = op;
+	*last = op;
+}
+
 static void submit(struct rtr_queue *q, struct qop *op)
 {
 	op->state = OP_INFLIGHT;
@@ -220,22 +232,45 @@ static void submit(struct rtr_queue *q, struct qop *op)
 		return;
 	}
 	pthread_mutex_lock(&q->elock);
-	op->job = NULL;
-	if (q->jobs)
-		q->jobs_last->job = op;
-	else
-		q->jobs = op;
-	q->jobs_last = op;
+	job_append(&q->jobs, &q->jobs_last, op);
 	pthread_cond_signal(&q->ework);
 	pthread_mutex_unlock(&q->elock);
 }
 
 static void complete(struct rtr_queue *q, struct qop *op);
 
+/*
+ * net://: the packets the relayd confirmed are done, oldest first (with
+ * @wait, all of them); if it failed for good, all of them failed.
+ */
+static void net_reap(struct rtr_queue *q, bool wait)
+{
+	int n = out_net_confirmed(q->o, wait);
+
+	while (q->net_first && (n != 0 || wait)) {
+		struct qop *op = q->net_first;
+
+		q->net_first = op->job;
+		if (!q->net_first)
+			q->net_last = NULL;
+		/* waited for every answer, yet fewer than were sent: cannot be */
+		op->res = n < 0 ? n : n > 0 ? 0 : -EPROTO;
+		if (op->res == -EPROTO)
+			out_fail(q->o, -EPROTO, "lttng-relayd: fewer packets confirmed than sent");
+		n -= n > 0;
+		complete(q, op);
+	}
+}
+
 /* Take the writes done; with @wait, at least one (some must be in flight). */
 static void reap(struct rtr_queue *q, bool wait)
 {
 	struct qop *done;
+
+	if (q->net_first) {
+		net_reap(q, wait);
+		return;
+	}
 
 	/* The workers' (or io_uring submissions that failed): a list under @elock. */
 	pthread_mutex_lock(&q->elock);
@@ -490,6 +525,22 @@ static bool run_op(struct rtr_queue *q, struct qop *op)
 		if (fd < 0) {
 			op->state = OP_FAILED;
 			op->res = fd;
+		} else if (o->relayd) {
+			/*
+			 * A relayd: sent in order, here, and done once it confirms
+			 * it (net_reap()); until then the packet stays, to be sent
+			 * again if the relayd fails first.
+			 */
+			op->ondisk = op->size;
+			slot_set(op, RTR_QSLOT_PLACED);
+			if (out_net_packet(o, op->cpu, op->data, op->data + RTR_PACKET_HDR_SIZE,
+					   op->size)) {
+				op->state = OP_FAILED;
+			} else {
+				op->state = OP_INFLIGHT;
+				job_append(&q->net_first, &q->net_last, op);
+				q->inflight++;
+			}
 		} else if (o->stream) {
 			/* A pipe: in order, here. */
 			barrier(q);

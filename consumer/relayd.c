@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -45,6 +46,9 @@ enum {
 #define PROTO_CHUNKS 11		/* from 2.11 a session's files are in trace chunks */
 #define PROTO_MINOR_MIN 4
 #define LTTNG_OK 10		/* enum lttng_error_code */
+#define AWAITED 16		/* answers awaited at once, at most (answers_read()) */
+#define UNWRITTEN 64		/* packets kept until the relayd wrote them, at most (unwritten()) */
+#define ASK_EVERY 4		/* packets kept between two questions of what was written (ask()) */
 #define CMD_HDR 24		/* circuit_id u64, data_size u64, cmd u32, cmd_version u32 */
 #define DATA_HDR 32		/* circuit_id, stream_id, net_seq_num u64; data_size, padding u32 */
 #define NAME_MAX_2_4 255	/* create session 2.4: session_name[255], hostname[64] */
@@ -63,6 +67,38 @@ struct rstream {
 	/* kept from session to session (after the relayd came back): */
 	bool have_raw;
 	uint64_t raw_seq;	/* the ring's packet_seq_num of the last packet sent */
+};
+
+/*
+ * A packet the caller keeps that the relayd has not said it wrote: its
+ * index not answered yet, or answered and the packet perhaps still in the
+ * relayd's socket (it answers an index before its data thread has read
+ * the packet).
+ */
+struct unconfirmed {
+	uint32_t cpu;
+	bool written;		/* DATA_PENDING said so */
+	uint64_t seq;		/* its net_seq_num in this session */
+	size_t size;
+	const void *body;
+	uint8_t hdr[RTR_PACKET_HDR_SIZE];	/* as the caller gave it */
+};
+
+/*
+ * An answer awaited on the control connection: to a SEND_INDEX of a
+ * packet or of a beacon, or to a DATA_PENDING about stream @cpu up to
+ * @seq.
+ */
+enum { AW_INDEX, AW_BEACON, AW_PENDING };
+
+struct awaited {
+	uint8_t kind;
+	uint32_t cpu;
+	uint64_t seq;
+};
+
+static const char *const aw_what[] = {
+	[AW_INDEX] = "send index", [AW_BEACON] = "beacon", [AW_PENDING] = "data pending",
 };
 
 struct rtr_relayd {
@@ -88,6 +124,19 @@ struct rtr_relayd {
 	uint8_t uuid[16];	/* the trace's, from its first packet */
 	bool have_uuid;
 	bool failed;
+	/*
+	 * The kept packets not known written, oldest first from @un_first
+	 * (@nun of them); the answers awaited, in the order of the commands
+	 * (@aw from @aw_first, @acks of them), and the DATA_PENDING questions
+	 * among them (@asking).
+	 */
+	struct unconfirmed un[UNWRITTEN];
+	uint32_t un_first, nun;
+	struct awaited aw[AWAITED];
+	uint32_t aw_first, acks, asking;
+	uint32_t confirmed;	/* kept packets confirmed, not yet told (rtr_relayd_confirmed()) */
+	uint32_t unasked;	/* kept packets sent since the relayd was last asked (ask()) */
+	bool pushed;		/* the packet being sent is among @un */
 	struct rtr_relayd_stats st;
 	char err[400];
 };
@@ -201,9 +250,9 @@ static int dial(struct rtr_relayd *r, uint16_t port, const char *what)
 	return fd;
 }
 
-/* A command with its payload (@a, then @b), on the control connection. */
-static int command(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t alen,
-		   const void *b, size_t blen)
+/* A command with its payload (@a, then @b), on the control connection; its answer not read. */
+static int command_only(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t alen,
+			const void *b, size_t blen)
 {
 	uint8_t hdr[CMD_HDR] = { 0 };
 	struct iovec iov[3] = {
@@ -215,6 +264,17 @@ static int command(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t ale
 	put_be64(hdr + 8, alen + blen);
 	put_be32(hdr + 16, cmd);
 	return rtr_send_all(r->ctrl, iov, 3);
+}
+
+static int answers_read(struct rtr_relayd *r, bool all);
+
+/* A command whose answer, if any, is the next thing read: the indexes' answers first. */
+static int command(struct rtr_relayd *r, uint32_t cmd, const void *a, size_t alen,
+		   const void *b, size_t blen)
+{
+	int ret = r->acks ? answers_read(r, true) : 0;
+
+	return ret ? ret : command_only(r, cmd, a, alen, b, blen);
 }
 
 /* The answer of fixed size @n to the last command. */
@@ -558,12 +618,162 @@ static int metadata_once(struct rtr_relayd *r, const char *text, size_t len)
 	return 0;
 }
 
-/* The packet's index, on the control connection, as live readers need it. */
+/* The kept packets at the front that the relayd wrote are confirmed. */
+static void confirm_front(struct rtr_relayd *r)
+{
+	while (r->nun && r->un[r->un_first].written) {
+		r->un_first = (r->un_first + 1) % UNWRITTEN;
+		r->nun--;
+		r->confirmed++;
+	}
+}
+
+/*
+ * The answers awaited: those already here (@all false), or all of them;
+ * at most AWAITED - 1 are left awaited.  An index's must be LTTNG_OK; a
+ * DATA_PENDING's 0 (written: the kept packets of its stream up to its
+ * number are) or 1.
+ */
+static int answers_read(struct rtr_relayd *r, bool all)
+{
+	int here = 0;
+
+	if (r->failed)
+		return -EIO;
+	if (!all && ioctl(r->ctrl, FIONREAD, &here))
+		here = 0;
+	while (r->acks && (all || here >= 4 || r->acks >= AWAITED)) {
+		const struct awaited *a = &r->aw[r->aw_first];
+		bool pending = a->kind == AW_PENDING;
+		uint8_t rc[4];
+		int ret = rtr_recv_all(r->ctrl, rc, sizeof(rc));
+
+		if (ret)
+			return rfail(r, ret, "%s: %s", aw_what[a->kind], why(ret));
+		if (pending ? get_be32(rc) > 1 : get_be32(rc) != LTTNG_OK)
+			return rfail(r, -EPROTO, "%s: %s %" PRIu32, aw_what[a->kind],
+				     pending ? "answered" : "refused, code", get_be32(rc));
+		for (uint32_t i = 0; pending && !get_be32(rc) && i < r->nun; i++) {
+			struct unconfirmed *u = &r->un[(r->un_first + i) % UNWRITTEN];
+
+			if (u->cpu == a->cpu && u->seq <= a->seq)
+				u->written = true;
+		}
+		r->asking -= pending;
+		r->aw_first = (r->aw_first + 1) % AWAITED;
+		r->acks--;
+		here -= 4;
+	}
+	confirm_front(r);
+	return 0;
+}
+
+/*
+ * A command whose answer is read later (answers_read()): a SEND_INDEX
+ * (@kind AW_INDEX, AW_BEACON) or a DATA_PENDING about stream @cpu up to
+ * @seq.
+ */
+static int command_awaited(struct rtr_relayd *r, uint8_t kind, const void *msg, size_t len,
+			   uint32_t cpu, uint64_t seq)
+{
+	int ret;
+
+	if (r->acks == AWAITED && (ret = answers_read(r, false)))
+		return ret;	/* (it reads until one is left to await) */
+	ret = command_only(r, kind == AW_PENDING ? CMD_DATA_PENDING : CMD_SEND_INDEX, msg, len,
+			   NULL, 0);
+	if (ret)
+		return rfail(r, ret, "%s: %s", aw_what[kind], why(ret));
+	r->aw[(r->aw_first + r->acks++) % AWAITED] = (struct awaited){ kind, cpu, seq };
+	r->asking += kind == AW_PENDING;
+	return 0;
+}
+
+/*
+ * Ask the relayd what it wrote of the kept packets: a DATA_PENDING for
+ * each stream among them, up to its newest in the older half (the relayd
+ * writes in order: the newest are the least likely written), or in all of
+ * them (@all); the answers are read with the others (answers_read()).
+ */
+static int ask(struct rtr_relayd *r, bool all)
+{
+	uint32_t lim = all || r->nun < 2 ? r->nun : r->nun / 2;
+
+	r->unasked = 0;
+	for (uint32_t i = 0; i < lim; i++) {
+		const struct unconfirmed *u = &r->un[(r->un_first + i) % UNWRITTEN];
+		uint64_t top = u->seq;
+		uint8_t msg[16];
+		bool first = true;
+		int ret;
+
+		for (uint32_t j = 0; j < lim && first; j++) {
+			const struct unconfirmed *v = &r->un[(r->un_first + j) % UNWRITTEN];
+
+			if (j < i && v->cpu == u->cpu && !v->written)
+				first = false;	/* asked already, at its first */
+			if (j > i && v->cpu == u->cpu && v->seq > top)
+				top = v->seq;
+		}
+		if (u->written || !first)
+			continue;
+		put_be64(msg, r->s[u->cpu].handle);
+		put_be64(msg + 8, top);
+		ret = command_awaited(r, AW_PENDING, msg, sizeof(msg), u->cpu, top);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Until at most @most kept packets are not known written: ask, read the
+ * answers, and if the relayd has not written them yet ask again 1 ms, then
+ * up to 20 ms later, within the timeout.  Return: 0 or -errno.
+ */
+static int unwritten(struct rtr_relayd *r, uint32_t most)
+{
+	uint64_t until = rtr_monotonic_ns() + (uint64_t)r->timeout_ms * 1000000ull;
+	useconds_t nap = 1000;
+
+	for (;;) {
+		int ret = answers_read(r, false);
+
+		if (ret)
+			return ret;
+		if (r->nun <= most)
+			return 0;
+		if (!r->asking && (ret = ask(r, !most)))
+			return ret;
+		if ((ret = answers_read(r, true)))
+			return ret;
+		if (r->nun <= most)
+			return 0;
+		if (rtr_monotonic_ns() > until)
+			return rfail(r, -ETIMEDOUT, "%u packets sent and still not written after %d "
+				     "ms (the relayd is stalled)", r->nun, r->timeout_ms);
+		usleep(nap);
+		nap = nap < 20000 ? nap * 2 : 20000;
+	}
+}
+
+/*
+ * The packet's index, on the control connection, as live readers need it.
+ * Its answer is read later (answers_read()), while the next packets go:
+ * waiting for each, as LTTng's consumer does, leaves the relayd idle a
+ * round trip a packet (Documentation/network.rst, Figures).  A kept packet
+ * is remembered (@un) until the relayd says it wrote it (unwritten()), to
+ * be sent again in the session that follows if the relayd fails first
+ * (reconnect()).
+ */
 static int send_index(struct rtr_relayd *r, struct rstream *s, uint64_t seq,
-		      const struct rtr_packet_hdr *h, uint32_t cpu)
+		      const struct rtr_packet_hdr *h, uint32_t cpu, const void *hdr,
+		      const void *body, size_t size, bool keep)
 {
 	uint8_t msg[80];
 	size_t len = r->minor >= 8 ? 80 : 64;	/* index 1.1 from 2.8, else 1.0 */
+	struct unconfirmed *u;
+	int ret;
 
 	put_be64(msg, s->handle);
 	put_be64(msg + 8, seq);
@@ -575,12 +785,33 @@ static int send_index(struct rtr_relayd *r, struct rstream *s, uint64_t seq,
 	put_be64(msg + 56, h->stream_id);
 	put_be64(msg + 64, cpu);
 	put_be64(msg + 72, h->packet_seq_num);
-	return command_ok(r, CMD_SEND_INDEX, "send index", msg, len);
+	if (keep && r->nun == UNWRITTEN && (ret = unwritten(r, UNWRITTEN - 1)))
+		return ret;	/* no room: until the relayd wrote the oldest */
+	ret = command_awaited(r, AW_INDEX, msg, len, cpu, seq);
+	if (ret)
+		return ret;
+	if (!keep)	/* the caller's memory goes back as soon as we return */
+		return answers_read(r, true);
+	u = &r->un[(r->un_first + r->nun++) % UNWRITTEN];
+	u->cpu = cpu;
+	u->written = false;
+	u->seq = seq;
+	u->size = size;
+	u->body = body;
+	memcpy(u->hdr, hdr, sizeof(u->hdr));
+	r->pushed = true;
+	/* Every few packets, unless a question is out: asking costs no wait. */
+	if (++r->unasked >= ASK_EVERY && !r->asking && (ret = ask(r, false)))
+		return ret;
+	return answers_read(r, false);
 }
 
-/* Packet @h (its header, copied) and body, as the next one of stream @cpu. */
+/*
+ * Packet @h (its header, copied from @hdr, the caller's) and body, as the
+ * next one of stream @cpu; @keep: send_index().
+ */
 static int send_packet(struct rtr_relayd *r, uint32_t cpu, struct rtr_packet_hdr *h,
-		       const void *body, size_t size)
+		       const void *hdr, const void *body, size_t size, bool keep)
 {
 	struct rstream *s = &r->s[cpu];
 	uint8_t dh[DATA_HDR] = { 0 };
@@ -597,17 +828,17 @@ static int send_packet(struct rtr_relayd *r, uint32_t cpu, struct rtr_packet_hdr
 	if (ret)
 		return rfail(r, ret, "data connection (port %u), packet of CPU %u: %s",
 			     r->data_port, cpu, why(ret));
-	ret = send_index(r, s, s->next_seq, h, cpu);
+	s->next_seq++;	/* sent: whatever the answer, the next is the next */
+	ret = send_index(r, s, s->next_seq - 1, h, cpu, hdr, body, size, keep);
 	if (ret)
 		return ret;
-	s->next_seq++;
 	s->last_end = h->timestamp_end;
 	s->any = true;
 	return 0;
 }
 
 static int packet_once(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const void *body,
-		       size_t size)
+		       size_t size, bool keep)
 {
 	struct rtr_packet_hdr h;
 	int ret;
@@ -633,7 +864,7 @@ static int packet_once(struct rtr_relayd *r, uint32_t cpu, const void *hdr, cons
 		if (h.timestamp_end < h.timestamp_begin)
 			h.timestamp_end = h.timestamp_begin;
 	}
-	ret = send_packet(r, cpu, &h, (const uint8_t *)body, size);
+	ret = send_packet(r, cpu, &h, hdr, body, size, keep);
 	if (ret)
 		return ret;	/* its errno: a lost connection is worth a reconnect */
 	r->s[cpu].raw_seq = h.packet_seq_num - r->s[cpu].seq_shift;
@@ -680,7 +911,7 @@ static int progress_once(struct rtr_relayd *r, uint64_t ts)
 			 */
 			h.packet_seq_num = s->have_raw ? s->raw_seq : 0;
 			s->seq_shift = s->have_raw ? 0 : 1;
-			ret = send_packet(r, cpu, &h, NULL, RTR_PACKET_HDR_SIZE);
+			ret = send_packet(r, cpu, &h, &h, NULL, RTR_PACKET_HDR_SIZE, false);
 			if (ret)
 				return ret;
 			r->st.empty++;
@@ -693,7 +924,8 @@ static int progress_once(struct rtr_relayd *r, uint64_t ts)
 		/* packet_size and content_size 0: a beacon */
 		put_be64(msg + 40, ts);	/* timestamp_end */
 		put_be64(msg + 72, s->next_seq - 1);
-		ret = command_ok(r, CMD_SEND_INDEX, "beacon", msg, len);
+		/* its answer awaited as an index's: a stalled relayd stalls nothing here */
+		ret = command_awaited(r, AW_BEACON, msg, len, cpu, 0);
 		if (ret)
 			return ret;
 		r->st.beacons++;
@@ -704,7 +936,8 @@ static int progress_once(struct rtr_relayd *r, uint64_t ts)
 /*
  * The session again on a relayd that came back (restarted, or reachable
  * again), within @o.retry_ms of the failure: a new session (its name the
- * first one's and "-rN"), its streams, the metadata so far.  The packets
+ * first one's and "-rN"), its streams, the metadata so far, and the packets
+ * sent that it never confirmed (kept by the caller until then).  The packets
  * the writers made meanwhile waited in the queue, then were dropped by the
  * ring and counted, as with a slow disk.  Return: 0, or -EIO (the first
  * failure's message kept, and that the relayd did not come back).
@@ -713,7 +946,8 @@ static int reconnect(struct rtr_relayd *r, int why_ret)
 {
 	uint64_t until = rtr_monotonic_ns() + r->o.retry_ms * 1000000ull;
 	char first[sizeof(r->err)], last[sizeof(r->err)];
-	uint32_t n = r->ns;
+	struct unconfirmed un[UNWRITTEN];
+	uint32_t n = r->ns, nun = 0, confirmed = r->confirmed;
 	char *md;
 	size_t mdlen;
 
@@ -723,6 +957,10 @@ static int reconnect(struct rtr_relayd *r, int why_ret)
 					    why_ret != -ETIMEDOUT && why_ret != -ECONNREFUSED))
 		return -EIO;
 	snprintf(first, sizeof(first), "%s", r->err);
+	/* The packets the relayd never said it wrote, in order, to send again. */
+	for (uint32_t i = 0; i < r->nun; i++)
+		un[nun++] = r->un[(r->un_first + i) % UNWRITTEN];
+	r->acks = r->asking = r->nun = 0;
 	for (;;) {
 		int ret;
 
@@ -757,10 +995,20 @@ static int reconnect(struct rtr_relayd *r, int why_ret)
 			r->ns = 0;
 			r->streams_made = false;
 		}
+		for (uint32_t i = 0; i < nun && !ret; i++) {
+			ret = packet_once(r, un[i].cpu, un[i].hdr, un[i].body, un[i].size, true);
+			if (!ret) {
+				r->st.packets--;	/* counted when first sent */
+				r->st.bytes -= un[i].size;
+				r->st.resent++;
+			}
+		}
 		if (!ret) {
 			snprintf(r->st.outage, sizeof(r->st.outage), "%s", first);
 			return 0;
 		}
+		r->acks = r->asking = r->nun = 0;	/* those of this try, resent by the next */
+		r->confirmed = confirmed;
 		r->st.reconnects--;
 		if (rtr_monotonic_ns() >= until)
 			break;
@@ -783,13 +1031,38 @@ int rtr_relayd_metadata(struct rtr_relayd *r, const char *text, size_t len)
 }
 
 int rtr_relayd_packet(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const void *body,
-		      size_t size)
+		      size_t size, bool keep)
 {
-	int ret = packet_once(r, cpu, hdr, body, size);
+	bool pushed;
+	int ret;
 
-	if (ret && !reconnect(r, ret))
-		ret = packet_once(r, cpu, hdr, body, size);
+	r->pushed = false;
+	ret = packet_once(r, cpu, hdr, body, size, keep);
+	pushed = r->pushed;
+	/* Reconnected: sent again with the unconfirmed, if it was one of them. */
+	if (ret && !reconnect(r, ret) && !(keep && pushed))
+		ret = packet_once(r, cpu, hdr, body, size, keep);
 	return ret;
+}
+
+int rtr_relayd_confirmed(struct rtr_relayd *r, bool wait)
+{
+	int n;
+
+	while (r->nun || r->acks) {
+		int ret = wait ? unwritten(r, 0) : answers_read(r, false);
+
+		if (!ret)
+			break;
+		if (reconnect(r, ret))
+			return ret;
+		/* the unconfirmed sent again in the new session: asked about now */
+		if (!wait)
+			break;
+	}
+	n = (int)r->confirmed;
+	r->confirmed = 0;
+	return n;
 }
 
 int rtr_relayd_progress(struct rtr_relayd *r, uint64_t ts)
@@ -801,14 +1074,17 @@ int rtr_relayd_progress(struct rtr_relayd *r, uint64_t ts)
 	return ret;
 }
 
-/* Whether the relayd still has packets of @s to write (DATA_PENDING answers 0 or 1). */
-static int pending(struct rtr_relayd *r, struct rstream *s)
+/*
+ * Whether the relayd has still to write packets of @s up to net_seq_num
+ * @seq (DATA_PENDING answers 0 or 1; 1 also while their indexes are).
+ */
+static int pending(struct rtr_relayd *r, struct rstream *s, uint64_t seq)
 {
 	uint8_t msg[16], rc[4];
 	int ret;
 
 	put_be64(msg, s->handle);
-	put_be64(msg + 8, s->next_seq - 1);
+	put_be64(msg + 8, seq);
 	ret = command(r, CMD_DATA_PENDING, msg, sizeof(msg), NULL, 0);
 	if (!ret)
 		ret = reply(r, rc, sizeof(rc));
@@ -888,7 +1164,7 @@ int rtr_relayd_close(struct rtr_relayd *r)
 	for (uint32_t cpu = 0; cpu < r->ns; cpu++) {
 		int p = 0;
 
-		while (r->s[cpu].any && (p = pending(r, &r->s[cpu])) == 1) {
+		while (r->s[cpu].any && (p = pending(r, &r->s[cpu], r->s[cpu].next_seq - 1)) == 1) {
 			if (rtr_monotonic_ns() > until)
 				return rfail(r, -ETIMEDOUT, "stream of CPU %u: packets still not "
 					     "written after %d ms", cpu, r->timeout_ms);

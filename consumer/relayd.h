@@ -79,6 +79,7 @@ struct rtr_relayd_stats {
 	char session[320];	/* HOSTNAME/SESSION, as `net://RELAYD/host/...` names it */
 	uint32_t reconnects;	/* times the relayd was reached again after a failure */
 	char outage[400];	/* the last failure it came back from */
+	uint64_t resent;	/* packets sent again after it came back: it never said it wrote them */
 };
 
 /*
@@ -108,10 +109,25 @@ int rtr_relayd_metadata(struct rtr_relayd *r, const char *text, size_t len);
 /*
  * rtr_relayd_packet() - one packet of stream @cpu: @hdr
  * (RTR_PACKET_HDR_SIZE bytes), then the rest of its @size bytes at @body.
+ * @keep: the caller keeps @hdr and @body as they are until
+ * rtr_relayd_confirmed() has counted the packet, which it does once the
+ * relayd said it wrote it (DATA_PENDING; up to 64 packets kept at once);
+ * if the relayd fails first, the packet is sent again in the session that
+ * follows.  The answers to the indexes and questions are read later (a
+ * few await theirs at once).  Without @keep, the index's answer is read
+ * before the call returns.
  * Return: 0 or -errno.
  */
 int rtr_relayd_packet(struct rtr_relayd *r, uint32_t cpu, const void *hdr, const void *body,
-		      size_t size);
+		      size_t size, bool keep);
+
+/*
+ * rtr_relayd_confirmed() - how many more of the packets sent with @keep
+ * the relayd has said it wrote since the last call, oldest first: from
+ * the answers already here, or (@wait) once it wrote every one (asked
+ * again until then, within the timeout).  Return: that count, or -errno.
+ */
+int rtr_relayd_confirmed(struct rtr_relayd *r, bool wait);
 
 /*
  * rtr_relayd_progress() - every event before @watermark has been given:

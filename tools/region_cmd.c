@@ -395,6 +395,10 @@ void region_report_net(const struct rtr_out_report *r)
 		"recording went on as session %s (the events made while it was away were kept "
 		"in the queue, or dropped and counted)\n", r->net_reconnects,
 		r->net_reconnects == 1 ? "" : "s", r->net_outage, r->net_session);
+	if (r->net_resent)
+		fprintf(stderr, "lttng-relayd: %" PRIu64 " packet%s it had not confirmed before it "
+			"failed went again into session %s\n", r->net_resent,
+			r->net_resent == 1 ? "" : "s", r->net_session);
 }
 
 void region_stopped_writing(const struct opts *o, const char *why)

@@ -4414,11 +4414,16 @@ Test(consumer_relayd, two_recordings_at_once_are_two_sessions)
 /*
  * The relayd killed, then started again on the same ports a second later:
  * the recorder reaches it again, goes on as SESSION-r1, and says so; the
- * queue held what the writers made meanwhile, so the two sessions together
- * hold every event of every thread (a packet whose index was never
- * acknowledged is sent again, and may be in both).
+ * queue held what the writers made meanwhile, and the packets the relayd
+ * had not said it wrote, so the two sessions together hold every event of
+ * every thread (a packet written but not yet said so is sent again, and
+ * is in both).  @stop_first: the relayd is stopped (SIGSTOP) for a second
+ * first, so that packets go out that it never reads (the recorder does
+ * not wait for answers before the next packet or beacon): what its socket
+ * held dies with it, and the recorder must send those packets again in
+ * the new session.
  */
-Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_session)
+static void relayd_restart_case(bool stop_first)
 {
 	const uint64_t events = 2500;
 	struct relayd r = { 0 };
@@ -4432,6 +4437,10 @@ Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_se
 	rec = record_paced(&r, "2", "2500", "10:20000");	/* 5 s, 10 events each 20 ms */
 	s = wait_session(&r);
 	usleep(1000000);
+	if (stop_first) {
+		kill(r.pid, SIGSTOP);
+		usleep(1000000);
+	}
 	kill(r.pid, SIGKILL);
 	waitpid(r.pid, &st, 0);
 	usleep(1000000);
@@ -4458,6 +4467,9 @@ Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_se
 	log = slurp(P("%s/record.log", r.dir));
 	expect_exit(st, 0, "ringtrace record across a relayd restart", log);
 	cr_expect_not_null(strstr(log, "reached again 1 time after it failed"), "%s", log);
+	if (stop_first)
+		cr_expect_not_null(strstr(log, "it had not confirmed before it failed went again"),
+				   "no packet was sent again:\n%s", log);
 	cr_expect_eq(reported_lost(log), 0, "%s", log);
 	s1 = strdup(P("%s-r1", s));
 	cr_expect_not_null(strstr(log, s1), "the new session %s is not named:\n%s", s1, log);
@@ -4482,6 +4494,16 @@ Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_se
 	free(s);
 	free(log);
 	rm_rf(r.dir);
+}
+
+Test(consumer_relayd, a_relayd_restarted_mid_recording_gets_the_rest_as_a_new_session)
+{
+	relayd_restart_case(false);
+}
+
+Test(consumer_relayd, packets_a_stopped_relayd_never_confirmed_go_again_after_it_restarts)
+{
+	relayd_restart_case(true);
 }
 
 /*
