@@ -3768,16 +3768,20 @@ static void put32be(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* One command from @fd: its number, its payload read and dropped; -1 at the end. */
-static int fake_read_cmd(int fd)
+/*
+ * One command from @fd, its header @hlen bytes with the payload's length
+ * (u64) at @len_at and the command (u32) at @cmd_at: its number, its
+ * payload read and dropped; -1 at the end.
+ */
+static int fake_read_any(int fd, size_t hlen, size_t len_at, size_t cmd_at)
 {
 	uint8_t h[24], buf[4096];
 	uint64_t len = 0;
 
-	if (recv(fd, h, sizeof(h), MSG_WAITALL) != (ssize_t)sizeof(h))
+	if (recv(fd, h, hlen, MSG_WAITALL) != (ssize_t)hlen)
 		return -1;
 	for (int i = 0; i < 8; i++)
-		len = len << 8 | h[8 + i];
+		len = len << 8 | h[len_at + i];
 	while (len) {
 		ssize_t n = recv(fd, buf, len < sizeof(buf) ? len : sizeof(buf), 0);
 
@@ -3785,7 +3789,14 @@ static int fake_read_cmd(int fd)
 			return -1;
 		len -= (uint64_t)n;
 	}
-	return (int)((uint32_t)h[16] << 24 | (uint32_t)h[17] << 16 | (uint32_t)h[18] << 8 | h[19]);
+	return (int)((uint32_t)h[cmd_at] << 24 | (uint32_t)h[cmd_at + 1] << 16 |
+		     (uint32_t)h[cmd_at + 2] << 8 | h[cmd_at + 3]);
+}
+
+/* A relayd's control command: circuit id, length u64, command, version u32. */
+static int fake_read_cmd(int fd)
+{
+	return fake_read_any(fd, 24, 8, 16);
 }
 
 static int fake_accept(int lfd)
@@ -3914,6 +3925,143 @@ Test(consumer_relayd, a_fake_relayds_bad_answers_are_clean_errors)
 		free(out);
 	}
 	rm_rf(dir);
+}
+
+/* ---- a fake relayd's live port: the viewer protocol, spoiled ---------------- */
+
+/* A viewer command: length u64, command, version u32. */
+static int fake_read_vcmd(int fd)
+{
+	return fake_read_any(fd, 16, 0, 8);
+}
+
+static void put64be(uint8_t *p, uint64_t v)
+{
+	put32be(p, (uint32_t)(v >> 32));
+	put32be(p + 4, (uint32_t)v);
+}
+
+struct fake_live {
+	int scenario;
+	int lfd, port;
+};
+
+/*
+ * The live port of a relayd that answers a reader up to the answer a
+ * scenario spoils: 0 closes after the first command, 1 speaks another
+ * major, 2 lists 2^32 - 1 sessions, 3 a session whose host name has no
+ * end, 4 attaches with a million streams, 5 indexes a packet of 12345
+ * bits, 6 sends 100 bytes for a packet indexed as 4096, 7 announces 1 TiB
+ * of metadata, 8 never answers the list, 9 answers an index with status
+ * 99.
+ */
+static void *fake_live_main(void *arg)
+{
+	struct fake_live *f = arg;
+	int c = fake_accept(f->lfd), sc = f->scenario;
+	static uint8_t a[8 + 2 * 4371];
+
+	if (c < 0)
+		return NULL;
+	if (fake_read_vcmd(c) != 1 || sc == 0)	/* connect */
+		goto out;
+	memset(a, 0, 20);
+	put32be(a + 8, sc == 1 ? 3 : 2);
+	put32be(a + 12, 4);
+	if (send(c, a, 20, MSG_NOSIGNAL) < 0 || sc == 1 || fake_read_vcmd(c) != 8)
+		goto out;
+	put32be(a, 1);	/* viewer session created */
+	if (send(c, a, 4, MSG_NOSIGNAL) < 0 || fake_read_vcmd(c) != 2)
+		goto out;
+	if (sc == 8) {	/* silent until the reader gives up (its 10 s) */
+		struct pollfd p = { .fd = c, .events = POLLIN };
+
+		if (poll(&p, 1, 30000) == 1)
+			(void)!recv(c, a, 1, 0);
+		goto out;
+	}
+	/* the sessions: id u64, live timer, clients, streams u32, host[64], name[255] */
+	memset(a, 0, 4 + 339);
+	put32be(a, sc == 2 ? 0xffffffffu : 1);
+	put64be(a + 4, 7);
+	memset(a + 4 + 20, 'h', sc == 3 ? 64 : 1);
+	a[4 + 84] = 's';
+	if (send(c, a, 4 + 339, MSG_NOSIGNAL) < 0 || sc <= 3 || fake_read_vcmd(c) != 3)
+		goto out;
+	/* attached, the streams: id, trace id u64, metadata flag u32, path[4096], channel[255] */
+	memset(a, 0, 8 + 2 * 4371);
+	put32be(a, 1);
+	put32be(a + 4, sc == 4 ? 1000000 : sc == 7 ? 2 : 1);
+	put64be(a + 8, 1);
+	strcpy((char *)a + 8 + 4116, "stream_0");
+	put64be(a + 8 + 4371, 100);
+	put32be(a + 8 + 4371 + 16, 1);
+	strcpy((char *)a + 8 + 4371 + 4116, "metadata");
+	if (send(c, a, 8 + (sc == 7 ? 2 : 1) * 4371, MSG_NOSIGNAL) < 0 || sc == 4)
+		goto out;
+	if (sc == 7) {
+		if (fake_read_vcmd(c) != 6)	/* get metadata */
+			goto out;
+		memset(a, 0, 12);
+		put64be(a, 1ull << 40);
+		put32be(a + 8, 1);
+		send(c, a, 12, MSG_NOSIGNAL);
+		goto out;
+	}
+	if (fake_read_vcmd(c) != 4)	/* get next index */
+		goto out;
+	memset(a, 0, 64);
+	put64be(a + 8, sc == 5 ? 12345 : 8 * 4096);
+	put64be(a + 16, 8 * 4096);
+	put32be(a + 56, sc == 9 ? 99 : 1);
+	if (send(c, a, 64, MSG_NOSIGNAL) < 0 || sc != 6 || fake_read_vcmd(c) != 5)
+		goto out;
+	memset(a, 0, 12 + 100);
+	put32be(a, 1);
+	put32be(a + 4, 100);
+	send(c, a, 12 + 100, MSG_NOSIGNAL);
+out:
+	close(c);
+	return NULL;
+}
+
+/* Our live reader (dump net://...) against each spoilt answer: a clean error, at once. */
+Test(consumer_relayd, a_fake_relayds_bad_live_answers_are_clean_errors)
+{
+	static const char *const expect[] = {
+		"lttng-relayd: connect: the relayd closed the connection",
+		"speaks viewer protocol 3, not 2",
+		"lttng-relayd: 4294967295 sessions",
+		"a session's name is not terminated",
+		"1000000 streams: not a session of ours",
+		"an index of 12345 bits",
+		"a packet of 100 bytes for an index of 4096",
+		"metadata of more than",
+		"list sessions: no answer within 10 s",
+		"get next index: status 99",
+	};
+
+	for (int sc = 0; sc < 10; sc++) {
+		struct fake_live f = { .scenario = sc };
+		pthread_t th;
+		double t0 = now();
+		char *out;
+		int st;
+
+		fake_listen(&f.lfd, &f.port);
+		cr_assert_eq(pthread_create(&th, NULL, fake_live_main, &f), 0);
+		out = sh(&st, "timeout -s KILL 60 '%s' dump net://127.0.0.1:%d/host/h/s 2>&1; "
+			 "echo rc=$?", ringtrace(), f.port);
+		cr_expect_lt(now() - t0, 30, "scenario %d took %.0f s", sc, now() - t0);
+		pthread_join(th, NULL);
+		close(f.lfd);
+		cr_expect_not_null(strstr(out, "rc=1\n"), "scenario %d: not a clean failure:\n%s",
+				   sc, out);
+		cr_expect_not_null(strstr(out, expect[sc]), "scenario %d: no '%s' in:\n%s", sc,
+				   expect[sc], out);
+		cr_expect_null(strstr(out, "Sanitizer"), "scenario %d:\n%s", sc, out);
+		free(out);
+	}
 }
 
 /*

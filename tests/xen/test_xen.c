@@ -1740,6 +1740,64 @@ Test(xen, gui_closed_while_the_guest_traces_stops_consume_cleanly)
  * as the window does; once the guest's program ends, api/meta says the
  * recording is done with every event; SIGINT stops it cleanly.
  */
+/*
+ * dom0 streams a guest's trace to a stock lttng-relayd (issue 24's
+ * `consume --xen-domain ... -o net://`): the relayd's copy is a trace that
+ * `check` and babeltrace2 read, with every event of the guest.
+ */
+Test(xen, consume_streams_a_guest_into_a_relayd)
+{
+	uint32_t g = mkdom("relayed");
+	char *w = workdir(), *glog = path_in(w, "guest.log"), *log = path_in(w, "consume.log");
+	char *rlog = path_in(w, "relayd.log"), *out, cmd[4 * PATH_MAX], url[96], env[PATH_MAX + 16];
+	char ctl[48], data[48], live[48], odir[PATH_MAX];
+	int port[3], st;
+	pid_t rp, gp, cp;
+
+	if (access("/usr/bin/lttng-relayd", X_OK))
+		cr_skip_test("lttng-relayd missing (Debian's lttng-tools)");
+	out = t_sh("python3 -c 'import socket\ns = [socket.socket() for _ in range(3)]\n"
+		   "for x in s: x.bind((\"127.0.0.1\", 0))\n"
+		   "print(\" \".join(str(x.getsockname()[1]) for x in s))'", &st);
+	cr_assert(sscanf(out, "%d %d %d", &port[0], &port[1], &port[2]) == 3, "%s", out);
+	free(out);
+	snprintf(ctl, sizeof(ctl), "tcp://127.0.0.1:%d", port[0]);
+	snprintf(data, sizeof(data), "tcp://127.0.0.1:%d", port[1]);
+	snprintf(live, sizeof(live), "tcp://127.0.0.1:%d", port[2]);
+	snprintf(odir, sizeof(odir), "%s/out", w);
+	snprintf(env, sizeof(env), "LTTNG_HOME=%s", w);
+	rp = spawn(-1, (const char *[]){ env, NULL }, rlog,
+		   (char *const[]){ "/usr/bin/lttng-relayd", "-o", odir, "-C", ctl, "-D", data,
+				    "-L", live, NULL });
+	snprintf(cmd, sizeof(cmd), "for i in $(seq 100); do python3 -c 'import socket; "
+		 "socket.create_connection((\"127.0.0.1\", %d), 1)' 2>/dev/null && echo up && "
+		 "break; sleep 0.1; done", port[0]);
+	out = t_sh(cmd, &st);
+	cr_assert_not_null(strstr(out, "up"), "the relayd did not listen:\n%s", slurp(rlog));
+	free(out);
+	gp = paced_guest(g, "2", "1500", glog);
+	snprintf(url, sizeof(url), "net://127.0.0.1:%d:%d", port[0], port[1]);
+	cp = spawn(0, NULL, log, (char *const[]){ prog("ringtrace"), "consume", "--xen-domain",
+						  "relayed", "-o", url, NULL });
+	expect_ok(t_wait_exit(gp, 60, "the guest"), "the guest", glog);
+	expect_ok(t_wait_exit(cp, 60, "consume --xen-domain -o net://"),
+		  "consume --xen-domain -o net://", log);
+	/* The relayd's copy: OUT/HOST/SESSION/ringtrace, whole and readable. */
+	snprintf(cmd, sizeof(cmd), "t=$(ls -d '%s'/*/*/ringtrace) && '%s' check \"$t\" >/dev/null "
+		 "&& '%s' dump \"$t\" 2>&1 | tail -n 1 && babeltrace2 \"$t\" | "
+		 "sed -E 's/^[^]]*] \\(\\+[^)]*\\) [^ ]+ ([^:]+):.*/\\1/' | sort | uniq -c",
+		 odir, prog("ringtrace"), prog("ringtrace"));
+	out = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s\nconsume:\n%s", out, slurp(log));
+	cr_expect_not_null(strstr(out, "dump: 3000 events, 0 events lost"), "%s", out);
+	/* babeltrace2's events by name: the program's 3000, and the threads' own */
+	cr_expect_not_null(strstr(out, " 3000 rtrtest\n"), "babeltrace2 did not read the 3000 "
+			   "events: %s", out);
+	free(out);
+	kill(rp, SIGTERM);
+	t_wait_exit(rp, 30, "lttng-relayd");
+}
+
 Test(xen, serve_follows_a_guest_from_dom0)
 {
 	uint32_t g = mkdom("served");
