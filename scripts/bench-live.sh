@@ -12,6 +12,11 @@
 # plus its end), i.e. from an event's write to the server answering with it.
 #   viewer.live.lag_ms / lag_p99_ms / lag_max_ms   median, p99, max over the turns
 #   viewer.live.turns                              the scenes served
+# Then, where xvfb-run is (Debian's xvfb), the same recording followed by the
+# window, `ringtrace gui --follow`, under Xvfb: at each scene it draws the
+# window writes the wall clock and the scene's newest time
+# (RINGTRACE_GUI_LAG_LOG), i.e. from an event's write to its drawing:
+#   gui.live.lag_ms / lag_p99_ms / lag_max_ms, gui.live.turns
 # Figures are printed and appended to ROWS_FILE as "name value unit".
 set -eu
 
@@ -82,3 +87,50 @@ with open(rows, 'a') as f:
 PY
 wait "$rpid"
 rpid=
+
+# ---- the window (gui --follow) under Xvfb ------------------------------------------
+if ! command -v xvfb-run >/dev/null 2>&1; then
+	echo "bench-live.sh: xvfb-run missing (Debian's xvfb): gui.live.* not measured" >&2
+	exit 0
+fi
+rm -rf "$tmp/live"
+"$ringtrace" record -q -o "$tmp/live" -- \
+	"$emit" --threads 2 --events $((rate * secs)) --pace "10:$pause" >"$tmp/rec.log" 2>&1 &
+rpid=$!
+for _ in $(seq 400); do [ -e "$tmp/live/.ringtrace-state" ] && break; sleep 0.05; done
+# the window's own pid, so that it is the one stopped (xvfb-run then stops Xvfb)
+RINGTRACE_GUI_LAG_LOG=$tmp/lag.log xvfb-run -a sh -c 'echo $$ >"$1"; shift; exec "$@"' sh \
+	"$tmp/gui.pid" "$ringtrace" gui --follow "$tmp/live" >"$tmp/gui.log" 2>&1 &
+spid=$!
+wait "$rpid"
+rpid=
+sleep 1	# the last scene drawn
+[ -s "$tmp/gui.pid" ] && kill "$(cat "$tmp/gui.pid")" 2>/dev/null || true
+wait "$spid" 2>/dev/null || true
+spid=
+python3 - "$tmp/lag.log" "$rows" "$rate" "$tmp/gui.log" <<'PY'
+import sys
+
+log, rows, rate, guilog = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+try:
+    lines = [l.split() for l in open(log)]
+except OSError:
+    lines = []
+if len(lines) < 2:
+    print("bench-live.sh: the window drew no followed scene:", file=sys.stderr)
+    print(open(guilog).read(), file=sys.stderr)
+    sys.exit(1)
+# the last scene comes after the program ended: no lag to speak of
+lags = sorted((int(w) - int(e)) / 1e6 for w, e, _ in lines[:-1])
+def pct(p):
+    return lags[min(len(lags) - 1, int(p * len(lags)))]
+print(f"following a recording of 2 threads x {rate} events/s in the window, gui --follow under "
+      f"Xvfb ({lines[-1][2]} events, {len(lags)} scenes drawn)")
+with open(rows, 'a') as f:
+    for name, v, unit in (('gui.live.lag_ms', pct(0.5), 'ms (median)'),
+                          ('gui.live.lag_p99_ms', pct(0.99), 'ms'),
+                          ('gui.live.lag_max_ms', lags[-1], 'ms'),
+                          ('gui.live.turns', len(lags), 'turns')):
+        print(f"  {name:<36} {v:14.3f}  {unit}")
+        f.write(f"{name} {v:.6f} {unit.split()[0]}\n")
+PY

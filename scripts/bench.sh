@@ -23,7 +23,8 @@
 #    and what a turn of following a recording that size costs (viewer.live.turn_s);
 # 6b. scripts/bench-live.sh: a paced recording followed by view --serve --follow:
 #    viewer.live.lag_ms / lag_p99_ms / lag_max_ms, from an event's write to the
-#    server answering with it;
+#    server answering with it; then by gui --follow under Xvfb: gui.live.* (to
+#    the window drawing it);
 # 7. scripts/bench-consumer.sh: a user's program under `ringtrace record`:
 #    record.* (ns/event beside the floor), consumer.{1writer,2writers}.* (MB/s
 #    to disk, the fraction of the disk's, loss), the writers at LTTng-UST's

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "reader/model.h"
 #include "view/live.h"
 #include "view/path.h"
@@ -124,6 +125,13 @@ struct gui {
 	struct xen_follow xen;	/* --xen-domain: consume, whose stream is our standard input */
 	bool ended;		/* the recording's last scene is drawn */
 	bool closed;		/* the window is destroyed: nothing more is swapped in */
+	/*
+	 * RINGTRACE_GUI_LAG_LOG (scripts/bench-live.sh): a line per followed
+	 * scene once drawn, "WALL_NS END_NS EVENTS", the wall clock then and
+	 * the scene's newest time (CLOCK_REALTIME ns both)
+	 */
+	FILE *lag_log;
+	uint64_t lag_turn;	/* the last turn written there, + 1 */
 };
 
 static const char help_text[] =
@@ -259,6 +267,16 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 	if (rtr_render(cr, g->s, &g->v, &g->f))
 		fprintf(stderr, "ringtrace gui: out of memory drawing a frame\n");
 	g->frame_ms = (g_get_monotonic_time() - t) / 1000.0;
+	if (g->lag_log && g->lag_turn != g->ls->turn + 1 && g->m->events) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		fprintf(g->lag_log, "%" PRId64 " %" PRId64 " %" PRIu64 "\n",
+			(int64_t)now.tv_sec * 1000000000 + now.tv_nsec, g->m->origin_ns + g->m->end,
+			g->m->events);
+		fflush(g->lag_log);
+		g->lag_turn = g->ls->turn + 1;
+	}
 	if (!g->status_pending && (g->shown[0] != g->v.t0 || g->shown[1] != g->v.t1 ||
 				   g->shown[2] != g->nmatches || g->shown[3] != (int64_t)g->ls->turn)) {
 		g->shown[0] = g->v.t0;
@@ -1262,6 +1280,13 @@ static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
 	if (o->xen_domain && xen_follow_start(&g->xen, "gui", o->xen_domain))
 		goto done;
 	if (o->follow) {
+		const char *lag = getenv("RINGTRACE_GUI_LAG_LOG");
+
+		if (lag && *lag && !(g->lag_log = fopen(lag, "we"))) {
+			fprintf(stderr, "ringtrace gui: RINGTRACE_GUI_LAG_LOG %s: %s\n", lag,
+				strerror(errno));
+			goto done;
+		}
 		if (follow_start(g, dirs[0]))
 			goto done;
 	} else {
@@ -1308,6 +1333,8 @@ done:
 			ret = 1;
 		xen_follow_free(&g->xen);
 	}
+	if (g->lag_log)
+		fclose(g->lag_log);
 	rtr_frame_free(&g->f);
 	rtr_path_free(&g->path);
 	hist_clear(g);
