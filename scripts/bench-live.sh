@@ -42,6 +42,30 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# lag_rows PREFIX "WHAT": the lags (ms, one a line, the last scene's left out:
+# it comes after the program ended) on standard input, as PREFIX.lag_ms,
+# lag_p99_ms, lag_max_ms and turns; printed and appended to the rows
+lag_rows() {
+	python3 -c '
+import sys
+prefix, rows, what = sys.argv[1:4]
+lags = [float(l) for l in sys.stdin if l.strip()]
+lags = sorted(lags[:-1] or lags)
+if not lags:
+    sys.exit("bench-live.sh: no lag measured for " + prefix)
+def pct(p):
+    return lags[min(len(lags) - 1, int(p * len(lags)))]
+print(f"{what} ({len(lags)} scenes)")
+with open(rows, "a") as f:
+    for name, v, unit in ((prefix + ".lag_ms", pct(0.5), "ms (median)"),
+                          (prefix + ".lag_p99_ms", pct(0.99), "ms"),
+                          (prefix + ".lag_max_ms", lags[-1], "ms"),
+                          (prefix + ".turns", len(lags), "turns")):
+        print(f"  {name:<36} {v:14.3f}  {unit}")
+        f.write(f"{name} {v:.6f} {unit.split()[0]}\n")
+' "$1" "$rows" "$2"
+}
+
 # 10 events, then a pause: RATE events a second a thread
 pause=$((10 * 1000000 / rate))
 "$ringtrace" record -q -o "$tmp/live" -- \
@@ -57,33 +81,20 @@ if [ -z "$url" ]; then
 	cat "$tmp/serve.log" >&2
 	exit 1
 fi
-python3 - "$url" "$rows" "$rate" <<'PY'
+python3 - "$url" <<'PY' | lag_rows viewer.live \
+	"following a recording of 2 threads x $rate events/s, served by view --serve --follow"
 import json, sys, time, urllib.request
 
-url, rows, rate = sys.argv[1], sys.argv[2], int(sys.argv[3])
-lags, turn = [], -1
+url, turn = sys.argv[1], -1
 while True:
     m = json.load(urllib.request.urlopen(url + 'api/meta', timeout=30))
     now = time.time_ns()
     if m['turn'] != turn and m['events']:
         turn = m['turn']
-        lags.append((now - (m['origin_ns'] + m['end'])) / 1e6)
+        print((now - (m['origin_ns'] + m['end'])) / 1e6, flush=True)
     if m['done']:
         break
     time.sleep(0.02)
-lags = lags[:-1] or lags   # the last turn comes after the program ended: no lag to speak of
-lags.sort()
-def pct(p):
-    return lags[min(len(lags) - 1, int(p * len(lags)))]
-print(f"following a recording of 2 threads x {rate} events/s, served by view --serve --follow "
-      f"({m['events']} events, {len(lags)} turns)")
-with open(rows, 'a') as f:
-    for name, v, unit in (('viewer.live.lag_ms', pct(0.5), 'ms (median)'),
-                          ('viewer.live.lag_p99_ms', pct(0.99), 'ms'),
-                          ('viewer.live.lag_max_ms', lags[-1], 'ms'),
-                          ('viewer.live.turns', len(lags), 'turns')):
-        print(f"  {name:<36} {v:14.3f}  {unit}")
-        f.write(f"{name} {v:.6f} {unit.split()[0]}\n")
 PY
 wait "$rpid"
 rpid=
@@ -108,29 +119,10 @@ sleep 1	# the last scene drawn
 [ -s "$tmp/gui.pid" ] && kill "$(cat "$tmp/gui.pid")" 2>/dev/null || true
 wait "$spid" 2>/dev/null || true
 spid=
-python3 - "$tmp/lag.log" "$rows" "$rate" "$tmp/gui.log" <<'PY'
-import sys
-
-log, rows, rate, guilog = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-try:
-    lines = [l.split() for l in open(log)]
-except OSError:
-    lines = []
-if len(lines) < 2:
-    print("bench-live.sh: the window drew no followed scene:", file=sys.stderr)
-    print(open(guilog).read(), file=sys.stderr)
-    sys.exit(1)
-# the last scene comes after the program ended: no lag to speak of
-lags = sorted((int(w) - int(e)) / 1e6 for w, e, _ in lines[:-1])
-def pct(p):
-    return lags[min(len(lags) - 1, int(p * len(lags)))]
-print(f"following a recording of 2 threads x {rate} events/s in the window, gui --follow under "
-      f"Xvfb ({lines[-1][2]} events, {len(lags)} scenes drawn)")
-with open(rows, 'a') as f:
-    for name, v, unit in (('gui.live.lag_ms', pct(0.5), 'ms (median)'),
-                          ('gui.live.lag_p99_ms', pct(0.99), 'ms'),
-                          ('gui.live.lag_max_ms', lags[-1], 'ms'),
-                          ('gui.live.turns', len(lags), 'turns')):
-        print(f"  {name:<36} {v:14.3f}  {unit}")
-        f.write(f"{name} {v:.6f} {unit.split()[0]}\n")
-PY
+if [ "$(wc -l <"$tmp/lag.log" 2>/dev/null || echo 0)" -lt 2 ]; then
+	echo "bench-live.sh: the window drew no followed scene:" >&2
+	cat "$tmp/gui.log" >&2
+	exit 1
+fi
+awk '{ print ($1 - $2) / 1e6 }' "$tmp/lag.log" | lag_rows gui.live \
+	"following a recording of 2 threads x $rate events/s in the window, gui --follow under Xvfb"
