@@ -1485,7 +1485,37 @@ Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout =
 	close(pfd[1]);
 	/* Nobody reads: the queue fills, its packets never written. */
 	victim_running(&vi);
-	sleep(1);
+	/*
+	 * Until the queue holds two packets of one CPU (the swapped-numbers
+	 * trial below needs them; a slow machine takes more than a second).
+	 */
+	{
+		char *log = slurp(vi.log_path), *q = strdup(P("%s.queue", region_of(log)));
+		bool two = false;
+
+		for (double t0 = now(); !two; usleep(20000)) {
+			uint32_t held[2] = { 0 };
+			struct rtr_qfile_hdr h;
+			int fd = open(q, O_RDONLY);
+
+			cr_assert_lt(now() - t0, 60, "the queue never held two packets of one CPU");
+			if (fd < 0)
+				continue;
+			if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h))
+				for (uint64_t i = 0; i < h.nslots && i < 4096 && !two; i++) {
+					struct rtr_qfile_slot sl;
+
+					if (pread(fd, &sl, sizeof(sl), RTR_QFILE_HDR +
+						  (off_t)(i * sizeof(sl))) != (ssize_t)sizeof(sl))
+						break;
+					if (sl.state == RTR_QSLOT_QUEUED && sl.cpu < 2)
+						two = ++held[sl.cpu] >= 2;
+				}
+			close(fd);
+		}
+		free(q);
+		free(log);
+	}
 	kill(vi.recorder, SIGKILL);
 	victim_dead(&vi, wait_exit(vi.recorder, 60, "ringtrace record"), 0);
 	close(pfd[0]);
