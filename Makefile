@@ -256,6 +256,20 @@ $(O)/obj/tools/viewer_assets.o: $(O)/gen/tools/viewer_assets.c Makefile $(CONFIG
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RTR_CFLAGS) -fPIC $(CFLAGS) -c -o $@ $<
 
+# `export --format perfetto`: Perfetto's messages (the subset in tools/perfetto_trace.proto)
+# as C by protoc-c; the generated source is compiled without our warnings.
+$(O)/gen/tools/perfetto_trace.pb-c.c: tools/perfetto_trace.proto
+	$(quiet) GEN $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)protoc-c --proto_path=tools --c_out=$(@D) tools/perfetto_trace.proto
+$(O)/gen/tools/perfetto_trace.pb-c.h: $(O)/gen/tools/perfetto_trace.pb-c.c
+
+$(O)/obj/tools/perfetto_trace.pb-c.o: $(O)/gen/tools/perfetto_trace.pb-c.c Makefile $(CONFIG_STAMP)
+	$(quiet) CC $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(filter-out -W%,$(RTR_CFLAGS)) -w -fPIC $(CFLAGS) -c -o $@ $<
+$(O)/obj/tools/export_perfetto.o: $(O)/gen/tools/perfetto_trace.pb-c.h
+
 $(O)/lib/libringtrace.a: $(LIB_OBJS) $(CONFIG_STAMP)
 	$(quiet) AR $(short)
 	$(Q)mkdir -p $(@D)
@@ -396,6 +410,8 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+# the messages `ringtrace export --format perfetto` writes, for protoc --decode
+DATADIR ?= $(PREFIX)/share/ringtrace
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MAN ?= y
 RTR_VERSION := $(shell sed -n 's/^\#define VERSION "\(.*\)"$$/\1/p' tools/ringtrace.c)
@@ -456,6 +472,8 @@ install: $(O)/bin/ringtrace $(O)/lib/libringtrace.a $(O)/lib/libringtrace.so \
 	$(Q)install -m 644 $(O)/lib/libringtrace.a $(O)/lib/libringtrace-consumer.a $(DESTDIR)$(LIBDIR)/
 	$(Q)install -m 755 $(O)/lib/libringtrace-pthread.so $(DESTDIR)$(LIBDIR)/
 	$(Q)install -m 644 $(RTR_HEADERS) $(DESTDIR)$(INCLUDEDIR)/ringtrace/
+	$(Q)install -d $(DESTDIR)$(DATADIR)
+	$(Q)install -m 644 tools/perfetto_trace.proto $(DESTDIR)$(DATADIR)/
 	$(Q)printf '%s\n' "$$RTR_PC_PRODUCER" > $(DESTDIR)$(PKGCONFIGDIR)/ringtrace.pc
 	$(Q)printf '%s\n' "$$RTR_PC_CONSUMER" > $(DESTDIR)$(PKGCONFIGDIR)/ringtrace-consumer.pc
 	$(Q)chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/ringtrace.pc $(DESTDIR)$(PKGCONFIGDIR)/ringtrace-consumer.pc
@@ -474,13 +492,13 @@ uninstall:
 	$(Q)rm -f $(DESTDIR)$(BINDIR)/ringtrace \
 		$(foreach l,libringtrace libringtrace-consumer,$(DESTDIR)$(LIBDIR)/$(l).so.$(RTR_SOVERSION) \
 			$(DESTDIR)$(LIBDIR)/$(l).so.0 $(DESTDIR)$(LIBDIR)/$(l).so $(DESTDIR)$(LIBDIR)/$(l).a) \
-		$(DESTDIR)$(LIBDIR)/libringtrace-pthread.so \
+		$(DESTDIR)$(LIBDIR)/libringtrace-pthread.so $(DESTDIR)$(DATADIR)/perfetto_trace.proto \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/ringtrace/,$(notdir $(RTR_HEADERS))) \
 		$(DESTDIR)$(PKGCONFIGDIR)/ringtrace.pc $(DESTDIR)$(PKGCONFIGDIR)/ringtrace-consumer.pc \
 		$(DESTDIR)$(MANDIR)/man1/ringtrace.1 $(DESTDIR)$(MANDIR)/man3/ringtrace.3 \
 		$(DESTDIR)$(MANDIR)/man3/ringtrace-consumer.3 \
 		$(foreach c,$(RTR_COMMANDS),$(DESTDIR)$(MANDIR)/man1/ringtrace-$(c).1)
-	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/ringtrace 2>/dev/null || true
+	$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/ringtrace $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 # make check's part: the ABI test and the installed-tree test (tests/install/).
 .PHONY: check-install

@@ -306,6 +306,11 @@ else
 		echo "bench.sh: the viewer benchmark failed" >&2
 		status=1
 	fi
+	# ---- 6a: export: that trace as Trace Event JSON and as Perfetto's protobuf
+	if ! scripts/bench-export.sh "$build" "$rows" "$vtmp/trace"; then
+		echo "bench.sh: the export benchmark failed" >&2
+		status=1
+	fi
 	# a turn of following a recording of that size (view --serve --follow, gui --follow)
 	if ! "$build/bin/ringtrace-view-bench" --trace "$vtmp/trace" --rows "$rows"; then
 		echo "bench.sh: the follow-turn benchmark failed" >&2

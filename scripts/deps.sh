@@ -7,6 +7,8 @@
 # viewer (make check's render tests; make bench too): Debian's chromium and
 # node; npm as well unless the installed nodejs brings its own.
 # build: cairo (the renderer, view/render.c) and GTK 4 (`ringtrace gui`).
+# build: protobuf-c and its compiler, zlib (`export --format perfetto`); check: protoc, which
+# decodes the exported file (tests/tools/check_perfetto.py).
 # check: xvfb and xdotool (the window's tests, real input), poppler-utils and libxml2-utils (the
 # exported PDF and SVG checked).
 # check and bench: LTTng (lttng-tools, liblttng-ust-dev), whose traces the
@@ -17,10 +19,10 @@
 # build tree, never installed.
 set -eu
 job=${1:-build}
-pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicrohttpd-dev libsqlite3-dev libdw-dev libcairo2-dev libgtk-4-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
+pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicrohttpd-dev libsqlite3-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libdw-dev libcairo2-dev libgtk-4-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
 case "$job" in
 build) ;;
-check) pkgs="$pkgs lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth xdotool poppler-utils libxml2-utils" ;;
+check) pkgs="$pkgs protobuf-compiler lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth xdotool poppler-utils libxml2-utils" ;;
 bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev" ;;
 docs | man) pkgs="$pkgs python3-sphinx" ;;
 viewer) pkgs="$pkgs chromium nodejs" ;;

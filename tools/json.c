@@ -65,8 +65,7 @@ void jw_lit(struct jw *w, const char *s)
 	jw_raw(w, s, strlen(s));
 }
 
-/* Length of the valid UTF-8 sequence at @s (of @n bytes), 0 if invalid. */
-static size_t utf8_len(const uint8_t *s, size_t n)
+size_t jw_utf8_len(const uint8_t *s, size_t n)
 {
 	uint8_t c = s[0];
 
@@ -133,7 +132,7 @@ void jw_str(struct jw *w, const char *str, size_t n)
 				continue;
 			}
 			/* a sequence may run past the chunk: check it against the whole string */
-			k = utf8_len(s, (size_t)(e - s));
+			k = jw_utf8_len(s, (size_t)(e - s));
 			if (k) {
 				memcpy(p, s, k);
 				p += k;

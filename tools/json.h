@@ -38,6 +38,8 @@ void jw_raw(struct jw *w, const char *s, size_t n);
 void jw_lit(struct jw *w, const char *s);
 /* @n bytes of @s as a quoted, escaped, valid UTF-8 JSON string. */
 void jw_str(struct jw *w, const char *s, size_t n);
+/* Length of the valid UTF-8 sequence at @s (of @n > 0 bytes), 0 if invalid. */
+size_t jw_utf8_len(const uint8_t *s, size_t n);
 /* A NUL-terminated string, as jw_str(). */
 void jw_cstr(struct jw *w, const char *s);
 void jw_u64(struct jw *w, uint64_t v);

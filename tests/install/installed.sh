@@ -195,6 +195,12 @@ for p in $progs; do
 	else
 		bad "$p: export --format chrome failed"
 	fi
+	# the installed .proto decodes the installed ringtrace's Perfetto export
+	"$bin" export --format perfetto -o "$p.pftrace" "trace-$p" 2> /dev/null
+	protoc --proto_path="$root$prefix/share/ringtrace" --decode=perfetto.protos.Trace \
+		perfetto_trace.proto < "$p.pftrace" > "$p.pftrace.txt" 2>&1
+	check "$p: export --format perfetto decodes with the installed perfetto_trace.proto" \
+		grep -q 'name: "inst:work"' "$p.pftrace.txt"
 done
 case " $progs " in *" c-shared "*)
 	if "$bin" record --pthread -o trace-pthread -- ./c-shared > /dev/null 2> pthread.err; then

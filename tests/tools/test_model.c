@@ -650,6 +650,129 @@ Test(tools_model, back_to_back_runs_never_overlap_in_the_export)
 }
 
 /* The checker itself catches what it is there for. */
+/* The Perfetto checker (tests/tools/check_perfetto.py) on @file: its summary. */
+static char *perfetto_checker(const char *file, int *st)
+{
+	const char *src = getenv("RTR_SRCDIR");
+	char cmd[PATH_MAX + 512];
+
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s/tests/tools/check_perfetto.py' "
+		 "'%s/tools/perfetto_trace.proto' '%s' --summary 2>&1", src ? src : ".",
+		 src ? src : ".", file);
+	return t_sh(cmd, st);
+}
+
+/* The whole file @path (*@len bytes). */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = malloc(1 << 20);
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_not_null(b);
+	*len = fread(b, 1, 1 << 20, f);
+	cr_assert_lt(*len, 1u << 20);
+	fclose(f);
+	return b;
+}
+
+/*
+ * `export --format perfetto`: protoc decodes the whole file with the tree's
+ * .proto, and the checker, replaying it as trace_processor does, finds each
+ * task a slice on a tasks track (its kind the category), each visible arrow
+ * a flow, each run a slice on its CPU, the pause, the two counter values,
+ * every track described; the failure reason made valid UTF-8.  --gzip is
+ * the same bytes compressed.
+ */
+Test(tools_model, export_perfetto_holds_every_task_arrow_run_and_sample)
+{
+	struct session s;
+	struct known k;
+	struct rtr_model m;
+	char args[768], file[160], gz[160], *out, *bytes;
+	uint32_t arrows = 0;
+	size_t len;
+	int st;
+
+	known_trace(&s, &k);
+	load(&m, s.trace, 0);
+	for (uint32_t i = 0; i < m.narrows; i++)
+		arrows += !(m.arrows[i].flags & RTR_ARROW_HIDDEN);
+	snprintf(file, sizeof(file), "%s/out.pftrace", s.dir);
+	snprintf(args, sizeof(args), "export --format perfetto -o '%s' '%s'", file, s.trace);
+	out = rt(args, true, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	out = perfetto_checker(file, &st);
+	cr_assert_eq(st, 0, "the checker: %.2000s", out);
+	cr_expect_eq(json_i64(out, "slices_tasks"), m.ntasks, "%s", out);
+	cr_expect_eq(json_i64(out, "flows"), arrows, "%s", out);
+	cr_expect_eq(json_i64(out, "slices_cpus"), m.nruns, "%s", out);
+	cr_expect_eq(json_i64(out, "slices_pauses"), m.npauses, "%s", out);
+	cr_expect_eq(json_i64(out, "TYPE_COUNTER"), m.nsamples, "%s", out);
+	cr_expect_eq(json_i64(out, "queue#1"), 2, "%s", out);
+	/* the labelled tasks by their label; the user kind is a category of its own */
+	cr_expect_eq(json_i64(out, "A"), 1, "%s", out);
+	cr_expect_eq(json_i64(out, "main"), 1, "%s", out);
+	cr_expect_eq(json_i64(out, "thread"), 1, "%s", out);
+	cr_expect_eq(arrows, 6);
+	cr_expect_eq(m.ntasks, 6);
+	free(out);
+
+	bytes = slurp(file, &len);
+	cr_expect_not_null(memmem(bytes, len, "bad\xef\xbf\xbd\x01 \"thing\"", 13),
+			   "the failure reason is not in the file as valid UTF-8");
+	cr_expect_not_null(memmem(bytes, len, "note 7", 6));
+	free(bytes);
+
+	snprintf(gz, sizeof(gz), "%s/out.pftrace.gz", s.dir);
+	snprintf(args, sizeof(args), "export --format perfetto --gzip -o '%s' '%s' && "
+		 "gzip -dc '%s' | cmp - '%s'", gz, s.trace, gz, file);
+	out = rt(args, true, &st);
+	cr_expect_eq(st, 0, "--gzip is not the same bytes compressed: %s", out);
+	free(out);
+	rtr_model_free(&m);
+	session_end(&s);
+}
+
+/* The Perfetto checker fails a file cut short, and one without its process's descriptor. */
+Test(tools_model, perfetto_checker_rejects_broken_traces)
+{
+	struct session s;
+	struct known k;
+	char args[512], file[160], cut[160], *out, *bytes;
+	size_t len;
+	FILE *f;
+	int st;
+
+	known_trace(&s, &k);
+	snprintf(file, sizeof(file), "%s/out.pftrace", s.dir);
+	snprintf(args, sizeof(args), "export --format perfetto -o '%s' '%s'", file, s.trace);
+	out = rt(args, true, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	bytes = slurp(file, &len);
+	/* the first packet: field 1, a length below 128 (a process's descriptor) */
+	cr_assert_eq((unsigned char)bytes[0], 0x0a);
+	cr_assert_lt((unsigned char)bytes[1], 0x80);
+	snprintf(cut, sizeof(cut), "%s/broken.pftrace", s.dir);
+	for (int i = 0; i < 2; i++) {
+		size_t skip = i ? 2 + (unsigned char)bytes[1] : 0, n = i ? len - skip : len - 3;
+
+		f = fopen(cut, "wb");
+		cr_assert_not_null(f);
+		cr_assert_eq(fwrite(bytes + skip, 1, n, f), n);
+		fclose(f);
+		out = perfetto_checker(cut, &st);
+		cr_expect_eq(st, 1, "broken %d passed: %s", i, out);
+		cr_expect_not_null(strstr(out, i ? "is not described" : "protoc --decode failed"),
+				   "%s", out);
+		free(out);
+	}
+	free(bytes);
+	session_end(&s);
+}
+
 Test(tools_model, checker_rejects_broken_traces)
 {
 	static const char *const broken[] = {
@@ -823,7 +946,8 @@ Test(tools_model, usage_and_bad_input)
 		{ "stats --bogus x", 2, "unknown option '--bogus'" },
 		{ "stats --help", 0, "usage: ringtrace stats" },
 		{ "stats /nonexistent/trace", 2, "no such trace: /nonexistent/trace" },
-		{ "export x", 2, "--format chrome or sqlite is needed" },
+		{ "export x", 2, "--format chrome, sqlite or perfetto is needed" },
+		{ "export --format chrome --gzip x", 2, "--gzip is for --format perfetto" },
 		{ "export --format svg x", 2, "unknown format 'svg'" },
 		{ "export --format chrome", 2, "usage: ringtrace export" },
 		{ "export --format chrome -o", 2, "-o needs a value" },
