@@ -7,7 +7,10 @@
 # /dev/shm, the model's load included).  Rows appended to ROWS:
 #   export.chrome.bytes_per_event, export.chrome.s,
 #   perfetto.bytes_per_event, perfetto.s, perfetto.gzip.bytes_per_event,
-#   perfetto.gzip.s
+#   perfetto.gzip.s, sqlite.mevents_per_s (the trace's events over the time
+#   of `export --format sqlite`, best of 3)
+# and, with a viewer trace generator (BUILD/bin/rtr-viewer-traces): diff.10m.s,
+# `ringtrace diff` of two 10 M-event recordings of that event loop (once).
 set -eu
 build=$1 rows=$2 trace=$3
 ringtrace=$build/bin/ringtrace
@@ -43,3 +46,16 @@ one() {
 one export.chrome t.json --format chrome
 one perfetto t.pftrace --format perfetto
 one perfetto.gzip t.pftrace.gz --format perfetto --gzip
+one sqlite t.db --format sqlite
+row sqlite.mevents_per_s "$(awk -v n="$events" -v t="$best" 'BEGIN { printf "%.3f", n * 1e3 / t }')" Mevents/s
+rm -f "$out"/t.*
+
+gen=$build/bin/rtr-viewer-traces
+[ -x "$gen" ] || exit 0
+"$gen" --events 10000000 "$out/a" >/dev/null
+"$gen" --events 10000000 "$out/b" >/dev/null
+t0=$(date +%s%N)
+"$ringtrace" diff "$out/a" "$out/b" >/dev/null
+t1=$(date +%s%N)
+echo "diff: two recordings of 10 M events of the event loop above"
+row diff.10m.s "$(awk -v t=$((t1 - t0)) 'BEGIN { printf "%.3f", t / 1e9 }')" s

@@ -731,6 +731,12 @@ Test(tools_model, export_perfetto_holds_every_task_arrow_run_and_sample)
 	out = rt(args, true, &st);
 	cr_expect_eq(st, 0, "--gzip is not the same bytes compressed: %s", out);
 	free(out);
+	/* a name ending in .gz is enough */
+	snprintf(args, sizeof(args), "export --format perfetto --force -o '%s' '%s' && "
+		 "gzip -dc '%s' | cmp - '%s'", gz, s.trace, gz, file);
+	out = rt(args, true, &st);
+	cr_expect_eq(st, 0, "-o FILE.gz is not compressed: %s", out);
+	free(out);
 	rtr_model_free(&m);
 	session_end(&s);
 }
