@@ -96,6 +96,8 @@ show "ringtrace view --format png -o $here/bad.png $here/bad"
 "$ringtrace" view --format png -o "$out/bad.png" "$out/bad" >/dev/null
 show "ringtrace export --format chrome -o $here/server.json $here/server"
 "$ringtrace" export --format chrome -o "$out/server.json" "$out/server"
+show "ringtrace export --format perfetto -o $here/server.pftrace.gz $here/server"
+"$ringtrace" export --format perfetto -o "$out/server.pftrace.gz" "$out/server"
 
 # ---- 4. the report ----------------------------------------------------------------------
 say "4. What the traces say"
@@ -130,7 +132,8 @@ echo "  an event costs ${ns:-?} ns here, as record writes it (discard mode); the
 echo "    read and a store, ${floor:-?} ns on this machine now ($(echo "$cost" | awk '$1 == "ring.discard.1t.ratio_to_floor" { print $2 }') x)"
 echo "  the server's page:        file://$here/server.html"
 echo "  the bug hunt, aligned:    file://$here/arp.html   (good, bad, fixed, one above the other)"
-echo "  for Perfetto:             $here/server.json   (ui.perfetto.dev, Open trace file)"
+echo "  for Perfetto:             $here/server.pftrace.gz   (ui.perfetto.dev, Open trace file;"
+echo "                            server.json beside it is the same as Trace Event JSON)"
 echo "  the bad run, a picture:   $here/bad.png   (ringtrace view --format png|svg|pdf: no display needed)"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
 	echo "  in a window:              $(cd "$bin" && pwd)/ringtrace gui --align start $here/good $here/bad $here/fixed"

@@ -612,6 +612,7 @@ static const char *item_name(const struct rtr_model *m, const struct ex_item *it
 	case IT_LOSS: {
 		const struct rtr_model_loss *l = &m->losses[it->idx];
 
+		*internable = false;	/* made in @b, which does not last */
 		snprintf(b, len, "lost %" PRIu64 " %s", l->count,
 			 l->kind == RTR_LOSS_EVENTS ? "events" : "packets");
 		return b;

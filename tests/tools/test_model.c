@@ -518,20 +518,30 @@ static char *checker(const char *file, int *st)
 	return t_sh(cmd, st);
 }
 
-/* `export --format chrome -o DIR/NAME` of @s's trace, exit 0, through the checker: its summary. */
-static char *export_checked(const struct session *s, const char *name, char *file, size_t len)
+/*
+ * `export --format FORMAT -o DIR/NAME` of @s's trace, exit 0, through the
+ * format's checker (@check): its summary.
+ */
+static char *exported_checked(const struct session *s, const char *format, const char *name,
+			      char *file, size_t len, char *(*check)(const char *, int *))
 {
 	char args[512], *out;
 	int st;
 
 	snprintf(file, len, "%s/%s", s->dir, name);
-	snprintf(args, sizeof(args), "export --format chrome -o '%s' '%s'", file, s->trace);
+	snprintf(args, sizeof(args), "export --format %s -o '%s' '%s'", format, file, s->trace);
 	out = rt(args, true, &st);
 	cr_assert_eq(st, 0, "%s", out);
 	free(out);
-	out = checker(file, &st);
+	out = check(file, &st);
 	cr_assert_eq(st, 0, "the checker: %.2000s", out);
 	return out;
+}
+
+/* The Trace Event JSON of @s's trace, checked: the checker's summary. */
+static char *export_checked(const struct session *s, const char *name, char *file, size_t len)
+{
+	return exported_checked(s, "chrome", name, file, len, checker);
 }
 
 Test(tools_model, export_is_valid_trace_event_json)
@@ -676,6 +686,12 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
+/* Perfetto's protobuf of @s's trace, checked: the checker's summary. */
+static char *perfetto_checked(const struct session *s, const char *name, char *file, size_t len)
+{
+	return exported_checked(s, "perfetto", name, file, len, perfetto_checker);
+}
+
 /*
  * `export --format perfetto`: protoc decodes the whole file with the tree's
  * .proto, and the checker, replaying it as trace_processor does, finds each
@@ -698,13 +714,7 @@ Test(tools_model, export_perfetto_holds_every_task_arrow_run_and_sample)
 	load(&m, s.trace, 0);
 	for (uint32_t i = 0; i < m.narrows; i++)
 		arrows += !(m.arrows[i].flags & RTR_ARROW_HIDDEN);
-	snprintf(file, sizeof(file), "%s/out.pftrace", s.dir);
-	snprintf(args, sizeof(args), "export --format perfetto -o '%s' '%s'", file, s.trace);
-	out = rt(args, true, &st);
-	cr_assert_eq(st, 0, "%s", out);
-	free(out);
-	out = perfetto_checker(file, &st);
-	cr_assert_eq(st, 0, "the checker: %.2000s", out);
+	out = perfetto_checked(&s, "out.pftrace", file, sizeof(file));
 	cr_expect_eq(json_i64(out, "slices_tasks"), m.ntasks, "%s", out);
 	cr_expect_eq(json_i64(out, "flows"), arrows, "%s", out);
 	cr_expect_eq(json_i64(out, "slices_cpus"), m.nruns, "%s", out);
@@ -746,17 +756,13 @@ Test(tools_model, perfetto_checker_rejects_broken_traces)
 {
 	struct session s;
 	struct known k;
-	char args[512], file[160], cut[160], *out, *bytes;
+	char file[160], cut[160], *out, *bytes;
 	size_t len;
 	FILE *f;
 	int st;
 
 	known_trace(&s, &k);
-	snprintf(file, sizeof(file), "%s/out.pftrace", s.dir);
-	snprintf(args, sizeof(args), "export --format perfetto -o '%s' '%s'", file, s.trace);
-	out = rt(args, true, &st);
-	cr_assert_eq(st, 0, "%s", out);
-	free(out);
+	free(perfetto_checked(&s, "out.pftrace", file, sizeof(file)));
 	bytes = slurp(file, &len);
 	/* the first packet: field 1, a length below 128 (a process's descriptor) */
 	cr_assert_eq((unsigned char)bytes[0], 0x0a);
@@ -892,7 +898,8 @@ Test(tools_model, losses_are_placed_and_counted)
 	struct session s;
 	struct rtr_model m;
 	uint64_t parent, lost = 0, pre = 0;
-	char args[256], *out;
+	char args[512], file[160], text[64], *out, *bytes;
+	size_t len;
 	int st;
 
 	session_start_cfg(&s, &cfg);
@@ -931,6 +938,16 @@ Test(tools_model, losses_are_placed_and_counted)
 	cr_expect(pre == 1 || pre == 2, "%" PRIu64 " preexisting tasks", pre);
 	cr_expect(m.tasks[0].flags & RTR_TASK_PREEXISTING);
 	cr_expect_lt(m.ntasks, NDMG);
+
+	/* in Perfetto's format: an instant "lost N packets" on the CPU, the file checked */
+	free(perfetto_checked(&s, "lossy.pftrace", file, sizeof(file)));
+	bytes = slurp(file, &len);
+	for (uint32_t i = 0; i < m.nlosses; i++) {
+		snprintf(text, sizeof(text), "lost %" PRIu64 " %s", m.losses[i].count,
+			 m.losses[i].kind == RTR_LOSS_PACKETS ? "packets" : "events");
+		cr_expect_not_null(memmem(bytes, len, text, strlen(text)), "no '%s'", text);
+	}
+	free(bytes);
 	rtr_model_free(&m);
 
 	snprintf(args, sizeof(args), "stats --json '%s'", s.trace);

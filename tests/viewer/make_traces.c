@@ -300,9 +300,11 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--events"))
 		return big(argv[3], strtoull(argv[2], NULL, 0)) ? 1 : 0;
-	if (argc != 2) {
-		fprintf(stderr, "usage: rtr-viewer-traces DIR\n");
-		return 2;
+	if (argc != 2 || argv[1][0] == '-') {
+		/* an option it does not know is not a directory to make */
+		fprintf(stderr, "usage: rtr-viewer-traces DIR\n"
+			"       rtr-viewer-traces --events N DIR\n");
+		return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
 	}
 	if (mkdir(argv[1], 0700)) {
 		perror(argv[1]);
