@@ -741,7 +741,7 @@ int rtr_cmd_export(int argc, char **argv)
 		rtr_model_free(&m);
 		return 1;
 	}
-	r = perfetto ? rtr_export_perfetto(&m, f, gzip, NULL) : export_chrome(&m, f);
+	r = perfetto ? rtr_export_perfetto(&m, f, gzip) : export_chrome(&m, f);
 	if (to_file && fclose(f) && !r)
 		r = -EIO;
 	if (r) {

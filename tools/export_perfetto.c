@@ -100,7 +100,6 @@ struct sink {
 	z_stream z;
 	uint8_t *buf, *zbuf;
 	size_t n;
-	uint64_t raw, out;
 };
 
 struct exp {
@@ -108,7 +107,6 @@ struct exp {
 	struct sink s;
 	struct names names;
 	struct names kinds;	/* the tasks' kinds: categories, all interned */
-	uint64_t packets;
 	int64_t last_ts, shift;
 	bool arg_said[NARGS];
 	/* track uuids: CPU i is 1 + i; the rest from these bases */
@@ -128,7 +126,6 @@ static void sink_drain(struct sink *s, bool finish)
 	if (!s->gz) {
 		if (s->n && fwrite(s->buf, 1, s->n, s->f) != s->n)
 			s->err = true;
-		s->out += s->n;
 		s->n = 0;
 		return;
 	}
@@ -148,7 +145,6 @@ static void sink_drain(struct sink *s, bool finish)
 		k = SINK_CAP - s->z.avail_out;
 		if (k && fwrite(s->zbuf, 1, k, s->f) != k)
 			s->err = true;
-		s->out += k;
 		if (finish ? r == Z_STREAM_END : s->z.avail_out != 0)
 			break;
 	}
@@ -159,7 +155,6 @@ static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
 	struct sink *s = (struct sink *)b;
 
-	s->raw += len;
 	while (len) {
 		size_t k = SINK_CAP - s->n < len ? SINK_CAP - s->n : len;
 
@@ -215,7 +210,6 @@ static void put(struct exp *e, const Packet *p)
 	} while (len);
 	sink_append(&e->s.base, k, hdr);
 	perfetto__protos__trace_packet__pack_to_buffer(p, &e->s.base);
-	e->packets++;
 }
 
 /* @s, or a copy of it in scratch @slot with each invalid UTF-8 byte made U+FFFD. */
@@ -903,8 +897,7 @@ static void clocks(struct exp *e)
 	put(e, &p);
 }
 
-int rtr_export_perfetto(const struct rtr_model *m, FILE *f, bool gzip,
-			struct rtr_perfetto_counts *counts)
+int rtr_export_perfetto(const struct rtr_model *m, FILE *f, bool gzip)
 {
 	struct exp e = { .m = m };
 	struct ex_item *it = NULL;
@@ -951,18 +944,12 @@ int rtr_export_perfetto(const struct rtr_model *m, FILE *f, bool gzip,
 	for (size_t i = 0; i < n; i++)
 		emit(&e, &it[i]);
 out_sink:
-	if (counts) {
-		counts->packets = e.packets;
-		counts->raw_bytes = e.s.raw;
-	}
-	if (!ret)
+	if (!ret) {
 		ret = sink_close(&e.s);
-	else {
+	} else {
 		free(e.s.buf);
 		free(e.s.zbuf);
 	}
-	if (counts)
-		counts->bytes = e.s.out;
 out:
 	for (int i = 0; i < NSLOTS; i++)
 		free(e.scratch[i]);

@@ -8,30 +8,15 @@
 #define RTR_TOOLS_EXPORT_PERFETTO_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 
 struct rtr_model;
 
-/**
- * struct rtr_perfetto_counts - what rtr_export_perfetto() wrote.
- * @packets: TracePackets, descriptors included.
- * @bytes: bytes written to the file (compressed, with @gzip).
- * @raw_bytes: bytes of protobuf before compression.
- */
-struct rtr_perfetto_counts {
-	uint64_t packets;
-	uint64_t bytes;
-	uint64_t raw_bytes;
-};
-
 /*
  * rtr_export_perfetto() - write @m to @f as a Perfetto trace: a stream of
  * TracePackets, compressed as a gzip file (which Perfetto opens as it is)
- * if @gzip.  @counts, if not NULL, is filled in.
- * Return: 0; -ENOMEM; -EIO (a write failed).
+ * if @gzip.  Return: 0; -ENOMEM; -EIO (a write failed).
  */
-int rtr_export_perfetto(const struct rtr_model *m, FILE *f, bool gzip,
-			struct rtr_perfetto_counts *counts);
+int rtr_export_perfetto(const struct rtr_model *m, FILE *f, bool gzip);
 
 #endif /* RTR_TOOLS_EXPORT_PERFETTO_H */

@@ -24,8 +24,9 @@ must succeed.  Then, replaying the packets as trace_processor does:
 Exit status 0 if every rule holds; 1 with the broken rules on stderr.
 With --summary, print a JSON object of counts on stdout: packets, each
 type's events, slices per kind of track (tasks, cpus, pauses), flows,
-counter values per counter name, tasks per category, and the names of the
-slices on task tracks.
+counter values per counter name and the values in order, tasks per category, the names of the
+slices on task tracks and the times (on clock 64, the model's) at which the
+first slice of each name began and ended.
 """
 import codecs
 import gzip
@@ -109,6 +110,8 @@ def main():
     counter_values = Counter()
     categories = Counter()
     task_names = Counter()
+    task_times = {}      # a task slice's name -> [begin, end] (the first of that name)
+    values = defaultdict(list)
     packets = trace.get("packet", [])
     for i, p in enumerate(packets):
         count["packets"] += 1
@@ -200,13 +203,16 @@ def main():
             if not open_slices[u]:
                 bad("packet %d: a slice end on track %s with none open" % (i, u))
             else:
-                open_slices[u].pop()
+                begin, bname = open_slices[u].pop()
+                if k == "tasks":
+                    task_times.setdefault(bname, [begin, ts])
         elif typ == "TYPE_INSTANT":
             if k in ("cpus", "pauses") and one(ev, "correlation_id") is not None or \
                     k == "pauses":
                 slices[k] += 1     # a run (or pause) of 0 ns
         elif typ == "TYPE_COUNTER":
             counter_values[one(tracks[u], "name")] += 1
+            values[one(tracks[u], "name")].append(one(ev, "counter_value"))
         for f in ev.get("flow_ids", []):
             if f in flows_out:
                 bad("packet %d: flow %s has two sources" % (i, f))
@@ -236,6 +242,8 @@ def main():
         out["counters"] = dict(counter_values)
         out["categories"] = dict(categories)
         out["task_names"] = dict(task_names)
+        out["task_times"] = task_times
+        out["counter_values"] = dict(values)
         print(json.dumps(out, sort_keys=True))
     return 0
 

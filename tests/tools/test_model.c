@@ -720,7 +720,24 @@ Test(tools_model, export_perfetto_holds_every_task_arrow_run_and_sample)
 	cr_expect_eq(json_i64(out, "slices_cpus"), m.nruns, "%s", out);
 	cr_expect_eq(json_i64(out, "slices_pauses"), m.npauses, "%s", out);
 	cr_expect_eq(json_i64(out, "TYPE_COUNTER"), m.nsamples, "%s", out);
-	cr_expect_eq(json_i64(out, "queue#1"), 2, "%s", out);
+	cr_assert_not_null(strstr(out, "\"counters\": "), "%s", out);
+	cr_expect_eq(json_i64(strstr(out, "\"counters\": "), "queue#1"), 2, "%s", out);
+	/* content: the counter's steps in order, task A's times as the model has them */
+	cr_expect_not_null(strstr(out, "\"counter_values\": {\"queue#1\": [5, 3]}"), "%s", out);
+	{
+		const struct rtr_model_task *a = &m.tasks[find_task(&m, k.a)];
+		const char *tt = strstr(out, "\"task_times\": ");
+		long long b = -1, e = -1;
+
+		cr_assert_not_null(tt, "%s", out);
+		tt = strstr(tt, "\"A\": [");
+		cr_assert_not_null(tt, "%s", out);
+		cr_assert_eq(sscanf(tt, "\"A\": [%lld, %lld]", &b, &e), 2, "%s", tt);
+		cr_expect_eq(b, a->created, "task A begins at %lld, the model says %" PRId64, b,
+			     a->created);
+		cr_expect_eq(e, a->end, "task A ends at %lld, the model says %" PRId64, e, a->end);
+		cr_expect_gt(e, b);
+	}
 	/* the labelled tasks by their label; the user kind is a category of its own */
 	cr_expect_eq(json_i64(out, "A"), 1, "%s", out);
 	cr_expect_eq(json_i64(out, "main"), 1, "%s", out);
