@@ -78,6 +78,8 @@ extern __thread volatile int rtp_busy __attribute__((tls_model("initial-exec")))
 extern __thread uint64_t rtp_self __attribute__((tls_model("initial-exec")));
 
 void rtp_resolve(void) __attribute__((cold));
+/* rtp_unwind_warm() - one unwinding, so that the first object's costs microseconds (sync.c). */
+void rtp_unwind_warm(void) __attribute__((cold));
 uint64_t rtp_self_slow(void);
 
 /* rtp_on() - trace this call: tracing is on and we are not inside our own event. */

@@ -70,7 +70,10 @@ static char *hex(char *p, uintptr_t a)
  * not inlined (std::unique_lock<std::mutex>::unlock() called from where
  * the program's own code let go) is named by the first caller in the
  * program's own code (reader/symbols.c).  Once per object (first_sight()),
- * so the unwinding's microseconds do not count.  libgcc's unwinder finds
+ * so the unwinding's microseconds do not count; but the first unwinding in
+ * a process sets libgcc's tables up, 0.1-1 ms measured here, which would
+ * land inside the program's first wait (before the wait's event):
+ * rtp_unwind_warm() pays it when tracing starts.  libgcc's unwinder finds
  * frames with glibc's _dl_find_object() (GCC 12 and glibc 2.35 on, as in
  * Debian 12), which takes no lock of the loader's: a first sight in a
  * signal handler (a sem_post()) cannot deadlock on a dlopen() it
@@ -94,6 +97,18 @@ static _Unwind_Reason_Code frame_at(struct _Unwind_Context *c, void *arg)
 		return ++f->depth < 16 ? _URC_NO_REASON : _URC_END_OF_STACK;
 	f->pc[f->n++] = ip;
 	return f->n < SITE_FRAMES ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
+static _Unwind_Reason_Code frame_none(struct _Unwind_Context *c, void *arg)
+{
+	(void)c;
+	(void)arg;
+	return _URC_END_OF_STACK;
+}
+
+void rtp_unwind_warm(void)
+{
+	_Unwind_Backtrace(frame_none, NULL);
 }
 
 /*

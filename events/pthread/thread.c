@@ -557,6 +557,7 @@ __attribute__((constructor)) static void rtp_init(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (!rtp_on())
 		return;
+	rtp_unwind_warm();
 	main_task = rtp_self_task();
 	rtp_enter();
 	rtr_switch(main_task);
