@@ -175,14 +175,19 @@ int main(int argc, char **argv)
 
 		notes("parent");
 		if (fork() == 0) {
+			char tmp[4096];
 			FILE *f;
 
 			alarm(300);	/* a test that failed leaves nothing behind for long */
 			notes("lingerer");
 			while (getppid() == parent)
 				usleep(1000);
-			f = fopen(argv[3], "w");
-			if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f))
+			/* Written whole under another name, then renamed: the test
+			 * polls for the file and must never read it half written. */
+			snprintf(tmp, sizeof(tmp), "%s.tmp", argv[3]);
+			f = fopen(tmp, "w");
+			if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
+			    rename(tmp, argv[3]))
 				_exit(3);
 			for (;;)
 				pause();
