@@ -14,6 +14,12 @@
  * per CPU, so there is one buffer per CPU: the records of the threads that
  * ran there, in order.
  *
+ * --sample: a software task-clock event per CPU besides, sampling each
+ * thread's own code HZ times a second of its CPU time (only while in user
+ * space: exclude_kernel), with the kernel's walk of its user stack by
+ * frame pointers (PERF_SAMPLE_CALLCHAIN); its records go into the dummy
+ * event's buffer (PERF_EVENT_IOC_SET_OUTPUT), in order with the switches.
+ *
  * Clock: the ring's is CLOCK_MONOTONIC in ns where the TSC is not invariant
  * (then perf's times are the ring's, exactly), else the TSC.  Then each
  * time is converted through (TSC, CLOCK_MONOTONIC) pairs read back to back
@@ -29,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -43,6 +50,7 @@
 
 struct kcpu {
 	int fd;
+	int sfd;			/* --sample's event, or -1 */
 	struct perf_event_mmap_page *mp;
 	size_t map_len;
 	uint8_t *data;
@@ -129,6 +137,63 @@ static void why_refused(int e, char *err, size_t errlen)
 	} else {
 		snprintf(err, errlen, "perf_event_open: %s", strerror(e));
 	}
+}
+
+/* /proc/sys/kernel/perf_event_max_sample_rate, or 0 if unreadable. */
+static long max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * --sample: CPU @i's sampling event, its records into the dummy event's
+ * buffer.  Return: 0, or -errno with @err saying why.
+ */
+static int open_sampler(struct kcpu *c, const struct perf_event_attr *dummy, pid_t pid,
+			uint32_t i, unsigned hz, char *err, size_t errlen)
+{
+	struct perf_event_attr a = *dummy;
+	long fd, max;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.freq = 1;
+	a.sample_freq = hz;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_CALLCHAIN;
+	a.exclude_callchain_kernel = 1;
+	a.comm = a.comm_exec = a.task = a.mmap = a.mmap2 = a.build_id = 0;
+	a.context_switch = 0;
+	fd = perf_open(&a, pid, (int)i);
+	if (fd < 0) {
+		int e = errno;
+
+		max = max_sample_rate();
+		if (e == EINVAL && max > 0 && hz > (unsigned long)max)
+			snprintf(err, errlen, "--sample=%u: the kernel allows at most %ld samples a "
+				 "second (perf_event_max_sample_rate)", hz, max);
+		else
+			why_refused(e, err, errlen);
+		return -e;
+	}
+	if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd)) {
+		int e = errno;
+
+		close((int)fd);
+		snprintf(err, errlen, "the samples of CPU %u could not share its buffer: %s", i,
+			 strerror(e));
+		return -e;
+	}
+	c->sfd = (int)fd;
+	return 0;
 }
 
 /* ---- thread names ---------------------------------------------------------------- */
@@ -220,8 +285,8 @@ static int map_cpu(struct kcpu *c, char *err, size_t errlen, uint32_t cpu)
 	return -errno;
 }
 
-int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, char *err,
-		    size_t errlen)
+int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, unsigned sample_hz,
+		    char *err, size_t errlen)
 {
 	struct perf_event_attr a;
 	struct rtr_kernel *k;
@@ -273,6 +338,7 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, char *e
 			fd = perf_open(&a, pid, (int)i);
 		}
 		c->fd = -1;
+		c->sfd = -1;
 		if (fd < 0 && errno == ENODEV)
 			continue;	/* offline */
 		if (fd < 0) {
@@ -290,6 +356,15 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, char *e
 		}
 		c->len = RTR_PACKET_HDR_SIZE;
 		k->rep.cpus++;
+		if (sample_hz && !k->rep.sample_refused[0] &&
+		    open_sampler(c, &a, pid, i, sample_hz, k->rep.sample_refused,
+				 sizeof(k->rep.sample_refused)))
+			for (uint32_t j = 0; j < i; j++) {
+				/* all CPUs or none: a partial profile would mislead */
+				if (k->cpu[j].sfd >= 0)
+					close(k->cpu[j].sfd);
+				k->cpu[j].sfd = -1;
+			}
 	}
 	if (!ret && !k->rep.cpus) {
 		snprintf(err, errlen, "no CPU took perf events");
@@ -299,6 +374,8 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, char *e
 		rtr_kernel_close(k);
 		return ret;
 	}
+	if (sample_hz && !k->rep.sample_refused[0])
+		k->rep.sample_hz = sample_hz;
 	comm_set(k, (uint32_t)pid, comm, strlen(comm));
 	*kp = k;
 	return 0;
@@ -311,6 +388,8 @@ void rtr_kernel_close(struct rtr_kernel *k)
 	for (uint32_t i = 0; i < k->ncpus; i++) {
 		if (k->cpu[i].mp)
 			munmap(k->cpu[i].mp, k->cpu[i].map_len);
+		if (k->cpu[i].sfd >= 0)
+			close(k->cpu[i].sfd);
 		if (k->cpu[i].fd >= 0)
 			close(k->cpu[i].fd);
 		free(k->cpu[i].pkt);
@@ -472,6 +551,60 @@ struct sample_id {
 	uint32_t cpu, res;
 };
 
+/*
+ * A sample: ip; pid, tid; time; cpu; the callchain (nr, then nr
+ * addresses, the kernel's context markers among them).  Written as
+ * kernel:sample with the user addresses only, the sampled one first.
+ */
+static int on_sample(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct rtr_out *out,
+		     const uint8_t *rec, size_t size)
+{
+	const size_t fixed = sizeof(struct perf_event_header) + 8 + 8 + 8 + 8 + 8;
+	uint64_t ip, t, nr, a;
+	uint32_t v[2], n = 0, len;
+	uint8_t *p;
+	int ret = 0;
+
+	if (size < fixed)
+		return 0;
+	memcpy(&ip, rec + 8, 8);
+	memcpy(v, rec + 16, 8);
+	memcpy(&t, rec + 24, 8);
+	memcpy(&nr, rec + 40, 8);
+	if (nr > (size - fixed) / 8)
+		nr = (size - fixed) / 8;
+	/* the frames the record has, markers dropped; the ip first even without a chain */
+	for (uint64_t j = 0; j < nr; j++) {
+		memcpy(&a, rec + fixed + 8 * j, 8);
+		if (a < PERF_CONTEXT_MAX)
+			n++;
+	}
+	if (!n)
+		n = 1;
+	len = 8 * n;
+	p = reserve(k, c, cpu, out, RTR_KEV_ID_BASE + RTR_KEV_SAMPLE, to_clock(k, t), 12 + len,
+		    &ret);
+	if (!p)
+		return ret;
+	memcpy(p, &v[0], 4);
+	memcpy(p + 4, &v[1], 4);
+	memcpy(p + 8, &len, 4);
+	p += 12;
+	if (n == 1 && !nr) {
+		memcpy(p, &ip, 8);
+	} else {
+		for (uint64_t j = 0; j < nr; j++) {
+			memcpy(&a, rec + fixed + 8 * j, 8);
+			if (a < PERF_CONTEXT_MAX) {
+				memcpy(p, &a, 8);
+				p += 8;
+			}
+		}
+	}
+	k->rep.samples++;
+	return 0;
+}
+
 static int on_record(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct rtr_out *out,
 		     const uint8_t *rec, size_t size)
 {
@@ -483,6 +616,8 @@ static int on_record(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct 
 	int ret = 0;
 
 	memcpy(&eh, rec, sizeof(eh));
+	if (eh.type == PERF_RECORD_SAMPLE)
+		return on_sample(k, c, cpu, out, rec, size);
 	if (size < sizeof(eh) + sizeof(sid))
 		return 0;
 	memcpy(&sid, rec + size - sizeof(sid), sizeof(sid));

@@ -31,6 +31,10 @@ struct rtr_kernel;
  * @switches: @forks: @exits: @comms: @mmaps: records written, by kind.
  * @lost: records the kernel dropped (its buffer was full), as the streams'
  *	events_discarded count them.
+ * @samples: CPU samples written (record --sample).
+ * @sample_hz: their rate, 0 if there are none (not asked, or refused).
+ * @sample_refused: why --sample's events could not be opened ("" if they
+ *	were, or were not asked for): the rest is recorded without them.
  * @packets: packets written.
  * @clock: how perf's times became the ring's: "CLOCK_MONOTONIC, as the
  *	ring's" or "CLOCK_MONOTONIC, converted to the TSC ...".
@@ -42,20 +46,24 @@ struct rtr_kernel_report {
 	uint64_t exits;
 	uint64_t comms;
 	uint64_t mmaps;
+	uint64_t samples;
+	unsigned sample_hz;
 	uint64_t lost;
 	uint64_t packets;
 	const char *clock;
+	char sample_refused[300];
 };
 
 /*
  * rtr_kernel_open() - open the perf events of process @pid (not yet exec'd;
  * they are enabled at its exec) on every CPU, and map their buffers.
  * @comm: its name after the exec (the program's file name), until the
- * kernel says.  Return: 0, or -errno with @err saying why in words a user
+ * kernel says.  @sample_hz: with --sample, samples per second of each
+ * thread's CPU time, 0 for none (if they are refused, the report says why).  Return: 0, or -errno with @err saying why in words a user
  * can act on (perf_event_paranoid, seccomp, the mlock limit).
  */
-int rtr_kernel_open(struct rtr_kernel **k, pid_t pid, const char *comm, char *err,
-		    size_t errlen);
+int rtr_kernel_open(struct rtr_kernel **k, pid_t pid, const char *comm, unsigned sample_hz,
+		    char *err, size_t errlen);
 
 /* rtr_kernel_paranoid() - /proc/sys/kernel/perf_event_paranoid, or INT32_MIN if unreadable. */
 int rtr_kernel_paranoid(void);

@@ -113,12 +113,17 @@ static const struct rtr_ctf_field f_kmmap[] = {
 	F("build_id", STRING), F("filename", STRING),
 };
 
+static const struct rtr_ctf_field f_ksample[] = {
+	F("pid", U32), F("tid", U32), F("stack", BYTES),
+};
+
 static const struct rtr_ctf_event kernel[RTR_KEV_COUNT] = {
 	{ "kernel:switch", RTR_KEV_ID_BASE + RTR_KEV_SWITCH, f_kswitch, N(f_kswitch) },
 	{ "kernel:fork", RTR_KEV_ID_BASE + RTR_KEV_FORK, f_kfork, N(f_kfork) },
 	{ "kernel:exit", RTR_KEV_ID_BASE + RTR_KEV_EXIT, f_kexit, N(f_kexit) },
 	{ "kernel:comm", RTR_KEV_ID_BASE + RTR_KEV_COMM, f_kcomm, N(f_kcomm) },
 	{ "kernel:mmap", RTR_KEV_ID_BASE + RTR_KEV_MMAP, f_kmmap, N(f_kmmap) },
+	{ "kernel:sample", RTR_KEV_ID_BASE + RTR_KEV_SAMPLE, f_ksample, N(f_ksample) },
 };
 
 const struct rtr_ctf_event *rtr_event_kernel(uint32_t k)

@@ -33,11 +33,17 @@ const struct rtr_ctf_event *rtr_event_builtin(uint32_t id);
  *   kernel:mmap    u32 pid, tid, u64 start, len, pgoff, string build_id
  *                  (hex, "" if the kernel gave none), string filename: an
  *                  executable mapping of a file, for symbols at read time
+ *   kernel:sample  u32 pid, tid, bytes stack: a CPU sample (record
+ *                  --sample) of a thread running its own code; the stack
+ *                  is little-endian u64 addresses, the sampled instruction
+ *                  first, then the return addresses of its callers (the
+ *                  kernel's walk of the frame pointers)
  */
 #define RTR_KEV_ID_BASE		0x10000u
 #define RTR_KSTREAM_BASE	32768u
 enum rtr_kernel_event {
 	RTR_KEV_SWITCH, RTR_KEV_FORK, RTR_KEV_EXIT, RTR_KEV_COMM, RTR_KEV_MMAP,
+	RTR_KEV_SAMPLE,
 	RTR_KEV_COUNT
 };
 enum rtr_kswitch_what {

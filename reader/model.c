@@ -59,6 +59,7 @@ enum op {
 	OP_KEXIT,
 	OP_KCOMM,
 	OP_KMMAP,
+	OP_KSAMPLE,
 };
 
 /* What each built-in class (events/classes.c has their schema) means. */
@@ -107,7 +108,8 @@ enum cap {
 	CAP_TASKS, CAP_ARROWS, CAP_LABELS, CAP_RUNS, CAP_COUNTERS, CAP_SAMPLES, CAP_NOTES,
 	CAP_PAUSES, CAP_LOSSES, CAP_DAMAGE, CAP_CPUS, CAP_TRACES,
 	CAP_TRY_HEAD, CAP_TRY_NEXT, CAP_SAMPLE_COUNTER, CAP_CLASSES, CAP_THREADS, CAP_MARKERS,
-	CAP_COMM, CAP_KT, CAP_KRUNS, CAP_KLABELS,
+	CAP_COMM, CAP_KT, CAP_KRUNS, CAP_KLABELS, CAP_FRAMES, CAP_CPU_SAMPLES, CAP_RAWF,
+	CAP_KSAMPLES,
 	NCAPS
 };
 
@@ -147,6 +149,27 @@ struct krun {
 	uint32_t kt;
 	uint32_t cpu;
 	uint8_t why;
+};
+
+/* A CPU sample (kernel:sample), its task known at the end of the trace. */
+struct ksample {
+	int64_t ts;
+	uint32_t kt;
+	uint32_t raw;		/* its innermost raw frame */
+};
+
+/* A frame of a sampled stack before it is named: an address under its caller's. */
+struct rawframe {
+	uint64_t addr;
+	uint32_t parent;	/* raw frame index, or RTR_MODEL_NONE */
+	uint32_t pid;
+};
+
+/* An open-addressing table of indices + 1 (0: empty), its size a power of two. */
+struct itable {
+	uint32_t *slot;
+	uint32_t mask;
+	uint32_t n;
 };
 
 /* A name the kernel gives a thread (fork, exec, rename). */
@@ -217,6 +240,14 @@ struct loader {
 	uint32_t nkruns;
 	struct klabel *klabels;
 	uint32_t nklabels;
+	/* the CPU samples (kernel:sample) of the trace being read, their stacks */
+	struct ksample *ksamples;
+	uint32_t nksamples;
+	struct rawframe *rawf;
+	uint32_t nrawf;
+	struct itable rawtab;	/* (parent, addr, pid) to @rawf */
+	struct itable frametab;	/* (parent, name) to rtr_model.frames, every trace's */
+	struct itable nametab;	/* a function's name to a frame of it (its string) */
 	/* the executable mappings (kernel:mmap), and the labels they may name */
 	struct tr_syms *syms;
 	struct objlabel *objlabels;
@@ -1433,6 +1464,259 @@ static int on_kfork(struct loader *l, const uint8_t *pl, int64_t ts)
 	return klabel_add(l, k, pl + 16, ts, false);
 }
 
+/* ---- CPU samples (kernel:sample) ------------------------------------------------- */
+
+static uint32_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b + 0x632be59bd9b4e019ull + (a >> 29));
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/*
+ * The slot of @t holding the entry @eq says is @key, or the empty slot
+ * where it would go; the table grown first (through @rehash's hashes of
+ * the entries) if it would be over half full.  Return: the slot, or NULL
+ * without memory.
+ */
+static uint32_t *itable_slot(struct itable *t, uint32_t h, bool (*eq)(const void *, uint32_t),
+			     const void *key, uint32_t (*rehash)(const void *, uint32_t),
+			     const void *ctx)
+{
+	uint32_t i;
+
+	if (2 * (t->n + 1) > t->mask + 1) {
+		uint32_t size = t->mask ? 2 * (t->mask + 1) : 1024;
+		uint32_t *slot = calloc(size, sizeof(*slot));
+
+		if (!slot)
+			return NULL;
+		for (uint32_t j = 0; t->mask && j <= t->mask; j++) {
+			if (!t->slot[j])
+				continue;
+			i = rehash(ctx, t->slot[j] - 1) & (size - 1);
+			while (slot[i])
+				i = (i + 1) & (size - 1);
+			slot[i] = t->slot[j];
+		}
+		free(t->slot);
+		t->slot = slot;
+		t->mask = size - 1;
+	}
+	for (i = h & t->mask; t->slot[i]; i = (i + 1) & t->mask)
+		if (eq(key, t->slot[i] - 1))
+			break;
+	return &t->slot[i];
+}
+
+static void itable_free(struct itable *t)
+{
+	free(t->slot);
+	*t = (struct itable){ 0 };
+}
+
+struct rawkey {
+	const struct loader *l;
+	struct rawframe f;
+};
+
+static uint32_t raw_hash(const struct rawframe *f)
+{
+	return mix(f->addr, ((uint64_t)f->parent << 32) | f->pid);
+}
+
+static bool raw_eq(const void *key, uint32_t i)
+{
+	const struct rawkey *k = key;
+	const struct rawframe *f = &k->l->rawf[i];
+
+	return f->addr == k->f.addr && f->parent == k->f.parent && f->pid == k->f.pid;
+}
+
+static uint32_t raw_rehash(const void *ctx, uint32_t i)
+{
+	return raw_hash(&((const struct loader *)ctx)->rawf[i]);
+}
+
+/* The raw frame of @addr called from raw frame @parent in process @pid, made if new. */
+static uint32_t raw_get(struct loader *l, uint32_t pid, uint32_t parent, uint64_t addr)
+{
+	struct rawkey k = { l, { addr, parent, pid } };
+	uint32_t *slot = itable_slot(&l->rawtab, raw_hash(&k.f), raw_eq, &k, raw_rehash, l);
+	struct rawframe *f;
+
+	if (!slot) {
+		nomem(l);
+		return RTR_MODEL_NONE;
+	}
+	if (*slot)
+		return *slot - 1;
+	if (!(f = PUSH(l, l->rawf, l->nrawf, CAP_RAWF)))
+		return RTR_MODEL_NONE;
+	*f = k.f;
+	*slot = l->nrawf;
+	l->rawtab.n++;
+	return l->nrawf - 1;
+}
+
+/*
+ * kernel:sample: u32 pid, tid, then the stack (u32 length, then u64
+ * addresses, innermost first; the cursor checked the length against the
+ * payload's).  A length that is not whole addresses keeps the whole ones;
+ * an empty stack is no sample.
+ */
+static int on_ksample(struct loader *l, const uint8_t *pl, int64_t ts)
+{
+	uint32_t pid = ld32(pl), k = kt_get(l, ld32(pl + 4), pid, ts), n = ld32(pl + 8) / 8;
+	uint32_t raw = RTR_MODEL_NONE;
+	struct ksample *s;
+
+	if (k == RTR_MODEL_NONE)
+		return -1;
+	/* the outermost return address 0: where the frame pointers' walk ended */
+	while (n && !ld64(pl + 12 + 8 * (size_t)(n - 1)))
+		n--;
+	if (!n)
+		return 0;
+	for (uint32_t j = n; j-- > 0;)
+		if ((raw = raw_get(l, pid, raw, ld64(pl + 12 + 8 * (size_t)j))) == RTR_MODEL_NONE)
+			return -1;
+	if (!(s = PUSH(l, l->ksamples, l->nksamples, CAP_KSAMPLES)))
+		return -1;
+	*s = (struct ksample){ .ts = ts, .kt = k, .raw = raw };
+	return 0;
+}
+
+struct framekey {
+	const struct rtr_model *m;
+	uint32_t parent;
+	const char *name;
+};
+
+static uint32_t frame_hash(uint32_t parent, const char *name)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	return mix(h, parent);
+}
+
+static bool frame_eq(const void *key, uint32_t i)
+{
+	const struct framekey *k = key;
+	const struct rtr_model_frame *f = &k->m->frames[i];
+
+	return f->parent == k->parent && !strcmp(rtr_model_str(k->m, f->name), k->name);
+}
+
+static uint32_t frame_rehash(const void *ctx, uint32_t i)
+{
+	const struct rtr_model *m = ctx;
+
+	return frame_hash(m->frames[i].parent, rtr_model_str(m, m->frames[i].name));
+}
+
+static bool name_eq(const void *key, uint32_t i)
+{
+	const struct framekey *k = key;
+
+	return !strcmp(rtr_model_str(k->m, k->m->frames[i].name), k->name);
+}
+
+static uint32_t name_rehash(const void *ctx, uint32_t i)
+{
+	const struct rtr_model *m = ctx;
+
+	return frame_hash(0, rtr_model_str(m, m->frames[i].name));
+}
+
+/*
+ * The trace is read: its raw frames named through its mappings (a return
+ * address looked up one byte back, in its call instruction) and merged by
+ * name into rtr_model.frames (each name's string made once); its samples
+ * given their threads' tasks.  After kernel_finish(): every thread has
+ * its task.
+ */
+static int samples_finish(struct loader *l)
+{
+	struct rtr_model *m = l->m;
+	uint32_t *named = malloc(((size_t)l->nrawf + 1) * sizeof(*named));
+	char name[256];
+	int ret = -1;
+
+	if (!named)
+		return nomem(l);
+	for (uint32_t i = 0; i < l->nrawf; i++) {
+		const struct rawframe *f = &l->rawf[i];
+		uint32_t parent = f->parent == RTR_MODEL_NONE ? RTR_MODEL_NONE : named[f->parent];
+		struct framekey k = { m, parent, name };
+		uint32_t *slot, str;
+		struct rtr_model_frame *fr;
+		int64_t s;
+
+		if (!l->syms || !tr_syms_function(l->syms, f->pid,
+						  f->addr - (f->parent != RTR_MODEL_NONE), name,
+						  sizeof(name)))
+			snprintf(name, sizeof(name), "[unknown]");
+		if (!(slot = itable_slot(&l->frametab, frame_hash(parent, name), frame_eq, &k,
+					 frame_rehash, m)))
+			goto nomem;
+		if (*slot) {
+			named[i] = *slot - 1;
+			continue;
+		}
+		/* a new call path: its name's string, made only the first time */
+		if (!(slot = itable_slot(&l->nametab, frame_hash(0, name), name_eq, &k, name_rehash,
+					 m)))
+			goto nomem;
+		if (*slot) {
+			str = m->frames[*slot - 1].name;
+		} else {
+			if ((s = str_add(l, name, strlen(name))) < 0)
+				goto out;
+			str = (uint32_t)s;
+		}
+		if (!(fr = PUSH(l, m->frames, m->nframes, CAP_FRAMES)))
+			goto out;
+		*fr = (struct rtr_model_frame){ .parent = parent, .name = str,
+						.depth = parent == RTR_MODEL_NONE ? 0 :
+							 m->frames[parent].depth + 1 };
+		named[i] = m->nframes - 1;
+		if (!*slot) {
+			*slot = m->nframes;
+			l->nametab.n++;
+		}
+		/* found again: the name table's growth did not move it, but be plain */
+		if (!(slot = itable_slot(&l->frametab, frame_hash(parent, name), frame_eq, &k,
+					 frame_rehash, m)))
+			goto nomem;
+		*slot = m->nframes;
+		l->frametab.n++;
+	}
+	for (uint32_t j = 0; j < l->nksamples; j++) {
+		const struct ksample *ks = &l->ksamples[j];
+		struct rtr_model_cpu_sample *cs = PUSH(l, m->cpu_samples, m->ncpu_samples,
+						       CAP_CPU_SAMPLES);
+
+		if (!cs)
+			goto out;
+		*cs = (struct rtr_model_cpu_sample){ .ts = ks->ts, .task = l->kt[ks->kt].task,
+						     .frame = named[ks->raw] };
+	}
+	ret = 0;
+	goto out;
+nomem:
+	nomem(l);
+out:
+	free(named);
+	l->nrawf = l->nksamples = 0;
+	itable_free(&l->rawtab);
+	return ret;
+}
+
 /* kernel:mmap: an executable mapping of a file, kept for the objects' names. */
 static int on_kmmap(struct loader *l, const uint8_t *pl)
 {
@@ -1484,8 +1768,6 @@ static int name_objects(struct loader *l)
 		lb->text = (uint32_t)s;
 		lb->len = (uint32_t)n;
 	}
-	tr_syms_free(l->syms);
-	l->syms = NULL;
 	l->nobjlabels = 0;
 	return 0;
 }
@@ -1679,6 +1961,8 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 		return on_kcomm(l, pl, ts);
 	case OP_KMMAP:
 		return on_kmmap(l, pl);
+	case OP_KSAMPLE:
+		return on_ksample(l, pl, ts);
 	}
 	return 0;
 }
@@ -1711,7 +1995,7 @@ static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 	}
 	for (uint32_t i = 0; !md->ctf && i < md->nclasses; i++) {
 		static const uint8_t kop[RTR_KEV_COUNT] = { OP_KSWITCH, OP_KFORK, OP_KEXIT, OP_KCOMM,
-							   OP_KMMAP };
+							   OP_KMMAP, OP_KSAMPLE };
 
 		for (uint32_t k = 0; k < RTR_KEV_COUNT; k++) {
 			if (tr_class_is(&md->classes[i], rtr_event_kernel(k))) {
@@ -1973,8 +2257,11 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 			tr->last = cpu->last;
 	}
 	/* before kernel_finish() sorts the labels: the indices are the events' order */
-	if (name_objects(l) || (l->nkt && kernel_finish(l, label_start)))
+	if (name_objects(l) || (l->nkt && kernel_finish(l, label_start)) ||
+	    (l->nksamples && samples_finish(l)))
 		goto out;
+	tr_syms_free(l->syms);
+	l->syms = NULL;
 	m->events += m->traces[l->trace].events;
 	ret = 0;
 out:
@@ -2388,6 +2675,8 @@ static void finish(struct rtr_model *m)
 		m->losses[i].ts = rel(m->losses[i].ts, o);
 	for (uint32_t i = 0; i < m->nmarkers; i++)
 		m->markers[i].ts = rel(m->markers[i].ts, o);
+	for (uint32_t i = 0; i < m->ncpu_samples; i++)
+		m->cpu_samples[i].ts = rel(m->cpu_samples[i].ts, o);
 	for (uint32_t i = 0; i < m->ndamage; i++)
 		m->damage[i].ts = m->damage[i].ts == INT64_MIN ? 0 : rel(m->damage[i].ts, o);
 }
@@ -2580,6 +2869,8 @@ static int model_end(struct loader *l, bool ok)
 		     offsetof(struct rtr_model_loss, ts)) ||
 	    sort_i64(m->markers, m->nmarkers, sizeof(*m->markers),
 		     offsetof(struct rtr_model_marker, ts)) ||
+	    sort_i64(m->cpu_samples, m->ncpu_samples, sizeof(*m->cpu_samples),
+		     offsetof(struct rtr_model_cpu_sample, ts)) ||
 	    sort_threads(m) || group_all(l) || counter_groups(m) || quiet_signals(m)) {
 		nomem(l);
 		goto out;
@@ -2590,6 +2881,11 @@ out:
 	free(l->kt);
 	free(l->kruns);
 	free(l->klabels);
+	free(l->ksamples);
+	free(l->rawf);
+	itable_free(&l->rawtab);
+	itable_free(&l->frametab);
+	itable_free(&l->nametab);
 	free(l->objlabels);
 	tr_syms_free(l->syms);
 	free(l->comm);
@@ -2669,6 +2965,8 @@ void rtr_model_free(struct rtr_model *m)
 	free(m->classes);
 	free(m->threads);
 	free(m->markers);
+	free(m->frames);
+	free(m->cpu_samples);
 	free(m->strs);
 	memset(m, 0, sizeof(*m));
 }

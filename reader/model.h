@@ -275,6 +275,36 @@ struct rtr_model_sample {
 };
 
 /**
+ * struct rtr_model_frame - a node of the call tree of the CPU samples
+ * (record --sample): a function, called from its @parent node.  Frames of
+ * one parent have distinct names: a frame is a call path.
+ * @parent: the caller's frame index, RTR_MODEL_NONE for an outermost one.
+ * @name: string: the function (reader/symbols.h, tr_syms_function()), or
+ *	"[unknown]" where the trace's mappings name nothing (the vDSO, code
+ *	made at run time, a file that changed).
+ * @depth: 0 for an outermost frame, its parent's + 1 else.
+ *
+ * A frame's parent comes before it in rtr_model.frames.
+ */
+struct rtr_model_frame {
+	uint32_t parent;
+	uint32_t name;
+	uint32_t depth;
+};
+
+/**
+ * struct rtr_model_cpu_sample - thread task @task was running its own
+ * code at @ts, in @frame (the innermost function of its stack).
+ *
+ * rtr_model.cpu_samples is sorted by time.
+ */
+struct rtr_model_cpu_sample {
+	int64_t ts;
+	uint32_t task;
+	uint32_t frame;
+};
+
+/**
  * struct rtr_model_counter - one named counter of one trace.
  * @name: string: its registered name ("counter N" if the metadata does not
  *	name id N).
@@ -577,6 +607,10 @@ struct rtr_model {
 	uint32_t nthreads;
 	struct rtr_model_marker *markers;
 	uint32_t nmarkers;
+	struct rtr_model_frame *frames;
+	uint32_t nframes;
+	struct rtr_model_cpu_sample *cpu_samples;
+	uint32_t ncpu_samples;
 	/* private: */
 	char *strs;
 	size_t strs_len;

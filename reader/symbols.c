@@ -278,6 +278,36 @@ bool tr_syms_name(struct tr_syms *s, uint32_t pid, uint64_t addr, char *buf, siz
 	return true;
 }
 
+bool tr_syms_function(struct tr_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t len)
+{
+	Dwfl *d = dwfl_of(s, pid);
+	Dwfl_Module *mod;
+	const char *name, *file = NULL, *slash;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (!d || !(mod = dwfl_addrmodule(d, addr)))
+		return false;
+	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (name && *name && (sym.st_size ? off < sym.st_size : off == 0)) {
+		char *at;
+
+		put_name(buf, len, name, 0);
+		/* a version ("clock_gettime@@GLIBC_2.17"): the function is the same */
+		if (buf[0] != '@' && (at = strchr(buf, '@')))
+			*at = 0;
+		return true;
+	}
+	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
+	if (file)
+		name = file;
+	if (!name)
+		return false;
+	slash = strrchr(name, '/');
+	snprintf(buf, len, "[%s]", slash ? slash + 1 : name);
+	return true;
+}
+
 /*
  * The DIE of @parent's children (namespaces searched through) whose code
  * holds @pc, into @out.  Return: true if found.

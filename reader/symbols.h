@@ -43,6 +43,15 @@ int tr_syms_map(struct tr_syms *s, uint32_t pid, uint64_t start, uint64_t len, u
 bool tr_syms_name(struct tr_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t len);
 
 /*
+ * tr_syms_function() - the function of process @pid at @addr, into @buf:
+ * its name without an offset or a symbol version (C++'s demangled, without
+ * parameters), else
+ * "[FILE]" where @addr is in a mapped file whose symbols do not cover it.
+ * Return: true if named.
+ */
+bool tr_syms_function(struct tr_syms *s, uint32_t pid, uint64_t addr, char *buf, size_t len);
+
+/*
  * tr_syms_site() - a call site in process @pid, given as @n return
  * addresses, the call's and its callers' (@rets[0] the innermost): into
  * @buf, "function+0xOFF (file.c:LINE)" (OFF the return address's offset,

@@ -46,6 +46,8 @@
 # 9. scripts/bench-pthread.sh: a plain pthread program untraced and under
 #    `ringtrace record --pthread`: pthread.uncontended.{,untraced.}ns and
 #    pthread.handoff.{,untraced.}ns, and callgrind's instructions per pair.
+# 10. scripts/bench-sample.sh: xz under `record --pthread` with and without
+#    --sample=1000: sample.1khz.overhead_percent and the recorder's CPU.
 # Every figure is printed and merged into BUILD_DIR/bench/results.json.
 # RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000);
 # RTR_BENCH_TRACE_REQUESTS the requests in the dump's trace (300000, about
@@ -367,6 +369,12 @@ fi
 # ---- 9: the pthread preload: a plain program's locks, untraced and traced ---------
 if ! scripts/bench-pthread.sh "$build" "$rows"; then
 	echo "bench.sh: the pthread benchmark failed" >&2
+	status=1
+fi
+
+# ---- 10: record --sample: a CPU-bound program's cost of 1 kHz samples ------------
+if ! scripts/bench-sample.sh "$build" "$rows"; then
+	echo "bench.sh: the sampling benchmark failed" >&2
 	status=1
 fi
 

@@ -29,6 +29,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/export_items.h"
+#include "reader/profile.h"
 #include "tools/export_perfetto.h"
 #include "tools/export_sqlite.h"
 #include "tools/json.h"
@@ -600,7 +601,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ringtrace export --format chrome [-o FILE] [--force] TRACE...\n"
 		"       ringtrace export --format sqlite -o FILE.db [--force] TRACE...\n"
-		"       ringtrace export --format perfetto [--gzip] [-o FILE] [--force] TRACE...\n\n"
+		"       ringtrace export --format perfetto [--gzip] [-o FILE] [--force] TRACE...\n"
+		"       ringtrace export --format folded [-o FILE] [--force] TRACE...\n\n"
 		"Write the CTF traces (several are put on one time axis) as Trace Event\n"
 		"Format JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open:\n"
 		"a process per trace, a thread per CPU showing which task ran when, an async\n"
@@ -617,6 +619,9 @@ static void usage(FILE *f)
 		"                   trace_processor): the same tracks and flows, about 34\n"
 		"                   bytes an event (JSON: 160); the messages are those of\n"
 		"                   tools/perfetto_trace.proto, installed beside the man pages\n"
+		"  --format folded  the CPU samples of `record --sample` as folded stacks, a\n"
+		"                   line \"THREAD;OUTER;...;INNER COUNT\" per stack: the input\n"
+		"                   of flamegraph.pl, inferno and speedscope\n"
 		"  --gzip           (perfetto) compress it as gzip (6-7 bytes an event), which\n"
 		"                   Perfetto opens as it is; the default for -o FILE.gz\n"
 		"  -o FILE          write to FILE instead of standard output (- is stdout);\n"
@@ -635,7 +640,7 @@ int rtr_cmd_export(int argc, char **argv)
 	struct cli_out o;
 	char **dirs;
 	int ndirs = 0, r, status;
-	bool force = false, to_file, sqlite, perfetto, gzip = false;
+	bool force = false, to_file, sqlite, perfetto, folded, gzip = false;
 	FILE *f;
 
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -679,17 +684,19 @@ int rtr_cmd_export(int argc, char **argv)
 		}
 	}
 	if (!format || (strcmp(format, "chrome") && strcmp(format, "sqlite") &&
-			strcmp(format, "perfetto"))) {
+			strcmp(format, "perfetto") && strcmp(format, "folded"))) {
 		if (format)
 			fprintf(stderr, "ringtrace export: unknown format '%s' (known: chrome, sqlite, "
-				"perfetto)\n", format);
+				"perfetto, folded)\n", format);
 		else
-			fprintf(stderr, "ringtrace export: --format chrome, sqlite or perfetto is needed\n");
+			fprintf(stderr, "ringtrace export: --format chrome, sqlite, perfetto or folded "
+				"is needed\n");
 		free(dirs);
 		return 2;
 	}
 	sqlite = !strcmp(format, "sqlite");
 	perfetto = !strcmp(format, "perfetto");
+	folded = !strcmp(format, "folded");
 	/* -o FILE.gz: compressed, as its name says */
 	if (perfetto && strlen(out) > 3 && !strcmp(out + strlen(out) - 3, ".gz"))
 		gzip = true;
@@ -741,7 +748,11 @@ int rtr_cmd_export(int argc, char **argv)
 		rtr_model_free(&m);
 		return 1;
 	}
-	r = perfetto ? rtr_export_perfetto(&m, f, gzip) : export_chrome(&m, f);
+	if (folded && !m.ncpu_samples)
+		fprintf(stderr, "ringtrace export: the traces hold no CPU samples (record --sample "
+			"takes them): the output is empty\n");
+	r = perfetto ? rtr_export_perfetto(&m, f, gzip) : folded ? rtr_profile_folded(&m, f) :
+	    export_chrome(&m, f);
 	if (to_file && fclose(f) && !r)
 		r = -EIO;
 	if (r) {

@@ -159,9 +159,11 @@ static void report_kernel(const struct rtr_kernel *k)
 
 	rtr_kernel_report(k, &r);
 	fprintf(stderr, "ringtrace record: the kernel's view, %u CPUs: %" PRIu64 " switches, %" PRIu64
-		" forks, %" PRIu64 " exits, %" PRIu64 " names, %" PRIu64 " mappings; %" PRIu64
-		" records lost; clock %s\n",
-		r.cpus, r.switches, r.forks, r.exits, r.comms, r.mmaps, r.lost, r.clock);
+		" forks, %" PRIu64 " exits, %" PRIu64 " names, %" PRIu64 " mappings",
+		r.cpus, r.switches, r.forks, r.exits, r.comms, r.mmaps);
+	if (r.sample_hz)
+		fprintf(stderr, ", %" PRIu64 " CPU samples (%u Hz)", r.samples, r.sample_hz);
+	fprintf(stderr, "; %" PRIu64 " records lost; clock %s\n", r.lost, r.clock);
 }
 
 static int exit_status(int st)
@@ -307,10 +309,19 @@ static int spawn(const struct opts *o, const char *region, pid_t *pid, struct rt
 		int ret;
 
 		close(gfd[0]);
-		ret = rtr_kernel_open(k, *pid, slash ? slash + 1 : o->argv[0], kerr, sizeof(kerr));
-		if (ret)
+		ret = rtr_kernel_open(k, *pid, slash ? slash + 1 : o->argv[0], o->sample_hz, kerr,
+				      sizeof(kerr));
+		if (ret) {
 			fprintf(stderr, "ringtrace record: --sched: %s; recording without the kernel's "
 				"view\n", kerr);
+		} else {
+			struct rtr_kernel_report r;
+
+			rtr_kernel_report(*k, &r);
+			if (r.sample_refused[0])
+				fprintf(stderr, "ringtrace record: --sample: %s; recording without CPU "
+					"samples\n", r.sample_refused);
+		}
 		n = write(gfd[1], "g", 1);
 		close(gfd[1]);
 	}
@@ -523,6 +534,11 @@ int rtr_cmd_record(int argc, char **argv)
 	if (fit_shm(&o, chosen))
 		return 1;
 	overwrite = o.mode && !strcmp(o.mode, "overwrite");
+	if (o.sample_hz && !o.sched)
+		return region_usage_error(&o, "%s", "--sample is part of the kernel's view: not "
+					  "with --no-sched");
+	if (o.sample_hz && o.sched < 0)
+		o.sched = 1;	/* --sample implies --sched */
 	sched = o.sched > 0 || (o.sched < 0 && o.preload);
 	if (sched && overwrite) {
 		if (o.sched > 0)

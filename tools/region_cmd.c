@@ -40,6 +40,11 @@ static const char *const help_text[] = {
 	"                       starts, in the same trace on the same clock; where the\n"
 	"                       kernel refuses perf events, said once, the rest recorded\n"
 	"  --no-sched           not the kernel's view (with --pthread)\n"
+	"  --sample[=HZ]        with the kernel's view (implies --sched), CPU samples of\n"
+	"                       each thread's own code, HZ a second of its CPU time\n"
+	"                       (default 999), with the callers the frame pointers give;\n"
+	"                       `stats`, `export --format folded` and the viewer's\n"
+	"                       flame graph show them\n"
 	"  -o DIR               the trace directory (new; default ringtrace-DATE-TIME),\n"
 	"                       or - for the framed stream on standard output, or\n"
 	"                       net://HOST[:CTRL_PORT[:DATA_PORT]] for a live session on\n"
@@ -190,6 +195,19 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 			takes = false;
 		} else if (!strcmp(a, "--sched") && program) {
 			o->sched = 1;
+			takes = false;
+		} else if ((!strcmp(a, "--sample") || !strncmp(a, "--sample=", 9)) && program) {
+			char *end;
+			unsigned long hz = 999;
+
+			if (a[8] == '=') {
+				errno = 0;
+				hz = strtoul(a + 9, &end, 10);
+				if (errno || end == a + 9 || *end || !hz || hz > 100000)
+					return region_usage_error(o, "%s: a rate from 1 to 100000 "
+								  "samples a second", a);
+			}
+			o->sample_hz = (unsigned)hz;
 			takes = false;
 		} else if (!strcmp(a, "--no-sched") && program) {
 			o->sched = 0;

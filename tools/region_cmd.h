@@ -42,6 +42,7 @@ struct opts {
 	char xen_region[96];	/* "xen:DOMAIN", from --xen-domain */
 	const char *preload;
 	int sched;		/* record --sched: 1, --no-sched: 0, neither: -1 (on with --pthread) */
+	unsigned sample_hz;	/* record --sample[=HZ]: CPU samples a second, 0 for none */
 	int wait_ms;		/* the consumer loop wakes at least this often (0: 100 ms) */
 };
 

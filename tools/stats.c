@@ -14,6 +14,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/json.h"
+#include "reader/profile.h"
 #include "reader/threads.h"
 #include "reader/waits.h"
 
@@ -637,10 +638,64 @@ static int print_locks(const struct rtr_model *m, bool json)
 	return 0;
 }
 
+/*
+ * --samples: per function, the CPU samples in it (self) and under it
+ * (total), most self first: where the threads' own code spent its time.
+ */
+static int print_samples(const struct rtr_model *m, bool json)
+{
+	struct rtr_profile_fn *fn;
+	uint64_t total;
+	uint32_t n;
+
+	if (rtr_profile_functions(m, INT64_MIN, INT64_MAX, &fn, &n, &total))
+		return -1;
+	if (json) {
+		struct jw jw;
+
+		if (jw_init(&jw, stdout)) {
+			free(fn);
+			return -1;
+		}
+		jw_lit(&jw, "{\"samples\": ");
+		jw_u64(&jw, total);
+		jw_lit(&jw, ", \"functions\": [");
+		for (uint32_t i = 0; i < n; i++) {
+			jw_lit(&jw, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+			jw_cstr(&jw, rtr_model_str(m, fn[i].name));
+			jw_lit(&jw, ", \"self\": ");
+			jw_u64(&jw, fn[i].self);
+			jw_lit(&jw, ", \"total\": ");
+			jw_u64(&jw, fn[i].total);
+			jw_lit(&jw, "}");
+		}
+		jw_lit(&jw, "]}\n");
+		free(fn);
+		return jw_close(&jw);
+	}
+	if (!total) {
+		printf("(no CPU samples: record --sample takes them)\n");
+		free(fn);
+		return 0;
+	}
+	printf("%" PRIu64 " CPU samples of the threads' own code\n", total);
+	printf("%8s %7s %8s %7s  %s\n", "self", "", "total", "", "function");
+	for (uint32_t i = 0; i < n; i++) {
+		printf("%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  ", fn[i].self,
+		       100.0 * (double)fn[i].self / (double)total, fn[i].total,
+		       100.0 * (double)fn[i].total / (double)total);
+		an_put_clean(stdout, rtr_model_str(m, fn[i].name), 0);
+		putchar('\n');
+	}
+	free(fn);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace stats [--json | --hangs | --locks [--json]] TRACE...\n\n"
+		"usage: ringtrace stats [--json | --hangs | --locks [--json] |\n"
+		"                        --samples [--json]] TRACE...\n\n"
 		"Statistics of the CTF traces (several traces are read on one time axis):\n"
 		"per task kind, how many tasks, how many resolved, failed, never resolved,\n"
 		"marked should_resolve but never resolved, and the time from creation to\n"
@@ -663,6 +718,9 @@ static void usage(FILE *f)
 		"              waited for (record --pthread), the waits, their total, p50, p99\n"
 		"              and max, the threads that waited and whose release ended the\n"
 		"              waits (with --json: an object per lock)\n"
+		"  --samples   instead: per function, the CPU samples of record --sample in\n"
+		"              it (self) and under it (total), most self first (with\n"
+		"              --json: \"samples\", and \"functions\" with name, self, total)\n"
 		"  -h, --help  this text\n\n"
 		"exit status: 0 done, 1 damaged trace (the figures cover what was read\n"
 		"before the damage, which is reported on stderr), a stream on stdin cut short,\n"
@@ -675,7 +733,7 @@ int rtr_cmd_stats(int argc, char **argv)
 	struct rtr_model m;
 	char **dirs;
 	int ndirs = 0, r, status;
-	bool json = false, hangs = false, locks = false, *used = NULL;
+	bool json = false, hangs = false, locks = false, samples = false, *used = NULL;
 	struct rtr_thread_time *tt = NULL;
 	uint32_t nk = 0, ntt = 0;
 
@@ -695,6 +753,8 @@ int rtr_cmd_stats(int argc, char **argv)
 			hangs = true;
 		} else if (!strcmp(argv[i], "--locks")) {
 			locks = true;
+		} else if (!strcmp(argv[i], "--samples")) {
+			samples = true;
 		} else if (!strcmp(argv[i], "--")) {
 			while (++i < argc)
 				dirs[ndirs++] = argv[i];
@@ -734,7 +794,12 @@ int rtr_cmd_stats(int argc, char **argv)
 		rtr_model_free(&m);
 		return 1;
 	}
-	if (locks) {
+	if (samples) {
+		if (print_samples(&m, json)) {
+			fprintf(stderr, "ringtrace stats: out of memory\n");
+			status = 1;
+		}
+	} else if (locks) {
 		if (print_locks(&m, json)) {
 			fprintf(stderr, "ringtrace stats: out of memory\n");
 			status = 1;

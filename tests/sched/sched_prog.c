@@ -22,6 +22,15 @@
  *                              pthread_mutex_lock() took and how often it
  *                              was preempted meanwhile (ru_nivcsw)
  *
+ *   rtr-sched-prog burn MS     a thread named "burner" calls burn_three()
+ *                              and burn_one() from burn_loop(), spinning
+ *                              three times as long in the first, for MS
+ *                              ms of CPU time in all, and prints "burn
+ *                              burn_three NS burn_one NS", the CPU time
+ *                              each took (CLOCK_THREAD_CPUTIME_ID): what
+ *                              record --sample's samples must find (built
+ *                              with frame pointers: tests/Kbuild)
+ *
  * Each thread prints "thread TID cputime NS schedstat NS" just before it
  * ends: its CLOCK_THREAD_CPUTIME_ID and the first field of
  * /proc/self/task/TID/schedstat (the kernel's on-CPU time), to compare with
@@ -190,8 +199,70 @@ static void *heap_waiter(void *arg)
 	return NULL;
 }
 
+/* --sample's known profile: noinline, so that each is a frame of its own */
+static volatile uint64_t sink;
+
+static __attribute__((noinline)) uint64_t spin_for(uint64_t cpu_ns)
+{
+	uint64_t t0 = ns(CLOCK_THREAD_CPUTIME_ID), t;
+
+	/* the clock is a system call: rarely, so that most samples land in user code */
+	do {
+		for (int i = 0; i < 100000; i++)
+			sink += (uint64_t)i * 2654435761u;
+		t = ns(CLOCK_THREAD_CPUTIME_ID);
+	} while (t - t0 < cpu_ns);
+	return t - t0;
+}
+
+static __attribute__((noinline)) uint64_t burn_three(void)
+{
+	uint64_t d = spin_for(3000000);
+
+	sink++;		/* not a tail call: burn_three stays on the stack */
+	return d;
+}
+
+static __attribute__((noinline)) uint64_t burn_one(void)
+{
+	uint64_t d = spin_for(1000000);
+
+	sink++;
+	return d;
+}
+
+static __attribute__((noinline)) void burn_loop(uint64_t ms, uint64_t *three, uint64_t *one)
+{
+	while (*three + *one < ms * 1000000) {
+		*three += burn_three();
+		*one += burn_one();
+	}
+	sink++;
+}
+
+static void *burner(void *arg)
+{
+	uint64_t three = 0, one = 0;
+
+	prctl(PR_SET_NAME, "burner");
+	burn_loop(*(uint64_t *)arg, &three, &one);
+	pthread_mutex_lock(&out_lock);
+	printf("burn burn_three %" PRIu64 " burn_one %" PRIu64 "\n", three, one);
+	pthread_mutex_unlock(&out_lock);
+	report();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "burn")) {
+		uint64_t ms = (uint64_t)atoi(argv[2]);
+		pthread_t t;
+
+		pthread_create(&t, NULL, burner, &ms);
+		pthread_join(t, NULL);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "contend")) {
 		pthread_t h, w;
 
@@ -240,6 +311,6 @@ int main(int argc, char **argv)
 		report();
 		return 0;
 	}
-	fprintf(stderr, "usage: rtr-sched-prog sleep N | spin MS | contend N\n");
+	fprintf(stderr, "usage: rtr-sched-prog sleep N | spin MS | contend N | burn MS\n");
 	return 2;
 }

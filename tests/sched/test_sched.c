@@ -452,3 +452,117 @@ Test(sched, symbols_name_static_objects_and_refuse_what_is_not_the_mapped_file,
 	cr_expect_not(tr_syms_name(s, 7, a, buf, sizeof(buf)));
 	tr_syms_free(s);
 }
+
+/* The samples under a frame named @fn (on the path from each sample's innermost frame up). */
+static uint64_t samples_under(const struct rtr_model *m, const char *fn, const char *thread)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < m->ncpu_samples; i++) {
+		const struct rtr_model_cpu_sample *s = &m->cpu_samples[i];
+
+		for (uint32_t f = s->frame; f != RTR_MODEL_NONE; f = m->frames[f].parent) {
+			cr_assert_lt(f, m->nframes);
+			if (strcmp(rtr_model_str(m, m->frames[f].name), fn))
+				continue;
+			if (thread)
+				cr_assert_str_eq(rtr_model_str(m, m->tasks[s->task].name), thread,
+						 "a sample in %s on another thread", fn);
+			n++;
+			break;
+		}
+	}
+	return n;
+}
+
+/*
+ * record --sample: a thread spends three quarters of its CPU time in one
+ * function and a quarter in another (measured by itself); the samples
+ * under each say the same within 3 points, with their callers (the
+ * program has frame pointers), on the thread that ran them; `stats
+ * --samples` and `export --format folded` count the same samples, and
+ * babeltrace2 reads every one.
+ */
+Test(sched, cpu_samples_find_where_the_program_spent_its_time, .init = setup, .fini = teardown)
+{
+	char prog[512], path[256], err[512], cmd[1024], *out, *p;
+	char *dirs[1] = { path };
+	unsigned long long three = 0, one = 0, folded = 0, line;
+	struct rtr_model m;
+	uint64_t s3, s1, spin, loop;
+	double want, got;
+	int st;
+
+	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' burn 1500", t_bindir());
+	cr_assert_eq(record("", "--sample=1999", "burn", prog), 0);
+	check_ok("burn", true);
+	out = sh("cat '%s/%s.out'", dir, "burn", &st);
+	cr_assert_not_null(p = strstr(out, "burn burn_three "), "%s", out);
+	cr_assert_eq(sscanf(p, "burn burn_three %llu burn_one %llu", &three, &one), 2, "%s", out);
+	free(out);
+	out = sh("cat '%s/%s.err'", dir, "burn", &st);
+	cr_assert_not_null(strstr(out, " CPU samples (1999 Hz)"), "%s", out);
+	free(out);
+
+	snprintf(path, sizeof(path), "%s/burn", dir);
+	cr_assert_eq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	s3 = samples_under(&m, "burn_three", "burner");
+	s1 = samples_under(&m, "burn_one", "burner");
+	spin = samples_under(&m, "spin_for", "burner");
+	loop = samples_under(&m, "burn_loop", NULL) + samples_under(&m, "burn_loop.constprop.0", NULL);
+	/* 1.5 s of CPU at 1999 Hz: 3000 samples, fewer for the time in system calls */
+	cr_assert_gt(s3 + s1, 1500, "%" PRIu64 " + %" PRIu64 " samples", s3, s1);
+	cr_assert_geq(loop, s3 + s1, "every sample of burn_three and burn_one is under burn_loop");
+	cr_assert_gt(spin, (s3 + s1) * 9 / 10, "spin_for: %" PRIu64, spin);
+	want = (double)three / (double)(three + one);
+	got = (double)s3 / (double)(s3 + s1);
+	cr_log_info("burn_three: %.1f %% of the CPU time measured, %.1f %% of %" PRIu64 " samples",
+		    100 * want, 100 * got, s3 + s1);
+	cr_assert(got > want - 0.03 && got < want + 0.03, "burn_three: %.3f of the samples, %.3f "
+		  "of the CPU time", got, want);
+	for (uint32_t f = 0; f < m.nframes; f++)
+		cr_assert(m.frames[f].parent == RTR_MODEL_NONE || m.frames[f].parent < f);
+
+	/* the same samples through the commands */
+	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' | grep -c 'kernel:sample:'", path);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(strtoull(out, NULL, 10), m.ncpu_samples, "babeltrace2: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' export --format folded '%s'", t_bindir(), path);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	for (p = out; *p; p = strchr(p, '\n') + 1) {
+		char *end = strchr(p, '\n');
+
+		cr_assert_not_null(end);
+		*end = 0;
+		cr_assert_eq(sscanf(strrchr(p, ' '), " %llu", &line), 1, "%s", p);
+		folded += line;
+		if (!strncmp(p, "burner;", 7) && strstr(p, ";burn_three;spin_for "))
+			cr_assert_not_null(strstr(p, ";burn_loop"), "%s", p);
+		*end = '\n';
+	}
+	cr_assert_eq(folded, m.ncpu_samples);
+	cr_assert_not_null(strstr(out, ";burn_three;spin_for "), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --samples --json '%s'", t_bindir(), path);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	snprintf(err, sizeof(err), "{\"samples\": %u, \"functions\": [", m.ncpu_samples);
+	cr_assert_eq(strncmp(out, err, strlen(err)), 0, "%s", out);
+	snprintf(err, sizeof(err), "{\"name\": \"burn_three\", \"self\": 0, \"total\": %" PRIu64 "}",
+		 s3);
+	cr_assert_not_null(strstr(out, err), "%s\n%s", err, out);
+	free(out);
+	rtr_model_free(&m);
+
+	/* the options */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' record --sample --no-sched -o '%s/x' -- true 2>&1; "
+		 "'%s/ringtrace' record --sample=0 -o '%s/y' -- true 2>&1", t_bindir(), dir,
+		 t_bindir(), dir);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 2, "%s", out);
+	cr_assert_not_null(strstr(out, "--sample is part of the kernel's view"), "%s", out);
+	cr_assert_not_null(strstr(out, "--sample=0: a rate from 1 to 100000"), "%s", out);
+	free(out);
+}

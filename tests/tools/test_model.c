@@ -986,7 +986,7 @@ Test(tools_model, usage_and_bad_input)
 		{ "stats --bogus x", 2, "unknown option '--bogus'" },
 		{ "stats --help", 0, "usage: ringtrace stats" },
 		{ "stats /nonexistent/trace", 2, "no such trace: /nonexistent/trace" },
-		{ "export x", 2, "--format chrome, sqlite or perfetto is needed" },
+		{ "export x", 2, "--format chrome, sqlite, perfetto or folded is needed" },
 		{ "export --format chrome --gzip x", 2, "--gzip is for --format perfetto" },
 		{ "export --format svg x", 2, "unknown format 'svg'" },
 		{ "export --format chrome", 2, "usage: ringtrace export" },
