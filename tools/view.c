@@ -451,6 +451,24 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 	if (page_paths(sc, pg))
 		goto out;
 
+	/* CPU samples (record --sample) and their call tree */
+	FILL(pg, "cpu_sample_ts", double, m->ncpu_samples, (double)m->cpu_samples[i].ts);
+	FILL(pg, "cpu_sample_task", uint32_t, m->ncpu_samples, m->cpu_samples[i].task);
+	FILL(pg, "cpu_sample_frame", uint32_t, m->ncpu_samples, m->cpu_samples[i].frame);
+	FILL(pg, "frame_parent", uint32_t, m->nframes, m->frames[i].parent);
+	{
+		uint32_t *k = malloc(((size_t)m->nframes + 1) * sizeof(*k)), *v;
+
+		if (!k)
+			goto out;
+		for (uint32_t i = 0; i < m->nframes; i++)
+			k[i] = mstr(pg, &st, m, m->frames[i].name);
+		v = COL(pg, "frame_name", uint32_t, m->nframes);
+		if (v && m->nframes)
+			memcpy(v, k, (size_t)m->nframes * sizeof(*v));
+		free(k);
+	}
+
 	/* counters' samples */
 	FILL(pg, "sample_ts", double, m->nsamples, (double)m->samples[i].ts);
 	FILL(pg, "sample_value", double, m->nsamples, (double)m->samples[i].value);

@@ -64,6 +64,11 @@
 	X(path_t1, f64, 8, "ns: its end")						\
 	X(path_seg_task, u32, 4, "the task the path goes through there")		\
 	X(path_what, u8, 1, "enum rtr_cp_what: what that task was doing")		\
+	X(cpu_sample_ts, f64, 8, "ns: a CPU sample (record --sample), by time")	\
+	X(cpu_sample_task, u32, 4, "the thread task it sampled")			\
+	X(cpu_sample_frame, u32, 4, "its innermost frame (frame_*)")			\
+	X(frame_parent, u32, 4, "a call path's caller frame, or 0xffffffff (model.h)") \
+	X(frame_name, u32, 4, "string: its function")					\
 	X(strings, utf8, 1, "the string table: each string NUL-terminated, by index")
 
 /* enum rtr_page_column: RTR_COL_task_start, ... */

@@ -395,6 +395,13 @@ static int cmp_loss(const void *a, const void *b)
  * align_starts() - move every trace of @m in time so that each begins where
  * the earliest does.  What is sorted by time across traces is sorted again.
  */
+static int cmp_cpu_sample(const void *a, const void *b)
+{
+	const struct rtr_model_cpu_sample *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
 static int align_starts(struct rtr_model *m)
 {
 	int64_t *d = calloc(m->ntraces ? m->ntraces : 1, sizeof(*d)), end = m->start;
@@ -448,6 +455,8 @@ static int align_starts(struct rtr_model *m)
 	for (uint32_t i = 0; i < m->ndamage; i++)
 		if (m->damage[i].ts)
 			m->damage[i].ts -= d[m->damage[i].trace];
+	for (uint32_t i = 0; i < m->ncpu_samples; i++)
+		m->cpu_samples[i].ts -= d[m->tasks[m->cpu_samples[i].task].trace];
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		if (m->cpus[i].first || m->cpus[i].last) {
 			m->cpus[i].first -= CPU_D(i);
@@ -461,6 +470,8 @@ static int align_starts(struct rtr_model *m)
 		qsort(m->pauses, m->npauses, sizeof(*m->pauses), cmp_pause);
 	if (m->nlosses > 1)
 		qsort(m->losses, m->nlosses, sizeof(*m->losses), cmp_loss);
+	if (m->ncpu_samples > 1)
+		qsort(m->cpu_samples, m->ncpu_samples, sizeof(*m->cpu_samples), cmp_cpu_sample);
 	m->end = end;
 	free(d);
 	return 0;

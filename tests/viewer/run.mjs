@@ -396,6 +396,53 @@ test('the view exports as SVG', async () => {
 	await p.close();
 });
 
+// record --sample: a thread that spends 3/4 of its CPU time in burn_three and
+// 1/4 in burn_one (tests/sched/sched_prog.c, which measures it); the page's
+// flame graph (F) says so, the thread's line has its samples as ticks, and a
+// click on a frame makes it the top
+test('CPU samples: ticks on the thread\'s line and a flame graph of the view', async () => {
+	const dir = path.join(art, 'burn');
+	const r = spawnSync(bin('ringtrace'), ['record', '-q', '--sample=1999', '-o', dir, '--',
+		bin('rtr-sched-prog'), 'burn', '400'], { encoding: 'utf8' });
+	assert.equal(r.status, 0, r.stderr);
+	const m = /burn burn_three (\d+) burn_one (\d+)/.exec(r.stdout);
+	assert.ok(m, r.stdout);
+	const want = Number(m[1]) / (Number(m[1]) + Number(m[2]));
+	const p = await open(page('burn', [dir]));
+	const f0 = await p.evaluate(() => rtrView.frame);
+	assert.ok(f0.sampleTicks > 100, 'sample ticks drawn: ' + f0.sampleTicks);
+	await p.keyboard.press('F');
+	const fl = await p.evaluate(() => rtrView.flame);
+	assert.equal(await p.evaluate(() => document.getElementById('flame').hidden), false);
+	assert.equal(fl.thread, null, 'no thread selected: every thread\'s');
+	assert.ok(fl.samples > 400, 'samples: ' + fl.samples);
+	const get = (name) => fl.frames.filter((x) => x.name === name).reduce((a, x) => a + x.samples, 0);
+	const three = get('burn_three'), one = get('burn_one');
+	assert.ok(Math.abs(three / (three + one) - want) < 0.05,
+		`burn_three: ${three} of ${three + one} samples, ${(100 * want).toFixed(1)} % of the CPU time`);
+	// every burn_three frame lies under a burn_loop frame, as wide or narrower
+	const b3 = fl.frames.find((x) => x.name === 'burn_three');
+	const loop = fl.frames.find((x) => x.name.startsWith('burn_loop') && x.depth === b3.depth - 1);
+	assert.ok(loop && loop.x <= b3.x + 1e-9 && b3.x + b3.w <= loop.x + loop.w + 1e-9, JSON.stringify([loop, b3]));
+	await shot(p, 'flame');
+	// a click on burn_three: it is the top, its callee spin_for under it
+	await p.locator('#flame .fl', { hasText: /^burn_three$/ }).first().click();
+	const top = await p.evaluate(() => rtrView.flame);
+	assert.equal(top.root, 'burn_three');
+	assert.equal(top.samples, b3.samples);
+	assert.ok(top.frames.some((x) => x.name === 'spin_for' && x.depth === 1), JSON.stringify(top.frames));
+	await p.keyboard.press('F');
+	assert.equal(await p.evaluate(() => document.getElementById('flame').hidden), true);
+	await p.close();
+	// a trace without samples: the panel says how to get them
+	const q = await open(basic);
+	await q.keyboard.press('F');
+	const none = await q.evaluate(() => rtrView.flame);
+	assert.equal(none.samples, 0);
+	assert.match(await q.evaluate(() => document.querySelector('#flame .panel-title').textContent), /record --sample/);
+	await q.close();
+});
+
 storyTests({ test, open, page, trace, pixels, shot, assert, overlap, view, art, path, bin });
 serveTests({ test, trace, pixels, shot, assert, browser, bin, errors });
 

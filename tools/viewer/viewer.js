@@ -97,6 +97,27 @@
 		d.laneEnd = new Float64Array(c.cpu_runs.length);
 		for (let j = 0; j < c.cpu_runs.length; j++)
 			d.laneEnd[j] = c.run_end[c.cpu_runs[j]];
+		// the CPU samples (record --sample) by task, each task's in time order:
+		// sampleTs[sampleFirst[t] .. sampleFirst[t + 1]], sampleIdx the columns' index
+		const nsamp = c.cpu_sample_ts ? c.cpu_sample_ts.length : 0;
+		d.sampleFirst = new Uint32Array(d.N + 1);
+		for (let i = 0; i < nsamp; i++)
+			if (c.cpu_sample_task[i] < d.N)
+				d.sampleFirst[c.cpu_sample_task[i] + 1]++;
+		for (let t = 0; t < d.N; t++)
+			d.sampleFirst[t + 1] += d.sampleFirst[t];
+		d.sampleTs = new Float64Array(d.sampleFirst[d.N]);
+		d.sampleIdx = new Uint32Array(d.sampleFirst[d.N]);
+		{
+			const at = d.sampleFirst.slice(0, d.N);
+			for (let i = 0; i < nsamp; i++) {
+				const t = c.cpu_sample_task[i];
+				if (t < d.N) {
+					d.sampleTs[at[t]] = c.cpu_sample_ts[i];
+					d.sampleIdx[at[t]++] = i;
+				}
+			}
+		}
 		d.end = meta.end;
 		d.start = meta.start;
 		// the critical paths the page carries (tools/view.c, page_paths()), by task
@@ -535,7 +556,7 @@
 	const A_RED = 5, A_REMOTE = 6, ALPHAS = 9;	// batches: kinds 0-4, failures, requests between traces
 	const HEAD_C = Math.cos(0.45), HEAD_S = Math.sin(0.45);			// arrows: colour (kind, or a failed read) x 9 alphas
 	const B = {
-		grid: new Batch(2), lines: new Batch(4), runs: new Batch(2), arrows: new Batch(7 * ALPHAS),
+		grid: new Batch(2), lines: new Batch(4), runs: new Batch(3), arrows: new Batch(7 * ALPHAS),
 		plot: new Batch(COUNTER_COLORS.length), marks: new Batch(1), segs: new Batch(LANE_COLORS.length + 1),
 		ticks: new Batch(LANE_COLORS.length),
 		vis: [], hl: [], names: [], occ: null,
@@ -701,7 +722,7 @@
 		const F = {
 			taskLines: 0, dust: 0, tasks: [], arrows: [], arrowCount: 0, labels: [],
 			labelCount: 0, highlightsDrawn: 0, counters: [], notes: 0, pauses: 0,
-			lanes: 0, runs: 0, markers: 0, losses: 0, damage: 0, rows: 0, t0: v0, t1: v1, W, H,
+			lanes: 0, runs: 0, sampleTicks: 0, markers: 0, losses: 0, damage: 0, rows: 0, t0: v0, t1: v1, W, H,
 			fisheye: !M.fits && V.fisheye, prof: {},
 		};
 		let occ = B.occ;
@@ -910,6 +931,17 @@
 								runs.line(1, b0, y, b1, y);
 						}
 					}
+					// its CPU samples (record --sample): a tick under the line per
+					// pixel that has some
+					const sf = D.sampleFirst[t + 1];
+					let q = lowerBoundArr(D.sampleTs, D.sampleFirst[t], sf, v0);
+					while (q < sf && D.sampleTs[q] <= v1) {
+						const px = Math.floor((D.sampleTs[q] - v0) * k);
+						if (px >= x0 - 1 && px <= x1 + 1)
+							runs.line(2, px + 0.5, y + 4, px + 0.5, y + 6);
+						F.sampleTicks++;
+						q = lowerBoundArr(D.sampleTs, q + 1, sf, v0 + (px + 1) / k);
+					}
 				}
 				i++;
 			}
@@ -951,6 +983,7 @@
 		}
 		runs.fillRects(g, 0, '#ffffff', 7);
 		runs.fillRects(g, 1, '#e8a33c', 3);
+		runs.fillRects(g, 2, '#c2185b', 1);
 
 		prof('highlights');
 		// create and becomes lines, then the arrows, by length class
@@ -2089,6 +2122,101 @@
 		return h;
 	}
 
+	// F: a flame graph of the CPU samples in view (record --sample), the
+	// callers above their callees (an icicle): the selected thread's, else
+	// every thread's.  A frame's width is its samples; a click on one makes
+	// it the top, a click on the top goes back up.  Returns what it drew.
+	const FLAME_H = 17, FLAME_MAX = 4000;
+	function flame(root, toggle) {
+		const box = $('flame');
+		if (toggle && !box.hidden) {
+			box.hidden = true;
+			return null;
+		}
+		const c = D.c, n = c.cpu_sample_ts ? c.cpu_sample_ts.length : 0, nf = c.frame_parent.length;
+		const v0 = V.t0, v1 = V.t0 + V.span, sel = V.selected;
+		const thread = sel >= 0 && D.sampleFirst[sel + 1] > D.sampleFirst[sel] ? sel : -1;
+		// samples in each frame, then under it: a parent comes before its callees
+		const count = new Float64Array(nf);
+		const i1 = lowerBoundArr(c.cpu_sample_ts, 0, n, v1 + 1e-9);
+		let all = 0;
+		for (let i = lowerBoundArr(c.cpu_sample_ts, 0, n, v0); i < i1; i++) {
+			if (thread >= 0 && c.cpu_sample_task[i] !== thread)
+				continue;
+			count[c.cpu_sample_frame[i]]++;
+			all++;
+		}
+		for (let f = nf - 1; f >= 0; f--)
+			if (count[f] && c.frame_parent[f] !== NONE)
+				count[c.frame_parent[f]] += count[f];
+		const kids = new Map();
+		for (let f = 0; f < nf; f++) {
+			if (!count[f])
+				continue;
+			const p = c.frame_parent[f] === NONE ? -1 : c.frame_parent[f];
+			if (!kids.has(p))
+				kids.set(p, []);
+			kids.get(p).push(f);
+		}
+		for (const l of kids.values())
+			l.sort((a, b) => count[b] - count[a] || (D.S[c.frame_name[a]] < D.S[c.frame_name[b]] ? -1 : 1));
+		if (root === undefined || root < 0 || root >= nf || !count[root])
+			root = -1;
+		const total = root < 0 ? all : count[root];
+		const who = thread >= 0 ? taskName(thread) : 'every thread';
+		const out = { thread: thread >= 0 ? who : null, samples: total, root: root < 0 ? null : D.S[c.frame_name[root]],
+			t0: v0, t1: v1, frames: [] };
+		closePanels();
+		box.textContent = '';
+		const title = document.createElement('div');
+		title.className = 'panel-title';
+		title.textContent = 'CPU samples of ' + who + ', ' + fmtDur(v0 - D.start) + ' to ' + fmtDur(v1 - D.start) +
+			': ' + total + (root >= 0 ? ' under ' + D.S[c.frame_name[root]] : '') +
+			(n ? '' : ' (the trace has none: ringtrace record --sample takes them)');
+		box.appendChild(title);
+		const area2 = document.createElement('div');
+		area2.className = 'flame-area';
+		box.appendChild(area2);
+		const bar = (f, x, w, depth, label, cnt) => {
+			const el = document.createElement('div');
+			el.className = 'fl';
+			el.style.left = (100 * x) + '%';
+			el.style.width = 'calc(' + (100 * w) + '% - 1px)';
+			el.style.top = (depth * FLAME_H) + 'px';
+			let h = 0;
+			for (let i = 0; i < label.length; i++)
+				h = (h * 31 + label.charCodeAt(i)) >>> 0;
+			el.style.background = f < 0 ? '#ccc' : 'hsl(' + (10 + h % 45) + ', 85%, ' + (58 + (h >>> 8) % 14) + '%)';
+			el.textContent = label;
+			el.title = label + ': ' + cnt + ' samples, ' + (100 * cnt / Math.max(1, total)).toFixed(1) + ' %';
+			el.onclick = () => {
+				flame(f === root ? (f < 0 || c.frame_parent[f] === NONE ? -1 : c.frame_parent[f]) : f);
+			};
+			area2.appendChild(el);
+			out.frames.push({ name: label, samples: cnt, depth, x, w });
+		};
+		// the top: everything, or the frame zoomed into
+		bar(root, 0, 1, 0, root < 0 ? 'all (' + who + ')' : D.S[c.frame_name[root]], total);
+		let depthMax = 0;
+		const walk = (p, x0, depth) => {
+			let x = x0;
+			for (const f of kids.get(p) || []) {
+				const w = count[f] / Math.max(1, total);
+				if (w < 0.002 || out.frames.length >= FLAME_MAX)
+					break;	// sorted by count: the rest are narrower still
+				bar(f, x, w, depth, D.S[c.frame_name[f]], count[f]);
+				depthMax = Math.max(depthMax, depth);
+				walk(f, x, depth + 1);
+				x += w;
+			}
+		};
+		walk(root, 0, 1);
+		area2.style.height = ((depthMax + 1) * FLAME_H + 2) + 'px';
+		box.hidden = false;
+		view.flame = out;
+		return out;
+	}
+
 	// The tooltip: the hovered task's name, kind and duration.
 	let tipTask = -1;
 	function hover(x, y) {
@@ -2276,7 +2404,7 @@
 				'Escape': () => clearAll(), 'b': () => toggleBinds(),
 				' ': () => toggleAllCounters(), 'c': () => togglePanel('counter-menu'),
 				'f': () => toggleFisheye(), 'u': () => toggleLanes(), 'e': () => saveSVG(),
-				'H': () => histogram(V.selected), 'p': () => togglePath(),
+				'H': () => histogram(V.selected), 'p': () => togglePath(), 'F': () => flame(-1, true),
 				'?': () => togglePanel('help'),
 			};
 			const fn = keys[ev.key];
@@ -2327,6 +2455,7 @@
 	function closePanels() {
 		$('help').hidden = true;
 		$('hist').hidden = true;
+		$('flame').hidden = true;
 		$('counter-menu').hidden = true;
 	}
 	function toggleFisheye() {
@@ -2476,6 +2605,7 @@
 		taskAt: (x, y) => taskAt(x, y),
 		details: (t) => details(t),
 		histogram: (t) => histogram(t),
+		flame: (root) => flame(root === undefined ? -1 : root),
 		path: () => { const p = togglePath(); frame(); return p; },
 		pathOf: (t) => pathOf(t),
 		get pathTasks() { return D.c.path_task ? Array.from(D.c.path_task) : []; },
