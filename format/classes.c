@@ -126,6 +126,14 @@ static const struct rtr_ctf_event kernel[RTR_KEV_COUNT] = {
 	{ "kernel:sample", RTR_KEV_ID_BASE + RTR_KEV_SAMPLE, f_ksample, N(f_ksample) },
 };
 
+static const struct rtr_ctf_field f_phold[] = { F("lock", U64), F("held_ns", U64) };
+static const struct rtr_ctf_event phold = { "pthread:hold", 0, f_phold, N(f_phold) };
+
+const struct rtr_ctf_event *rtr_event_pthread_hold(void)
+{
+	return &phold;
+}
+
 const struct rtr_ctf_event *rtr_event_kernel(uint32_t k)
 {
 	return k < RTR_KEV_COUNT ? &kernel[k] : NULL;

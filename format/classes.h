@@ -53,4 +53,13 @@ enum rtr_kswitch_what {
 /* rtr_event_kernel() - kernel event class @k (enum rtr_kernel_event), or NULL. */
 const struct rtr_ctf_event *rtr_event_kernel(uint32_t k);
 
+/*
+ * rtr_event_pthread_hold() - the pthread wrapper's typed event
+ * pthread:hold (events/pthread/sync.c, record --hold-times): u64 lock (the
+ * mutex's task id), u64 held_ns (how long the thread that signals it next
+ * had held it).  A typed event: its id is the registry's; the readers know
+ * it by its name and layout.
+ */
+const struct rtr_ctf_event *rtr_event_pthread_hold(void);
+
 #endif /* RTR_FORMAT_CLASSES_H */

@@ -60,6 +60,7 @@ enum op {
 	OP_KCOMM,
 	OP_KMMAP,
 	OP_KSAMPLE,
+	OP_PHOLD,	/* the pthread wrapper's pthread:hold (a typed event) */
 };
 
 /* What each built-in class (events/classes.c has their schema) means. */
@@ -109,7 +110,7 @@ enum cap {
 	CAP_PAUSES, CAP_LOSSES, CAP_DAMAGE, CAP_CPUS, CAP_TRACES,
 	CAP_TRY_HEAD, CAP_TRY_NEXT, CAP_SAMPLE_COUNTER, CAP_CLASSES, CAP_THREADS, CAP_MARKERS,
 	CAP_COMM, CAP_KT, CAP_KRUNS, CAP_KLABELS, CAP_FRAMES, CAP_CPU_SAMPLES, CAP_RAWF,
-	CAP_KSAMPLES,
+	CAP_KSAMPLES, CAP_HOLDS,
 	NCAPS
 };
 
@@ -252,6 +253,10 @@ struct loader {
 	struct tr_syms *syms;
 	struct objlabel *objlabels;
 	uint32_t nobjlabels, objlabels_cap;
+	/* pthread:hold: the hold the next signal of that CPU's thread ends */
+	uint64_t hold_lock;	/* the mutex's id, 0 if none pending */
+	int64_t hold_ns;
+	uint32_t hold_cpu;
 	/* following a recording (rtr_model_load_turn()): */
 	uint64_t limit;		/* read the events before this clock value */
 	const struct rtr_state *cap;	/* the last chunk's whole packets, or NULL */
@@ -616,7 +621,19 @@ static int on_pair(struct loader *l, enum op op, uint64_t a, uint64_t b, int64_t
 		return 0;
 	case OP_SIGNAL32:
 	case OP_SIGNAL64:
-		return a && b ? add_arrow(l, ia, ib, RTR_ARROW_SIGNAL, 0, ts, cpu) : 0;
+		if (!a || !b)
+			return 0;
+		/* the hold that this unlock ends (pthread:hold, just before it) */
+		if (l->hold_lock == b && l->hold_cpu == cpu) {
+			struct rtr_model_hold *h = PUSH(l, m->holds, m->nholds, CAP_HOLDS);
+
+			if (!h)
+				return -1;
+			*h = (struct rtr_model_hold){ .ts = ts, .holder = ia, .lock = ib,
+						      .held_ns = l->hold_ns };
+		}
+		l->hold_lock = 0;
+		return add_arrow(l, ia, ib, RTR_ARROW_SIGNAL, 0, ts, cpu);
 	default:
 		return 0;
 	}
@@ -1963,6 +1980,11 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 		return on_kmmap(l, pl);
 	case OP_KSAMPLE:
 		return on_ksample(l, pl, ts);
+	case OP_PHOLD:
+		l->hold_lock = ld64(pl);
+		l->hold_ns = ld64(pl + 8) > INT64_MAX ? INT64_MAX : (int64_t)ld64(pl + 8);
+		l->hold_cpu = ss->cpu;
+		return 0;
 	}
 	return 0;
 }
@@ -1992,6 +2014,8 @@ static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 				co->counter_field = &c->fields[0];
 			break;
 		}
+		if (co->ops[i] == OP_OTHER && tr_class_is(c, rtr_event_pthread_hold()))
+			co->ops[i] = OP_PHOLD;
 	}
 	for (uint32_t i = 0; !md->ctf && i < md->nclasses; i++) {
 		static const uint8_t kop[RTR_KEV_COUNT] = { OP_KSWITCH, OP_KFORK, OP_KEXIT, OP_KCOMM,
@@ -2131,6 +2155,7 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		return nomem(l);
 	}
 	l->kernel = false;
+	l->hold_lock = 0;
 	l->nkt = l->nkruns = l->nklabels = 0;
 	label_start = m->nlabels;
 	tr_merge_set_limit(&mg, l->limit);
@@ -2677,6 +2702,8 @@ static void finish(struct rtr_model *m)
 		m->markers[i].ts = rel(m->markers[i].ts, o);
 	for (uint32_t i = 0; i < m->ncpu_samples; i++)
 		m->cpu_samples[i].ts = rel(m->cpu_samples[i].ts, o);
+	for (uint32_t i = 0; i < m->nholds; i++)
+		m->holds[i].ts = rel(m->holds[i].ts, o);
 	for (uint32_t i = 0; i < m->ndamage; i++)
 		m->damage[i].ts = m->damage[i].ts == INT64_MIN ? 0 : rel(m->damage[i].ts, o);
 }
@@ -2871,6 +2898,7 @@ static int model_end(struct loader *l, bool ok)
 		     offsetof(struct rtr_model_marker, ts)) ||
 	    sort_i64(m->cpu_samples, m->ncpu_samples, sizeof(*m->cpu_samples),
 		     offsetof(struct rtr_model_cpu_sample, ts)) ||
+	    sort_i64(m->holds, m->nholds, sizeof(*m->holds), offsetof(struct rtr_model_hold, ts)) ||
 	    sort_threads(m) || group_all(l) || counter_groups(m) || quiet_signals(m)) {
 		nomem(l);
 		goto out;
@@ -2967,6 +2995,7 @@ void rtr_model_free(struct rtr_model *m)
 	free(m->markers);
 	free(m->frames);
 	free(m->cpu_samples);
+	free(m->holds);
 	free(m->strs);
 	memset(m, 0, sizeof(*m));
 }

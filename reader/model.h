@@ -189,6 +189,24 @@ struct rtr_model_arrow {
 };
 
 /**
+ * struct rtr_model_hold - how long a thread had held a mutex when its
+ * unlock woke a waiter (record --hold-times: the pthread wrapper's
+ * pthread:hold event just before that signal).
+ * @ts: the signal arrow's time.
+ * @holder: the signalling thread's task index (the arrow's @from).
+ * @lock: the mutex's task index (the arrow's @to).
+ * @held_ns: from the thread's lock to that unlock.
+ *
+ * rtr_model.holds is sorted by @ts.
+ */
+struct rtr_model_hold {
+	int64_t ts;
+	uint32_t holder;
+	uint32_t lock;
+	int64_t held_ns;
+};
+
+/**
  * struct rtr_model_label - a label on a task (rtr_label()).
  * @ts: when.
  * @task: task index.
@@ -611,6 +629,8 @@ struct rtr_model {
 	uint32_t nframes;
 	struct rtr_model_cpu_sample *cpu_samples;
 	uint32_t ncpu_samples;
+	struct rtr_model_hold *holds;
+	uint32_t nholds;
 	/* private: */
 	char *strs;
 	size_t strs_len;

@@ -153,20 +153,57 @@ static int cmp_total(const void *a, const void *b)
 
 void rtr_lock_waits_free(struct rtr_lock_wait *w, uint32_t n)
 {
-	for (uint32_t i = 0; w && i < n; i++)
+	for (uint32_t i = 0; w && i < n; i++) {
 		free(w[i].ns);
+		free(w[i].hold_ns);
+	}
 	free(w);
+}
+
+/* The hold time the signal arrow @a ended (rtr_model.holds), or -1 if the trace has none. */
+static int64_t hold_of(const struct rtr_model *m, const struct rtr_model_arrow *a)
+{
+	uint32_t lo = 0, hi = m->nholds;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->holds[mid].ts < a->ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->nholds && m->holds[lo].ts == a->ts; lo++)
+		if (m->holds[lo].holder == a->from && m->holds[lo].lock == a->to)
+			return m->holds[lo].held_ns;
+	return -1;
+}
+
+/* @v appended to the growing array *@p of *@n (capacity: the next power of two). */
+static int push_ns(int64_t **p, uint32_t *n, int64_t v)
+{
+	if (!(*n & (*n + 1)) || !*p) {
+		int64_t *q = realloc(*p, 2 * ((size_t)*n + 1) * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		*p = q;
+	}
+	(*p)[(*n)++] = v;
+	return 0;
 }
 
 /*
  * One pass over the arrows in time order: a try_read of an object opens a
  * wait of its reader (the latest one counts), the reader's read of it ends
- * it; the latest signal to the object names who released it.
+ * it; the latest signal to the object names who released it, and how long
+ * it had held it where the trace says (each release's hold counted once).
  */
 int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32_t *n)
 {
 	uint32_t *slot = malloc(((size_t)m->ntasks + 1) * sizeof(*slot));
 	uint32_t *last_sig = malloc(((size_t)m->ntasks + 1) * sizeof(*last_sig));
+	uint8_t *hold_used = calloc((size_t)m->narrows + 1, 1);
 	struct rtr_lock_wait *w = NULL;
 	uint32_t nw = 0, cap = 0;
 	/* pending waits: (reader, object) -> try_read time, in a small open table */
@@ -176,7 +213,7 @@ int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32
 	*out = NULL;
 	*n = 0;
 	pend = calloc((size_t)pmask + 1, sizeof(*pend));
-	if (!slot || !last_sig || !pend)
+	if (!slot || !last_sig || !pend || !hold_used)
 		goto nomem;
 	for (uint32_t i = 0; i < m->ntasks; i++) {
 		slot[i] = RTR_MODEL_NONE;
@@ -191,7 +228,7 @@ int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32
 		if (obj >= m->ntasks || !sync_kind(m->tasks[obj].kind))
 			continue;
 		if (a->kind == RTR_ARROW_SIGNAL) {
-			last_sig[obj] = a->from;
+			last_sig[obj] = i;	/* the arrow: its sender, and its hold */
 			continue;
 		}
 		if (a->kind != RTR_ARROW_TRY_READ && a->kind != RTR_ARROW_READ)
@@ -229,18 +266,22 @@ int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32
 			struct rtr_lock_wait *lw = &w[slot[obj]];
 			int64_t d = a->ts - pend[h].ts;
 
-			if (!(lw->waits & (lw->waits + 1)) || !lw->ns) {
-				int64_t *q = realloc(lw->ns, 2 * ((size_t)lw->waits + 1) * sizeof(*q));
+			const struct rtr_model_arrow *sig = last_sig[obj] == RTR_MODEL_NONE ? NULL :
+							    &m->arrows[last_sig[obj]];
+			int64_t held;
 
-				if (!q)
-					goto nomem;
-				lw->ns = q;
-			}
-			lw->ns[lw->waits++] = d < 0 ? 0 : d;
+			if (push_ns(&lw->ns, &lw->waits, d < 0 ? 0 : d))
+				goto nomem;
 			lw->total += d < 0 ? 0 : d;
 			add_once(lw->waiter, &lw->waiters, a->to);
-			if (last_sig[obj] != RTR_MODEL_NONE && last_sig[obj] != a->to)
-				add_once(lw->releaser, &lw->releasers, last_sig[obj]);
+			if (sig && sig->from != a->to) {
+				add_once(lw->releaser, &lw->releasers, sig->from);
+				if (!hold_used[last_sig[obj]] && (held = hold_of(m, sig)) >= 0) {
+					hold_used[last_sig[obj]] = 1;
+					if (push_ns(&lw->hold_ns, &lw->holds, held))
+						goto nomem;
+				}
+			}
 		}
 		/* the slot is free again: re-insert the rest of its cluster */
 		pend[h].reader = RTR_MODEL_NONE;
@@ -256,11 +297,15 @@ int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32
 			pend[k] = p;
 		}
 	}
-	for (uint32_t i = 0; i < nw; i++)
+	for (uint32_t i = 0; i < nw; i++) {
 		qsort(w[i].ns, w[i].waits, sizeof(*w[i].ns), cmp_ns);
+		if (w[i].holds)
+			qsort(w[i].hold_ns, w[i].holds, sizeof(*w[i].hold_ns), cmp_ns);
+	}
 	qsort(w, nw, sizeof(*w), cmp_total);
 	free(slot);
 	free(last_sig);
+	free(hold_used);
 	free(pend);
 	*out = w;
 	*n = nw;
@@ -268,6 +313,7 @@ int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32
 nomem:
 	free(slot);
 	free(last_sig);
+	free(hold_used);
 	free(pend);
 	rtr_lock_waits_free(w, nw);
 	return -ENOMEM;

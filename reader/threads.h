@@ -60,6 +60,9 @@ int rtr_thread_times(const struct rtr_model *m, struct rtr_thread_time **out, ui
  * @waiters: distinct thread tasks that waited; @releasers: distinct ones
  *	whose signal (an unlock of a contended mutex, a post, a
  *	condition's signal) came last before a wait ended.
+ * @holds: of the releases that ended waits, those whose hold time the
+ *	trace has (a mutex, record --hold-times), each counted once; @hold_ns
+ *	their hold times, sorted ascending (NULL if none).
  */
 struct rtr_lock_wait {
 	uint32_t task;
@@ -70,6 +73,8 @@ struct rtr_lock_wait {
 	uint32_t releasers;
 	uint32_t waiter[4];	/* the first ones, task indices */
 	uint32_t releaser[4];
+	uint32_t holds;
+	int64_t *hold_ns;
 };
 
 /*

@@ -16,6 +16,8 @@
 #                                           run starts a thread first: glibc skips
 #                                           the lock prefix while a process has
 #                                           one thread, a third of the cost)
+#   pthread.uncontended.hold.ns             the pair under record --pthread
+#                                           --hold-times (a TSC read at each lock)
 #   pthread.handoff.ns / .untraced.ns       a token passed between two threads
 #                                           (a contended lock, a condition wait,
 #                                           a signal, a wake-up), traced runs
@@ -56,7 +58,7 @@ field() {
 	echo "$1" | awk -v n="$2" '$1 == n { print $2 }'
 }
 
-u0= u1= up= h0= h1=
+u0= u1= up= h0= h1= uh=
 i=0
 while [ "$i" -lt "$turns" ]; do
 	plain=$("$prog")
@@ -66,11 +68,14 @@ while [ "$i" -lt "$turns" ]; do
 	u0=$(min "$u0" "$(field "$traced" pthread.uncontended.direct.ns)")
 	u1=$(min "$u1" "$(field "$traced" pthread.uncontended.ns)")
 	h1=$(min "$h1" "$(field "$traced" pthread.handoff.ns)")
+	held=$("$ringtrace" record -q --pthread --hold-times -o "$dir.hold" --force -- "$prog" \
+		--handoffs 2000)
+	uh=$(min "$uh" "$(field "$held" pthread.uncontended.ns)")
 	i=$((i + 1))
 done
 [ -n "$u0" ] || u0=$up	# not glibc: the untraced runs' figure
 events=$("$ringtrace" check "$dir" | tail -n 2 | head -n 1 | awk '{ print $3 }')
-rm -rf "$dir"
+rm -rf "$dir" "$dir.hold"
 
 echo
 echo "pthread: ringtrace-pthread-bench untraced and under record --pthread, best of $turns runs each"
@@ -80,6 +85,8 @@ row pthread.uncontended.untraced.ns "$u0" ns/pair
 row pthread.uncontended.ns "$u1" ns/pair
 row pthread.uncontended.plain.ns "$up" ns/pair
 row pthread.uncontended.ratio "$(awk -v a="$u1" -v b="$u0" 'BEGIN { printf "%.3f", a / b }')" "x untraced"
+row pthread.uncontended.hold.ns "$uh" ns/pair
+row pthread.uncontended.hold.ratio "$(awk -v a="$uh" -v b="$u0" 'BEGIN { printf "%.3f", a / b }')" "x untraced"
 row pthread.handoff.untraced.ns "$h0" ns/handoff
 row pthread.handoff.ns "$h1" ns/handoff
 row pthread.handoff.ratio "$(awk -v a="$h1" -v b="$h0" 'BEGIN { printf "%.3f", a / b }')" "x untraced"

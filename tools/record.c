@@ -291,6 +291,10 @@ static int spawn(const struct opts *o, const char *region, pid_t *pid, struct rt
 			setenv("RINGTRACE_FOLLOW_FORKS", "0", 1);
 		else
 			unsetenv("RINGTRACE_FOLLOW_FORKS");
+		if (o->hold_times)
+			setenv("RINGTRACE_PTHREAD_HOLD", "1", 1);
+		else
+			unsetenv("RINGTRACE_PTHREAD_HOLD");
 		if (o->preload && preload_env(o->preload))
 			_exit(127);
 		/* Standard output may be the trace stream: the program writes to stderr. */
@@ -534,6 +538,9 @@ int rtr_cmd_record(int argc, char **argv)
 	if (fit_shm(&o, chosen))
 		return 1;
 	overwrite = o.mode && !strcmp(o.mode, "overwrite");
+	if (o.hold_times && !o.preload)
+		return region_usage_error(&o, "%s", "--hold-times times the locks of --pthread: "
+					  "give --pthread too");
 	if (o.sample_hz && !o.sched)
 		return region_usage_error(&o, "%s", "--sample is part of the kernel's view: not "
 					  "with --no-sched");

@@ -34,6 +34,9 @@ static const char *const help_text[] = {
 	"  --pthread            trace PROGRAM's threads, locks, conditions, semaphores\n"
 	"                       and barriers as tasks, without changing or rebuilding it:\n"
 	"                       libringtrace-pthread.so is preloaded (LD_PRELOAD)\n"
+	"  --hold-times         with --pthread: time each hold of a mutex (a clock read\n"
+	"                       at each lock and unlock), so that `stats --locks` says\n"
+	"                       how long the thread whose unlock ended a wait had held it\n"
 	"  --sched              the kernel's view too (on with --pthread): each thread's\n"
 	"                       context switches (in, blocked, preempted), forks, exits\n"
 	"                       and names, from perf events of PROGRAM and what it\n"
@@ -208,6 +211,9 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 								  "samples a second", a);
 			}
 			o->sample_hz = (unsigned)hz;
+			takes = false;
+		} else if (!strcmp(a, "--hold-times") && program) {
+			o->hold_times = true;
 			takes = false;
 		} else if (!strcmp(a, "--no-sched") && program) {
 			o->sched = 0;

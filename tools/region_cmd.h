@@ -43,6 +43,7 @@ struct opts {
 	const char *preload;
 	int sched;		/* record --sched: 1, --no-sched: 0, neither: -1 (on with --pthread) */
 	unsigned sample_hz;	/* record --sample[=HZ]: CPU samples a second, 0 for none */
+	bool hold_times;	/* record --hold-times: RINGTRACE_PTHREAD_HOLD=1 for the program */
 	int wait_ms;		/* the consumer loop wakes at least this often (0: 100 ms) */
 };
 

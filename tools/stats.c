@@ -570,7 +570,8 @@ static int print_locks(const struct rtr_model *m, bool json)
 {
 	struct rtr_lock_wait *w;
 	uint32_t n;
-	char b[5][32], who[200], rel[200];
+	char b[7][32], who[200], rel[200];
+	bool held = false;
 	int width = 24;
 
 	if (rtr_lock_waits(m, &w, &n))
@@ -598,6 +599,12 @@ static int print_locks(const struct rtr_model *m, bool json)
 			json_dur(&jw, "wait_ns_p50", pct(l->ns, l->waits, 50), true);
 			json_dur(&jw, "wait_ns_p99", pct(l->ns, l->waits, 99), true);
 			json_dur(&jw, "wait_ns_max", l->ns[l->waits - 1], true);
+			if (l->holds) {
+				jw_lit(&jw, ", \"holds\": ");
+				jw_u64(&jw, l->holds);
+				json_dur(&jw, "hold_ns_p50", pct(l->hold_ns, l->holds, 50), true);
+				json_dur(&jw, "hold_ns_max", l->hold_ns[l->holds - 1], true);
+			}
 			jw_lit(&jw, ", \"waiters\": ");
 			jw_cstr(&jw, task_list(m, l->waiter, l->waiters, who, sizeof(who)));
 			jw_lit(&jw, ", \"released_by\": ");
@@ -615,17 +622,28 @@ static int print_locks(const struct rtr_model *m, bool json)
 		if (len > (size_t)width)
 			width = len < 96 ? (int)len : 96;
 	}
-	printf("%-*s %-10s %7s %12s %12s %12s %12s  %s\n", width, "lock", "kind", "waits",
-	       "total", "p50", "p99", "max", "waiters; released by");
+	for (uint32_t i = 0; i < n; i++)
+		held |= w[i].holds > 0;
+	printf("%-*s %-10s %7s %12s %12s %12s %12s", width, "lock", "kind", "waits", "total", "p50",
+	       "p99", "max");
+	if (held)
+		printf(" %12s %12s", "held p50", "held max");
+	printf("  %s\n", "waiters; released by");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rtr_lock_wait *l = &w[i];
 
 		an_put_clean(stdout, task_name(m, l->task, b[0], sizeof(b[0])), width);
-		printf(" %-10s %7u %12s %12s %12s %12s  ",
+		printf(" %-10s %7u %12s %12s %12s %12s ",
 		       rtr_model_str(m, m->tasks[l->task].kind_name), l->waits,
 		       an_dur(b[1], 32, l->total), an_dur(b[2], 32, pct(l->ns, l->waits, 50)),
 		       an_dur(b[3], 32, pct(l->ns, l->waits, 99)),
 		       an_dur(b[4], 32, l->ns[l->waits - 1]));
+		if (held && l->holds)
+			printf("%12s %12s ", an_dur(b[5], 32, pct(l->hold_ns, l->holds, 50)),
+			       an_dur(b[6], 32, l->hold_ns[l->holds - 1]));
+		else if (held)
+			printf("%12s %12s ", "-", "-");
+		putchar(' ');
 		an_put_clean(stdout, task_list(m, l->waiter, l->waiters, who, sizeof(who)), 0);
 		printf("; ");
 		an_put_clean(stdout, l->releasers ? task_list(m, l->releaser, l->releasers, rel,
@@ -717,7 +735,8 @@ static void usage(FILE *f)
 		"  --locks     instead: per mutex, condition, semaphore, barrier or rwlock\n"
 		"              waited for (record --pthread), the waits, their total, p50, p99\n"
 		"              and max, the threads that waited and whose release ended the\n"
-		"              waits (with --json: an object per lock)\n"
+		"              waits (with --json: an object per lock); with record\n"
+		"              --hold-times, how long the releasing thread had held it\n"
 		"  --samples   instead: per function, the CPU samples of record --sample in\n"
 		"              it (self) and under it (total), most self first (with\n"
 		"              --json: \"samples\", and \"functions\" with name, self, total)\n"

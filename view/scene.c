@@ -402,6 +402,13 @@ static int cmp_cpu_sample(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+static int cmp_hold(const void *a, const void *b)
+{
+	const struct rtr_model_hold *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
 static int align_starts(struct rtr_model *m)
 {
 	int64_t *d = calloc(m->ntraces ? m->ntraces : 1, sizeof(*d)), end = m->start;
@@ -457,6 +464,8 @@ static int align_starts(struct rtr_model *m)
 			m->damage[i].ts -= d[m->damage[i].trace];
 	for (uint32_t i = 0; i < m->ncpu_samples; i++)
 		m->cpu_samples[i].ts -= d[m->tasks[m->cpu_samples[i].task].trace];
+	for (uint32_t i = 0; i < m->nholds; i++)
+		m->holds[i].ts -= d[m->tasks[m->holds[i].lock].trace];
 	for (uint32_t i = 0; i < m->ncpus; i++) {
 		if (m->cpus[i].first || m->cpus[i].last) {
 			m->cpus[i].first -= CPU_D(i);
@@ -472,6 +481,8 @@ static int align_starts(struct rtr_model *m)
 		qsort(m->losses, m->nlosses, sizeof(*m->losses), cmp_loss);
 	if (m->ncpu_samples > 1)
 		qsort(m->cpu_samples, m->ncpu_samples, sizeof(*m->cpu_samples), cmp_cpu_sample);
+	if (m->nholds > 1)
+		qsort(m->holds, m->nholds, sizeof(*m->holds), cmp_hold);
 	m->end = end;
 	free(d);
 	return 0;

@@ -78,6 +78,10 @@ extern __thread volatile int rtp_busy __attribute__((tls_model("initial-exec")))
 extern __thread uint64_t rtp_self __attribute__((tls_model("initial-exec")));
 
 void rtp_resolve(void) __attribute__((cold));
+/* rtp_hold - time each hold of a mutex (RINGTRACE_PTHREAD_HOLD=1, record --hold-times). */
+extern bool rtp_hold;
+/* rtp_hold_init() - the clock of the holds, chosen and calibrated (2 ms), before rtp_hold is set. */
+void rtp_hold_init(void) __attribute__((cold));
 /* rtp_unwind_warm() - one unwinding, so that the first object's costs microseconds (sync.c). */
 void rtp_unwind_warm(void) __attribute__((cold));
 uint64_t rtp_self_slow(void);

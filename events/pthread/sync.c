@@ -10,6 +10,10 @@
  *   mutex unlock                     signal(thread, mutex) only when the
  *                                    mutex is marked contended (glibc), so
  *                                    that the unlock has a waiter to wake.
+ *                                    With hold times on (record
+ *                                    --hold-times), a pthread:hold event
+ *                                    before that signal: how long the
+ *                                    thread had held the mutex.
  *   cond wait, barrier wait          always block: try_read ... read.
  *   cond signal/broadcast, sem_post  always signal(thread, object): a
  *                                    signal nobody waits for is what a lost
@@ -20,6 +24,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unwind.h>
+#include <ringtrace/event.h>
 #include "events/pthread/preload.h"
 
 /*
@@ -157,6 +162,136 @@ uint64_t rtp_obj(const void *p, uint8_t kind, const char *what, const void *site
 /* The wrapper's caller: where the program waited, or signalled (the call site of a name). */
 #define SITE __builtin_return_address(0)
 
+/* ---- hold times (record --hold-times: RINGTRACE_PTHREAD_HOLD=1) ---------------- */
+
+/*
+ * pthread:hold, before the signal of a contended unlock: the mutex's task
+ * and how long this thread held it (format/classes.h has the layout the
+ * readers know it by).
+ */
+#define RTP_HOLD_FIELDS(F) F(u64, lock) F(u64, held_ns)
+RTR_EVENT_DECLARE(pthread, hold, RTP_HOLD_FIELDS)
+RTR_EVENT_DEFINE(pthread, hold, RTP_HOLD_FIELDS)
+
+bool rtp_hold;
+
+/*
+ * The mutexes this thread holds and since when (hold_now()), the
+ * latest last: a lock pushes, an unlock takes the latest entry of its
+ * mutex (a recursive one's last unlock takes its first lock's).  Past
+ * RTP_HELD the oldest is forgotten: its unlock says no hold time.
+ */
+#define RTP_HELD 16
+struct rtp_held {
+	const void *m;
+	uint64_t since;
+};
+static __thread struct rtp_held held[RTP_HELD] __attribute__((tls_model("initial-exec")));
+static __thread unsigned nheld __attribute__((tls_model("initial-exec")));
+
+static inline uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * The clock of the holds: the TSC where it is invariant (x86-64, CPUID
+ * 0x80000007 EDX bit 8): a read is a few ns where clock_gettime() costs
+ * 20-40 (kvm-clock here); converted to ns only when a hold is written,
+ * through the TSC's rate against CLOCK_MONOTONIC since rtp_hold_init().
+ * Else CLOCK_MONOTONIC itself.
+ */
+static bool hold_tsc;
+static uint64_t tsc0, mono0;
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+
+static inline uint64_t hold_now(void)
+{
+	return hold_tsc ? __rdtsc() : mono_ns();
+}
+
+void rtp_hold_init(void)
+{
+	unsigned a, b, c, d;
+	struct timespec w = { 0, 2000000 };
+
+	if (__get_cpuid(0x80000000, &a, &b, &c, &d) && a >= 0x80000007 &&
+	    __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8))) {
+		tsc0 = __rdtsc();
+		mono0 = mono_ns();
+		nanosleep(&w, NULL);	/* a first rate, from 2 ms */
+		hold_tsc = true;
+	}
+}
+#else
+static inline uint64_t hold_now(void)
+{
+	return mono_ns();
+}
+
+void rtp_hold_init(void)
+{
+}
+#endif
+
+/* The time since @since (hold_now()), in ns. */
+static uint64_t hold_ns(uint64_t since)
+{
+	uint64_t now = hold_now(), m, t;
+
+	if (!hold_tsc)
+		return now - since;
+	m = mono_ns();
+	t = hold_now();
+	if (m <= mono0 || t <= tsc0 || now < since)
+		return 0;
+	return (uint64_t)((double)(now - since) * (double)(m - mono0) / (double)(t - tsc0));
+}
+
+static void held_push(const void *m)
+{
+	if (nheld == RTP_HELD) {
+		memmove(held, held + 1, (RTP_HELD - 1) * sizeof(held[0]));
+		nheld--;
+	}
+	held[nheld].m = m;
+	held[nheld++].since = hold_now();
+}
+
+/* @m's latest entry taken out: since when it was held, or 0 if not known. */
+static uint64_t held_pop(const void *m)
+{
+	for (unsigned i = nheld; i-- > 0;) {
+		uint64_t since;
+
+		if (held[i].m != m)
+			continue;
+		since = held[i].since;
+		memmove(held + i, held + i + 1, (nheld - i - 1) * sizeof(held[0]));
+		nheld--;
+		return since;
+	}
+	return 0;
+}
+
+/* A condition's wait gave @m back and took it again: held from now. */
+static void held_again(const void *m)
+{
+	for (unsigned i = nheld; i-- > 0;) {
+		if (held[i].m == m) {
+			held[i].since = hold_now();
+			return;
+		}
+	}
+	held_push(m);
+}
+
 /* ---- mutexes ---------------------------------------------------------------- */
 
 /*
@@ -244,9 +379,23 @@ static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m, const v
 	return mutex_wait(m, plain_lock, 0, NULL, site);
 }
 
+/* With hold times: the lock as below, then when it was taken. */
+static __attribute__((noinline)) int mutex_lock_hold(pthread_mutex_t *m, const void *site)
+{
+	int ret = mutex_held(m) ? mutex_lock_slow(m, site) : rtp()->mutex_lock(m);
+
+	if (!ret)
+		held_push(m);
+	return ret;
+}
+
 RTR_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	if (rtr_likely(!rtp_on()) || rtr_likely(!mutex_held(m)))
+	if (rtr_likely(!rtp_on()))
+		return rtp()->mutex_lock(m);
+	if (rtr_unlikely(rtp_hold))
+		return mutex_lock_hold(m, SITE);
+	if (rtr_likely(!mutex_held(m)))
 		return rtp()->mutex_lock(m);
 	return mutex_lock_slow(m, SITE);
 }
@@ -256,11 +405,12 @@ RTR_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *a
 	int ret;
 
 	if (!rtp_on() || !mutex_held(m) || rtp_own_lock(m))
-		return rtp()->mutex_timedlock(m, abstime);
-	ret = rtp()->mutex_trylock(m);
-	if (ret != EBUSY)
-		return ret;
-	return mutex_wait(m, timed_lock, 0, abstime, SITE);
+		ret = rtp()->mutex_timedlock(m, abstime);
+	else if ((ret = rtp()->mutex_trylock(m)) == EBUSY)
+		ret = mutex_wait(m, timed_lock, 0, abstime, SITE);
+	if (rtr_unlikely(rtp_hold) && !ret && rtp_on())
+		held_push(m);
+	return ret;
 }
 
 RTR_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
@@ -269,18 +419,23 @@ RTR_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 	int ret;
 
 	if (!rtp_on() || !mutex_held(m) || rtp_own_lock(m))
-		return rtp()->mutex_clocklock(m, clk, abstime);
-	ret = rtp()->mutex_trylock(m);
-	if (ret != EBUSY)
-		return ret;
-	return mutex_wait(m, clock_lock, clk, abstime, SITE);
+		ret = rtp()->mutex_clocklock(m, clk, abstime);
+	else if ((ret = rtp()->mutex_trylock(m)) == EBUSY)
+		ret = mutex_wait(m, clock_lock, clk, abstime, SITE);
+	if (rtr_unlikely(rtp_hold) && !ret && rtp_on())
+		held_push(m);
+	return ret;
 }
 
-static __attribute__((noinline)) void mutex_unlock_signal(pthread_mutex_t *m, const void *site)
+/* @since: when this thread took @m (hold times), 0 if not known. */
+static __attribute__((noinline)) void mutex_unlock_signal(pthread_mutex_t *m, uint64_t since,
+							   const void *site)
 {
 	uint64_t self = rtp_self_task(), id = rtp_obj(m, RTR_KIND_MUTEX, "mutex", site);
 
 	rtp_enter();
+	if (since)
+		RTR_TRACE(pthread, hold, .lock = id, .held_ns = hold_ns(since));
 	rtr_signal(self, id);
 	rtp_leave();
 }
@@ -288,8 +443,12 @@ static __attribute__((noinline)) void mutex_unlock_signal(pthread_mutex_t *m, co
 RTR_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	/* Before the unlock: the waiter's read comes after this signal. */
-	if (rtr_unlikely(rtp_on()) && mutex_contended(m) && !rtp_own_lock(m))
-		mutex_unlock_signal(m, SITE);
+	if (rtr_unlikely(rtp_on())) {
+		uint64_t since = rtr_unlikely(rtp_hold) ? held_pop(m) : 0;
+
+		if (mutex_contended(m) && !rtp_own_lock(m))
+			mutex_unlock_signal(m, since, SITE);
+	}
 	return rtp()->mutex_unlock(m);
 }
 
@@ -344,6 +503,8 @@ RTR_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	rtp_block(self, id);
 	ret = rtp()->cond_wait(c, m);
 	rtp_wake(self, id, ret == 0);
+	if (rtr_unlikely(rtp_hold))
+		held_again(m);	/* taken again, even after a timeout */
 	return ret;
 }
 
@@ -360,6 +521,8 @@ RTR_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	rtp_block(self, id);
 	ret = rtp()->cond_timedwait(c, m, abstime);
 	rtp_wake(self, id, ret == 0);
+	if (rtr_unlikely(rtp_hold))
+		held_again(m);	/* taken again, even after a timeout */
 	return ret;
 }
 
@@ -376,6 +539,8 @@ RTR_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clocki
 	rtp_block(self, id);
 	ret = rtp()->cond_clockwait(c, m, clk, abstime);
 	rtp_wake(self, id, ret == 0);
+	if (rtr_unlikely(rtp_hold))
+		held_again(m);	/* taken again, even after a timeout */
 	return ret;
 }
 

@@ -552,7 +552,13 @@ static void fork_child(void)
  */
 __attribute__((constructor)) static void rtp_init(void)
 {
+	const char *hold = getenv("RINGTRACE_PTHREAD_HOLD");
+
 	rtp();
+	if (hold && !strcmp(hold, "1")) {
+		rtp_hold_init();
+		rtp_hold = true;
+	}
 	exit_key_ok = pthread_key_create(&exit_key, rtp_thread_end) == 0;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (!rtp_on())

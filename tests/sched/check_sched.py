@@ -16,8 +16,10 @@ babeltrace2 (python3-bt2), against what rtr-sched-prog knows.
     check_sched.py stats TRACE OUTPUT JSON   the same program recorded with --pthread,
                                         `ringtrace stats --json` of it: the model's
                                         runs by thread, names and blocking
-    check_sched.py locks TRACE OUTPUT JSON  rtr-sched-prog contend: `ringtrace stats --locks
-                                        --json` against the waits the program measured
+    check_sched.py locks TRACE OUTPUT JSON [holds]  rtr-sched-prog contend: `ringtrace
+                                        stats --locks --json` against the waits the
+                                        program measured; with holds (record
+                                        --hold-times), the holds too
 
 Prints the figures; exits 0 when every check passes, else prints the
 failures and exits 1.
@@ -229,12 +231,13 @@ def do_stats(path, output, stats_json):
           "no migration in the model")
 
 
-def do_locks(output, locks_json):
+def do_locks(output, locks_json, holds_expected=False):
     """rtr-sched-prog contend N, `ringtrace stats --locks --json`: the mutex's waits, their
     total and max against what the waiter measured around its pthread_mutex_lock(), who
     waited and who released it."""
     import json
     waits = []
+    holds = []
     preempted = []  # the waits during which the waiter was preempted
     heap_site = None
     with open(output) as f:
@@ -244,6 +247,9 @@ def do_locks(output, locks_json):
                 waits.append(int(m[1]))
                 if int(m[2]):
                     preempted.append(int(m[1]))
+            m = re.match(r"hold (\d+)", line)
+            if m:
+                holds.append(int(m[1]))
             m = re.match(r"heap_site (\d+)", line)
             if m:
                 heap_site = int(m[1])
@@ -290,6 +296,22 @@ def do_locks(output, locks_json):
     check(lk["name"] == "mutex queue_lock", f"name: {lk['name']!r}, not 'mutex queue_lock'")
     check(lk["waiters"] == "waiter", f"waiters: {lk['waiters']!r}")
     check(lk["released_by"] == "holder", f"released by: {lk['released_by']!r}")
+    # record --hold-times: how long the holder held it, each release that ended a wait once;
+    # the wrapper's clock reads are around the program's (its lock's return, its unlock's
+    # call), so a hold in the trace is longer by a few us, within 1 %
+    if "holds" in lk or holds_expected:
+        holds.sort()
+        print(f"the program: holds {holds}; stats --locks: {lk.get('holds')} holds, p50 "
+              f"{lk.get('hold_ns_p50')} ns, max {lk.get('hold_ns_max')} ns")
+        check(lk.get("holds") == lk["waits"], f"holds {lk.get('holds')}, waits {lk['waits']}")
+        if holds and "hold_ns_max" in lk:
+            p50 = holds[(len(holds) + 1) // 2 - 1]
+            for what, want in (("hold_ns_p50", p50), ("hold_ns_max", holds[-1])):
+                check(want <= lk[what] <= want * 1.01,
+                      f"{what} {lk[what]} ns, the program's {want} ns: not within 1 %")
+        for h in heap:
+            check(h.get("holds") == 1 and 20e6 <= h.get("hold_ns_max", 0) <= 20e6 * 1.05,
+                  f"the heap mutex held 20 ms: {h}")
 
 
 def main():
@@ -297,8 +319,8 @@ def main():
         do_sleep(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "spin":
         do_spin(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) == 5 and sys.argv[1] == "locks":
-        do_locks(sys.argv[3], sys.argv[4])
+    elif len(sys.argv) in (5, 6) and sys.argv[1] == "locks":
+        do_locks(sys.argv[3], sys.argv[4], sys.argv[5:] == ["holds"])
     elif len(sys.argv) == 5 and sys.argv[1] == "stats":
         do_stats(sys.argv[2], sys.argv[3], sys.argv[4])
     else:

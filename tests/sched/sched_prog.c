@@ -20,7 +20,8 @@
  *                              after each take and prints "wait NS
  *                              preempted N", the time its
  *                              pthread_mutex_lock() took and how often it
- *                              was preempted meanwhile (ru_nivcsw)
+ *                              was preempted meanwhile (ru_nivcsw); the
+ *                              holder prints "hold NS", each hold's time
  *
  *   rtr-sched-prog burn MS     a thread named "burner" calls burn_three()
  *                              and burn_one() from burn_loop(), spinning
@@ -139,13 +140,25 @@ static void *holder(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "holder");
+	uint64_t held[64];
+
 	for (int i = 0; i < rounds; i++) {
+		uint64_t t0;
+
 		pthread_mutex_lock(&queue_lock);
+		t0 = ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&taken, i, __ATOMIC_RELEASE);
 		sleep_ms(30);
+		if (i < 64)
+			held[i] = ns(CLOCK_MONOTONIC) - t0;
 		pthread_mutex_unlock(&queue_lock);
 		sleep_ms(10);	/* the waiter takes it meanwhile */
 	}
+	/* at the end: out_lock taken while the waiter prints would be a third lock waited for */
+	pthread_mutex_lock(&out_lock);
+	for (int i = 0; i < rounds && i < 64; i++)
+		printf("hold %" PRIu64 "\n", held[i]);
+	pthread_mutex_unlock(&out_lock);
 	return NULL;
 }
 

@@ -175,15 +175,22 @@ Test(sched, stats_locks_gives_each_wait_as_the_program_measured_it, .init = setu
 	int st;
 
 	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' contend 8", t_bindir());
-	cr_assert_eq(record("", "--pthread", "locks", prog), 0);
+	cr_assert_eq(record("", "--pthread --hold-times", "locks", prog), 0);
 	check_ok("locks", true);
 	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --locks --json '%s/locks' > '%s/locks.json'",
 		 t_bindir(), dir, dir);
 	res = t_sh(cmd, &st);
 	free(res);
 	cr_assert_eq(st, 0);
-	snprintf(cmd, sizeof(cmd), "'%s/locks.out' '%s/locks.json'", dir, dir);
+	snprintf(cmd, sizeof(cmd), "'%s/locks.out' '%s/locks.json' holds", dir, dir);
 	checker("locks", "locks", cmd);
+	/* hold times are the pthread wrapper's */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' record --hold-times -o '%s/x' -- true 2>&1",
+		 t_bindir(), dir);
+	res = t_sh(cmd, &st);
+	cr_assert_eq(st, 2, "%s", res);
+	cr_assert_not_null(strstr(res, "--hold-times times the locks of --pthread"), "%s", res);
+	free(res);
 }
 
 /* Through a pipe (-o -, then consume -): the kernel's streams arrive whole. */
