@@ -196,39 +196,38 @@ static int push_ns(int64_t **p, uint32_t *n, int64_t v)
 /*
  * One pass over the arrows in time order: a try_read of an object opens a
  * wait of its reader (the latest one counts), the reader's read of it ends
- * it; the latest signal to the object names who released it, and how long
- * it had held it where the trace says (each release's hold counted once).
+ * it, and @fn is called with the object, the reader, the wait's start and
+ * end, and the latest signal to the object before that end (the arrow's
+ * index, RTR_MODEL_NONE if none): who released it.  Return: 0, -ENOMEM,
+ * or what @fn returned if not 0.
  */
-int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32_t *n)
+static int each_wait(const struct rtr_model *m,
+		     int (*fn)(void *ctx, uint32_t obj, uint32_t reader, int64_t t0, int64_t t1,
+			       uint32_t sig),
+		     void *ctx)
 {
-	uint32_t *slot = malloc(((size_t)m->ntasks + 1) * sizeof(*slot));
 	uint32_t *last_sig = malloc(((size_t)m->ntasks + 1) * sizeof(*last_sig));
-	uint8_t *hold_used = calloc((size_t)m->narrows + 1, 1);
-	struct rtr_lock_wait *w = NULL;
-	uint32_t nw = 0, cap = 0;
 	/* pending waits: (reader, object) -> try_read time, in a small open table */
 	struct pend { uint32_t reader, obj; int64_t ts; } *pend = NULL;
 	uint32_t pmask = 1023, npend = 0;
+	int ret = -ENOMEM;
 
-	*out = NULL;
-	*n = 0;
 	pend = calloc((size_t)pmask + 1, sizeof(*pend));
-	if (!slot || !last_sig || !pend || !hold_used)
-		goto nomem;
-	for (uint32_t i = 0; i < m->ntasks; i++) {
-		slot[i] = RTR_MODEL_NONE;
+	if (!last_sig || !pend)
+		goto out;
+	for (uint32_t i = 0; i < m->ntasks; i++)
 		last_sig[i] = RTR_MODEL_NONE;
-	}
 	for (uint32_t i = 0; i <= pmask; i++)
 		pend[i].reader = RTR_MODEL_NONE;
 	for (uint32_t i = 0; i < m->narrows; i++) {
 		const struct rtr_model_arrow *a = &m->arrows[i];
 		uint32_t obj = a->kind == RTR_ARROW_SIGNAL ? a->to : a->from, h;
+		int64_t t0;
 
 		if (obj >= m->ntasks || !sync_kind(m->tasks[obj].kind))
 			continue;
 		if (a->kind == RTR_ARROW_SIGNAL) {
-			last_sig[obj] = i;	/* the arrow: its sender, and its hold */
+			last_sig[obj] = i;
 			continue;
 		}
 		if (a->kind != RTR_ARROW_TRY_READ && a->kind != RTR_ARROW_READ)
@@ -248,41 +247,7 @@ int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32
 		}
 		if (pend[h].reader == RTR_MODEL_NONE)
 			continue;	/* a read that never waited */
-		if (slot[obj] == RTR_MODEL_NONE) {
-			if (nw == cap) {
-				struct rtr_lock_wait *q;
-
-				cap = cap ? 2 * cap : 16;
-				q = realloc(w, (size_t)cap * sizeof(*w));
-				if (!q)
-					goto nomem;
-				w = q;
-			}
-			slot[obj] = nw;
-			memset(&w[nw], 0, sizeof(w[nw]));
-			w[nw++].task = obj;
-		}
-		{
-			struct rtr_lock_wait *lw = &w[slot[obj]];
-			int64_t d = a->ts - pend[h].ts;
-
-			const struct rtr_model_arrow *sig = last_sig[obj] == RTR_MODEL_NONE ? NULL :
-							    &m->arrows[last_sig[obj]];
-			int64_t held;
-
-			if (push_ns(&lw->ns, &lw->waits, d < 0 ? 0 : d))
-				goto nomem;
-			lw->total += d < 0 ? 0 : d;
-			add_once(lw->waiter, &lw->waiters, a->to);
-			if (sig && sig->from != a->to) {
-				add_once(lw->releaser, &lw->releasers, sig->from);
-				if (!hold_used[last_sig[obj]] && (held = hold_of(m, sig)) >= 0) {
-					hold_used[last_sig[obj]] = 1;
-					if (push_ns(&lw->hold_ns, &lw->holds, held))
-						goto nomem;
-				}
-			}
-		}
+		t0 = pend[h].ts;
 		/* the slot is free again: re-insert the rest of its cluster */
 		pend[h].reader = RTR_MODEL_NONE;
 		npend--;
@@ -296,25 +261,181 @@ int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32
 				k = (k + 1) & pmask;
 			pend[k] = p;
 		}
+		if ((ret = fn(ctx, obj, a->to, t0, a->ts, last_sig[obj])))
+			goto out;
 	}
-	for (uint32_t i = 0; i < nw; i++) {
-		qsort(w[i].ns, w[i].waits, sizeof(*w[i].ns), cmp_ns);
-		if (w[i].holds)
-			qsort(w[i].hold_ns, w[i].holds, sizeof(*w[i].hold_ns), cmp_ns);
-	}
-	qsort(w, nw, sizeof(*w), cmp_total);
-	free(slot);
+	ret = 0;
+out:
 	free(last_sig);
-	free(hold_used);
 	free(pend);
-	*out = w;
-	*n = nw;
+	return ret;
+}
+
+struct waits_ctx {
+	const struct rtr_model *m;
+	uint32_t *slot;		/* per object: its rtr_lock_wait, or NONE */
+	uint8_t *hold_used;	/* per arrow: its hold counted */
+	struct rtr_lock_wait *w;
+	uint32_t nw, cap;
+};
+
+static int add_wait(void *ctx, uint32_t obj, uint32_t reader, int64_t t0, int64_t t1,
+		    uint32_t sig)
+{
+	struct waits_ctx *c = ctx;
+	const struct rtr_model *m = c->m;
+	const struct rtr_model_arrow *s = sig == RTR_MODEL_NONE ? NULL : &m->arrows[sig];
+	struct rtr_lock_wait *lw;
+	int64_t d = t1 - t0, held;
+
+	if (c->slot[obj] == RTR_MODEL_NONE) {
+		if (c->nw == c->cap) {
+			uint32_t cap = c->cap ? 2 * c->cap : 16;
+			struct rtr_lock_wait *q = realloc(c->w, (size_t)cap * sizeof(*q));
+
+			if (!q)
+				return -ENOMEM;
+			c->w = q;
+			c->cap = cap;
+		}
+		c->slot[obj] = c->nw;
+		memset(&c->w[c->nw], 0, sizeof(c->w[c->nw]));
+		c->w[c->nw++].task = obj;
+	}
+	lw = &c->w[c->slot[obj]];
+	if (push_ns(&lw->ns, &lw->waits, d < 0 ? 0 : d))
+		return -ENOMEM;
+	lw->total += d < 0 ? 0 : d;
+	add_once(lw->waiter, &lw->waiters, reader);
+	if (s && s->from != reader) {
+		add_once(lw->releaser, &lw->releasers, s->from);
+		if (!c->hold_used[sig] && (held = hold_of(m, s)) >= 0) {
+			c->hold_used[sig] = 1;
+			if (push_ns(&lw->hold_ns, &lw->holds, held))
+				return -ENOMEM;
+		}
+	}
 	return 0;
-nomem:
-	free(slot);
-	free(last_sig);
-	free(hold_used);
-	free(pend);
-	rtr_lock_waits_free(w, nw);
-	return -ENOMEM;
+}
+
+int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32_t *n)
+{
+	struct waits_ctx c = { .m = m };
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	*n = 0;
+	c.slot = malloc(((size_t)m->ntasks + 1) * sizeof(*c.slot));
+	c.hold_used = calloc((size_t)m->narrows + 1, 1);
+	if (c.slot && c.hold_used) {
+		for (uint32_t i = 0; i < m->ntasks; i++)
+			c.slot[i] = RTR_MODEL_NONE;
+		ret = each_wait(m, add_wait, &c);
+	}
+	free(c.slot);
+	free(c.hold_used);
+	if (ret) {
+		rtr_lock_waits_free(c.w, c.nw);
+		return ret;
+	}
+	for (uint32_t i = 0; i < c.nw; i++) {
+		qsort(c.w[i].ns, c.w[i].waits, sizeof(*c.w[i].ns), cmp_ns);
+		if (c.w[i].holds)
+			qsort(c.w[i].hold_ns, c.w[i].holds, sizeof(*c.w[i].hold_ns), cmp_ns);
+	}
+	qsort(c.w, c.nw, sizeof(*c.w), cmp_total);
+	*out = c.w;
+	*n = c.nw;
+	return 0;
+}
+
+struct holds_ctx {
+	const struct rtr_model *m;
+	uint32_t *out_of;	/* per arrow: its rtr_lock_hold + 1, 0 if none yet */
+	int64_t *prev_release;	/* per object: the release before the latest one */
+	uint32_t *latest;	/* per object: the latest release seen (an arrow), or NONE */
+	struct rtr_lock_hold *h;
+	uint32_t n, cap;
+};
+
+static int add_hold(void *ctx, uint32_t obj, uint32_t reader, int64_t t0, int64_t t1,
+		    uint32_t sig)
+{
+	struct holds_ctx *c = ctx;
+	const struct rtr_model *m = c->m;
+	const struct rtr_model_arrow *s;
+	struct rtr_lock_hold *h;
+	int64_t held, from;
+
+	(void)t1;
+	if (sig == RTR_MODEL_NONE || (s = &m->arrows[sig])->from == reader)
+		return 0;
+	if (c->latest[obj] != sig) {
+		/* a new release of @obj: the one before it bounds this hold's start */
+		if (c->latest[obj] != RTR_MODEL_NONE)
+			c->prev_release[obj] = m->arrows[c->latest[obj]].ts;
+		c->latest[obj] = sig;
+	}
+	from = t0 > c->prev_release[obj] ? t0 : c->prev_release[obj];
+	if (c->out_of[sig]) {
+		h = &c->h[c->out_of[sig] - 1];
+		if (!h->exact && from < h->start)
+			h->start = from;	/* an earlier waiter saw it held sooner */
+		h->waits++;
+		return 0;
+	}
+	if (c->n == c->cap) {
+		uint32_t cap = c->cap ? 2 * c->cap : 64;
+		struct rtr_lock_hold *q = realloc(c->h, (size_t)cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		c->h = q;
+		c->cap = cap;
+	}
+	h = &c->h[c->n++];
+	held = hold_of(m, s);
+	*h = (struct rtr_lock_hold){ .lock = obj, .holder = s->from, .end = s->ts,
+				     .start = held >= 0 ? s->ts - held : from, .exact = held >= 0,
+				     .waits = 1 };
+	c->out_of[sig] = c->n;
+	return 0;
+}
+
+static int cmp_hold_start(const void *a, const void *b)
+{
+	const struct rtr_lock_hold *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int rtr_lock_holds(const struct rtr_model *m, struct rtr_lock_hold **out, uint32_t *n)
+{
+	struct holds_ctx c = { .m = m };
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	*n = 0;
+	c.out_of = calloc((size_t)m->narrows + 1, sizeof(*c.out_of));
+	c.prev_release = malloc(((size_t)m->ntasks + 1) * sizeof(*c.prev_release));
+	c.latest = malloc(((size_t)m->ntasks + 1) * sizeof(*c.latest));
+	if (c.out_of && c.prev_release && c.latest) {
+		for (uint32_t i = 0; i < m->ntasks; i++) {
+			c.prev_release[i] = INT64_MIN;
+			c.latest[i] = RTR_MODEL_NONE;
+		}
+		ret = each_wait(m, add_hold, &c);
+	}
+	free(c.out_of);
+	free(c.prev_release);
+	free(c.latest);
+	if (ret) {
+		free(c.h);
+		return ret;
+	}
+	if (c.n > 1)
+		qsort(c.h, c.n, sizeof(*c.h), cmp_hold_start);
+	*out = c.h;
+	*n = c.n;
+	return 0;
 }

@@ -11,6 +11,7 @@
 #ifndef RTR_READER_THREADS_H
 #define RTR_READER_THREADS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "reader/model.h"
 
@@ -83,5 +84,31 @@ struct rtr_lock_wait {
  */
 int rtr_lock_waits(const struct rtr_model *m, struct rtr_lock_wait **out, uint32_t *n);
 void rtr_lock_waits_free(struct rtr_lock_wait *w, uint32_t n);
+
+/**
+ * struct rtr_lock_hold - a synchronisation object held by a thread while
+ * others waited for it: what a lock's lane draws (the viewer).
+ * @lock: the object's task index; @holder: the thread task whose release
+ *	(signal) ended the waits.
+ * @start: from when it is known held: the holder's lock where the trace
+ *	has the hold's time (record --hold-times: @exact), else the start of
+ *	the earliest wait it ended, not before the release before it.
+ * @end: the release.
+ * @waits: the waits it ended.
+ */
+struct rtr_lock_hold {
+	uint32_t lock;
+	uint32_t holder;
+	int64_t start;
+	int64_t end;
+	uint32_t waits;
+	bool exact;
+};
+
+/*
+ * rtr_lock_holds() - every release that ended a wait, as a hold: *@out
+ * (malloc'd, free() it), *@n, by start.  Return: 0, or -ENOMEM.
+ */
+int rtr_lock_holds(const struct rtr_model *m, struct rtr_lock_hold **out, uint32_t *n);
 
 #endif /* RTR_READER_THREADS_H */

@@ -443,6 +443,38 @@ test('CPU samples: ticks on the thread\'s line and a flame graph of the view', a
 	await q.close();
 });
 
+// a lock's lane: rtr-sched-prog contend has "holder" hold queue_lock 30 ms while
+// "waiter" waits, 4 times; with --hold-times each band is the whole hold, without
+// it from the wait's start (5 ms after the lock) to the release
+test('a lock\'s lane: held by whom while others waited', async () => {
+	for (const exact of [true, false]) {
+		const dir = path.join(art, exact ? 'holds' : 'holds-waits');
+		const r = spawnSync(bin('ringtrace'), ['record', '-q', '--pthread', ...(exact ? ['--hold-times'] : []),
+			'-o', dir, '--', bin('rtr-sched-prog'), 'contend', '4'], { encoding: 'utf8' });
+		assert.equal(r.status, 0, r.stderr);
+		const held = r.stdout.split('\n').filter((l) => l.startsWith('hold ')).map((l) => Number(l.slice(5)));
+		assert.equal(held.length, 4, r.stdout);
+		const p = await open(page(exact ? 'holds' : 'holds-waits', [dir]));
+		const hs = (await p.evaluate(() => rtrView.holds)).filter((h) => h.lock === 'mutex queue_lock');
+		assert.equal(hs.length, 4, JSON.stringify(hs));
+		hs.forEach((h, i) => {
+			assert.equal(h.holder, 'holder');
+			assert.equal(h.exact, exact);
+			const d = h.end - h.start;
+			if (exact)
+				assert.ok(d >= held[i] && d <= held[i] * 1.01, `hold ${i}: ${d} ns, the program's ${held[i]}`);
+			else
+				assert.ok(d > 20e6 && d < held[i], `hold ${i} from the wait: ${d} ns, the program's ${held[i]}`);
+		});
+		const f = await p.evaluate(() => rtrView.frame);
+		assert.ok(f.holdBands >= 4, 'bands drawn: ' + f.holdBands);
+		assert.ok(f.holdNames.some((x) => x.text.startsWith('held by holder')), JSON.stringify(f.holdNames));
+		if (exact)
+			await shot(p, 'holds');
+		await p.close();
+	}
+});
+
 storyTests({ test, open, page, trace, pixels, shot, assert, overlap, view, art, path, bin });
 serveTests({ test, trace, pixels, shot, assert, browser, bin, errors });
 

@@ -99,25 +99,9 @@
 			d.laneEnd[j] = c.run_end[c.cpu_runs[j]];
 		// the CPU samples (record --sample) by task, each task's in time order:
 		// sampleTs[sampleFirst[t] .. sampleFirst[t + 1]], sampleIdx the columns' index
-		const nsamp = c.cpu_sample_ts ? c.cpu_sample_ts.length : 0;
-		d.sampleFirst = new Uint32Array(d.N + 1);
-		for (let i = 0; i < nsamp; i++)
-			if (c.cpu_sample_task[i] < d.N)
-				d.sampleFirst[c.cpu_sample_task[i] + 1]++;
-		for (let t = 0; t < d.N; t++)
-			d.sampleFirst[t + 1] += d.sampleFirst[t];
-		d.sampleTs = new Float64Array(d.sampleFirst[d.N]);
-		d.sampleIdx = new Uint32Array(d.sampleFirst[d.N]);
-		{
-			const at = d.sampleFirst.slice(0, d.N);
-			for (let i = 0; i < nsamp; i++) {
-				const t = c.cpu_sample_task[i];
-				if (t < d.N) {
-					d.sampleTs[at[t]] = c.cpu_sample_ts[i];
-					d.sampleIdx[at[t]++] = i;
-				}
-			}
-		}
+		[d.sampleFirst, d.sampleIdx, d.sampleTs] = byTask(d.N, c.cpu_sample_task, c.cpu_sample_ts);
+		// locks held while others waited (hold_*, by start), by lock: the lock's lane
+		[d.holdFirst, d.holdIdx, d.holdEnd] = byTask(d.N, c.hold_lock, c.hold_end);
 		d.end = meta.end;
 		d.start = meta.start;
 		// the critical paths the page carries (tools/view.c, page_paths()), by task
@@ -304,6 +288,27 @@
 		V.binds = on;
 		Object.assign(D.c, on ? D.simple : D.plain);
 		adjacency = null;
+	}
+
+	// Items grouped by task, each task's in their order (a counting sort):
+	// [first, idx, keys], task t's items idx[first[t] .. first[t + 1]] (the
+	// columns' indices), keys[] their @key values; tasks out of range left out.
+	function byTask(n, task, key) {
+		const len = task ? task.length : 0, first = new Uint32Array(n + 1);
+		for (let i = 0; i < len; i++)
+			if (task[i] < n)
+				first[task[i] + 1]++;
+		for (let t = 0; t < n; t++)
+			first[t + 1] += first[t];
+		const idx = new Uint32Array(first[n]), keys = new Float64Array(first[n]), at = first.slice(0, n);
+		for (let i = 0; i < len; i++) {
+			const t = task[i];
+			if (t < n) {
+				keys[at[t]] = key[i];
+				idx[at[t]++] = i;
+			}
+		}
+		return [first, idx, keys];
 	}
 
 	function prefix(counts) {
@@ -558,7 +563,7 @@
 	const B = {
 		grid: new Batch(2), lines: new Batch(4), runs: new Batch(3), arrows: new Batch(7 * ALPHAS),
 		plot: new Batch(COUNTER_COLORS.length), marks: new Batch(1), segs: new Batch(LANE_COLORS.length + 1),
-		ticks: new Batch(LANE_COLORS.length),
+		ticks: new Batch(LANE_COLORS.length), holds: new Batch(LANE_COLORS.length),
 		vis: [], hl: [], names: [], occ: null,
 	};
 
@@ -722,7 +727,7 @@
 		const F = {
 			taskLines: 0, dust: 0, tasks: [], arrows: [], arrowCount: 0, labels: [],
 			labelCount: 0, highlightsDrawn: 0, counters: [], notes: 0, pauses: 0,
-			lanes: 0, runs: 0, sampleTicks: 0, markers: 0, losses: 0, damage: 0, rows: 0, t0: v0, t1: v1, W, H,
+			lanes: 0, runs: 0, sampleTicks: 0, holdBands: 0, holdNames: [], markers: 0, losses: 0, damage: 0, rows: 0, t0: v0, t1: v1, W, H,
 			fisheye: !M.fits && V.fisheye, prof: {},
 		};
 		let occ = B.occ;
@@ -819,6 +824,7 @@
 		prof('grid');
 		// task rows: lines, runs and highlights
 		const lines = B.lines.reset(), runs = B.runs.reset(), vis = B.vis, rowEnd = D.rowEnd;
+		const holds = B.holds.reset(), holdNames = [];
 		vis.length = 0;
 		let lastY = -1e9;
 		const hl = V.highlight;
@@ -931,6 +937,22 @@
 								runs.line(1, b0, y, b1, y);
 						}
 					}
+					// a lock's lane: held by whom while others waited, a band in
+					// the holder's colour (its name under it, drawn with the labels)
+					const hf = D.holdFirst[t + 1];
+					for (let q = lowerBoundArr(D.holdEnd, D.holdFirst[t], hf, v0), n = 0;
+						q < hf && n < 4096; q++, n++) {
+						const h = D.holdIdx[q];
+						if (c.hold_start[h] > v1)
+							break;
+						const h0 = Math.max(x0, (c.hold_start[h] - v0) * k);
+						const h1 = Math.max(Math.min(x1, (c.hold_end[h] - v0) * k), h0 + 1);
+						const holder = c.hold_holder[h];
+						holds.line(holder % LANE_COLORS.length, h0, y, h1, y);
+						F.holdBands++;
+						if (h1 - h0 >= 40)
+							holdNames.push(holder, h0, h1, y, row);
+					}
 					// its CPU samples (record --sample): a tick under the line per
 					// pixel that has some
 					const sf = D.sampleFirst[t + 1];
@@ -984,6 +1006,8 @@
 		runs.fillRects(g, 0, '#ffffff', 7);
 		runs.fillRects(g, 1, '#e8a33c', 3);
 		runs.fillRects(g, 2, '#c2185b', 1);
+		for (let s = 0; s < LANE_COLORS.length; s++)
+			holds.fillRects(g, s, LANE_COLORS[s], 5);
 
 		prof('highlights');
 		// create and becomes lines, then the arrows, by length class
@@ -1139,6 +1163,25 @@
 					g.fillText(kind, lx, y + 12);
 				}
 			}
+		}
+
+		// a lock's holders: the name under its band, where it fits
+		g.font = '10px monospace';
+		for (let i = 0; i < holdNames.length && F.labelCount < MAX_LABELS; i += 5) {
+			const x0 = Math.max(holdNames[i + 1], 0) + 2, y = holdNames[i + 3];
+			const chars = Math.floor((Math.min(holdNames[i + 2], W) - x0) / 6);
+			let name = 'held by ' + taskName(holdNames[i]);
+			if (chars < 4 || rowGap(y, holdNames[i + 4]) < 13)
+				continue;
+			if (name.length > chars)
+				name = name.slice(0, chars - 1) + '\u2026';
+			if (!occ.take(x0, y + 4, name.length * 6, 10))
+				continue;
+			g.fillStyle = LANE_COLORS[holdNames[i] % LANE_COLORS.length];
+			g.fillText(name, x0, y + 12);
+			F.labelCount++;
+			if (F.holdNames.length < MAX_RECORDED)
+				F.holdNames.push({ text: name, holder: holdNames[i], x: x0, y: y + 4 });
 		}
 
 		// counters' changes: name+delta over the task that made them (mirage),
@@ -2606,6 +2649,13 @@
 		details: (t) => details(t),
 		histogram: (t) => histogram(t),
 		flame: (root) => flame(root === undefined ? -1 : root),
+		get holds() {
+			const c = D.c, n = c.hold_start ? c.hold_start.length : 0, out = [];
+			for (let i = 0; i < n; i++)
+				out.push({ lock: taskName(c.hold_lock[i]), holder: taskName(c.hold_holder[i]),
+					start: c.hold_start[i], end: c.hold_end[i], exact: c.hold_exact[i] === 1 });
+			return out;
+		},
 		path: () => { const p = togglePath(); frame(); return p; },
 		pathOf: (t) => pathOf(t),
 		get pathTasks() { return D.c.path_task ? Array.from(D.c.path_task) : []; },
