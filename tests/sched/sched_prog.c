@@ -192,11 +192,16 @@ static pthread_mutex_t *heap_lock;
 
 static void *heap_holder(void *arg)
 {
+	uint64_t t0, held;
+
 	(void)arg;
 	pthread_mutex_lock(heap_lock);
+	t0 = ns(CLOCK_MONOTONIC);
 	__atomic_store_n(&taken, -2, __ATOMIC_RELEASE);
 	sleep_ms(20);
+	held = ns(CLOCK_MONOTONIC) - t0;
 	pthread_mutex_unlock(heap_lock);
+	printf("heap_hold %" PRIu64 "\n", held);
 	return NULL;
 }
 
