@@ -165,8 +165,13 @@ static int open_sampler(struct kcpu *c, const struct perf_event_attr *dummy, pid
 
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.freq = 1;
-	a.sample_freq = hz;
+	/*
+	 * task-clock counts ns of the thread's CPU time: a fixed period of
+	 * 1e9 / HZ of them is HZ samples a second exactly, without the
+	 * kernel's adjustment of a frequency at every tick
+	 */
+	a.freq = 0;
+	a.sample_period = 1000000000u / hz;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_CALLCHAIN;
 	a.exclude_callchain_kernel = 1;
