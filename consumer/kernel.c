@@ -567,6 +567,7 @@ static int on_sample(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct 
 	const size_t fixed = sizeof(struct perf_event_header) + 8 + 8 + 8 + 8 + 8;
 	uint64_t ip, t, nr, a;
 	uint32_t v[2], n = 0, len;
+	bool chain;
 	uint8_t *p;
 	int ret = 0;
 
@@ -584,7 +585,8 @@ static int on_sample(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct 
 		if (a < PERF_CONTEXT_MAX)
 			n++;
 	}
-	if (!n)
+	chain = n > 0;
+	if (!chain)
 		n = 1;
 	len = 8 * n;
 	p = reserve(k, c, cpu, out, RTR_KEV_ID_BASE + RTR_KEV_SAMPLE, to_clock(k, t), 12 + len,
@@ -595,8 +597,8 @@ static int on_sample(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct 
 	memcpy(p + 4, &v[1], 4);
 	memcpy(p + 8, &len, 4);
 	p += 12;
-	if (n == 1 && !nr) {
-		memcpy(p, &ip, 8);
+	if (!chain) {
+		memcpy(p, &ip, 8);	/* no user frame in the chain: the sampled address */
 	} else {
 		for (uint64_t j = 0; j < nr; j++) {
 			memcpy(&a, rec + fixed + 8 * j, 8);
