@@ -48,6 +48,9 @@
 #    pthread.handoff.{,untraced.}ns, and callgrind's instructions per pair.
 # 10. scripts/bench-sample.sh: xz under `record --pthread` with and without
 #    --sample=1000: sample.1khz.overhead_percent and the recorder's CPU.
+# 11. scripts/bench-sched.sh: hand-offs under `record --pthread` with the
+#    kernel's view and without: sched.overhead.ratio, sched.events_lost,
+#    sched.switches_per_s, and stats.locks.mevents_per_s on that trace.
 # Every figure is printed and merged into BUILD_DIR/bench/results.json.
 # RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000);
 # RTR_BENCH_TRACE_REQUESTS the requests in the dump's trace (300000, about
@@ -375,6 +378,12 @@ fi
 # ---- 10: record --sample: a CPU-bound program's cost of 1 kHz samples ------------
 if ! scripts/bench-sample.sh "$build" "$rows"; then
 	echo "bench.sh: the sampling benchmark failed" >&2
+	status=1
+fi
+
+# ---- 11: the kernel's view: its cost to a switch-heavy program, its losses ---------
+if ! scripts/bench-sched.sh "$build" "$rows"; then
+	echo "bench.sh: the sched benchmark failed" >&2
 	status=1
 fi
 
