@@ -30,6 +30,8 @@ def check(cond, what):
 
 # (pid, tid) of every thread record: the OS threads that wrote the events
 thread_ids = set()
+# record --sched's records (on with --pthread): (name, fields, ns, cpu)
+kernel_evs = []
 
 
 def load(path):
@@ -44,7 +46,14 @@ def load(path):
             thread_ids.add((int(ev.payload_field["pid"]), int(ev.payload_field["tid"])))
             continue
         if ev.name.startswith("kernel:"):
-            continue    # record --sched's (on with --pthread): tests/sched checks them
+            if ev.name in ("kernel:switch", "kernel:fork", "kernel:comm", "kernel:exit"):
+                f = ev.payload_field
+                kernel_evs.append((ev.name[7:], {k: (str(f[k]) if isinstance(f[k], bt2._StringFieldConst)
+                                                     else f[k].labels[0] if hasattr(f[k], "labels") and f[k].labels
+                                                     else int(f[k])) for k in f},
+                                   msg.default_clock_snapshot.ns_from_origin,
+                                   int(ev.packet.context_field["cpu_id"])))
+            continue
         name = ev.name[:-2] if ev.name.endswith("64") else ev.name
         fields = {}
         for k in ev.payload_field:
@@ -220,8 +229,36 @@ def threads(path, n, unique=True):
     check(main in resolved, "the main thread is resolved at exit")
     if unique:
         orphans(evs)
+    kernel_threads()
     print("%d events, %d threads, %d objects" % (len(evs), nthreads,
                                                  sum(1 for t in created if t >= OBJ_BIT)))
+
+
+def kernel_threads():
+    """The kernel's view: every thread that ran is named (its fork's or exec's comm, or
+    a rename), and no thread ran on two CPUs at once (its runs, from each switch in to
+    the switch out or its exit, never overlap; 10 us allowed for the clocks)."""
+    if not kernel_evs:
+        check(False, "no kernel records (record --pthread has --sched on)")
+        return
+    names, runs, open_ = {}, {}, {}
+    for name, f, ns, cpu in sorted(kernel_evs, key=lambda e: e[2]):
+        if name == "fork" or name == "comm":
+            names[f["tid"]] = f["comm"]
+        elif name == "switch":
+            if f["what"] == "in":
+                open_[f["tid"]] = (ns, cpu)
+            elif f["tid"] in open_:
+                runs.setdefault(f["tid"], []).append((open_.pop(f["tid"])[0], ns))
+        elif name == "exit" and f["tid"] in open_:
+            runs.setdefault(f["tid"], []).append((open_.pop(f["tid"])[0], ns))
+    for tid in runs:
+        check(names.get(tid), "thread %d ran and has no name" % tid)
+        rs = sorted(runs[tid])
+        over = [(a, b) for a, b in zip(rs, rs[1:]) if b[0] < a[1] - 10000]
+        check(not over, "thread %d ran on two CPUs at once: %s" % (tid, over[:3]))
+    print("the kernel's view: %d threads ran, %d runs, names %s" % (
+        len(runs), sum(len(r) for r in runs.values()), sorted(set(names[t] for t in runs if t in names))))
 
 
 def own(path):
