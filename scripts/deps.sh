@@ -13,7 +13,8 @@
 # exported PDF and SVG checked).
 # check and bench: LTTng (lttng-tools, liblttng-ust-dev), whose traces the
 # interop tests and the benchmark record and read; check: clang, for the
-# header matrix (tests/headers/run.sh compiles each header with gcc and clang).
+# header matrix (tests/headers/run.sh compiles each header with gcc and clang); zstd, a
+# Debian program tests/pthread traces (xz-utils, which build has, is another).
 # xen (make check's real-Xen test bed, scripts/xen/): QEMU, cpio, and the Xen
 # libraries' headers; Xen and the kernel themselves are downloaded into the
 # build tree, never installed.
@@ -22,7 +23,7 @@ job=${1:-build}
 pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicrohttpd-dev libsqlite3-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libdw-dev libcairo2-dev libgtk-4-dev babeltrace2 python3-bt2 libxen-dev xz-utils"
 case "$job" in
 build) ;;
-check) pkgs="$pkgs protobuf-compiler lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth xdotool poppler-utils libxml2-utils" ;;
+check) pkgs="$pkgs protobuf-compiler lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth xdotool poppler-utils libxml2-utils zstd" ;;
 bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev" ;;
 docs | man) pkgs="$pkgs python3-sphinx" ;;
 viewer) pkgs="$pkgs chromium nodejs" ;;
