@@ -237,21 +237,27 @@ def threads(path, n, unique=True):
 def kernel_threads():
     """The kernel's view: every thread that ran is named (its fork's or exec's comm, or
     a rename), and no thread ran on two CPUs at once (its runs, from each switch in to
-    the switch out or its exit, never overlap; 10 us allowed for the clocks)."""
+    the switch out on the same CPU or its exit, never overlap; 10 us allowed for the
+    clocks).  A run is paired by CPU: paired by thread alone, a switch in on a second CPU
+    would replace the open run on the first and no overlap could ever be seen."""
     if not kernel_evs:
         check(False, "no kernel records (record --pthread has --sched on)")
         return
-    names, runs, open_ = {}, {}, {}
+    names, runs, open_ = {}, {}, {}    # open_: (tid, cpu) -> the run's start
     for name, f, ns, cpu in sorted(kernel_evs, key=lambda e: e[2]):
+        tid = f["tid"]
         if name == "fork" or name == "comm":
-            names[f["tid"]] = f["comm"]
+            names[tid] = f["comm"]
         elif name == "switch":
             if f["what"] == "in":
-                open_[f["tid"]] = (ns, cpu)
-            elif f["tid"] in open_:
-                runs.setdefault(f["tid"], []).append((open_.pop(f["tid"])[0], ns))
-        elif name == "exit" and f["tid"] in open_:
-            runs.setdefault(f["tid"], []).append((open_.pop(f["tid"])[0], ns))
+                open_[(tid, cpu)] = ns
+            elif (tid, cpu) in open_:
+                runs.setdefault(tid, []).append((open_.pop((tid, cpu)), ns))
+        elif name == "exit":
+            for key in [k for k in open_ if k[0] == tid]:
+                runs.setdefault(tid, []).append((open_.pop(key), ns))
+    for (tid, _), start in open_.items():    # on a CPU when the trace ends
+        runs.setdefault(tid, []).append((start, float("inf")))
     for tid in runs:
         check(names.get(tid), "thread %d ran and has no name" % tid)
         rs = sorted(runs[tid])
