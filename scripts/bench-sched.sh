@@ -9,7 +9,9 @@
 #   sched.handoff.ns / .nosched.ns   ns per hand-off, with and without
 #   sched.overhead.ratio             the first over the second (goal <= 1.10)
 #   sched.switches_per_s             the kernel's switch records a second of
-#                                    the last run with the kernel's view
+#                                    the last run with the kernel's view (over
+#                                    the whole `record`, its start included: a
+#                                    rate at least that high)
 #   sched.events_lost                the records the kernel dropped in it (its
 #                                    buffer full: goal 0 at 100 k switches/s)
 #   stats.locks.mevents_per_s        `ringtrace stats --locks` on that trace:
@@ -77,7 +79,8 @@ printf '  %-36s %14s  %s\n' name value unit
 row sched.handoff.ns "$h1" ns/handoff
 row sched.handoff.nosched.ns "$h0" ns/handoff
 row sched.overhead.ratio "$(awk -v a="$h1" -v b="$h0" 'BEGIN { printf "%.3f", a / b }')" "x without (goal <= 1.10)"
-row sched.switches_per_s "$(awk -v a="${switches:-0}" -v b="$secs" 'BEGIN { printf "%.0f", a / b }')" "switch records/s ($switches in $secs s)"
+row sched.switches_per_s "$(awk -v a="${switches:-0}" -v b="$secs" 'BEGIN { printf "%.0f", a / b }')" "switch records/s"
 row sched.events_lost "${lost:-0}" "records (goal 0)"
-row stats.locks.mevents_per_s "$(awk -v a="${events:-0}" -v b="$st" 'BEGIN { printf "%.3f", a / b / 1e6 }')" "M events/s ($events events in $st s)"
+row stats.locks.mevents_per_s "$(awk -v a="${events:-0}" -v b="$st" 'BEGIN { printf "%.3f", a / b / 1e6 }')" "M events/s"
+echo "  ($switches switch records in $secs s; stats --locks read $events events in $st s)"
 rm -rf "$dir" "$dir.err" "$dir.s"

@@ -173,7 +173,7 @@ Test(pthread_preload, zstd_with_two_threads_is_traced_and_its_output_unchanged, 
 	char args[512], *out;
 	int st, ret;
 
-	/* 6 MB of compressible text: zstd -T2 gives its jobs to two workers */
+	/* 21 MB of compressible text: zstd -T2 gives its jobs to two workers */
 	free(sh_in_dir("seq 1 800000 | sed 's/$/ the quick brown fox/' > in.txt", &st));
 	cr_assert_eq(st, 0);
 	ret = record("zstd", "zstd -1 -T2 --no-progress -c in.txt", &out);
@@ -198,7 +198,7 @@ Test(pthread_preload, xz_with_two_threads_is_traced_and_its_output_unchanged, .i
 	char prog[256], args[512], *out;
 	int st, ret;
 
-	/* 3 MB of compressible text in 256 KiB blocks: work for both of xz's threads. */
+	/* 10.7 MB of compressible text in 256 KiB blocks: work for both of xz's threads. */
 	free(sh_in_dir("seq 1 400000 | sed 's/$/ the quick brown fox/' > in.txt", &st));
 	cr_assert_eq(st, 0);
 	snprintf(prog, sizeof(prog), "xz -1 -T2 --block-size=256KiB -c in.txt");
