@@ -302,7 +302,8 @@ def do_locks(output, locks_json, holds_expected=False):
     check(lk["released_by"] == "holder", f"released by: {lk['released_by']!r}")
     # record --hold-times: how long the holder held it, each release that ended a wait once;
     # the wrapper's clock reads are around the program's (its lock's return, its unlock's
-    # call), so a hold in the trace is longer by a few us, within 1 %
+    # call), so a hold in the trace is longer by a few us, within 1 % (and the TSC's ticks
+    # become ns at a rate measured since the program started: 0.1 % allowed under)
     if "holds" in lk or holds_expected:
         holds.sort()
         print(f"the program: holds {holds}; stats --locks: {lk.get('holds')} holds, p50 "
@@ -311,11 +312,11 @@ def do_locks(output, locks_json, holds_expected=False):
         if holds and "hold_ns_max" in lk:
             p50 = holds[(len(holds) + 1) // 2 - 1]
             for what, want in (("hold_ns_p50", p50), ("hold_ns_max", holds[-1])):
-                check(want <= lk[what] <= want * 1.01,
+                check(want * 0.999 <= lk[what] <= want * 1.01,
                       f"{what} {lk[what]} ns, the program's {want} ns: not within 1 %")
         for h in heap:
             check(heap_hold is not None and h.get("holds") == 1 and
-                  heap_hold <= h.get("hold_ns_max", 0) <= heap_hold * 1.01,
+                  heap_hold * 0.999 <= h.get("hold_ns_max", 0) <= heap_hold * 1.01,
                   f"the heap mutex held {heap_hold} ns (the program's measure): {h}")
 
 

@@ -461,8 +461,10 @@ test('a lock\'s lane: held by whom while others waited', async () => {
 			assert.equal(h.holder, 'holder');
 			assert.equal(h.exact, exact);
 			const d = h.end - h.start;
+			// the wrapper's clock reads are around the program's; its TSC is
+			// converted at a rate measured since the start (ppm: 0.1 % allowed under)
 			if (exact)
-				assert.ok(d >= held[i] && d <= held[i] * 1.01, `hold ${i}: ${d} ns, the program's ${held[i]}`);
+				assert.ok(d >= held[i] * 0.999 && d <= held[i] * 1.01, `hold ${i}: ${d} ns, the program's ${held[i]}`);
 			else
 				assert.ok(d > 20e6 && d < held[i], `hold ${i} from the wait: ${d} ns, the program's ${held[i]}`);
 		});
