@@ -312,6 +312,9 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, unsigne
 	}
 	k->comm_mask = 63;
 	k->ncpus = (uint32_t)n;
+	/* no descriptor yet: a failure below closes only what it opened (not fd 0) */
+	for (uint32_t i = 0; i < k->ncpus; i++)
+		k->cpu[i].fd = k->cpu[i].sfd = -1;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
