@@ -93,6 +93,9 @@ struct idmap {
 /* What a stream file is doing while its trace is read. */
 struct sstate {
 	uint32_t cpu;		/* index into m->cpus */
+	/* pthread:hold: the hold the stream's next signal ends (the mutex's id, 0: none) */
+	uint64_t hold_lock;
+	int64_t hold_ns;
 	uint32_t running;	/* task index, or RTR_MODEL_NONE */
 	int64_t since;
 	/* what runs is unknown (the stream's start, a loss) since @unknown_since */
@@ -253,10 +256,6 @@ struct loader {
 	struct tr_syms *syms;
 	struct objlabel *objlabels;
 	uint32_t nobjlabels, objlabels_cap;
-	/* pthread:hold: the hold the next signal of that CPU's thread ends */
-	uint64_t hold_lock;	/* the mutex's id, 0 if none pending */
-	int64_t hold_ns;
-	uint32_t hold_cpu;
 	/* following a recording (rtr_model_load_turn()): */
 	uint64_t limit;		/* read the events before this clock value */
 	const struct rtr_state *cap;	/* the last chunk's whole packets, or NULL */
@@ -621,22 +620,34 @@ static int on_pair(struct loader *l, enum op op, uint64_t a, uint64_t b, int64_t
 		return 0;
 	case OP_SIGNAL32:
 	case OP_SIGNAL64:
-		if (!a || !b)
-			return 0;
-		/* the hold that this unlock ends (pthread:hold, just before it) */
-		if (l->hold_lock == b && l->hold_cpu == cpu) {
-			struct rtr_model_hold *h = PUSH(l, m->holds, m->nholds, CAP_HOLDS);
-
-			if (!h)
-				return -1;
-			*h = (struct rtr_model_hold){ .ts = ts, .holder = ia, .lock = ib,
-						      .held_ns = l->hold_ns };
-		}
-		l->hold_lock = 0;
-		return add_arrow(l, ia, ib, RTR_ARROW_SIGNAL, 0, ts, cpu);
+		return a && b ? add_arrow(l, ia, ib, RTR_ARROW_SIGNAL, 0, ts, cpu) : 0;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * A signal: its arrow, and the hold it ends where a pthread:hold came just
+ * before it on the same stream (the wrapper writes both, in that order, in
+ * one call: other streams' events may come between in the merge).
+ */
+static int on_signal(struct loader *l, struct sstate *ss, enum op op, uint64_t a, uint64_t b,
+		     int64_t ts)
+{
+	struct rtr_model_hold *h;
+	uint64_t lock = ss->hold_lock;
+
+	ss->hold_lock = 0;
+	if (on_pair(l, op, a, b, ts, ss->cpu))
+		return -1;
+	if (!lock || lock != b || !a)
+		return 0;
+	if (!(h = PUSH(l, l->m->holds, l->m->nholds, CAP_HOLDS)))
+		return -1;
+	/* both tasks exist: on_pair() made them */
+	*h = (struct rtr_model_hold){ .ts = ts, .holder = task_get(l, a, ts),
+				      .lock = task_get(l, b, ts), .held_ns = ss->hold_ns };
+	return 0;
 }
 
 static int on_fail(struct loader *l, uint64_t resolver, uint64_t task, const uint8_t *reason,
@@ -1933,14 +1944,16 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 	case OP_TRY_READ32:
 	case OP_RESOLVE32:
 	case OP_BECOMES32:
-	case OP_SIGNAL32:
 		return on_pair(l, op, ld32(pl), ld32(pl + 4), ts, ss->cpu);
 	case OP_READ64:
 	case OP_TRY_READ64:
 	case OP_RESOLVE64:
 	case OP_BECOMES64:
-	case OP_SIGNAL64:
 		return on_pair(l, op, ld64(pl), ld64(pl + 8), ts, ss->cpu);
+	case OP_SIGNAL32:
+		return on_signal(l, ss, op, ld32(pl), ld32(pl + 4), ts);
+	case OP_SIGNAL64:
+		return on_signal(l, ss, op, ld64(pl), ld64(pl + 8), ts);
 	case OP_SHOULD32:
 	case OP_SHOULD64: {
 		uint64_t id = op == OP_SHOULD32 ? ld32(pl) : ld64(pl);
@@ -1981,9 +1994,8 @@ static int on_event(struct loader *l, struct sstate *ss, const struct tr_cursor 
 	case OP_KSAMPLE:
 		return on_ksample(l, pl, ts);
 	case OP_PHOLD:
-		l->hold_lock = ld64(pl);
-		l->hold_ns = ld64(pl + 8) > INT64_MAX ? INT64_MAX : (int64_t)ld64(pl + 8);
-		l->hold_cpu = ss->cpu;
+		ss->hold_lock = ld64(pl);
+		ss->hold_ns = ld64(pl + 8) > INT64_MAX ? INT64_MAX : (int64_t)ld64(pl + 8);
 		return 0;
 	}
 	return 0;
@@ -2155,7 +2167,6 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		return nomem(l);
 	}
 	l->kernel = false;
-	l->hold_lock = 0;
 	l->nkt = l->nkruns = l->nklabels = 0;
 	label_start = m->nlabels;
 	tr_merge_set_limit(&mg, l->limit);
