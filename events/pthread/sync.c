@@ -179,7 +179,10 @@ bool rtp_hold;
  * The mutexes this thread holds and since when (hold_now()), the
  * latest last: a lock pushes, an unlock takes the latest entry of its
  * mutex (a recursive one's last unlock takes its first lock's).  Past
- * RTP_HELD the oldest is forgotten: its unlock says no hold time.
+ * RTP_HELD the oldest is forgotten: its unlock says no hold time.  A
+ * signal handler's lock and unlock in the middle of a push or a take may
+ * cost a hold its time, never write outside the table: the count is read
+ * once, bounded, and stored last.
  */
 #define RTP_HELD 16
 struct rtp_held {
@@ -254,27 +257,39 @@ static uint64_t hold_ns(uint64_t since)
 	return (uint64_t)((double)(now - since) * (double)(m - mono0) / (double)(t - tsc0));
 }
 
+static unsigned held_count(void)
+{
+	unsigned n = __atomic_load_n(&nheld, __ATOMIC_RELAXED);
+
+	return n < RTP_HELD ? n : RTP_HELD;
+}
+
 static void held_push(const void *m)
 {
-	if (nheld == RTP_HELD) {
+	unsigned n = held_count();
+
+	if (n == RTP_HELD) {
 		memmove(held, held + 1, (RTP_HELD - 1) * sizeof(held[0]));
-		nheld--;
+		n--;
 	}
-	held[nheld].m = m;
-	held[nheld++].since = hold_now();
+	held[n].m = m;
+	held[n].since = hold_now();
+	__atomic_store_n(&nheld, n + 1, __ATOMIC_RELAXED);
 }
 
 /* @m's latest entry taken out: since when it was held, or 0 if not known. */
 static uint64_t held_pop(const void *m)
 {
-	for (unsigned i = nheld; i-- > 0;) {
+	unsigned n = held_count();
+
+	for (unsigned i = n; i-- > 0;) {
 		uint64_t since;
 
 		if (held[i].m != m)
 			continue;
 		since = held[i].since;
-		memmove(held + i, held + i + 1, (nheld - i - 1) * sizeof(held[0]));
-		nheld--;
+		memmove(held + i, held + i + 1, (n - i - 1) * sizeof(held[0]));
+		__atomic_store_n(&nheld, n - 1, __ATOMIC_RELAXED);
 		return since;
 	}
 	return 0;
@@ -283,7 +298,7 @@ static uint64_t held_pop(const void *m)
 /* A condition's wait gave @m back and took it again: held from now. */
 static void held_again(const void *m)
 {
-	for (unsigned i = nheld; i-- > 0;) {
+	for (unsigned i = held_count(); i-- > 0;) {
 		if (held[i].m == m) {
 			held[i].since = hold_now();
 			return;
