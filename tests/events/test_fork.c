@@ -31,8 +31,29 @@ static void setup(void)
 	t_mkdtemp(dir, sizeof(dir), "fork");
 }
 
+/*
+ * The lingering test's recorder and child, while they run: a failed
+ * assertion there must not leave them running, nor the recorder's region
+ * in /dev/shm (a SIGTERM makes record remove it).
+ */
+static pid_t linger_rec, linger_child;
+
 static void teardown(void)
 {
+	if (linger_rec > 0) {
+		int st;
+
+		kill(linger_rec, SIGTERM);
+		for (int i = 0; i < 500 && waitpid(linger_rec, &st, WNOHANG) == 0; i++)
+			usleep(10000);
+		if (waitpid(linger_rec, &st, WNOHANG) == 0) {
+			kill(linger_rec, SIGKILL);
+			waitpid(linger_rec, &st, 0);
+		}
+	}
+	if (linger_child > 0)
+		kill(linger_child, SIGKILL);
+	linger_rec = linger_child = 0;
 	t_rm_rf(dir);
 }
 
@@ -338,6 +359,7 @@ Test(events_fork, record_waits_for_a_child_that_outlives_the_program_until_told_
 		execl(rt, "ringtrace", "record", "-o", trace, prog, "linger", n, file, (char *)NULL);
 		_exit(127);
 	}
+	linger_rec = rec;
 	/* The child writes the file once the program has exited. */
 	for (int i = 0; !(f = fopen(file, "r")); i++) {
 		cr_assert_eq(waitpid(rec, &st, WNOHANG), 0, "record ended before the child was ready");
@@ -347,10 +369,13 @@ Test(events_fork, record_waits_for_a_child_that_outlives_the_program_until_told_
 	cr_assert_eq(fscanf(f, "%d", &child), 1);
 	fclose(f);
 	cr_assert_gt(child, 1);
+	linger_child = child;
 	cr_assert_eq(waitpid(rec, &st, WNOHANG), 0, "record waits while the child traces");
 	kill(rec, SIGTERM);
 	st = t_wait_exit(rec, 60, "record after SIGTERM");
+	linger_rec = 0;
 	kill(child, SIGKILL);
+	linger_child = 0;
 	cr_assert_eq(st, 0, "record exits with the program's status");
 	read_trace(trace, &t);
 	complete(&t, "parent");
