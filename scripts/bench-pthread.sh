@@ -44,15 +44,8 @@ for f in "$ringtrace" "$prog" "$lib"; do
 	fi
 done
 
-row() {
-	printf '  %-36s %14.3f  %s\n' "$1" "$2" "$3"
-	printf '%s %s %s\n' "$1" "$2" "$3" >>"$rows"
-}
+. "$(dirname "$0")/bench-lib.sh"
 
-# min A B: the smaller, either may be empty.
-min() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || (b != "" && b + 0 < a + 0)) print b; else print a }'
-}
 
 field() {
 	echo "$1" | awk -v n="$2" '$1 == n { print $2 }'

@@ -43,14 +43,8 @@ if ! command -v xz >/dev/null || ! command -v bash >/dev/null; then
 fi
 seq 1 "$lines" >"$dir/in.txt"
 
-row() {
-	printf '  %-36s %14.3f  %s\n' "$1" "$2" "$3"
-	printf '%s %s %s\n' "$1" "$2" "$3" >>"$rows"
-}
+. "$(dirname "$0")/bench-lib.sh"
 
-min() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || (b != "" && b + 0 < a + 0)) print b; else print a }'
-}
 
 # run OPTS: "program_real program_cpu all_cpu real" of one recording, seconds.
 run() {

@@ -34,14 +34,8 @@ for f in "$ringtrace" "$prog"; do
 	fi
 done
 
-row() {
-	printf '  %-36s %14.3f  %s\n' "$1" "$2" "$3"
-	printf '%s %s %s\n' "$1" "$2" "$3" >>"$rows"
-}
+. "$(dirname "$0")/bench-lib.sh"
 
-min() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || (b != "" && b + 0 < a + 0)) print b; else print a }'
-}
 
 now() {
 	date +%s.%N
