@@ -40,17 +40,16 @@ static int cmp_name(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static const struct rtr_model *sort_model;
-
-static int cmp_fn(const void *a, const void *b)
+static int cmp_fn(const void *a, const void *b, void *m)
 {
 	const struct rtr_profile_fn *x = a, *y = b;
+	const struct rtr_model *model = m;
 
 	if (x->self != y->self)
 		return x->self > y->self ? -1 : 1;
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
-	return strcmp(rtr_model_str(sort_model, x->name), rtr_model_str(sort_model, y->name));
+	return strcmp(rtr_model_str(model, x->name), rtr_model_str(model, y->name));
 }
 
 int rtr_profile_functions(const struct rtr_model *m, int64_t t0, int64_t t1,
@@ -115,8 +114,7 @@ int rtr_profile_functions(const struct rtr_model *m, int64_t t0, int64_t t1,
 		}
 		nc = w;
 	}
-	sort_model = m;
-	qsort(c, nc, sizeof(*c), cmp_fn);
+	qsort_r(c, nc, sizeof(*c), cmp_fn, (void *)m);
 	*out = c;
 	*n = (uint32_t)nc;
 	return 0;
