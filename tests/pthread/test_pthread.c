@@ -167,76 +167,62 @@ static void check_ok(const char *name)
 	free(out);
 }
 
-Test(pthread_preload, zstd_with_two_threads_is_traced_and_its_output_unchanged, .init = setup,
-     .fini = teardown)
+/*
+ * A Debian program under record --pthread: @input makes in.txt, @prog
+ * (reading it, writing standard output) is recorded as @name, and @same
+ * must print "same" (its output, @name.out, against its input and the
+ * untraced run's); the trace checks clean, babeltrace2 reads it, it has at
+ * least @threads thread tasks, every thread that ran named and none on two
+ * CPUs at once (check_pthread.py threads).
+ */
+static void debian_program(const char *name, const char *input, const char *prog,
+			   const char *same, int threads)
 {
 	char args[512], *out;
 	int st, ret;
 
-	/* 21 MB of compressible text: zstd -T2 gives its jobs to two workers */
-	free(sh_in_dir("seq 1 800000 | sed 's/$/ the quick brown fox/' > in.txt", &st));
-	cr_assert_eq(st, 0);
-	ret = record("zstd", "zstd -1 -T2 --no-progress -c in.txt", &out);
+	free(sh_in_dir(input, &st));
+	cr_assert_eq(st, 0, "%s", input);
+	ret = record(name, prog, &out);
 	if (ret)
-		show("zstd");
-	cr_assert_eq(ret, 0);
+		show(name);
+	cr_assert_eq(ret, 0, "%s", prog);
 	free(out);
-	out = sh_in_dir("zstd -dc zstd.out | cmp - in.txt && zstd -1 -T2 -q -c in.txt | "
-			"cmp - zstd.out && echo same", &st);
-	cr_assert_str_eq(out, "same\n", "zstd's output under the preload: its input, "
-			 "and the untraced run's bytes");
+	out = sh_in_dir(same, &st);
+	cr_assert_str_eq(out, "same\n", "%s's output under the preload: %s", name, same);
 	free(out);
-	check_ok("zstd");
-	/* the main thread and at least one worker; every thread named, none on two CPUs */
-	snprintf(args, sizeof(args), "threads '%s/zstd' 2", dir);
+	check_ok(name);
+	snprintf(args, sizeof(args), "threads '%s/%s' %d", dir, name, threads);
 	checker(args);
 }
 
+/* 21 MB of compressible text: zstd -T2 gives its jobs to two workers */
+Test(pthread_preload, zstd_with_two_threads_is_traced_and_its_output_unchanged, .init = setup,
+     .fini = teardown)
+{
+	debian_program("zstd", "seq 1 800000 | sed 's/$/ the quick brown fox/' > in.txt",
+		       "zstd -1 -T2 --no-progress -c in.txt",
+		       "zstd -dc zstd.out | cmp - in.txt && zstd -1 -T2 -q -c in.txt | "
+		       "cmp - zstd.out && echo same", 2);
+}
+
+/* 10.7 MB of compressible text in 256 KiB blocks: work for both of xz's threads */
 Test(pthread_preload, xz_with_two_threads_is_traced_and_its_output_unchanged, .init = setup,
      .fini = teardown)
 {
-	char prog[256], args[512], *out;
-	int st, ret;
-
-	/* 10.7 MB of compressible text in 256 KiB blocks: work for both of xz's threads. */
-	free(sh_in_dir("seq 1 400000 | sed 's/$/ the quick brown fox/' > in.txt", &st));
-	cr_assert_eq(st, 0);
-	snprintf(prog, sizeof(prog), "xz -1 -T2 --block-size=256KiB -c in.txt");
-	ret = record("xz", prog, &out);
-	if (ret)
-		show("xz");
-	cr_assert_eq(ret, 0);
-	free(out);
-	out = sh_in_dir("xz -dc xz.out | cmp - in.txt && xz -1 -T2 --block-size=256KiB -c in.txt | "
-			"cmp - xz.out && echo same", &st);
-	cr_assert_str_eq(out, "same\n", "xz's output under the preload: its input, and the "
-			 "untraced run's bytes");
-	free(out);
-	check_ok("xz");
-	/* The main thread and two workers. */
-	snprintf(args, sizeof(args), "threads '%s/xz' 3", dir);
-	checker(args);
+	debian_program("xz", "seq 1 400000 | sed 's/$/ the quick brown fox/' > in.txt",
+		       "xz -1 -T2 --block-size=256KiB -c in.txt",
+		       "xz -dc xz.out | cmp - in.txt && xz -1 -T2 --block-size=256KiB -c in.txt | "
+		       "cmp - xz.out && echo same", 3);
 }
 
 Test(pthread_preload, sort_parallel_is_traced_and_its_output_unchanged, .init = setup,
      .fini = teardown)
 {
-	char args[512], *out;
-	int st, ret;
-
-	free(sh_in_dir("seq 1 150000 | shuf --random-source=/dev/zero > in.txt", &st));
-	cr_assert_eq(st, 0);
-	ret = record("sort", "sort --parallel=2 -n in.txt", &out);
-	if (ret)
-		show("sort");
-	cr_assert_eq(ret, 0);
-	free(out);
-	out = sh_in_dir("seq 1 150000 | cmp - sort.out && echo same", &st);
-	cr_assert_str_eq(out, "same\n", "sort's output under the preload is sorted");
-	free(out);
-	check_ok("sort");
-	snprintf(args, sizeof(args), "threads '%s/sort' 2", dir);
-	checker(args);
+	debian_program("sort", "seq 1 150000 | shuf --random-source=/dev/zero > in.txt",
+		       "sort --parallel=2 -n in.txt",
+		       "seq 1 150000 | cmp - sort.out && sort --parallel=2 -n in.txt | "
+		       "cmp - sort.out && echo same", 2);
 }
 
 /*
