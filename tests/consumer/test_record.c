@@ -1468,7 +1468,31 @@ Test(stress, a_killed_recorder_loses_nothing_its_queue_held, .timeout = 3600)
  * sanitizer report; a file it refuses is named, left as it is, and the
  * ring is recovered anyway; one it takes gives a trace `check` calls clean.
  */
-Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout = 600)
+/*
+ * The damaged-queue test's directory and the killed recorder's region, both
+ * in /dev/shm (memory): removed after a failed assertion too.
+ */
+static char dq_dir[PATH_MAX], dq_region[PATH_MAX];
+
+static void damaged_queue_fini(void)
+{
+	char cmd[3 * PATH_MAX];
+	int st;
+
+	if (dq_region[0]) {
+		snprintf(cmd, sizeof(cmd), "%s.queue", dq_region);
+		unlink(cmd);
+		unlink(dq_region);
+	}
+	if (dq_dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dq_dir);
+		free(sh(&st, "%s", cmd));
+	}
+	dq_dir[0] = dq_region[0] = 0;
+}
+
+Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout = 600,
+     .fini = damaged_queue_fini)
 {
 	char *dir = make_tmpdir("/dev/shm"), *region, *qcopy, *rcopy;
 	char *rargv[] = { "-o", "-", "--packet-size", "64k", "--packets", "8", "--buffer-size",
@@ -1479,6 +1503,7 @@ Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout =
 	struct victim vi;
 	size_t qlen;
 
+	snprintf(dq_dir, sizeof(dq_dir), "%s", dir);
 	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
 	victim_start(&vi, dir, 0, NULL, rargv, eargv, pfd[1]);
@@ -1520,6 +1545,7 @@ Test(consumer_record, a_damaged_queue_file_is_refused_not_crashed_on, .timeout =
 	victim_dead(&vi, wait_exit(vi.recorder, 60, "ringtrace record"), 0);
 	close(pfd[0]);
 	region = vi.region;
+	snprintf(dq_region, sizeof(dq_region), "%s", region);
 	qcopy = strdup(P("%s/pristine.queue", dir));
 	rcopy = strdup(P("%s/r", dir));
 	free(sh(&st, "cp '%s.queue' '%s' && cp '%s' '%s'", region, qcopy, region, rcopy));
