@@ -517,8 +517,8 @@ static bool path_colour(uint32_t p, uint32_t c)
  * The critical path (view/path.h) of the ARP demo's never-resolved
  * connection: segments in time order, each where the one before ended,
  * adding up to the walk's length, through more than one task; drawn over
- * the rows, each segment 3 px wide or more shows its colour on its task's
- * row at its middle.
+ * the rows, each segment wide enough shows its colour on its task's row at
+ * its middle.
  */
 Test(view_render, the_critical_path_is_drawn_over_its_tasks_rows)
 {
@@ -566,13 +566,20 @@ Test(view_render, the_critical_path_is_drawn_over_its_tasks_rows)
 			uint32_t row = a.s.task_row[sg->task];
 			double x0 = (double)(sg->t0 - v.t0) * k, x1 = (double)(sg->t1 - v.t0) * k;
 			int y = (int)(l.rows_y + (row - l.row0 + 0.5) * l.row_h);
+			int x = (int)((x0 + x1) / 2);
 
-			if (x1 - x0 < 3 || row < l.row0 || row >= l.row1)
+			/*
+			 * The magenta links (2 px wide) at the segment's ends are
+			 * drawn over its band on purpose: look only at a pixel
+			 * clear of both (a 3-4 px segment's middle pixel can be
+			 * half under one; seen once in a fresh-clone run).
+			 */
+			if (x < x0 + 1 || x + 1 > x1 - 1 || row < l.row0 || row >= l.row1)
 				continue;
-			cr_expect(path_colour(px(sf, (int)((x0 + x1) / 2), y), colour[sg->what]),
-				  "segment %u (%s) at (%d, %d): 0x%06x, not its colour 0x%06x", i,
-				  rtr_cp_what_str(sg->what), (int)((x0 + x1) / 2), y,
-				  px(sf, (int)((x0 + x1) / 2), y), colour[sg->what]);
+			cr_expect(path_colour(px(sf, x, y), colour[sg->what]),
+				  "segment %u (%s, x %.1f..%.1f) at (%d, %d): 0x%06x, not its colour "
+				  "0x%06x", i, rtr_cp_what_str(sg->what), x0, x1, x, y, px(sf, x, y),
+				  colour[sg->what]);
 			checked++;
 		}
 	}
