@@ -194,6 +194,15 @@ static inline size_t rtr_strnlen_(const char *s, size_t max)
 #define RTR_STRNLEN_(s, n) rtr_strnlen_(s, n)
 #endif
 
+/*
+ * gcc 11 on warns (-Wstringop-overread) when a string field is given a
+ * char array shorter than the bound, though strnlen stops at its NUL: not
+ * in the user's build, which includes this header.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
 static inline uint8_t *rtr_pack_string(uint8_t *p, const char *s)
 {
 	size_t n = s ? RTR_STRNLEN_(s, RTR_TEXT_MAX) : 0;
@@ -203,6 +212,9 @@ static inline uint8_t *rtr_pack_string(uint8_t *p, const char *s)
 	p[n] = 0;
 	return p + n + 1;
 }
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic pop
+#endif
 
 static inline uint8_t *rtr_pack_bytes(uint8_t *p, struct rtr_bytes b)
 {

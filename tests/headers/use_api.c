@@ -91,6 +91,13 @@ int main(int argc, char **argv)
 		  .h = -8, .g = -7, .f = -6, .e = -5, .d = 4, .c = 3, .b = 2, .a = 1);
 	/* Fields left out are 0, NULL or empty. */
 	RTR_TRACE(hdr, all, .c = 33);
+	/* A string field from an array shorter than RTR_TEXT_MAX: no -Wstringop-overread. */
+	{
+		char small[16];
+
+		snprintf(small, sizeof(small), "%s", mode);
+		RTR_TRACE(hdr, all, .s = small);
+	}
 	RTR_TRACE(hdr, one, .id = (uint64_t)argc);
 	rtr_event_enable("hdr:one", false);
 	RTR_TRACE(hdr, one, .id = 999);		/* off: not recorded */
