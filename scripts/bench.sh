@@ -51,6 +51,9 @@
 # 11. scripts/bench-sched.sh: hand-offs under `record --pthread` with the
 #    kernel's view and without: sched.overhead.ratio, sched.events_lost,
 #    sched.switches_per_s, and stats.locks.mevents_per_s on that trace.
+# 12. scripts/bench-trigger.sh: a program at 1 M events/s under `record --mode
+#    overwrite` with three triggers and without: trigger.overhead_percent (the
+#    recorder's CPU), trigger.ns_per_event, trigger.events_tested.
 # Every figure is printed and merged into BUILD_DIR/bench/results.json.
 # RTR_BENCH_CG_EVENTS sets the events measured under callgrind (200000);
 # RTR_BENCH_TRACE_REQUESTS the requests in the dump's trace (300000, about
@@ -384,6 +387,12 @@ fi
 # ---- 11: the kernel's view: its cost to a switch-heavy program, its losses ---------
 if ! scripts/bench-sched.sh "$build" "$rows"; then
 	echo "bench.sh: the sched benchmark failed" >&2
+	status=1
+fi
+
+# ---- 12: record --trigger: what watching the ring costs the recorder ---------------
+if ! scripts/bench-trigger.sh "$build" "$rows"; then
+	echo "bench.sh: the trigger benchmark failed" >&2
 	status=1
 fi
 

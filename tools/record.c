@@ -30,6 +30,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/region_cmd.h"
+#include "tools/trigger.h"
 
 #define SHM_DIR "/dev/shm"	/* where the region is made: every user's, tmpfs */
 
@@ -372,32 +373,127 @@ static int attach(const struct opts *o, struct rtr_session *s, const char *regio
 	}
 }
 
+/* --trigger: the watch, the trigger met and waiting for its snapshot, the limit's window. */
+struct triggers {
+	struct trig t[TRIG_MAX];
+	unsigned n;
+	struct trig_watch *w;
+	int due;			/* the trigger whose snapshot is due, -1 none */
+	uint64_t due_at;		/* rtr_monotonic_ns() */
+	uint64_t taken_at[600];		/* the last triggered snapshots' times, a ring */
+	unsigned ntaken;
+	uint64_t told_over;		/* when "over the limit" was said last */
+};
+
+/* Whether the limit allows a triggered snapshot now: fewer than it in the last minute. */
+static bool under_limit(const struct opts *o, const struct triggers *tg, uint64_t now)
+{
+	unsigned lim = o->trigger_limit;
+
+	if (tg->ntaken < lim)
+		return true;
+	return now - tg->taken_at[(tg->ntaken - lim) % lim] >= 60000000000ull;
+}
+
+/* Read what the ring's writers committed since the last turn: a trigger met becomes due. */
+static void watch(const struct opts *o, struct triggers *tg)
+{
+	char why[300];
+	int i;
+
+	while (tg->w && (i = trig_watch_poll(tg->w, why, sizeof(why))) >= 0) {
+		struct trig *t = &tg->t[i];
+		uint64_t now = rtr_monotonic_ns();
+
+		if (tg->due >= 0) {
+			t->over++;	/* its snapshot is the one due */
+			continue;
+		}
+		if (!under_limit(o, tg, now)) {
+			t->over++;
+			if (!o->quiet && now - tg->told_over >= 10000000000ull) {
+				fprintf(stderr, "ringtrace record: trigger %s met (%s): over the limit "
+					"of %u snapshots a minute, none taken (counted)\n", t->name,
+					why, o->trigger_limit);
+				tg->told_over = now;
+			}
+			continue;
+		}
+		tg->due = i;
+		tg->due_at = now + o->trigger_after_ns;
+		if (!o->quiet)
+			fprintf(stderr, "ringtrace record: trigger %s met: %s\n", t->name, why);
+	}
+}
+
+/* The summary: per trigger, what met it and what was taken; what the watch missed. */
+static void report_triggers(const struct opts *o, const struct triggers *tg)
+{
+	struct trig_watch_report r;
+
+	if (!tg->n || o->quiet)
+		return;
+	for (unsigned i = 0; i < tg->n; i++) {
+		const struct trig *t = &tg->t[i];
+
+		fprintf(stderr, "ringtrace record: trigger %s (%s): met %" PRIu64 " time%s, %" PRIu64
+			" snapshot%s", t->name, t->text, t->met, t->met == 1 ? "" : "s", t->taken,
+			t->taken == 1 ? "" : "s");
+		if (t->over)
+			fprintf(stderr, "; %" PRIu64 " not taken (another was due, or over the limit "
+				"of %u a minute)", t->over, o->trigger_limit);
+		fputc('\n', stderr);
+	}
+	if (!tg->w)
+		return;
+	trig_watch_report(tg->w, &r);
+	fprintf(stderr, "ringtrace record: the triggers tested %" PRIu64 " events", r.events);
+	if (r.missed)
+		fprintf(stderr, "; %" PRIu64 " packets were overwritten before they were read "
+			"(their events not tested)", r.missed);
+	if (r.damaged)
+		fprintf(stderr, "; %" PRIu64 " packets did not check (not believed)", r.damaged);
+	if (r.untracked)
+		fprintf(stderr, "; %" PRIu64 " tasks not watched (the table was full)", r.untracked);
+	fputc('\n', stderr);
+}
+
 /*
- * Flight recorder: snapshots on SIGUSR1 and at the end, each created in the
- * directory @topfd (no path followed to it again) as snapshot-NNNNNN; @nsnap
- * counts those written whole.  One that failed is removed (a snapshot
- * missing a stream must not pass for whole), and its number is not used
- * again: the next one takes the next number.
+ * Flight recorder: snapshots on SIGUSR1, when a trigger is met (@tg) and at
+ * the end, each created in the directory @topfd (no path followed to it
+ * again) as snapshot-NNNNNN, a trigger's with -NAME after; @nsnap counts
+ * those written whole.  One that failed is removed (a snapshot missing a
+ * stream must not pass for whole), and its number is not used again: the
+ * next one takes the next number.
  */
 static int snapshots(const struct opts *o, const char *region, struct child *ch, int topfd,
-		     int *nsnap)
+		     int *nsnap, struct triggers *tg)
 {
 	int failures = 0, next = 0;
+	char werr[300];
 
+	if (tg->n && trig_watch_open(&tg->w, region, tg->t, tg->n, werr, sizeof(werr)))
+		fprintf(stderr, "ringtrace record: --trigger: cannot read the ring: %s; snapshots "
+			"on SIGUSR1 and at the end only\n", werr);
 	for (;;) {
-		bool last;
+		bool last, trig;
+		uint64_t now;
 
 		forward_term(ch);
 		reap(ch);
 		last = program_done(ch);
-		if (cli_got_usr1 || last) {
+		watch(o, tg);	/* after program_done(): the last records are tested too */
+		now = rtr_monotonic_ns();
+		trig = tg->due >= 0 && (now >= tg->due_at || last);
+		if (cli_got_usr1 || last || trig) {
 			struct rtr_out_opts oo = o->out;
 			struct rtr_out_report orep;
 			struct rtr_session snap;
 			char path[PATH_MAX], err[700];
 
 			cli_got_usr1 = 0;
-			snprintf(path, sizeof(path), "%s/snapshot-%06d", o->out.path, next);
+			snprintf(path, sizeof(path), "%s/snapshot-%06d%s%s", o->out.path, next,
+				 trig ? "-" : "", trig ? tg->t[tg->due].name : "");
 			oo.path = path;
 			oo.parent_fd = topfd;
 			oo.force = false;
@@ -405,22 +501,28 @@ static int snapshots(const struct opts *o, const char *region, struct child *ch,
 			int r = rtr_session_snapshot(region, &oo, &snap, &orep, err, sizeof(err));
 
 			region_notices(&snap);
+			next++;
 			if (r) {
 				/* Removed (or marked failed); its number is not used again. */
 				fprintf(stderr, "ringtrace record: snapshot: %s\n", err);
 				failures++;
-				next++;
 			} else {
-				next++;
 				if (!o->quiet)
 					region_report(&snap, path);
 				rtr_session_close(&snap);
 				(*nsnap)++;
 			}
+			if (trig) {
+				tg->t[tg->due].taken += !r;
+				tg->taken_at[tg->ntaken++ % o->trigger_limit] = now;
+				tg->due = -1;
+			}
 		}
 		if (last)
 			return failures ? -EIO : 0;
-		usleep(50000);	/* a signal cuts it short */
+		/* a signal cuts it short */
+		usleep(tg->due >= 0 && tg->due_at - now < 50000000 ? (useconds_t)((tg->due_at - now) / 1000) + 1
+								   : 50000);
 	}
 }
 
@@ -501,6 +603,7 @@ int rtr_cmd_record(int argc, char **argv)
 	volatile bool write_failed = false, bus = false, out_closed = false;
 	volatile uint64_t left = 0;
 	static int nsnap;
+	static struct triggers tg = { .due = -1 };
 	bool overwrite, chosen, sched;
 	volatile int topfd = -1;
 	uint64_t rnd;
@@ -568,6 +671,20 @@ int rtr_cmd_record(int argc, char **argv)
 	if (overwrite && (o.out.rotate_size || o.out.rotate_ns))
 		return region_usage_error(&o, "%s", "rotation is for discard mode; overwrite mode "
 				   "writes a snapshot directory each time");
+	if (!overwrite && (o.ntrigger || o.trigger_after_ns || o.trigger_limit))
+		return region_usage_error(&o, "%s", "--trigger is for the flight recorder: "
+					  "give --mode overwrite");
+	if (!o.trigger_limit)
+		o.trigger_limit = 10;
+	for (unsigned i = 0; i < o.ntrigger; i++) {
+		if (trig_parse(o.trigger[i], i, &tg.t[i], err, sizeof(err)))
+			return region_usage_error(&o, "%s", err);
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(tg.t[i].name, tg.t[j].name))
+				return region_usage_error(&o, "--trigger: two are named %s",
+							  tg.t[i].name);
+	}
+	tg.n = o.ntrigger;
 	if (overwrite && o.blocking && strcmp(o.blocking, "0"))
 		return region_usage_error(&o, "%s", "--blocking-timeout is for discard mode: a flight "
 					  "recorder overwrites, it never waits");
@@ -653,6 +770,7 @@ int rtr_cmd_record(int argc, char **argv)
 	if (!o.quiet && overwrite)
 		fprintf(stderr, "ringtrace record: for a snapshot now: kill -USR1 %d\n",
 			(int)getpid());
+
 	/* Every read of the region, the last accounting included, under the SIGBUS jump. */
 	if (sigsetjmp(cli_bus_jmp, 1)) {
 		cli_bus_message(o.cmd, region);
@@ -666,7 +784,7 @@ int rtr_cmd_record(int argc, char **argv)
 	}
 	cli_bus_armed = 1;
 	if (overwrite) {
-		write_failed = snapshots(&o, region, &ch, topfd, &nsnap) != 0;
+		write_failed = snapshots(&o, region, &ch, topfd, &nsnap, &tg) != 0;
 	} else {
 		ret = region_consume_loop(&o, &s, out, record_done, &ch);
 		write_failed = ret != 0;
@@ -712,7 +830,9 @@ wait_child:
 		if (overwrite)
 			fprintf(stderr, "ringtrace record: %d snapshot%s in %s\n", nsnap,
 				nsnap == 1 ? "" : "s", o.out.path);
+		report_triggers(&o, &tg);
 	}
+	trig_watch_close(tg.w);
 	if (!bus)
 		report_procs(&o, &s);
 	if (ch.k && !o.quiet)

@@ -57,6 +57,24 @@ static const char *const help_text[] = {
 	"  --mode overwrite     flight recorder: the ring keeps the latest packets; a\n"
 	"                       snapshot (SIGUSR1 to ringtrace, or `ringtrace snapshot`)\n"
 	"                       and the end of the program write DIR/snapshot-NNNNNN\n"
+	"  --trigger EXPR       overwrite mode: a snapshot, DIR/snapshot-NNNNNN-NAME, when\n"
+	"                       the ring's records meet EXPR (up to 8 of them):\n"
+	"                         slow(PATTERN) > TIME       a task labelled PATTERN\n"
+	"                                                    (fnmatch; kind=K: of kind K)\n"
+	"                                                    resolved or failed later\n"
+	"                         unresolved(PATTERN) > TIME a should_resolve task still\n"
+	"                                                    unresolved after TIME\n"
+	"                         counter(NAME) > VALUE      the counter crosses VALUE\n"
+	"                                                    (> >= < <=)\n"
+	"                         event(NAME)[.FIELD OP V]   a typed event (NAME a\n"
+	"                                                    pattern), its field tested\n"
+	"                                                    (OP > >= < <= == !=; V a\n"
+	"                                                    number or a \"pattern\")\n"
+	"                       NAME=EXPR names it (default triggerN)\n"
+	"  --trigger-after T    a trigger's snapshot waits T after it is met, to hold\n"
+	"                       what follows too (default 0)\n"
+	"  --trigger-limit N    at most N triggered snapshots a minute (default 10);\n"
+	"                       the others are counted and said\n"
 	"  --packet-size SIZE   bytes per packet, power of two (default 1M)\n"
 	"  --packets N          packets per CPU, power of two (default 32 up to 8\n"
 	"                       CPUs, then fewer: 256 MiB in all, at least 4 per CPU,\n"
@@ -251,6 +269,22 @@ int region_parse(struct opts *o, int argc, char **argv, bool program)
 					 (unsigned long long)(ns / 1000));
 				o->blocking = o->blocking_buf;
 			}
+		} else if (!strcmp(a, "--trigger") && program) {
+			if (o->ntrigger == sizeof(o->trigger) / sizeof(o->trigger[0]))
+				return region_usage_error(o, "%s", "--trigger: at most 8 of them");
+			o->trigger[o->ntrigger++] = v;
+		} else if (!strcmp(a, "--trigger-after") && program) {
+			if (cli_parse_time(v, &o->trigger_after_ns) || o->trigger_after_ns > 3600e9)
+				return region_usage_error(o, "--trigger-after %s: a time like 100ms or "
+							  "2s (at most 1h)", v);
+		} else if (!strcmp(a, "--trigger-limit") && program) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+
+			if (*end || !*v || !n || n > 600)
+				return region_usage_error(o, "--trigger-limit %s: snapshots a minute, "
+							  "1 to 600", v);
+			o->trigger_limit = (unsigned)n;
 		} else if (!strcmp(a, "--packets") && program) {
 			if (cli_parse_size(v, &o->packets) ||
 			    rtr_region_geometry_bad(RTR_PACKET_SIZE_MIN, o->packets, 1))

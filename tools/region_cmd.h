@@ -45,6 +45,11 @@ struct opts {
 	unsigned sample_hz;	/* record --sample[=HZ]: CPU samples a second, 0 for none */
 	bool hold_times;	/* record --hold-times: RINGTRACE_PTHREAD_HOLD=1 for the program */
 	int wait_ms;		/* the consumer loop wakes at least this often (0: 100 ms) */
+	/* record --trigger EXPR (tools/trigger.h), --trigger-after T, --trigger-limit N */
+	const char *trigger[8];
+	unsigned ntrigger;
+	uint64_t trigger_after_ns;
+	unsigned trigger_limit;	/* snapshots a minute; 0 until given (then the default) */
 };
 
 /* "ringtrace CMD: " @fmt (with @arg), and where the help is, on stderr.  Return: 2. */
