@@ -827,7 +827,6 @@ int trig_watch_poll(struct trig_watch *w, char *why, size_t whylen)
 		md_refresh(w, err, sizeof(err));	/* failing, the last one read on */
 		for (uint32_t cpu = 0; cpu < w->ncpus && w->pending < 0; cpu++) {
 			while (w->pending < 0 && rtr_consumer_get(w->c, cpu, &pkt) == 0) {
-				w->rep.missed += pkt.skipped;
 				packet(w, &pkt, pkt.seq == w->open_seq[cpu] ? w->open_done[cpu] : 0);
 				w->open_seq[cpu] = UINT64_MAX;
 				rtr_consumer_put(w->c, cpu);
@@ -835,7 +834,6 @@ int trig_watch_poll(struct trig_watch *w, char *why, size_t whylen)
 			if (w->pending >= 0)
 				break;
 			if (rtr_consumer_salvage(w->c, cpu, &pkt) == 0) {
-				w->rep.missed += pkt.skipped;
 				packet(w, &pkt, pkt.seq == w->open_seq[cpu] ? w->open_done[cpu] : 0);
 				w->open_seq[cpu] = pkt.seq;
 				w->open_done[cpu] = pkt.size;
@@ -864,6 +862,14 @@ int trig_watch_poll(struct trig_watch *w, char *why, size_t whylen)
 void trig_watch_report(const struct trig_watch *w, struct trig_watch_report *r)
 {
 	*r = w->rep;
+	/* the consumer's counts: overwritten before or while copied; copies that did not check */
+	for (uint32_t cpu = 0; cpu < w->ncpus; cpu++) {
+		struct rtr_consumer_stats st;
+
+		rtr_consumer_get_stats(w->c, cpu, &st);
+		r->missed += st.lapped;
+		r->damaged += st.damaged;
+	}
 }
 
 void trig_watch_close(struct trig_watch *w)

@@ -89,7 +89,7 @@ int trig_watch_poll(struct trig_watch *w, char *why, size_t whylen);
 struct trig_watch_report {
 	uint64_t events;	/* records tested */
 	uint64_t missed;	/* packets the writers overwrote before the watch read them */
-	uint64_t damaged;	/* packets whose records did not check (not believed) */
+	uint64_t damaged;	/* packets whose header or records did not check (not believed) */
 	uint64_t untracked;	/* tasks not watched: the table was full */
 };
 void trig_watch_report(const struct trig_watch *w, struct trig_watch_report *r);

@@ -65,10 +65,11 @@ static void dumps(const char *dir, const char *want)
 
 /*
  * One slow request among 2,000 at 200 us each, in a ring of 16 packets of
- * 4 KiB per CPU (about 70 ms of requests): the trigger's snapshot holds
- * the slow request from its creation to its resolution, the requests just
- * before it whole, and not the first ones (the ring went round); the end's
- * snapshot is there too, and only the one trigger met.
+ * 4 KiB per CPU (about 1,200 requests on two CPUs): the trigger's snapshot
+ * holds the slow request from its creation to its resolution, the
+ * requests just before it whole, and not all those before it (the ring
+ * went round); the end's snapshot is there too, and only the one trigger
+ * met.
  */
 Test(consumer_trigger, a_slow_request_takes_a_snapshot_that_holds_it_whole)
 {
@@ -101,8 +102,19 @@ Test(consumer_trigger, a_slow_request_takes_a_snapshot_that_holds_it_whole)
 	cr_assert_neq(before, RTR_MODEL_NONE, "the requests before it are not in the snapshot");
 	cr_expect(m.tasks[before].flags & RTR_TASK_CREATED && m.tasks[before].flags & RTR_TASK_RESOLVED);
 	rtr_model_free(&m);
-	cr_expect_eq(task_labelled(&m, snap, "GET /item/10"), RTR_MODEL_NONE,
-		     "the ring kept the start: it did not go round");
+	/*
+	 * Not all of them: the ring went round (a CPU the program left early
+	 * may keep its first requests: count, do not name).
+	 */
+	{
+		uint32_t gets = 0;
+
+		task_labelled(&m, snap, "");
+		for (uint32_t i = 0; i < m.ntasks; i++)
+			gets += !strncmp(rtr_model_str(&m, m.tasks[i].name), "GET /item/", 10);
+		cr_expect_lt(gets, 1500, "%u requests in the snapshot, all those before the slow "
+			     "one: the ring did not go round", gets);
+	}
 	rtr_model_free(&m);
 	snprintf(snap, sizeof(snap), "%s/t/snapshot-000001", dir);
 	checks(snap);
@@ -123,7 +135,7 @@ Test(consumer_trigger, counter_event_and_unresolved_triggers_each_take_their_sna
 	int st;
 
 	t_mkdtemp(dir, sizeof(dir), "trigger");
-	snprintf(args, sizeof(args), "record -o '%s/t' --mode overwrite --packet-size 4k --packets 16 "
+	snprintf(args, sizeof(args), "record -o '%s/t' --mode overwrite --packet-size 4k --packets 64 "
 		 "--trigger 'qlen=counter(queue length) > 500' "
 		 "--trigger 'err=event(app:*).status >= 500' "
 		 "--trigger 'lost=unresolved(lost *) > 100ms' -- '%s/rtr-trigger-prog' "
@@ -158,7 +170,10 @@ Test(consumer_trigger, counter_event_and_unresolved_triggers_each_take_their_sna
 	t_rm_rf(dir);
 }
 
-/* Met at every request: --trigger-limit 2 takes two snapshots in the minute, counts the rest. */
+/*
+ * Met at every request: --trigger-limit 2 takes two snapshots in the
+ * minute, counts the rest (a ring of about a second: every event tested).
+ */
 Test(consumer_trigger, the_limit_a_minute_holds_and_counts_the_rest)
 {
 	char dir[PATH_MAX], args[PATH_MAX * 2], snap[PATH_MAX + 64], *out, *p;
@@ -166,7 +181,7 @@ Test(consumer_trigger, the_limit_a_minute_holds_and_counts_the_rest)
 	int st;
 
 	t_mkdtemp(dir, sizeof(dir), "trigger");
-	snprintf(args, sizeof(args), "record -o '%s/t' --mode overwrite --packet-size 4k --packets 16 "
+	snprintf(args, sizeof(args), "record -o '%s/t' --mode overwrite --packet-size 4k --packets 64 "
 		 "--trigger-limit 2 --trigger 'every=event(app:request).path == \"GET *\"' -- "
 		 "'%s/rtr-trigger-prog' --requests 1000", dir, t_bindir());
 	out = rt(args, &st);
@@ -186,6 +201,35 @@ Test(consumer_trigger, the_limit_a_minute_holds_and_counts_the_rest)
 	}
 	snprintf(snap, sizeof(snap), "%s/t/snapshot-000002", dir);
 	checks(snap);
+	free(out);
+	t_rm_rf(dir);
+}
+
+/*
+ * The program writes random bytes over its own ring as it goes, under three
+ * triggers: the recorder reads on, counts the packets it did not believe,
+ * and ends with the program (under ASan in make check: no bad read).
+ */
+Test(consumer_trigger, a_program_that_scribbles_on_its_ring_does_not_stop_the_watch)
+{
+	char dir[PATH_MAX], args[PATH_MAX * 2], *out, *p;
+	unsigned long long bad = 0;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "trigger");
+	snprintf(args, sizeof(args), "record -o '%s/t' --mode overwrite --packet-size 4k --packets 16 "
+		 "--trigger 'slow(GET *) > 20ms' --trigger 'event(app:request).path != \"GET *\"' "
+		 "--trigger 'counter(queue length) < 0' --trigger-limit 600 -- "
+		 "'%s/rtr-trigger-prog' --requests 2000 --scribble 200", dir, t_bindir());
+	out = rt(args, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "exited with status 0"), "%s", out);
+	p = strstr(out, "the triggers tested ");
+	cr_assert_not_null(p, "%s", out);
+	p = strstr(p, "; ");
+	while (p && sscanf(p, "; %llu packets did not check", &bad) != 1)
+		p = strstr(p + 1, "; ");
+	cr_expect_gt(bad, 0, "no packet was found damaged: %s", out);
 	free(out);
 	t_rm_rf(dir);
 }

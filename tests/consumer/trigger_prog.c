@@ -13,11 +13,18 @@
  *                never resolves
  *   --tail MS    after the last request, MS ms more of requests-free
  *                running (a flusher's closes only)
+ *   --scribble N from request N on, the program writes random bytes over
+ *                its own ring's packets as it goes (an adversary of the
+ *                recorder that reads them)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <ringtrace/region.h>
 #include <ringtrace/ringtrace.h>
 #include <ringtrace/event.h>
 
@@ -32,8 +39,43 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
+/* The ring's buffers, mapped writable: NULL if the region cannot be. */
+static uint8_t *map_region(struct rtr_region_hdr *h)
+{
+	int fd = open(rtr_region_path(), O_RDWR);
+	void *p;
+
+	if (fd < 0 || pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, h->region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* 64 random bytes at 16 random places of the ring's buffers (never a control page). */
+static void scribble(uint8_t *base, const struct rtr_region_hdr *h, unsigned *seed)
+{
+	uint64_t buf = (uint64_t)h->packet_size * h->packets_per_cpu;
+
+	for (int i = 0; i < 16; i++) {
+		uint32_t cpu = (uint32_t)rand_r(seed) % h->ncpus;
+		uint64_t at = ((uint64_t)rand_r(seed) << 16 ^ (uint64_t)rand_r(seed)) % (buf - 64);
+		uint8_t *p = base + h->cpu_off + cpu * h->cpu_stride + RTR_CPU_CTL_SIZE + at;
+
+		for (int b = 0; b < 64; b++)
+			p[b] = (uint8_t)rand_r(seed);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	long scribble_from = -1;
+	unsigned seed = 1;
+	struct rtr_region_hdr h;
+	uint8_t *ring = NULL;
 	long requests = 2000, slow = -1, spike = -1, error = -1, lost = -1, tail = 0;
 	struct rtr_config cfg = { .struct_size = sizeof(cfg) };
 	uint64_t main_task;
@@ -54,6 +96,8 @@ int main(int argc, char **argv)
 			lost = v;
 		else if (!strcmp(argv[i], "--tail"))
 			tail = v;
+		else if (!strcmp(argv[i], "--scribble"))
+			scribble_from = v;
 		else {
 			fprintf(stderr, "rtr-trigger-prog: unknown option %s\n", argv[i]);
 			return 2;
@@ -80,6 +124,12 @@ int main(int argc, char **argv)
 
 			rtr_should_resolve(w);
 		}
+		if (n == scribble_from && !(ring = map_region(&h))) {
+			fprintf(stderr, "rtr-trigger-prog: cannot map %s\n", rtr_region_path());
+			return 1;
+		}
+		if (ring)
+			scribble(ring, &h, &seed);
 		sleep_us(n == slow ? 30000 : 200);
 		RTR_TRACE(app, request, .id = (uint64_t)n, .status = n == error ? 503 : 200,
 			  .path = label);
