@@ -520,9 +520,11 @@ static int snapshots(const struct opts *o, const char *region, struct child *ch,
 		}
 		if (last)
 			return failures ? -EIO : 0;
-		/* a signal cuts it short */
-		usleep(tg->due >= 0 && tg->due_at - now < 50000000 ? (useconds_t)((tg->due_at - now) / 1000) + 1
-								   : 50000);
+		/* 50 ms, or until a trigger's snapshot is due; a signal cuts it short */
+		if (tg->due >= 0 && tg->due_at - now < 50000000)
+			usleep((useconds_t)((tg->due_at - now) / 1000) + 1);
+		else
+			usleep(50000);
 	}
 }
 
@@ -770,7 +772,6 @@ int rtr_cmd_record(int argc, char **argv)
 	if (!o.quiet && overwrite)
 		fprintf(stderr, "ringtrace record: for a snapshot now: kill -USR1 %d\n",
 			(int)getpid());
-
 	/* Every read of the region, the last accounting included, under the SIGBUS jump. */
 	if (sigsetjmp(cli_bus_jmp, 1)) {
 		cli_bus_message(o.cmd, region);

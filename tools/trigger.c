@@ -350,7 +350,10 @@ static double ns_of(const struct trig_watch *w, uint64_t cycles)
 	return (double)cycles * 1e9 / (double)w->freq;
 }
 
-/* Which slow (@slow) or unresolved triggers match a task of @kind labelled @label (NULL: none yet). */
+/*
+ * Which triggers of kind @which (slow or unresolved) match a task of @kind
+ * labelled @label (NULL: none yet): bit i for trigger i.
+ */
 static uint8_t match_tasks(const struct trig_watch *w, enum trig_kind which, uint32_t kind,
 			   const char *label)
 {
@@ -793,7 +796,7 @@ int trig_watch_open(struct trig_watch **out, const char *path, struct trig *t, u
  */
 static void packet(struct trig_watch *w, const struct rtr_consumer_packet *pkt, uint64_t from)
 {
-	for (int again = 0; again < 2; again++) {
+	for (int again = 0; again < 2 && w->have_md; again++) {
 		struct tr_cursor cur;
 		char err[300];
 		int it;
