@@ -259,6 +259,26 @@ static const char *comm_of(struct rtr_kernel *k, uint32_t tid)
 	return s ? s->comm : "";
 }
 
+/* Thread @tid of process @pid's name as /proc says it now ("" if gone). */
+static void proc_comm(uint32_t pid, uint32_t tid, char comm[COMM_LEN])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	comm[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, COMM_LEN - 1);
+	close(fd);
+	if (n <= 0)
+		n = 0;
+	comm[n] = 0;
+	comm[strcspn(comm, "\n")] = 0;
+}
+
 /* ---- open ------------------------------------------------------------------------ */
 
 static int map_cpu(struct kcpu *c, char *err, size_t errlen, uint32_t cpu)
@@ -649,7 +669,7 @@ static int on_record(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct 
 	}
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: {
-		const char *comm;
+		char comm[COMM_LEN];
 		size_t n;
 
 		if (size < sizeof(eh) + 16 + sizeof(sid))
@@ -664,7 +684,20 @@ static int on_record(struct rtr_kernel *k, struct kcpu *c, uint32_t cpu, struct 
 			k->rep.exits++;
 			return 0;
 		}
-		comm = comm_of(k, v[3]);
+		/*
+		 * A copy: comm_set() below may grow the table, and the parent's
+		 * slot would move under a pointer into it (names of freed bytes).
+		 */
+		snprintf(comm, sizeof(comm), "%s", comm_of(k, v[3]));
+		/*
+		 * The parent's fork may be in another CPU's buffer, not read yet
+		 * (each buffer is drained in turn): its process's name, which a
+		 * thread starts with unless renamed; else the kernel's now.
+		 */
+		if (!comm[0])
+			snprintf(comm, sizeof(comm), "%s", comm_of(k, v[1]));
+		if (!comm[0])
+			proc_comm(v[0], v[2], comm);
 		n = strlen(comm);
 		p = reserve(k, c, cpu, out, RTR_KEV_ID_BASE + RTR_KEV_FORK, ts, 16 + n + 1, &ret);
 		if (!p)

@@ -1485,10 +1485,27 @@ static int on_kfork(struct loader *l, const uint8_t *pl, int64_t ts)
 
 	if (k == RTR_MODEL_NONE)
 		return -1;
+	uint32_t parent;
+
 	l->kt[k].forked = ts;
 	l->kt[k].parent_tid = ld32(pl + 4);
-	if (kt_get(l, ld32(pl + 4), ld32(pl), ts) == RTR_MODEL_NONE)
+	parent = kt_get(l, ld32(pl + 4), ld32(pl), ts);
+	if (parent == RTR_MODEL_NONE)
 		return -1;
+	/*
+	 * No comm: the recorder wrote the fork before it read its parent's
+	 * (another CPU's buffer); the thread starts with its parent's name,
+	 * the latest given it so far (looked for among the last names only).
+	 */
+	if (!pl[16])
+		for (uint32_t i = l->nklabels, seen = 0; i-- > 0 && seen < 4096; seen++)
+			if (l->klabels[i].kt == parent && l->klabels[i].ts <= ts) {
+				char name[256];	/* a copy: adding a string may move the pool */
+
+				snprintf(name, sizeof(name), "%s",
+					 rtr_model_str(l->m, l->klabels[i].text));
+				return klabel_add(l, k, (const uint8_t *)name, ts, false);
+			}
 	return klabel_add(l, k, pl + 16, ts, false);
 }
 

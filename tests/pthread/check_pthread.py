@@ -236,7 +236,7 @@ def threads(path, n, unique=True):
 
 def kernel_threads():
     """The kernel's view: every thread that ran is named (its fork's or exec's comm, or
-    a rename), and no thread ran on two CPUs at once (its runs, from each switch in to
+    a rename; a fork with none, its parent's), and no thread ran on two CPUs at once (its runs, from each switch in to
     the switch out on the same CPU or its exit, never overlap; 10 us allowed for the
     clocks).  A run is paired by CPU: paired by thread alone, a switch in on a second CPU
     would replace the open run on the first and no overlap could ever be seen."""
@@ -247,7 +247,9 @@ def kernel_threads():
     for name, f, ns, cpu in sorted(kernel_evs, key=lambda e: e[2]):
         tid = f["tid"]
         if name == "fork" or name == "comm":
-            names[tid] = f["comm"]
+            # a fork written before the recorder read its parent's (another CPU's
+            # buffer) has no comm: the thread starts with its parent's name
+            names[tid] = f["comm"] or (names.get(f["parent_tid"], "") if name == "fork" else "")
         elif name == "switch":
             if f["what"] == "in":
                 open_[(tid, cpu)] = ns
