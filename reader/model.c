@@ -1481,12 +1481,10 @@ static int on_kswitch(struct loader *l, struct sstate *ss, const uint8_t *pl, in
 
 static int on_kfork(struct loader *l, const uint8_t *pl, int64_t ts)
 {
-	uint32_t k = kt_get(l, ld32(pl + 12), ld32(pl + 8), ts);
+	uint32_t k = kt_get(l, ld32(pl + 12), ld32(pl + 8), ts), parent;
 
 	if (k == RTR_MODEL_NONE)
 		return -1;
-	uint32_t parent;
-
 	l->kt[k].forked = ts;
 	l->kt[k].parent_tid = ld32(pl + 4);
 	parent = kt_get(l, ld32(pl + 4), ld32(pl), ts);
