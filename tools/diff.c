@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -733,17 +734,56 @@ static void usage(FILE *f)
 		"exit status: 0 compared, 1 a damaged or unreadable trace, 2 usage\n");
 }
 
-static int load(struct side *s, const struct opts *o)
-{
-	char *dirs[1] = { (char *)s->dir };
-	int r = cli_model_load("diff", &s->m, dirs, 1, 0);
+/* A side to load: what load() did, and its message when it failed. */
+struct loader {
+	struct side *s;
+	const struct opts *o;
+	int r;			/* rtr_model_load()'s: < 0 failed (@err says why), 1 damaged */
+	char err[1024];
+};
 
-	if (r < 0)
-		return -1;
+/* Side @l->s: its model, its critical-path index and its groups (a thread's body). */
+static void *load(void *arg)
+{
+	struct loader *l = arg;
+	struct side *s = l->s;
+	char *dirs[1] = { (char *)s->dir };
+
+	l->r = rtr_model_load_flags(&s->m, dirs, 1, 0, l->err, sizeof(l->err));
+	if (l->r < 0)
+		return NULL;
 	s->loaded = true;
-	if (rtr_cp_index_build(&s->m, &s->ix) || collect(s, o)) {
-		fprintf(stderr, "ringtrace diff: out of memory\n");
-		return -1;
+	if (rtr_cp_index_build(&s->m, &s->ix) || collect(s, l->o)) {
+		snprintf(l->err, sizeof(l->err), "out of memory");
+		l->r = -ENOMEM;
+	}
+	return NULL;
+}
+
+/*
+ * Both sides, B's in a thread of its own: two traces, two cores, about half
+ * the time.  The messages are printed afterwards, A's first.  0, 1 if either
+ * is damaged, -1 if either failed.
+ */
+static int load_both(struct side *s, const struct opts *o)
+{
+	struct loader l[2] = { { .s = &s[0], .o = o }, { .s = &s[1], .o = o } };
+	pthread_t th;
+	bool threaded = !pthread_create(&th, NULL, load, &l[1]);
+	int r = 0;
+
+	load(&l[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		load(&l[1]);
+	for (int i = 0; i < 2; i++) {
+		if (l[i].r < 0) {
+			fprintf(stderr, "ringtrace diff: %s\n", l[i].err);
+			r = -1;
+		} else if (l[i].r && !r) {
+			r = 1;
+		}
 	}
 	return r;
 }
@@ -795,6 +835,10 @@ static int parse(int argc, char **argv, struct opts *o, struct side *s)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(s[0].dir, "-") && !strcmp(s[1].dir, "-")) {
+		fprintf(stderr, "ringtrace diff: A and B cannot both be standard input\n");
+		return 2;
+	}
 	return -1;
 }
 
@@ -822,14 +866,10 @@ int rtr_cmd_diff(int argc, char **argv)
 		free(o.groups);
 		return 2;
 	}
-	for (int i = 0; i < 2; i++) {
-		r = load(&s[i], &o);
-		if (r < 0) {
-			status = 1;
-			goto out;
-		}
-		status |= r ? 1 : 0;
-	}
+	r = load_both(s, &o);
+	status = r ? 1 : 0;
+	if (r < 0)
+		goto out;
 	if (rows_of(s, true, &kinds, &nk) || rows_of(s, false, &groups, &ng))
 		goto nomem;
 	/* the group that changed most: the first label group, else the first kind */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -311,6 +312,7 @@ Test(tools_diff, usage_errors, .init = setup, .fini = teardown)
 		{ "diff --group", 2, "--group needs a value" },
 		{ "diff /nonexistent/a /nonexistent/b", 2, "no such trace: /nonexistent/a" },
 		{ "diff . .", 1, "ringtrace diff: " },
+		{ "diff - -", 2, "A and B cannot both be standard input" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -321,4 +323,25 @@ Test(tools_diff, usage_errors, .init = setup, .fini = teardown)
 		cr_expect_not_null(strstr(out, bad[i].msg), "%s: %s", bad[i].args, out);
 		free(out);
 	}
+}
+
+/* A and B load at once; each failure is told, A's first, and nothing is compared. */
+Test(tools_diff, both_sides_failures_are_told_in_order, .init = setup, .fini = teardown)
+{
+	char e1[PATH_MAX + 8], e2[PATH_MAX + 8];
+	int st;
+	char *out;
+	const char *a, *b;
+
+	snprintf(e1, sizeof(e1), "%s/e1", dir);
+	snprintf(e2, sizeof(e2), "%s/e2", dir);
+	cr_assert(!mkdir(e1, 0755) && !mkdir(e2, 0755));
+	out = rt("diff e1 e2", &st);
+	a = strstr(out, "e1/metadata");
+	b = strstr(out, "e2/metadata");
+
+	cr_expect_eq(st, 1, "status %d: %s", st, out);
+	cr_expect(a && b && a < b, "A's message, then B's: %s", out);
+	cr_expect_null(strstr(out, "kind"), "nothing compared: %s", out);
+	free(out);
 }
