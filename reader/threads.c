@@ -54,17 +54,17 @@ static void add_why(struct rtr_thread_time *t, const char *kind, int64_t ns)
 	t->why[k].ns += ns;
 }
 
-int rtr_thread_times(const struct rtr_model *m, struct rtr_thread_time **out, uint32_t *n)
+int rtr_thread_spans(const struct rtr_model *m,
+		     int (*fn)(const struct rtr_thread_span *sp, void *arg), void *arg)
 {
 	uint32_t *first = calloc((size_t)m->ntasks + 2, sizeof(*first));
 	uint32_t *arr = malloc(((size_t)m->narrows + 1) * sizeof(*arr));
-	struct rtr_thread_time *tt = NULL;
-	uint32_t nt = 0;
+	int ret = 0;
 
-	*out = NULL;
-	*n = 0;
-	if (!first || !arr)
-		goto nomem;
+	if (!first || !arr) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	/* each task's try_read and read arrows, in time order (the arrows are) */
 	for (uint32_t i = 0; i < m->narrows; i++)
 		if (m->arrows[i].kind == RTR_ARROW_TRY_READ || m->arrows[i].kind == RTR_ARROW_READ)
@@ -75,62 +75,109 @@ int rtr_thread_times(const struct rtr_model *m, struct rtr_thread_time **out, ui
 		if (m->arrows[i].kind == RTR_ARROW_TRY_READ || m->arrows[i].kind == RTR_ARROW_READ)
 			arr[first[m->arrows[i].to + 1]++] = i;
 	/* first[k] .. first[k + 1]: task k's */
-	for (uint32_t k = 0; k < m->ntasks; k++) {
+	for (uint32_t k = 0; k < m->ntasks && !ret; k++) {
 		const struct rtr_model_task *task = &m->tasks[k];
 		const struct rtr_model_run *r = m->runs + task->run_first;
-		struct rtr_thread_time *t;
+		struct rtr_thread_span sp = { .task = k };
 		bool kernel = false;
 
 		for (uint32_t j = 0; j < task->nruns && !kernel; j++)
 			kernel = r[j].why != RTR_RUN_SWITCH;
 		if (!kernel || task->kind != RTR_KIND_THREAD)
 			continue;
-		if (!(nt & (nt + 1)) || !tt) {
-			struct rtr_thread_time *q = realloc(tt, 2 * ((size_t)nt + 1) * sizeof(*tt));
+		sp.tid = (task->id & RTR_MODEL_KTHREAD) ? task->id & ~RTR_MODEL_KTHREAD :
+			 r[0].thread != RTR_MODEL_NONE ? m->threads[r[0].thread].tid : 0;
+		for (uint32_t j = 0; j < task->nruns && !ret; j++) {
+			sp.run = task->run_first + j;
+			sp.start = r[j].start;
+			sp.end = r[j].end;
+			sp.state = RTR_THREAD_RUNNING;
+			sp.on = NULL;
+			ret = fn(&sp, arg);
+			if (ret || j + 1 == task->nruns || r[j + 1].start <= r[j].end)
+				continue;
+			sp.start = r[j].end;
+			sp.end = r[j + 1].start;
+			if (r[j].why == RTR_RUN_PREEMPTED) {
+				sp.state = RTR_THREAD_RUNNABLE;
+			} else {
+				sp.state = RTR_THREAD_BLOCKED;
+				sp.on = blocked_on(m, arr + first[k], first[k + 1] - first[k], r[j].end);
+			}
+			ret = fn(&sp, arg);
+		}
+	}
+out:
+	free(first);
+	free(arr);
+	return ret;
+}
+
+struct times {
+	struct rtr_thread_time *tt;
+	uint32_t n;
+};
+
+static int add_span(const struct rtr_thread_span *sp, void *arg)
+{
+	struct times *ts = arg;
+	struct rtr_thread_time *t = ts->n ? &ts->tt[ts->n - 1] : NULL;
+	int64_t ns = sp->end - sp->start;
+
+	if (!t || t->task != sp->task) {
+		if (!(ts->n & (ts->n + 1)) || !ts->tt) {
+			struct rtr_thread_time *q = realloc(ts->tt, 2 * ((size_t)ts->n + 1) *
+							    sizeof(*ts->tt));
 
 			if (!q)
-				goto nomem;
-			tt = q;
+				return -ENOMEM;
+			ts->tt = q;
 		}
-		t = &tt[nt++];
+		t = &ts->tt[ts->n++];
 		memset(t, 0, sizeof(*t));
-		t->task = k;
-		t->tid = (task->id & RTR_MODEL_KTHREAD) ? task->id & ~RTR_MODEL_KTHREAD :
-			 r[0].thread != RTR_MODEL_NONE ? m->threads[r[0].thread].tid : 0;
-		for (uint32_t j = 0; j < task->nruns; j++) {
-			int64_t gap;
-
-			t->on_cpu += r[j].end - r[j].start;
-			t->runs++;
-			if (j && m->cpus[r[j].cpu].cpu != m->cpus[r[j - 1].cpu].cpu)
-				t->migrations++;
-			if (j + 1 == task->nruns)
-				break;
-			gap = r[j + 1].start - r[j].end;
-			if (gap < 0)
-				gap = 0;
-			if (r[j].why == RTR_RUN_PREEMPTED) {
-				t->preempted++;
-				t->runnable += gap;
-			} else {
-				t->blocked += gap;
-				add_why(t, blocked_on(m, arr + first[k], first[k + 1] - first[k],
-						      r[j].end), gap);
-			}
-		}
-		if (task->nruns && r[task->nruns - 1].why == RTR_RUN_PREEMPTED)
-			t->preempted++;
+		t->task = sp->task;
+		t->tid = sp->tid;
 	}
-	free(first);
-	free(arr);
-	*out = tt;
-	*n = nt;
+	switch (sp->state) {
+	case RTR_THREAD_RUNNING:
+		t->on_cpu += ns;
+		t->runs++;
+		break;
+	case RTR_THREAD_RUNNABLE:
+		t->runnable += ns;
+		break;
+	case RTR_THREAD_BLOCKED:
+		t->blocked += ns;
+		add_why(t, sp->on, ns);
+		break;
+	}
 	return 0;
-nomem:
-	free(first);
-	free(arr);
-	free(tt);
-	return -ENOMEM;
+}
+
+int rtr_thread_times(const struct rtr_model *m, struct rtr_thread_time **out, uint32_t *n)
+{
+	struct times ts = { 0 };
+
+	*out = NULL;
+	*n = 0;
+	if (rtr_thread_spans(m, add_span, &ts)) {
+		free(ts.tt);
+		return -ENOMEM;
+	}
+	/* what the spans do not say: how each run ended, and where */
+	for (uint32_t i = 0; i < ts.n; i++) {
+		struct rtr_thread_time *t = &ts.tt[i];
+		const struct rtr_model_task *task = &m->tasks[t->task];
+		const struct rtr_model_run *r = m->runs + task->run_first;
+
+		for (uint32_t j = 0; j < task->nruns; j++) {
+			t->preempted += r[j].why == RTR_RUN_PREEMPTED;
+			t->migrations += j && m->cpus[r[j].cpu].cpu != m->cpus[r[j - 1].cpu].cpu;
+		}
+	}
+	*out = ts.tt;
+	*n = ts.n;
+	return 0;
 }
 
 static bool sync_kind(uint32_t kind)

@@ -44,9 +44,57 @@ struct rtr_thread_time {
 	} why[RTR_BLOCKED_KINDS];
 };
 
+/**
+ * enum rtr_thread_state - what a thread was doing over a span of its time
+ * (the kernel's records).
+ * @RTR_THREAD_RUNNING: on a CPU (one of its runs).
+ * @RTR_THREAD_RUNNABLE: waiting for a CPU: from a run that ended preempted
+ *	to its next run.
+ * @RTR_THREAD_BLOCKED: waiting for something else: from a run that ended
+ *	otherwise to its next run.
+ */
+enum rtr_thread_state {
+	RTR_THREAD_RUNNING,
+	RTR_THREAD_RUNNABLE,
+	RTR_THREAD_BLOCKED,
+};
+
+/**
+ * struct rtr_thread_span - one span of a thread task's time.
+ * @task: the thread task's index.
+ * @tid: the kernel's thread id.
+ * @run: index into rtr_model.runs: the run (running), or the run the span
+ *	follows (runnable, blocked).
+ * @start, @end: the span, @start < @end for a gap, <= for a run.
+ * @state: what it was doing.
+ * @on: blocked, on what: a kind ("mutex", "condition", ...: the pthread
+ *	wrapper's try_read of the object when the thread left the CPU), else
+ *	"kernel" (I/O, a sleep, a lock the wrapper does not see); NULL else.
+ */
+struct rtr_thread_span {
+	uint32_t task;
+	uint64_t tid;
+	uint32_t run;
+	int64_t start;
+	int64_t end;
+	enum rtr_thread_state state;
+	const char *on;
+};
+
+/*
+ * rtr_thread_spans() - every span of every thread task that has runs ended
+ * by the kernel's records, in task order then time order, given to @fn:
+ * from its first run to the end of its last, each run and each gap between
+ * two runs (a gap of no time is left out).  @fn's non-zero return stops the
+ * walk.  Return: 0, @fn's return, or -ENOMEM.
+ */
+int rtr_thread_spans(const struct rtr_model *m,
+		     int (*fn)(const struct rtr_thread_span *sp, void *arg), void *arg);
+
 /*
  * rtr_thread_times() - the times of every thread task that has runs ended
- * by the kernel's records, in task order: *@out (malloc'd, free() it), *@n.
+ * by the kernel's records, in task order (the sums of its spans,
+ * rtr_thread_spans()): *@out (malloc'd, free() it), *@n.
  * Return: 0, or -ENOMEM.
  */
 int rtr_thread_times(const struct rtr_model *m, struct rtr_thread_time **out, uint32_t *n);

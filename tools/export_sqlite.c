@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "reader/model.h"
+#include "reader/threads.h"
 #include "tools/export_sqlite.h"
 
 static const char schema[] =
@@ -31,7 +32,9 @@ static const char schema[] =
 	"CREATE TABLE edge(id INTEGER PRIMARY KEY, ts_ns INTEGER, from_ns INTEGER, kind TEXT,"
 	" src INTEGER, dst INTEGER, failure INTEGER, hidden INTEGER, cpu_id INTEGER);\n"
 	"CREATE TABLE run(id INTEGER PRIMARY KEY, task INTEGER, cpu_id INTEGER, thread_id INTEGER,"
-	" start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER);\n"
+	" start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, why TEXT);\n"
+	"CREATE TABLE thread_state(task INTEGER, tid INTEGER, state TEXT, start_ns INTEGER,"
+	" end_ns INTEGER, dur_ns INTEGER, run INTEGER, cpu_id INTEGER, blocked_on TEXT);\n"
 	"CREATE TABLE counter(id INTEGER PRIMARY KEY, trace_id INTEGER, counter_id INTEGER,"
 	" name TEXT, grp INTEGER, min INTEGER, max INTEGER);\n"
 	"CREATE TABLE counter_value(counter INTEGER, ts_ns INTEGER, value INTEGER, task INTEGER);\n"
@@ -56,6 +59,7 @@ static const char indexes[] =
 	"CREATE INDEX edge_dst ON edge(dst, ts_ns);\n"
 	"CREATE INDEX run_task ON run(task, start_ns);\n"
 	"CREATE INDEX run_cpu ON run(cpu_id, start_ns);\n"
+	"CREATE INDEX thread_state_task ON thread_state(task, start_ns);\n"
 	"CREATE INDEX counter_value_counter ON counter_value(counter, ts_ns);\n"
 	"CREATE INDEX event_class_ts ON event(class, ts_ns);\n";
 
@@ -71,6 +75,13 @@ static void b_i64(struct ins *s, int col, int64_t v)
 {
 	if (s->rc == SQLITE_OK)
 		s->rc = sqlite3_bind_int64(s->st, col, v);
+}
+
+/* @v if @have, else NULL (every column of a row is bound: bindings are not cleared). */
+static void b_opt(struct ins *s, int col, bool have, int64_t v)
+{
+	if (s->rc == SQLITE_OK)
+		s->rc = have ? sqlite3_bind_int64(s->st, col, v) : sqlite3_bind_null(s->st, col);
 }
 
 /* An index of the model, NULL for RTR_MODEL_NONE. */
@@ -102,7 +113,6 @@ static void row(struct ins *s)
 		s->rc = r == SQLITE_DONE ? SQLITE_OK : r;
 	}
 	sqlite3_reset(s->st);
-	sqlite3_clear_bindings(s->st);
 }
 
 static int prep(struct ins *s, const char *sql)
@@ -192,19 +202,16 @@ static void put_tasks(struct ins *s, const struct rtr_model *m)
 		b_idx(s, 7, t->parent);
 		b_i64(s, 8, (int64_t)t->parent_id);
 		b_i64(s, 9, t->created);
-		if (res)
-			b_i64(s, 10, t->resolved);
+		b_opt(s, 10, res, t->resolved);
 		b_i64(s, 11, t->end);
-		if (res && (t->flags & RTR_TASK_CREATED))
-			b_i64(s, 12, t->resolved - t->created);
+		b_opt(s, 12, res && (t->flags & RTR_TASK_CREATED), t->resolved - t->created);
 		b_i64(s, 13, !!(t->flags & RTR_TASK_CREATED));
 		b_i64(s, 14, res);
 		b_i64(s, 15, !!(t->flags & RTR_TASK_FAILED));
 		b_i64(s, 16, !!(t->flags & RTR_TASK_SHOULD_RESOLVE));
 		b_i64(s, 17, !!(t->flags & RTR_TASK_NEVER_RESOLVED));
 		b_idx(s, 18, t->becomes);
-		if (t->becomes != RTR_MODEL_NONE)
-			b_i64(s, 19, t->becomes_ts);
+		b_opt(s, 19, t->becomes != RTR_MODEL_NONE, t->becomes_ts);
 		b_str(s, 20, m, t->reason);
 		row(s);
 	}
@@ -230,7 +237,12 @@ static void put_tasks(struct ins *s, const struct rtr_model *m)
 		b_idx(s, 9, a->cpu);
 		row(s);
 	}
-	prep(s, "INSERT INTO run VALUES(?1,?2,?3,?4,?5,?6,?7)");
+	static const char *const whys[] = {
+		[RTR_RUN_SWITCH] = "switch", [RTR_RUN_BLOCKED] = "blocked",
+		[RTR_RUN_PREEMPTED] = "preempted",
+	};
+
+	prep(s, "INSERT INTO run VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
 	for (uint32_t i = 0; i < m->nruns && s->rc == SQLITE_OK; i++) {
 		const struct rtr_model_run *r = &m->runs[i];
 
@@ -241,8 +253,48 @@ static void put_tasks(struct ins *s, const struct rtr_model *m)
 		b_i64(s, 5, r->start);
 		b_i64(s, 6, r->end);
 		b_i64(s, 7, r->end - r->start);
+		b_txt(s, 8, r->why <= RTR_RUN_PREEMPTED ? whys[r->why] : "?");
 		row(s);
 	}
+}
+
+struct span_out {
+	struct ins *s;
+	const struct rtr_model *m;
+};
+
+static int put_span(const struct rtr_thread_span *sp, void *arg)
+{
+	static const char *const states[] = {
+		[RTR_THREAD_RUNNING] = "running", [RTR_THREAD_RUNNABLE] = "runnable",
+		[RTR_THREAD_BLOCKED] = "blocked",
+	};
+	const struct span_out *o = arg;
+	struct ins *s = o->s;
+	bool on_cpu = sp->state == RTR_THREAD_RUNNING;
+
+	b_i64(s, 1, sp->task);
+	b_i64(s, 2, (int64_t)sp->tid);
+	b_txt(s, 3, states[sp->state]);
+	b_i64(s, 4, sp->start);
+	b_i64(s, 5, sp->end);
+	b_i64(s, 6, sp->end - sp->start);
+	b_i64(s, 7, sp->run);
+	b_opt(s, 8, on_cpu, o->m->runs[sp->run].cpu);
+	b_txt(s, 9, sp->on);	/* NULL binds NULL */
+	row(s);
+	return s->rc == SQLITE_OK ? 0 : 1;
+}
+
+/* The kernel's records (record --sched): each thread's time, running, runnable or blocked. */
+static void put_states(struct ins *s, const struct rtr_model *m)
+{
+	struct span_out o = { s, m };
+
+	if (prep(s, "INSERT INTO thread_state VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)") != SQLITE_OK)
+		return;
+	if (rtr_thread_spans(m, put_span, &o) == -ENOMEM && s->rc == SQLITE_OK)
+		s->rc = SQLITE_NOMEM;
 }
 
 static void put_others(struct ins *s, const struct rtr_model *m)
@@ -329,6 +381,13 @@ int rtr_export_sqlite(const struct rtr_model *m, const char *path, char *err, si
 	struct ins s = { .rc = SQLITE_OK };
 	char meta[128];
 
+	/*
+	 * One connection in one thread: SQLite's mutexes and its memory
+	 * statistics cost a third of the inserts' time (perf).  Both calls fail,
+	 * harmlessly, where SQLite was already initialised in this process.
+	 */
+	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	/* the file exists, empty (cli_out made it): no journal beside it, nothing in /tmp */
 	s.rc = sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READWRITE, NULL);
 	exec(&s, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;"
@@ -336,10 +395,11 @@ int rtr_export_sqlite(const struct rtr_model *m, const char *path, char *err, si
 	exec(&s, schema);
 	exec(&s, "BEGIN");
 	snprintf(meta, sizeof(meta), "INSERT INTO meta VALUES('origin_ns', %lld),"
-		 "('schema_version', 1);", (long long)m->origin_ns);
+		 "('schema_version', 2);", (long long)m->origin_ns);
 	exec(&s, meta);
 	put_traces(&s, m);
 	put_tasks(&s, m);
+	put_states(&s, m);
 	put_others(&s, m);
 	sqlite3_finalize(s.st);
 	s.st = NULL;

@@ -135,6 +135,15 @@ Test(sched, on_cpu_time_preemption_migration_forks_and_names, .init = setup, .fi
 	cr_assert_eq(st, 0);
 	snprintf(out, sizeof(out), "'%s/spin.out' '%s/spin.json'", dir, dir);
 	checker("stats", "spin", out);
+	/* the SQLite export's thread states: the same times, span by span */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/ringtrace' export --format sqlite -o spin.db spin && "
+		 "/usr/bin/python3 '%s/tests/tools/check_sqlite.py' spin.db spin.json "
+		 "'%s/Documentation/analysis.rst' 2>&1", dir, t_bindir(), t_srcdir(), t_srcdir());
+	res = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", res);
+	cr_assert_not_null(strstr(res, "ok ("), "%s", res);
+	cr_assert_null(strstr(res, "ok (0 threads"), "no thread's states checked: %s", res);
+	free(res);
 }
 
 Test(sched, refused_perf_events_are_said_once_and_the_rest_recorded, .init = setup,

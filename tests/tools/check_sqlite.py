@@ -47,6 +47,11 @@ for k in stats["kinds"]:
             check("%s p%d" % (name, p), nearest_rank(durs, p), k["p%d_ns" % p])
         check(name + " max", durs[-1], k["max_ns"])
         check(name + " histogram total", sum(b["count"] for b in k["histogram"]), len(durs))
+# optional columns are NULL exactly where the task has no such time (each row binds all of them)
+check("tasks with resolved_ns but unresolved, or resolved without it",
+      one("SELECT count(*) FROM task WHERE (resolved_ns IS NULL) != (resolved = 0)")[0], 0)
+check("tasks with becomes_ns but no becomes, or the reverse",
+      one("SELECT count(*) FROM task WHERE (becomes_ns IS NULL) != (becomes IS NULL)")[0], 0)
 check("kinds", one("SELECT count(DISTINCT kind_name) FROM task")[0], len(stats["kinds"]))
 check("traces", one("SELECT count(*) FROM trace")[0], len(stats["traces"]))
 for i, t in enumerate(stats["traces"]):
@@ -59,7 +64,39 @@ for i, c in enumerate(stats["cpus"]):
 check("classes", [tuple(r) for r in db.execute(
     "SELECT trace_id, name, count FROM event_class WHERE count > 0 ORDER BY id")],
     [(c["trace"], c["class"], c["count"]) for c in stats["classes"]])
-check("threads", one("SELECT count(*) FROM thread")[0], len(stats["threads"]))
+# stats also lists the threads the kernel saw that wrote no event (pid null): not thread rows
+check("threads", one("SELECT count(*) FROM thread")[0],
+      len([t for t in stats["threads"] if t["pid"] is not None]))
+
+# the kernel's view (record --sched): each thread's spans add up to what stats says of it
+kernel_threads = [t for t in stats["threads"] if "on_cpu_ns" in t]
+for t in kernel_threads:
+    who = "thread %d of trace %d" % (t["tid"], t["trace"])
+    where = "FROM thread_state s JOIN task ON task.id = s.task WHERE task.trace_id = ? AND s.tid = ?"
+    got = {r[0]: (r[1], r[2]) for r in db.execute(
+        "SELECT s.state, count(*), sum(s.dur_ns) " + where + " GROUP BY s.state", (t["trace"], t["tid"]))}
+    check(who + " on a CPU", got.get("running", (0, 0)), (t["runs"], t["on_cpu_ns"]))
+    check(who + " runnable", got.get("runnable", (0, 0))[1], t["runnable_ns"])
+    check(who + " blocked", got.get("blocked", (0, 0))[1], t["blocked_ns"])
+    check(who + " preempted", one(
+        "SELECT count(*) FROM run WHERE why = 'preempted' AND task IN (SELECT DISTINCT s.task "
+        + where + ")", t["trace"], t["tid"])[0], t["preempted"])
+    if "other" not in t["blocked_on"]:
+        check(who + " blocked on", {r[0]: r[1] for r in db.execute(
+            "SELECT s.blocked_on, sum(s.dur_ns) " + where + " AND s.state = 'blocked' GROUP BY s.blocked_on",
+            (t["trace"], t["tid"]))}, t["blocked_on"])
+# a run's span is the run; a gap lies between its run and the task's next one
+check("running spans that are not their run", one(
+    "SELECT count(*) FROM thread_state s JOIN run ON run.id = s.run WHERE s.state = 'running'"
+    " AND (s.start_ns != run.start_ns OR s.end_ns != run.end_ns OR s.task != run.task"
+    " OR s.cpu_id IS NOT run.cpu_id)")[0], 0)
+check("gaps not between two runs of their task", one(
+    "SELECT count(*) FROM thread_state s JOIN run a ON a.id = s.run LEFT JOIN run b ON b.id = s.run + 1"
+    " WHERE s.state != 'running' AND (s.start_ns != a.end_ns OR b.task IS NOT s.task"
+    " OR s.end_ns != b.start_ns OR s.start_ns >= s.end_ns"
+    " OR (s.state = 'runnable') != (a.why = 'preempted'))")[0], 0)
+check("thread states with no such thread in stats",
+      one("SELECT count(DISTINCT task) FROM thread_state")[0], len(kernel_threads))
 # every run and every edge names tasks that are rows
 check("runs without a task", one("SELECT count(*) FROM run WHERE task NOT IN (SELECT id FROM task)")[0], 0)
 check("edges without tasks", one(
@@ -86,5 +123,6 @@ for i, b in enumerate(blocks):
 
 for b in bad:
     print(b)
-print("%s: %d checks failed" % (sys.argv[1], len(bad)) if bad else "ok")
+print("%s: %d checks failed" % (sys.argv[1], len(bad)) if bad else
+      "ok (%d threads' states checked)" % len(kernel_threads))
 sys.exit(1 if bad else 0)
