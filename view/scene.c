@@ -391,10 +391,6 @@ static int cmp_loss(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/*
- * align_starts() - move every trace of @m in time so that each begins where
- * the earliest does.  What is sorted by time across traces is sorted again.
- */
 static int cmp_cpu_sample(const void *a, const void *b)
 {
 	const struct rtr_model_cpu_sample *x = a, *y = b;
@@ -409,6 +405,22 @@ static int cmp_hold(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+/* by time, then CPU, then reading order (where fields are kept: the pool only grows) */
+static int cmp_marker(const void *a, const void *b)
+{
+	const struct rtr_model_marker *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->fields < y->fields ? -1 : x->fields > y->fields;
+}
+
+/*
+ * align_starts() - move every trace of @m in time so that each begins where
+ * the earliest does.  What is sorted by time across traces is sorted again.
+ */
 static int align_starts(struct rtr_model *m)
 {
 	int64_t *d = calloc(m->ntraces ? m->ntraces : 1, sizeof(*d)), end = m->start;
@@ -462,6 +474,8 @@ static int align_starts(struct rtr_model *m)
 	for (uint32_t i = 0; i < m->ndamage; i++)
 		if (m->damage[i].ts)
 			m->damage[i].ts -= d[m->damage[i].trace];
+	for (uint32_t i = 0; i < m->nmarkers; i++)
+		m->markers[i].ts -= CPU_D(m->markers[i].cpu);
 	for (uint32_t i = 0; i < m->ncpu_samples; i++)
 		m->cpu_samples[i].ts -= d[m->tasks[m->cpu_samples[i].task].trace];
 	for (uint32_t i = 0; i < m->nholds; i++)
@@ -479,6 +493,8 @@ static int align_starts(struct rtr_model *m)
 		qsort(m->pauses, m->npauses, sizeof(*m->pauses), cmp_pause);
 	if (m->nlosses > 1)
 		qsort(m->losses, m->nlosses, sizeof(*m->losses), cmp_loss);
+	if (m->nmarkers > 1)
+		qsort(m->markers, m->nmarkers, sizeof(*m->markers), cmp_marker);
 	if (m->ncpu_samples > 1)
 		qsort(m->cpu_samples, m->ncpu_samples, sizeof(*m->cpu_samples), cmp_cpu_sample);
 	if (m->nholds > 1)

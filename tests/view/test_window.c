@@ -472,6 +472,63 @@ Test(view_window, markers_on_cpu_and_thread_lanes_merge_into_counted_ticks)
 	rtr_model_free(&m);
 }
 
+/*
+ * Two traces, the second begun 5 ms after the first: with their starts
+ * aligned, each one's markers move with it and stay in time order.
+ */
+Test(view_window, aligned_starts_move_each_traces_markers_with_it)
+{
+	const int64_t later = 5000000;
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f = { 0 };
+	struct rtr_window w = { .t0 = 0, .t1 = 100, .row0 = 0, .row1 = 2, .width = 100 };
+
+	/* trace 0: task 0 on CPU 0 from 0; trace 1: task 1 on CPU 1 from 5 ms */
+	cr_assert_eq(synth_lane(&m, 2, 1000, 10), 0);
+	m.traces = realloc(m.traces, 2 * sizeof(*m.traces));
+	m.cpus = realloc(m.cpus, 2 * sizeof(*m.cpus));
+	m.markers = calloc(4, sizeof(*m.markers));
+	cr_assert(m.traces && m.cpus && m.markers);
+	m.traces[1] = m.traces[0];
+	m.traces[0].ncpus = m.traces[1].ncpus = 1;
+	m.traces[1].cpu_first = 1;
+	m.cpus[1] = m.cpus[0];
+	m.cpus[1].trace = 1;
+	m.ntraces = m.ncpus = 2;
+	m.tasks[1].trace = 1;
+	m.tasks[1].created = later;
+	m.tasks[1].resolved = m.tasks[1].end = later + 10;
+	m.traces[0].last = m.cpus[0].last = 10;
+	m.traces[1].first = m.cpus[1].first = later;
+	m.traces[1].last = m.cpus[1].last = m.end = later + 10;
+	m.traces[0].events = m.traces[1].events = 2;
+	/* by time: trace 0's at 3 and 7, trace 1's at 5 ms + 2 and 5 ms + 5 */
+	m.markers[0] = (struct rtr_model_marker){ .ts = 3, .cpu = 0, .thread = RTR_MODEL_NONE };
+	m.markers[1] = (struct rtr_model_marker){ .ts = 7, .cpu = 0, .thread = RTR_MODEL_NONE };
+	m.markers[2] = (struct rtr_model_marker){ .ts = later + 2, .cpu = 1, .thread = RTR_MODEL_NONE };
+	m.markers[3] = (struct rtr_model_marker){ .ts = later + 5, .cpu = 1, .thread = RTR_MODEL_NONE };
+	m.nmarkers = 4;
+	cr_assert_eq(rtr_scene_build(&s, &m, RTR_SCENE_ALIGN_START), 0);
+	cr_assert_eq(m.tasks[1].created, 0, "the second trace moved to 0");
+	static const int64_t ts[4] = { 2, 3, 5, 7 };
+	static const uint32_t cpu[4] = { 1, 0, 1, 0 };
+
+	for (uint32_t i = 0; i < 4; i++) {
+		cr_expect_eq(m.markers[i].ts, ts[i], "marker %u at %lld", i, (long long)m.markers[i].ts);
+		cr_expect_eq(m.markers[i].cpu, cpu[i], "marker %u on CPU %u", i, m.markers[i].cpu);
+	}
+	/* and the window finds them there: two ticks a CPU within the first 100 ns */
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.ncpu_marks, 4);
+	for (uint32_t i = 0; i < f.ncpu_marks; i++)
+		cr_expect(f.cpu_marks[i].x0 >= 2 && f.cpu_marks[i].x0 <= 7, "tick %u at %f", i,
+			  f.cpu_marks[i].x0);
+	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+}
+
 Test(view_window, bad_windows_are_refused)
 {
 	struct rtr_model m;
