@@ -339,7 +339,8 @@ deps-check:
 # The README's test command: plain build + tests, then the ASan+UBSan build of
 # the same tests, then the ring stress harness under TSan (portable atomics
 # path, discard mode: Criterion's runner cannot start under TSan, so the
-# harness runs as ringtrace-stress, which exits non-zero on any finding).
+# harness runs as ringtrace-stress, which exits non-zero on any finding), and
+# `ringtrace diff` under TSan (it loads its two traces in two threads).
 check: deps-check
 	$(Q)rm -f $(O)/check-tally && mkdir -p $(O)
 	$(Q)$(MAKE) --no-print-directory all $(O)/bin/run_tests $(LTTNG_APP)
@@ -357,6 +358,9 @@ check: deps-check
 	$(Q)scripts/run-tests.sh $(O)/check-tally "TSan: stress harness, portable path, discard mode" \
 		$(O)/tsan/bin/ringtrace-stress --portable --mode discard --seconds 2 --writers 4 \
 		--packet-size 16384
+	$(Q)$(MAKE) --no-print-directory O=$(O)/tsan SAN=thread $(O)/tsan/bin/ringtrace
+	$(Q)scripts/run-tests.sh $(O)/check-tally "TSan: ringtrace diff, its two traces loaded at once" \
+		tests/tools/tsan_diff.sh $(O)
 ifeq ($(XEN_REAL),n)
 	$(Q)echo "  SKIP    real Xen under QEMU (XEN_REAL=n; make check-xen runs it alone)"
 else

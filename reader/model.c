@@ -2547,12 +2547,12 @@ static const char *prefix_end(const char *s)
 	return h ? h : s + strlen(s);
 }
 
-static const struct rtr_model *cmp_model;
-
-static int cmp_counter_prefix(const void *a, const void *b)
+/* qsort_r() order of counter indices by name prefix, then index (@arg: the model) */
+static int cmp_counter_prefix(const void *a, const void *b, void *arg)
 {
-	const char *sa = rtr_model_str(cmp_model, cmp_model->counters[*(const uint32_t *)a].name);
-	const char *sb = rtr_model_str(cmp_model, cmp_model->counters[*(const uint32_t *)b].name);
+	const struct rtr_model *m = arg;
+	const char *sa = rtr_model_str(m, m->counters[*(const uint32_t *)a].name);
+	const char *sb = rtr_model_str(m, m->counters[*(const uint32_t *)b].name);
 	size_t na = (size_t)(prefix_end(sa) - sa), nb = (size_t)(prefix_end(sb) - sb);
 	int c = memcmp(sa, sb, na < nb ? na : nb);
 
@@ -2571,9 +2571,8 @@ static int counter_groups(struct rtr_model *m)
 		return -1;
 	for (uint32_t i = 0; i < m->ncounters; i++)
 		idx[i] = i;
-	cmp_model = m;
 	if (m->ncounters > 1)
-		qsort(idx, m->ncounters, sizeof(*idx), cmp_counter_prefix);
+		qsort_r(idx, m->ncounters, sizeof(*idx), cmp_counter_prefix, m);
 	for (uint32_t i = 1; i < m->ncounters; i++) {
 		const char *a = rtr_model_str(m, m->counters[idx[i - 1]].name);
 		const char *b = rtr_model_str(m, m->counters[idx[i]].name);
