@@ -129,6 +129,7 @@ enum cap {
 struct sched_fields {
 	int8_t tid[2];
 	int8_t comm[2];
+	int8_t state;		/* sched_switch's prev_state, -1 if none */
 	/* where the fields are when that does not depend on the values (sched_offsets()) */
 	bool fixed;
 	uint32_t op[SCHED_FIELDS];
@@ -1110,23 +1111,31 @@ static const struct {
 	uint8_t op;
 	const char *tid[2];
 	const char *comm[2];
+	const char *state;
 } sched_classes[] = {
 	{ "sched_switch", OP_SCHED_SWITCH, { "prev_tid", "next_tid" },
-	  { "prev_comm", "next_comm" } },
+	  { "prev_comm", "next_comm" }, "prev_state" },
 	{ "sched_process_fork", OP_SCHED_FORK, { "parent_tid", "child_tid" },
-	  { "parent_comm", "child_comm" } },
-	{ "sched_process_exit", OP_SCHED_EXIT, { "tid", NULL }, { "comm", NULL } },
-	{ "sched_process_free", OP_SCHED_EXIT, { "tid", NULL }, { "comm", NULL } },
-	{ "sched_waking", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL } },
-	{ "sched_wakeup", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL } },
-	{ "sched_wakeup_new", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL } },
+	  { "parent_comm", "child_comm" }, NULL },
+	{ "sched_process_exit", OP_SCHED_EXIT, { "tid", NULL }, { "comm", NULL }, NULL },
+	{ "sched_process_free", OP_SCHED_EXIT, { "tid", NULL }, { "comm", NULL }, NULL },
+	{ "sched_waking", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL }, NULL },
+	{ "sched_wakeup", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL }, NULL },
+	{ "sched_wakeup_new", OP_SCHED_WAKEUP, { "tid", NULL }, { "comm", NULL }, NULL },
+};
+
+/* What a scheduler event's field is read as (sched_field()). */
+enum sched_use {
+	SF_TID,		/* an integer */
+	SF_COMM,	/* text: a string, or an array of bytes */
+	SF_STATE,	/* an integer or an enumeration */
 };
 
 /*
  * The ordinal of @c's top-level payload field @name (among the first
- * SCHED_FIELDS) if its type fits (@comm: text, else a thread id), else -1.
+ * SCHED_FIELDS) if its type fits @use, else -1.
  */
-static int8_t sched_field(const struct tr_class *c, const char *name, bool comm)
+static int8_t sched_field(const struct tr_class *c, const char *name, enum sched_use use)
 {
 	const struct tr_plan *p = c->payload;
 	uint32_t i = 0;
@@ -1140,7 +1149,10 @@ static int8_t sched_field(const struct tr_class *c, const char *name, bool comm)
 		if (op->namelen == strlen(name) && !memcmp(op->name, name, op->namelen)) {
 			if (!t)
 				return -1;
-			if (!comm)
+			if (use == SF_STATE)
+				return op->code == TR_OP_INT &&
+				       (t->kind == TR_TK_INT || t->kind == TR_TK_ENUM) ? k : -1;
+			if (use == SF_TID)
 				return op->code == TR_OP_INT && t->kind == TR_TK_INT ? k : -1;
 			if (op->code == TR_OP_STRING)
 				return k;
@@ -1213,15 +1225,17 @@ static void setup_sched(struct chunk_ops *co, const struct tr_metadata *md)
 			if (strcmp(c->name, sched_classes[k].name))
 				continue;
 			for (int j = 0; j < 2; j++) {
-				f.tid[j] = sched_field(c, sched_classes[k].tid[j], false);
-				f.comm[j] = sched_field(c, sched_classes[k].comm[j], true);
+				f.tid[j] = sched_field(c, sched_classes[k].tid[j], SF_TID);
+				f.comm[j] = sched_field(c, sched_classes[k].comm[j], SF_COMM);
 			}
+			f.state = sched_field(c, sched_classes[k].state, SF_STATE);
 			if (f.tid[0] < 0 || (sched_classes[k].tid[1] && f.tid[1] < 0))
 				break;
 			for (int j = 0; j < 2; j++) {
 				upto = f.tid[j] > upto ? f.tid[j] : upto;
 				upto = f.comm[j] > upto ? f.comm[j] : upto;
 			}
+			upto = f.state > upto ? f.state : upto;
 			f.fixed = sched_offsets(c, &f, upto);
 			co->ops[i] = sched_classes[k].op;
 			co->sched[i] = f;
@@ -1265,6 +1279,31 @@ static uint64_t sched_tid(const struct sched_event *e, int k)
 	if (o->sign && (v >> (o->size - 1)) & 1)
 		return 0;
 	return v;
+}
+
+/*
+ * How a thread left its CPU, from sched_switch's prev_state field @k
+ * (lttng-modules' __trace_sched_switch_state()): RTR_RUN_PREEMPTED for 0
+ * (TASK_RUNNING) or a value with none of the kernel's waiting and stopped
+ * states (the low 7 bits) but not 0x80: the mark lttng-modules gives a
+ * preempted thread, TASK_REPORT_MAX (0x100 since Linux 4.14) or
+ * TASK_STATE_MAX (0x800 to 0x1000 before).  0x80 is TASK_REPORT_IDLE (an
+ * idle kernel thread's wait) since 4.14, TASK_DEAD (its last run) before.
+ * Anything else waited: RTR_RUN_BLOCKED.  RTR_RUN_SWITCH when the event
+ * has no such field.
+ */
+static uint8_t sched_left(const struct sched_event *e, int k)
+{
+	const struct tr_op *o;
+	uint64_t v;
+
+	if (k < 0 || e->op[k] == UINT32_MAX)
+		return RTR_RUN_SWITCH;
+	o = &e->c->cls->payload->ops[e->op[k]];
+	v = tr_read_bits(e->pkt, sched_at(e, k), o->size, o->be);
+	if (o->sign && (v >> (o->size - 1)) & 1)
+		return RTR_RUN_BLOCKED;	/* negative: no state the kernel gives */
+	return !v || (!(v & 0x7f) && v != 0x80) ? RTR_RUN_PREEMPTED : RTR_RUN_BLOCKED;
 }
 
 /* The comm in field @k: its bytes up to a NUL (at most 256), *@s set; 0 when none. */
@@ -1313,6 +1352,7 @@ static int on_sched(struct loader *l, struct sstate *ss, const struct tr_cursor 
 	struct rtr_model *m = l->m;
 	struct sched_event e;
 	uint64_t tid[2];
+	uint32_t nruns;
 
 	e.c = c;
 	e.pkt = c->s->data + c->pkt_off;
@@ -1374,8 +1414,12 @@ static int on_sched(struct loader *l, struct sstate *ss, const struct tr_cursor 
 				p->created = ss->since;
 		}
 		ss->unknown = false;
+		nruns = m->nruns;
 		if (on_switch(l, ss, tid[1], ts))
 			return -1;
+		/* the run it ended (prev_tid's): how it ended */
+		if (m->nruns > nruns && m->runs[nruns].task == t[0])
+			m->runs[nruns].why = sched_left(&e, f->state);
 		/* the event's context names prev_tid, not the thread that runs: the task is it */
 		ss->run_thread = RTR_MODEL_NONE;
 		return 0;

@@ -22,6 +22,7 @@
 #include "consumer/convert.h"
 #include "tests/helpers.h"
 #include "reader/model.h"
+#include "reader/threads.h"
 
 TestSuite(tools_model, .timeout = 120);
 
@@ -1653,6 +1654,40 @@ Test(tools_model, lttng_sched_events_are_thread_tasks_runs_and_signals)
 		cr_expect(found, "thread %" PRIu64 " ran on CPU %u from %" PRId64 " to %" PRId64,
 			  runs[i].tid, runs[i].cpu, runs[i].start, runs[i].end);
 	}
+	/* how each run ended: prev_state 1 and 128 waited, 0x100 was preempted; the last runs on */
+	static const struct {
+		uint64_t tid;
+		int64_t start;
+		uint8_t why;
+	} whys[] = {
+		{ 100, 0, RTR_RUN_BLOCKED }, { 100, 8500, RTR_RUN_SWITCH }, { 50, 200, RTR_RUN_BLOCKED },
+		{ 101, 1700, RTR_RUN_BLOCKED }, { 7, 2000, RTR_RUN_PREEMPTED },
+	};
+	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++) {
+		t = task_of(&m, whys[i].tid);
+		for (uint32_t j = t->run_first; j < t->run_first + t->nruns; j++)
+			if (m.runs[j].start == whys[i].start)
+				cr_expect_eq(m.runs[j].why, whys[i].why, "thread %" PRIu64 " at %" PRId64
+					     ": ended %u", whys[i].tid, whys[i].start, m.runs[j].why);
+	}
+	/* so each thread's time: bash blocked from 2000 to 8500, in the kernel */
+	struct rtr_thread_time *tt;
+	uint32_t ntt;
+
+	cr_assert_eq(rtr_thread_times(&m, &tt, &ntt), 0);
+	cr_assert_eq(ntt, 4, "bash, sshd, the child, the kworker");
+	for (uint32_t i = 0; i < ntt; i++) {
+		if (tt[i].tid == 100) {
+			cr_expect_eq(tt[i].on_cpu, 2000 + 1500);
+			cr_expect_eq(tt[i].blocked, 6500);
+			cr_expect_eq(tt[i].runnable, 0);
+			cr_expect(tt[i].nwhy == 1 && !strcmp(tt[i].why[0].kind, "kernel"));
+		} else if (tt[i].tid == 7) {
+			cr_expect_eq(tt[i].preempted, 1);
+			cr_expect_eq(tt[i].on_cpu, 1000);
+		}
+	}
+	free(tt);
 	for (uint32_t c = 0; c < m.ncpus; c++) {
 		uint32_t a = m.cpus[c].run_first, b = a + m.cpus[c].nruns;
 

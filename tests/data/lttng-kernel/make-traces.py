@@ -488,7 +488,8 @@ def sched_schema(odd):
 
 # What sched/ holds, per CPU: (time after 1 ms, event, its values by field name).  Two CPUs:
 # bash (100) forks a child (101) that runs on CPU 1, execs ls and exits; a kworker (7) runs
-# between; sshd (50) was running on CPU 1 before its first event; bash forks again, and the
+# between, and is preempted (prev_state 0x100, lttng-modules' TASK_REPORT_MAX); bash waits
+# (prev_state 1) until woken; sshd (50) was running on CPU 1 before its first event; bash forks again, and the
 # kernel gives the new child the ended one's thread id.  tests/tools/test_model.c
 # checks the model built from it against this story.
 SCHED_STORY = {
@@ -501,7 +502,7 @@ SCHED_STORY = {
         (2600, 'sched_wakeup', dict(comm=b'bash', tid=101, target_cpu=1)),
         (3000, 'sched_switch', dict(prev_comm=b'bash', prev_tid=100, prev_state=1,
                                     next_comm=b'kworker/0:1', next_tid=7)),
-        (4000, 'sched_switch', dict(prev_comm=b'kworker/0:1', prev_tid=7, prev_state=1,
+        (4000, 'sched_switch', dict(prev_comm=b'kworker/0:1', prev_tid=7, prev_state=256,
                                     next_comm=b'swapper/0', next_tid=0)),
         (9000, 'sched_waking', dict(comm=b'bash', tid=100, target_cpu=0)),
         (9500, 'sched_switch', dict(prev_comm=b'swapper/0', prev_tid=0, prev_state=0,
