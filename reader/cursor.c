@@ -208,42 +208,29 @@ static int open_packet(struct tr_cursor *c)
 static int64_t walk_fields(struct tr_cursor *c, const struct tr_class *cls, const uint8_t *pl,
 			   uint64_t left, uint64_t off)
 {
-	uint64_t o = 0;
+	const uint8_t *q = pl, *end = pl + left;
+	struct tr_fval v;
 
 	for (uint32_t i = 0; i < cls->nfields; i++) {
 		const struct tr_field *f = &cls->fields[i];
-		uint32_t sz = rtr_ctf_types[f->type].size;
+		uint64_t o = (uint64_t)(q - pl);
 
-		if (sz) {
-			if (left - o < sz)
-				goto past;
-			o += sz;
-		} else if (f->type == RTR_CTF_STRING) {
-			const uint8_t *z = memchr(pl + o, 0, left - o);
-
-			if (!z)
-				return fail(c, off + o, "%s: string field '%s' has no NUL "
-					    "before the packet end", cls->name, f->name);
-			o = (uint64_t)(z - pl) + 1;
-		} else {
-			uint32_t n;
-
-			if (left - o < 4)
-				goto past;
-			n = ld32(pl + o);
-			o += 4;
-			if (left - o < n)
-				return fail(c, off + o - 4, "%s: byte sequence '%s' of %u "
-					    "bytes runs past the packet end (%" PRIu64
-					    " bytes left)", cls->name, f->name, n, left - o);
-			o += n;
+		switch (tr_fval_next(f->type, &q, end, &v)) {
+		case TR_FVAL_OK:
+			break;
+		case TR_FVAL_NO_NUL:
+			return fail(c, off + o, "%s: string field '%s' has no NUL before the packet "
+				    "end", cls->name, f->name);
+		case TR_FVAL_BYTES_PAST:
+			return fail(c, off + o, "%s: byte sequence '%s' of %u bytes runs past the "
+				    "packet end (%" PRIu64 " bytes left)", cls->name, f->name, v.n,
+				    left - o - 4);
+		default:
+			return fail(c, off + o, "%s: field '%s' runs past the packet end", cls->name,
+				    f->name);
 		}
-		continue;
-past:
-		return fail(c, off + o, "%s: field '%s' runs past the packet end", cls->name,
-			    f->name);
 	}
-	return (int64_t)o;
+	return (int64_t)(q - pl);
 }
 
 static int next_record(struct tr_cursor *c)

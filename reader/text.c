@@ -641,10 +641,10 @@ int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
 void tr_text_fields(struct tr_text *t, const struct tr_class *cls, const uint8_t *pl, size_t len)
 {
 	const uint8_t *end = pl + len;
+	struct tr_fval v;
 
 	for (uint32_t i = 0; i < cls->nfields; i++) {
 		const struct tr_field *f = &cls->fields[i];
-		uint32_t size = rtr_ctf_types[f->type].size;
 		size_t n = strlen(f->name);
 		char *p = tr_text_room(t, n + 96);
 
@@ -654,81 +654,46 @@ void tr_text_fields(struct tr_text *t, const struct tr_class *cls, const uint8_t
 		}
 		p = tr_put(p, f->name, n);
 		p = tr_put(p, " = ", 3);
-		if ((size_t)(end - pl) < size) {
-			t->len = (size_t)(p - t->buf);
+		t->len = (size_t)(p - t->buf);
+		if (tr_fval_next(f->type, &pl, end, &v) != TR_FVAL_OK)
 			return;	/* the cursor checked it: cannot happen */
-		}
 		switch (f->type) {
 		case RTR_CTF_U8:
-			p = tr_put_u64(p, *pl);
-			break;
 		case RTR_CTF_U16:
-			p = tr_put_u64(p, ld16(pl));
-			break;
 		case RTR_CTF_U32:
-			p = tr_put_u64(p, ld32(pl));
-			break;
 		case RTR_CTF_U64:
-			p = tr_put_u64(p, ld64(pl));
+			t->len = (size_t)(tr_put_u64(p, v.u) - t->buf);
 			break;
 		case RTR_CTF_S8:
-			p = tr_put_s64(p, (int8_t)*pl);
-			break;
 		case RTR_CTF_S16:
-			p = tr_put_s64(p, (int16_t)ld16(pl));
-			break;
 		case RTR_CTF_S32:
-			p = tr_put_s64(p, (int32_t)ld32(pl));
-			break;
 		case RTR_CTF_S64:
-			p = tr_put_s64(p, (int64_t)ld64(pl));
+			t->len = (size_t)(tr_put_s64(p, v.s) - t->buf);
 			break;
-		case RTR_CTF_DOUBLE: {
-			uint64_t u = ld64(pl);
-			double v;
-
-			memcpy(&v, &u, 8);
-			p = tr_put_double(p, v);
+		case RTR_CTF_DOUBLE:
+			t->len = (size_t)(tr_put_double(p, v.d) - t->buf);
 			break;
-		}
 		case RTR_CTF_ENUM_U8:
 		case RTR_CTF_ENUM_U32: {
-			uint32_t v = f->type == RTR_CTF_ENUM_U8 ? *pl : ld32(pl);
-			const struct tr_label *l = tr_field_label(f, v);
+			const struct tr_label *l = tr_field_label(f, (uint32_t)v.u);
 
-			t->len = (size_t)(p - t->buf);
 			if (l) {
 				p = tr_text_room(t, l->len + 16);
 				p = tr_put(p, l->label, l->len);
 				p = tr_put(p, " (", 2);
 			}
-			p = tr_put_u64(p, v);
+			p = tr_put_u64(p, v.u);
 			if (l)
 				*p++ = ')';
+			t->len = (size_t)(p - t->buf);
 			break;
 		}
-		case RTR_CTF_STRING: {
-			const uint8_t *z = memchr(pl, 0, (size_t)(end - pl));
-
-			t->len = (size_t)(p - t->buf);
-			if (!z)
-				return;
-			tr_text_string(t, pl, (size_t)(z - pl));
-			pl = z + 1;
-			continue;
+		case RTR_CTF_STRING:
+			tr_text_string(t, v.p, v.n);
+			break;
+		case RTR_CTF_BYTES:
+			tr_text_hex(t, v.p, v.n);
+			break;
 		}
-		case RTR_CTF_BYTES: {
-			uint32_t nb;
-
-			t->len = (size_t)(p - t->buf);
-			if (end - pl < 4 || (size_t)(end - pl - 4) < (nb = ld32(pl)))
-				return;
-			tr_text_hex(t, pl + 4, nb);
-			pl += 4 + (size_t)nb;
-			continue;
-		}
-		}
-		pl += size;
-		t->len = (size_t)(p - t->buf);
 	}
 }

@@ -91,4 +91,100 @@ static inline uint64_t ld64(const uint8_t *p)
 	return le64toh(v);
 }
 
+/**
+ * struct tr_fval - one field of a ringtrace event's payload, decoded
+ * (tr_fval_next()).
+ * @type: its enum rtr_ctf_type.
+ * @u: an unsigned integer's or an enumeration's value (the bits of any
+ *	fixed-size field).
+ * @s: a signed integer's (@u sign-extended from the field's size).
+ * @d: a double's (@u's bits).
+ * @p, @n: where its bytes are and how many: a string's without its NUL, a
+ *	byte sequence's after its length, a fixed-size field's all.
+ */
+struct tr_fval {
+	uint32_t type;
+	uint64_t u;
+	int64_t s;
+	double d;
+	const uint8_t *p;
+	uint32_t n;
+};
+
+/* What tr_fval_next() found wrong. */
+enum tr_fval_err {
+	TR_FVAL_OK,
+	TR_FVAL_PAST,		/* a fixed-size field, or a sequence's length, past @end */
+	TR_FVAL_NO_NUL,		/* a string without its NUL before @end */
+	TR_FVAL_BYTES_PAST,	/* a byte sequence's bytes past @end */
+};
+
+/*
+ * tr_fval_next() - the field of type @type (enum rtr_ctf_type) at *@pl, of
+ * a payload that ends at @end, decoded into @v; *@pl moved past it.  The
+ * tree's decoder of ringtrace's own payloads: the cursor's check
+ * (reader/cursor.c), the text of the viewer and the model's fields
+ * (reader/text.c) and record --trigger's field tests (tools/trigger.c) read
+ * them with it; dump's loop (tools/dump.c), which it would slow by a
+ * tenth, decodes them inline after the cursor's check.  Every member of @v
+ * is set, whatever the type.
+ * Return: TR_FVAL_OK, or what is wrong (*@pl unmoved).
+ */
+static inline enum tr_fval_err tr_fval_next(uint32_t type, const uint8_t **pl,
+					    const uint8_t *end, struct tr_fval *v)
+{
+	const uint8_t *p = *pl;
+	size_t left = (size_t)(end - p);
+	uint32_t size = type < RTR_CTF_NTYPES ? rtr_ctf_types[type].size : 0;
+
+	v->type = type;
+	v->p = p;
+	v->u = 0;
+	if (size) {
+		if (left < size)
+			return TR_FVAL_PAST;
+		switch (size) {
+		case 1:
+			v->u = p[0];
+			v->s = (int8_t)v->u;
+			break;
+		case 2:
+			v->u = ld16(p);
+			v->s = (int16_t)v->u;
+			break;
+		case 4:
+			v->u = ld32(p);
+			v->s = (int32_t)v->u;
+			break;
+		default:
+			v->u = ld64(p);
+			v->s = (int64_t)v->u;
+			break;
+		}
+		memcpy(&v->d, &v->u, sizeof(v->d));
+		v->n = size;
+		*pl = p + size;
+		return TR_FVAL_OK;
+	}
+	v->s = 0;
+	v->d = 0;
+	if (type == RTR_CTF_STRING) {
+		const uint8_t *z = memchr(p, 0, left);
+
+		if (!z)
+			return TR_FVAL_NO_NUL;
+		v->n = (uint32_t)(z - p);
+		*pl = z + 1;
+		return TR_FVAL_OK;
+	}
+	if (type != RTR_CTF_BYTES || left < 4)
+		return TR_FVAL_PAST;
+	v->n = ld32(p);
+	if (left - 4 < v->n)
+		return TR_FVAL_BYTES_PAST;
+	v->p = p + 4;
+	*pl = p + 4 + v->n;
+	return TR_FVAL_OK;
+}
+
 #endif /* RTR_READER_TRACE_H */

@@ -427,67 +427,42 @@ static bool cmp(enum trig_op op, long double a, long double b)
 }
 
 /*
- * Field @f of a typed record's payload @p (checked whole by the cursor):
- * its number in *@num, or its text in *@str (NUL-terminated; bytes fields
- * are neither).  Return: 0 number, 1 string, -1 neither.
+ * Field @f of a typed record's payload (checked whole by the cursor): its
+ * number in *@num, or its text in *@str (the string in the record, NUL-
+ * terminated; bytes fields are neither).  Return: 0 number, 1 string, -1
+ * neither.
  */
-static int field_value(const struct tr_class *cls, int32_t f, const uint8_t *p, long double *num,
-		       const char **str)
+static int field_value(const struct tr_cursor *cur, int32_t f, long double *num, const char **str)
 {
-	for (int32_t i = 0;; i++) {
-		enum rtr_ctf_type ty = cls->fields[i].type;
+	const uint8_t *p = cur->payload, *end = p + cur->len;
+	struct tr_fval v;
 
-		if (i == f) {
-			switch (ty) {
-			case RTR_CTF_U8:
-			case RTR_CTF_ENUM_U8:
-				*num = p[0];
-				return 0;
-			case RTR_CTF_U16:
-				*num = ld16(p);
-				return 0;
-			case RTR_CTF_U32:
-			case RTR_CTF_ENUM_U32:
-				*num = ld32(p);
-				return 0;
-			case RTR_CTF_U64:
-				*num = ld64(p);
-				return 0;
-			case RTR_CTF_S8:
-				*num = (int8_t)p[0];
-				return 0;
-			case RTR_CTF_S16:
-				*num = (int16_t)ld16(p);
-				return 0;
-			case RTR_CTF_S32:
-				*num = (int32_t)ld32(p);
-				return 0;
-			case RTR_CTF_S64:
-				*num = (int64_t)ld64(p);
-				return 0;
-			case RTR_CTF_DOUBLE: {
-				uint64_t b = ld64(p);
-				double d;
-
-				memcpy(&d, &b, sizeof(d));
-				*num = d;
-				return 0;
-			}
-			case RTR_CTF_STRING:
-				*str = (const char *)p;
-				return 1;
-			case RTR_CTF_BYTES:
-				return -1;
-			}
+	for (int32_t i = 0; i <= f; i++)
+		if (tr_fval_next(cur->cls->fields[i].type, &p, end, &v) != TR_FVAL_OK)
 			return -1;
-		}
-		if (ty == RTR_CTF_STRING)
-			p += strlen((const char *)p) + 1;
-		else if (ty == RTR_CTF_BYTES)
-			p += 4 + (uint64_t)ld32(p);
-		else
-			p += rtr_ctf_types[ty].size;
+	switch (v.type) {
+	case RTR_CTF_U8:
+	case RTR_CTF_U16:
+	case RTR_CTF_U32:
+	case RTR_CTF_U64:
+	case RTR_CTF_ENUM_U8:
+	case RTR_CTF_ENUM_U32:
+		*num = v.u;
+		return 0;
+	case RTR_CTF_S8:
+	case RTR_CTF_S16:
+	case RTR_CTF_S32:
+	case RTR_CTF_S64:
+		*num = v.s;
+		return 0;
+	case RTR_CTF_DOUBLE:
+		*num = v.d;
+		return 0;
+	case RTR_CTF_STRING:
+		*str = (const char *)v.p;
+		return 1;
 	}
+	return -1;
 }
 
 static void typed(struct trig_watch *w, const struct tr_cursor *cur, uint32_t ci)
@@ -509,7 +484,7 @@ static void typed(struct trig_watch *w, const struct tr_cursor *cur, uint32_t ci
 		}
 		if (f < 0)
 			continue;
-		r = field_value(cls, f, cur->payload, &v, &s);
+		r = field_value(cur, f, &v, &s);
 		if (r == 1 && t->is_str && (!fnmatch(t->str, s, 0)) == (t->op == TRIG_EQ))
 			met(w, i, "event %s with %s \"%.60s\"", cls->name, t->field, s);
 		else if (r == 0 && !t->is_str && cmp(t->op, v, t->num))

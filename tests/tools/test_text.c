@@ -5,7 +5,8 @@
  * every power of ten and on a sweep, strings against a byte-at-a-time
  * escape with every byte value at every position (the scan takes 8 and 16
  * bytes at a time, so the positions around those matter), and a general
- * CTF plan of strings and integers (the skip plans' own path).
+ * CTF plan of strings and integers (the skip plans' own path); the decoder
+ * of ringtrace's own payloads (tr_fval_next()) at every width and end.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <criterion/criterion.h>
 #include "reader/ctf.h"
 #include "reader/text.h"
+#include "reader/trace.h"
 #include "reader/tsdl.h"
 
 TestSuite(reader_text);
@@ -203,4 +205,74 @@ Test(reader_text, skip_plans_print_strings_and_integers)
 	tr_text_free(&t);
 	tr_metadata_free(&md);
 	free(text);
+}
+
+/*
+ * tr_fval_next(), the decoder of ringtrace's own payloads: each fixed-size
+ * type's value at its width and sign; a string and a byte sequence; then
+ * every type at the end of buffers of every short length, allocated to the
+ * byte (ASan sees a read past one), each refused without moving, never
+ * read past.
+ */
+Test(reader_text, payload_fields_decode_at_their_width_and_never_past_the_end)
+{
+	static const uint8_t rec[] = {
+		0xff,					/* u8 255 */
+		0xfe,					/* s8 -2 */
+		0x34, 0x82,				/* u16 0x8234 */
+		0xff, 0xff, 0xff, 0x80,			/* s32 */
+		0, 0, 0, 0, 0, 0, 0xf8, 0x3f,		/* double 1.5 */
+		'h', 'i', 0,				/* string "hi" */
+		3, 0, 0, 0, 'x', 'y', 'z',		/* bytes "xyz" */
+		0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* s64 -2 */
+	};
+	const uint8_t *p = rec, *end = rec + sizeof(rec);
+	struct tr_fval v;
+
+	cr_assert_eq(tr_fval_next(RTR_CTF_U8, &p, end, &v), TR_FVAL_OK);
+	cr_expect(v.u == 255 && v.n == 1 && v.p == rec);
+	cr_assert_eq(tr_fval_next(RTR_CTF_S8, &p, end, &v), TR_FVAL_OK);
+	cr_expect_eq(v.s, -2);
+	cr_assert_eq(tr_fval_next(RTR_CTF_U16, &p, end, &v), TR_FVAL_OK);
+	cr_expect_eq(v.u, 0x8234);
+	cr_assert_eq(tr_fval_next(RTR_CTF_S32, &p, end, &v), TR_FVAL_OK);
+	cr_expect_eq(v.s, (int32_t)0x80ffffff);
+	cr_assert_eq(tr_fval_next(RTR_CTF_DOUBLE, &p, end, &v), TR_FVAL_OK);
+	cr_expect(v.d == 1.5);
+	cr_assert_eq(tr_fval_next(RTR_CTF_STRING, &p, end, &v), TR_FVAL_OK);
+	cr_expect(v.n == 2 && !memcmp(v.p, "hi", 2));
+	cr_assert_eq(tr_fval_next(RTR_CTF_BYTES, &p, end, &v), TR_FVAL_OK);
+	cr_expect(v.n == 3 && !memcmp(v.p, "xyz", 3));
+	cr_assert_eq(tr_fval_next(RTR_CTF_S64, &p, end, &v), TR_FVAL_OK);
+	cr_expect_eq(v.s, -2);
+	cr_expect_eq(p, end);
+
+	for (uint32_t type = 0; type < RTR_CTF_NTYPES + 2; type++) {
+		for (size_t len = 0; len < 12; len++) {
+			/* a buffer of @len bytes: no NUL, but a byte sequence's length of 200 */
+			uint8_t *b = malloc(len ? len : 1);
+			const uint8_t *q = b;
+			enum tr_fval_err r;
+			size_t size = type < RTR_CTF_NTYPES ? rtr_ctf_types[type].size : 0;
+
+			cr_assert_not_null(b);
+			memset(b, 'a', len);
+			if (type == RTR_CTF_BYTES && len >= 4)
+				memcpy(b, "\310\0\0\0", 4);
+			r = tr_fval_next(type, &q, b + len, &v);
+			if (size && len >= size) {
+				cr_expect_eq(r, TR_FVAL_OK, "type %u, %zu bytes", type, len);
+				cr_expect_eq(q, b + size);
+			} else if (type == RTR_CTF_STRING) {
+				cr_expect_eq(r, TR_FVAL_NO_NUL, "a string of no NUL");
+			} else if (type == RTR_CTF_BYTES && len >= 4) {
+				cr_expect_eq(r, TR_FVAL_BYTES_PAST, "%zu bytes for 200", len);
+			} else {
+				cr_expect_neq(r, TR_FVAL_OK, "type %u, %zu bytes", type, len);
+			}
+			if (r != TR_FVAL_OK)
+				cr_expect_eq(q, b, "refused without moving");
+			free(b);
+		}
+	}
 }
