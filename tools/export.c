@@ -208,6 +208,11 @@ static void emit_run(struct exp *e, uint32_t i)
 	slice_times(e, r->start, r->end);
 	jw_lit(&e->w, ",\"args\":{\"task\":");
 	jw_u64(&e->w, t->id);
+	if (ex_run_ended(r)) {
+		jw_lit(&e->w, ",\"ended\":\"");
+		jw_lit(&e->w, ex_run_ended(r));
+		jw_lit(&e->w, "\"");
+	}
 	jw_lit(&e->w, "}}");
 }
 

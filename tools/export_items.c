@@ -49,6 +49,12 @@ const char *ex_arrow_name(const struct rtr_model_arrow *a)
 	return names[a->kind & 3];
 }
 
+const char *ex_run_ended(const struct rtr_model_run *r)
+{
+	return r->why == RTR_RUN_BLOCKED ? "blocked" : r->why == RTR_RUN_PREEMPTED ? "preempted" :
+									  NULL;
+}
+
 const char *ex_task_name(const struct rtr_model *m, const struct rtr_model_task *t, char *b,
 			 size_t len)
 {

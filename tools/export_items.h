@@ -39,6 +39,9 @@ void ex_items(const struct rtr_model *m, struct ex_item *it, size_t *k, const st
 /* An arrow's name: read, try_read, resolve, fail (a failing resolve) or signal. */
 const char *ex_arrow_name(const struct rtr_model_arrow *a);
 
+/* How a run ended where the kernel's records say: "blocked" or "preempted"; else NULL. */
+const char *ex_run_ended(const struct rtr_model_run *r);
+
 /* A task's name: its first label, else "KIND ID" made in @b (the kind cut at 280 bytes). */
 const char *ex_task_name(const struct rtr_model *m, const struct rtr_model_task *t, char *b,
 			 size_t len);

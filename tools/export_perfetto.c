@@ -74,9 +74,9 @@ enum item_type {
 
 /* The arguments' names, interned as iid = index + 1. */
 enum arg_name { A_TASK, A_PARENT, A_BECOMES, A_STATE, A_REASON, A_LABELS, A_FIELDS,
-		A_COUNT, NARGS };
+		A_COUNT, A_ENDED, NARGS };
 static const char *const arg_names[NARGS] = {
-	"task", "parent", "becomes", "state", "reason", "labels", "fields", "count",
+	"task", "parent", "becomes", "state", "reason", "labels", "fields", "count", "ended",
 };
 
 /* An event name seen more than once: interned (@iid, 0 until written). */
@@ -706,6 +706,8 @@ static void emit(struct exp *e, const struct ex_item *it)
 		pk_init(e, &k, it->ts, cpu_track(e, r->cpu), ty);
 		pk_name(e, &k, name, internable);
 		pk_task(e, &k, r->task);
+		if (ex_run_ended(r))
+			pk_str(e, &k, A_ENDED, ex_run_ended(r));
 		break;
 	}
 	case IT_RUN_END:

@@ -119,7 +119,7 @@ Test(sched, kernel_switches_lie_between_the_notes_around_each_sleep, .init = set
 
 Test(sched, on_cpu_time_preemption_migration_forks_and_names, .init = setup, .fini = teardown)
 {
-	char prog[512], out[256], cmd[1024], *res;
+	char prog[512], out[256], cmd[2048], *res;
 	int st;
 
 	snprintf(prog, sizeof(prog), "'%s/rtr-sched-prog' spin 300", t_bindir());
@@ -143,6 +143,23 @@ Test(sched, on_cpu_time_preemption_migration_forks_and_names, .init = setup, .fi
 	cr_assert_eq(st, 0, "%s", res);
 	cr_assert_not_null(strstr(res, "ok ("), "%s", res);
 	cr_assert_null(strstr(res, "ok (0 threads"), "no thread's states checked: %s", res);
+	free(res);
+	/* the exports' runs say how each ended: as many preempted as stats counts */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && R='%s/ringtrace' && "
+		 "$R export --format chrome -o - spin | grep -o '\"ended\":\"preempted\"' | wc -l "
+		 "&& $R export --format perfetto -o - spin | protoc --proto_path='%s/tools' "
+		 "--decode=perfetto.protos.Trace perfetto_trace.proto | "
+		 "grep -c 'string_value: \"preempted\"' && /usr/bin/python3 -c 'import json; "
+		 "print(sum(t.get(\"preempted\", 0) for t in json.load(open(\"spin.json\"))"
+		 "[\"threads\"]))'", dir, t_bindir(), t_srcdir());
+	res = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", res);
+	long chrome = 0, perfetto = 0, stats = 0;
+
+	cr_assert_eq(sscanf(res, "%ld %ld %ld", &chrome, &perfetto, &stats), 3, "%s", res);
+	cr_expect(stats > 0, "no run ended preempted: %s", res);
+	cr_expect_eq(chrome, stats, "%s", res);
+	cr_expect_eq(perfetto, stats, "%s", res);
 	free(res);
 }
 
