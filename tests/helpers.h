@@ -52,6 +52,18 @@ void t_compare_bt2(const char *trace, const char *losses);
 /* The directory of the running test binary (where the ringtrace programs are). */
 const char *t_bindir(void);
 /*
+ * T_PRELOAD_ENV - what a shell command that preloads the tree's libraries
+ * into a program (record --pthread's wrapper, Python's ctypes) starts
+ * with: in a sanitizer's build, its runtime first, and the program's own
+ * leaks not ours to report; else nothing.
+ */
+#ifdef RTR_SANITIZE
+#define T_PRELOAD_ENV "LD_PRELOAD=$(gcc -print-file-name=libasan.so) " \
+	"ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 "
+#else
+#define T_PRELOAD_ENV ""
+#endif
+/*
  * Run @cmd through the shell, killed (with its children) after 300 s: its
  * standard output (malloc'd) and exit status (-1: killed).
  */

@@ -244,6 +244,67 @@ static void task_runnable(cairo_t *cr, const struct rtr_scene *s,
 	}
 }
 
+/*
+ * A lock's row: its holds in view while others waited, each a band 5 px
+ * high in the holder's colour (@colour of the palette only), at most 4096
+ * of them (the page's rule).
+ */
+static void lock_holds(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
+		       const struct rtr_item *it, double y, size_t colour)
+{
+	const size_t ncol = sizeof(lane_color) / sizeof(lane_color[0]);
+	double ppn = v->width / (double)(v->t1 - v->t0);
+	uint32_t a = s->hold_first[it->index], b = s->hold_first[it->index + 1];
+
+	for (uint32_t i = a, n = 0; i < b && s->holds[i].start <= v->t1 && n < 4096; i++) {
+		const struct rtr_lock_hold *h = &s->holds[i];
+		double x0, x1;
+
+		if (h->end < v->t0)
+			continue;
+		n++;
+		if (h->holder % ncol != colour)
+			continue;
+		x0 = fmax(0, (h->start - v->t0) * ppn);
+		x1 = fmax(fmin(v->width, (h->end - v->t0) * ppn), x0 + 1);
+		cairo_rectangle(cr, floor(x0), y - 2.5, fmax(floor(x1) - floor(x0), 1), 5);
+	}
+}
+
+/* "held by NAME" under each band of a lock's row wide enough for it. */
+static void lock_holders(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
+			 const struct rtr_item *it, double y, uint32_t *labels)
+{
+	const size_t ncol = sizeof(lane_color) / sizeof(lane_color[0]);
+	double ppn = v->width / (double)(v->t1 - v->t0);
+	uint32_t a = s->hold_first[it->index], b = s->hold_first[it->index + 1];
+	char buf[32], text[320];
+
+	for (uint32_t i = a, n = 0; i < b && s->holds[i].start <= v->t1 && n < 4096 &&
+				    *labels < LABELS_MAX; i++) {
+		const struct rtr_lock_hold *h = &s->holds[i];
+		double x0, x1;
+
+		if (h->end < v->t0)
+			continue;
+		n++;
+		x0 = fmax(0, (h->start - v->t0) * ppn) + 2;
+		x1 = fmin(v->width, (h->end - v->t0) * ppn);
+		if (x1 - x0 < 40)
+			continue;
+		snprintf(text, sizeof(text), "held by %s", rtr_render_task_name(s, h->holder, buf,
+										 sizeof(buf)));
+		cairo_save(cr);
+		cairo_rectangle(cr, x0, y + 2, x1 - x0, 12);
+		cairo_clip(cr);
+		set(cr, lane_color[h->holder % ncol], 1);
+		cairo_move_to(cr, x0, y + 12);
+		cairo_show_text(cr, text);
+		cairo_restore(cr);
+		(*labels)++;
+	}
+}
+
 /* The task's trace has the kernel's records: its runs say how they ended. */
 static bool m_trace_kernel(const struct rtr_scene *s, uint32_t task)
 {
@@ -288,6 +349,15 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 				task_runnable(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane),
 					      fmax(1, rh / 2));
 		hex(cr, 0xe8a33c);
+		cairo_fill(cr);
+	}
+	/* the locks' rows: who held each while others waited, a path per colour */
+	for (size_t c = 0; s->nholds && c < sizeof(lane_color) / sizeof(lane_color[0]); c++) {
+		for (uint32_t i = 0; i < f->ntasks; i++)
+			if (f->tasks[i].count == 1 &&
+			    s->hold_first[f->tasks[i].index] < s->hold_first[f->tasks[i].index + 1])
+				lock_holds(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane), c);
+		set(cr, lane_color[c], 1);
 		cairo_fill(cr);
 	}
 	for (int pass = 0; pass < 3; pass++) {
@@ -347,7 +417,7 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 			cairo_show_text(cr, ": ");
 			cairo_show_text(cr, rtr_model_str(s->m, t->reason));
 		}
-		if (l->row_h >= 24) {
+		if (l->row_h >= 24 && s->hold_first[it->index] == s->hold_first[it->index + 1]) {
 			hex(cr, 0x777777);
 			cairo_move_to(cr, x0, y + 10);
 			cairo_show_text(cr, rtr_model_str(s->m, t->kind_name));
@@ -355,6 +425,10 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 		cairo_restore(cr);
 		labels++;
 	}
+	/* a lock's holders under their bands, where the row has room (its kind is not drawn) */
+	for (uint32_t i = 0; l->row_h >= 24 && s->nholds && i < f->ntasks; i++)
+		if (f->tasks[i].count == 1)
+			lock_holders(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane), &labels);
 }
 
 #define ALPHA_LEVELS	6	/* arrows are batched by colour and one of these alphas */

@@ -765,6 +765,37 @@ void rtr_scene_sample_range(const struct rtr_scene *s, uint32_t lo, uint32_t hi,
 	}
 }
 
+/* The locks' holds (rtr_lock_holds(), by start), grouped by lock: a stable counting sort. */
+static int lock_holds(struct rtr_scene *s)
+{
+	const struct rtr_model *m = s->m;
+	struct rtr_lock_hold *h, *by;
+	uint32_t n, *first = calloc((size_t)m->ntasks + 2, sizeof(*first));
+
+	if (!first)
+		return -ENOMEM;
+	if (rtr_lock_holds(m, &h, &n)) {
+		free(first);
+		return -ENOMEM;
+	}
+	if (!(by = malloc(((size_t)n + 1) * sizeof(*by)))) {
+		free(h);
+		free(first);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		first[h[i].lock + 2]++;
+	for (uint32_t k = 0; k < m->ntasks; k++)
+		first[k + 2] += first[k + 1];
+	for (uint32_t i = 0; i < n; i++)
+		by[first[h[i].lock + 1]++] = h[i];
+	free(h);
+	s->holds = by;
+	s->nholds = n;
+	s->hold_first = first;	/* first[k] .. first[k + 1]: lock k's */
+	return 0;
+}
+
 int rtr_scene_build(struct rtr_scene *s, struct rtr_model *m, unsigned flags)
 {
 	int ret = -ENOMEM;
@@ -784,7 +815,8 @@ int rtr_scene_build(struct rtr_scene *s, struct rtr_model *m, unsigned flags)
 		s->task_start[i] = m->tasks[i].created;
 	if ((ret = layout(s)) || (ret = collect_arrows(s)) ||
 	    ((flags & RTR_SCENE_SIMPLIFY_BINDS) && (ret = simplify_binds(s))) || (ret = arrow_summaries(s)) ||
-	    (ret = sleeping(s)) || (ret = summaries(s)) || (ret = sample_trees(s)))
+	    (ret = sleeping(s)) || (ret = summaries(s)) || (ret = sample_trees(s)) ||
+	    (ret = lock_holds(s)))
 		goto fail;
 	return 0;
 fail:
@@ -815,6 +847,8 @@ void rtr_scene_free(struct rtr_scene *s)
 	free(s->sample_max);
 	free(s->kind_ts);
 	free(s->failed);
+	free(s->holds);
+	free(s->hold_first);
 	memset(s, 0, sizeof(*s));
 }
 

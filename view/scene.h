@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "reader/model.h"
+#include "reader/threads.h"
 #include "view/lod.h"
 
 /* A task or a run narrower than this on screen is merged with its neighbours. */
@@ -127,6 +128,10 @@ struct rtr_scene_lod {
  * @task_start: where each task's line starts: its creation, or with
  *	RTR_SCENE_SIMPLIFY_BINDS a simplified bind's first read.
  * @simplified: the binds simplified.
+ * @holds: the locks held while others waited (reader/threads.h,
+ *	rtr_lock_holds()) by lock, each lock's by start: lock task k's are
+ *	@holds[hold_first[k] .. hold_first[k + 1]] (they never overlap);
+ *	@nholds; @hold_first has rtr_model.ntasks + 1 entries.
  */
 struct rtr_scene {
 	const struct rtr_model *m;
@@ -143,6 +148,9 @@ struct rtr_scene {
 	bool aligned;
 	int64_t *task_start;
 	uint32_t simplified;
+	struct rtr_lock_hold *holds;
+	uint32_t nholds;
+	uint32_t *hold_first;
 	/* private: */
 	struct rtr_scene_lod rows;	/* tasks by row */
 	struct rtr_scene_lod lanes;	/* runs by CPU */

@@ -624,14 +624,7 @@ Test(events, the_shared_library_loads_with_dlopen_and_traces)
 		 "cd '%s' && %sRINGTRACE_PATH='%s/region' timeout -s KILL 60 /usr/bin/python3 -c "
 		 "'import ctypes; l = ctypes.CDLL(\"%s/../lib/libringtrace.so\"); "
 		 "print(\"task\", l.rtr_task_id())' 2>&1; echo status=$?; '%s/ringtrace' info region",
-		 dir,
-#ifdef RTR_SANITIZE
-		 "LD_PRELOAD=$(gcc -print-file-name=libasan.so) "
-		 "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ",
-#else
-		 "",
-#endif
-		 dir, t_bindir(), t_bindir());
+		 dir, T_PRELOAD_ENV, dir, t_bindir(), t_bindir());
 	out = t_sh(cmd, &st);
 	cr_expect_not_null(strstr(out, "task 1\n"), "%s", out);
 	cr_expect_not_null(strstr(out, "status=0"), "%s", out);

@@ -48,17 +48,6 @@ static void checker(const char *args)
 	free(out);
 }
 
-/* As for the pthread tests: under ASan the preloaded library needs the runtime first. */
-static const char *env_prefix(void)
-{
-#ifdef RTR_SANITIZE
-	return "LD_PRELOAD=$(gcc -print-file-name=libasan.so) "
-	       "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ";
-#else
-	return "";
-#endif
-}
-
 Test(examples_story, the_server_under_load_is_traced_with_its_threads_and_its_tasks,
      .init = setup, .fini = teardown)
 {
@@ -72,7 +61,7 @@ Test(examples_story, the_server_under_load_is_traced_with_its_threads_and_its_ta
 		 "for i in $(seq 200); do [ -s port ] && break; sleep 0.05; done && "
 		 "'%s/ringtrace-loadgen' --port $(cat port) --requests 1000 --connections 4 "
 		 "--rounds 2000-8000 --quit && wait && grep -c 'ringtrace-server: done' server.out",
-		 dir, env_prefix(), t_bindir(), t_bindir(), t_bindir());
+		 dir, T_PRELOAD_ENV, t_bindir(), t_bindir(), t_bindir());
 	out = t_sh(cmd, &st);
 	cr_assert_eq(st, 0, "%s\n%s", cmd, out);
 	cr_assert(strstr(out, "0 wrong replies"), "%s", out);

@@ -35,21 +35,6 @@ static void teardown(void)
 	t_rm_rf(dir);
 }
 
-/*
- * The environment a traced program runs in.  Under ASan our library is
- * instrumented: the sanitizer's runtime must be loaded first, and the
- * program's own leaks are not ours to report.
- */
-static const char *env_prefix(void)
-{
-#ifdef RTR_SANITIZE
-	return "LD_PRELOAD=$(gcc -print-file-name=libasan.so) "
-	       "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ";
-#else
-	return "";
-#endif
-}
-
 /* Record @prog (a shell command line) with --pthread into @dir/@name; its output in @dir/@name.out. */
 static int record(const char *name, const char *prog, char **out)
 {
@@ -59,7 +44,7 @@ static int record(const char *name, const char *prog, char **out)
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && %stimeout -s KILL 120 '%s/ringtrace' record --pthread -o '%s/%s' -- "
 		 "%s >'%s/%s.out' 2>'%s/%s.err'; echo $?",
-		 dir, env_prefix(), t_bindir(), dir, name, prog, dir, name, dir, name);
+		 dir, T_PRELOAD_ENV, t_bindir(), dir, name, prog, dir, name, dir, name);
 	*out = t_sh(cmd, &st);
 	cr_assert_eq(st, 0, "%s", cmd);
 	return atoi(*out);
@@ -257,7 +242,7 @@ Test(pthread_preload, preloaded_without_tracing_changes_nothing, .init = setup, 
 		 "libringtrace-pthread.so\" '%s/rtr-pthread-prog' sync >/dev/null && "
 		 "%s LD_PRELOAD=\"${LD_PRELOAD:+$LD_PRELOAD }%s/../lib/libringtrace-pthread.so\" "
 		 "xz -T2 --block-size=256KiB -c in.txt | xz -dc | cmp - in.txt && echo same",
-		 env_prefix(), t_bindir(), t_bindir(), env_prefix(), t_bindir());
+		 T_PRELOAD_ENV, t_bindir(), t_bindir(), T_PRELOAD_ENV, t_bindir());
 	out = sh_in_dir(cmd, &st);
 	cr_assert_str_eq(out, "same\n", "%s", cmd);
 	free(out);

@@ -38,14 +38,6 @@ static void teardown(void)
 	t_rm_rf(dir);
 }
 
-#ifdef RTR_SANITIZE
-/* as tests/pthread's: the sanitizer's runtime first, for the preloaded wrapper */
-#define ENV_PREFIX "LD_PRELOAD=$(gcc -print-file-name=libasan.so) " \
-	"ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 "
-#else
-#define ENV_PREFIX ""
-#endif
-
 /* `[@wrap] ringtrace record @opts -o DIR/@name -- @prog`: its exit status; output in DIR/@name.{out,err}. */
 static int record(const char *wrap, const char *opts, const char *name, const char *prog)
 {
@@ -54,7 +46,7 @@ static int record(const char *wrap, const char *opts, const char *name, const ch
 	char *out;
 
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && " ENV_PREFIX "timeout -s KILL 120 %s '%s/ringtrace' record %s -o '%s/%s' "
+		 "cd '%s' && " T_PRELOAD_ENV "timeout -s KILL 120 %s '%s/ringtrace' record %s -o '%s/%s' "
 		 "-- %s >'%s/%s.out' 2>'%s/%s.err'; echo $?",
 		 dir, wrap, rec_bindir ? rec_bindir : t_bindir(), opts, dir, name, prog, dir, name,
 		 dir, name);
@@ -227,7 +219,7 @@ Test(sched, the_kernel_streams_go_through_a_pipe, .init = setup, .fini = teardow
 	char *out;
 
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && " ENV_PREFIX "'%s/ringtrace' record -q --sched -o - -- "
+		 "cd '%s' && " T_PRELOAD_ENV "'%s/ringtrace' record -q --sched -o - -- "
 		 "'%s/rtr-sched-prog' sleep 50 2>/dev/null | '%s/ringtrace' consume -q - -o pipe "
 		 "2>&1", dir, t_bindir(), t_bindir(), t_bindir());
 	out = t_sh(cmd, &st);

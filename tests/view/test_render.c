@@ -1017,3 +1017,96 @@ Test(view_render, gui_histogram_of_a_kind_highlights_a_buckets_tasks)
 		cairo_surface_destroy(sf[i]);
 	arp_free(&a);
 }
+
+/* @p within 48 of @c in each channel: a glyph's pixel in @c, antialiased. */
+static bool near(uint32_t p, uint32_t c)
+{
+	for (int sh = 0; sh < 24; sh += 8) {
+		int d = (int)(p >> sh & 0xff) - (int)(c >> sh & 0xff);
+
+		if (d > 48 || d < -48)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A lock's row, as the page draws it: while others waited for the mutex, a
+ * band in its holder's colour over the mutex's line, "held by" its name
+ * under the band; nothing between the holds (record --pthread --hold-times
+ * of rtr-sched-prog contend 4: the holder keeps the mutex 30 ms 4 times
+ * while the waiter waits).
+ */
+Test(view_render, a_locks_holds_are_bands_in_the_holders_colour)
+{
+	/* view/render.c's lane colours, the page's */
+	static const uint32_t lane_color[] = {
+		0x4e79a7, 0xf28e2b, 0x59a14f, 0xb07aa1, 0x76b7b2, 0xedc948,
+		0xff9da7, 0x9c755f, 0xbab0ac, 0x8cd17d, 0x86bcb6, 0xd37295,
+	};
+	const uint32_t W = 1200, H = 500;
+	char dir[64], trace[128], cmd[1024], err[256], *out, *dirs[1] = { trace };
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f = { 0 };
+	struct rtr_render_layout l;
+	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+	cairo_t *cr = cairo_create(sf);
+	uint32_t lock = RTR_MODEL_NONE, bands = 0, names = 0;
+	int st;
+
+	t_mkdtemp(dir, sizeof(dir), "render-locks");
+	snprintf(trace, sizeof(trace), "%s/locks", dir);
+	snprintf(cmd, sizeof(cmd), T_PRELOAD_ENV "'%s/ringtrace' record -q --pthread --hold-times -o '%s' "
+		 "-- '%s/rtr-sched-prog' contend 4 >/dev/null 2>&1; echo $?", t_bindir(), trace,
+		 t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(atoi(out), 0, "recording: %s", out);
+	free(out);
+	cr_assert_geq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	for (uint32_t k = 0; k < m.ntasks && lock == RTR_MODEL_NONE; k++)
+		if (s.hold_first[k + 1] - s.hold_first[k] >= 4)
+			lock = k;
+	cr_assert_neq(lock, RTR_MODEL_NONE, "no lock held 4 times while another waited (%u holds)",
+		      s.nholds);
+	{
+		const struct rtr_lock_hold *h = &s.holds[s.hold_first[lock]];
+		uint32_t nh = s.hold_first[lock + 1] - s.hold_first[lock];
+		struct rtr_render_view v = { .t0 = h[0].start - 5000000, .t1 = h[nh - 1].end + 5000000,
+					     .width = W, .height = H, .selected = RTR_MODEL_NONE };
+		double k = (double)W / (double)(v.t1 - v.t0), y;
+
+		cr_assert_eq(rtr_render(cr, &s, &v, &f), 0);
+		cairo_surface_flush(sf);
+		rtr_render_layout(&s, &v, &l);
+		cr_assert_geq(l.row_h, 24, "the rows are squeezed: %f", l.row_h);
+		y = l.rows_y + ((double)s.task_row[lock] - l.row0 + 0.5) * l.row_h;
+		for (uint32_t i = 0; i < nh; i++) {
+			uint32_t c = lane_color[h[i].holder % 12];
+			int x = (int)(((double)(h[i].start + h[i].end) / 2 - (double)v.t0) * k);
+
+			cr_expect_eq(px(sf, x, (int)y - 2), c, "hold %u at x %d: %06x, not the holder's "
+				     "%06x", i, x, px(sf, x, (int)y - 2), c);
+			bands += px(sf, x, (int)y - 2) == c;
+			/* the name under the band: some of its pixels in the holder's colour */
+			for (int xx = (int)((h[i].start - v.t0) * k) + 2; xx < x; xx++)
+				for (int yy = (int)y + 3; yy < (int)y + 14; yy++)
+					names += near(px(sf, xx, yy), c);
+			if (i + 1 < nh && h[i + 1].start - h[i].end > 2000000) {
+				int gx = (int)(((double)(h[i].end + h[i + 1].start) / 2 - (double)v.t0) * k);
+
+				cr_expect_neq(px(sf, gx, (int)y - 2), c, "a band between holds %u and %u",
+					      i, i + 1);
+			}
+		}
+	}
+	cr_expect_eq(bands, s.hold_first[lock + 1] - s.hold_first[lock]);
+	cr_expect_gt(names, 20, "no holder's name under the bands");
+	rtr_frame_free(&f);
+	cairo_destroy(cr);
+	cairo_surface_destroy(sf);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+	t_rm_rf(dir);
+}
