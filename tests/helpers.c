@@ -240,3 +240,16 @@ void t_rm_rf(const char *dir)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	free(t_sh(cmd, &st));
 }
+
+void t_record_locks(const char *trace)
+{
+	char cmd[2048], *out;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), T_PRELOAD_ENV "'%s/ringtrace' record -q --pthread --hold-times "
+		 "-o '%s' -- '%s/rtr-sched-prog' contend 4 >/dev/null 2>&1; echo $?", t_bindir(),
+		 trace, t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(atoi(out), 0, "recording the locks of rtr-sched-prog contend: %s", out);
+	free(out);
+}

@@ -64,6 +64,13 @@ const char *t_bindir(void);
 #define T_PRELOAD_ENV ""
 #endif
 /*
+ * t_record_locks() - `ringtrace record --pthread --hold-times` of
+ * rtr-sched-prog contend 4 into @trace: the thread "holder" holds
+ * queue_lock 30 ms 4 times while "waiter" waits.  Fails the test if the
+ * recording does.
+ */
+void t_record_locks(const char *trace);
+/*
  * Run @cmd through the shell, killed (with its children) after 300 s: its
  * standard output (malloc'd) and exit status (-1: killed).
  */

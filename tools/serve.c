@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -420,6 +421,62 @@ struct window_arg {
 	const struct rtr_frame *f;
 };
 
+struct hold_item {
+	double x0, x1;
+	uint32_t row, holder;
+};
+
+/*
+ * "holds": who held each lock drawn whole (a task item of its own) while
+ * others waited, in the window (at most 4096 a lock, as the page and the
+ * window draw): x0, x1, its row, the holder's task.  Out of memory: none.
+ */
+static void fill_holds(struct jw *w, const struct rtr_scene *s, const struct rtr_window *win,
+		       const struct rtr_frame *f)
+{
+	double k = (double)win->width / (double)(win->t1 - win->t0);
+	struct hold_item *h = NULL;
+	uint32_t n = 0, cap = 0;
+
+	for (uint32_t i = 0; s->nholds && i < f->ntasks; i++) {
+		const struct rtr_item *it = &f->tasks[i];
+		uint32_t a, b;
+
+		if (it->count != 1)
+			continue;
+		a = s->hold_first[it->index];
+		b = s->hold_first[it->index + 1];
+		for (uint32_t j = a, m = 0; j < b && s->holds[j].start <= win->t1 && m < 4096; j++) {
+			const struct rtr_lock_hold *hd = &s->holds[j];
+
+			if (hd->end < win->t0)
+				continue;
+			m++;
+			if (n == cap) {
+				struct hold_item *q = realloc(h, (cap ? 2 * (size_t)cap : 64) * sizeof(*q));
+
+				if (!q)
+					goto out;
+				h = q;
+				cap = cap ? 2 * cap : 64;
+			}
+			h[n++] = (struct hold_item){
+				.x0 = fmax(0, (double)(hd->start - win->t0) * k),
+				.x1 = fmin(win->width, (double)(hd->end - win->t0) * k),
+				.row = it->lane, .holder = hd->holder,
+			};
+		}
+	}
+out:
+	jw_lit(w, "{");
+	COLUMN(w, false, "x0", n, num(w, h[i].x0));
+	COLUMN(w, true, "x1", n, num(w, h[i].x1));
+	COLUMN(w, true, "row", n, jw_u64(w, h[i].row));
+	COLUMN(w, true, "holder", n, jw_u64(w, h[i].holder));
+	jw_lit(w, "}");
+	free(h);
+}
+
 static void fill_window(struct jw *w, void *arg)
 {
 	const struct window_arg *a = arg;
@@ -450,6 +507,8 @@ static void fill_window(struct jw *w, void *arg)
 	fill_items(w, f->cpu_marks, f->ncpu_marks, "cpu");
 	key(w, true, "thread_marks");
 	fill_items(w, f->thread_marks, f->nthread_marks, "thread");
+	key(w, true, "holds");
+	fill_holds(w, s, a->win, f);
 	key(w, true, "arrows");
 	jw_lit(w, "{");
 	key(w, false, "detail");

@@ -1045,7 +1045,7 @@ Test(view_render, a_locks_holds_are_bands_in_the_holders_colour)
 		0xff9da7, 0x9c755f, 0xbab0ac, 0x8cd17d, 0x86bcb6, 0xd37295,
 	};
 	const uint32_t W = 1200, H = 500;
-	char dir[64], trace[128], cmd[1024], err[256], *out, *dirs[1] = { trace };
+	char dir[64], trace[128], err[256], *dirs[1] = { trace };
 	struct rtr_model m;
 	struct rtr_scene s;
 	struct rtr_frame f = { 0 };
@@ -1053,16 +1053,10 @@ Test(view_render, a_locks_holds_are_bands_in_the_holders_colour)
 	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
 	cairo_t *cr = cairo_create(sf);
 	uint32_t lock = RTR_MODEL_NONE, bands = 0, names = 0;
-	int st;
 
 	t_mkdtemp(dir, sizeof(dir), "render-locks");
 	snprintf(trace, sizeof(trace), "%s/locks", dir);
-	snprintf(cmd, sizeof(cmd), T_PRELOAD_ENV "'%s/ringtrace' record -q --pthread --hold-times -o '%s' "
-		 "-- '%s/rtr-sched-prog' contend 4 >/dev/null 2>&1; echo $?", t_bindir(), trace,
-		 t_bindir());
-	out = t_sh(cmd, &st);
-	cr_assert_eq(atoi(out), 0, "recording: %s", out);
-	free(out);
+	t_record_locks(trace);
 	cr_assert_geq(rtr_model_load(&m, dirs, 1, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
 	for (uint32_t k = 0; k < m.ntasks && lock == RTR_MODEL_NONE; k++)

@@ -421,6 +421,64 @@ Test(view_serve, hostile_requests_are_refused_and_the_server_goes_on, .init = se
 	stop(&s, SIGINT);
 }
 
+/* The numbers of the JSON array after @key in @body, up to @max: how many (-1: no such key). */
+static int numbers(const char *body, const char *key, long long *v, int max)
+{
+	const char *p = strstr(body, key);
+	int n = 0;
+
+	if (!p)
+		return -1;
+	p += strlen(key);
+	while (*p && *p != ']' && n < max) {
+		char *e;
+
+		v[n++] = strtoll(p, &e, 10);
+		if (e == p)
+			return -1;
+		p = e + (*e == ',');
+	}
+	return n;
+}
+
+/*
+ * A lock's holds in the window's answer: "holds", each by a thread; the
+ * queue lock's four on its row, by the thread the program named "holder"
+ * (record --pthread --hold-times of rtr-sched-prog contend 4).
+ */
+Test(view_serve, the_window_says_who_held_each_lock, .init = setup, .fini = teardown)
+{
+	char q[64], *body;
+	long long rows[64], holders[64];
+	int nr, nh, by_holder = 0;
+	struct srv s;
+
+	snprintf(trace, sizeof(trace), "%s/locks", dir);
+	t_record_locks(trace);
+	start(&s, NULL);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/window?width=1000&row1=100"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"holds\":{\"x0\":["), "no holds in the answer: %s", body);
+	nr = numbers(strstr(body, "\"holds\":"), "\"row\":[", rows, 64);
+	nh = numbers(strstr(body, "\"holds\":"), "\"holder\":[", holders, 64);
+	cr_assert(nr >= 4 && nh == nr, "%d rows, %d holders: %s", nr, nh, body);
+	free(body);
+	for (int i = 0; i < nh; i++) {
+		snprintf(q, sizeof(q), "api/task?i=%lld", holders[i]);
+		cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+		cr_expect(strstr(body, "\"kind\":\"thread\""), "hold %d's holder, task %lld: %s", i,
+			  holders[i], body);
+		/* the queue lock's four: on one row, the thread "holder"'s */
+		if (strstr(body, "\"name\":\"holder\"")) {
+			cr_expect_eq(rows[i], rows[0], "the holds on two rows: %lld, %lld", rows[0],
+				     rows[i]);
+			by_holder++;
+		}
+		free(body);
+	}
+	cr_expect_eq(by_holder, 4, "%d holds by the thread \"holder\"", by_holder);
+	stop(&s, SIGTERM);
+}
+
 Test(view_serve, binds_loopback_by_default, .init = setup, .fini = teardown)
 {
 	struct srv s;

@@ -4,7 +4,7 @@
 // page opened at the URL it prints first; each test asserts on the window
 // query's answers the page drew (window.rtrServe.last) and on pixels, then
 // stops the server with SIGTERM (exit status 0).  Called by run.mjs.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -160,6 +160,36 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		await shot(p, 'serve-lttng');
 		await p.close();
 		assert.equal(await s.stop(), 0);
+	});
+
+	// a lock's row: rtr-sched-prog contend has "holder" hold queue_lock 30 ms while
+	// "waiter" waits, 4 times: each hold in the answer a band in the holder's colour
+	test('--serve: a lock\'s holds are bands in their holder\'s colour', async () => {
+		const LANE_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948',
+			'#ff9da7', '#9c755f', '#bab0ac', '#8cd17d', '#86bcb6', '#d37295'];
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rtr-serve-holds-'));
+		const r = spawnSync(bin('ringtrace'), ['record', '-q', '--pthread', '--hold-times', '-o',
+			path.join(dir, 't'), '--', bin('rtr-sched-prog'), 'contend', '4'], { encoding: 'utf8' });
+		assert.equal(r.status, 0, r.stderr);
+		const s = await serve([path.join(dir, 't')]);
+		const p = await open(s.url);
+		const f = await p.evaluate(() => window.rtrServe.last);
+		assert.ok(f.holds && f.holds.x0.length >= 4, 'holds in the answer: ' + JSON.stringify(f.holds));
+		let checked = 0;
+		for (let i = 0; i < f.holds.x0.length; i++) {
+			if (f.holds.x1[i] - f.holds.x0[i] < 4 || f.holds.row[i] < f.row0 || f.holds.row[i] >= f.row1)
+				continue;
+			const want = LANE_COLORS[f.holds.holder[i] % LANE_COLORS.length];
+			const rgb = [1, 3, 5].map((k) => parseInt(want.slice(k, k + 2), 16));
+			const [got] = await pixels(p, Math.floor((f.holds.x0[i] + f.holds.x1[i]) / 2), y(f, f.holds.row[i]) - 2);
+			assert.ok(got.every((v, k) => Math.abs(v - rgb[k]) <= 8), `hold ${i}: ${got}, not ${want}`);
+			checked++;
+		}
+		assert.ok(checked >= 4, checked + ' bands checked');
+		await shot(p, 'serve-holds');
+		await p.close();
+		assert.equal(await s.stop(), 0);
+		fs.rmSync(dir, { recursive: true, force: true });
 	});
 
 	test('--serve: 1000 requests at every zoom: at most about an item per pixel a row, counts adding up', async () => {

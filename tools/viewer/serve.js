@@ -15,6 +15,9 @@
 	const COUNTER_COLORS = ['#e6194b', '#3cb44b', '#4363d8', '#911eb4'];
 	const KIND_COLORS = ['#0000ff', '#b0b040', '#008000', '#ff9900', '#000000', '#000000'];
 	// a critical path's segments by what the task did (view/render.c's path_color)
+	// the page's lane colours: a lock's holder (viewer.js)
+	const LANE_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948',
+		'#ff9da7', '#9c755f', '#bab0ac', '#8cd17d', '#86bcb6', '#d37295'];
 	const PATH_COLORS = ['#2ca02c', '#ff7f0e', '#1f77b4', '#d62728', '#9467bd', '#8c564b', '#7f7f7f'];
 	const canvas = document.getElementById('canvas'), g = canvas.getContext('2d', { alpha: false });
 	const $ = (id) => document.getElementById(id);
@@ -99,6 +102,12 @@
 				const x0 = Math.max(0, (found.start[i] - f.t0) * k), x1 = Math.min(W, (found.end[i] - f.t0) * k);
 				g.fillRect(x0 - 3, y(r) - 5, Math.max(6, x1 - x0 + 6), 10);
 			}
+		}
+		// a lock's row: who held it while others waited, a band in the holder's colour
+		const HD = f.holds;
+		for (let i = 0; HD && i < HD.x0.length; i++) {
+			g.fillStyle = LANE_COLORS[HD.holder[i] % LANE_COLORS.length];
+			g.fillRect(HD.x0[i], y(HD.row[i]) - 2.5, Math.max(1, HD.x1[i] - HD.x0[i]), 5);
 		}
 		// tasks: lines; merged spans grey; failed and never resolved red
 		const T = f.tasks;
