@@ -477,6 +477,55 @@ out:
 	free(h);
 }
 
+/*
+ * "samples": the CPU samples (record --sample) of each thread drawn whole, a
+ * tick a pixel that has some (x, its row), as the page draws them.  Out of
+ * memory: none.
+ */
+static void fill_samples(struct jw *w, const struct rtr_scene *s, const struct rtr_window *win,
+			 const struct rtr_frame *f)
+{
+	double k = (double)win->width / (double)(win->t1 - win->t0);
+	const int64_t *ts = s->cpu_sample_ts;
+	uint32_t *x = NULL, *row = NULL, n = 0, cap = 0;
+
+	for (uint32_t i = 0; s->m->ncpu_samples && i < f->ntasks; i++) {
+		const struct rtr_item *it = &f->tasks[i];
+		uint32_t a, b;
+
+		if (it->count != 1)
+			continue;
+		a = s->cpu_sample_first[it->index];
+		b = s->cpu_sample_first[it->index + 1];
+		for (uint32_t j = rtr_scene_first_at(ts, a, b, win->t0); j < b && ts[j] <= win->t1;) {
+			double px = floor((double)(ts[j] - win->t0) * k);
+
+			if (n == cap) {
+				uint32_t nc = cap ? 2 * cap : 256;
+				uint32_t *qx = realloc(x, nc * sizeof(*qx)), *qr;
+
+				if (qx)
+					x = qx;
+				qr = qx ? realloc(row, nc * sizeof(*qr)) : NULL;
+				if (!qr)
+					goto out;
+				row = qr;
+				cap = nc;
+			}
+			x[n] = (uint32_t)px;
+			row[n++] = it->lane;
+			j = rtr_scene_first_at(ts, j + 1, b, win->t0 + (int64_t)ceil((px + 1) / k));
+		}
+	}
+out:
+	jw_lit(w, "{");
+	COLUMN(w, false, "x", n, jw_u64(w, x[i]));
+	COLUMN(w, true, "row", n, jw_u64(w, row[i]));
+	jw_lit(w, "}");
+	free(x);
+	free(row);
+}
+
 static void fill_window(struct jw *w, void *arg)
 {
 	const struct window_arg *a = arg;
@@ -509,6 +558,8 @@ static void fill_window(struct jw *w, void *arg)
 	fill_items(w, f->thread_marks, f->nthread_marks, "thread");
 	key(w, true, "holds");
 	fill_holds(w, s, a->win, f);
+	key(w, true, "samples");
+	fill_samples(w, s, a->win, f);
 	key(w, true, "arrows");
 	jw_lit(w, "{");
 	key(w, false, "detail");

@@ -271,6 +271,28 @@ static void lock_holds(cairo_t *cr, const struct rtr_scene *s, const struct rtr_
 	}
 }
 
+/*
+ * A thread's CPU samples (record --sample): a tick 2 px high under its line
+ * at each pixel that has some, however many (the page's rule): a bisection
+ * a pixel, whatever the samples' number.
+ */
+static void task_samples(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
+			 const struct rtr_item *it, double y)
+{
+	const int64_t *ts = s->cpu_sample_ts;
+	uint32_t hi = s->cpu_sample_first[it->index + 1];
+	double ppn = v->width / (double)(v->t1 - v->t0);
+
+	for (uint32_t i = rtr_scene_first_at(ts, s->cpu_sample_first[it->index], hi, v->t0);
+	     i < hi && ts[i] <= v->t1;) {
+		double px = floor((double)(ts[i] - v->t0) * ppn);
+
+		if (px >= floor(it->x0) - 1 && px <= it->x1 + 1)
+			cairo_rectangle(cr, px, y + 4, 1, 2);
+		i = rtr_scene_first_at(ts, i + 1, hi, v->t0 + (int64_t)ceil((px + 1) / ppn));
+	}
+}
+
 /* "held by NAME" under each band of a lock's row wide enough for it. */
 static void lock_holders(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
 			 const struct rtr_item *it, double y, uint32_t *labels)
@@ -358,6 +380,14 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 			    s->hold_first[f->tasks[i].index] < s->hold_first[f->tasks[i].index + 1])
 				lock_holds(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane), c);
 		set(cr, lane_color[c], 1);
+		cairo_fill(cr);
+	}
+	/* the threads' CPU samples, under their lines */
+	if (l->row_h >= 12 && s->m->ncpu_samples) {
+		for (uint32_t i = 0; i < f->ntasks; i++)
+			if (f->tasks[i].count == 1)
+				task_samples(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane));
+		hex(cr, 0xc2185b);
 		cairo_fill(cr);
 	}
 	for (int pass = 0; pass < 3; pass++) {

@@ -796,6 +796,31 @@ static int lock_holds(struct rtr_scene *s)
 	return 0;
 }
 
+/* The CPU samples' times by task (rtr_model.cpu_samples is by time): a counting sort. */
+static int cpu_samples(struct rtr_scene *s)
+{
+	const struct rtr_model *m = s->m;
+	uint32_t *first = calloc((size_t)m->ntasks + 2, sizeof(*first));
+	int64_t *ts = malloc(((size_t)m->ncpu_samples + 1) * sizeof(*ts));
+
+	if (!first || !ts) {
+		free(first);
+		free(ts);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->ncpu_samples; i++)
+		if (m->cpu_samples[i].task < m->ntasks)
+			first[m->cpu_samples[i].task + 2]++;
+	for (uint32_t k = 0; k < m->ntasks; k++)
+		first[k + 2] += first[k + 1];
+	for (uint32_t i = 0; i < m->ncpu_samples; i++)
+		if (m->cpu_samples[i].task < m->ntasks)
+			ts[first[m->cpu_samples[i].task + 1]++] = m->cpu_samples[i].ts;
+	s->cpu_sample_ts = ts;
+	s->cpu_sample_first = first;	/* first[k] .. first[k + 1]: task k's */
+	return 0;
+}
+
 int rtr_scene_build(struct rtr_scene *s, struct rtr_model *m, unsigned flags)
 {
 	int ret = -ENOMEM;
@@ -816,7 +841,7 @@ int rtr_scene_build(struct rtr_scene *s, struct rtr_model *m, unsigned flags)
 	if ((ret = layout(s)) || (ret = collect_arrows(s)) ||
 	    ((flags & RTR_SCENE_SIMPLIFY_BINDS) && (ret = simplify_binds(s))) || (ret = arrow_summaries(s)) ||
 	    (ret = sleeping(s)) || (ret = summaries(s)) || (ret = sample_trees(s)) ||
-	    (ret = lock_holds(s)))
+	    (ret = lock_holds(s)) || (ret = cpu_samples(s)))
 		goto fail;
 	return 0;
 fail:
@@ -849,6 +874,8 @@ void rtr_scene_free(struct rtr_scene *s)
 	free(s->failed);
 	free(s->holds);
 	free(s->hold_first);
+	free(s->cpu_sample_ts);
+	free(s->cpu_sample_first);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -132,6 +132,10 @@ struct rtr_scene_lod {
  *	rtr_lock_holds()) by lock, each lock's by start: lock task k's are
  *	@holds[hold_first[k] .. hold_first[k + 1]] (they never overlap);
  *	@nholds; @hold_first has rtr_model.ntasks + 1 entries.
+ * @cpu_sample_ts: the times of the CPU samples (record --sample) by thread
+ *	task, each task's in time order: task k's are
+ *	@cpu_sample_ts[cpu_sample_first[k] .. cpu_sample_first[k + 1]];
+ *	@cpu_sample_first has rtr_model.ntasks + 1 entries.
  */
 struct rtr_scene {
 	const struct rtr_model *m;
@@ -151,6 +155,8 @@ struct rtr_scene {
 	struct rtr_lock_hold *holds;
 	uint32_t nholds;
 	uint32_t *hold_first;
+	int64_t *cpu_sample_ts;
+	uint32_t *cpu_sample_first;
 	/* private: */
 	struct rtr_scene_lod rows;	/* tasks by row */
 	struct rtr_scene_lod lanes;	/* runs by CPU */
@@ -383,6 +389,23 @@ struct rtr_frame {
  * or above RTR_SCENE_MAX_WIDTH, @row0 > @row1); -ENOMEM.
  */
 int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *w, struct rtr_frame *f);
+
+/*
+ * rtr_scene_first_at() - the first of @ts[@a .. @b) (ascending: a task's
+ * @cpu_sample_ts) at or after @t, @b if none.
+ */
+static inline uint32_t rtr_scene_first_at(const int64_t *ts, uint32_t a, uint32_t b, int64_t t)
+{
+	while (a < b) {
+		uint32_t mid = a + (b - a) / 2;
+
+		if (ts[mid] < t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
 
 /* rtr_frame_free() - free a frame's arrays; @f is then empty. */
 void rtr_frame_free(struct rtr_frame *f);

@@ -19,6 +19,7 @@
 #include <ringtrace/ringtrace.h>
 #include "reader/model.h"
 #include "reader/symbols.h"
+#include "view/render.h"
 #include "view/scene.h"
 #include "tests/helpers.h"
 
@@ -479,6 +480,61 @@ Test(sched, symbols_name_static_objects_and_refuse_what_is_not_the_mapped_file,
 }
 
 /* The samples under a frame named @fn (on the path from each sample's innermost frame up). */
+/*
+ * The window and the exports' picture (view/render.c): thread task @t drawn
+ * whole from @t0 to @t1 has a tick under its line (#c2185b) at each pixel
+ * where it was sampled, and only there (give or take a pixel): counted
+ * against the samples' own pixels.  Return: the pixels sampled.
+ */
+static uint32_t drawn_samples(struct rtr_model *m, uint32_t t, int64_t t0, int64_t t1)
+{
+	const uint32_t W = 1000, H = 400;
+	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+	cairo_t *cr = cairo_create(sf);
+	struct rtr_frame f = { 0 };
+	struct rtr_render_layout l;
+	struct rtr_scene s;
+	struct rtr_render_view v = { .t0 = t0, .t1 = t1, .width = W, .height = H,
+				     .selected = RTR_MODEL_NONE };
+	uint32_t want = 0, got = 0, stray = 0;
+	char *seen = calloc(W, 1);
+	double y;
+
+	cr_assert(seen);
+	cr_assert_eq(rtr_scene_build(&s, m, 0), 0);
+	cr_assert_eq(rtr_render(cr, &s, &v, &f), 0);
+	cairo_surface_flush(sf);
+	rtr_render_layout(&s, &v, &l);
+	y = l.rows_y + ((double)s.task_row[t] - l.row0 + 0.5) * l.row_h;
+	for (uint32_t i = 0; i < m->ncpu_samples; i++) {
+		const struct rtr_model_cpu_sample *c = &m->cpu_samples[i];
+		int64_t x = (int64_t)((double)(c->ts - v.t0) * W / (double)(v.t1 - v.t0));
+
+		if (c->task == t && c->ts >= v.t0 && c->ts <= v.t1 && x >= 0 && x < W)
+			seen[x] = 1;
+	}
+	/* from x 50 on: the thread's kind is written over its first ticks */
+	for (uint32_t x = 50; x < W; x++) {
+		const uint8_t *row = cairo_image_surface_get_data(sf) +
+				     (size_t)(y + 4) * (size_t)cairo_image_surface_get_stride(sf);
+		bool pink = (((const uint32_t *)row)[x] & 0xffffff) == 0xc2185b;
+
+		want += seen[x];
+		got += pink && seen[x];
+		stray += pink && !seen[x] && !(x && seen[x - 1]) && !(x + 1 < W && seen[x + 1]);
+	}
+	cr_log_info("%" PRId64 " ns: %u pixels sampled, %u ticked, %u ticks elsewhere", t1 - t0,
+		    want, got, stray);
+	cr_expect_geq(got, want * 99 / 100, "%u of %u sampled pixels ticked", got, want);
+	cr_expect_eq(stray, 0, "%u ticks where no sample is", stray);
+	free(seen);
+	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	cairo_destroy(cr);
+	cairo_surface_destroy(sf);
+	return want;
+}
+
 static uint64_t samples_under(const struct rtr_model *m, const char *fn, const char *thread)
 {
 	uint64_t n = 0;
@@ -579,6 +635,20 @@ Test(sched, cpu_samples_find_where_the_program_spent_its_time, .init = setup, .f
 		 s3);
 	cr_assert_not_null(strstr(out, err), "%s\n%s", err, out);
 	free(out);
+	/* drawn: the burner's whole life (a tick a pixel), then 4 ms of it (a few) */
+	{
+		uint32_t burner = RTR_MODEL_NONE;
+		int64_t mid;
+
+		for (uint32_t k = 0; k < m.ntasks; k++)
+			if (!strcmp(rtr_model_str(&m, m.tasks[k].name), "burner"))
+				burner = k;
+		cr_assert_neq(burner, RTR_MODEL_NONE);
+		cr_expect_gt(drawn_samples(&m, burner, m.tasks[burner].created, m.tasks[burner].end),
+			     500, "the burner sampled in fewer than half the pixels");
+		mid = m.tasks[burner].created + (m.tasks[burner].end - m.tasks[burner].created) / 2;
+		cr_expect_gt(drawn_samples(&m, burner, mid, mid + 4000000), 2, "no sample in 4 ms");
+	}
 	rtr_model_free(&m);
 
 	/* the options */

@@ -479,6 +479,47 @@ Test(view_serve, the_window_says_who_held_each_lock, .init = setup, .fini = tear
 	stop(&s, SIGTERM);
 }
 
+/*
+ * The CPU samples in the window's answer (record --sample of
+ * rtr-sched-prog burn: a thread "burner" on a CPU 0.3 s): a tick a pixel
+ * at most on each thread's row, more than 100 on the burner's.
+ */
+Test(view_serve, the_window_gives_a_threads_cpu_samples_a_tick_a_pixel, .init = setup,
+     .fini = teardown)
+{
+	char cmd[1024], *out, *body;
+	long long xs[1200], rows[1200];
+	int st, nx, nr, most = 0;
+	struct srv s;
+
+	snprintf(trace, sizeof(trace), "%s/burn", dir);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' record -q --sample=1999 -o '%s' -- "
+		 "'%s/rtr-sched-prog' burn 300 >/dev/null 2>&1; echo $?", t_bindir(), trace,
+		 t_bindir());
+	out = t_sh(cmd, &st);
+	cr_assert_eq(atoi(out), 0, "recording: %s", out);
+	free(out);
+	start(&s, NULL);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/window?width=1000&row1=100"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"samples\":{\"x\":["), "no samples in the answer: %s", body);
+	nx = numbers(strstr(body, "\"samples\":"), "\"x\":[", xs, 1200);
+	nr = numbers(strstr(body, "\"samples\":"), "\"row\":[", rows, 1200);
+	cr_assert(nx > 100 && nx == nr, "%d ticks, %d rows: %s", nx, nr, body);
+	/* a row's ticks (a thread's) one a pixel, left to right; the burner's row has most */
+	for (int i = 1, run = 1; i <= nx; i++) {
+		if (i < nx && rows[i] == rows[i - 1]) {
+			cr_assert_gt(xs[i], xs[i - 1], "two ticks in pixel %lld", xs[i]);
+			run++;
+			continue;
+		}
+		most = run > most ? run : most;
+		run = 1;
+	}
+	cr_expect_gt(most, 100, "the burner's row has %d ticks", most);
+	free(body);
+	stop(&s, SIGTERM);
+}
+
 Test(view_serve, binds_loopback_by_default, .init = setup, .fini = teardown)
 {
 	struct srv s;

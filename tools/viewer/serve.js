@@ -109,6 +109,11 @@
 			g.fillStyle = LANE_COLORS[HD.holder[i] % LANE_COLORS.length];
 			g.fillRect(HD.x0[i], y(HD.row[i]) - 2.5, Math.max(1, HD.x1[i] - HD.x0[i]), 5);
 		}
+		// a thread's CPU samples (record --sample): a tick under its line a pixel that has some
+		const SM = f.samples;
+		g.fillStyle = '#c2185b';
+		for (let i = 0; SM && i < SM.x.length; i++)
+			g.fillRect(SM.x[i], y(SM.row[i]) + 3, 1, 2);
 		// tasks: lines; merged spans grey; failed and never resolved red
 		const T = f.tasks;
 		for (let i = 0; i < T.x0.length; i++) {
