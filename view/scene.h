@@ -391,7 +391,7 @@ struct rtr_frame {
 int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *w, struct rtr_frame *f);
 
 /*
- * rtr_scene_first_at() - the first of @ts[@a .. @b) (ascending: a task's
+ * rtr_scene_first_at() - the first of @ts[@a .. @b) (ascending times: a task's
  * @cpu_sample_ts) at or after @t, @b if none.
  */
 static inline uint32_t rtr_scene_first_at(const int64_t *ts, uint32_t a, uint32_t b, int64_t t)

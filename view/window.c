@@ -69,22 +69,8 @@ static double clampx(const struct win *w, double x)
 	return x < 0 ? 0 : x > w->width ? w->width : x;
 }
 
-/* First position in [lo, hi) whose value is >= @v (hi if none). */
-static uint32_t lower_bound(const int64_t *a, uint32_t lo, uint32_t hi, int64_t v)
-{
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (a[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
- * The same, galloping from @lo: the next pixel's first item is usually a
+ * rtr_scene_first_at(), galloping from @lo: the next pixel's first item is usually a
  * few items on, found in O(log distance) rather than O(log n).
  */
 static uint32_t gallop(const int64_t *a, uint32_t lo, uint32_t hi, int64_t v)
@@ -96,7 +82,7 @@ static uint32_t gallop(const int64_t *a, uint32_t lo, uint32_t hi, int64_t v)
 		lo = hi - lo > step ? lo + step : hi;
 		step *= 2;
 	}
-	return lower_bound(a, prev, lo, v);
+	return rtr_scene_first_at(a, prev, lo, v);
 }
 
 /* Room for one more element in *@v (@n used, @cap allocated). */
@@ -151,7 +137,7 @@ static int lane_items(const struct rtr_scene_lod *l, uint32_t lane, const struct
 		      struct items *out, uint64_t *in_view)
 {
 	uint32_t a = l->off[lane], b = l->off[lane + 1];
-	uint32_t i = lower_bound(l->end, a, b, w->t0);
+	uint32_t i = rtr_scene_first_at(l->end, a, b, w->t0);
 	struct rtr_item sp = { 0 };
 	uint32_t sp_best = 0;
 	int64_t sp_end_px = 0;
@@ -333,10 +319,10 @@ static int arrows_summary(const struct rtr_scene *s, const struct win *w, struct
 	}
 	for (unsigned k = 0; k < RTR_SCENE_ARROW_KINDS; k++) {
 		uint32_t e = s->kind_off[k + 1];
-		uint32_t at = lower_bound(s->kind_ts, s->kind_off[k], e, w->t0);
+		uint32_t at = rtr_scene_first_at(s->kind_ts, s->kind_off[k], e, w->t0);
 
 		for (uint32_t px = 0; px < w->width; px++) {
-			uint32_t next = lower_bound(s->kind_ts, at, e, px_time(w, px + 1));
+			uint32_t next = rtr_scene_first_at(s->kind_ts, at, e, px_time(w, px + 1));
 
 			f->arrow_hist[k * w->width + px] = next - at;
 			at = next;
@@ -371,9 +357,9 @@ static int arrows(const struct rtr_scene *s, const struct win *w, const struct r
 
 	f->arrows_in_view = 0;
 	for (unsigned c = 0; c < RTR_SCENE_NCLASSES; c++) {
-		lo[c] = lower_bound(s->arrow_tf, s->class_off[c], s->class_off[c + 1],
+		lo[c] = rtr_scene_first_at(s->arrow_tf, s->class_off[c], s->class_off[c + 1],
 					  class_reach(w->t0, c));
-		hi[c] = lower_bound(s->arrow_tf, lo[c], s->class_off[c + 1], w->t1);
+		hi[c] = rtr_scene_first_at(s->arrow_tf, lo[c], s->class_off[c + 1], w->t1);
 		f->arrows_in_view += hi[c] - lo[c];
 	}
 	f->arrow_detail = RTR_ARROWS_EXACT;
