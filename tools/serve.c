@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -421,109 +420,27 @@ struct window_arg {
 	const struct rtr_frame *f;
 };
 
-struct hold_item {
-	double x0, x1;
-	uint32_t row, holder;
-};
-
 /*
- * "holds": who held each lock drawn whole (a task item of its own) while
- * others waited, in the window (at most 4096 a lock, as the page and the
- * window draw): x0, x1, its row, the holder's task.  Out of memory: none.
+ * The frame's holds (x0, x1, row, the holder's task) and CPU samples' ticks
+ * (x, row, count), as view/scene.h gives them.
  */
-static void fill_holds(struct jw *w, const struct rtr_scene *s, const struct rtr_window *win,
-		       const struct rtr_frame *f)
+static void fill_extras(struct jw *w, const struct rtr_scene *s, const struct rtr_frame *f)
 {
-	double k = (double)win->width / (double)(win->t1 - win->t0);
-	struct hold_item *h = NULL;
-	uint32_t n = 0, cap = 0;
+	const struct rtr_item *h = f->holds, *t = f->ticks;
 
-	for (uint32_t i = 0; s->nholds && i < f->ntasks; i++) {
-		const struct rtr_item *it = &f->tasks[i];
-		uint32_t a, b;
-
-		if (it->count != 1)
-			continue;
-		a = s->hold_first[it->index];
-		b = s->hold_first[it->index + 1];
-		for (uint32_t j = a, m = 0; j < b && s->holds[j].start <= win->t1 && m < 4096; j++) {
-			const struct rtr_lock_hold *hd = &s->holds[j];
-
-			if (hd->end < win->t0)
-				continue;
-			m++;
-			if (n == cap) {
-				struct hold_item *q = realloc(h, (cap ? 2 * (size_t)cap : 64) * sizeof(*q));
-
-				if (!q)
-					goto out;
-				h = q;
-				cap = cap ? 2 * cap : 64;
-			}
-			h[n++] = (struct hold_item){
-				.x0 = fmax(0, (double)(hd->start - win->t0) * k),
-				.x1 = fmin(win->width, (double)(hd->end - win->t0) * k),
-				.row = it->lane, .holder = hd->holder,
-			};
-		}
-	}
-out:
+	key(w, true, "holds");
 	jw_lit(w, "{");
-	COLUMN(w, false, "x0", n, num(w, h[i].x0));
-	COLUMN(w, true, "x1", n, num(w, h[i].x1));
-	COLUMN(w, true, "row", n, jw_u64(w, h[i].row));
-	COLUMN(w, true, "holder", n, jw_u64(w, h[i].holder));
+	COLUMN(w, false, "x0", f->nholds, num(w, h[i].x0));
+	COLUMN(w, true, "x1", f->nholds, num(w, h[i].x1));
+	COLUMN(w, true, "row", f->nholds, jw_u64(w, h[i].lane));
+	COLUMN(w, true, "holder", f->nholds, jw_u64(w, s->holds[h[i].index].holder));
 	jw_lit(w, "}");
-	free(h);
-}
-
-/*
- * "samples": the CPU samples (record --sample) of each thread drawn whole, a
- * tick a pixel that has some (x, its row), as the page draws them.  Out of
- * memory: none.
- */
-static void fill_samples(struct jw *w, const struct rtr_scene *s, const struct rtr_window *win,
-			 const struct rtr_frame *f)
-{
-	double k = (double)win->width / (double)(win->t1 - win->t0);
-	const int64_t *ts = s->cpu_sample_ts;
-	uint32_t *x = NULL, *row = NULL, n = 0, cap = 0;
-
-	for (uint32_t i = 0; s->m->ncpu_samples && i < f->ntasks; i++) {
-		const struct rtr_item *it = &f->tasks[i];
-		uint32_t a, b;
-
-		if (it->count != 1)
-			continue;
-		a = s->cpu_sample_first[it->index];
-		b = s->cpu_sample_first[it->index + 1];
-		for (uint32_t j = rtr_scene_first_at(ts, a, b, win->t0); j < b && ts[j] <= win->t1;) {
-			double px = floor((double)(ts[j] - win->t0) * k);
-
-			if (n == cap) {
-				uint32_t nc = cap ? 2 * cap : 256;
-				uint32_t *qx = realloc(x, nc * sizeof(*qx)), *qr;
-
-				if (qx)
-					x = qx;
-				qr = qx ? realloc(row, nc * sizeof(*qr)) : NULL;
-				if (!qr)
-					goto out;
-				row = qr;
-				cap = nc;
-			}
-			x[n] = (uint32_t)px;
-			row[n++] = it->lane;
-			j = rtr_scene_first_at(ts, j + 1, b, win->t0 + (int64_t)ceil((px + 1) / k));
-		}
-	}
-out:
+	key(w, true, "samples");
 	jw_lit(w, "{");
-	COLUMN(w, false, "x", n, jw_u64(w, x[i]));
-	COLUMN(w, true, "row", n, jw_u64(w, row[i]));
+	COLUMN(w, false, "x", f->nticks, jw_u64(w, (uint64_t)t[i].x0));
+	COLUMN(w, true, "row", f->nticks, jw_u64(w, t[i].lane));
+	COLUMN(w, true, "count", f->nticks, jw_u64(w, t[i].count));
 	jw_lit(w, "}");
-	free(x);
-	free(row);
 }
 
 static void fill_window(struct jw *w, void *arg)
@@ -556,10 +473,7 @@ static void fill_window(struct jw *w, void *arg)
 	fill_items(w, f->cpu_marks, f->ncpu_marks, "cpu");
 	key(w, true, "thread_marks");
 	fill_items(w, f->thread_marks, f->nthread_marks, "thread");
-	key(w, true, "holds");
-	fill_holds(w, s, a->win, f);
-	key(w, true, "samples");
-	fill_samples(w, s, a->win, f);
+	fill_extras(w, s, f);
 	key(w, true, "arrows");
 	jw_lit(w, "{");
 	key(w, false, "detail");

@@ -244,82 +244,26 @@ static void task_runnable(cairo_t *cr, const struct rtr_scene *s,
 	}
 }
 
-/*
- * A lock's row: its holds in view while others waited, each a band 5 px
- * high in the holder's colour (@colour of the palette only), at most 4096
- * of them (the page's rule).
- */
-static void lock_holds(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
-		       const struct rtr_item *it, double y, size_t colour)
+/* "held by NAME" under each band of a lock's row (rtr_frame.holds) wide enough for it. */
+static void lock_holders(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_layout *l,
+			 const struct rtr_frame *f, uint32_t *labels)
 {
 	const size_t ncol = sizeof(lane_color) / sizeof(lane_color[0]);
-	double ppn = v->width / (double)(v->t1 - v->t0);
-	uint32_t a = s->hold_first[it->index], b = s->hold_first[it->index + 1];
-
-	for (uint32_t i = a, n = 0; i < b && s->holds[i].start <= v->t1 && n < 4096; i++) {
-		const struct rtr_lock_hold *h = &s->holds[i];
-		double x0, x1;
-
-		if (h->end < v->t0)
-			continue;
-		n++;
-		if (h->holder % ncol != colour)
-			continue;
-		x0 = fmax(0, (h->start - v->t0) * ppn);
-		x1 = fmax(fmin(v->width, (h->end - v->t0) * ppn), x0 + 1);
-		cairo_rectangle(cr, floor(x0), y - 2.5, fmax(floor(x1) - floor(x0), 1), 5);
-	}
-}
-
-/*
- * A thread's CPU samples (record --sample): a tick 2 px high under its line
- * at each pixel that has some, however many (the page's rule): a bisection
- * a pixel, whatever the samples' number.
- */
-static void task_samples(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
-			 const struct rtr_item *it, double y)
-{
-	const int64_t *ts = s->cpu_sample_ts;
-	uint32_t hi = s->cpu_sample_first[it->index + 1];
-	double ppn = v->width / (double)(v->t1 - v->t0);
-
-	for (uint32_t i = rtr_scene_first_at(ts, s->cpu_sample_first[it->index], hi, v->t0);
-	     i < hi && ts[i] <= v->t1;) {
-		double px = floor((double)(ts[i] - v->t0) * ppn);
-
-		if (px >= floor(it->x0) - 1 && px <= it->x1 + 1)
-			cairo_rectangle(cr, px, y + 4, 1, 2);
-		i = rtr_scene_first_at(ts, i + 1, hi, v->t0 + (int64_t)ceil((px + 1) / ppn));
-	}
-}
-
-/* "held by NAME" under each band of a lock's row wide enough for it. */
-static void lock_holders(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
-			 const struct rtr_item *it, double y, uint32_t *labels)
-{
-	const size_t ncol = sizeof(lane_color) / sizeof(lane_color[0]);
-	double ppn = v->width / (double)(v->t1 - v->t0);
-	uint32_t a = s->hold_first[it->index], b = s->hold_first[it->index + 1];
 	char buf[32], text[320];
 
-	for (uint32_t i = a, n = 0; i < b && s->holds[i].start <= v->t1 && n < 4096 &&
-				    *labels < LABELS_MAX; i++) {
-		const struct rtr_lock_hold *h = &s->holds[i];
-		double x0, x1;
+	for (uint32_t i = 0; i < f->nholds && *labels < LABELS_MAX; i++) {
+		const struct rtr_item *it = &f->holds[i];
+		uint32_t holder = s->holds[it->index].holder;
+		double x0 = it->x0 + 2, y = row_y(l, it->lane);
 
-		if (h->end < v->t0)
+		if (it->x1 - x0 < 40)
 			continue;
-		n++;
-		x0 = fmax(0, (h->start - v->t0) * ppn) + 2;
-		x1 = fmin(v->width, (h->end - v->t0) * ppn);
-		if (x1 - x0 < 40)
-			continue;
-		snprintf(text, sizeof(text), "held by %s", rtr_render_task_name(s, h->holder, buf,
+		snprintf(text, sizeof(text), "held by %s", rtr_render_task_name(s, holder, buf,
 										 sizeof(buf)));
 		cairo_save(cr);
-		cairo_rectangle(cr, x0, y + 2, x1 - x0, 12);
+		cairo_rectangle(cr, x0, y + 2, it->x1 - x0, 12);
 		cairo_clip(cr);
-		set(cr, lane_color[h->holder % ncol], 1);
+		set(cr, lane_color[holder % ncol], 1);
 		cairo_move_to(cr, x0, y + 12);
 		cairo_show_text(cr, text);
 		cairo_restore(cr);
@@ -373,23 +317,24 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 		hex(cr, 0xe8a33c);
 		cairo_fill(cr);
 	}
-	/* the locks' rows: who held each while others waited, a path per colour */
-	for (size_t c = 0; s->nholds && c < sizeof(lane_color) / sizeof(lane_color[0]); c++) {
-		for (uint32_t i = 0; i < f->ntasks; i++)
-			if (f->tasks[i].count == 1 &&
-			    s->hold_first[f->tasks[i].index] < s->hold_first[f->tasks[i].index + 1])
-				lock_holds(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane), c);
-		set(cr, lane_color[c], 1);
+	/* the locks' rows: who held each while others waited, a band in the holder's colour */
+	for (size_t c = 0, ncol = sizeof(lane_color) / sizeof(lane_color[0]); f->nholds && c < ncol;
+	     c++) {
+		for (uint32_t i = 0; i < f->nholds; i++) {
+			const struct rtr_item *it = &f->holds[i];
+
+			if (s->holds[it->index].holder % ncol == c)
+				cairo_rectangle(cr, floor(it->x0), row_y(l, it->lane) - 2.5,
+						fmax(floor(it->x1) - floor(it->x0), 1), 5);
+		}
+		set(cr, lane_color[c], 1);	/* a path per colour */
 		cairo_fill(cr);
 	}
-	/* the threads' CPU samples, under their lines */
-	if (l->row_h >= 12 && s->m->ncpu_samples) {
-		for (uint32_t i = 0; i < f->ntasks; i++)
-			if (f->tasks[i].count == 1)
-				task_samples(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane));
-		hex(cr, 0xc2185b);
-		cairo_fill(cr);
-	}
+	/* the threads' CPU samples, a tick under their lines a pixel that has some */
+	for (uint32_t i = 0; l->row_h >= 12 && i < f->nticks; i++)
+		cairo_rectangle(cr, f->ticks[i].x0, row_y(l, f->ticks[i].lane) + 4, 1, 2);
+	hex(cr, 0xc2185b);
+	cairo_fill(cr);
 	for (int pass = 0; pass < 3; pass++) {
 		for (uint32_t i = 0; i < f->ntasks; i++) {
 			const struct rtr_item *it = &f->tasks[i];
@@ -456,9 +401,8 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 		labels++;
 	}
 	/* a lock's holders under their bands, where the row has room (its kind is not drawn) */
-	for (uint32_t i = 0; l->row_h >= 24 && s->nholds && i < f->ntasks; i++)
-		if (f->tasks[i].count == 1)
-			lock_holders(cr, s, v, &f->tasks[i], row_y(l, f->tasks[i].lane), &labels);
+	if (l->row_h >= 24)
+		lock_holders(cr, s, l, f, &labels);
 }
 
 #define ALPHA_LEVELS	6	/* arrows are batched by colour and one of these alphas */

@@ -346,6 +346,14 @@ enum rtr_arrow_detail {
  *	closer than a pixel merged into spans with their count; @ncpu_marks.
  * @thread_marks: the same on the lanes of the threads that wrote markers:
  *	@lane a thread (rtr_model.threads); @nthread_marks.
+ * @holds: on the row of each lock drawn as a task of its own (a @tasks
+ *	item of count 1), its holds in view while others waited (at most
+ *	4096 a lock): @lane the row, @index the hold (rtr_scene.holds), @x0
+ *	and @x1 clamped (@x1 at least @x0 + 1 within the width); @nholds.
+ * @ticks: on the row of each thread drawn as a task of its own, its CPU
+ *	samples in view (record --sample), one item a pixel column that has
+ *	some: @lane the row, @index the thread task, @x0 the column, @x1 the
+ *	next, @count the samples in it; @nticks.
  * @tasks_in_view: tasks of the rows in view that cross the window (what
  *	the items stand for: the sum of their counts).
  * @arrows_in_view: arrows whose class and start put them in the window
@@ -371,11 +379,15 @@ struct rtr_frame {
 	uint32_t ncpu_marks;
 	struct rtr_item *thread_marks;
 	uint32_t nthread_marks;
+	struct rtr_item *holds;
+	uint32_t nholds;
+	struct rtr_item *ticks;
+	uint32_t nticks;
 	uint64_t tasks_in_view;
 	uint64_t arrows_in_view;
 	/* private: */
 	uint32_t cap_tasks, cap_runs, cap_arrows, cap_sleep, cap_hist, cap_counters, cap_bound;
-	uint32_t cap_cpu_marks, cap_thread_marks;
+	uint32_t cap_cpu_marks, cap_thread_marks, cap_holds, cap_ticks;
 	int64_t *bound;
 };
 

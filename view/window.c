@@ -508,6 +508,62 @@ static int counter_items(const struct rtr_scene *s, uint32_t k, const struct win
 	return 0;
 }
 
+/* ---- on the rows of the tasks drawn whole: locks' holds, threads' CPU samples ---------- */
+
+/* The first of @h[@a .. @b) (a lock's holds: they never overlap) ending at or after @t. */
+static uint32_t hold_at(const struct rtr_lock_hold *h, uint32_t a, uint32_t b, int64_t t)
+{
+	while (a < b) {
+		uint32_t mid = a + (b - a) / 2;
+
+		if (h[mid].end < t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
+static int row_extras(const struct rtr_scene *s, const struct win *w, struct rtr_frame *f)
+{
+	struct items holds = { &f->holds, &f->nholds, &f->cap_holds };
+	struct items ticks = { &f->ticks, &f->nticks, &f->cap_ticks };
+
+	for (uint32_t i = 0; i < f->ntasks; i++) {
+		const struct rtr_item *it = &f->tasks[i];
+		uint32_t a, b, n = 0;
+
+		if (it->count != 1)
+			continue;
+		/* its holds, if a lock: a band each */
+		b = s->hold_first[it->index + 1];
+		for (a = hold_at(s->holds, s->hold_first[it->index], b, w->t0);
+		     a < b && s->holds[a].start < w->t1 && n < 4096; a++, n++) {
+			double x0 = clampx(w, px_x(w, s->holds[a].start));
+			double x1 = clampx(w, px_x(w, s->holds[a].end));
+
+			if (x1 < x0 + 1)
+				x1 = x0 + 1 <= w->width ? x0 + 1 : w->width;
+			if (put_item(&holds, (struct rtr_item){ .x0 = x0, .x1 = x1, .lane = it->lane,
+					.index = a, .count = 1 }))
+				return -ENOMEM;
+		}
+		/* its CPU samples, if a thread: a tick a pixel column */
+		b = s->cpu_sample_first[it->index + 1];
+		a = rtr_scene_first_at(s->cpu_sample_ts, s->cpu_sample_first[it->index], b, w->t0);
+		while (a < b && s->cpu_sample_ts[a] < w->t1) {
+			int64_t px = px_of(w, s->cpu_sample_ts[a]);
+			uint32_t next = gallop(s->cpu_sample_ts, a + 1, b, px_time(w, px + 1));
+
+			if (put_item(&ticks, (struct rtr_item){ .x0 = (double)px, .x1 = (double)px + 1,
+					.lane = it->lane, .index = it->index, .count = next - a }))
+				return -ENOMEM;
+			a = next;
+		}
+	}
+	return 0;
+}
+
 int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, struct rtr_frame *f)
 {
 	struct win w;
@@ -533,7 +589,7 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 	bounds(f->bound, q->t0, w.span, q->width);
 	w.bound = f->bound;
 	f->ntasks = f->nruns = f->narrows = f->nsleep = f->ncounters = 0;
-	f->ncpu_marks = f->nthread_marks = 0;
+	f->ncpu_marks = f->nthread_marks = f->nholds = f->nticks = 0;
 	f->tasks_in_view = f->arrows_in_view = 0;
 	f->arrow_detail = RTR_ARROWS_EXACT;
 	row1 = q->row1 < s->nrows ? q->row1 : s->nrows;
@@ -563,7 +619,7 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 		if ((ret = lane_items(&s->thread_marks, t, &w, &out, &unused)))
 			return ret;
 	}
-	if ((ret = arrows(s, &w, q, f)) || (ret = sleeping(s, &w, f)))
+	if ((ret = row_extras(s, &w, f)) || (ret = arrows(s, &w, q, f)) || (ret = sleeping(s, &w, f)))
 		return ret;
 	for (uint32_t k = 0; k < s->m->ncounters; k++)
 		if ((ret = counter_items(s, k, &w, f)))
@@ -582,5 +638,7 @@ void rtr_frame_free(struct rtr_frame *f)
 	free(f->bound);
 	free(f->cpu_marks);
 	free(f->thread_marks);
+	free(f->holds);
+	free(f->ticks);
 	memset(f, 0, sizeof(*f));
 }

@@ -496,7 +496,7 @@ static uint32_t drawn_samples(struct rtr_model *m, uint32_t t, int64_t t0, int64
 	struct rtr_scene s;
 	struct rtr_render_view v = { .t0 = t0, .t1 = t1, .width = W, .height = H,
 				     .selected = RTR_MODEL_NONE };
-	uint32_t want = 0, got = 0, stray = 0;
+	uint32_t want = 0, got = 0, stray = 0, in_view = 0, counted = 0;
 	char *seen = calloc(W, 1);
 	double y;
 
@@ -510,9 +510,20 @@ static uint32_t drawn_samples(struct rtr_model *m, uint32_t t, int64_t t0, int64
 		const struct rtr_model_cpu_sample *c = &m->cpu_samples[i];
 		int64_t x = (int64_t)((double)(c->ts - v.t0) * W / (double)(v.t1 - v.t0));
 
-		if (c->task == t && c->ts >= v.t0 && c->ts <= v.t1 && x >= 0 && x < W)
+		if (c->task == t && c->ts >= v.t0 && c->ts < v.t1 && x >= 0 && x < W) {
 			seen[x] = 1;
+			in_view++;
+		}
 	}
+	/* the frame's ticks: the thread's, each counting the samples of its pixel, all of them */
+	for (uint32_t i = 0; i < f.nticks; i++) {
+		uint32_t x = (uint32_t)f.ticks[i].x0;	/* give or take a pixel: doubles above */
+
+		cr_assert(f.ticks[i].index != t || seen[x] || (x && seen[x - 1]) ||
+			  (x + 1 < W && seen[x + 1]), "a tick at x %u, where no sample is", x);
+		counted += f.ticks[i].index == t ? f.ticks[i].count : 0;
+	}
+	cr_expect_eq(counted, in_view, "the ticks count %u samples of %u", counted, in_view);
 	/* from x 50 on: the thread's kind is written over its first ticks */
 	for (uint32_t x = 50; x < W; x++) {
 		const uint8_t *row = cairo_image_surface_get_data(sf) +
