@@ -313,7 +313,17 @@ $(O)/lib/libringtrace-view.a: $(VIEW_OBJS)
 	$(Q)mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A)
+# The read side linked with its own layers alone (tests/format/read_alone.c):
+# libringtrace-read needs no consumer object and no liburing, and if it came
+# to, this link would fail.  The tests run the program (format_layers).
+READ_ALONE := $(O)/bin/rtr-read-alone
+$(READ_ALONE): $(O)/obj/tests/format/read_alone.o $(O)/lib/libringtrace-read.a \
+		$(O)/lib/libringtrace-format.a $(O)/lib/libringtrace.a
+	$(quiet) LD $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $^ $(READ_LIBS) $(RTR_LIBS)
+
+$(O)/bin/run_tests: $(TEST_OBJS) $(LIBS_A) | $(READ_ALONE)
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIBS_A) $(RTR_XEN_LINK) $(READ_LIBS) $(CONSUMER_LIBS) $(RTR_LIBS) $(CRITERION_LIBS) \

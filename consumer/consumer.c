@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <ringtrace/consumer.h>
-#include "consumer/packet_check.h"
+#include "format/packet.h"
 #include "events/classes.h"
 #include "format/error.h"
 #include "platform/compiler.h"
@@ -384,31 +384,6 @@ static void copy_shared(void *dst, const void *src, size_t n)
 static bool ts_fits(const struct rtr_consumer *c, uint64_t ts)
 {
 	return rtr_ts_fits(c->h.clock_freq, c->h.clock_offset_ns, ts);
-}
-
-const char *rtr_packet_check(const struct rtr_packet_hdr *p, const struct rtr_packet_rules *r)
-{
-	if (p->magic != RTR_CTF_MAGIC)
-		return "bad magic";
-	/* a stream of the kernel's records (record --sched): RTR_KSTREAM_BASE + the CPU */
-	if (p->stream_instance_id != r->cpu ||
-	    (p->cpu_id != r->cpu &&
-	     (r->cpu < RTR_KSTREAM_BASE || p->cpu_id != r->cpu - RTR_KSTREAM_BASE)))
-		return "wrong stream";
-	if (p->content_size % 8 || p->content_size < (uint64_t)RTR_PACKET_HDR_SIZE * 8 ||
-	    p->content_size > r->max_bytes * 8)
-		return "bad content_size";
-	if (p->packet_size != p->content_size)
-		return "packet_size differs from content_size";
-	if (p->timestamp_end < p->timestamp_begin)
-		return "timestamp_end before timestamp_begin";
-	if (r->freq && !rtr_ts_fits(r->freq, r->base_ns, p->timestamp_end))
-		return "timestamp_end is not a time (it overflows when converted to ns)";
-	if (p->events_discarded > RTR_LOST_MAX)
-		return "events_discarded beyond any producer's count";
-	if (p->events_discarded < r->prev_discarded)
-		return "events_discarded below the previous packet's";
-	return NULL;
 }
 
 /* Check a copied packet header; NULL if it is the packet expected at @pos. */

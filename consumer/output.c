@@ -257,27 +257,11 @@ open:
 	return fd;
 }
 
-/* Write @len bytes as @dfd/@name, atomically: a temporary name, then rename. */
+/* Write @len bytes as @dfd/@name, atomically (format/state.h). */
 static int write_file_atomic(int dfd, const char *name, const void *data, size_t len,
 			     mode_t mode, bool sync)
 {
-	char tmp[300];
-	int fd, ret;
-
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	ret = rtr_write_all(fd, data, len);
-	if (!ret && sync && fsync(fd) < 0)
-		ret = -errno;
-	close(fd);
-	if (!ret && renameat(dfd, tmp, dfd, name) < 0)
-		ret = -errno;
-	if (ret)
-		unlinkat(dfd, tmp, 0);
-	return ret;
+	return rtr_file_replace(dfd, name, data, len, mode, sync);
 }
 
 /* A frame whose payload is @data, then @more (@len bytes in all), to @fd. */
@@ -900,8 +884,6 @@ int rtr_out_packet(struct rtr_out *o, uint32_t cpu, const void *data, size_t siz
 static int write_state(struct rtr_out *o, enum rtr_state_kind kind)
 {
 	struct rtr_state st = { .kind = kind, .watermark = o->watermark };
-	size_t n;
-	char *buf;
 	int ret;
 
 	snprintf(st.chunk, sizeof(st.chunk), "%s", o->chunk_name);
@@ -911,12 +893,8 @@ static int write_state(struct rtr_out *o, enum rtr_state_kind kind)
 	for (uint32_t i = 0; o->chunk_open && i < o->nsfd; i++)
 		if (o->sfd[i] >= 0)
 			st.streams[st.nstreams++] = (struct rtr_state_stream){ i, o->ssize[i] };
-	ret = rtr_state_format(&st, &buf, &n);
+	ret = rtr_state_write(o->topfd, &st, o->o.file_mode);
 	free(st.streams);
-	if (ret)
-		return ret;
-	ret = write_file_atomic(o->topfd, RTR_STATE_FILE, buf, n, o->o.file_mode, false);
-	free(buf);
 	return ret;
 }
 

@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include <ringtrace/consumer.h>
 #include "consumer/output.h"
-#include "consumer/packet_check.h"
+#include "format/packet.h"
 #include "consumer/qfile.h"
 #include "consumer/session.h"
 

@@ -132,6 +132,53 @@ fail:
 	return ret;
 }
 
+int rtr_file_replace(int dfd, const char *name, const void *data, size_t len, mode_t mode,
+		     bool sync)
+{
+	char tmp[300];
+	size_t done = 0;
+	int fd, ret = 0;
+
+	if (snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (!ret && sync && fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	if (!ret && renameat(dfd, tmp, dfd, name) < 0)
+		ret = -errno;
+	if (ret)
+		unlinkat(dfd, tmp, 0);
+	return ret;
+}
+
+int rtr_state_write(int dfd, const struct rtr_state *st, mode_t mode)
+{
+	size_t n;
+	char *buf;
+	int ret = rtr_state_format(st, &buf, &n);
+
+	if (ret)
+		return ret;
+	ret = rtr_file_replace(dfd, RTR_STATE_FILE, buf, n, mode, false);
+	free(buf);
+	return ret;
+}
+
 int rtr_state_read(const char *dir, struct rtr_state *st)
 {
 	char path[4096], *buf = NULL;

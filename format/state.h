@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The state file's name in a trace directory (hidden: not a stream file). */
 #define RTR_STATE_FILE ".ringtrace-state"
@@ -78,6 +79,19 @@ int rtr_state_parse(struct rtr_state *st, const char *text, size_t len);
 int rtr_state_read(const char *dir, struct rtr_state *st);
 
 void rtr_state_free(struct rtr_state *st);
+
+/*
+ * rtr_file_replace() - write @len bytes as the file @name of the directory
+ * @dfd, atomically: under a temporary name (".NAME.tmp"), then renamed
+ * over @name, so that a reader sees the old file or the new one whole
+ * (the metadata of a trace being written, its state file).  @sync: fsync
+ * the file before the rename.  Return: 0 or -errno (nothing left behind).
+ */
+int rtr_file_replace(int dfd, const char *name, const void *data, size_t len, mode_t mode,
+		     bool sync);
+
+/* rtr_state_write() - @st as the state file of the directory @dfd.  Return: 0, -errno. */
+int rtr_state_write(int dfd, const struct rtr_state *st, mode_t mode);
 
 /*
  * A follower's mark in the trace directory it follows (`dump --follow`,

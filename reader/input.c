@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "consumer/output.h"
-#include "consumer/stream_in.h"
+#include "format/stream.h"
+#include "reader/spool.h"
 #include "reader/input.h"
 #include "reader/live.h"
 
@@ -28,7 +28,7 @@ struct spool {
 	int live_fd;
 	int live_ret;
 	char live_err[600];
-	struct rtr_out *out;
+	struct tr_spool *files;	/* the trace directory it is written into */
 	struct rtr_stream_report rep;
 	int ret;
 	pthread_mutex_t lock;
@@ -88,7 +88,8 @@ static void *spool_main(void *arg)
 {
 	struct spool *sp = arg;
 
-	sp->ret = rtr_stream_copy(sp->fd, sp->out, sp->url ? NULL : &sp->stop, &sp->rep);
+	sp->ret = rtr_frames_copy(sp->fd, tr_spool_sink(sp->files), sp->url ? NULL : &sp->stop,
+				  &sp->rep);
 	/*
 	 * A follower may see the final state file before @ended: closing then
 	 * must wait for the thread, not stop it, or the stream's cut would be
@@ -98,7 +99,7 @@ static void *spool_main(void *arg)
 	sp->copied = true;
 	pthread_mutex_unlock(&sp->lock);
 	live_join(sp);	/* its error, not the stream's cut, says what went wrong */
-	rtr_out_close(sp->out, sp->ret == 0 && !sp->rep.writer_stopped_early, NULL);
+	tr_spool_close(sp->files, sp->ret == 0 && !sp->rep.writer_stopped_early);
 	pthread_mutex_lock(&sp->lock);
 	sp->ended = true;
 	pthread_cond_broadcast(&sp->ended_cond);
@@ -264,7 +265,6 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 
 int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, size_t errlen)
 {
-	struct rtr_out_opts oo = { .file_mode = 0600 };
 	const char *tmp = getenv("TMPDIR");
 	struct spool *sp;
 	char tpl[4096];
@@ -299,14 +299,13 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 	sp->fd = STDIN_FILENO;
 	pthread_mutex_init(&sp->lock, NULL);
 	pthread_cond_init(&sp->ended_cond, NULL);
-	oo.path = in->root;
-	ret = rtr_out_open(&sp->out, &oo, err, errlen);
+	ret = tr_spool_open(&sp->files, in->root, err, errlen);
 	if (ret)
 		return ret;
 	if (strcmp(arg, "-")) {
 		ret = live_start(sp, arg, err, errlen);
 		if (ret) {
-			rtr_out_close(sp->out, false, NULL);
+			tr_spool_close(sp->files, false);
 			return ret;
 		}
 	}
@@ -314,7 +313,7 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 		ret = pthread_create(&sp->thread, NULL, spool_main, sp);
 		if (ret) {
 			snprintf(err, errlen, "cannot start the spooling thread: %s", strerror(ret));
-			rtr_out_close(sp->out, false, NULL);
+			tr_spool_close(sp->files, false);
 			return -ret;
 		}
 		in->spooling = true;

@@ -7,7 +7,7 @@
  * every directory with a metadata file, searched as babeltrace2 searches,
  * merged as one trace); or '-', the framed stream
  * of `ringtrace record -o -` on standard input, spooled into a private
- * temporary trace directory (consumer/stream_in.h) that tr_input_close()
+ * temporary trace directory (reader/spool.h) that tr_input_close()
  * removes.  The recorder's state file, for following a trace as it grows,
  * is format/state.h's.
  */

@@ -10,7 +10,7 @@
  * Every answer of the relayd is input from the network: sizes are checked
  * against the command's and against bounds, names must end within their
  * fields, and a packet's bytes are checked again by the spool
- * (consumer/stream_in.c) like any framed stream's.
+ * (format/frames.c) like any framed stream's.
  */
 #ifndef RTR_READER_LIVE_H
 #define RTR_READER_LIVE_H

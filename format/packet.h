@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * consumer/packet_check.h - the checks a packet header must pass before a
- * consumer writes it, whether it comes from a region (consumer.c) or from a
- * framed stream (stream_in.c): one copy of the rules, the bounds of
+ * format/packet.h - the checks a packet header must pass before it is
+ * written or spooled, whether it comes from a region (consumer/consumer.c),
+ * a dead recorder's queue (consumer/qfile.c) or a framed stream
+ * (format/frames.c): one copy of the rules, the bounds of
  * <ringtrace/region.h> included.
  */
-#ifndef RTR_CONSUMER_PACKET_CHECK_H
-#define RTR_CONSUMER_PACKET_CHECK_H
+#ifndef RTR_FORMAT_PACKET_H
+#define RTR_FORMAT_PACKET_H
 
 #include <stdint.h>
 #include <ringtrace/region.h>
@@ -29,4 +30,4 @@ struct rtr_packet_rules {
 /* Return: NULL if @p passes, else why not (a static string). */
 const char *rtr_packet_check(const struct rtr_packet_hdr *p, const struct rtr_packet_rules *r);
 
-#endif /* RTR_CONSUMER_PACKET_CHECK_H */
+#endif /* RTR_FORMAT_PACKET_H */
