@@ -30,7 +30,36 @@
 #include "reader/trace.h"
 #include "tests/helpers.h"
 
-TestSuite(interop_lttng, .timeout = 600);
+/*
+ * The directories a test made in /dev/shm, removed after it whatever its
+ * outcome: a failed assertion ends the test before its own clean-up.
+ */
+static char made[4][PATH_MAX];
+
+static void remove_made(void)
+{
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		if (made[i][0]) {
+			t_rm_rf(made[i]);
+			made[i][0] = 0;
+		}
+	}
+}
+
+/* mkdtemp(@dir), the directory noted for remove_made(). */
+static void make_dir(char *dir)
+{
+	cr_assert_not_null(mkdtemp(dir), "%s: %s", dir, strerror(errno));
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		if (!made[i][0]) {
+			snprintf(made[i], sizeof(made[i]), "%s", dir);
+			return;
+		}
+	}
+	cr_assert_fail("more than %zu directories in one test", sizeof(made) / sizeof(made[0]));
+}
+
+TestSuite(interop_lttng, .timeout = 600, .fini = remove_made);
 
 /* The source tree, absolute: the mutation test changes directory before using it. */
 static const char *srcdir(void)
@@ -49,7 +78,7 @@ static char *record(char *dir, const char *options, const char *args)
 	char cmd[PATH_MAX * 3 + 512], *out;
 	int st;
 
-	cr_assert_not_null(mkdtemp(dir));
+	make_dir(dir);
 	snprintf(cmd, sizeof(cmd), "'%s/tests/interop/lttng/record.sh' '%s' %s -- '%s/rtr-lttng-app' "
 		 "%s 2>&1", srcdir(), dir, options, t_bindir(), args);
 	out = t_sh(cmd, &st);
@@ -246,7 +275,7 @@ Test(interop_lttng, a_kernel_char_array_past_the_content_is_damage)
 	char dir[] = "/dev/shm/rtr-kcut-XXXXXX", cmd[PATH_MAX * 3 + 512], *out;
 	int st;
 
-	cr_assert_not_null(mkdtemp(dir));
+	make_dir(dir);
 	/* content_size (offset 48 of the first packet): 768 bits, 8 bytes into prev_comm */
 	snprintf(cmd, sizeof(cmd), "cp -r '%s/tests/data/lttng-kernel/sched' '%s/t' && "
 		 "printf '\\000\\003\\000\\000\\000\\000\\000\\000' | "
