@@ -452,20 +452,12 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 	if (page_paths(sc, pg))
 		goto out;
 
-	/* locks held while others waited: the locks' lanes */
-	{
-		struct rtr_lock_hold *h;
-		uint32_t nh;
-
-		if (rtr_lock_holds(m, &h, &nh))
-			goto out;
-		FILL(pg, "hold_start", double, nh, (double)h[i].start);
-		FILL(pg, "hold_end", double, nh, (double)h[i].end);
-		FILL(pg, "hold_lock", uint32_t, nh, h[i].lock);
-		FILL(pg, "hold_holder", uint32_t, nh, h[i].holder);
-		FILL(pg, "hold_exact", uint8_t, nh, h[i].exact);
-		free(h);
-	}
+	/* locks held while others waited: the locks' lanes, the scene's (by lock, each by start) */
+	FILL(pg, "hold_start", double, sc->nholds, (double)sc->holds[i].start);
+	FILL(pg, "hold_end", double, sc->nholds, (double)sc->holds[i].end);
+	FILL(pg, "hold_lock", uint32_t, sc->nholds, sc->holds[i].lock);
+	FILL(pg, "hold_holder", uint32_t, sc->nholds, sc->holds[i].holder);
+	FILL(pg, "hold_exact", uint8_t, sc->nholds, sc->holds[i].exact);
 
 	/* CPU samples (record --sample) and their call tree */
 	FILL(pg, "cpu_sample_ts", double, m->ncpu_samples, (double)m->cpu_samples[i].ts);

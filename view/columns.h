@@ -69,7 +69,7 @@
 	X(cpu_sample_frame, u32, 4, "its innermost frame (frame_*)")			\
 	X(frame_parent, u32, 4, "a call path's caller frame, or 0xffffffff (model.h)") \
 	X(frame_name, u32, 4, "string: its function")					\
-	X(hold_start, f64, 8, "ns: a lock held while others waited (reader/threads.h), by start") \
+	X(hold_start, f64, 8, "ns: a lock held while others waited, by lock, each by start") \
 	X(hold_end, f64, 8, "ns: its release")						\
 	X(hold_lock, u32, 4, "the lock's task")						\
 	X(hold_holder, u32, 4, "the thread task that held it")			\

@@ -100,7 +100,7 @@
 		// the CPU samples (record --sample) by task, each task's in time order:
 		// sampleTs[sampleFirst[t] .. sampleFirst[t + 1]], sampleIdx the columns' index
 		[d.sampleFirst, d.sampleIdx, d.sampleTs] = byTask(d.N, c.cpu_sample_task, c.cpu_sample_ts);
-		// locks held while others waited (hold_*, by start), by lock: the lock's lane
+		// locks held while others waited (hold_*: the scene's, by lock, each by start): the lock's lane
 		[d.holdFirst, d.holdIdx, d.holdEnd] = byTask(d.N, c.hold_lock, c.hold_end);
 		d.end = meta.end;
 		d.start = meta.start;
