@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 
 struct tr_arena;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * reader/ctf_parse.c - general TSDL (CTF 1.8) parsed into the types,
- * clocks, stream and event classes of reader/ctf.h, then compiled into
+ * clocks, stream and event classes of reader/ctf_plan.h, then compiled into
  * plans (ctf_plan.c).  What LTTng-UST 2.13 and LTTng kernel traces hold:
  * typealiases and typedefs (of one or more words: "unsigned long"), named
  * and anonymous structures, variants and enumerations, integers and floats
@@ -21,7 +21,7 @@
 #include <string.h>
 #include "format/ctf.h"
 #include "format/error.h"
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/ctf_internal.h"
 #include "reader/tsdl.h"
 

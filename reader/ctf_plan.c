@@ -14,7 +14,7 @@
 #include <string.h>
 #include <endian.h>
 #include "format/error.h"
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/ctf_internal.h"
 #include "reader/tsdl.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <ringtrace/region.h>
 #include "format/error.h"
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/cursor.h"
 #include "events/classes.h"
 
@@ -336,7 +336,7 @@ int tr_next(struct tr_cursor *c)
 	}
 }
 
-/* ---- general CTF: packets and records through the plans (reader/ctf.h) ---- */
+/* ---- general CTF: packets and records through the plans (reader/ctf_plan.h) ---- */
 
 /* A clock value of the stream's clock as the trace's time: ns since the epoch with several clocks. */
 static inline uint64_t ctf_time(const struct tr_cursor *c, uint64_t clock)

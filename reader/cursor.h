@@ -15,7 +15,7 @@
  * Two formats.  Ringtrace's own traces (md->ctf NULL) are read by code that
  * knows their one layout (the region ABI's packet header, LTTng's compact
  * record header) and checks every field of it.  General CTF traces
- * (LTTng-UST, LTTng kernel) are read through their plans (reader/ctf.h):
+ * (LTTng-UST, LTTng kernel) are read through their plans (reader/ctf_plan.h):
  * the packet header and context, each record's header, contexts and
  * payload; the same checks where the trace has the fields (magic, uuid,
  * stream class, sizes, sequence numbers, loss counters, timestamps), and

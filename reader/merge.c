@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/merge.h"
 
 enum {

@@ -29,7 +29,7 @@
 #include "reader/model.h"
 #include "reader/symbols.h"
 #include "reader/text.h"
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 
 /* What an event class means to the model, from its name and field types. */
 enum op {

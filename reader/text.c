@@ -6,7 +6,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/text.h"
 #include "reader/trace.h"
 #include "reader/tsdl.h"

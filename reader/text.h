@@ -3,7 +3,7 @@
  * reader/text.h - events as text: a buffered output, the number and string
  * formatting dump prints millions of lines a second with (no printf per
  * field), and the fields of a general CTF event walked from its plan
- * (reader/ctf.h) into "name = value, ..." text.  What `ringtrace dump`
+ * (reader/ctf_plan.h) into "name = value, ..." text.  What `ringtrace dump`
  * prints, and what the model keeps as an event's fields for the viewer.
  *
  * Values: integers in their base (decimal, 0x..., 0..., 0b...);

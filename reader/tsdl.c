@@ -20,7 +20,7 @@
 #include "format/classes.h"
 #include "format/ctf.h"
 #include "format/error.h"
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/ctf_internal.h"
 #include "reader/tsdl.h"
 
@@ -548,7 +548,7 @@ static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
 		tr_arena_free(arena);
 		return r;
 	}
-	/* Anything but ringtrace's own TSDL: general CTF 1.8 (reader/ctf.h). */
+	/* Anything but ringtrace's own TSDL: general CTF 1.8 (reader/ctf_plan.h). */
 	if (!str_eq(in.tracer, RTR_CTF_TRACER_NAME)) {
 		r = tr_ctf_metadata_parsed(md, &in, &arena, fname, err, errlen);
 		if (r)

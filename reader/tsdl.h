@@ -11,7 +11,7 @@
  * header compared type for type with format/ctf.h's fixed parts, every
  * field one of its types, nothing events/metadata.c does not write; so its
  * traces are checked as strictly as they are written, and its classes are
- * lists of typed fields.  Anything else is general CTF 1.8 (reader/ctf.h:
+ * lists of typed fields.  Anything else is general CTF 1.8 (reader/ctf_plan.h:
  * LTTng-UST and kernel traces), compiled into plans.  Everything is treated
  * as hostile: a problem is reported with the file, the line and what is
  * wrong, and the text is never read outside the bytes given.
@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "format/ctf.h"
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 
 struct tr_ctf;
 struct tr_plan;
@@ -80,7 +80,7 @@ struct tr_class {
  * @chunk_index: the env's chunk_index: > 0 in a rotated trace's later chunks.
  * @classes: sorted by id, @nclasses of them; @by_id indexes those below 64
  *	(-1 where none).  General CTF: by stream class, then id (@by_id unused:
- *	reader/ctf.h's stream classes index them).
+ *	reader/ctf_plan.h's stream classes index them).
  * @ctf: general CTF (LTTng's, and anything else but ringtrace's own TSDL):
  *	its types, clocks, stream classes and plans; NULL for ringtrace's.
  * @ns_clocks: the streams use different clocks: cursors give times in ns

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include "format/state.h"
 #include "reader/clock.h"
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/input.h"
 #include "reader/follow.h"
 #include "reader/merge.h"
@@ -409,7 +409,7 @@ static void emit_ctf_groups(struct dump *d, const struct tr_cursor *c, struct tr
 }
 
 /*
- * A general CTF event (reader/ctf.h): its stream's and its class's
+ * A general CTF event (reader/ctf_plan.h): its stream's and its class's
  * contexts, when it has them, then its fields, each group in braces:
  * "name: { vtid = 12 }, { a = 1, b = "x" }".  The cursor checked every
  * field: the walks here stay inside the packet.

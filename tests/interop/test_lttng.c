@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/trace.h"
 #include "tests/helpers.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
-#include "reader/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/text.h"
 #include "reader/trace.h"
 #include "reader/tsdl.h"

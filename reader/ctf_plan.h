@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reader/ctf.h - general CTF 1.8: the metadata of any trace babeltrace2
+ * reader/ctf_plan.h - general CTF 1.8: the metadata of any trace babeltrace2
  * reads from LTTng (UST and kernel), parsed into types, clocks, stream
  * classes and event classes, and each layout compiled into a decoding plan.
  * Documentation/reader.rst, "General CTF 1.8".
@@ -25,8 +25,8 @@
  * reads outside [packet, packet + content_size) and fails with the offset
  * and the field instead.
  */
-#ifndef RTR_READER_CTF_H
-#define RTR_READER_CTF_H
+#ifndef RTR_READER_CTF_PLAN_H
+#define RTR_READER_CTF_PLAN_H
 
 #include <endian.h>
 #include <stdbool.h>
@@ -466,4 +466,4 @@ int tr_ctf_metadata(struct tr_metadata *md, const char *text, size_t len, const 
 		    char *err, size_t errlen);
 void tr_ctf_free(struct tr_metadata *md);
 
-#endif /* RTR_READER_CTF_H */
+#endif /* RTR_READER_CTF_PLAN_H */
