@@ -105,17 +105,6 @@ RTR_API int rtr_region_check(const struct rtr_region_hdr *h, uint64_t mapped, ch
 	return 0;
 }
 
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * Check the region @c->mem holds and set up the streams; @c->mem is
  * released on failure.  @what names it in @err.
@@ -128,14 +117,13 @@ static int open_mem(struct rtr_consumer *c, const char *what, char *err, size_t 
 	c->size = c->mem.size;
 	c->fd = c->mem.fd;
 	if (c->size < RTR_REGION_HDR_SIZE) {
-		set_err(err, errlen, "%s: %llu bytes, too small for a region", what,
-			(unsigned long long)c->size);
-		ret = -EPROTO;
+		ret = rtr_errf(err, errlen, EPROTO, "%s: %llu bytes, too small for a region", what,
+			       (unsigned long long)c->size);
 		goto err;
 	}
 	if (rtr_load_acquire(&((struct rtr_region_hdr *)c->base)->magic) == 0) {
-		set_err(err, errlen, "%s: the producer has not finished creating it", what);
-		ret = -EAGAIN;
+		ret = rtr_errf(err, errlen, EAGAIN, "%s: the producer has not finished creating it",
+			       what);
 		goto err;
 	}
 	memcpy(&c->h, c->base, sizeof(c->h));
@@ -147,7 +135,7 @@ static int open_mem(struct rtr_consumer *c, const char *what, char *err, size_t 
 			ret = rtr_errf(why, sizeof(why), EPROTO, "more streams than its control "
 				       "page has words for");
 		if (ret) {
-			set_err(err, errlen, "%s: %s", what, why);
+			rtr_errf(err, errlen, -ret, "%s: %s", what, why);
 			goto err;
 		}
 	}
@@ -212,9 +200,8 @@ RTR_API int rtr_consumer_open(struct rtr_consumer **out, const char *path, char 
 		return -ENOMEM;
 	ret = rtr_region_file_open(&c->mem, path);
 	if (ret) {
-		set_err(err, errlen, "%s: %s", path, strerror(-ret));
 		free(c);
-		return ret;
+		return rtr_errf(err, errlen, -ret, "%s: %s", path, strerror(-ret));
 	}
 	ret = open_mem(c, path, err, errlen);
 	if (ret) {
@@ -866,24 +853,20 @@ static int read_registry(struct rtr_consumer *c, struct rtr_registry *reg, uint3
 	char *text;
 	int ret;
 
-	if (read_region(c, &mlen, sizeof(mlen), offsetof(struct rtr_region_hdr, metadata_len))) {
-		set_err(err, errlen, "registry unreadable");
-		return -EIO;
-	}
+	if (read_region(c, &mlen, sizeof(mlen), offsetof(struct rtr_region_hdr, metadata_len)))
+		return rtr_errf(err, errlen, EIO, "registry unreadable");
 	*len = mlen;
 	/* The checked header copy fixes the area; only the length moves. */
-	if (mlen > c->h.metadata_cap) {
-		set_err(err, errlen, "registry length %u exceeds its area's %u bytes", mlen,
-			c->h.metadata_cap);
-		return -EPROTO;
-	}
+	if (mlen > c->h.metadata_cap)
+		return rtr_errf(err, errlen, EPROTO,
+				"registry length %u exceeds its area's %u bytes", mlen,
+				c->h.metadata_cap);
 	text = malloc(mlen + 1);
 	if (!text)
 		return -ENOMEM;
 	if (read_region(c, text, mlen, c->h.metadata_off)) {
 		free(text);
-		set_err(err, errlen, "registry unreadable");
-		return -EIO;
+		return rtr_errf(err, errlen, EIO, "registry unreadable");
 	}
 	ret = rtr_registry_parse(text, mlen, reg, err, errlen);
 	free(text);
@@ -922,18 +905,15 @@ RTR_API int rtr_consumer_metadata(struct rtr_consumer *c, char **textp, size_t *
 		if (ret != -EINVAL)
 			goto nomem;
 		/* A registry the parser took, whose classes still do not make TSDL. */
-		if (err && errlen)
-			snprintf(err, errlen, "the registry's event classes make no valid metadata");
-		return -EPROTO;
+		return rtr_errf(err, errlen, EPROTO,
+				"the registry's event classes make no valid metadata");
 	}
 	if (registry_len)
 		*registry_len = mlen;
 	*textp = text;
 	return 0;
 nomem:
-	if (err && errlen)
-		snprintf(err, errlen, "out of memory");
-	return -ENOMEM;
+	return rtr_errf(err, errlen, ENOMEM, "out of memory");
 }
 
 RTR_API bool rtr_consumer_stopped(const struct rtr_consumer *c)

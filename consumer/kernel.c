@@ -40,6 +40,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "format/error.h"
 #include "consumer/kernel.h"
 #include "events/classes.h"
 #include "platform/platform.h"
@@ -327,8 +328,7 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, unsigne
 		if (k)
 			free(k->cpu);
 		free(k);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return rtr_errf(err, errlen, ENOMEM, "out of memory");
 	}
 	k->comm_mask = 63;
 	k->ncpus = (uint32_t)n;
@@ -378,8 +378,7 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, unsigne
 		if ((ret = map_cpu(c, err, errlen, i)))
 			break;
 		if (!(c->pkt = malloc(KPACKET))) {
-			snprintf(err, errlen, "out of memory");
-			ret = -ENOMEM;
+			ret = rtr_errf(err, errlen, ENOMEM, "out of memory");
 			break;
 		}
 		c->len = RTR_PACKET_HDR_SIZE;
@@ -395,8 +394,7 @@ int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, unsigne
 			}
 	}
 	if (!ret && !k->rep.cpus) {
-		snprintf(err, errlen, "no CPU took perf events");
-		ret = -ENODEV;
+		ret = rtr_errf(err, errlen, ENODEV, "no CPU took perf events");
 	}
 	if (ret) {
 		rtr_kernel_close(k);
@@ -492,11 +490,11 @@ int rtr_kernel_start(struct rtr_kernel *k, const struct rtr_region_hdr *h, char 
 	k->freq = h->clock_freq;
 	/* The producer's choice (platform/unix/clock.c), made on this machine too. */
 	k->tsc = h->clock_freq != 1000000000u;
-	if (k->tsc && !rtr_tsc_usable()) {
-		snprintf(err, errlen, "the trace's clock runs at %" PRIu64 " Hz, and this recorder "
-			 "cannot read it to convert the kernel's times", h->clock_freq);
-		return -ENOTSUP;
-	}
+	if (k->tsc && !rtr_tsc_usable())
+		return rtr_errf(err, errlen, ENOTSUP,
+				"the trace's clock runs at %" PRIu64 " Hz, and this recorder "
+				"cannot read it to convert the kernel's times",
+				h->clock_freq);
 	k->rep.clock = k->tsc ? "CLOCK_MONOTONIC, converted to the ring's TSC through pairs of "
 				"reads made at each drain" :
 				"CLOCK_MONOTONIC, the ring's own clock";

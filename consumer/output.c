@@ -27,25 +27,12 @@
 #include <unistd.h>
 #include <endian.h>
 #include <ringtrace/region.h>
+#include "format/error.h"
 #include "consumer/output.h"
 #include "format/state.h"
 #include "consumer/output_int.h"
 #include "consumer/relayd.h"
 #include "platform/platform.h"
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 /* Stop writing for good: the first error is the one reported. */
 int out_fail(struct rtr_out *o, int ret, const char *fmt, ...)
@@ -56,7 +43,7 @@ int out_fail(struct rtr_out *o, int ret, const char *fmt, ...)
 		return ret;
 	o->rep.failed = true;
 	va_start(ap, fmt);
-	vsnprintf(o->rep.err, sizeof(o->rep.err), fmt, ap);
+	rtr_verrf_at(o->rep.err, sizeof(o->rep.err), -ret, NULL, RTR_AT_NONE, 0, fmt, ap);
 	va_end(ap);
 	__atomic_store_n(&o->failed, true, __ATOMIC_RELEASE);	/* after the message */
 	return ret;
@@ -208,51 +195,43 @@ int rtr_mkdir_new(int at, const char *path, mode_t mode, bool force, char *err, 
 		goto open;
 	if (errno != EEXIST) {
 		ret = -errno;
-		set_err(err, errlen, "%s: cannot create the directory: %s", path, strerror(errno));
-		return ret;
+		return rtr_errf(err, errlen, -ret, "%s: cannot create the directory: %s", path,
+				strerror(errno));
 	}
 	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
+		return rtr_errf(err, errlen, -ret, "%s: %s", path, strerror(errno));
 	}
-	if (S_ISLNK(st.st_mode)) {
-		set_err(err, errlen, "%s: is a symbolic link; ringtrace does not write through one",
-			path);
-		return -ELOOP;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s: exists and is not a directory", path);
-		return -EEXIST;
-	}
-	if (!force) {
-		set_err(err, errlen, "%s: exists; an existing trace is never overwritten "
-			"(--force replaces it)", path);
-		return -EEXIST;
-	}
+	if (S_ISLNK(st.st_mode))
+		return rtr_errf(err, errlen, ELOOP,
+				"%s: is a symbolic link; ringtrace does not write through one",
+				path);
+	if (!S_ISDIR(st.st_mode))
+		return rtr_errf(err, errlen, EEXIST, "%s: exists and is not a directory", path);
+	if (!force)
+		return rtr_errf(err, errlen, EEXIST,
+				"%s: exists; an existing trace is never overwritten "
+				"(--force replaces it)",
+				path);
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
+		return rtr_errf(err, errlen, -ret, "%s: %s", path, strerror(errno));
 	}
 	ret = empty_trace_dir(fd, bad, sizeof(bad));
 	close(fd);
-	if (ret == -ENOTEMPTY) {
-		set_err(err, errlen, "%s: holds '%s', which is not part of a ringtrace trace; "
-			"not replaced even with --force", path, bad);
-		return ret;
-	}
-	if (ret) {
-		set_err(err, errlen, "%s: cannot empty it: %s", path, strerror(-ret));
-		return ret;
-	}
+	if (ret == -ENOTEMPTY)
+		return rtr_errf(err, errlen, -ret,
+				"%s: holds '%s', which is not part of a ringtrace trace; "
+				"not replaced even with --force",
+				path, bad);
+	if (ret)
+		return rtr_errf(err, errlen, -ret, "%s: cannot empty it: %s", path, strerror(-ret));
 open:
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
+		return rtr_errf(err, errlen, -ret, "%s: %s", path, strerror(errno));
 	}
 	return fd;
 }
@@ -340,11 +319,11 @@ static int net_open(struct rtr_out *o, char *err, size_t errlen)
 	};
 	int ret;
 
-	if (o->o.rotate_size || o->o.rotate_ns) {
-		set_err(err, errlen, "rotation needs an output directory, not %s (the relayd "
-			"keeps the session's files)", o->o.path);
-		return -EINVAL;
-	}
+	if (o->o.rotate_size || o->o.rotate_ns)
+		return rtr_errf(err, errlen, EINVAL,
+				"rotation needs an output directory, not %s (the relayd "
+				"keeps the session's files)",
+				o->o.path);
 	o->stream = true;	/* no directory of ours: packets go out in order, as to '-' */
 	o->o.direct = false;
 	ret = rtr_relayd_open(&o->relayd, &ro, err, errlen);
@@ -410,16 +389,15 @@ int rtr_out_open(struct rtr_out **out, const struct rtr_out_opts *opts, char *er
 		int ret;
 
 		if (o->rotating) {
-			set_err(err, errlen, "rotation needs an output directory, not '-'");
 			free(o);
-			return -EINVAL;
+			return rtr_errf(err, errlen, EINVAL,
+					"rotation needs an output directory, not '-'");
 		}
 		memcpy(pro + 8, &v, 4);
 		ret = rtr_write_all(o->o.fd, pro, sizeof(pro));
 		if (ret) {
-			set_err(err, errlen, "standard output: %s", strerror(-ret));
 			free(o);
-			return ret;
+			return rtr_errf(err, errlen, -ret, "standard output: %s", strerror(-ret));
 		}
 	} else {
 		o->topfd = rtr_mkdir_new(opts->parent_fd > 0 ? opts->parent_fd : AT_FDCWD, opts->path,

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <ringtrace/consumer.h>
+#include "format/error.h"
 #include "consumer/output.h"
 #include "format/packet.h"
 #include "consumer/qfile.h"
@@ -81,9 +82,10 @@ static int refuse(char *err, size_t errlen, const char *path, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	snprintf(err, errlen, "%s: %s: not a write-behind queue ringtrace can take; it is left as "
-		 "it is", path, why);
-	return -EINVAL;
+	return rtr_errf(err, errlen, EINVAL,
+			"%s: %s: not a write-behind queue ringtrace can take; it is left as "
+			"it is",
+			path, why);
 }
 
 /* A chunk's name as the output makes them: ".", or letters, digits, '-' and '_'. */

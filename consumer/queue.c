@@ -54,6 +54,7 @@
 #include <unistd.h>
 #include <endian.h>
 #include <ringtrace/region.h>
+#include "format/error.h"
 #include "consumer/output_int.h"
 #include "consumer/qfile.h"
 #include "platform/platform.h"
@@ -725,9 +726,9 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 			      MAP_NORESERVE, -1, 0);
 		if (q->map == MAP_FAILED) {
 			ret = -errno;
-			snprintf(err, errlen, "the write-behind queue (%llu bytes): %s",
-				 (unsigned long long)q->cap, strerror(errno));
-			return ret;
+			return rtr_errf(err, errlen, -ret,
+					"the write-behind queue (%llu bytes): %s",
+					(unsigned long long)q->cap, strerror(errno));
 		}
 		q->arena = q->map;
 		q->backed = q->cap;
@@ -737,8 +738,8 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 	}
 	if (q->qfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "the write-behind queue's file %s: %s", path, strerror(errno));
-		return ret;
+		return rtr_errf(err, errlen, -ret, "the write-behind queue's file %s: %s", path,
+				strerror(errno));
 	}
 	/* Held while we live: recover takes no queue whose recorder runs. */
 	if (flock(q->qfd, LOCK_EX | LOCK_NB) < 0) {

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <ringtrace/region.h>
+#include "format/error.h"
 #include "consumer/relayd.h"
 #include "platform/platform.h"
 
@@ -169,15 +170,15 @@ static int rfail(struct rtr_relayd *r, int ret, const char *fmt, ...)
 /* The first failure is the one reported; the connections are unusable after it. */
 static int rfail(struct rtr_relayd *r, int ret, const char *fmt, ...)
 {
+	char who[300];
 	va_list ap;
-	int n;
 
 	if (r->failed)
 		return ret;
 	r->failed = true;
-	n = snprintf(r->err, sizeof(r->err), "lttng-relayd at %s:%u: ", r->host, r->ctrl_port);
+	snprintf(who, sizeof(who), "lttng-relayd at %s:%u", r->host, r->ctrl_port);
 	va_start(ap, fmt);
-	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	rtr_verrf_at(r->err, sizeof(r->err), -ret, who, RTR_AT_NONE, 0, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -229,9 +230,10 @@ int rtr_relayd_parse(const char *url, char *host, size_t hostlen, uint16_t *ctrl
 	*data = (uint16_t)port[1];
 	return 0;
 bad:
-	snprintf(err, errlen, "%s: not net://HOST[:CONTROL_PORT[:DATA_PORT]] (the ports default "
-		 "to lttng-relayd's %u and %u)", url, RTR_RELAYD_CTRL_PORT, RTR_RELAYD_DATA_PORT);
-	return -EINVAL;
+	return rtr_errf(err, errlen, EINVAL,
+			"%s: not net://HOST[:CONTROL_PORT[:DATA_PORT]] (the ports default "
+			"to lttng-relayd's %u and %u)",
+			url, RTR_RELAYD_CTRL_PORT, RTR_RELAYD_DATA_PORT);
 }
 
 /* A TCP connection to @port of the relayd, within the timeout. */
@@ -549,10 +551,8 @@ int rtr_relayd_open(struct rtr_relayd **out, const struct rtr_relayd_opts *opts,
 	struct rtr_relayd *r = calloc(1, sizeof(*r));
 	int ret;
 
-	if (!r) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!r)
+		return rtr_errf(err, errlen, ENOMEM, "out of memory");
 	r->o = *opts;
 	r->ctrl = r->data = -1;
 	r->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : RTR_RELAYD_TIMEOUT_MS;

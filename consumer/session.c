@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "format/error.h"
 #include "consumer/session.h"
 #include "events/classes.h"
 #include "events/metadata.h"
@@ -54,8 +55,7 @@ int rtr_session_open(struct rtr_session *s, const char *region, char *err, size_
 	if (!s->cpu) {
 		rtr_consumer_close(s->c);
 		s->c = NULL;
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return rtr_errf(err, errlen, ENOMEM, "out of memory");
 	}
 	rtr_consumer_on_damage(s->c, on_damage, s);
 	rtr_consumer_zero_copy(s->c, true);
@@ -474,17 +474,17 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 		return ret;
 	h = rtr_consumer_region(s->c);
 	if (h->mode != RTR_MODE_OVERWRITE) {
-		snprintf(err, errlen, "%s: a discard-mode region is streamed, not snapshot "
-			 "(snapshots are for overwrite mode)", region);
-		ret = -EINVAL;
+		ret = rtr_errf(err, errlen, EINVAL,
+			       "%s: a discard-mode region is streamed, not snapshot "
+			       "(snapshots are for overwrite mode)",
+			       region);
 		goto out;
 	}
 	/* N packets per CPU, and a header-only one for the last losses of a dead producer. */
 	cap = (size_t)h->ncpus * (h->packets_per_cpu + 1);
 	held = calloc(cap, sizeof(*held));
 	if (!held) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
+		ret = rtr_errf(err, errlen, ENOMEM, "out of memory");
 		goto out;
 	}
 	gone = rtr_session_producer_gone(s);
