@@ -4,12 +4,16 @@
  * stream of `record -o -` is read once (format/frames.c) into either sink:
  * the consumer's output (`ringtrace consume -`) or the reader's own spool
  * (reader/spool.c), which rtr-read-alone uses, linked without the consumer
- * or liburing (its Makefile rule).  Both sinks give the same trace, and a
- * cut stream is said, what came before it read.
+ * or liburing (its Makefile rule).  Both sinks give the same trace; a cut
+ * stream, or a spool whose disk is full, is said, and what came before is
+ * read.
  */
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <criterion/criterion.h>
 #include "tests/helpers.h"
 
@@ -115,5 +119,48 @@ Test(format_layers, a_cut_stream_is_said_and_what_came_before_is_read)
 	cr_expect(strstr(out, "the stream was cut"), "the message says the stream was cut: %s",
 		  out);
 	free(out);
+	t_rm_rf(dir);
+}
+
+/*
+ * The spool's disk full (TMPDIR on a 3 MiB tmpfs, for a 6 MB stream of 1 MiB
+ * packets): said with the file and the system's words, the packets that fit
+ * read, none cut in half, and the spool removed.  Root is needed for the
+ * tmpfs.
+ */
+Test(format_layers, a_full_spool_is_said_and_what_fit_is_read)
+{
+	char dir[256], mnt[300], cmd[8192], in[300];
+	struct counts whole, full;
+	int status;
+	char *out;
+
+	t_mkdtemp(dir, sizeof(dir), "layers-full");
+	snprintf(cmd, sizeof(cmd), "mkdir %s/mnt", dir);
+	record_stream(dir, 1, 300000, cmd);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare(CLONE_NEWNS): %s: this test needs root "
+		     "(a mount namespace and a small tmpfs)", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=3m,mode=0700"), 0,
+		     "cannot mount a 3 MiB tmpfs on %s: %s", mnt, strerror(errno));
+
+	snprintf(in, sizeof(in), "%s/stream", dir);
+	cr_assert_eq(read_alone("-", in, dir, &whole), 0);
+	cr_assert_eq(read_alone("-", in, mnt, &full), 1, "a full spool is not a clean read");
+	cr_expect_gt(full.events, 0, "the packets that fit are read");
+	cr_expect_lt(full.events, whole.events);
+
+	snprintf(cmd, sizeof(cmd), "TMPDIR=%s %s/rtr-read-alone - < %s 2>&1 >/dev/null; "
+		 "echo left:; ls -A %s", mnt, t_bindir(), in, mnt);
+	out = t_sh(cmd, &status);
+	cr_expect(strstr(out, "No space left on device"), "the system's words: %s", out);
+	cr_expect(strstr(out, "/trace/stream_"), "the file that did not fit: %s", out);
+	/* that message alone: no packet of the spool is cut short (the cursor would say) */
+	cr_expect_null(strstr(strstr(out, "rtr-read-alone:") + 1, "rtr-read-alone:"),
+		       "one message, the stream's: %s", out);
+	cr_expect_str_eq(strstr(out, "left:\n"), "left:\n", "the spool is removed: %s", out);
+	free(out);
+	umount2(mnt, MNT_DETACH);
 	t_rm_rf(dir);
 }
