@@ -16,6 +16,7 @@
 #include "format/error.h"
 #include "reader/ctf_plan.h"
 #include "reader/ctf_internal.h"
+#include "reader/text.h"
 #include "reader/tsdl.h"
 
 #define MAX_OPS		(1u << 20)	/* ops of one plan */
@@ -946,22 +947,33 @@ static inline bool align_to(struct tr_walk *w, uint32_t align)
 }
 
 
-static int walk_range(const struct tr_op *ops, uint32_t i, uint32_t end, struct tr_walk *w,
-		      int depth);
+/*
+ * The one walker of a plan.  Without @t it checks: every field inside the
+ * content, the registers and roles set, an unreferenced field skipped by
+ * its size, and the first problem said in @w->err.  With @t it also prints
+ * each field, "name = value" (reader/text.h), in the walk that reads it;
+ * the record was checked by a walk without @t first, so a failure then is
+ * only -EPROTO (@w->err is not the printer's to write).
+ */
+#define WFAIL(...) (t ? -EPROTO : wfail(w, op, __VA_ARGS__))
 
-static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int depth)
+static int walk_range(const struct tr_op *ops, uint32_t i, uint32_t end, struct tr_walk *w,
+		      struct tr_text *t, bool first, int depth);
+
+static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, struct tr_text *t,
+		    int depth)
 {
 	const struct tr_op *op = &ops[i];
 
 	if (__builtin_expect(w->budget-- == 0, 0))
-		return wfail(w, op, "the layout costs more work than its bytes can hold");
+		return WFAIL("the layout costs more work than its bytes can hold");
 	switch (op->code) {
 	case TR_OP_INT: {
 		uint64_t v;
 
 		if (!align_to(w, op->align) || w->end - w->bit < op->size)
-			return wfail(w, op, "runs past the packet's content");
-		if (op->reg < 0 && !op->role) {
+			return WFAIL("runs past the packet's content");
+		if (!t && op->reg < 0 && !op->role) {
 			/* nothing refers to it: its size is enough */
 			w->bit += op->size;
 			return 0;
@@ -972,7 +984,9 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int 
 		w->bit += op->size;
 		if (op->reg >= 0)
 			w->regs[op->reg] = v;
-		if (op->role) {
+		if (t) {
+			tr_text_int(t, op, v);
+		} else if (op->role) {
 			if (op->role == TR_ROLE_TS)
 				w->clock = tr_clock_update(w->clock, v, op->size);
 			else if (op->role == TR_ROLE_TS_BEGIN)
@@ -984,44 +998,70 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int 
 	}
 	case TR_OP_FLOAT:
 		if (!align_to(w, op->align) || w->end - w->bit < op->size)
-			return wfail(w, op, "runs past the packet's content");
+			return WFAIL("runs past the packet's content");
+		if (t)
+			tr_text_float(t, op->size, tr_read_bits(w->pkt, w->bit, op->size, op->be));
 		w->bit += op->size;
 		return 0;
 	case TR_OP_STRING: {
 		const uint8_t *s, *z;
 
 		if (!align_to(w, 8))
-			return wfail(w, op, "runs past the packet's content");
+			return WFAIL("runs past the packet's content");
 		s = w->pkt + w->bit / 8;
-		z = memchr(s, 0, (size_t)((w->end - w->bit) / 8));
+		z = t ? tr_text_cstring(t, s, w->pkt + w->end / 8) :
+		    memchr(s, 0, (size_t)((w->end - w->bit) / 8));
 		if (!z)
-			return wfail(w, op, "a string without its NUL before the packet's end");
-		if (op->role) {
+			return WFAIL("a string without its NUL before the packet's end");
+		if (!t && op->role) {
 			w->role[op->role] = w->bit;
 			w->roles |= 1u << op->role;
 		}
 		w->bit += (uint64_t)(z - s + 1) * 8;
 		return 0;
 	}
-	case TR_OP_STRUCT:
+	case TR_OP_STRUCT: {
+		int r;
+
 		if (!align_to(w, op->align))
-			return wfail(w, op, "runs past the packet's content");
-		return walk_range(ops, i + 1, op->next, w, depth + 1);
+			return WFAIL("runs past the packet's content");
+		if (!t)
+			return walk_range(ops, i + 1, op->next, w, NULL, true, depth + 1);
+		if (op->next == i + 1) {
+			tr_text_lit(t, "{ }", 3);
+			return 0;
+		}
+		tr_text_lit(t, "{ ", 2);
+		r = walk_range(ops, i + 1, op->next, w, t, true, depth + 1);
+		tr_text_lit(t, " }", 2);
+		return r;
+	}
 	case TR_OP_ARRAY:
 	case TR_OP_SEQ: {
 		uint64_t n = op->code == TR_OP_ARRAY ? op->arg : w->regs[op->arg];
 
-		if (op->role == TR_ROLE_UUID) {
+		if (!t && op->role == TR_ROLE_UUID) {
 			if (!align_to(w, 8) || w->end - w->bit < 128)
-				return wfail(w, op, "runs past the packet's content");
+				return WFAIL("runs past the packet's content");
 			w->role[TR_ROLE_UUID] = w->bit;
 			w->roles |= 1u << TR_ROLE_UUID;
 			w->bit += 128;
 			return 0;
 		}
 		if (!align_to(w, op->align))
-			return wfail(w, op, "runs past the packet's content");
-		if (op->role == TR_ROLE_PROCNAME) {
+			return WFAIL("runs past the packet's content");
+		if (t && op->text && !(w->bit % 8)) {
+			/* text: up to its first NUL, in its whole room */
+			const uint8_t *s = w->pkt + w->bit / 8, *z;
+
+			if (n > (w->end - w->bit) / 8)
+				return -EPROTO;
+			z = memchr(s, 0, (size_t)n);
+			tr_text_string(t, s, z ? (size_t)(z - s) : (size_t)n);
+			w->bit += n * 8;
+			return 0;
+		}
+		if (!t && op->role == TR_ROLE_PROCNAME) {
 			w->role[TR_ROLE_PROCNAME] = w->bit;
 			w->roles |= 1u << TR_ROLE_PROCNAME;
 		}
@@ -1029,48 +1069,99 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, int 
 		 * Elements of whole bytes that nothing refers to (a comm, a byte
 		 * buffer): contiguous, their size is enough.
 		 */
-		if (op->next == i + 2 && ops[i + 1].code == TR_OP_INT && ops[i + 1].reg < 0 &&
+		if (!t && op->next == i + 2 && ops[i + 1].code == TR_OP_INT && ops[i + 1].reg < 0 &&
 		    !ops[i + 1].role && !(ops[i + 1].size % 8) && ops[i + 1].align <= 8 &&
 		    !(w->bit % ops[i + 1].align)) {
 			if (n > (w->end - w->bit) / ops[i + 1].size)
-				return wfail(w, op, "runs past the packet's content");
+				return WFAIL("runs past the packet's content");
 			w->bit += n * ops[i + 1].size;
 			return 0;
 		}
+		if (t && !n) {
+			tr_text_lit(t, "[ ]", 3);
+			return 0;
+		}
+		if (t)
+			tr_text_lit(t, "[ ", 2);
 		/* every element costs an op of the budget: no length makes this loop long */
 		for (uint64_t k = 0; k < n; k++) {
-			int r = walk_range(ops, i + 1, op->next, w, depth + 1);
+			int r;
 
+			if (t && k)
+				tr_text_lit(t, ", ", 2);
+			r = walk_range(ops, i + 1, op->next, w, t, true, depth + 1);
 			if (r)
 				return r;
 		}
+		if (t)
+			tr_text_lit(t, " ]", 2);
 		return 0;
 	}
 	case TR_OP_VARIANT: {
 		int64_t tag = (int64_t)w->regs[op->arg];
 
 		for (uint32_t k = 0; k < op->nopts; k++) {
-			if (tag >= op->opts[k].lo && tag <= op->opts[k].hi)
-				return walk_one(ops, op->opts[k].op, w, depth + 1);
+			uint32_t o = op->opts[k].op;
+			int r;
+
+			if (tag < op->opts[k].lo || tag > op->opts[k].hi)
+				continue;
+			if (!t)
+				return walk_one(ops, o, w, NULL, depth + 1);
+			/* the option chosen, "{ name = value }" */
+			tr_text_lit(t, "{ ", 2);
+			r = walk_range(ops, o, ops[o].code >= TR_OP_STRUCT ? ops[o].next : o + 1, w, t,
+				       true, depth + 1);
+			tr_text_lit(t, " }", 2);
+			return r;
 		}
-		return wfail(w, op, "the tag's value %" PRId64 " selects no option", tag);
+		return WFAIL("the tag's value %" PRId64 " selects no option", tag);
 	}
 	}
-	return wfail(w, op, "a bad plan");
+	return WFAIL("a bad plan");
 }
 
-/* The ops [@i, @end) at one level: each top-level op, its body skipped by @next. */
+/*
+ * The ops [@i, @end) at one level: each top-level op, its body skipped by
+ * @next; with @t, each as "name = value", separated by ", " (not before
+ * the first if @first).
+ */
 static int walk_range(const struct tr_op *ops, uint32_t i, uint32_t end, struct tr_walk *w,
-		      int depth)
+		      struct tr_text *t, bool first, int depth)
 {
 	if (depth > 64)
-		return wfail(w, NULL, "layout nested too deep");
+		return t ? -EPROTO : wfail(w, NULL, "layout nested too deep");
 	while (i < end) {
-		int r = walk_one(ops, i, w, depth);
+		const struct tr_op *op = &ops[i];
+		int r;
 
+		if (t) {
+			char *p = tr_text_room(t, op->leadn + 96);
+
+			/* ", name = " (without ", " first): one copy */
+			p = first ? tr_put_pad(p, op->lead + 2, op->leadn - 2) :
+			    tr_put_pad(p, op->lead, op->leadn);
+			first = false;
+			if (op->plain && !(w->bit % 8) && w->end - w->bit >= op->size) {
+				/* the common integer: a whole little-endian number in decimal */
+				uint64_t v = tr_read_bits(w->pkt, w->bit, op->size, false);
+
+				if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
+					v |= ~0ull << op->size;
+				p = op->sign ? tr_put_s64(p, (int64_t)v) : tr_put_u64(p, v);
+				w->bit += op->size;
+				t->len = (size_t)(p - t->buf);
+				if (w->budget-- == 0)
+					return -EPROTO;
+				i++;
+				continue;
+			}
+			t->len = (size_t)(p - t->buf);
+		}
+		r = walk_one(ops, i, w, t, depth);
 		if (r)
 			return r;
-		i = ops[i].code >= TR_OP_STRUCT ? ops[i].next : i + 1;
+		i = op->code >= TR_OP_STRUCT ? op->next : i + 1;
 	}
 	return 0;
 }
@@ -1082,7 +1173,21 @@ int tr_walk_plan(const struct tr_plan *p, struct tr_walk *w)
 	/* a structure starts on its largest member's alignment (CTF 1.8, 4.2.1) */
 	if (!align_to(w, p->align))
 		return wfail(w, NULL, "the layout's alignment runs past the packet's content");
-	return walk_range(p->ops, 0, p->nops, w, 0);
+	return walk_range(p->ops, 0, p->nops, w, NULL, true, 0);
+}
+
+int tr_walk_text(const struct tr_plan *p, struct tr_walk *w, struct tr_text *t, bool first)
+{
+	if (!p->nops)
+		return 0;
+	if (!align_to(w, p->align))
+		return -EPROTO;
+	return walk_range(p->ops, 0, p->nops, w, t, first, 0);
+}
+
+int tr_walk_text_op(const struct tr_plan *p, uint32_t i, struct tr_walk *w, struct tr_text *t)
+{
+	return walk_one(p->ops, i, w, t, 0);
 }
 
 int tr_walk_fields(const struct tr_plan *p, struct tr_walk *w, uint32_t *op, uint64_t *at,
@@ -1106,7 +1211,7 @@ int tr_walk_fields(const struct tr_plan *p, struct tr_walk *w, uint32_t *op, uin
 			at[k] = (w->bit + a - 1) & ~(uint64_t)(a - 1);
 		}
 		k++;
-		r = walk_one(p->ops, i, w, 0);
+		r = walk_one(p->ops, i, w, NULL, 0);
 		if (r)
 			return r;
 		i = p->ops[i].code >= TR_OP_STRUCT ? p->ops[i].next : i + 1;

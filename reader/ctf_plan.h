@@ -390,6 +390,19 @@ int tr_walk_plan(const struct tr_plan *p, struct tr_walk *w);
 int tr_walk_fields(const struct tr_plan *p, struct tr_walk *w, uint32_t *op, uint64_t *at,
 		   uint32_t n);
 
+struct tr_text;
+
+/*
+ * tr_walk_text() - the same walk of @p from @w->bit, each field printed
+ * into @t as it is read ("a = 1, b = { c = 2 }", ", " first unless
+ * @first): what tr_text_plan() does for a plan without skip steps.  The
+ * record was checked by tr_walk_plan(): a failure is -EPROTO alone (@w's
+ * message buffer is not written).  tr_walk_text_op(): op @i of @p alone,
+ * its value without its name (tr_text_skip()'s general case).
+ */
+int tr_walk_text(const struct tr_plan *p, struct tr_walk *w, struct tr_text *t, bool first);
+int tr_walk_text_op(const struct tr_plan *p, uint32_t i, struct tr_walk *w, struct tr_text *t);
+
 /* The clock takes a @size-bit value: CTF 1.8 (8.): its low bits, wrapping forwards. */
 static inline uint64_t tr_clock_update(uint64_t clock, uint64_t v, unsigned size)
 {

@@ -255,26 +255,8 @@ void tr_text_hex(struct tr_text *t, const uint8_t *s, size_t n)
 
 /* ---- a plan's fields ------------------------------------------------------------- */
 
-static inline void put_lit(struct tr_text *t, const char *s, size_t n)
-{
-	char *p = tr_text_room(t, n);
-
-	memcpy(p, s, n);
-	t->len += n;
-}
-
-static inline bool align_to(struct tr_walk *w, uint32_t align)
-{
-	uint64_t b = (w->bit + align - 1) & ~(uint64_t)(align - 1);
-
-	if (b > w->end)
-		return false;
-	w->bit = b;
-	return true;
-}
-
 /*
- * The rest of text_cstring() from @s, the opening quote written and @p
+ * The rest of tr_text_cstring() from @s, the opening quote written and @p
  * with room for 4 * 256 + 1 bytes.
  */
 static const uint8_t *cstring_rest(struct tr_text *t, char *p, const uint8_t *s,
@@ -306,7 +288,7 @@ static const uint8_t *cstring_rest(struct tr_text *t, char *p, const uint8_t *s,
  * pass: the escape scan stops at its NUL too.  Return: its NUL; NULL if
  * there is none before @end (what was before it is printed).
  */
-static const uint8_t *text_cstring(struct tr_text *t, const uint8_t *s, const uint8_t *end)
+const uint8_t *tr_text_cstring(struct tr_text *t, const uint8_t *s, const uint8_t *end)
 {
 	/* 256 input bytes at most per room check, 4 output bytes each, and the quotes */
 	char *p = tr_text_room(t, 4 * 256 + 2);
@@ -341,202 +323,60 @@ static const struct tr_enum_map *enum_label(const struct tr_ctype *et, uint64_t 
 	return NULL;
 }
 
-static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, uint32_t end,
-		      struct tr_walk *w, bool first, int depth);
-
-static int text_one(struct tr_text *t, const struct tr_op *ops, uint32_t i, struct tr_walk *w,
-		    int depth)
+void tr_text_int(struct tr_text *t, const struct tr_op *op, uint64_t v)
 {
-	const struct tr_op *op = &ops[i];
+	const struct tr_enum_map *m = NULL;
 	char *p;
 
-	if (depth > 64 || w->budget-- == 0)
-		return -EPROTO;
-	switch (op->code) {
-	case TR_OP_INT: {
-		uint64_t v;
-		const struct tr_enum_map *m = NULL;
-
-		if (!align_to(w, op->align) || w->end - w->bit < op->size)
-			return -EPROTO;
-		v = tr_read_bits(w->pkt, w->bit, op->size, op->be);
-		if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
-			v |= ~0ull << op->size;
-		w->bit += op->size;
-		if (op->reg >= 0)
-			w->regs[op->reg] = v;
-		if (op->type && op->type->kind == TR_TK_ENUM)
-			m = enum_label(op->type, v);
-		if (m && !label_is_word(m->label, m->len)) {
-			/* a label that is no identifier ("AUTO: EXPECT 0"): quoted */
-			tr_text_string(t, (const uint8_t *)m->label, m->len);
-			p = tr_text_room(t, 96);
+	if (op->type && op->type->kind == TR_TK_ENUM)
+		m = enum_label(op->type, v);
+	if (m && !label_is_word(m->label, m->len)) {
+		/* a label that is no identifier ("AUTO: EXPECT 0"): quoted */
+		tr_text_string(t, (const uint8_t *)m->label, m->len);
+		p = tr_text_room(t, 96);
+		*p++ = ' ';
+		*p++ = '(';
+	} else {
+		p = tr_text_room(t, 96 + (m ? m->len : 0));
+		if (m) {
+			p = tr_put(p, m->label, m->len);
 			*p++ = ' ';
 			*p++ = '(';
-		} else {
-			p = tr_text_room(t, 96 + (m ? m->len : 0));
-			if (m) {
-				p = tr_put(p, m->label, m->len);
-				*p++ = ' ';
-				*p++ = '(';
-			}
 		}
-		if (op->base == 10 || (op->sign && (int64_t)v < 0 && op->base != 16))
-			p = op->sign ? tr_put_s64(p, (int64_t)v) : tr_put_u64(p, v);
-		else
-			p = tr_put_base(p, op->size < 64 ? v & ((1ull << op->size) - 1) : v,
-					op->base);
-		if (m)
-			*p++ = ')';
-		t->len = (size_t)(p - t->buf);
-		return 0;
 	}
-	case TR_OP_FLOAT: {
-		uint64_t v;
-
-		if (!align_to(w, op->align) || w->end - w->bit < op->size)
-			return -EPROTO;
-		v = tr_read_bits(w->pkt, w->bit, op->size, op->be);
-		w->bit += op->size;
-		p = tr_text_room(t, 48);
-		if (op->size == 32) {
-			uint32_t u = (uint32_t)v;
-			float f;
-
-			memcpy(&f, &u, 4);
-			p = tr_put_float(p, f);
-		} else {
-			double d;
-
-			memcpy(&d, &v, 8);
-			p = tr_put_double(p, d);
-		}
-		t->len = (size_t)(p - t->buf);
-		return 0;
-	}
-	case TR_OP_STRING: {
-		const uint8_t *s, *z;
-
-		if (!align_to(w, 8))
-			return -EPROTO;
-		s = w->pkt + w->bit / 8;
-		z = text_cstring(t, s, w->pkt + w->end / 8);
-		if (!z)
-			return -EPROTO;
-		w->bit += (uint64_t)(z - s + 1) * 8;
-		return 0;
-	}
-	case TR_OP_STRUCT: {
-		int r;
-
-		if (!align_to(w, op->align))
-			return -EPROTO;
-		if (op->next == i + 1) {
-			put_lit(t, "{ }", 3);
-			return 0;
-		}
-		put_lit(t, "{ ", 2);
-		r = text_range(t, ops, i + 1, op->next, w, true, depth + 1);
-		put_lit(t, " }", 2);
-		return r;
-	}
-	case TR_OP_ARRAY:
-	case TR_OP_SEQ: {
-		uint64_t n = op->code == TR_OP_ARRAY ? op->arg : w->regs[op->arg];
-
-		if (!align_to(w, op->align))
-			return -EPROTO;
-		if (op->text && !(w->bit % 8)) {
-			/* text: up to its first NUL, in its whole room */
-			const uint8_t *s = w->pkt + w->bit / 8, *z;
-
-			if (n > (w->end - w->bit) / 8)
-				return -EPROTO;
-			z = memchr(s, 0, (size_t)n);
-			tr_text_string(t, s, z ? (size_t)(z - s) : (size_t)n);
-			w->bit += n * 8;
-			return 0;
-		}
-		if (!n) {
-			put_lit(t, "[ ]", 3);
-			return 0;
-		}
-		put_lit(t, "[ ", 2);
-		for (uint64_t k = 0; k < n; k++) {
-			int r;
-
-			if (k)
-				put_lit(t, ", ", 2);
-			r = text_range(t, ops, i + 1, op->next, w, true, depth + 1);
-			if (r)
-				return r;
-		}
-		put_lit(t, " ]", 2);
-		return 0;
-	}
-	case TR_OP_VARIANT: {
-		int64_t tag = (int64_t)w->regs[op->arg];
-
-		for (uint32_t k = 0; k < op->nopts; k++) {
-			if (tag >= op->opts[k].lo && tag <= op->opts[k].hi) {
-				int r;
-
-				put_lit(t, "{ ", 2);
-				r = text_range(t, ops, op->opts[k].op,
-					       ops[op->opts[k].op].code >= TR_OP_STRUCT ?
-					       ops[op->opts[k].op].next : op->opts[k].op + 1, w, true,
-					       depth + 1);
-				put_lit(t, " }", 2);
-				return r;
-			}
-		}
-		return -EPROTO;
-	}
-	}
-	return -EPROTO;
+	if (op->base == 10 || (op->sign && (int64_t)v < 0 && op->base != 16))
+		p = op->sign ? tr_put_s64(p, (int64_t)v) : tr_put_u64(p, v);
+	else
+		p = tr_put_base(p, op->size < 64 ? v & ((1ull << op->size) - 1) : v, op->base);
+	if (m)
+		*p++ = ')';
+	t->len = (size_t)(p - t->buf);
 }
 
-/* The fields [@i, @end) of one level: "name = value" each, separated by ", ". */
-static int text_range(struct tr_text *t, const struct tr_op *ops, uint32_t i, uint32_t end,
-		      struct tr_walk *w, bool first, int depth)
+void tr_text_float(struct tr_text *t, uint32_t size, uint64_t v)
 {
-	while (i < end) {
-		const struct tr_op *op = &ops[i];
-		char *p = tr_text_room(t, op->leadn + 96);
-		int r;
+	char *p = tr_text_room(t, 48);
 
-		/* ", name = " (without ", " first): one copy */
-		p = first ? tr_put_pad(p, op->lead + 2, op->leadn - 2) :
-		    tr_put_pad(p, op->lead, op->leadn);
-		first = false;
-		if (op->plain && !(w->bit % 8) && w->end - w->bit >= op->size) {
-			/* the common integer: a whole little-endian number in decimal */
-			uint64_t v = tr_read_bits(w->pkt, w->bit, op->size, false);
+	if (size == 32) {
+		uint32_t u = (uint32_t)v;
+		float f;
 
-			if (op->sign && op->size < 64 && (v >> (op->size - 1)) & 1)
-				v |= ~0ull << op->size;
-			p = op->sign ? tr_put_s64(p, (int64_t)v) : tr_put_u64(p, v);
-			w->bit += op->size;
-			t->len = (size_t)(p - t->buf);
-			if (w->budget-- == 0)
-				return -EPROTO;
-			i++;
-			continue;
-		}
-		t->len = (size_t)(p - t->buf);
-		r = text_one(t, ops, i, w, depth);
-		if (r)
-			return r;
-		i = op->code >= TR_OP_STRUCT ? op->next : i + 1;
+		memcpy(&f, &u, 4);
+		p = tr_put_float(p, f);
+	} else {
+		double d;
+
+		memcpy(&d, &v, 8);
+		p = tr_put_double(p, d);
 	}
-	return 0;
+	t->len = (size_t)(p - t->buf);
 }
 
 /*
  * A plan of whole-byte integers, floats and strings at a byte boundary
  * (tr_plan.skip): its room reserved once, the plain integers printed
- * straight from their bytes, the strings by text_cstring(), each by its
- * op's tr_put kind; anything else by text_one().
+ * straight from their bytes, the strings by tr_text_cstring(), each by its
+ * op's tr_put kind; anything else by the plan's walker (tr_walk_text_op()).
  */
 int tr_text_skip(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first)
 {
@@ -602,7 +442,7 @@ int tr_text_skip(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
 			} else {
 				/* escapes, a long string or the packet's end: the general way */
 				t->len = (size_t)(q - t->buf);
-				s = text_cstring(t, s, end);
+				s = tr_text_cstring(t, s, end);
 				if (!s)
 					return -EPROTO;
 				s++;
@@ -611,7 +451,7 @@ int tr_text_skip(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
 		} else {
 			t->len = (size_t)(q - t->buf);
 			w->bit = (uint64_t)(s - w->pkt) * 8;
-			if (text_one(t, p->ops, (uint32_t)(op - p->ops), w, 0))
+			if (tr_walk_text_op(p, (uint32_t)(op - p->ops), w, t))
 				return -EPROTO;
 			s = w->pkt + w->bit / 8;
 			q = tr_text_room(t, p->room);
@@ -631,9 +471,7 @@ int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
 		return 0;
 	if (p->skip && !(w->bit % 8))
 		return tr_text_skip(t, p, w, first);
-	if (!align_to(w, p->align))
-		return -EPROTO;
-	return text_range(t, p->ops, 0, p->nops, w, first, 0);
+	return tr_walk_text(p, w, t, first);
 }
 
 /* ---- ringtrace's own classes --------------------------------------------------- */

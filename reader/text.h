@@ -204,4 +204,29 @@ int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
  */
 int tr_text_skip(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, bool first);
 
+/*
+ * What the plan's walker (reader/ctf_plan.c, the one walk of a plan, which
+ * tr_text_plan() runs with a printer) prints a field with.
+ * tr_text_lit(): @n bytes as they are (braces, separators).
+ * tr_text_int(): integer @v of @op, in its base, its enumeration's label
+ * first ("label (3)", quoted if it is no identifier).
+ * tr_text_float(): the float (@size 32) or double in @v's bits.
+ * tr_text_cstring(): the NUL-terminated string at @s, before @end, quoted
+ * and escaped.  Return: its NUL; NULL if there is none before @end (what
+ * was before it is printed).
+ */
+static inline void tr_text_lit(struct tr_text *t, const char *s, size_t n)
+{
+	char *p = tr_text_room(t, n);
+
+	memcpy(p, s, n);
+	t->len += n;
+}
+
+struct tr_op;
+
+void tr_text_int(struct tr_text *t, const struct tr_op *op, uint64_t v);
+void tr_text_float(struct tr_text *t, uint32_t size, uint64_t v);
+const uint8_t *tr_text_cstring(struct tr_text *t, const uint8_t *s, const uint8_t *end);
+
 #endif /* RTR_READER_TEXT_H */
