@@ -476,62 +476,30 @@ int tr_text_plan(struct tr_text *t, const struct tr_plan *p, struct tr_walk *w, 
 
 /* ---- ringtrace's own classes --------------------------------------------------- */
 
+static const struct tr_label *field_label(const void *f, uint32_t v)
+{
+	return tr_field_label(f, v);
+}
+
 void tr_text_fields(struct tr_text *t, const struct tr_class *cls, const uint8_t *pl, size_t len)
 {
-	const uint8_t *end = pl + len;
-	struct tr_fval v;
-
+	(void)len;	/* the cursor checked the record against it */
 	for (uint32_t i = 0; i < cls->nfields; i++) {
 		const struct tr_field *f = &cls->fields[i];
-		size_t n = strlen(f->name);
-		char *p = tr_text_room(t, n + 96);
+		size_t n = strlen(f->name), room = 96;
+		char *p;
 
+		for (uint32_t k = 0; k < f->nlabels; k++)
+			if (f->labels[k].len + 96 > room)
+				room = f->labels[k].len + 96;
+		p = tr_text_room(t, n + room);
 		if (i) {
 			*p++ = ',';
 			*p++ = ' ';
 		}
 		p = tr_put(p, f->name, n);
 		p = tr_put(p, " = ", 3);
+		p = tr_put_own_value(t, p, f->type, &pl, room, field_label, f);
 		t->len = (size_t)(p - t->buf);
-		if (tr_fval_next(f->type, &pl, end, &v) != TR_FVAL_OK)
-			return;	/* the cursor checked it: cannot happen */
-		switch (f->type) {
-		case RTR_CTF_U8:
-		case RTR_CTF_U16:
-		case RTR_CTF_U32:
-		case RTR_CTF_U64:
-			t->len = (size_t)(tr_put_u64(p, v.u) - t->buf);
-			break;
-		case RTR_CTF_S8:
-		case RTR_CTF_S16:
-		case RTR_CTF_S32:
-		case RTR_CTF_S64:
-			t->len = (size_t)(tr_put_s64(p, v.s) - t->buf);
-			break;
-		case RTR_CTF_DOUBLE:
-			t->len = (size_t)(tr_put_double(p, v.d) - t->buf);
-			break;
-		case RTR_CTF_ENUM_U8:
-		case RTR_CTF_ENUM_U32: {
-			const struct tr_label *l = tr_field_label(f, (uint32_t)v.u);
-
-			if (l) {
-				p = tr_text_room(t, l->len + 16);
-				p = tr_put(p, l->label, l->len);
-				p = tr_put(p, " (", 2);
-			}
-			p = tr_put_u64(p, v.u);
-			if (l)
-				*p++ = ')';
-			t->len = (size_t)(p - t->buf);
-			break;
-		}
-		case RTR_CTF_STRING:
-			tr_text_string(t, v.p, v.n);
-			break;
-		case RTR_CTF_BYTES:
-			tr_text_hex(t, v.p, v.n);
-			break;
-		}
 	}
 }

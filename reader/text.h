@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "reader/trace.h"
 
 struct tr_plan;
 struct tr_walk;
@@ -179,6 +180,105 @@ void tr_text_string(struct tr_text *t, const uint8_t *s, size_t n);
 void tr_text_hex(struct tr_text *t, const uint8_t *s, size_t n);
 
 struct tr_class;
+
+/*
+ * tr_put_own_value() - one field of type @type of a ringtrace payload at
+ * *@plp (checked by its cursor: in bounds, strings ended), printed at @p
+ * (room for a number and @label's longest label reserved), *@plp moved past
+ * it; an enumeration's value with its label, "label (3)", when @label
+ * finds one.  A string or bytes go through @o (its length set from @p
+ * first), then @bound bytes of room are reserved again.  Return: where the
+ * text goes on.  The one formatter of these payloads: dump's line loop
+ * (with its own label tables) and tr_text_fields().
+ */
+static inline __attribute__((always_inline)) char *
+tr_put_own_value(struct tr_text *o, char *p, enum rtr_ctf_type type, const uint8_t **plp,
+		 size_t bound, const struct tr_label *(*label)(const void *ctx, uint32_t v),
+		 const void *ctx)
+{
+	const uint8_t *pl = *plp;
+
+	switch (type) {
+	case RTR_CTF_U8:
+		p = tr_put_u64(p, *pl);
+		pl += 1;
+		break;
+	case RTR_CTF_U16:
+		p = tr_put_u64(p, ld16(pl));
+		pl += 2;
+		break;
+	case RTR_CTF_U32:
+		p = tr_put_u64(p, ld32(pl));
+		pl += 4;
+		break;
+	case RTR_CTF_U64:
+		p = tr_put_u64(p, ld64(pl));
+		pl += 8;
+		break;
+	case RTR_CTF_S8:
+		p = tr_put_s64(p, (int8_t)*pl);
+		pl += 1;
+		break;
+	case RTR_CTF_S16:
+		p = tr_put_s64(p, (int16_t)ld16(pl));
+		pl += 2;
+		break;
+	case RTR_CTF_S32:
+		p = tr_put_s64(p, (int32_t)ld32(pl));
+		pl += 4;
+		break;
+	case RTR_CTF_S64:
+		p = tr_put_s64(p, (int64_t)ld64(pl));
+		pl += 8;
+		break;
+	case RTR_CTF_DOUBLE: {
+		uint64_t u = ld64(pl);
+		double v;
+
+		memcpy(&v, &u, 8);
+		p = tr_put_double(p, v);
+		pl += 8;
+		break;
+	}
+	case RTR_CTF_ENUM_U8:
+	case RTR_CTF_ENUM_U32: {
+		uint32_t v = type == RTR_CTF_ENUM_U8 ? *pl : ld32(pl);
+		const struct tr_label *l = label(ctx, v);
+
+		if (l) {
+			p = tr_put(p, l->label, l->len);
+			*p++ = ' ';
+			*p++ = '(';
+		}
+		p = tr_put_u64(p, v);
+		if (l)
+			*p++ = ')';
+		pl += type == RTR_CTF_ENUM_U8 ? 1 : 4;
+		break;
+	}
+	case RTR_CTF_STRING: {
+		/* the cursor found the NUL inside the record */
+		size_t n = strlen((const char *)pl);
+
+		o->len = (size_t)(p - o->buf);
+		tr_text_string(o, pl, n);
+		p = tr_text_room(o, bound);
+		pl += n + 1;
+		break;
+	}
+	case RTR_CTF_BYTES: {
+		uint32_t n = ld32(pl);
+
+		o->len = (size_t)(p - o->buf);
+		tr_text_hex(o, pl + 4, n);
+		p = tr_text_room(o, bound);
+		pl += 4 + (size_t)n;
+		break;
+	}
+	}
+	*plp = pl;
+	return p;
+}
 
 /*
  * tr_text_fields() - the fields of a record of ringtrace's own class @cls

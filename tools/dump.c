@@ -116,28 +116,14 @@ static char *padded(size_t *len, const char *fmt, ...)
 	return b;
 }
 
-static const struct tr_label *find_label(const struct dfield *df, uint32_t v)
+static const struct tr_label *find_label(const void *ctx, uint32_t v)
 {
+	const struct dfield *df = ctx;
+
 	if (df->tab)
 		return v < df->ntab ? df->tab[v] : NULL;
 	return tr_field_label(df->f, v);
 }
-
-static char *put_enum(char *p, const struct dfield *df, uint32_t v)
-{
-	const struct tr_label *l = find_label(df, v);
-
-	if (l) {
-		p = tr_put(p, l->label, l->len);
-		*p++ = ' ';
-		*p++ = '(';
-		p = tr_put_u64(p, v);
-		*p++ = ')';
-		return p;
-	}
-	return tr_put_u64(p, v);
-}
-
 
 /* "[HH:MM:SS.nnnnnnnnn" (or "[SECONDS.nnnnnnnnn"), without the closing bracket. */
 static inline __attribute__((always_inline)) char *put_time(struct dump *d, char *p, int64_t sec,
@@ -287,85 +273,17 @@ emit_event(struct dump *d, const struct tr_cursor *c, const struct dclass *dcls,
 		p = put_thread(ds, p, c);
 	p = tr_put_pad(p, dc->head, dc->headn);
 	/*
-	 * The fields decoded here, not by tr_fval_next() (reader/trace.h, the
-	 * tree's decoder of these payloads, which the cursor has already run
-	 * over this record): through it, dump took 38 instructions an event
-	 * more (callgrind, 2026-11-28: 491 M against 530 M on 1 M events).
+	 * The fields decoded by the one formatter of these payloads, in line
+	 * (text.h), not by tr_fval_next() (reader/trace.h, which the cursor
+	 * has already run over this record): through it, dump took 38
+	 * instructions an event more (callgrind, 2026-11-28: 491 M against
+	 * 530 M on 1 M events).
 	 */
 	for (uint32_t i = 0; i < cls->nfields; i++) {
 		const struct dfield *df = &dc->f[i];
 
 		p = tr_put_pad(p, df->lead, df->leadn);
-		switch (df->type) {
-		case RTR_CTF_U8:
-			p = tr_put_u64(p, *pl);
-			pl += 1;
-			break;
-		case RTR_CTF_U16:
-			p = tr_put_u64(p, ld16(pl));
-			pl += 2;
-			break;
-		case RTR_CTF_U32:
-			p = tr_put_u64(p, ld32(pl));
-			pl += 4;
-			break;
-		case RTR_CTF_U64:
-			p = tr_put_u64(p, ld64(pl));
-			pl += 8;
-			break;
-		case RTR_CTF_S8:
-			p = tr_put_s64(p, (int8_t)*pl);
-			pl += 1;
-			break;
-		case RTR_CTF_S16:
-			p = tr_put_s64(p, (int16_t)ld16(pl));
-			pl += 2;
-			break;
-		case RTR_CTF_S32:
-			p = tr_put_s64(p, (int32_t)ld32(pl));
-			pl += 4;
-			break;
-		case RTR_CTF_S64:
-			p = tr_put_s64(p, (int64_t)ld64(pl));
-			pl += 8;
-			break;
-		case RTR_CTF_DOUBLE: {
-			uint64_t u = ld64(pl);
-			double v;
-
-			memcpy(&v, &u, 8);
-			p = tr_put_double(p, v);
-			pl += 8;
-			break;
-		}
-		case RTR_CTF_ENUM_U8:
-			p = put_enum(p, df, *pl);
-			pl += 1;
-			break;
-		case RTR_CTF_ENUM_U32:
-			p = put_enum(p, df, ld32(pl));
-			pl += 4;
-			break;
-		case RTR_CTF_STRING: {
-			/* the cursor found the NUL inside the record */
-			size_t n = strlen((const char *)pl);
-
-			o->len = (size_t)(p - o->buf);
-			tr_text_string(o, pl, n);
-			p = tr_text_room(o, dc->bound);
-			pl += n + 1;
-			break;
-		}
-		case RTR_CTF_BYTES: {
-			uint32_t n = ld32(pl);
-
-			o->len = (size_t)(p - o->buf);
-			tr_text_hex(o, pl + 4, n);
-			p = tr_text_room(o, dc->bound);
-			pl += 4 + (size_t)n;
-			break;
-		}
-		}
+		p = tr_put_own_value(o, p, df->type, &pl, dc->bound, find_label, df);
 	}
 	p = tr_put(p, " }\n", 3);
 	o->len = (size_t)(p - o->buf);

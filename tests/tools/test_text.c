@@ -276,3 +276,44 @@ Test(reader_text, payload_fields_decode_at_their_width_and_never_past_the_end)
 		}
 	}
 }
+
+/*
+ * tr_text_fields(), the formatter dump's lines share (tr_put_own_value()):
+ * every type of ringtrace's payloads at its width and sign, an enumeration
+ * with its label and without one, a string escaped, bytes in hex.
+ */
+Test(reader_text, payload_fields_print_by_type_with_their_labels)
+{
+	static const uint8_t rec[] = {
+		0xff,					/* u8 255 */
+		0xfe,					/* s8 -2 */
+		0x34, 0x82,				/* u16 33332 */
+		0xff, 0xff, 0xff, 0x80,			/* s32 -2130706433 */
+		0, 0, 0, 0, 0, 0, 0xf8, 0x3f,		/* double 1.5 */
+		'h', '"', 0,				/* string h" */
+		3, 0, 0, 0, 'x', 'y', 'z',		/* bytes "xyz" */
+		2,					/* enum8 2: "busy" */
+		7, 0, 0, 0,				/* enum32 7: no label */
+		0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* s64 -2 */
+	};
+	struct tr_label labels[] = { { "idle", 4, 1 }, { "busy", 4, 2 } };
+	struct tr_field f[] = {
+		{ "a", RTR_CTF_U8, NULL, 0 },      { "b", RTR_CTF_S8, NULL, 0 },
+		{ "c", RTR_CTF_U16, NULL, 0 },     { "d", RTR_CTF_S32, NULL, 0 },
+		{ "e", RTR_CTF_DOUBLE, NULL, 0 },  { "f", RTR_CTF_STRING, NULL, 0 },
+		{ "g", RTR_CTF_BYTES, NULL, 0 },   { "h", RTR_CTF_ENUM_U8, labels, 2 },
+		{ "i", RTR_CTF_ENUM_U32, labels, 2 }, { "j", RTR_CTF_S64, NULL, 0 },
+	};
+	struct tr_class cls = { .name = "t", .nfields = 10, .fields = f };
+	struct tr_text t;
+
+	cr_assert_eq(tr_text_init(&t, NULL, 64), 0);
+	tr_text_fields(&t, &cls, rec, sizeof(rec));
+	cr_expect_eq(t.len, strlen("a = 255, b = -2, c = 33332, d = -2130706433, e = 1.5, "
+				   "f = \"h\\\"\", g = 0x78797a, h = busy (2), i = 7, j = -2"),
+		     "%.*s", (int)t.len, t.buf);
+	cr_expect_eq(memcmp(t.buf, "a = 255, b = -2, c = 33332, d = -2130706433, e = 1.5, "
+			    "f = \"h\\\"\", g = 0x78797a, h = busy (2), i = 7, j = -2", t.len), 0,
+		     "%.*s", (int)t.len, t.buf);
+	tr_text_free(&t);
+}
