@@ -122,21 +122,28 @@ static void why_refused(int e, char *err, size_t errlen)
 		snprintf(lvl, sizeof(lvl), "perf_event_paranoid is %d", p);
 	if (e == EACCES || e == EPERM) {
 		if (p >= 3)
-			snprintf(err, errlen, "the kernel refuses perf events to users without "
+			rtr_errf(err, errlen, e,
+				 "the kernel refuses perf events to users without "
 				 "CAP_PERFMON (%s; 2 allows a user's own processes: sysctl "
-				 "kernel.perf_event_paranoid=2)", lvl);
+				 "kernel.perf_event_paranoid=2)",
+				 lvl);
 		else
-			snprintf(err, errlen, "the kernel refused perf events (%s, which allows "
+			rtr_errf(err, errlen, e,
+				 "the kernel refused perf events (%s, which allows "
 				 "them: a seccomp filter, a container's or a security module's "
-				 "policy refuses perf_event_open)", lvl);
+				 "policy refuses perf_event_open)",
+				 lvl);
 	} else if (e == ENOSYS) {
-		snprintf(err, errlen, "perf_event_open is not available (a kernel without perf "
+		rtr_errf(err, errlen, e,
+			 "perf_event_open is not available (a kernel without perf "
 			 "events, or a seccomp filter that hides it)");
 	} else if (e == EINVAL || e == ENOENT || e == EOPNOTSUPP) {
-		snprintf(err, errlen, "this kernel does not have the perf records needed "
-			 "(context switches, clockid: Linux 4.3 and later): %s", strerror(e));
+		rtr_errf(err, errlen, e,
+			 "this kernel does not have the perf records needed "
+			 "(context switches, clockid: Linux 4.3 and later): %s",
+			 strerror(e));
 	} else {
-		snprintf(err, errlen, "perf_event_open: %s", strerror(e));
+		rtr_errf(err, errlen, e, "perf_event_open: %s", strerror(e));
 	}
 }
 
@@ -184,8 +191,10 @@ static int open_sampler(struct kcpu *c, const struct perf_event_attr *dummy, pid
 
 		max = max_sample_rate();
 		if (e == EINVAL && max > 0 && hz > (unsigned long)max)
-			snprintf(err, errlen, "--sample=%u: the kernel allows at most %ld samples a "
-				 "second (perf_event_max_sample_rate)", hz, max);
+			rtr_errf(err, errlen, e,
+				 "--sample=%u: the kernel allows at most %ld samples a "
+				 "second (perf_event_max_sample_rate)",
+				 hz, max);
 		else
 			why_refused(e, err, errlen);
 		return -e;
@@ -194,9 +203,9 @@ static int open_sampler(struct kcpu *c, const struct perf_event_attr *dummy, pid
 		int e = errno;
 
 		close((int)fd);
-		snprintf(err, errlen, "the samples of CPU %u could not share its buffer: %s", i,
-			 strerror(e));
-		return -e;
+		return rtr_errf(err, errlen, e,
+				"the samples of CPU %u could not share its buffer: %s", i,
+				strerror(e));
 	}
 	c->sfd = (int)fd;
 	return 0;
@@ -306,9 +315,10 @@ static int map_cpu(struct kcpu *c, char *err, size_t errlen, uint32_t cpu)
 		if (errno != EPERM && errno != ENOMEM)
 			break;
 	}
-	snprintf(err, errlen, "the buffer of CPU %u's perf events could not be mapped (%s: "
-		 "the perf_event_mlock_kb limit)", cpu, strerror(errno));
-	return -errno;
+	return rtr_errf(err, errlen, errno,
+			"the buffer of CPU %u's perf events could not be "
+			"mapped (%s: the perf_event_mlock_kb limit)",
+			cpu, strerror(errno));
 }
 
 int rtr_kernel_open(struct rtr_kernel **kp, pid_t pid, const char *comm, unsigned sample_hz,

@@ -276,15 +276,15 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(err, errlen, "%s: %s", qpath, strerror(errno));
-		return -errno;
+		return rtr_errf(err, errlen, errno, "%s: %s", qpath, strerror(errno));
 	}
 	rep->found = true;
 	/* Its recorder holds a lock on it while it lives. */
 	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", qpath, errno == EWOULDBLOCK ?
-			 "its recorder is still running: it is not taken" : strerror(errno));
+		ret = rtr_errf(err, errlen, errno, "%s: %s", qpath,
+			       errno == EWOULDBLOCK
+				       ? "its recorder is still running: it is not taken"
+				       : strerror(errno));
 		goto out;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(h) ||
@@ -323,8 +323,7 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 	maplen = h.arena_off + h.cap;
 	map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: mmap: %s", qpath, strerror(errno));
+		ret = rtr_errf(err, errlen, errno, "%s: mmap: %s", qpath, strerror(errno));
 		goto out;
 	}
 	/* The packets there: each checked, none overlapping another. */
@@ -339,8 +338,7 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 			struct live *nlv = realloc(lv, (lvcap = lvcap ? 2 * lvcap : 64) * sizeof(*lv));
 
 			if (!nlv) {
-				ret = -ENOMEM;
-				snprintf(err, errlen, "%s: out of memory", qpath);
+				ret = rtr_errf(err, errlen, ENOMEM, "%s: out of memory", qpath);
 				goto out;
 			}
 			lv = nlv;
@@ -377,8 +375,7 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 	cut_done = calloc(s->ncpus, sizeof(*cut_done));
 	buf = malloc(rh->packet_size);
 	if (!rep->first || !rep->last || !cut_done || !buf) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", qpath);
+		ret = rtr_errf(err, errlen, ENOMEM, "%s: out of memory", qpath);
 		goto out;
 	}
 	snprintf(rep->path, sizeof(rep->path), "%s", h.stream ? "" : h.path);
@@ -469,7 +466,8 @@ int rtr_qfile_recover(const char *qpath, struct rtr_session *s, struct rtr_out *
 		packet_bad(rh, cpu, p, lv[i].v.size);	/* its packet_size, as checked */
 		ret = rtr_session_put_saved(s, o, cpu, buf, lv[i].v.size);
 		if (ret) {
-			snprintf(err, errlen, "%s: writing its packets: %s", qpath, strerror(-ret));
+			rtr_errf(err, errlen, -ret, "%s: writing its packets: %s", qpath,
+				 strerror(-ret));
 			goto out;
 		}
 		if (rep->first[cpu] > rep->last[cpu])

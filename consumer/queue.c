@@ -743,24 +743,22 @@ static int arena_open(struct rtr_queue *q, char *err, size_t errlen)
 	}
 	/* Held while we live: recover takes no queue whose recorder runs. */
 	if (flock(q->qfd, LOCK_EX | LOCK_NB) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "the write-behind queue's file %s: lock: %s", path,
-			 strerror(errno));
+		ret = rtr_errf(err, errlen, errno, "the write-behind queue's file %s: lock: %s",
+			       path, strerror(errno));
 		goto fail;
 	}
 	q->maplen = off + q->cap;
 	if (ftruncate(q->qfd, (off_t)q->maplen) < 0 ||
 	    fallocate(q->qfd, 0, 0, RTR_QFILE_HDR) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "the write-behind queue's file %s (%llu bytes): %s", path,
-			 (unsigned long long)q->maplen, strerror(errno));
+		ret = rtr_errf(err, errlen, errno,
+			       "the write-behind queue's file %s (%llu bytes): %s", path,
+			       (unsigned long long)q->maplen, strerror(errno));
 		goto fail;
 	}
 	q->map = mmap(NULL, q->maplen, PROT_READ | PROT_WRITE, MAP_SHARED, q->qfd, 0);
 	if (q->map == MAP_FAILED) {
-		ret = -errno;
-		snprintf(err, errlen, "the write-behind queue's file %s: mmap: %s", path,
-			 strerror(errno));
+		ret = rtr_errf(err, errlen, errno, "the write-behind queue's file %s: mmap: %s",
+			       path, strerror(errno));
 		goto fail;
 	}
 	q->qh = (struct rtr_qfile_hdr *)q->map;
@@ -839,7 +837,7 @@ int rtr_queue_open(struct rtr_out *o, char *err, size_t errlen)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	o->rep.engine = q->engine;
 	if (ret) {
-		snprintf(err, errlen, "cannot start the writer threads: %s", strerror(-ret));
+		rtr_errf(err, errlen, -ret, "cannot start the writer threads: %s", strerror(-ret));
 		rtr_queue_close(o);
 	}
 	return ret;

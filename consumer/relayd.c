@@ -566,7 +566,7 @@ int rtr_relayd_open(struct rtr_relayd **out, const struct rtr_relayd_opts *opts,
 	*out = r;
 	return 0;
 fail:
-	snprintf(err, errlen, "%s", r->err);
+	rtr_errf(err, errlen, -ret, "%s", r->err);
 out:
 	rtr_relayd_free(r);
 	return ret;

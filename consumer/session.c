@@ -549,9 +549,9 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 	}
 	rtr_session_account(s);
 	if (ret && rtr_out_failed(o))
-		snprintf(err, errlen, "%s", rtr_out_report(o)->err);
+		rtr_errf(err, errlen, -ret, "%s", rtr_out_report(o)->err);
 	else if (ret)
-		snprintf(err, errlen, "%s: %s", opts->path, strerror(-ret));
+		rtr_errf(err, errlen, -ret, "%s: %s", opts->path, strerror(-ret));
 	if (ret) {
 		/* Not a snapshot of the ring: remove it, or mark it failed. */
 		if (rtr_out_remove(o, orep))
@@ -562,13 +562,15 @@ int rtr_session_snapshot(const char *region, const struct rtr_out_opts *opts,
 				 opts->path);
 	} else if (rtr_out_close(o, true, orep)) {
 		ret = -EIO;
-		snprintf(err, errlen, "%s%s", orep->err,
+		rtr_errf(err, errlen, EIO, "%s%s", orep->err,
 			 rtr_trace_remove(opts->parent_fd > 0 ? opts->parent_fd : AT_FDCWD,
-					  opts->path) ? "" : " (the snapshot was removed)");
+					  opts->path)
+				 ? ""
+				 : " (the snapshot was removed)");
 	}
 	goto out;
 nomem:
-	snprintf(err, errlen, "out of memory");
+	ret = rtr_errf(err, errlen, ENOMEM, "out of memory");
 out:
 	for (size_t i = 0; i < nheld; i++)
 		free(held[i].data);
