@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "format/error.h"
 #include "reader/live.h"
 #include "view/live.h"
 
@@ -25,9 +26,8 @@ int rtr_live_open(struct rtr_live *lv, const char *arg, unsigned model_flags,
 	if (strcmp(arg, "-") && strncmp(arg, TR_LIVE_SCHEME, strlen(TR_LIVE_SCHEME)) &&
 	    stat(arg, &sb)) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s (no such trace to follow: a recorder makes it "
-			 "before its first events)", arg, strerror(-ret));
-		return ret;
+		return rtr_errf(err, errlen, -ret, "%s: %s (no such trace to follow: a recorder "
+				"makes it before its first events)", arg, strerror(-ret));
 	}
 	ret = tr_input_open(&lv->in, arg, true, err, errlen);
 	lv->f.in = &lv->in;
@@ -93,7 +93,7 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 	ls = calloc(1, sizeof(*ls));
 	if (!ls) {
 		tr_follow_turn_free(&turn);
-		snprintf(err, errlen, "out of memory");
+		rtr_errf(err, errlen, ENOMEM, "out of memory");
 		return -1;
 	}
 	r = rtr_model_load_turn(&ls->m, &lv->in, &turn, lv->arg, lv->model_flags, err, errlen);
@@ -105,7 +105,7 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 	if (rtr_scene_build(&ls->s, &ls->m, lv->scene_flags)) {
 		tr_follow_turn_free(&turn);
 		rtr_live_scene_free(ls);
-		snprintf(err, errlen, "out of memory");
+		rtr_errf(err, errlen, ENOMEM, "out of memory");
 		return -1;
 	}
 	lv->turn_ms = mono_ms() - t0;
