@@ -77,7 +77,8 @@ static int spool_metadata(void *ctx, const char *text, size_t len)
 	md = malloc(len ? len : 1);
 	if (!md)
 		return fail(sp, -ENOMEM, "metadata: out of memory");
-	memcpy(md, text, len);
+	if (len)	/* an empty frame's text may be NULL */
+		memcpy(md, text, len);
 	ret = rtr_file_replace(sp->dfd, "metadata", text, len, SPOOL_MODE, false);
 	if (ret) {
 		free(md);
