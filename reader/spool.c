@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "format/error.h"
 #include "format/state.h"
 #include "reader/spool.h"
 
@@ -39,7 +40,7 @@ static int fail(struct tr_spool *sp, int ret, const char *fmt, ...)
 
 	if (!sp->failed) {
 		va_start(ap, fmt);
-		vsnprintf(sp->err, sizeof(sp->err), fmt, ap);
+		rtr_verrf_at(sp->err, sizeof(sp->err), -ret, NULL, RTR_AT_NONE, 0, fmt, ap);
 		va_end(ap);
 	}
 	sp->failed = true;
@@ -178,8 +179,7 @@ int tr_spool_open(struct tr_spool **out, const char *dir, char *err, size_t errl
 
 	if (!sp || !(sp->dir = strdup(dir))) {
 		free(sp);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return rtr_errf(err, errlen, ENOMEM, "out of memory");
 	}
 	sp->sink = (struct rtr_frame_sink){
 		.ctx = sp, .metadata = spool_metadata, .packet = spool_packet,
@@ -187,8 +187,8 @@ int tr_spool_open(struct tr_spool **out, const char *dir, char *err, size_t errl
 	};
 	if (mkdir(dir, 0700) < 0 ||
 	    (sp->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot create the spool: %s", dir, strerror(-ret));
+		ret = rtr_errf(err, errlen, errno, "%s: cannot create the spool: %s", dir,
+			       strerror(errno));
 		free(sp->dir);
 		free(sp);
 		return ret;
@@ -196,7 +196,7 @@ int tr_spool_open(struct tr_spool **out, const char *dir, char *err, size_t errl
 	/* At once: a follower knows a recording is under way, not a finished trace. */
 	ret = write_state(sp, RTR_REC_RECORDING);
 	if (ret) {
-		snprintf(err, errlen, "%s/%s: %s", dir, RTR_STATE_FILE, strerror(-ret));
+		rtr_errf(err, errlen, -ret, "%s/%s: %s", dir, RTR_STATE_FILE, strerror(-ret));
 		close(sp->dfd);
 		free(sp->dir);
 		free(sp);
