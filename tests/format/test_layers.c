@@ -87,6 +87,14 @@ Test(format_layers, the_reader_spools_a_stream_as_the_consumer_writes_it)
 	cr_expect_eq(consumed.events, spooled.events);
 	cr_expect_eq(consumed.threads, spooled.threads);
 	cr_expect_eq(consumed.lost, spooled.lost);
+	/* and event for event: dump of the spooled stream is dump of what consume wrote */
+	snprintf(cmd, sizeof(cmd), "cd %s && TMPDIR=%s %s/ringtrace dump - < stream > spooled.txt && "
+		 "%s/ringtrace dump trace > consumed.txt && cmp spooled.txt consumed.txt && "
+		 "wc -l < consumed.txt", dir, dir, t_bindir(), t_bindir());
+	out = t_sh(cmd, &status);
+	cr_expect_eq(status, 0, "the two dumps differ: %s", out);
+	cr_expect_geq(strtoull(out, NULL, 10), spooled.events, "lines: %s", out);
+	free(out);
 
 	/* and the spool directory is removed when the reader is done */
 	snprintf(cmd, sizeof(cmd), "ls -d %s/ringtrace-stdin-* 2>/dev/null | wc -l", dir);
