@@ -594,6 +594,13 @@ static void fast_header(struct tr_stream_class *sc)
 	};
 }
 
+static int cmp_class(const void *a, const void *b)
+{
+	const struct tr_class *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
 static int cmp_class_ptr(const void *a, const void *b)
 {
 	const struct tr_class *x = *(const struct tr_class *const *)a;
@@ -803,6 +810,8 @@ static int compile(struct compiler *c, struct tr_metadata *md, const struct tr_c
 			n++;
 		}
 		drop_syms(c, keep);
+		/* the stream's classes by id (tr_metadata.classes), then indexed */
+		qsort(&md->classes[ncls - n], n, sizeof(*md->classes), cmp_class);
 		/* index them: dense below MAX_DENSE_IDS, the rest sorted */
 		sc->nids = (uint32_t)(n ? (maxid < MAX_DENSE_IDS ? maxid + 1 : MAX_DENSE_IDS) : 0);
 		sc->classes = tr_arena_alloc(c->arena, (sc->nids + 1) * sizeof(*sc->classes));
@@ -992,6 +1001,7 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, stru
 			else if (op->role == TR_ROLE_TS_BEGIN)
 				w->clock = v;
 			w->role[op->role] = v;
+			w->role_at[op->role] = w->bit - op->size;
 			w->roles |= 1u << op->role;
 		}
 		return 0;
@@ -1073,7 +1083,10 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, stru
 		    !ops[i + 1].role && !(ops[i + 1].size % 8) && ops[i + 1].align <= 8 &&
 		    !(w->bit % ops[i + 1].align)) {
 			if (n > (w->end - w->bit) / ops[i + 1].size)
-				return WFAIL("runs past the packet's content");
+				return WFAIL("%s of %" PRIu64 " elements runs past the packet's "
+					     "content",
+					     op->code == TR_OP_ARRAY ? "an array" : "a sequence",
+					     n);
 			w->bit += n * ops[i + 1].size;
 			return 0;
 		}

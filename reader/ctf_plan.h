@@ -259,6 +259,7 @@ struct tr_walk {
 	uint64_t end;
 	uint64_t *regs;
 	uint64_t role[TR_NROLES];
+	uint64_t role_at[TR_NROLES];	/* where each role's integer starts, in bits */
 	uint32_t roles;
 	uint64_t budget;
 	uint64_t clock;

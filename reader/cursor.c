@@ -92,253 +92,10 @@ int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved)
 	return 0;
 }
 
-static int open_packet(struct tr_cursor *c)
-{
-	const uint8_t *p = c->s->data + c->pos;
-	uint64_t off = c->pos, left = c->s->size - c->pos;
-	uint64_t sid, ts_begin, ts_end, seq, content, psize, discarded;
-	uint32_t magic, stream_id, cpu;
+/* ---- packets and records through the plans (reader/ctf_plan.h) ---- */
 
-	/* A packet tells its threads itself: nothing carries over a lost one. */
-	c->has_tid = c->has_pid = false;
-	c->tid = c->pid = 0;
-	if (left < RTR_PACKET_HDR_SIZE)
-		return fail(c, off, "truncated packet header: %" PRIu64 " of %u bytes", left,
-			    RTR_PACKET_HDR_SIZE);
-	magic = ld32(p + offsetof(struct rtr_packet_hdr, magic));
-	stream_id = ld32(p + offsetof(struct rtr_packet_hdr, stream_id));
-	sid = ld64(p + offsetof(struct rtr_packet_hdr, stream_instance_id));
-	ts_begin = ld64(p + offsetof(struct rtr_packet_hdr, timestamp_begin));
-	seq = ld64(p + offsetof(struct rtr_packet_hdr, packet_seq_num));
-	cpu = ld32(p + offsetof(struct rtr_packet_hdr, cpu_id));
-	ts_end = ld64(p + offsetof(struct rtr_packet_hdr, timestamp_end));
-	content = ld64(p + offsetof(struct rtr_packet_hdr, content_size));
-	psize = ld64(p + offsetof(struct rtr_packet_hdr, packet_size));
-	discarded = ld64(p + offsetof(struct rtr_packet_hdr, events_discarded));
-
-	if (magic != RTR_CTF_MAGIC)
-		return fail(c, off, "bad packet magic 0x%08x (expected 0x%08x)", magic,
-			    RTR_CTF_MAGIC);
-	if (memcmp(p + offsetof(struct rtr_packet_hdr, uuid), c->md->uuid, 16))
-		return fail(c, off + offsetof(struct rtr_packet_hdr, uuid),
-			    "packet uuid differs from the metadata's %s", c->md->uuid_str);
-	if (stream_id != 0)
-		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_id),
-			    "stream_id %u (the trace has stream class 0 only)", stream_id);
-	if (sid != cpu && sid != (uint64_t)RTR_KSTREAM_BASE + cpu)
-		return fail(c, off + offsetof(struct rtr_packet_hdr, cpu_id),
-			    "cpu_id %u differs from stream_instance_id %" PRIu64, cpu, sid);
-	if (c->started && sid != c->cpu + (c->kernel ? RTR_KSTREAM_BASE : 0))
-		return fail(c, off + offsetof(struct rtr_packet_hdr, stream_instance_id),
-			    "packet of stream %" PRIu64 " in the stream of %s %" PRIu64, sid,
-			    c->kernel ? "the kernel's records of cpu" : "cpu", c->cpu);
-	off += RTR_PACKET_END_OFF;	/* the end fields */
-	if (content % 8)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits is not a whole number "
-			    "of bytes", content);
-	if (content < (uint64_t)RTR_PACKET_HDR_SIZE * 8)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits is less than the %u-byte "
-			    "packet header", content, RTR_PACKET_HDR_SIZE);
-	if ((content + 7) / 8 > left)
-		return fail(c, off + 8, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
-			    "past the end of the file (%" PRIu64 " bytes left)", content,
-			    content / 8, left);
-	/* A packet may be padded (a recorder writing with O_DIRECT pads to 4 KiB). */
-	if (psize < content)
-		return fail(c, off + 16, "packet_size %" PRIu64 " bits is less than content_size %"
-			    PRIu64, psize, content);
-	if (psize % 8)
-		return fail(c, off + 16, "packet_size %" PRIu64 " bits is not a whole number of "
-			    "bytes", psize);
-	if (psize / 8 > left)
-		return fail(c, off + 16, "packet_size %" PRIu64 " bits (%" PRIu64 " bytes) runs "
-			    "past the end of the file (%" PRIu64 " bytes left)", psize, psize / 8,
-			    left);
-	if (ts_end < ts_begin)
-		return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
-			    ts_end, ts_begin);
-	/* babeltrace2 refuses a time it cannot convert (2.0.4 aborts on some). */
-	if (!rtr_ts_fits(c->md->freq, c->md->base_ns, ts_end))
-		return fail(c, off, "timestamp_end %" PRIu64 " is not a time: it overflows when "
-			    "converted to ns since the epoch", ts_end);
-	if (discarded > RTR_LOST_MAX)
-		return fail(c, off + 24, "events_discarded %" PRIu64 ": more than any producer "
-			    "can lose", discarded);
-	if (c->started) {
-		if (seq <= c->seq)
-			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, packet_seq_num),
-				    "packet_seq_num %" PRIu64 " does not follow %" PRIu64, seq,
-				    c->seq);
-		if (ts_begin < c->ts_end)
-			return fail(c, c->pos + offsetof(struct rtr_packet_hdr, timestamp_begin),
-				    "timestamp_begin %" PRIu64 " before the previous packet's "
-				    "timestamp_end %" PRIu64, ts_begin, c->ts_end);
-		if (discarded < c->discarded)
-			return fail(c, off + 24, "events_discarded %" PRIu64 " below the previous "
-				    "packet's %" PRIu64, discarded, c->discarded);
-		c->pend_packets = seq - c->seq - 1;
-		c->pend_events = discarded - c->discarded;
-	} else {
-		/* In a rotated trace's later chunk, what came before is in earlier chunks. */
-		bool later = c->md->chunk_index > 0;
-
-		c->pend_packets = later ? 0 : seq;	/* the packets before the first one */
-		c->pend_events = later ? 0 : discarded;
-		c->cpu = cpu;
-		c->kernel = sid != cpu;
-		c->first_seq = later ? 0 : seq;
-		c->first_events = c->pend_events;
-		c->started = true;
-	}
-	c->packets_lost += c->pend_packets;
-	c->events_lost += c->pend_events;
-	c->pkt_off = c->pos;
-	c->pkt_end = c->pos + content / 8;
-	c->pkt_next = c->pos + psize / 8;
-	c->pos += RTR_PACKET_HDR_SIZE;
-	c->seq = seq;
-	c->discarded = discarded;
-	c->ts_end = ts_end;
-	c->ts = ts_begin;
-	c->packets++;
-	return 0;
-}
-
-/* Walk a variable-size payload of @left bytes; its length, or TR_ERROR. */
-static int64_t walk_fields(struct tr_cursor *c, const struct tr_class *cls, const uint8_t *pl,
-			   uint64_t left, uint64_t off)
-{
-	const uint8_t *q = pl, *end = pl + left;
-	struct tr_fval v;
-
-	for (uint32_t i = 0; i < cls->nfields; i++) {
-		const struct tr_field *f = &cls->fields[i];
-		uint64_t o = (uint64_t)(q - pl);
-
-		switch (tr_fval_next(f->type, &q, end, &v)) {
-		case TR_FVAL_OK:
-			break;
-		case TR_FVAL_NO_NUL:
-			return fail(c, off + o, "%s: string field '%s' has no NUL before the packet "
-				    "end", cls->name, f->name);
-		case TR_FVAL_BYTES_PAST:
-			return fail(c, off + o, "%s: byte sequence '%s' of %u bytes runs past the "
-				    "packet end (%" PRIu64 " bytes left)", cls->name, f->name, v.n,
-				    left - o - 4);
-		default:
-			return fail(c, off + o, "%s: field '%s' runs past the packet end", cls->name,
-				    f->name);
-		}
-	}
-	return (int64_t)(q - pl);
-}
-
-static int next_record(struct tr_cursor *c)
-{
-	const uint8_t *p = c->s->data + c->pos;
-	uint64_t left = c->pkt_end - c->pos, ts, len;
-	const struct tr_class *cls;
-	uint32_t w, id, hl;
-
-	if (left < RTR_EV_COMPACT_SIZE)
-		return fail(c, c->pos, "truncated record header: %" PRIu64 " bytes left in the "
-			    "packet", left);
-	__builtin_prefetch(p + 512);
-	w = ld32(p);
-	id = w & 31;
-	if (__builtin_expect(id != RTR_EV_EXTENDED, 1)) {
-		ts = (c->ts & ~TS_MASK) | (w >> 5);
-		if (ts < c->ts) {
-			ts += 1ull << RTR_EV_TS_BITS;
-			if (ts < c->ts)
-				return fail(c, c->pos, "timestamp overflows 64 bits");
-		}
-		hl = RTR_EV_COMPACT_SIZE;
-	} else {
-		if (left < RTR_EV_EXTENDED_SIZE)
-			return fail(c, c->pos, "truncated extended record header: %" PRIu64
-				    " bytes left in the packet", left);
-		if (p[0] != RTR_EV_EXTENDED)
-			return fail(c, c->pos, "extended record header: bits 5-7 of byte 0 are "
-				    "not zero");
-		id = ld32(p + 1);
-		ts = ld64(p + 5);
-		if (ts < c->ts)
-			return fail(c, c->pos, "timestamp %" PRIu64 " goes back (previous %"
-				    PRIu64 ")", ts, c->ts);
-		hl = RTR_EV_EXTENDED_SIZE;
-	}
-	if (ts > c->ts_end)
-		return fail(c, c->pos, "timestamp %" PRIu64 " after the packet's timestamp_end %"
-			    PRIu64, ts, c->ts_end);
-	cls = id < 64 ? (c->md->by_id[id] < 0 ? NULL : &c->md->classes[c->md->by_id[id]]) :
-	      tr_class_find(c->md, id);
-	if (!cls)
-		return fail(c, c->pos, "unknown event id %u", id);
-	left -= hl;
-	if (cls->fixed) {
-		if (left < cls->size)
-			return fail(c, c->pos, "%s record of %u payload bytes runs past the "
-				    "packet end (%" PRIu64 " bytes left)", cls->name, cls->size,
-				    left);
-		len = cls->size;
-	} else {
-		int64_t n = walk_fields(c, cls, p + hl, left, c->pos + hl);
-
-		if (n < 0)
-			return TR_ERROR;
-		len = (uint64_t)n;
-	}
-	if (cls == c->md->thread) {
-		/* the thread of this record and of those after it in the packet */
-		c->has_tid = c->has_pid = true;
-		c->pid = ld32(p + hl);
-		c->tid = ld32(p + hl + 4);
-		c->threads++;
-	}
-	c->off = c->pos;
-	c->ts = ts;
-	c->cls = cls;
-	c->payload = p + hl;
-	c->len = len;
-	c->pos += hl + len;
-	c->events++;
-	return TR_EVENT;
-}
-
-static int ctf_next(struct tr_cursor *c);
-
-int tr_next(struct tr_cursor *c)
-{
-	if (__builtin_expect(c->md->ctf != NULL, 0))
-		return ctf_next(c);
-	if (c->failed)
-		return TR_ERROR;
-	for (;;) {
-		if (c->pos < c->pkt_end && !c->pend_packets && !c->pend_events)
-			return next_record(c);
-		if (c->pend_packets) {
-			c->lost = c->pend_packets;
-			c->pend_packets = 0;
-			return TR_LOST_PACKETS;
-		}
-		if (c->pend_events) {
-			c->lost = c->pend_events;
-			c->pend_events = 0;
-			return TR_LOST_EVENTS;
-		}
-		if (c->pos < c->pkt_next)
-			c->pos = c->pkt_next;	/* the packet's padding */
-		if (c->pos >= c->s->size)
-			return TR_END;
-		if (open_packet(c))
-			return TR_ERROR;
-	}
-}
-
-/* ---- general CTF: packets and records through the plans (reader/ctf_plan.h) ---- */
-
-/* A clock value of the stream's clock as the trace's time: ns since the epoch with several clocks. */
+/* A clock value of the stream's clock as the trace's time: ns since the epoch with several clocks.
+ */
 static inline uint64_t ctf_time(const struct tr_cursor *c, uint64_t clock)
 {
 	const struct tr_ctf *ctf = c->md->ctf;
@@ -368,6 +125,143 @@ static void ctf_walk_init(const struct tr_cursor *c, struct tr_walk *w, const ui
 	w->errlen = errlen;
 }
 
+/* ---- ringtrace's profile: what its writer always writes, checked strictly ---- */
+
+/* The file offset of the packet's field of @role, or the packet's own when it has none. */
+static inline uint64_t at(const struct tr_walk *w, uint64_t off, enum tr_role role)
+{
+	return w->roles & (1u << role) ? off + w->role_at[role] / 8 : off;
+}
+
+/*
+ * The packet header of ringtrace's own traces (after the plan walk found its
+ * fields, laid out as struct rtr_packet_hdr: the profile compared it): what
+ * another producer's packet may get wrong and be read on (a quirk), the
+ * writer never does, so each is damage here.
+ */
+static int own_packet(struct tr_cursor *c, const struct tr_walk *w, uint64_t off)
+{
+	const uint32_t need = 1u << TR_ROLE_CPU | 1u << TR_ROLE_STREAM_INSTANCE |
+			      1u << TR_ROLE_TS_BEGIN | 1u << TR_ROLE_TS_END |
+			      1u << TR_ROLE_SEQ_NUM | 1u << TR_ROLE_DISCARDED |
+			      1u << TR_ROLE_CONTENT_SIZE | 1u << TR_ROLE_PACKET_SIZE;
+	uint64_t sid = w->role[TR_ROLE_STREAM_INSTANCE], cpu = w->role[TR_ROLE_CPU];
+	uint64_t ts_begin = w->role[TR_ROLE_TS_BEGIN], ts_end = w->role[TR_ROLE_TS_END];
+	uint64_t seq = w->role[TR_ROLE_SEQ_NUM], discarded = w->role[TR_ROLE_DISCARDED];
+	uint64_t content = w->role[TR_ROLE_CONTENT_SIZE];
+
+	if ((w->roles & need) != need)
+		return fail(c, off,
+			    "a packet header without ringtrace's fields (its metadata "
+			    "passed the profile: a broken invariant)");
+	if (sid != cpu && sid != (uint64_t)RTR_KSTREAM_BASE + cpu)
+		return fail(c, at(w, off, TR_ROLE_CPU),
+			    "cpu_id %" PRIu64 " differs from stream_instance_id %" PRIu64, cpu,
+			    sid);
+	if (c->started && sid != c->cpu + (c->kernel ? RTR_KSTREAM_BASE : 0))
+		return fail(c, at(w, off, TR_ROLE_STREAM_INSTANCE),
+			    "packet of stream %" PRIu64 " in the stream of %s %" PRIu64, sid,
+			    c->kernel ? "the kernel's records of cpu" : "cpu", c->cpu);
+	if (content % 8)
+		return fail(c, at(w, off, TR_ROLE_CONTENT_SIZE),
+			    "content_size %" PRIu64 " bits is not a whole number of bytes",
+			    content);
+	if (ts_end < ts_begin)
+		return fail(c, at(w, off, TR_ROLE_TS_END),
+			    "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64, ts_end,
+			    ts_begin);
+	/* babeltrace2 refuses a time it cannot convert (2.0.4 aborts on some). */
+	if (!rtr_ts_fits(c->md->freq, c->md->base_ns, ts_end))
+		return fail(c, at(w, off, TR_ROLE_TS_END),
+			    "timestamp_end %" PRIu64 " is not a time: it overflows when "
+			    "converted to ns since the epoch",
+			    ts_end);
+	if (discarded > RTR_LOST_MAX)
+		return fail(c, at(w, off, TR_ROLE_DISCARDED),
+			    "events_discarded %" PRIu64 ": more than any producer can lose",
+			    discarded);
+	if (!c->started)
+		return 0;
+	if (seq <= c->seq)
+		return fail(c, at(w, off, TR_ROLE_SEQ_NUM),
+			    "packet_seq_num %" PRIu64 " does not follow %" PRIu64, seq, c->seq);
+	if (discarded < c->discarded)
+		return fail(c, at(w, off, TR_ROLE_DISCARDED),
+			    "events_discarded %" PRIu64 " below the previous packet's %" PRIu64,
+			    discarded, c->discarded);
+	return 0;
+}
+
+/*
+ * The common record of ringtrace's own traces, read without the plans' walk:
+ * the compact or extended header as words, the class by its id, the payload
+ * by its size or its typed fields (tr_fval_next()).  Return: TR_EVENT, or 0
+ * for anything it does not take or any problem: ctf_next_record() then reads
+ * the record again through the plans, and says what is wrong.
+ */
+static inline int own_next_fast(struct tr_cursor *c)
+{
+	const struct tr_metadata *md = c->md;
+	const uint8_t *p = c->s->data + c->pos, *q, *end;
+	uint64_t left = c->pkt_end - c->pos, ts;
+	const struct tr_class *cls;
+	uint32_t w, id, hl;
+
+	if (left < RTR_EV_COMPACT_SIZE)
+		return 0;
+	__builtin_prefetch(p + 512);
+	w = ld32(p);
+	id = w & 31;
+	if (__builtin_expect(id != RTR_EV_EXTENDED, 1)) {
+		ts = (c->clock & ~TS_MASK) | (w >> 5);
+		if (ts < c->clock)
+			ts += 1ull << RTR_EV_TS_BITS;
+		hl = RTR_EV_COMPACT_SIZE;
+	} else {
+		if (left < RTR_EV_EXTENDED_SIZE || p[0] != RTR_EV_EXTENDED)
+			return 0;
+		id = ld32(p + 1);
+		ts = ld64(p + 5);
+		hl = RTR_EV_EXTENDED_SIZE;
+	}
+	if (ts < c->clock || ts > c->ts_end)
+		return 0;
+	cls = id < 64 ? (md->by_id[id] < 0 ? NULL : &md->classes[md->by_id[id]])
+		      : tr_class_find(md, id);
+	if (!cls)
+		return 0;
+	q = p + hl;
+	end = p + left;
+	if (cls->fixed) {
+		if (left - hl < cls->size)
+			return 0;
+		q += cls->size;
+	} else {
+		struct tr_fval v;
+
+		for (uint32_t i = 0; i < cls->nfields; i++) {
+			if (tr_fval_next(cls->fields[i].type, &q, end, &v) != TR_FVAL_OK)
+				return 0;
+		}
+	}
+	if (cls == md->thread) {
+		/* the thread of this record and of those after it in the packet */
+		c->has_tid = c->has_pid = true;
+		c->pid = ld32(p + hl);
+		c->tid = ld32(p + hl + 4);
+		c->threads++;
+	}
+	c->off = c->pos;
+	c->clock = c->ts = ts;
+	c->cls = cls;
+	c->payload = p + hl;
+	c->len = (uint64_t)(q - p) - hl;
+	c->pos += (uint64_t)(q - p);
+	c->bit = (c->pos - c->pkt_off) * 8;
+	c->events++;
+	return TR_EVENT;
+}
+
 static int ctf_open_packet(struct tr_cursor *c)
 {
 	const struct tr_ctf *ctf = c->md->ctf;
@@ -383,9 +277,11 @@ static int ctf_open_packet(struct tr_cursor *c)
 	ctf_walk_init(c, &w, p, 0, left > UINT64_MAX / 8 ? UINT64_MAX : left * 8, err,
 		      sizeof(err));
 	if (tr_walk_plan(&ctf->packet_header, &w))
-		return fail(c, off + w.fail_bit / 8, "packet header: %s", err);
+		return fail(c, off + w.fail_bit / 8,
+			    "packet header: %s (%" PRIu64 " bytes left in the file)", err, left);
 	if ((w.roles & (1u << TR_ROLE_MAGIC)) && w.role[TR_ROLE_MAGIC] != RTR_CTF_MAGIC)
-		return fail(c, off, "bad packet magic 0x%08" PRIx64 " (expected 0x%08x)",
+		return fail(c, at(&w, off, TR_ROLE_MAGIC),
+			    "bad packet magic 0x%08" PRIx64 " (expected 0x%08x)",
 			    w.role[TR_ROLE_MAGIC], RTR_CTF_MAGIC);
 	if ((w.roles & (1u << TR_ROLE_UUID)) && ctf->has_uuid &&
 	    memcmp(p + w.role[TR_ROLE_UUID] / 8, c->md->uuid, 16))
@@ -394,7 +290,8 @@ static int ctf_open_packet(struct tr_cursor *c)
 	if (w.roles & (1u << TR_ROLE_STREAM_ID)) {
 		sc = tr_ctf_stream(ctf, w.role[TR_ROLE_STREAM_ID]);
 		if (!sc)
-			return fail(c, off, "stream_id %" PRIu64 ": no stream block declares it",
+			return fail(c, at(&w, off, TR_ROLE_STREAM_ID),
+				    "stream_id %" PRIu64 ": no stream block declares it",
 				    w.role[TR_ROLE_STREAM_ID]);
 	} else if (ctf->nstreams == 1) {
 		sc = &ctf->streams[0];
@@ -408,47 +305,62 @@ static int ctf_open_packet(struct tr_cursor *c)
 			    "%" PRIu64, sc->id, ctf->streams[c->sclass].id);
 	c->sclass = sclass;
 	if (tr_walk_plan(&sc->packet_context, &w))
-		return fail(c, off + w.fail_bit / 8, "packet context: %s", err);
+		return fail(c, off + w.fail_bit / 8,
+			    "packet context: %s (%" PRIu64 " bytes left in the file)", err, left);
+	if (c->md->own && own_packet(c, &w, off))
+		return TR_ERROR;
 	content = w.roles & (1u << TR_ROLE_CONTENT_SIZE) ? w.role[TR_ROLE_CONTENT_SIZE] :
 		  w.roles & (1u << TR_ROLE_PACKET_SIZE) ? w.role[TR_ROLE_PACKET_SIZE] : left * 8;
 	psize = w.roles & (1u << TR_ROLE_PACKET_SIZE) ? w.role[TR_ROLE_PACKET_SIZE] : content;
 	if (content < w.bit)
-		return fail(c, off, "content_size %" PRIu64 " bits is less than the packet's "
-			    "header and context (%" PRIu64 " bits)", content, w.bit);
+		return fail(c, at(&w, off, TR_ROLE_CONTENT_SIZE),
+			    "content_size %" PRIu64 " bits is less than the packet's "
+			    "header and context (%" PRIu64 " bits)",
+			    content, w.bit);
 	if ((content + 7) / 8 > left)
-		return fail(c, off, "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
-			    "the end of the file (%" PRIu64 " bytes left)", content, content / 8,
-			    left);
+		return fail(c, at(&w, off, TR_ROLE_CONTENT_SIZE),
+			    "content_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
+			    "the end of the file (%" PRIu64 " bytes left)",
+			    content, content / 8, left);
 	if (psize < content)
-		return fail(c, off, "packet_size %" PRIu64 " bits is less than content_size %"
-			    PRIu64, psize, content);
+		return fail(c, at(&w, off, TR_ROLE_PACKET_SIZE),
+			    "packet_size %" PRIu64 " bits is less than content_size %" PRIu64,
+			    psize, content);
 	if (psize % 8)
-		return fail(c, off, "packet_size %" PRIu64 " bits is not a whole number of bytes",
-			    psize);
+		return fail(c, at(&w, off, TR_ROLE_PACKET_SIZE),
+			    "packet_size %" PRIu64 " bits is not a whole number of bytes", psize);
 	if (psize / 8 > left)
-		return fail(c, off, "packet_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
-			    "the end of the file (%" PRIu64 " bytes left)", psize, psize / 8, left);
+		return fail(c, at(&w, off, TR_ROLE_PACKET_SIZE),
+			    "packet_size %" PRIu64 " bits (%" PRIu64 " bytes) runs past "
+			    "the end of the file (%" PRIu64 " bytes left)",
+			    psize, psize / 8, left);
 	if (!psize)
 		return fail(c, off, "a packet of no bytes");
+	/* A packet tells its threads itself: nothing carries over a lost one. */
+	c->has_tid = c->has_pid = false;
+	c->tid = c->pid = 0;
 	ts_end = w.roles & (1u << TR_ROLE_TS_END) ? w.role[TR_ROLE_TS_END] : UINT64_MAX;
 	if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && ts_end < w.role[TR_ROLE_TS_BEGIN]) {
 		if (ts_end)
-			return fail(c, off, "timestamp_end %" PRIu64 " before timestamp_begin %"
-				    PRIu64, ts_end, w.role[TR_ROLE_TS_BEGIN]);
+			return fail(c, at(&w, off, TR_ROLE_TS_END),
+				    "timestamp_end %" PRIu64 " before timestamp_begin %" PRIu64,
+				    ts_end, w.role[TR_ROLE_TS_BEGIN]);
 		/* lttng-crash's packets, never closed: their end is not known */
-		quirk(c, off, "timestamp_end 0: a packet its producer never closed (its end "
-		      "unknown)");
+		quirk(c, at(&w, off, TR_ROLE_TS_END),
+		      "timestamp_end 0: a packet its producer never closed (its end unknown)");
 		ts_end = UINT64_MAX;
 	}
 	seq = w.roles & (1u << TR_ROLE_SEQ_NUM) ? w.role[TR_ROLE_SEQ_NUM] : c->seq + 1;
 	discarded = w.roles & (1u << TR_ROLE_DISCARDED) ? w.role[TR_ROLE_DISCARDED] : c->discarded;
 	if (c->started) {
 		if ((w.roles & (1u << TR_ROLE_CPU)) && w.role[TR_ROLE_CPU] != c->cpu)
-			return fail(c, off, "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64,
+			return fail(c, at(&w, off, TR_ROLE_CPU),
+				    "packet of cpu %" PRIu64 " in the stream of cpu %" PRIu64,
 				    w.role[TR_ROLE_CPU], c->cpu);
 		if (seq < c->seq)
-			return fail(c, off, "packet_seq_num %" PRIu64 " does not follow %" PRIu64,
-				    seq, c->seq);
+			return fail(c, at(&w, off, TR_ROLE_SEQ_NUM),
+				    "packet_seq_num %" PRIu64 " does not follow %" PRIu64, seq,
+				    c->seq);
 		/* one packet's copy made into a test trace (babeltrace's): read on */
 		if (seq == c->seq)
 			quirk(c, off, "packet_seq_num %" PRIu64 " again: the same as the previous "
@@ -456,8 +368,10 @@ static int ctf_open_packet(struct tr_cursor *c)
 		/* the previous packet's end, or its last time when its end is not known */
 		prev_end = c->ts_end != UINT64_MAX ? c->ts_end : c->clock;
 		if ((w.roles & (1u << TR_ROLE_TS_BEGIN)) && w.role[TR_ROLE_TS_BEGIN] < prev_end)
-			return fail(c, off, "timestamp_begin %" PRIu64 " before the previous "
-				    "packet's %s %" PRIu64, w.role[TR_ROLE_TS_BEGIN],
+			return fail(c, at(&w, off, TR_ROLE_TS_BEGIN),
+				    "timestamp_begin %" PRIu64 " before the previous "
+				    "packet's %s %" PRIu64,
+				    w.role[TR_ROLE_TS_BEGIN],
 				    c->ts_end != UINT64_MAX ? "timestamp_end" : "last time",
 				    prev_end);
 		/*
@@ -478,8 +392,11 @@ static int ctf_open_packet(struct tr_cursor *c)
 				  seq - c->seq - 1 : 0;
 		c->pend_events = discarded - c->discarded;
 	} else {
-		c->pend_packets = w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq : 0;
-		c->pend_events = discarded;
+		/* In a rotated trace's later chunk, what came before is in earlier chunks. */
+		bool later = c->md->own && c->md->chunk_index > 0;
+
+		c->pend_packets = !later && w.roles & (1u << TR_ROLE_SEQ_NUM) ? seq : 0;
+		c->pend_events = later ? 0 : discarded;
 		c->first_seq = c->pend_packets;
 		c->first_events = c->pend_events;
 		c->has_instance = w.roles & (1u << TR_ROLE_STREAM_INSTANCE);
@@ -487,6 +404,7 @@ static int ctf_open_packet(struct tr_cursor *c)
 		c->cpu = w.roles & (1u << TR_ROLE_CPU) ? w.role[TR_ROLE_CPU] :
 			 w.roles & (1u << TR_ROLE_STREAM_INSTANCE) ? w.role[TR_ROLE_STREAM_INSTANCE] :
 			 0;
+		c->kernel = c->md->own && c->instance != c->cpu;
 		c->started = true;
 	}
 	c->packets_lost += c->pend_packets;
@@ -639,6 +557,21 @@ static int ctf_next_record(struct tr_cursor *c)
 	cls = tr_ctf_class(sc, id);
 	if (!cls)
 		return fail(c, c->pkt_off + start / 8, "unknown event id %" PRIu64, id);
+	if (c->md->own) {
+		/* the profile: the padding after an extended id is zero, time in order */
+		if ((pkt[start / 8] & 31) == RTR_EV_EXTENDED && (pkt[start / 8] & 0xe0))
+			return fail(c, c->pkt_off + start / 8,
+				    "extended record header: bits 5-7 of byte 0 are not zero");
+		if (w.clock < c->clock)
+			return fail(c, c->pkt_off + start / 8,
+				    "timestamp %" PRIu64 " goes back (previous %" PRIu64 ")",
+				    w.clock, c->clock);
+		if (w.clock > c->ts_end)
+			return fail(c, c->pkt_off + start / 8,
+				    "timestamp %" PRIu64 " after the "
+				    "packet's timestamp_end %" PRIu64,
+				    w.clock, c->ts_end);
+	}
 	/*
 	 * Known producers' quirks, read on: barectf writes an event before its
 	 * packet's timestamp_begin, LTTng one after its timestamp_end.  Time
@@ -661,6 +594,21 @@ static int ctf_next_record(struct tr_cursor *c)
 	if (walk_or_skip(cls->context, &w))
 		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: context: %s", cls->name, err);
 	c->pl_bit = w.bit;
+	p = cls->payload;
+	if (walk_or_skip(p, &w))
+		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: %s", cls->name, err);
+	if (w.bit == start)
+		return fail(c, c->pkt_off + start / 8, "%s: a record of no bits", cls->name);
+	if (c->md->own) {
+		/* the packet's latest thread record names the records' thread */
+		if (cls == c->md->thread) {
+			c->has_tid = c->has_pid = true;
+			c->pid = ld32(pkt + c->pl_bit / 8);
+			c->tid = ld32(pkt + c->pl_bit / 8 + 4);
+			c->threads++;
+		}
+		return record_read(c, cls, pkt, start, &w);
+	}
 	c->has_tid = w.roles & (1u << TR_ROLE_TID);
 	c->has_pid = w.roles & (1u << TR_ROLE_PID);
 	c->tid = c->has_tid ? w.role[TR_ROLE_TID] : 0;
@@ -668,15 +616,10 @@ static int ctf_next_record(struct tr_cursor *c)
 	c->procname = w.roles & (1u << TR_ROLE_PROCNAME) ?
 		      (const char *)pkt + w.role[TR_ROLE_PROCNAME] / 8 : NULL;
 	c->procname_max = c->procname ? (size_t)(w.bit - w.role[TR_ROLE_PROCNAME]) / 8 : 0;
-	p = cls->payload;
-	if (walk_or_skip(p, &w))
-		return fail(c, c->pkt_off + w.fail_bit / 8, "%s: %s", cls->name, err);
-	if (w.bit == start)
-		return fail(c, c->pkt_off + start / 8, "%s: a record of no bits", cls->name);
 	return record_read(c, cls, pkt, start, &w);
 }
 
-static int ctf_next(struct tr_cursor *c)
+int tr_next(struct tr_cursor *c)
 {
 	if (c->failed)
 		return TR_ERROR;
@@ -685,8 +628,12 @@ static int ctf_next(struct tr_cursor *c)
 		    !c->pend_events) {
 			const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
 
-			if (sc->fast.on && !sc->event_context.nops && ctf_next_fast(c, sc))
+			if (c->md->own) {
+				if (__builtin_expect(own_next_fast(c), 1))
+					return TR_EVENT;
+			} else if (sc->fast.on && !sc->event_context.nops && ctf_next_fast(c, sc)) {
 				return TR_EVENT;
+			}
 			return ctf_next_record(c);
 		}
 		if (c->pend_packets) {

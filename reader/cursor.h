@@ -12,15 +12,20 @@
  * which file, at which byte offset, and what is wrong.  Losses are items,
  * not errors.
  *
- * Two formats.  Ringtrace's own traces (md->ctf NULL) are read by code that
- * knows their one layout (the region ABI's packet header, LTTng's compact
- * record header) and checks every field of it.  General CTF traces
- * (LTTng-UST, LTTng kernel) are read through their plans (reader/ctf_plan.h):
- * the packet header and context, each record's header, contexts and
- * payload; the same checks where the trace has the fields (magic, uuid,
- * stream class, sizes, sequence numbers, loss counters, timestamps), and
- * every field inside the packet's content.  The record's parts are then
- * at @sctx_bit, @ctx_bit and @pl_bit for a printer (reader/text.h).
+ * One decoder.  Every trace's metadata is compiled into plans
+ * (reader/ctf_plan.h): the packet header and context are walked through
+ * them, and so is a record, unless a fast path takes it whole:
+ * ringtrace's own profile (md->own: the compact or extended header read
+ * as words, a fixed-size class checked by one comparison) or LTTng's
+ * event headers.  A fast path makes every check the walk makes and hands
+ * anything else, damage included, to the walk, which says what is wrong.
+ * The same checks where the trace has the fields (magic, uuid, stream
+ * class, sizes, sequence numbers, loss counters, timestamps), every field
+ * inside the packet's content; ringtrace's own traces also as strictly as
+ * their writer writes them (a repeated sequence number, a count going
+ * down, a time outside its packet: damage, where another producer's is a
+ * quirk).  The record's parts are at @sctx_bit, @ctx_bit and @pl_bit for
+ * a printer (reader/text.h).
  *
  * Cost: a record of a fixed-size class costs one bounds check; the packet
  * checks are paid once a packet.  No allocation, no system call.
@@ -90,7 +95,7 @@ struct tr_cursor {
 	const uint8_t *payload;
 	uint64_t len;
 
-	/* general CTF (md->ctf): the record's parts, in bits from the packet's start */
+	/* the record's parts, in bits from the packet's start */
 	int32_t sclass;		/* the file's stream class (index), -1 before its first packet */
 	uint64_t bit;		/* the next record */
 	uint64_t clock;		/* the stream's clock, in its cycles */

@@ -107,8 +107,8 @@ static void key_of(const struct tr_trace *t, uint32_t i, uint32_t f, uint32_t ow
 	x->file = f;
 	x->name = tt->streams[f].name;
 	x->owner = owner;
-	x->kind = tt->md.ctf ? KEY_ALONE : KEY_NAME;
-	if (!tt->md.ctf)
+	x->kind = !tt->md.own ? KEY_ALONE : KEY_NAME;
+	if (tt->md.own)
 		return;
 	tr_cursor_init(c, tt, f);
 	if (tr_next(c) > 0 && c->has_instance && c->sclass >= 0) {
@@ -122,7 +122,7 @@ static void key_of(const struct tr_trace *t, uint32_t i, uint32_t f, uint32_t ow
 /* Ringtrace's own traces always have a UUID; another producer's may not. */
 static bool has_uuid(const struct tr_trace *t)
 {
-	return !t->md.ctf || t->md.ctf->has_uuid;
+	return t->md.own || t->md.ctf->has_uuid;
 }
 
 void tr_stream_files_free(struct tr_stream_files *sf, uint32_t n)

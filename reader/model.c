@@ -1001,7 +1001,7 @@ static int64_t fields_of(struct loader *l, const struct tr_cursor *c)
 	struct tr_text *t = &l->text;
 
 	t->len = 0;
-	if (c->md->ctf) {
+	if (!c->md->own) {
 		const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
 		const struct tr_plan *plan[3] = { &sc->event_context, c->cls->context,
 						  c->cls->payload };
@@ -2088,7 +2088,7 @@ static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 		if (co->ops[i] == OP_OTHER && tr_class_is(c, rtr_event_pthread_hold()))
 			co->ops[i] = OP_PHOLD;
 	}
-	for (uint32_t i = 0; !md->ctf && i < md->nclasses; i++) {
+	for (uint32_t i = 0; md->own && i < md->nclasses; i++) {
 		static const uint8_t kop[RTR_KEV_COUNT] = { OP_KSWITCH, OP_KFORK, OP_KEXIT, OP_KCOMM,
 							   OP_KMMAP, OP_KSAMPLE };
 
@@ -2099,7 +2099,7 @@ static void setup_ops(struct chunk_ops *co, const struct tr_metadata *md)
 			}
 		}
 	}
-	if (md->ctf)
+	if (!md->own)
 		setup_sched(co, md);
 }
 
@@ -2197,7 +2197,7 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 	}
 	l->trace = m->ntraces;
 	memset(l->kind_names, 0, sizeof(l->kind_names));
-	if (t->md.ctf)
+	if (!t->md.own)
 		l->kind_names[RTR_KIND_THREAD] = l->thread_kind;
 	tr_clock_init(&l->clk, &t->md);
 	if (!(tr = PUSH(l, m->traces, m->ntraces, CAP_TRACES)))
@@ -2303,7 +2303,7 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 			if (__builtin_expect(c->cls == c->md->thread, 0))
 				continue;
 			cpu->events++;
-			if (c->md->ctf) {
+			if (!c->md->own) {
 				if ((th = thread_of(l, c)) == UINT32_MAX - 1)
 					goto out;
 			} else if (c->has_tid) {

@@ -270,7 +270,7 @@ void tr_traces_one_clock(struct tr_trace *t, uint32_t n)
 		differ |= t[i].md.freq != t[0].md.freq || t[i].md.offset_s != t[0].md.offset_s ||
 			  t[i].md.offset != t[0].md.offset || t[i].md.ns_clocks != t[0].md.ns_clocks;
 	for (uint32_t i = 0; differ && i < n; i++) {
-		if (!t[i].md.ctf)
+		if (t[i].md.own)
 			continue;
 		t[i].md.ns_clocks = true;	/* reader/cursor.c: times in ns since the epoch */
 		t[i].md.freq = 1000000000u;

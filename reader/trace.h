@@ -122,8 +122,8 @@ enum tr_fval_err {
 /*
  * tr_fval_next() - the field of type @type (enum rtr_ctf_type) at *@pl, of
  * a payload that ends at @end, decoded into @v; *@pl moved past it.  The
- * tree's decoder of ringtrace's own payloads: the cursor's check
- * (reader/cursor.c), the text of the viewer and the model's fields
+ * tree's decoder of ringtrace's own payloads: the cursor's fast path of
+ * ringtrace's profile (reader/cursor.c), the text of the viewer and the model's fields
  * (reader/text.c) and record --trigger's field tests (tools/trigger.c) read
  * them with it; dump's loop (tools/dump.c), which it would slow by a
  * tenth, decodes them inline after the cursor's check.  Every member of @v

@@ -430,21 +430,63 @@ static int own_blocks(struct profile *p, struct tr_metadata *md)
 	md->has_vpid = in->has_vpid;
 	md->clockq = in->clockq;
 	md->chunk_index = in->chunk_index;
-	md->hostname = strdup(in->hostname ? in->hostname : "");
-	if (!md->hostname) {
-		p->nomem = true;
-		return pfail(p->err, p->errlen, p->fname, 0, "out of memory");
+	return 0;
+}
+
+/*
+ * The plans every trace is decoded with (ctf_plan.c), compiled from the
+ * same parse, each class then given its typed fields from @own (sorted by
+ * id, as the compiler sorts a stream's classes).  @own's fields move.
+ */
+static int own_plans(struct profile *p, struct tr_metadata *md, struct tr_arena **arena,
+		     struct tr_class *own, uint32_t nown)
+{
+	uint64_t freq = md->freq, offset = md->offset;
+	int64_t offset_s = md->offset_s;
+	int r;
+
+	r = tr_ctf_metadata_parsed(md, p->in, arena, p->fname, p->err, p->errlen);
+	if (r) {
+		p->nomem = r == -ENOMEM;
+		return r;
 	}
+	/* the clock as the profile read it (the compiler normalises the offset) */
+	md->freq = freq;
+	md->offset = offset;
+	md->offset_s = offset_s;
+	if (md->nclasses != nown)
+		return pfail(p->err, p->errlen, p->fname, 0,
+			     "the plans have %u classes, the "
+			     "profile %u",
+			     md->nclasses, nown);
+	for (uint32_t i = 0; i < nown; i++) {
+		struct tr_class *c = &md->classes[i];
+
+		if (c->id != own[i].id)
+			return pfail(p->err, p->errlen, p->fname, own[i].line,
+				     "event id %u: "
+				     "not where the plans have it",
+				     own[i].id);
+		c->fields = own[i].fields;
+		c->nfields = own[i].nfields;
+		c->fixed = own[i].fixed;
+		c->size = own[i].size;
+		own[i].fields = NULL;
+		own[i].nfields = 0;
+	}
+	md->own = true;
 	return 0;
 }
 
 /* ringtrace's own metadata, parsed into @in, held to the profile and read into @md. */
 static int own_metadata(struct tr_metadata *md, const struct tr_ctf_parsed *in,
-			const char *fname, char *err, size_t errlen)
+			struct tr_arena **arena, const char *fname, char *err, size_t errlen)
 {
-	struct tr_arena *arena = NULL;
+	struct tr_arena *rarena = NULL;
 	struct tr_ctf_parsed ref;
 	struct profile p = { .in = in, .ref = &ref, .fname = fname, .err = err, .errlen = errlen };
+	struct tr_class *own = NULL;
+	uint32_t nown = 0;
 	size_t rlen = 0;
 	char *rtext = reference_text(&rlen), rerr[256];
 	int r = -EPROTO;
@@ -454,7 +496,7 @@ static int own_metadata(struct tr_metadata *md, const struct tr_ctf_parsed *in,
 		pfail(err, errlen, fname, 0, "out of memory");
 		goto out;
 	}
-	r = tr_ctf_parse_text(&ref, rtext, rlen, "format/ctf.h", &arena, rerr, sizeof(rerr));
+	r = tr_ctf_parse_text(&ref, rtext, rlen, "format/ctf.h", &rarena, rerr, sizeof(rerr));
 	if (r || ref.nevents != 1 || ref.nstreams != 1 || !ref.events[0].fields ||
 	    ref.events[0].fields->nfields != RTR_CTF_NTYPES) {
 		/* a broken invariant: the tables do not parse */
@@ -473,26 +515,29 @@ static int own_metadata(struct tr_metadata *md, const struct tr_ctf_parsed *in,
 	}
 	if (own_blocks(&p, md))
 		goto out;
-	md->classes = calloc(in->nevents ? in->nevents : 1, sizeof(*md->classes));
-	if (!md->classes) {
+	own = calloc(in->nevents ? in->nevents : 1, sizeof(*own));
+	if (!own) {
 		p.nomem = true;
 		pfail(err, errlen, fname, 0, "out of memory");
 		goto out;
 	}
 	for (uint32_t i = 0; i < in->nevents; i++) {
-		if (own_event(&p, &in->events[i], &md->classes[md->nclasses++]))
+		if (own_event(&p, &in->events[i], &own[nown++]))
 			goto out;
 	}
-	if (md->nclasses)
-		qsort(md->classes, md->nclasses, sizeof(*md->classes), cmp_class);
-	for (uint32_t i = 0; i < md->nclasses; i++) {
-		if (i && md->classes[i].id == md->classes[i - 1].id) {
+	if (nown)
+		qsort(own, nown, sizeof(*own), cmp_class);
+	for (uint32_t i = 1; i < nown; i++) {
+		if (own[i].id == own[i - 1].id) {
 			pfail(err, errlen, fname,
-			      md->classes[i].line > md->classes[i - 1].line ?
-			      md->classes[i].line : md->classes[i - 1].line,
-			      "event id %u is used twice", md->classes[i].id);
+			      own[i].line > own[i - 1].line ? own[i].line : own[i - 1].line,
+			      "event id %u is used twice", own[i].id);
 			goto out;
 		}
+	}
+	if (own_plans(&p, md, arena, own, nown))
+		goto out;
+	for (uint32_t i = 0; i < md->nclasses; i++) {
 		if (md->classes[i].id < 64)
 			md->by_id[md->classes[i].id] = (int32_t)i;
 		if (tr_class_is(&md->classes[i], rtr_event_builtin(RTR_EV_THREAD)))
@@ -500,8 +545,11 @@ static int own_metadata(struct tr_metadata *md, const struct tr_ctf_parsed *in,
 	}
 	r = 0;
 out:
+	for (uint32_t i = 0; i < nown; i++)
+		free_class(&own[i]);
+	free(own);
 	free(rtext);
-	tr_arena_free(arena);
+	tr_arena_free(rarena);
 	return r ? (p.nomem ? -ENOMEM : -EPROTO) : 0;
 }
 
@@ -560,7 +608,7 @@ static int parse_metadata(struct tr_metadata *md, const char *text, size_t len,
 		r = pfail(err, errlen, fname, 1, "ringtrace's metadata must start with its "
 			  "one-line signature \"%s\"", RTR_CTF_SIGNATURE);
 	} else {
-		r = own_metadata(md, &in, fname, err, errlen);
+		r = own_metadata(md, &in, &arena, fname, err, errlen);
 	}
 	tr_arena_free(arena);
 	if (r)

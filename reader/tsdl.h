@@ -64,7 +64,7 @@ struct tr_class {
 	bool fixed;
 	uint32_t size;
 	uint32_t line;
-	/* general CTF (tr_metadata.ctf), where @fields is empty: */
+	/* every trace's (tr_metadata.ctf); general CTF's @fields is empty */
 	uint32_t stream;		/* index of its stream class */
 	int32_t loglevel;
 	const struct tr_plan *context;	/* event.context */
@@ -81,8 +81,13 @@ struct tr_class {
  * @classes: sorted by id, @nclasses of them; @by_id indexes those below 64
  *	(-1 where none).  General CTF: by stream class, then id (@by_id unused:
  *	reader/ctf_plan.h's stream classes index them).
- * @ctf: general CTF (LTTng's, and anything else but ringtrace's own TSDL):
- *	its types, clocks, stream classes and plans; NULL for ringtrace's.
+ * @ctf: the trace's types, clocks, stream classes and plans
+ *	(reader/ctf_plan.h): what the cursors decode every trace with.
+ * @own: ringtrace's own metadata, held to its profile (tsdl.c): its classes
+ *	also carry their fields as a list of format/ctf.h's types (@fields,
+ *	@fixed, @size), and the cursors check its packets strictly and read
+ *	its records by the profile's fast path.  False: general CTF (LTTng's,
+ *	and anything else), its classes described by their plans alone.
  * @ns_clocks: the streams use different clocks: cursors give times in ns
  *	since the epoch (@freq 1 GHz, no offset) instead of cycles.
  * @thread: the class of ringtrace's thread records (the built-in "thread":
@@ -111,6 +116,7 @@ struct tr_metadata {
 	uint32_t nclasses;
 	int32_t by_id[64];
 	struct tr_ctf *ctf;
+	bool own;
 	bool ns_clocks;
 	const struct tr_class *thread;
 	uint32_t warnings;

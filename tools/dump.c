@@ -413,7 +413,7 @@ static struct dclass *setup_classes(const struct tr_metadata *md)
 		dc->head = padded(&dc->headn, "%s: {", c->name);
 		if (!dc->head)
 			goto nomem;
-		dc->contexts = md->ctf && (md->ctf->streams[c->stream].event_context.nops ||
+		dc->contexts = !md->own && (md->ctf->streams[c->stream].event_context.nops ||
 					   c->context->nops);
 		dc->bound = dc->headn + PAD + 4;
 		dc->f = calloc(c->nfields ? c->nfields : 1, sizeof(*dc->f));
@@ -480,7 +480,7 @@ static int stream_prefix(struct dstream *ds, const struct tr_cursor *c)
 	 * HOSTNAME[:PROCNAME][:(VPID)] from the env (LTTng-UST's per-process
 	 * buffers carry the last two).
 	 */
-	if (md->ctf && (md->ctf->procname || md->has_vpid)) {
+	if (!md->own && (md->ctf->procname || md->has_vpid)) {
 		int n = snprintf(buf, sizeof(buf), "%s", host);
 
 		if (md->ctf->procname && n >= 0 && (size_t)n < sizeof(buf))
@@ -604,7 +604,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 		goto nomem;
 	tr_merge_set_limit(&mg, limit);
 	tr_merge_resume(&mg, pos);
-	general = t[0].md.ctf != NULL;
+	general = !t[0].md.own;
 
 	while ((r = tr_merge_next(&mg, &s)) != TR_END) {
 		const struct tr_cursor *c = &mg.c[s];

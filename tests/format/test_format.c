@@ -17,6 +17,7 @@
 #include "events/metadata.h"
 #include "format/classes.h"
 #include "format/ctf.h"
+#include "reader/ctf_plan.h"
 #include "reader/tsdl.h"
 
 TestSuite(format_ctf);
@@ -147,9 +148,13 @@ Test(format_ctf, the_reader_reads_each_type_at_the_table_size)
 	bool fixed = true;
 
 	cr_assert_eq(tr_parse_metadata(&md, text, len, "metadata", err, sizeof(err)), 0, "%s", err);
-	cr_assert_null(md.ctf, "ringtrace's own metadata is read by its profile");
+	cr_assert(md.own, "ringtrace's own metadata is read by its profile");
+	cr_assert_not_null(md.ctf, "and compiled into the plans every trace is decoded with");
 	c = tr_class_find(&md, 40);
 	cr_assert_not_null(c);
+	cr_assert_eq(tr_ctf_class(&md.ctf->streams[0], 40), c, "one class, in both indexes");
+	cr_assert_not_null(c->payload);
+	cr_assert_eq(c->payload->fixed, c->fixed, "the plan and the fields agree on the size");
 	cr_assert_str_eq(c->name, "every_type");
 	cr_assert_eq(c->nfields, RTR_CTF_NTYPES);
 	for (uint32_t t = 0; t < RTR_CTF_NTYPES; t++) {
@@ -169,6 +174,8 @@ Test(format_ctf, the_reader_reads_each_type_at_the_table_size)
 	cr_assert(tr_class_is(thread, rtr_event_builtin(RTR_EV_THREAD)));
 	cr_assert(thread->fixed);
 	cr_assert_eq(thread->size, 2 * rtr_ctf_types[RTR_CTF_U32].size);
+	cr_assert(thread->payload->fixed);
+	cr_assert_eq(thread->payload->bytes, thread->size, "the plan's size is the fields'");
 	cr_assert_eq(md.freq, 1000000000);
 	cr_assert_eq(md.base_ns, 1700000000123456789LL);
 	cr_assert_str_eq(md.uuid_str, "00112233-4455-6677-8899-aabbccddeeff");
@@ -305,6 +312,7 @@ Test(format_ctf, general_ctf_reads_what_the_profile_refuses)
 
 	cr_assert_eq(tr_parse_metadata(&md, bad, n, "metadata", err, sizeof(err)), 0, "%s", err);
 	cr_assert_not_null(md.ctf, "read as general CTF");
+	cr_assert(!md.own);
 	cr_assert_eq(md.warnings, 1);
 	cr_assert_not_null(strstr(md.warning, "unknown attribute 'colour'"), "%s", md.warning);
 	tr_metadata_free(&md);

@@ -94,7 +94,8 @@ Test(interop_ctf_gaps, producers_timestamp_quirks_are_located_warnings)
 		   "packet's timestamp_begin 1001000");
 	check_says("after-packet", 0, 1, "chan_0: offset 104: timestamp 1000101 after its "
 		   "packet's timestamp_end 1000100");
-	check_says("end-zero", 0, 2, "chan_0: offset 140: timestamp_end 0: a packet its producer "
+	/* located at the field: the second packet (offset 140) has timestamp_end at +40 */
+	check_says("end-zero", 0, 2, "chan_0: offset 180: timestamp_end 0: a packet its producer "
 		   "never closed");
 	check_says("seq-again", 0, 1, "chan_0: offset 120: packet_seq_num 0 again");
 }

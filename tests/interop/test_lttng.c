@@ -284,7 +284,8 @@ Test(interop_lttng, a_kernel_char_array_past_the_content_is_damage)
 	out = t_sh(cmd, &st);
 	cr_expect_eq(st, 1, "%s", out);
 	cr_expect_not_null(strstr(out, "channel0_0: offset 88: sched_switch: field 'prev_comm': "
-				  "runs past the packet's content"), "%s", out);
+				       "an array of 16 elements runs past the packet's content"),
+			   "%s", out);
 	free(out);
 	rm_rf(dir);
 }

@@ -820,9 +820,19 @@ Test(tools_dump_check, truncated_streams_fail_cleanly)
 		const char *dir = variant(&d, d.stream, cuts[i]);
 
 		cr_assert_gt(rel, 0, "a cut at a packet boundary leaves a good trace");
-		if (rel < RTR_PACKET_HDR_SIZE)
-			expect_damage(dir, "truncated packet header", (long long)start);
-		else
+		if (rel < RTR_PACKET_HDR_SIZE) {
+			/* the field the cut falls in (or starts), named where it starts */
+			static const uint32_t fields[] = {0, 4, 20, 24, 32, 40, 48, 52, 60, 68, 76};
+			uint32_t f = 0;
+
+			while (f + 1 < sizeof(fields) / sizeof(fields[0]) && fields[f + 1] <= rel)
+				f++;
+			/* the header's fields, then the context's (from timestamp_begin) */
+			expect_damage(dir,
+				      fields[f] < 32 ? "packet header: field '"
+						     : "packet context: field '",
+				      (long long)(start + fields[f]));
+		} else
 			expect_damage(dir, "runs past the end of the file", (long long)start + 60);
 	}
 	/* What came before the damage is printed. */
@@ -859,7 +869,8 @@ Test(tools_dump_check, lying_headers_fail_cleanly)
 	memcpy(s, d.stream, d.len);
 	st64(s + 60, 80 * 8);		/* smaller than the header */
 	st64(s + 68, 80 * 8);
-	expect_damage(variant(&d, s, d.len), "less than the 84-byte packet header", 60);
+	expect_damage(variant(&d, s, d.len),
+		      "is less than the packet's header and context (672 bits)", 60);
 
 	memcpy(s, d.stream, d.len);
 	st64(s + 60, d.p0 * 8 + 3);	/* not whole bytes */
@@ -958,22 +969,25 @@ Test(tools_dump_check, bad_records_fail_cleanly)
 	w = begin_low << 5 | EV_STR;	/* a string without NUL up to the packet end */
 	memcpy(rec, &w, 4);
 	memcpy(rec + 4, "abcdef", 6);
-	expect_damage(crafted(&d, rec, 10), "string field 's' has no NUL", 88);
+	expect_damage(crafted(&d, rec, 10), "str: field 's': a string without its NUL", 88);
 
 	memcpy(rec + 4, "abc\0\1\0", 6);	/* the u32 after the string cut short */
-	expect_damage(crafted(&d, rec, 10), "field 'tail' runs past the packet end", 92);
+	expect_damage(crafted(&d, rec, 10), "str: field 'tail': runs past the packet's content",
+		      92);
 
 	w = begin_low << 5 | EV_SEQ;	/* a byte sequence longer than the packet */
 	memcpy(rec, &w, 4);
 	w = 1000;
 	memcpy(rec + 4, &w, 4);
-	expect_damage(crafted(&d, rec, 20), "byte sequence 'data' of 1000 bytes", 88);
+	expect_damage(crafted(&d, rec, 20),
+		      "seq: field 'data': a sequence of 1000 elements runs past", 92);
 
 	w = begin_low << 5 | EV_INTS;	/* a fixed-size record cut short */
 	memcpy(rec, &w, 4);
-	expect_damage(crafted(&d, rec, 20), "runs past the packet end", 84);
+	expect_damage(crafted(&d, rec, 20), "ints: field 'f': runs past the packet's content", 104);
 
-	expect_damage(crafted(&d, rec, 3), "truncated record header", 84);
+	expect_damage(crafted(&d, rec, 3),
+		      "event header: field 'timestamp': runs past the packet's content", 84);
 
 	rec[0] = RTR_EV_EXTENDED;	/* an extended timestamp that goes back */
 	w = EV_BIG;
