@@ -24,6 +24,7 @@
 #include <ringtrace/event.h>
 #include "events/registry.h"
 #include "ringbuf/ring.h"
+#include "format/error.h"
 
 RTR_API int rtr_on;
 RTR_API struct rtr_ring *_Atomic rtr_slot;
@@ -465,10 +466,10 @@ static int start(const struct rtr_config *cfg, bool join)
 		if (cfg->struct_size >= offsetof(struct rtr_config, flags) + sizeof(cfg->flags) &&
 		    (cfg->flags & RTR_CONFIG_XEN)) {
 			if (!rtr_xen_region_create) {
-				snprintf(start_err, sizeof(start_err),
-					 "this program was linked statically without Xen: link it "
-					 "with -Wl,--undefined=rtr_xen_region_create");
-				return -ENOSYS;
+				return rtr_errf(
+					start_err, sizeof(start_err), ENOSYS,
+					"this program was linked statically without Xen: link it "
+					"with -Wl,--undefined=rtr_xen_region_create");
 			}
 			attr.create = rtr_xen_region_create;
 		}

@@ -7,6 +7,7 @@
 #include "format/ctf.h"
 #include "events/registry.h"
 #include "platform/compiler.h"
+#include "format/error.h"
 
 bool rtr_registry_name_ok(const char *name)
 {
@@ -196,9 +197,7 @@ int rtr_registry_event_id(struct rtr_region_hdr *h, const char *provider, const 
 
 static int fail(char *err, size_t errlen, unsigned line, const char *why)
 {
-	if (err && errlen)
-		snprintf(err, errlen, "registry line %u: %s", line, why);
-	return -EPROTO;
+	return rtr_errf(err, errlen, EPROTO, "registry line %u: %s", line, why);
 }
 
 /* "event <id> <provider>:<name> <nfields>[ <type>:<field>]...", in @buf (cut up). */

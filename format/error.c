@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * format/error.c - the read side's one error formatter (format/error.h).
+ * format/error.c - the one error formatter of every library (format/error.h).
  */
 #include <inttypes.h>
 #include <stdio.h>

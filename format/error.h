@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * format/error.h - the read side's one error type and its one formatter
+ * format/error.h - the one error type and its one formatter of every
+ * library: the producer, the consumer, the read side
  * (Documentation/errors.rst).  The type: a negative errno returned, and a
  * message in the caller's buffer (char *err, size_t errlen) or in the
  * buffer of the object the work is on (struct tr_cursor.err), saying where
@@ -27,7 +28,9 @@ enum rtr_err_at {
  * rtr_verrf_at() - the one formatter: "@file: " (when @file is not NULL),
  * "line @pos: " or "offset @pos: " (as @at says), then @fmt's text, into
  * @err, at most @errlen bytes with the NUL (cut, never overflowing).
- * Return: -@code, for "return rtr_errf(err, errlen, EPROTO, ...);".
+ * Return: -@code, for "return rtr_errf(err, errlen, EPROTO, ...);" (a
+ * @code of 0 when the caller returns a code of its own after clean-up).
+ * @err may be NULL or @errlen 0: nothing is written.
  */
 int rtr_verrf_at(char *err, size_t errlen, int code, const char *file, enum rtr_err_at at,
 		 uint64_t pos, const char *fmt, va_list ap) __attribute__((format(printf, 7, 0)));

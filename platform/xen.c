@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "platform/xen.h"
+#include "format/error.h"
 
 /* The Makefile defines these from CONFIG_XEN and CONFIG_XENSIM (platform/Kbuild). */
 #ifdef RTR_HAVE_XEN
@@ -17,8 +18,8 @@
 
 int rtr_xen_real_load(char *err, size_t errlen)
 {
-	snprintf(err, errlen, "this ringtrace was built without Xen support (CONFIG_XEN=n)");
-	return -ENOSYS;
+	return rtr_errf(err, errlen, ENOSYS,
+			"this ringtrace was built without Xen support (CONFIG_XEN=n)");
 }
 
 int rtr_xen_dlopen(const char *soname, const char *package, void **handle, char *err,
@@ -44,10 +45,10 @@ int rtr_xen_open(struct rtr_xen **out, char *err, size_t errlen)
 		err[0] = '\0';
 	ops = sim && *sim ? SIM_OPS : REAL_OPS;
 	if (!ops) {
-		snprintf(err, errlen, "this ringtrace was built without %s (CONFIG_%s=n)",
-			 sim && *sim ? "the simulated Xen" : "Xen support",
-			 sim && *sim ? "XENSIM" : "XEN");
-		return -ENOSYS;
+		return rtr_errf(err, errlen, ENOSYS,
+				"this ringtrace was built without %s (CONFIG_%s=n)",
+				sim && *sim ? "the simulated Xen" : "Xen support",
+				sim && *sim ? "XENSIM" : "XEN");
 	}
 	x = calloc(1, sizeof(*x));
 	if (!x)
@@ -235,20 +236,18 @@ int rtr_xen_find_domain(struct rtr_xen *x, const char *name, uint32_t *domid, ch
 	if (parse_u32(name, 0x7fef, &id) == 0) {
 		ret = rtr_xen_domain_exists(x, id);
 		if (ret < 0) {
-			snprintf(err, errlen, "domain %u: %s", id, strerror(-ret));
-			return ret;
+			return rtr_errf(err, errlen, -ret, "domain %u: %s", id, strerror(-ret));
 		}
 		if (!ret) {
-			snprintf(err, errlen, "no domain has id %u", id);
-			return -ENOENT;
+			return rtr_errf(err, errlen, ENOENT, "no domain has id %u", id);
 		}
 		*domid = id;
 		return 0;
 	}
 	ret = rtr_xs_list(x, "/local/domain", &ids, &n);
 	if (ret) {
-		snprintf(err, errlen, "listing /local/domain in xenstore: %s", strerror(-ret));
-		return ret;
+		return rtr_errf(err, errlen, -ret, "listing /local/domain in xenstore: %s",
+				strerror(-ret));
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (parse_u32(ids[i], 0x7fef, &id))
@@ -257,8 +256,9 @@ int rtr_xen_find_domain(struct rtr_xen *x, const char *name, uint32_t *domid, ch
 		if (rtr_xs_read(x, path, buf, sizeof(buf)) < 0 || strcmp(buf, name))
 			continue;
 		if (found++) {
-			snprintf(err, errlen, "two domains are named '%s' (%u and %u): give an id",
-				 name, *domid, id);
+			rtr_errf(err, errlen, 0,
+				 "two domains are named '%s' (%u and %u): give an id", name, *domid,
+				 id);
 			free(ids);
 			return -EEXIST;
 		}
@@ -266,8 +266,8 @@ int rtr_xen_find_domain(struct rtr_xen *x, const char *name, uint32_t *domid, ch
 	}
 	free(ids);
 	if (!found) {
-		snprintf(err, errlen, "no domain is named '%s' (xl list shows the names)", name);
-		return -ENOENT;
+		return rtr_errf(err, errlen, ENOENT,
+				"no domain is named '%s' (xl list shows the names)", name);
 	}
 	return 0;
 }

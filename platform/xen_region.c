@@ -33,6 +33,7 @@
 #include "platform/platform.h"
 #include "platform/xen.h"
 #include "platform/compiler.h"
+#include "format/error.h"
 
 _Static_assert(sizeof(struct rtr_xen_ctl) <= RTR_XEN_PAGE_SIZE, "the control page is one page");
 /* The offsets Documentation/xen.rst gives. */
@@ -215,9 +216,10 @@ static int check_busy(struct rtr_xen *x, char *err, size_t errlen)
 		return 0;
 	if (pid == (uint32_t)getpid() || pid == 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
 		return 0;
-	snprintf(err, errlen, "process %u of this guest already traces into xenstore's %s "
-		 "(one session per guest)", pid, RTR_XEN_XS_DIR);
-	return -EBUSY;
+	return rtr_errf(err, errlen, EBUSY,
+			"process %u of this guest already traces into xenstore's %s "
+			"(one session per guest)",
+			pid, RTR_XEN_XS_DIR);
 }
 
 static uint32_t env_domid(const char *name, uint32_t def)
@@ -241,15 +243,15 @@ int rtr_xen_region_create(struct rtr_region_mem *m, const char *path, uint64_t s
 	int ret;
 
 	if (size % RTR_XEN_PAGE_SIZE || size / RTR_XEN_PAGE_SIZE > RTR_XEN_MAX_PAGES) {
-		snprintf(err, errlen, "a %llu-byte region does not fit the %u pages a Xen guest "
-			 "may share (use smaller or fewer packets)", (unsigned long long)size,
-			 RTR_XEN_MAX_PAGES);
-		return -E2BIG;
+		return rtr_errf(err, errlen, E2BIG,
+				"a %llu-byte region does not fit the %u pages a Xen guest "
+				"may share (use smaller or fewer packets)",
+				(unsigned long long)size, RTR_XEN_MAX_PAGES);
 	}
 	if (ncpus > RTR_XEN_MAX_CPUS) {
-		snprintf(err, errlen, "%u CPUs: a Xen guest's control page has room for %u streams",
-			 ncpus, RTR_XEN_MAX_CPUS);
-		return -E2BIG;
+		return rtr_errf(err, errlen, E2BIG,
+				"%u CPUs: a Xen guest's control page has room for %u streams",
+				ncpus, RTR_XEN_MAX_CPUS);
 	}
 	ret = xr_new(m, err, errlen);
 	if (ret)
@@ -264,7 +266,7 @@ int rtr_xen_region_create(struct rtr_region_mem *m, const char *path, uint64_t s
 		goto fail;
 	ret = rtr_xen_evtchn_alloc(r->x, r->domid, &r->port);
 	if (ret) {
-		snprintf(err, errlen, "allocating an event channel for domain %u: %s", r->domid,
+		rtr_errf(err, errlen, 0, "allocating an event channel for domain %u: %s", r->domid,
 			 strerror(-ret));
 		goto fail;
 	}
@@ -318,13 +320,15 @@ int rtr_xen_region_create(struct rtr_region_mem *m, const char *path, uint64_t s
 
 fail_share:
 	if (ret == -ENOSPC)
-		snprintf(err, errlen, "sharing %u pages with domain %u: no grant left (the "
+		rtr_errf(err, errlen, 0,
+			 "sharing %u pages with domain %u: no grant left (the "
 			 "xen-gntalloc driver allows 1024 by default: raise "
 			 "/sys/module/xen_gntalloc/parameters/limit, or trace into fewer or "
-			 "smaller packets)", r->npages + r->nref + 1, r->domid);
+			 "smaller packets)",
+			 r->npages + r->nref + 1, r->domid);
 	else if (!err[0])
-		snprintf(err, errlen, "sharing %u pages with domain %u: %s", r->npages + r->nref + 1,
-			 r->domid, strerror(-ret));
+		rtr_errf(err, errlen, 0, "sharing %u pages with domain %u: %s",
+			 r->npages + r->nref + 1, r->domid, strerror(-ret));
 	free(refs);
 	if (r->refpages)
 		rtr_xen_unshare(r->x, r->refpages, r->nref);
@@ -465,27 +469,30 @@ static int read_keys(struct rtr_xen *x, uint32_t domid, struct keys *k, char *er
 			 want[i].name);
 		ret = rtr_xs_read_u32(x, path, want[i].max, (uint32_t *)((char *)k + want[i].off));
 		if (ret == -ENOENT && i == 0) {
-			snprintf(err, errlen, "domain %u does not trace (no %s in xenstore: is "
-				 "its program running with RINGTRACE_XEN=1?)", domid, path);
-			return -ENOENT;
+			return rtr_errf(err, errlen, ENOENT,
+					"domain %u does not trace (no %s in xenstore: is "
+					"its program running with RINGTRACE_XEN=1?)",
+					domid, path);
 		}
 		if (ret) {
-			snprintf(err, errlen, "domain %u: xenstore's %s: %s", domid, path,
-				 ret == -ERANGE ? "out of range" :
-				 ret == -EINVAL ? "not a decimal number" : strerror(-ret));
+			rtr_errf(err, errlen, 0, "domain %u: xenstore's %s: %s", domid, path,
+				 ret == -ERANGE	  ? "out of range"
+				 : ret == -EINVAL ? "not a decimal number"
+						  : strerror(-ret));
 			return ret == -EACCES ? ret : -EPROTO;
 		}
 	}
 	if (k->abi != RTR_XEN_ABI_MAJOR) {
-		snprintf(err, errlen, "domain %u traces with Xen ABI %u, this dom0 knows %u",
-			 domid, k->abi, RTR_XEN_ABI_MAJOR);
-		return -EPROTO;
+		return rtr_errf(err, errlen, EPROTO,
+				"domain %u traces with Xen ABI %u, this dom0 knows %u", domid,
+				k->abi, RTR_XEN_ABI_MAJOR);
 	}
 	if (k->pages == 0 || k->ncpus == 0 ||
 	    k->nref != (k->pages + RTR_XEN_REFS_PER_PAGE - 1) / RTR_XEN_REFS_PER_PAGE) {
-		snprintf(err, errlen, "domain %u: inconsistent geometry in xenstore (%u pages, "
-			 "%u ref pages, %u CPUs)", domid, k->pages, k->nref, k->ncpus);
-		return -EPROTO;
+		return rtr_errf(err, errlen, EPROTO,
+				"domain %u: inconsistent geometry in xenstore (%u pages, "
+				"%u ref pages, %u CPUs)",
+				domid, k->pages, k->nref, k->ncpus);
 	}
 	return 0;
 }
@@ -528,7 +535,7 @@ int rtr_xen_region_attach(struct rtr_region_mem *m, const char *domain, char *er
 		goto fail;
 	ret = rtr_xen_map(r->x, r->domid, 1, &k.ring_ref, true, &addr);
 	if (ret) {
-		snprintf(err, errlen, "domain %u: mapping its control page (grant %u): %s",
+		rtr_errf(err, errlen, 0, "domain %u: mapping its control page (grant %u): %s",
 			 r->domid, k.ring_ref, strerror(-ret));
 		goto fail;
 	}
@@ -537,7 +544,7 @@ int rtr_xen_region_attach(struct rtr_region_mem *m, const char *domain, char *er
 	memcpy(&copy, r->ctl, offsetof(struct rtr_xen_ctl, guest_live));
 	why = check_ctl(&copy, &k);
 	if (why) {
-		snprintf(err, errlen, "domain %u: %s", r->domid, why);
+		rtr_errf(err, errlen, 0, "domain %u: %s", r->domid, why);
 		ret = -EPROTO;
 		goto fail_unmap;
 	}
@@ -545,7 +552,7 @@ int rtr_xen_region_attach(struct rtr_region_mem *m, const char *domain, char *er
 	r->nref = k.nref;
 	ret = rtr_xen_map(r->x, r->domid, k.nref, copy.ref_page_refs, false, &addr);
 	if (ret) {
-		snprintf(err, errlen, "domain %u: mapping its %u pages of grant references: %s",
+		rtr_errf(err, errlen, 0, "domain %u: mapping its %u pages of grant references: %s",
 			 r->domid, k.nref, strerror(-ret));
 		goto fail_unmap;
 	}
@@ -560,7 +567,7 @@ int rtr_xen_region_attach(struct rtr_region_mem *m, const char *domain, char *er
 	ret = rtr_xen_map(r->x, r->domid, k.pages, refs, false, &addr);
 	free(refs);
 	if (ret) {
-		snprintf(err, errlen, "domain %u: mapping its %u region pages read-only: %s",
+		rtr_errf(err, errlen, 0, "domain %u: mapping its %u region pages read-only: %s",
 			 r->domid, k.pages, strerror(-ret));
 		goto fail_unmap;
 	}

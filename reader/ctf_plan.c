@@ -1289,8 +1289,7 @@ int tr_ctf_metadata_parsed(struct tr_metadata *md, const struct tr_ctf_parsed *i
 	md->ctf->regs = calloc(md->ctf->nregs, sizeof(*md->ctf->regs));
 	md->hostname = strdup(in->hostname ? in->hostname : "");
 	if (!md->ctf->regs || !md->hostname) {
-		snprintf(err, errlen, "%s: out of memory", fname);
-		return -ENOMEM;
+		return rtr_errf(err, errlen, ENOMEM, "%s: out of memory", fname);
 	}
 	md->vpid = in->vpid;
 	md->has_vpid = in->has_vpid;

@@ -252,6 +252,7 @@ static inline int own_next_fast(struct tr_cursor *c)
 		c->threads++;
 	}
 	c->off = c->pos;
+	c->sctx_bit = c->ctx_bit = c->pl_bit = (c->pos - c->pkt_off + hl) * 8;
 	c->clock = c->ts = ts;
 	c->cls = cls;
 	c->payload = p + hl;

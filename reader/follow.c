@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "reader/follow.h"
+#include "format/error.h"
 
 static uint64_t mono_ms(void)
 {
@@ -53,8 +54,8 @@ int tr_follow_poll(struct tr_follow *f, struct tr_follow_turn *turn, char *err, 
 	memset(turn, 0, sizeof(*turn));
 	err[0] = 0;
 	if (rtr_state_read(in->root, st)) {
-		snprintf(err, errlen, "%s/%s: damaged state file", in->root, RTR_STATE_FILE);
-		return -EPROTO;
+		return rtr_errf(err, errlen, EPROTO, "%s/%s: damaged state file", in->root,
+				RTR_STATE_FILE);
 	}
 	/*
 	 * No state file: not a recording under way (a copied trace, or one

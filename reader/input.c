@@ -16,6 +16,7 @@
 #include "reader/spool.h"
 #include "reader/input.h"
 #include "reader/live.h"
+#include "format/error.h"
 
 struct spool {
 	pthread_t thread;
@@ -56,14 +57,14 @@ static int live_start(struct spool *sp, const char *url, char *err, size_t errle
 
 	sp->url = strdup(url);
 	if (!sp->url || pipe2(pfd, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "cannot start the live client: %s", strerror(errno));
-		return -ENOMEM;
+		return rtr_errf(err, errlen, ENOMEM, "cannot start the live client: %s",
+				strerror(errno));
 	}
 	sp->fd = pfd[0];
 	sp->live_fd = pfd[1];
 	ret = pthread_create(&sp->live_thread, NULL, live_main, sp);
 	if (ret) {
-		snprintf(err, errlen, "cannot start the live client: %s", strerror(ret));
+		rtr_errf(err, errlen, 0, "cannot start the live client: %s", strerror(ret));
 		close(pfd[1]);
 		return -ret;
 	}
@@ -151,8 +152,7 @@ static int root_only(struct tr_input *in, char *err, size_t errlen)
 {
 	in->dirs = malloc(sizeof(*in->dirs));
 	if (!in->dirs || !(in->dirs[0] = strdup(in->root))) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return rtr_errf(err, errlen, ENOMEM, "out of memory");
 	}
 	in->ndirs = 1;
 	return 0;
@@ -244,20 +244,21 @@ int tr_input_rescan(struct tr_input *in, char *err, size_t errlen)
 	if (!in->ndirs && !nsnap) {
 		/* no chunks: the traces below it, if any (babeltrace2 reads them so) */
 		if (find_traces(in, &cap, in->root, 0)) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
+			return rtr_errf(err, errlen, ENOMEM, "out of memory");
 		}
 		in->found = in->ndirs > 0;
 	}
 	if (!in->ndirs) {
 		if (nsnap) {
-			snprintf(err, errlen, "%s: holds %u snapshots, each a trace: name one "
-				 "(%s/snapshot-000000 ...)", in->root, nsnap, in->root);
-			return -EISDIR;
+			return rtr_errf(err, errlen, EISDIR,
+					"%s: holds %u snapshots, each a trace: name one "
+					"(%s/snapshot-000000 ...)",
+					in->root, nsnap, in->root);
 		}
-		snprintf(err, errlen, "%s/metadata: %s (not a CTF trace directory, nor a "
-			 "directory of chunks or of traces)", in->root, strerror(ENOENT));
-		return -ENOENT;
+		return rtr_errf(err, errlen, ENOENT,
+				"%s/metadata: %s (not a CTF trace directory, nor a "
+				"directory of chunks or of traces)",
+				in->root, strerror(ENOENT));
 	}
 	qsort(in->dirs, in->ndirs, sizeof(*in->dirs), cmp_str);
 	return 0;
@@ -274,17 +275,15 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 	if (strcmp(arg, "-") && strncmp(arg, TR_LIVE_SCHEME, strlen(TR_LIVE_SCHEME))) {
 		in->root = strdup(arg);
 		if (!in->root) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
+			return rtr_errf(err, errlen, ENOMEM, "out of memory");
 		}
 		return tr_input_rescan(in, err, errlen);
 	}
 	snprintf(tpl, sizeof(tpl), "%s/ringtrace-stdin-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tpl)) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: cannot create a spool directory: %s", tpl,
-			 strerror(-ret));
-		return ret;
+		return rtr_errf(err, errlen, -ret, "%s: cannot create a spool directory: %s", tpl,
+				strerror(-ret));
 	}
 	in->spool = strdup(tpl);
 	snprintf(tpl + strlen(tpl), sizeof(tpl) - strlen(tpl), "/trace");
@@ -292,8 +291,7 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 	sp = calloc(1, sizeof(*sp));
 	if (!in->spool || !in->root || !sp) {
 		free(sp);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return rtr_errf(err, errlen, ENOMEM, "out of memory");
 	}
 	in->priv = sp;
 	sp->fd = STDIN_FILENO;
@@ -312,7 +310,8 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 	if (live) {
 		ret = pthread_create(&sp->thread, NULL, spool_main, sp);
 		if (ret) {
-			snprintf(err, errlen, "cannot start the spooling thread: %s", strerror(ret));
+			rtr_errf(err, errlen, 0, "cannot start the spooling thread: %s",
+				 strerror(ret));
 			tr_spool_close(sp->files, false);
 			return -ret;
 		}
@@ -322,8 +321,8 @@ int tr_input_open(struct tr_input *in, const char *arg, bool live, char *err, si
 	}
 	spool_main(sp);
 	if (tr_input_rescan(in, err, errlen)) {
-		snprintf(err, errlen, "%s", sp->ret ? sp->rep.err : "standard input: no trace");
-		return -EPROTO;
+		return rtr_errf(err, errlen, EPROTO, "%s",
+				sp->ret ? sp->rep.err : "standard input: no trace");
 	}
 	/* What came before the problem is still read: the caller says so and goes on. */
 	if (sp->ret) {
@@ -440,7 +439,7 @@ int tr_input_close(struct tr_input *in, char *err, size_t errlen)
 	}
 	ret = in->stream_failed ? -EPIPE : 0;
 	if (ret && err)
-		snprintf(err, errlen, "%s", in->stream_err);
+		rtr_errf(err, errlen, 0, "%s", in->stream_err);
 	if (in->spool)
 		remove_tree(in->spool, 0);
 	if (sp)

@@ -487,9 +487,10 @@ static int parse(const char *url, char *host, size_t hostlen, uint16_t *port, ch
 	*port = (uint16_t)pn;
 	return 0;
 bad:
-	snprintf(err, errlen, "%s: not net://HOST[:PORT]/host/HOSTNAME/SESSION (the live port "
-		 "defaults to lttng-relayd's %u)", url, TR_LIVE_PORT);
-	return -EINVAL;
+	return rtr_errf(err, errlen, EINVAL,
+			"%s: not net://HOST[:PORT]/host/HOSTNAME/SESSION (the live port "
+			"defaults to lttng-relayd's %u)",
+			url, TR_LIVE_PORT);
 }
 
 int tr_live_copy(const char *url, int fd, const volatile bool *stop, char *err, size_t errlen)
@@ -498,7 +499,7 @@ int tr_live_copy(const char *url, int fd, const volatile bool *stop, char *err, 
 	char host[256], hostname[V_HOST_MAX], session[V_NAME_MAX];
 	uint8_t pro[RTR_STREAM_PROLOGUE] = RTR_STREAM_MAGIC;
 	uint32_t v = htole32(RTR_STREAM_VERSION);
-	uint16_t port;
+	uint16_t port = 0;
 	int ret;
 
 	ret = parse(url, host, sizeof(host), &port, hostname, session, err, errlen);

@@ -510,7 +510,7 @@ static int own_metadata(struct tr_metadata *md, const struct tr_ctf_parsed *in,
 	r = -EPROTO;
 	/* What the writer does not write is refused here, not warned about. */
 	if (in->nwarnings) {
-		snprintf(err, errlen, "%s (not in the metadata ringtrace writes)", in->warning);
+		rtr_errf(err, errlen, 0, "%s (not in the metadata ringtrace writes)", in->warning);
 		goto out;
 	}
 	if (own_blocks(&p, md))

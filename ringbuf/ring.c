@@ -30,6 +30,7 @@
 #endif
 #include "ringbuf/ring.h"
 #include "platform/platform.h"
+#include "format/error.h"
 
 #define METADATA_CAP		RTR_RING_METADATA_CAP
 #define NEST_MAX		4
@@ -881,8 +882,8 @@ int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 	if (create != rtr_region_file_create &&
 	    attr->struct_size >= offsetof(struct rtr_ring_attr, blocking_timeout_us) +
 				 sizeof(attr->blocking_timeout_us) && attr->blocking_timeout_us) {
-		snprintf(err, errlen, "blocking mode is for a local consumer: not with a Xen region");
-		return -EINVAL;
+		return rtr_errf(err, errlen, EINVAL,
+				"blocking mode is for a local consumer: not with a Xen region");
 	}
 	psize = attr->packet_size ? attr->packet_size : 64 * 1024;
 	npk = attr->packets_per_cpu ? attr->packets_per_cpu : 8;
@@ -975,7 +976,8 @@ int rtr_ring_create(struct rtr_ring **out, const struct rtr_ring_attr *attr)
 	rtr_store_release(&h->magic, RTR_REGION_MAGIC);
 	ret = ring->mem.ops->publish(&ring->mem);
 	if (ret) {
-		snprintf(err, errlen, "%s: publishing the region: %s", ring->path, strerror(-ret));
+		rtr_errf(err, errlen, 0, "%s: publishing the region: %s", ring->path,
+			 strerror(-ret));
 		goto err_unmap;
 	}
 	*out = ring;

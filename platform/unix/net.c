@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "platform/platform.h"
+#include "format/error.h"
 
 int rtr_tcp_connect(const char *host, uint16_t port, int timeout_ms, char *err, size_t errlen)
 {
@@ -28,8 +29,7 @@ int rtr_tcp_connect(const char *host, uint16_t port, int timeout_ms, char *err, 
 	snprintf(ps, sizeof(ps), "%u", port);
 	ret = getaddrinfo(host, ps, &hints, &ai);
 	if (ret) {
-		snprintf(err, errlen, "%s", gai_strerror(ret));
-		return -EHOSTUNREACH;
+		return rtr_errf(err, errlen, EHOSTUNREACH, "%s", gai_strerror(ret));
 	}
 	ret = -ECONNREFUSED;
 	for (a = ai; a; a = a->ai_next) {
@@ -73,9 +73,8 @@ next:
 		fd = -1;
 	}
 	freeaddrinfo(ai);
-	snprintf(err, errlen, "%s", ret == -ETIMEDOUT ? "no answer within the timeout" :
-		 strerror(-ret));
-	return ret;
+	return rtr_errf(err, errlen, -ret, "%s",
+			ret == -ETIMEDOUT ? "no answer within the timeout" : strerror(-ret));
 }
 
 int rtr_send_all(int fd, struct iovec *iov, int n)

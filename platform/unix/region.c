@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "platform/platform.h"
+#include "format/error.h"
 
 static void file_wake(struct rtr_region_mem *m, uint32_t *word)
 {
@@ -128,7 +129,7 @@ int rtr_region_file_create(struct rtr_region_mem *m, const char *path, uint64_t 
 	int ret = file_mem(m, path, true, size);
 
 	if (ret)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		rtr_errf(err, errlen, -ret, "%s: %s", path, strerror(-ret));
 	return ret;
 }
 

@@ -26,6 +26,7 @@
 #include <xenstore.h>
 #include <xentoollog.h>
 #include "platform/xen.h"
+#include "format/error.h"
 
 /*
  * The Xen libraries are loaded when Xen is asked for (RINGTRACE_XEN=1,
@@ -112,9 +113,9 @@ int rtr_xen_dlopen(const char *soname, const char *package, void **handle, char 
 	if (!h) {
 		const char *why = dlerror();
 
-		snprintf(err, errlen, "cannot load %s, needed for Xen (Debian package %s): %s",
-			 soname, package, why ? why : "not found");
-		return -ELIBACC;
+		return rtr_errf(err, errlen, ELIBACC,
+				"cannot load %s, needed for Xen (Debian package %s): %s", soname,
+				package, why ? why : "not found");
 	}
 	*handle = h;
 	return 0;
@@ -127,22 +128,24 @@ static int load(unsigned mask, char *err, size_t errlen)
 
 	pthread_mutex_lock(&load_lock);
 	for (int lib = 0; lib < NLIBS && !ret; lib++) {
-		void *h, *sym;
+		void *h = NULL, *sym;
 
 		if (!(mask & 1u << lib) || loaded[lib])
 			continue;
 		ret = rtr_xen_dlopen(libs[lib].soname, libs[lib].package, &h, err, errlen);
 		if (ret)
 			break;
-#define F(l, fn)                                                                                  \
-	if (l == lib && !ret) {                                                                   \
-		sym = dlsym(h, #fn);                                                              \
-		if (!sym) {                                                                       \
-			snprintf(err, errlen, "%s has no %s: not the Xen libraries ringtrace "    \
-				 "was built for (" RTR_XENCTRL_SONAME ")", libs[lib].soname, #fn); \
-			ret = -ELIBBAD;                                                           \
-		}                                                                                 \
-		memcpy(&X.fn, &sym, sizeof(sym));                                                 \
+#define F(l, fn)                                                                                   \
+	if (l == lib && !ret) {                                                                    \
+		sym = dlsym(h, #fn);                                                               \
+		if (!sym) {                                                                        \
+			rtr_errf(err, errlen, 0,                                                   \
+				 "%s has no %s: not the Xen libraries ringtrace "                  \
+				 "was built for (" RTR_XENCTRL_SONAME ")",                         \
+				 libs[lib].soname, #fn);                                           \
+			ret = -ELIBBAD;                                                            \
+		}                                                                                  \
+		memcpy(&X.fn, &sym, sizeof(sym));                                                  \
 	}
 		XEN_FUNCS(F)
 #undef F
@@ -194,14 +197,17 @@ static int real_open(struct rtr_xen *x, char *err, size_t errlen)
 	r->xce = X.xenevtchn_open((struct xentoollog_logger *)r->log, 0);
 	if (!r->xce) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot open the event-channel device /dev/xen/evtchn: %s "
-			 "(not a Xen domain, or the xen-evtchn driver is not loaded)", strerror(errno));
+		rtr_errf(err, errlen, 0,
+			 "cannot open the event-channel device /dev/xen/evtchn: %s "
+			 "(not a Xen domain, or the xen-evtchn driver is not loaded)",
+			 strerror(errno));
 		goto fail;
 	}
 	r->xsh = X.xs_open(0);
 	if (!r->xsh) {
 		ret = -(errno ? errno : ENOENT);
-		snprintf(err, errlen, "cannot connect to xenstore: %s (/dev/xen/xenbus needs "
+		rtr_errf(err, errlen, 0,
+			 "cannot connect to xenstore: %s (/dev/xen/xenbus needs "
 			 "xenfs mounted on /proc/xen or the xenbus device; in dom0, xenstored)",
 			 strerror(-ret));
 		goto fail;

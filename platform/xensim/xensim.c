@@ -53,6 +53,7 @@
 #include "platform/platform.h"
 #include "platform/xen.h"
 #include "platform/xensim/xensim.h"
+#include "format/error.h"
 
 #define SIM_MAGIC	0x314d495358525452ULL	/* "RTRXSIM1" */
 #define PAGE		4096u
@@ -1406,8 +1407,9 @@ static int sim_open(struct rtr_xen *x, char *err, size_t errlen)
 	snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	ret = hv_map(s->dir, &s->hv);
 	if (ret) {
-		snprintf(err, errlen, "simulated Xen in %s: %s", s->dir,
-			 ret == -EPROTO ? "not a simulation (run ringtrace-xensim init)" : strerror(-ret));
+		rtr_errf(err, errlen, 0, "simulated Xen in %s: %s", s->dir,
+			 ret == -EPROTO ? "not a simulation (run ringtrace-xensim init)"
+					: strerror(-ret));
 		goto fail;
 	}
 	s->self = 0;
@@ -1415,7 +1417,8 @@ static int sim_open(struct rtr_xen *x, char *err, size_t errlen)
 		unsigned long v = strtoul(id, &end, 10);
 
 		if (*end || v >= MAX_DOMS) {
-			snprintf(err, errlen, "RINGTRACE_XENSIM_DOMID=%s: not a domain id (0-%u)", id,
+			rtr_errf(err, errlen, 0,
+				 "RINGTRACE_XENSIM_DOMID=%s: not a domain id (0-%u)", id,
 				 MAX_DOMS - 1);
 			ret = -EINVAL;
 			goto fail_unmap;
@@ -1423,7 +1426,8 @@ static int sim_open(struct rtr_xen *x, char *err, size_t errlen)
 		s->self = (uint32_t)v;
 	}
 	if (!sim_domain_exists(&(struct rtr_xen){ .priv = s }, s->self)) {
-		snprintf(err, errlen, "simulated Xen in %s: domain %u does not exist", s->dir, s->self);
+		rtr_errf(err, errlen, 0, "simulated Xen in %s: domain %u does not exist", s->dir,
+			 s->self);
 		ret = -ESRCH;
 		goto fail_unmap;
 	}
