@@ -258,7 +258,6 @@ static inline int own_next_fast(struct tr_cursor *c)
 	c->payload = p + hl;
 	c->len = (uint64_t)(q - p) - hl;
 	c->pos += (uint64_t)(q - p);
-	c->bit = (c->pos - c->pkt_off) * 8;
 	c->events++;
 	return TR_EVENT;
 }
@@ -625,16 +624,19 @@ int tr_next(struct tr_cursor *c)
 	if (c->failed)
 		return TR_ERROR;
 	for (;;) {
-		if (c->bit < c->content_bits && !c->pend_packets &&
+		if (c->md->own && c->pos < c->pkt_end && !c->pend_packets && !c->pend_events) {
+			if (__builtin_expect(own_next_fast(c), 1))
+				return TR_EVENT;
+			/* the fast path keeps @pos alone: the walk starts from @bit */
+			c->bit = (c->pos - c->pkt_off) * 8;
+			return ctf_next_record(c);
+		}
+		if (!c->md->own && c->bit < c->content_bits && !c->pend_packets &&
 		    !c->pend_events) {
 			const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
 
-			if (c->md->own) {
-				if (__builtin_expect(own_next_fast(c), 1))
-					return TR_EVENT;
-			} else if (sc->fast.on && !sc->event_context.nops && ctf_next_fast(c, sc)) {
+			if (sc->fast.on && !sc->event_context.nops && ctf_next_fast(c, sc))
 				return TR_EVENT;
-			}
 			return ctf_next_record(c);
 		}
 		if (c->pend_packets) {

@@ -97,7 +97,7 @@ struct tr_cursor {
 
 	/* the record's parts, in bits from the packet's start */
 	int32_t sclass;		/* the file's stream class (index), -1 before its first packet */
-	uint64_t bit;		/* the next record */
+	uint64_t bit;		/* the next record (in ringtrace's own traces, @pos alone is kept) */
 	uint64_t clock;		/* the stream's clock, in its cycles */
 	uint64_t sctx_bit;	/* the stream's event context */
 	uint64_t ctx_bit;	/* the class's context */
