@@ -18,7 +18,13 @@
 
 #define TS_MASK		((1ull << RTR_EV_TS_BITS) - 1)
 
+/* tr_cursor_fast_paths(): off only in tests */
+static bool fast_paths = true;
 
+void tr_cursor_fast_paths(bool on)
+{
+	fast_paths = on;
+}
 
 __attribute__((format(printf, 3, 4), cold))
 static int fail(struct tr_cursor *c, uint64_t off, const char *fmt, ...)
@@ -547,7 +553,7 @@ static int ctf_next_record(struct tr_cursor *c)
 	w.clock = c->clock;
 	w.err = err;
 	w.errlen = sizeof(err);
-	if (!sc->fast.on || fast_header(&sc->fast, &w, &id)) {
+	if (!fast_paths || !sc->fast.on || fast_header(&sc->fast, &w, &id)) {
 		w.bit = start;
 		w.clock = c->clock;
 		if (tr_walk_plan(&sc->event_header, &w))
@@ -625,7 +631,7 @@ int tr_next(struct tr_cursor *c)
 		return TR_ERROR;
 	for (;;) {
 		if (c->md->own && c->pos < c->pkt_end && !c->pend_packets && !c->pend_events) {
-			if (__builtin_expect(own_next_fast(c), 1))
+			if (__builtin_expect(fast_paths, 1) && own_next_fast(c))
 				return TR_EVENT;
 			/* the fast path keeps @pos alone: the walk starts from @bit */
 			c->bit = (c->pos - c->pkt_off) * 8;
@@ -635,7 +641,8 @@ int tr_next(struct tr_cursor *c)
 		    !c->pend_events) {
 			const struct tr_stream_class *sc = &c->md->ctf->streams[c->sclass];
 
-			if (sc->fast.on && !sc->event_context.nops && ctf_next_fast(c, sc))
+			if (sc->fast.on && !sc->event_context.nops && fast_paths &&
+			    ctf_next_fast(c, sc))
 				return TR_EVENT;
 			return ctf_next_record(c);
 		}

@@ -151,4 +151,13 @@ int tr_cursor_resume(struct tr_cursor *c, const struct tr_cursor *saved);
 /* Move to the next item.  Return: enum tr_item. */
 int tr_next(struct tr_cursor *c);
 
+/*
+ * tr_cursor_fast_paths() - for tests: with @on false, every record is read
+ * through the plans' walk, none by a fast path.  The items, their contents
+ * and the messages must be the same either way (tests/tools/
+ * test_dump_check.c holds the cursor to it on mutated traces); only the time
+ * differs.  Process-wide; on by default.
+ */
+void tr_cursor_fast_paths(bool on);
+
 #endif /* RTR_READER_CURSOR_H */

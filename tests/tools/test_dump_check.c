@@ -25,6 +25,7 @@
 #include "examples/stress/harness.h"
 #include "tests/helpers.h"
 #include "reader/cursor.h"
+#include "reader/ctf_plan.h"
 
 TestSuite(tools_dump_check, .timeout = 120);
 
@@ -1067,13 +1068,23 @@ Test(tools_dump_check, bad_directories_and_metadata_fail_cleanly)
 
 /* ---- the reader itself, on mutated exact-size copies ----------------------------------- */
 
-/* Walk every item of @data as stream "stream_0"; 1 if it ended in damage. */
-static int walk(const struct tr_metadata *md, const uint8_t *data, size_t len)
+/* An item as the cursor gave it: what the fast paths and the plans' walk must agree on. */
+struct seen {
+	int r;
+	uint64_t off, ts, lost, len, tid, pid, pos, quirks, events_lost, packets_lost;
+	const struct tr_class *cls;
+	const uint8_t *payload;
+	bool has_tid;
+};
+
+/* Every item of @data as stream "stream_0", into @v (at most @max); their count. */
+static size_t walk_items(const struct tr_metadata *md, const uint8_t *data, size_t len,
+			 struct seen *v, size_t max, char *err, size_t errlen)
 {
 	struct tr_trace t = { .dir = "fuzz" };
 	struct tr_stream s = { .name = "stream_0", .path = "fuzz/stream_0" };
 	struct tr_cursor c;
-	uint64_t items = 0;
+	size_t n = 0;
 	int r;
 
 	s.data = data;
@@ -1082,18 +1093,113 @@ static int walk(const struct tr_metadata *md, const uint8_t *data, size_t len)
 	t.streams = &s;
 	t.nstreams = 1;
 	tr_cursor_init(&c, &t, 0);
-	while ((r = tr_next(&c)) > 0) {
-		cr_assert_leq(++items, 2 * (uint64_t)len + 16, "the cursor does not stop");
+	do {
+		r = tr_next(&c);
+		cr_assert_lt(n, max, "the cursor does not stop");
+		memset(&v[n], 0, sizeof(v[n])); /* compared with memcmp: the padding too */
+		v[n].r = r;
+		v[n].pos = c.pos;
+		v[n].quirks = c.quirks;
+		v[n].events_lost = c.events_lost;
+		v[n].packets_lost = c.packets_lost;
 		if (r == TR_EVENT) {
 			cr_assert_geq(c.payload, data);
 			cr_assert_leq(c.payload + c.len, data + len);
+			v[n].off = c.off;
+			v[n].ts = c.ts;
+			v[n].cls = c.cls;
+			v[n].payload = c.payload;
+			v[n].len = c.len;
+			v[n].has_tid = c.has_tid;
+			v[n].tid = c.tid;
+			v[n].pid = c.pid;
+		} else if (r == TR_LOST_EVENTS || r == TR_LOST_PACKETS) {
+			v[n].ts = c.ts;
+			v[n].lost = c.lost;
+		}
+		n++;
+	} while (r > 0);
+	snprintf(err, errlen, "%s", r == TR_ERROR ? c.err : "");
+	return n;
+}
+
+/*
+ * Walk every item of @data as stream "stream_0" twice, by the fast paths and
+ * by the plans' walk alone: the same items, the same message.  Return: 1 if
+ * it ended in damage.
+ */
+static int walk(const struct tr_metadata *md, const uint8_t *data, size_t len)
+{
+	size_t max = 2 * len + 16, n[2];
+	struct seen *v[2];
+	char err[2][512];
+
+	for (int k = 0; k < 2; k++) {
+		v[k] = malloc(max * sizeof(*v[k]));
+		cr_assert_not_null(v[k]);
+		tr_cursor_fast_paths(k == 0);
+		n[k] = walk_items(md, data, len, v[k], max, err[k], sizeof(err[k]));
+	}
+	tr_cursor_fast_paths(true);
+	cr_assert_eq(n[0], n[1], "fast paths: %zu items, the walk alone: %zu (%s | %s)", n[0], n[1],
+		     err[0], err[1]);
+	for (size_t i = 0; i < n[0]; i++)
+		cr_assert_eq(memcmp(&v[0][i], &v[1][i], sizeof(v[0][i])), 0,
+			     "item %zu differs: kind %d/%d, offset %llu/%llu, len %llu/%llu", i,
+			     v[0][i].r, v[1][i].r, (unsigned long long)v[0][i].off,
+			     (unsigned long long)v[1][i].off, (unsigned long long)v[0][i].len,
+			     (unsigned long long)v[1][i].len);
+	cr_assert_str_eq(err[0], err[1], "the fast paths and the walk alone say different things");
+	free(v[0]);
+	free(v[1]);
+	if (err[0][0]) {
+		cr_assert_eq(strncmp(err[0], "fuzz/stream_0: offset ", 22), 0, "%s", err[0]);
+		cr_assert_leq(strtoull(err[0] + 22, NULL, 10), len, "%s", err[0]);
+	}
+	return err[0][0] != 0;
+}
+
+/*
+ * LTTng's fast path (its event header read without a walk, a skippable
+ * payload stepped over) against the plans' walk alone, on mutated copies of
+ * each stream of an LTTng kernel trace (tests/data): the same items, the same
+ * messages.
+ */
+Test(tools_dump_check, lttng_fast_path_reads_as_the_walk)
+{
+	struct tr_trace t;
+	char dir[PATH_MAX], err[512];
+	unsigned seed = 4242;
+	int damaged = 0, tries = 0;
+
+	snprintf(dir, sizeof(dir), "%s/tests/data/lttng-kernel/x86_64", t_srcdir());
+	cr_assert_eq(tr_open(&t, dir, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not_null(t.md.ctf);
+	cr_assert(!t.md.own);
+	cr_assert(t.md.ctf->streams[0].fast.on, "the kernel's event header is LTTng's");
+	for (uint32_t f = 0; f < t.nstreams; f++) {
+		const struct tr_stream *st = &t.streams[f];
+
+		if (!st->size)
+			continue;
+		cr_assert_eq(walk(&t.md, st->data, st->size), 0, "%s is good", st->path);
+		for (int i = 0; i < 400; i++, tries++) {
+			size_t len = st->size, pos = (size_t)rand_r(&seed) % st->size;
+			uint8_t *m;
+
+			if (i % 5 == 0)
+				len = (size_t)rand_r(&seed) % st->size;
+			m = malloc(len ? len : 1);
+			cr_assert_not_null(m);
+			memcpy(m, st->data, len);
+			if (i % 5)
+				m[pos] ^= (uint8_t)(1u << (rand_r(&seed) % 8));
+			damaged += walk(&t.md, m, len);
+			free(m);
 		}
 	}
-	if (r == TR_ERROR) {
-		cr_assert_eq(strncmp(c.err, "fuzz/stream_0: offset ", 22), 0, "%s", c.err);
-		cr_assert_leq(strtoull(c.err + 22, NULL, 10), len, "%s", c.err);
-	}
-	return r == TR_ERROR;
+	cr_expect_gt(damaged, tries / 10, "mutations are caught (%d of %d)", damaged, tries);
+	tr_close(&t);
 }
 
 Test(tools_dump_check, reader_survives_mutations)
