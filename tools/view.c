@@ -452,6 +452,17 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 	if (page_paths(sc, pg))
 		goto out;
 
+	/* the sleeping regions: the scene's, by trace */
+	{
+		uint32_t nsleep = sc->sleep_off ? sc->sleep_off[m->ntraces] : 0;
+		uint32_t *v = COL(pg, "sleep_off", uint32_t, m->ntraces + 1);
+
+		FILL(pg, "sleep_t0", double, nsleep, (double)sc->sleep[2 * i]);
+		FILL(pg, "sleep_t1", double, nsleep, (double)sc->sleep[2 * i + 1]);
+		for (uint32_t t = 0; v && t <= m->ntraces; t++)
+			v[t] = sc->sleep_off ? sc->sleep_off[t] : 0;
+	}
+
 	/* locks held while others waited: the locks' lanes, the scene's (by lock, each by start) */
 	FILL(pg, "hold_start", double, sc->nholds, (double)sc->holds[i].start);
 	FILL(pg, "hold_end", double, sc->nholds, (double)sc->holds[i].end);

@@ -74,6 +74,9 @@
 	X(hold_lock, u32, 4, "the lock's task")						\
 	X(hold_holder, u32, 4, "the thread task that held it")			\
 	X(hold_exact, u8, 1, "1: from its lock (record --hold-times), 0: from the first wait") \
+	X(sleep_t0, f64, 8, "ns: where no task of a trace runs (rtr_scene.sleep), by trace") \
+	X(sleep_t1, f64, 8, "ns: its end")						\
+	X(sleep_off, u32, 4, "trace t's: sleep_t0[sleep_off[t] .. sleep_off[t + 1]]")	\
 	X(strings, utf8, 1, "the string table: each string NUL-terminated, by index")
 
 /* enum rtr_page_column: RTR_COL_task_start, ... */

@@ -127,9 +127,15 @@
 		let tl = performance.now();
 		simplifyBinds(d);
 		view.loadMs = { binds: performance.now() - tl };
-		tl = performance.now();
-		d.sleep = sleeping(d);
-		view.loadMs.sleep = performance.now() - tl;
+		// the sleeping regions, the scene's (view/scene.c): by trace, [start, end] pairs
+		d.sleep = meta.traces.map((tr, i) => {
+			const lo = c.sleep_off[i], hi = c.sleep_off[i + 1], g = new Float64Array(2 * (hi - lo));
+			for (let j = lo; j < hi; j++) {
+				g[2 * (j - lo)] = c.sleep_t0[j];
+				g[2 * (j - lo) + 1] = c.sleep_t1[j];
+			}
+			return g;
+		});
 		// a lane per stream: 'cpu N', or its file's name where a trace has several
 		// streams of one CPU (LTTng's channels)
 		const seen = new Map();
@@ -233,55 +239,6 @@
 			arrow_to: perm(c.arrow_to), arrow_kind: perm(c.arrow_kind), arrow_flags: perm(c.arrow_flags) };
 		for (const k of Object.keys(d.simple))
 			d.plain[k] = c[k];
-	}
-
-	/*
-	 * Sleeping: where no task of a trace's process runs (no run on any of
-	 * its CPUs), between its first and its last event: drawn light grey
-	 * behind its rows (mirage's sleeping regions).  A trace with no runs at
-	 * all (no switch events) has none.  By trace, [start, end] pairs.
-	 */
-	function sleeping(d) {
-		const c = d.c, meta = d.meta, out = [];
-		meta.traces.forEach((tr, i) => {
-			let first = Infinity, last = -Infinity, n = 0;
-			const cpus = meta.cpus.filter((cpu) => cpu.trace === i);
-			for (const cpu of cpus) {
-				first = Math.min(first, cpu.first);
-				last = Math.max(last, cpu.last);
-				n += cpu.nruns;
-			}
-			const gaps = [];
-			if (n) {
-				// the union of the runs: a sweep over their starts and ends, sorted
-				const S = new Float64Array(n), E = new Float64Array(n);
-				let k = 0;
-				for (const cpu of cpus)
-					for (let j = cpu.run_first; j < cpu.run_first + cpu.nruns; j++, k++) {
-						S[k] = c.run_start[c.cpu_runs[j]];
-						E[k] = c.run_end[c.cpu_runs[j]];
-					}
-				S.sort();
-				E.sort();
-				let a = 0, b = 0, active = 0, at = first;
-				while (a < n || b < n) {
-					if (a < n && (b >= n || S[a] <= E[b])) {
-						if (!active && S[a] > at)
-							gaps.push(at, S[a]);
-						active++;
-						a++;
-					} else {
-						if (--active === 0)
-							at = E[b];
-						b++;
-					}
-				}
-				if (last > at)
-					gaps.push(at, last);
-			}
-			out.push(Float64Array.from(gaps));
-		});
-		return out;
 	}
 
 	function useBinds(on) {
