@@ -452,6 +452,20 @@ static int build(const struct rtr_scene *sc, struct page *pg, struct buf *meta, 
 	if (page_paths(sc, pg))
 		goto out;
 
+	/* mirage's simplify_binds, the scene's (the page toggles it, b): what it changes */
+	{
+		struct rtr_scene_bind *b;
+		uint32_t nb;
+
+		if (rtr_scene_binds(sc, &b, &nb))
+			goto out;
+		FILL(pg, "bind_task", uint32_t, nb, b[i].task);
+		FILL(pg, "bind_arrow", uint32_t, nb, b[i].arrow);
+		FILL(pg, "bind_from", uint32_t, nb, b[i].from);
+		FILL(pg, "bind_start", double, nb, (double)b[i].start);
+		free(b);
+	}
+
 	/* the sleeping regions: the scene's, by trace */
 	{
 		uint32_t nsleep = sc->sleep_off ? sc->sleep_off[m->ntraces] : 0;

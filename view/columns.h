@@ -74,6 +74,10 @@
 	X(hold_lock, u32, 4, "the lock's task")						\
 	X(hold_holder, u32, 4, "the thread task that held it")			\
 	X(hold_exact, u8, 1, "1: from its lock (record --hold-times), 0: from the first wait") \
+	X(bind_task, u32, 4, "a bind simplify_binds draws from its first read (rtr_scene_binds())") \
+	X(bind_arrow, u32, 4, "its create arrow (arrow_*), which then comes ...")	\
+	X(bind_from, u32, 4, "... from this task, the input it read ...")		\
+	X(bind_start, f64, 8, "ns: ... at its first read, where its line then starts")	\
 	X(sleep_t0, f64, 8, "ns: where no task of a trace runs (rtr_scene.sleep), by trace") \
 	X(sleep_t1, f64, 8, "ns: its end")						\
 	X(sleep_off, u32, 4, "trace t's: sleep_t0[sleep_off[t] .. sleep_off[t + 1]]")	\

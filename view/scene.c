@@ -230,26 +230,23 @@ static int by_start(const void *a, const void *b)
 /*
  * A bind-like task read before anyone used it (waited for it or read it)
  * sat idle until its input was ready: its line starts at that read, its
- * creation line comes from the input at that time (the page's own
- * simplify_binds did this in its script).  The create lines are of length
- * 0 (class 0): that class is sorted again.
+ * creation line comes from the input at that time.
  */
-static int simplify_binds(struct rtr_scene *s)
+int rtr_scene_binds(const struct rtr_scene *s, struct rtr_scene_bind **out, uint32_t *nout)
 {
 	const struct rtr_model *m = s->m;
-	uint32_t n = m->ntasks;
+	uint32_t n = m->ntasks, nb = 0;
 	int64_t *read_at = malloc(((size_t)n + 1) * sizeof(*read_at));
 	int64_t *used_at = malloc(((size_t)n + 1) * sizeof(*used_at));
 	uint32_t *read_from = malloc(((size_t)n + 1) * sizeof(*read_from));
 	uint32_t *created = malloc(((size_t)n + 1) * sizeof(*created));
+	struct rtr_scene_bind *b = NULL;
+	int ret = -ENOMEM;
 
-	if (!read_at || !used_at || !read_from || !created) {
-		free(read_at);
-		free(used_at);
-		free(read_from);
-		free(created);
-		return -ENOMEM;
-	}
+	*out = NULL;
+	*nout = 0;
+	if (!read_at || !used_at || !read_from || !created)
+		goto out;
 	for (uint32_t t = 0; t < n; t++) {
 		read_at[t] = used_at[t] = INT64_MAX;
 		read_from[t] = created[t] = RTR_MODEL_NONE;
@@ -268,28 +265,61 @@ static int simplify_binds(struct rtr_scene *s)
 		if (a->kind == RTR_SCENE_ARROW_CREATE)
 			created[a->to] = i;
 	}
+	/* used as a mark: which tasks are simplified, counted first */
 	for (uint32_t t = 0; t < n; t++) {
 		const struct rtr_model_task *k = &m->tasks[t];
 		int64_t r = read_at[t];
-		struct rtr_scene_arrow *c;
 
 		if (read_from[t] == RTR_MODEL_NONE || created[t] == RTR_MODEL_NONE ||
 		    used_at[t] < r || r <= k->created || r > k->end ||
 		    !bind_like(rtr_model_str(m, k->kind_name)))
-			continue;
-		s->task_start[t] = r;
-		c = &s->arrows[created[t]];
-		c->from = read_from[t];
-		c->tf = c->ts = r;
-		s->simplified++;
+			read_from[t] = RTR_MODEL_NONE;
+		else
+			nb++;
 	}
-	if (s->simplified && s->class_off[1] > s->class_off[0] + 1)
-		qsort(s->arrows + s->class_off[0], s->class_off[1] - s->class_off[0], sizeof(*s->arrows),
-		      by_start);
+	b = malloc(((size_t)nb + 1) * sizeof(*b));
+	if (!b)
+		goto out;
+	nb = 0;
+	for (uint32_t t = 0; t < n; t++) {
+		if (read_from[t] != RTR_MODEL_NONE)
+			b[nb++] = (struct rtr_scene_bind){.task = t,
+							  .arrow = created[t],
+							  .from = read_from[t],
+							  .start = read_at[t]};
+	}
+	*out = b;
+	*nout = nb;
+	ret = 0;
+out:
 	free(read_at);
 	free(used_at);
 	free(read_from);
 	free(created);
+	return ret;
+}
+
+/* rtr_scene_binds() applied; the create lines are of length 0 (class 0): that class sorted again.
+ */
+static int simplify_binds(struct rtr_scene *s)
+{
+	struct rtr_scene_bind *b;
+	uint32_t n;
+
+	if (rtr_scene_binds(s, &b, &n))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rtr_scene_arrow *c = &s->arrows[b[i].arrow];
+
+		s->task_start[b[i].task] = b[i].start;
+		c->from = b[i].from;
+		c->tf = c->ts = b[i].start;
+	}
+	s->simplified = n;
+	free(b);
+	if (s->simplified && s->class_off[1] > s->class_off[0] + 1)
+		qsort(s->arrows + s->class_off[0], s->class_off[1] - s->class_off[0],
+		      sizeof(*s->arrows), by_start);
 	return 0;
 }
 

@@ -422,6 +422,27 @@ static inline uint32_t rtr_scene_first_at(const int64_t *ts, uint32_t a, uint32_
 /* rtr_frame_free() - free a frame's arrays; @f is then empty. */
 void rtr_frame_free(struct rtr_frame *f);
 
+/**
+ * struct rtr_scene_bind - a bind that simplify_binds draws from its first
+ * read (RTR_SCENE_SIMPLIFY_BINDS).
+ * @task: the bind-like task; its line starts at @start, its first read.
+ * @arrow: its create line (an index into the arrows of a scene built
+ *	without RTR_SCENE_SIMPLIFY_BINDS, of length class 0), which then comes
+ *	from @from, the input it read, at @start.
+ */
+struct rtr_scene_bind {
+	uint32_t task, arrow, from;
+	int64_t start;
+};
+
+/*
+ * rtr_scene_binds() - the binds simplify_binds changes in @s, built without
+ * it, by task: *@out (the caller frees it), *@n of them.  The scene applies
+ * them itself with RTR_SCENE_SIMPLIFY_BINDS; the page, which toggles it (b),
+ * carries them.  Return: 0, or -ENOMEM.
+ */
+int rtr_scene_binds(const struct rtr_scene *s, struct rtr_scene_bind **out, uint32_t *n);
+
 /*
  * rtr_scene_arrow_failed() - @a is a failure: a read of a failed task, or a
  * resolve that failed its task (drawn red).

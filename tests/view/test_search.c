@@ -125,6 +125,22 @@ Test(view_search, simplify_binds_draws_an_idle_bind_from_its_read, .init = setup
 	cr_assert_neq(create, RTR_MODEL_NONE);
 	cr_assert_eq(simple.arrows[create].from, input, "its creation line comes from its input");
 	cr_assert_eq(simple.arrows[create].tf, read);
+	/* what the page carries, from the plain scene: the same one change */
+	{
+		struct rtr_scene_bind *bb;
+		uint32_t nb;
+
+		cr_assert_eq(rtr_scene_binds(&plain, &bb, &nb), 0);
+		cr_assert_eq(nb, 1);
+		cr_assert_eq(bb[0].task, idle);
+		cr_assert_eq(bb[0].start, read);
+		cr_assert_eq(bb[0].from, input);
+		cr_assert_lt(bb[0].arrow, plain.narrows);
+		cr_assert_eq(plain.arrows[bb[0].arrow].kind, RTR_SCENE_ARROW_CREATE);
+		cr_assert_eq(plain.arrows[bb[0].arrow].to, idle,
+			     "the arrow is the bind's creation");
+		free(bb);
+	}
 	/* the rows are the same; the window query draws it from the read */
 	cr_assert_eq(simple.task_row[idle], plain.task_row[idle]);
 	{

@@ -172,43 +172,15 @@
 
 	/*
 	 * simplify_binds (mirage's, on by default, key b): a bind-like task
-	 * (bind, try, map, ignore_result, on_*) whose first read comes before
-	 * anyone waited on it or read it sat idle until its input was ready:
-	 * it is drawn from that read on, created by the input it read (a
-	 * vertical line from the input's row), not as a line from its creation.
-	 * The page keeps both versions of the columns this changes and swaps
-	 * them (task_start; the arrows of length 0, which hold the create lines).
+	 * whose first read comes before anyone waited on it or read it sat idle
+	 * until its input was ready: it is drawn from that read on, created by
+	 * the input it read (a vertical line from the input's row).  The scene
+	 * says which (bind_*: rtr_scene_binds()); the page keeps both versions
+	 * of the columns this changes and swaps them (task_start; the arrows of
+	 * length 0, which hold the create lines).
 	 */
-	const BINDLIKE = ['bind', 'try', 'map', 'ignore_result', 'on_success', 'on_failure',
-		'on_termination', 'on_any'];
 	function simplifyBinds(d) {
-		const c = d.c, N = d.N, na = c.arrow_kind.length;
-		const bindlike = new Uint8Array(d.S.length);
-		for (let i = 0; i < d.S.length; i++)
-			bindlike[i] = BINDLIKE.includes(d.S[i]) ? 1 : 0;
-		const readAt = new Float64Array(N).fill(Infinity), readFrom = new Uint32Array(N).fill(NONE);
-		const usedAt = new Float64Array(N).fill(Infinity), created = new Int32Array(N).fill(-1);
-		for (let i = 0; i < na; i++) {
-			const kind = c.arrow_kind[i], from = c.arrow_from[i], to = c.arrow_to[i], ts = c.arrow_ts[i];
-			if (kind === 0 && ts < readAt[to]) {
-				readAt[to] = ts;
-				readFrom[to] = from;
-			}
-			if ((kind === 0 || kind === 1) && ts < usedAt[from])
-				usedAt[from] = ts;
-			if (kind === 4)
-				created[to] = i;
-		}
-		const which = [];
-		for (let t = 0; t < N; t++) {
-			if (!bindlike[c.task_kind[t]] || readFrom[t] === NONE || created[t] < 0)
-				continue;
-			const r = readAt[t];
-			if (usedAt[t] < r || r <= c.task_start[t] || r > c.task_end[t])
-				continue;
-			which.push(t);
-		}
-		const n = which.length;
+		const c = d.c, n = c.bind_task ? c.bind_task.length : 0;
 		d.plain = {};
 		d.simplified = n;
 		if (!n) {	// nothing to change: one set of columns
@@ -217,10 +189,10 @@
 		}
 		const start = Float64Array.from(c.task_start), from = Uint32Array.from(c.arrow_from);
 		const tf = Float64Array.from(c.arrow_tf), ts = Float64Array.from(c.arrow_ts);
-		for (const t of which) {
-			const r = readAt[t], a = created[t];
+		for (let i = 0; i < n; i++) {
+			const t = c.bind_task[i], a = c.bind_arrow[i], r = c.bind_start[i];
 			start[t] = r;
-			from[a] = readFrom[t];
+			from[a] = c.bind_from[i];
 			tf[a] = ts[a] = r;
 		}
 		// the arrows of length 0 (the first bucket) are sorted by time again
