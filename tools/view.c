@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "platform/platform.h"
 #include "reader/model.h"
 #include "reader/threads.h"
@@ -674,11 +675,48 @@ static void base64(struct buf *out, const uint8_t *p, size_t n)
 }
 
 /*
+ * gzip() - the page's data compressed (gzip, zlib's fastest level: a quarter
+ * of its size, so a browser parses a quarter of the text; the page inflates
+ * it with DecompressionStream).  Return: 0, or -ENOMEM.
+ */
+static int gzip(struct buf *z, const struct buf *in)
+{
+	z_stream s = {0};
+	size_t at = 0;
+	int r = Z_OK;
+
+	if (deflateInit2(&s, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	while (r != Z_STREAM_END) {
+		size_t chunk = in->len - at > (1u << 30) ? (1u << 30) : in->len - at;
+
+		buf_reserve(z, deflateBound(&s, (uLong)chunk) + 64);
+		if (z->failed) {
+			deflateEnd(&s);
+			return -ENOMEM;
+		}
+		s.next_in = (Bytef *)in->p + at;
+		s.avail_in = (uInt)chunk;
+		s.next_out = (Bytef *)z->p + z->len;
+		s.avail_out = (uInt)(z->cap - z->len > UINT32_MAX ? UINT32_MAX : z->cap - z->len);
+		r = deflate(&s, at + chunk == in->len ? Z_FINISH : Z_NO_FLUSH);
+		at += chunk - s.avail_in;
+		z->len = (size_t)((char *)s.next_out - z->p);
+		if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR) {
+			deflateEnd(&s);
+			return -ENOMEM;
+		}
+	}
+	deflateEnd(&s);
+	return 0;
+}
+
+/*
  * The page: viewer.html with its three markers replaced by the style sheet,
  * the data and the script.  Whatever the marker names itself, in the order
  * the template has them.
  */
-static int write_page(int fd, const struct buf *meta, const struct page *pg)
+static int write_page(int fd, const struct buf *meta, const struct buf *data)
 {
 	static const char *const marks[] = { "<!--rtr:css-->", "<!--rtr:data-->", "<!--rtr:js-->" };
 	const char *p = rtr_viewer_html, *end = rtr_viewer_html + rtr_viewer_html_len;
@@ -704,10 +742,13 @@ static int write_page(int fd, const struct buf *meta, const struct page *pg)
 		if (which == 0) {
 			buf_printf(&out, "<style>\n%s</style>", rtr_viewer_css);
 		} else if (which == 1) {
-			buf_printf(&out, "<script type=\"application/json\" id=\"rtr-meta\">%.*s</script>\n"
-				   "<script type=\"application/octet-stream\" id=\"rtr-data\">",
-				   (int)meta->len, meta->p);
-			base64(&out, (const uint8_t *)pg->blob.p, pg->blob.len);
+			buf_printf(
+				&out,
+				"<script type=\"application/json\" id=\"rtr-meta\">%.*s</script>\n"
+				"<script type=\"application/octet-stream\" id=\"rtr-data\" "
+				"data-encoding=\"gzip\">",
+				(int)meta->len, meta->p);
+			base64(&out, (const uint8_t *)data->p, data->len);
 			buf_printf(&out, "</script>");
 		} else {
 			buf_printf(&out, "<script>\n%s</script>", rtr_viewer_js);
@@ -729,11 +770,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ringtrace view [-o FILE.html] [--force] [--align clock|start] TRACE...\n"
-		"       ringtrace view --format svg|pdf|png [-o FILE] [--size WxH] [--range T0..T1]\n"
+		"       ringtrace view --format svg|pdf|png [-o FILE] [--size WxH] [--range "
+		"T0..T1]\n"
 		"                      [--force] [--align clock|start] TRACE...\n"
-		"       ringtrace view --serve [--port N] [--bind ADDR] [--align clock|start] TRACE...\n"
+		"       ringtrace view --serve [--port N] [--bind ADDR] [--align clock|start] "
+		"TRACE...\n"
 		"       ringtrace view --serve --follow [--port N] [--bind ADDR] TRACE\n"
-		"       ringtrace view --serve --follow --xen-domain NAME|ID [--port N] [--bind ADDR]\n\n"
+		"       ringtrace view --serve --follow --xen-domain NAME|ID [--port N] [--bind "
+		"ADDR]\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
 		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
@@ -773,8 +817,9 @@ static void usage(FILE *f)
 		"               anyone who can reach another address and has the URL can\n"
 		"               read the traces)\n"
 		"  -h, --help   this text\n\n"
-		"A page over 100 MB is written with a warning (a browser is slow to open it);\n"
-		"one a browser cannot load is refused: both point to --serve.\n\n"
+		"A page holding over 320 MB of data (some 9 M events; RINGTRACE_VIEW_SLOW_MB\n"
+		"sets it) is written with a warning (a browser is slow to open it); one a\n"
+		"browser cannot load is refused: both point to --serve.\n\n"
 		"exit status: 0 written, 1 a damaged trace (the page is written, drawn up to\n"
 		"the damage, which is said on stderr), a stream on stdin cut short (what came\n"
 		"is drawn), a trace that could not be read or the page not written, 2 usage;\n"
@@ -783,28 +828,46 @@ static void usage(FILE *f)
 }
 
 /*
- * A page a browser cannot load, or loads slowly: the data is one base64
- * string, and V8 holds no string longer than 2^29 - 24 characters; the
- * issue's 372 MB page took three minutes to open.  Refused beyond the
- * first, said beyond RTR_VIEW_PAGE_SLOW; both point to --serve.
+ * A page a browser cannot load, or loads slowly.  Its data is one base64
+ * string of the gzipped columns, and V8 holds no string longer than 2^29 - 24
+ * characters; inflated, the columns are one ArrayBuffer (at most 2 GiB here,
+ * as every current browser allows).  A browser takes about a second a
+ * million events (Chromium, 1 M events, 35 MB of columns: 0.9-1.0 s; the
+ * issue's 9.3 M-event, 372 MB page took three minutes before the data was
+ * compressed).  Refused beyond the limits, said beyond RTR_VIEW_DATA_SLOW of
+ * columns (RINGTRACE_VIEW_SLOW_MB sets it); both point to --serve.
  */
 #define RTR_VIEW_PAGE_MAX	((size_t)1 << 29)
-#define RTR_VIEW_PAGE_SLOW	((size_t)100 << 20)
+#define RTR_VIEW_DATA_MAX ((size_t)1 << 31)
+#define RTR_VIEW_DATA_SLOW ((size_t)320 << 20)
 
-static bool page_too_big(const struct buf *meta, const struct page *pg, char *const *dirs, int ndirs)
+static bool page_too_big(const struct buf *meta, const struct page *pg, const struct buf *z,
+			 char *const *dirs, int ndirs)
 {
-	size_t data = (pg->blob.len + 2) / 3 * 4;
+	size_t data = (z->len + 2) / 3 * 4, slow = RTR_VIEW_DATA_SLOW;
 	size_t page = data + meta->len + rtr_viewer_html_len + rtr_viewer_css_len + rtr_viewer_js_len;
+	const char *env = getenv("RINGTRACE_VIEW_SLOW_MB");
+	bool refused = data >= RTR_VIEW_PAGE_MAX - 24 || pg->blob.len >= RTR_VIEW_DATA_MAX;
 
-	if (data < RTR_VIEW_PAGE_MAX - 24 && page < RTR_VIEW_PAGE_SLOW)
+	if (env && *env) {
+		char *e;
+		unsigned long long mb = strtoull(env, &e, 10);
+
+		if (!*e && mb && mb < ((size_t)1 << 40))
+			slow = (size_t)mb << 20;
+	}
+	if (!refused && pg->blob.len < slow)
 		return false;
-	fprintf(stderr, "ringtrace view: the page would be %zu MB: %s; `ringtrace view --serve",
-		page >> 20, data >= RTR_VIEW_PAGE_MAX - 24 ? "more than a browser can load" :
-		"a browser takes minutes to open it");
+	fprintf(stderr,
+		"ringtrace view: the page would be %zu MB, holding %zu MB of data: %s; "
+		"`ringtrace view --serve",
+		page >> 20, pg->blob.len >> 20,
+		refused ? "more than a browser can load"
+			: "a browser takes many seconds to open it, and as much memory");
 	for (int i = 0; i < ndirs; i++)
 		fprintf(stderr, " %s", dirs[i]);
 	fprintf(stderr, "` draws it at each zoom without loading it whole\n");
-	return data >= RTR_VIEW_PAGE_MAX - 24;
+	return refused;
 }
 
 /* --serve: the traces loaded, laid out, and served until a signal. */
@@ -882,7 +945,7 @@ int rtr_cmd_view(int argc, char **argv)
 	struct rtr_model m = { 0 };
 	struct rtr_scene sc = { 0 };
 	struct page pg = { 0 };
-	struct buf meta = { 0 };
+	struct buf meta = {0}, z = {0};
 	const char *out = NULL, *bind = NULL;
 	char **dirs, *def = NULL, err[1024];
 	int ndirs = 0, ret = 1, loaded;
@@ -1096,9 +1159,13 @@ int rtr_cmd_view(int argc, char **argv)
 		fprintf(stderr, "ringtrace view: out of memory\n");
 		goto done;
 	}
-	if (page_too_big(&meta, &pg, dirs, ndirs))
+	if (gzip(&z, &pg.blob)) {
+		fprintf(stderr, "ringtrace view: out of memory\n");
 		goto done;
-	if (write_page(o.fd, &meta, &pg)) {
+	}
+	if (page_too_big(&meta, &pg, &z, dirs, ndirs))
+		goto done;
+	if (write_page(o.fd, &meta, &z)) {
 		fprintf(stderr, "ringtrace view: %s: %s\n", out, strerror(errno));
 		goto done;
 	}
@@ -1120,6 +1187,7 @@ done:
 	free(pg.blob.p);
 	free(pg.cols.p);
 	free(meta.p);
+	free(z.p);
 	free(def);
 	free(dirs);
 	return ret;

@@ -1852,12 +1852,16 @@ Test(tools_model, typed_events_are_markers_counted_and_exported)
 	out = rt(args, true, &st);
 	cr_assert_eq(st, 0, "%s", out);
 	free(out);
-	snprintf(args, sizeof(args), "/usr/bin/python3 -c 'import base64, json, re, sys\n"
+	snprintf(args, sizeof(args),
+		 "/usr/bin/python3 -c 'import base64, gzip, json, re, sys\n"
 		 "h = open(sys.argv[1]).read()\n"
-		 "meta = json.loads(re.search(r\"id=.rtr-meta.>(.*?)</script>\", h, re.S).group(1))\n"
-		 "blob = base64.b64decode(re.search(r\"id=.rtr-data.>(.*?)</script>\", h, re.S).group(1))\n"
+		 "meta = json.loads(re.search(r\"id=.rtr-meta.>(.*?)</script>\", h, "
+		 "re.S).group(1))\n"
+		 "blob = gzip.decompress(base64.b64decode(re.search("
+		 "r\"id=.rtr-data. data-encoding=.gzip.>(.*?)</script>\", h, re.S).group(1)))\n"
 		 "print(\"markers\", meta[\"columns\"][\"marker_ts\"][1])\n"
-		 "sys.stdout.buffer.write(blob.replace(bytes([0]), bytes([10])))' '%s'", file);
+		 "sys.stdout.buffer.write(blob.replace(bytes([0]), bytes([10])))' '%s'",
+		 file);
 	out = t_sh(args, &st);
 	cr_assert_eq(st, 0, "%s", out);
 	cr_expect_eq(strncmp(out, "markers 3\n", 10), 0, "%.100s", out);

@@ -54,17 +54,26 @@
 
 	// ---- data --------------------------------------------------------------------
 
+	// The data: base64 of the columns, gzipped (data-encoding, tools/view.c)
 	async function blobBytes() {
-		const b64 = $('rtr-data').textContent.trim();
+		const el = $('rtr-data'), b64 = el.textContent.trim();
+		let u;
 		try {
 			const r = await fetch('data:application/octet-stream;base64,' + b64);
-			return new Uint8Array(await r.arrayBuffer());
+			u = new Uint8Array(await r.arrayBuffer());
 		} catch (e) {	// a browser that refuses data: URLs to fetch
-			const s = atob(b64), u = new Uint8Array(s.length);
+			const s = atob(b64);
+			u = new Uint8Array(s.length);
 			for (let i = 0; i < s.length; i++)
 				u[i] = s.charCodeAt(i);
-			return u;
 		}
+		if (el.dataset.encoding !== 'gzip')
+			return u;
+		if (typeof DecompressionStream === 'undefined')
+			throw new Error('this browser cannot inflate the page\'s data (it needs ' +
+				'DecompressionStream: Chromium 80, Firefox 113, Safari 16.4 or later)');
+		const z = new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'));
+		return new Uint8Array(await new Response(z).arrayBuffer());
 	}
 
 	const TYPES = { f64: Float64Array, u32: Uint32Array, u16: Uint16Array, u8: Uint8Array };
