@@ -1083,10 +1083,9 @@ static int walk_one(const struct tr_op *ops, uint32_t i, struct tr_walk *w, stru
 		    !ops[i + 1].role && !(ops[i + 1].size % 8) && ops[i + 1].align <= 8 &&
 		    !(w->bit % ops[i + 1].align)) {
 			if (n > (w->end - w->bit) / ops[i + 1].size)
-				return WFAIL("%s of %" PRIu64 " elements runs past the packet's "
-					     "content",
-					     op->code == TR_OP_ARRAY ? "an array" : "a sequence",
-					     n);
+				return WFAIL(
+					"%s of %" PRIu64 " elements runs past the packet's content",
+					op->code == TR_OP_ARRAY ? "an array" : "a sequence", n);
 			w->bit += n * ops[i + 1].size;
 			return 0;
 		}

@@ -456,17 +456,13 @@ static int own_plans(struct profile *p, struct tr_metadata *md, struct tr_arena 
 	md->offset_s = offset_s;
 	if (md->nclasses != nown)
 		return pfail(p->err, p->errlen, p->fname, 0,
-			     "the plans have %u classes, the "
-			     "profile %u",
-			     md->nclasses, nown);
+			     "the plans have %u classes, the profile %u", md->nclasses, nown);
 	for (uint32_t i = 0; i < nown; i++) {
 		struct tr_class *c = &md->classes[i];
 
 		if (c->id != own[i].id)
 			return pfail(p->err, p->errlen, p->fname, own[i].line,
-				     "event id %u: "
-				     "not where the plans have it",
-				     own[i].id);
+				     "event id %u: not where the plans have it", own[i].id);
 		c->fields = own[i].fields;
 		c->nfields = own[i].nfields;
 		c->fixed = own[i].fixed;
