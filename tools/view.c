@@ -716,16 +716,15 @@ static void *deflate_piece(void *arg)
 		if (z->out.failed)
 			break;
 		s.next_out = (Bytef *)z->out.p + z->out.len;
-		s.avail_out =
-			(uInt)(z->out.cap - z->out.len > UINT32_MAX ? UINT32_MAX
-								    : z->out.cap - z->out.len);
+		s.avail_out = (uInt)(z->out.cap - z->out.len > UINT32_MAX ? UINT32_MAX :
+				     z->out.cap - z->out.len);
 		r = deflate(&s, flush);
 		z->out.len = (size_t)((char *)s.next_out - z->out.p);
 		if (r == Z_STREAM_ERROR)
 			break;
 		/* a flush is complete when it left room in the output (zlib's manual) */
-		done = flush == Z_FINISH ? r == Z_STREAM_END
-					 : flush == Z_SYNC_FLUSH && !s.avail_in && s.avail_out;
+		done = flush == Z_FINISH ? r == Z_STREAM_END :
+		       flush == Z_SYNC_FLUSH && !s.avail_in && s.avail_out;
 	}
 	if (done)
 		z->ret = 0;
@@ -743,8 +742,8 @@ static void *deflate_piece(void *arg)
  */
 static int gzip(struct buf *z, const struct buf *in)
 {
-	static const uint8_t head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
-	struct zpiece p[8] = {0};
+	static const uint8_t head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+	struct zpiece p[8] = { 0 };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = cpus > 8 ? 8 : cpus < 1 ? 1 : (size_t)cpus, each;
 	uLong crc = crc32(0, Z_NULL, 0);
@@ -814,12 +813,9 @@ static int write_page(int fd, const struct buf *meta, const struct buf *data)
 		if (which == 0) {
 			buf_printf(&out, "<style>\n%s</style>", rtr_viewer_css);
 		} else if (which == 1) {
-			buf_printf(
-				&out,
-				"<script type=\"application/json\" id=\"rtr-meta\">%.*s</script>\n"
-				"<script type=\"application/octet-stream\" id=\"rtr-data\" "
-				"data-encoding=\"gzip\">",
-				(int)meta->len, meta->p);
+			buf_printf(&out, "<script type=\"application/json\" id=\"rtr-meta\">%.*s</script>\n"
+				   "<script type=\"application/octet-stream\" id=\"rtr-data\" "
+				   "data-encoding=\"gzip\">", (int)meta->len, meta->p);
 			base64(&out, (const uint8_t *)data->p, data->len);
 			buf_printf(&out, "</script>");
 		} else {
@@ -842,14 +838,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ringtrace view [-o FILE.html] [--force] [--align clock|start] TRACE...\n"
-		"       ringtrace view --format svg|pdf|png [-o FILE] [--size WxH] [--range "
-		"T0..T1]\n"
+		"       ringtrace view --format svg|pdf|png [-o FILE] [--size WxH] [--range T0..T1]\n"
 		"                      [--force] [--align clock|start] TRACE...\n"
-		"       ringtrace view --serve [--port N] [--bind ADDR] [--align clock|start] "
-		"TRACE...\n"
+		"       ringtrace view --serve [--port N] [--bind ADDR] [--align clock|start] TRACE...\n"
 		"       ringtrace view --serve --follow [--port N] [--bind ADDR] TRACE\n"
-		"       ringtrace view --serve --follow --xen-domain NAME|ID [--port N] [--bind "
-		"ADDR]\n\n"
+		"       ringtrace view --serve --follow --xen-domain NAME|ID [--port N] [--bind ADDR]\n\n"
 		"Write the CTF traces TRACE... as one self-contained HTML page that\n"
 		"any current browser opens from disk: tasks as lines, arrows between them, runs\n"
 		"on each CPU, counters, notes, pauses, losses, all traces on one time axis\n"
@@ -910,8 +903,8 @@ static void usage(FILE *f)
  * columns (RINGTRACE_VIEW_SLOW_MB sets it); both point to --serve.
  */
 #define RTR_VIEW_PAGE_MAX	((size_t)1 << 29)
-#define RTR_VIEW_DATA_MAX ((size_t)1 << 31)
-#define RTR_VIEW_DATA_SLOW ((size_t)320 << 20)
+#define RTR_VIEW_DATA_MAX	((size_t)1 << 31)
+#define RTR_VIEW_DATA_SLOW	((size_t)320 << 20)
 
 static bool page_too_big(const struct buf *meta, const struct page *pg, const struct buf *z,
 			 char *const *dirs, int ndirs)

@@ -823,7 +823,7 @@ Test(tools_dump_check, truncated_streams_fail_cleanly)
 		cr_assert_gt(rel, 0, "a cut at a packet boundary leaves a good trace");
 		if (rel < RTR_PACKET_HDR_SIZE) {
 			/* the field the cut falls in (or starts), named where it starts */
-			static const uint32_t fields[] = {0, 4, 20, 24, 32, 40, 48, 52, 60, 68, 76};
+			static const uint32_t fields[] = { 0, 4, 20, 24, 32, 40, 48, 52, 60, 68, 76 };
 			uint32_t f = 0;
 
 			while (f + 1 < sizeof(fields) / sizeof(fields[0]) && fields[f + 1] <= rel)
