@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reader/ctf_plan.h"
+#include "reader/index.h"
 #include "reader/merge.h"
 
 enum {
@@ -540,5 +541,54 @@ void tr_merge_pos_lost(const struct tr_merge_pos *pos, uint64_t *events, uint64_
 	for (uint32_t i = 0; i < pos->n; i++) {
 		*events += pos->s[i].c.events_lost;
 		*packets += pos->s[i].c.packets_lost;
+	}
+}
+
+void tr_merge_seek(struct tr_merge *mg, const struct tr_index *ix, uint64_t ts)
+{
+	for (uint32_t i = 0; i < mg->nstreams; i++) {
+		const struct tr_stream_files *sf = &mg->files[i];
+		uint32_t j = 0, k = 0, fj = 0, fk = 0;
+		bool found = false;
+
+		/*
+		 * The first entry with items at or after @ts, in the stream's
+		 * first file that has one; failing that, its last entry (read,
+		 * its items before @ts skipped by the caller).  A file with no
+		 * index (NULL, or entries of another file) is read from its start.
+		 */
+		for (j = 0; j < sf->n && !found; j++) {
+			const struct tr_file_ref *f = &sf->f[j];
+			const struct tr_index_stream *s;
+
+			if (!ix[f->trace].s || f->file >= ix[f->trace].nstreams)
+				break;
+			s = &ix[f->trace].s[f->file];
+			if (strcmp(s->name, mg->chunks[f->trace].streams[f->file].name) || !s->n)
+				break;
+			k = tr_index_find(s, ts);
+			found = k < s->n;
+			fj = j;
+			fk = found ? k : s->n - 1;
+		}
+		if (!found && j < sf->n)
+			continue;	/* a file without an index before the time: from the start */
+		/* The first entry of a later file goes on from the previous file: read that. */
+		if (fk == 0 && fj > 0) {
+			const struct tr_file_ref *p = &sf->f[fj - 1];
+
+			fj--;
+			fk = ix[p->trace].s[p->file].n - 1;
+		}
+		if (fk == 0)
+			continue;
+		{
+			const struct tr_file_ref *f = &sf->f[fj];
+
+			tr_cursor_init(&mg->c[i], &mg->chunks[f->trace], f->file);
+			tr_cursor_seek(&mg->c[i], &ix[f->trace].s[f->file], fk);
+			mg->chunk[i] = f->trace;
+			mg->at[i] = fj;
+		}
 	}
 }

@@ -25,6 +25,7 @@
 #include "reader/clock.h"
 #include "reader/input.h"
 #include "reader/follow.h"
+#include "reader/index.h"
 #include "reader/merge.h"
 #include "reader/model.h"
 #include "reader/symbols.h"
@@ -260,6 +261,10 @@ struct loader {
 	/* following a recording (rtr_model_load_turn()): */
 	uint64_t limit;		/* read the events before this clock value */
 	const struct rtr_state *cap;	/* the last chunk's whole packets, or NULL */
+	/* rtr_model_load_slice(): the range, ns from each trace's start; and as its clock */
+	bool sliced;
+	uint64_t slice_a, slice_b;
+	uint64_t from;
 };
 
 
@@ -2229,6 +2234,23 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 	l->nkt = l->nkruns = l->nklabels = 0;
 	label_start = m->nlabels;
 	tr_merge_set_limit(&mg, l->limit);
+	l->from = 0;
+	if (l->sliced) {
+		struct tr_index *ix = calloc(nchunks, sizeof(*ix));
+		uint64_t to;
+
+		if (!ix || tr_index_slice(t, nchunks, ix, l->slice_a, l->slice_b, &l->from, &to)) {
+			free(ix);
+			nomem(l);
+			goto out;
+		}
+		tr_merge_seek(&mg, ix, l->from);
+		if (to && to - 1 < l->limit)
+			tr_merge_set_limit(&mg, to - 1);
+		for (uint32_t k = 0; k < nchunks; k++)
+			tr_index_free(&ix[k]);
+		free(ix);
+	}
 	ss = calloc(mg.nstreams + 1, sizeof(*ss));
 	if (!ss) {
 		nomem(l);
@@ -2277,6 +2299,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 				goto out;
 			continue;
 		}
+		if (__builtin_expect(c->ts < l->from, 0))
+			continue;	/* a slice's first packet, before it */
 		ts = abs_ns(l, c->ts);
 		if (__builtin_expect(!st->any, 0)) {
 			st->any = true;
@@ -2732,7 +2756,7 @@ static void finish(struct rtr_model *m)
 
 		if (t->flags & RTR_TASK_RESOLVED) {
 			t->end = t->resolved;
-		} else if (t->flags & RTR_TASK_SHOULD_RESOLVE) {
+		} else if (t->flags & RTR_TASK_SHOULD_RESOLVE && !m->sliced) {
 			if (!ends)
 				ends = chain_ends(m);
 			last = ends ? ends[i] : rtr_model_last_task(m, i);
@@ -2954,6 +2978,7 @@ static int model_end(struct loader *l, bool ok)
 
 	if (!ok)
 		goto out;
+	m->sliced = l->sliced;
 	finish(m);
 	if (xid_links(l) ||
 	    sort_i64(m->arrows, m->narrows, sizeof(*m->arrows),
@@ -2994,10 +3019,29 @@ out:
 	return ret;
 }
 
+static int load_dirs(struct loader *l, char *const *dirs, int ndirs);
+
 int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
 			 char *err, size_t errlen)
 {
 	struct loader l = { .m = m, .err = err, .errlen = errlen, .flags = flags };
+
+	return load_dirs(&l, dirs, ndirs);
+}
+
+int rtr_model_load_slice(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
+			 uint64_t from_ns, uint64_t to_ns, char *err, size_t errlen)
+{
+	struct loader l = { .m = m, .err = err, .errlen = errlen, .flags = flags, .sliced = true,
+			    .slice_a = from_ns, .slice_b = to_ns };
+
+	return load_dirs(&l, dirs, ndirs);
+}
+
+static int load_dirs(struct loader *lp, char *const *dirs, int ndirs)
+{
+	struct loader l = *lp;
+	struct rtr_model *m = l.m;
 	int nstdin = 0;
 	bool ok = false;
 	struct tr_input in;
@@ -3012,7 +3056,7 @@ int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsi
 	if (model_begin(&l))
 		goto out;
 	for (int i = 0; i < ndirs; i++) {
-		int r = tr_input_open(&in, dirs[i], false, err, errlen);
+		int r = tr_input_open(&in, dirs[i], false, l.err, l.errlen);
 
 		if (!r)
 			r = load_input(&l, &in, in.ndirs, dirs[i]);

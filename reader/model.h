@@ -631,6 +631,7 @@ struct rtr_model {
 	uint32_t ncpu_samples;
 	struct rtr_model_hold *holds;
 	uint32_t nholds;
+	bool sliced;		/* a time range of the traces (rtr_model_load_slice()) */
 	/* private: */
 	char *strs;
 	size_t strs_len;
@@ -686,6 +687,20 @@ enum rtr_model_flags {
  */
 int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
 			 char *err, size_t errlen);
+
+/*
+ * rtr_model_load_slice() - rtr_model_load_flags() of the time range
+ * [@from_ns, @to_ns) of each trace (ns from its first event; @to_ns
+ * UINT64_MAX: to its end): each stream read from the packet holding
+ * @from_ns, found in the index beside the trace (reader/index.h, built
+ * first when missing), up to @to_ns.  The model is that of the events in
+ * the range (@m->sliced): a task created before it is one the trace never
+ * saw created (RTR_TASK_PREEXISTING), and a should_resolve task not
+ * resolved in it is not RTR_TASK_NEVER_RESOLVED (it may be after it).
+ * Times count from the slice's first event.  Return: as rtr_model_load().
+ */
+int rtr_model_load_slice(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
+			 uint64_t from_ns, uint64_t to_ns, char *err, size_t errlen);
 
 struct tr_input;
 struct tr_follow_turn;

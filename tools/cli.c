@@ -66,6 +66,33 @@ int cli_parse_time(const char *s, uint64_t *ns)
 	return 0;
 }
 
+int cli_parse_span(const char *cmd, const char *opt, const char *s, bool open, uint64_t *a,
+		   uint64_t *b)
+{
+	const char *dots = strstr(s, "..");
+	char *first = dots ? strndup(s, (size_t)(dots - s)) : NULL;
+	bool bad_a, bad_b;
+
+	if (!first) {
+		fprintf(stderr, "ringtrace %s: %s takes T0..T1%s (times from the start of the "
+			"trace: 20ms..35ms, 1.5s..2s, 0..800us), not '%s'\n", cmd, opt,
+			open ? ", T0.. or ..T1" : "", s);
+		return -EINVAL;
+	}
+	*a = 0;
+	*b = UINT64_MAX;
+	bad_a = (!open || *first) && cli_parse_time(first, a);
+	bad_b = (!open || dots[2]) && cli_parse_time(dots + 2, b);
+	free(first);
+	if (bad_a || bad_b || *a >= *b) {
+		fprintf(stderr, "ringtrace %s: %s '%s': %s\n", cmd, opt, s,
+			bad_a || bad_b ? "each time a number with a unit (ns, us, ms, s, m, h; a "
+			"bare number is seconds)" : "T0 must come before T1");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void cli_human(char *buf, size_t n, uint64_t bytes)
 {
 	if (bytes >= (1ull << 30))
@@ -295,11 +322,35 @@ int cli_traces_exist(const char *cmd, char *const *paths, int n)
 	return 0;
 }
 
+struct cli_slice cli_slice;
+
+int cli_slice_arg(const char *cmd, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+
+	if (strcmp(a, "--slice") && strncmp(a, "--slice=", 8))
+		return 0;
+	v = a[7] ? a + 8 : *i + 1 < argc ? argv[++*i] : "";
+	if (cli_parse_span(cmd, "--slice", v, true, &cli_slice.from, &cli_slice.to))
+		return -1;
+	cli_slice.on = true;
+	return 1;
+}
+
+int cli_model_read(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags, char *err,
+		   size_t errlen)
+{
+	if (cli_slice.on)
+		return rtr_model_load_slice(m, dirs, ndirs, flags, cli_slice.from, cli_slice.to,
+					    err, errlen);
+	return rtr_model_load_flags(m, dirs, ndirs, flags, err, errlen);
+}
+
 int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs,
 		   unsigned flags)
 {
 	char err[1024];
-	int r = rtr_model_load_flags(m, dirs, ndirs, flags, err, sizeof(err));
+	int r = cli_model_read(m, dirs, ndirs, flags, err, sizeof(err));
 
 	if (r < 0)
 		fprintf(stderr, "ringtrace %s: %s\n", cmd, err);

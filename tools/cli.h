@@ -22,6 +22,13 @@ struct tr_input;
 int cli_parse_size(const char *s, uint64_t *out);
 /* "20ns", "3us", "500ms", "10s", "5m", "2h", "1d"; a bare number is seconds.  To ns.  Return: 0, or -EINVAL. */
 int cli_parse_time(const char *s, uint64_t *ns);
+/*
+ * cli_parse_span() - @opt's value @s, "T0..T1" (with @open also "T0.." and
+ * "..T1": *@b UINT64_MAX, *@a 0), as ns; said on stderr when wrong.
+ * Return: 0 or -EINVAL.
+ */
+int cli_parse_span(const char *cmd, const char *opt, const char *s, bool open, uint64_t *a,
+		   uint64_t *b);
 /* @bytes as "12.3 KiB", "4.5 MiB" or "1.23 GiB". */
 void cli_human(char *buf, size_t n, uint64_t bytes);
 
@@ -99,6 +106,24 @@ void cli_out_abort(struct cli_out *o);
  * CMD: no such trace: PATH" on stderr.  Return: 0, or 2 (a usage error).
  */
 int cli_traces_exist(const char *cmd, char *const *paths, int n);
+
+/*
+ * --slice T0..T1 (also T0.. and ..T1): the commands that load a model read
+ * only that time range of the traces (rtr_model_load_slice()).
+ * cli_slice_arg() - argv[*@i] is --slice (its value next, or after '='):
+ * parsed into cli_slice, *@i moved past it.  Return: 1, 0 not --slice, -1
+ * a wrong value (said).  cli_model_read() - rtr_model_load_flags(), or the
+ * slice when one was given.
+ */
+struct cli_slice {
+	bool on;
+	uint64_t from, to;
+};
+extern struct cli_slice cli_slice;
+int cli_slice_arg(const char *cmd, int argc, char **argv, int *i);
+struct rtr_model;
+int cli_model_read(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags, char *err,
+		   size_t errlen);
 
 /*
  * cli_model_load() - rtr_model_load_flags() for the command @cmd ("stats",

@@ -35,6 +35,7 @@ int rtr_cmd_convert(int argc, char **argv);
 /* tools/dump.c, check.c: a trace's events as text; a trace validated */
 int rtr_cmd_dump(int argc, char **argv);
 int rtr_cmd_check(int argc, char **argv);
+int rtr_cmd_index(int argc, char **argv);
 /*
  * cli_check_written() - what `check` checks, of the trace at @path, quietly.
  * Return: 0 clean, 1 damaged (the first damage in @damage).

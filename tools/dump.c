@@ -22,6 +22,7 @@
 #include "reader/ctf_plan.h"
 #include "reader/input.h"
 #include "reader/follow.h"
+#include "reader/index.h"
 #include "reader/merge.h"
 #include "reader/text.h"
 #include "tools/cli.h"
@@ -78,6 +79,9 @@ struct dump {
 	uint32_t pnsec;
 	bool have_prev;
 	uint64_t events;
+	/* --slice: the time range, ns from the trace's first item (UINT64_MAX: to the end) */
+	bool sliced;
+	uint64_t slice_a, slice_b;
 };
 
 /* dump_trace()'s: memory ran out; the command says so and stops (exit status 1). */
@@ -510,7 +514,8 @@ static void damage(struct dump *d, const struct tr_cursor *c)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ringtrace dump [--follow] [--clock-seconds] [--no-delta] TRACE\n\n"
+		"usage: ringtrace dump [--follow] [--clock-seconds] [--no-delta] [--slice T0..T1]\n"
+		"                     TRACE\n\n"
 		"Print every event of the CTF trace TRACE as a line of text, all streams\n"
 		"merged in timestamp order:\n"
 		"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N pid P tid T NAME: { field = value, ... }\n"
@@ -530,6 +535,11 @@ static void usage(FILE *f)
 		"                   in time order), until the recording ends\n"
 		"  --clock-seconds  print the time as [SECONDS.nnnnnnnnn] since the epoch\n"
 		"  --no-delta       leave out the time since the previous event\n"
+		"  --slice T0..T1   only the events from T0 to T1 (T0.. or ..T1: from the\n"
+		"                   start, to the end), times from the trace's first event\n"
+		"                   (20ms..35ms, 1.5s..2s): each stream read from the packet\n"
+		"                   that holds T0, found in the index beside the trace\n"
+		"                   (ringtrace index), which is built first if missing\n"
 		"  -h, --help       this text\n\n"
 		"exit status: 0 done, 1 damaged trace (what was decodable is printed, then the\n"
 		"damage: file and offset), 2 usage\n");
@@ -555,6 +565,7 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	char err[1024];
 	int status = 0, r;
 	bool general, merged = false;
+	uint64_t from = 0;
 
 	if (!t) {
 		say_oom(d);
@@ -605,17 +616,33 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 	tr_merge_set_limit(&mg, limit);
 	tr_merge_resume(&mg, pos);
 	general = !t[0].md.own;
+	if (d->sliced) {
+		struct tr_index *ix = calloc(opened, sizeof(*ix));
+		uint64_t to;
+
+		if (!ix || tr_index_slice(t, opened, ix, d->slice_a, d->slice_b, &from, &to)) {
+			free(ix);
+			goto nomem;
+		}
+		tr_merge_seek(&mg, ix, from);
+		tr_merge_set_limit(&mg, to && to - 1 < limit ? to - 1 : limit);
+		for (uint32_t c = 0; c < opened; c++)
+			tr_index_free(&ix[c]);
+		free(ix);
+	}
 
 	while ((r = tr_merge_next(&mg, &s)) != TR_END) {
 		const struct tr_cursor *c = &mg.c[s];
 		struct dstream *ds = &d->s[s];
 
-		if (__builtin_expect(r != TR_EVENT || !ds->pre || general, 0)) {
+		if (__builtin_expect(r != TR_EVENT || !ds->pre || general || c->ts < from, 0)) {
 			if (r == TR_ERROR) {
 				damage(d, c);
 				status = 1;
 				continue;
 			}
+			if (c->ts < from)
+				continue;	/* --slice: before it, in its first packet */
 			if (!ds->pre && stream_prefix(ds, c))
 				goto nomem;
 			if (r != TR_EVENT) {
@@ -727,6 +754,12 @@ int rtr_cmd_dump(int argc, char **argv)
 			d.delta = false;
 		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow")) {
 			live = true;
+		} else if (!strcmp(argv[i], "--slice") || !strncmp(argv[i], "--slice=", 8)) {
+			const char *v = argv[i][7] ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
+
+			if (cli_parse_span("dump", "--slice", v, true, &d.slice_a, &d.slice_b))
+				return 2;
+			d.sliced = true;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ringtrace dump: unknown option '%s'\n", argv[i]);
 			usage(stderr);
@@ -740,6 +773,11 @@ int rtr_cmd_dump(int argc, char **argv)
 	}
 	if (!dir) {
 		usage(stderr);
+		return 2;
+	}
+	if (d.sliced && (live || !strcmp(dir, "-"))) {
+		fprintf(stderr, "ringtrace dump: --slice reads a trace directory, not one being "
+			"followed or a stream\n");
 		return 2;
 	}
 	if (cli_traces_exist("dump", (char **)&dir, 1))

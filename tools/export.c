@@ -633,6 +633,9 @@ static void usage(FILE *f)
 		"  -o FILE          write to FILE instead of standard output (- is stdout);\n"
 		"                   a new file, mode 0600 (a symbolic link is not followed)\n"
 		"  --force          replace FILE if it exists\n"
+		"  --slice T0..T1  read only that time range of each trace (T0.. or ..T1:\n"
+		"               from its start, to its end; times from its first event),\n"
+		"               through the index beside it (ringtrace index; built if missing)\n"
 		"  -h, --help       this text\n\n"
 		"exit status: 0 done, 1 damaged trace (what was read before the damage is\n"
 		"exported, the damage reported on stderr), a stream on stdin cut short,\n"
@@ -654,6 +657,8 @@ int rtr_cmd_export(int argc, char **argv)
 		fprintf(stderr, "ringtrace export: out of memory\n");
 		return 1;
 	}
+	int sl;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -680,6 +685,11 @@ int rtr_cmd_export(int argc, char **argv)
 		} else if (!strcmp(a, "--")) {
 			while (++i < argc)
 				dirs[ndirs++] = argv[i];
+		} else if ((sl = cli_slice_arg("export", argc, argv, &i))) {
+			if (sl < 0) {
+				free(dirs);
+				return 2;
+			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "ringtrace export: unknown option '%s'\n", a);
 			usage(stderr);

@@ -58,6 +58,9 @@ static void usage(FILE *f)
 		"  --on-signal      with --screenshot: not at the first frame, but when\n"
 		"                   SIGUSR1 comes (scripted input, then the picture);\n"
 		"                   following, without it: once the recording ended\n"
+		"  --slice T0..T1  read only that time range of each trace (T0.. or ..T1:\n"
+		"               from its start, to its end; times from its first event),\n"
+		"               through the index beside it (ringtrace index; built if missing)\n"
 		"  -h, --help       this text\n\n"
 		"Keys: drag to pan, wheel to zoom around the pointer (shift: rows), click a\n"
 		"task for its details, / search, Enter or n next match, N previous, + - zoom,\n"
@@ -1353,6 +1356,8 @@ int rtr_cmd_gui(int argc, char **argv)
 
 	if (!dirs)
 		return 1;
+	int sl;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool value = !strcmp(a, "--size") || !strcmp(a, "--range") || !strcmp(a, "--search") ||
@@ -1409,6 +1414,9 @@ int rtr_cmd_gui(int argc, char **argv)
 			o.xen_domain = argv[++i];
 			dirs[ndirs++] = "-";	/* consume's stream, on our standard input */
 			o.follow = true;
+		} else if ((sl = cli_slice_arg("gui", argc, argv, &i))) {
+			if (sl < 0)
+				goto out;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "ringtrace gui: unknown option '%s'\n", a);
 			usage(stderr);
@@ -1419,6 +1427,11 @@ int rtr_cmd_gui(int argc, char **argv)
 	}
 	if (!ndirs) {
 		usage(stderr);
+		goto out;
+	}
+	if (o.follow && cli_slice.on) {
+		fprintf(stderr, "ringtrace gui: --slice reads a trace directory, not a recording "
+			"followed or a stream\n");
 		goto out;
 	}
 	if (o.follow && ndirs != 1) {

@@ -63,24 +63,10 @@ int rtr_out_parse_size(const char *cmd, const char *s, struct rtr_picture_opts *
 
 int rtr_out_parse_range(const char *cmd, const char *s, struct rtr_picture_opts *o)
 {
-	const char *dots = strstr(s, "..");
 	uint64_t a, b;
-	char *first;
 
-	if (!dots || !(first = strndup(s, (size_t)(dots - s)))) {
-		fprintf(stderr, "ringtrace %s: --range takes T0..T1 (times from the start of the "
-			"trace: 20ms..35ms, 1.5s..2s, 0..800us), not '%s'\n", cmd, s);
+	if (cli_parse_span(cmd, "--range", s, false, &a, &b))
 		return -EINVAL;
-	}
-	if (cli_parse_time(first, &a) || cli_parse_time(dots + 2, &b) || a >= b) {
-		fprintf(stderr, "ringtrace %s: --range '%s': %s\n", cmd, s,
-			cli_parse_time(first, &a) || cli_parse_time(dots + 2, &b) ?
-			"each time a number with a unit (ns, us, ms, s, m, h; a bare number is "
-			"seconds)" : "T0 must come before T1");
-		free(first);
-		return -EINVAL;
-	}
-	free(first);
 	o->ranged = true;
 	o->from = (int64_t)a;
 	o->to = (int64_t)b;

@@ -29,10 +29,13 @@ static const struct rtr_command commands[] = {
 	{ "convert", "REGION -o DIR",
 	  "write the trace held in REGION as a CTF directory DIR (new);\n"
 	  "the open packets too when the producer stopped or died", rtr_cmd_convert },
-	{ "dump", "[--follow] [--clock-seconds] [--no-delta] TRACE",
+	{ "dump", "[--follow] [--clock-seconds] [--no-delta] [--slice T0..T1] TRACE",
 	  "print every event of TRACE, streams merged in time; --follow\n"
 	  "tails a trace being recorded", rtr_cmd_dump },
 	{ "check", "TRACE", "validate TRACE: packets, records, losses, damage", rtr_cmd_check },
+	{ "index", "[--quiet] TRACE...",
+	  "build or extend the index beside each trace: its events and span\n"
+	  "without reading it, and --slice without reading what comes before", rtr_cmd_index },
 	{ "stats", "[--json | --hangs] DIR...",
 	  "per task kind: counts, creation to resolution p50/p90/p99/max and\n"
 	  "a histogram, unresolved and failed tasks; per CPU: event rates and\n"

@@ -740,6 +740,9 @@ static void usage(FILE *f)
 		"  --samples   instead: per function, the CPU samples of record --sample in\n"
 		"              it (self) and under it (total), most self first (with\n"
 		"              --json: \"samples\", and \"functions\" with name, self, total)\n"
+		"  --slice T0..T1  read only that time range of each trace (T0.. or ..T1:\n"
+		"               from its start, to its end; times from its first event),\n"
+		"               through the index beside it (ringtrace index; built if missing)\n"
 		"  -h, --help  this text\n\n"
 		"exit status: 0 done, 1 damaged trace (the figures cover what was read\n"
 		"before the damage, which is reported on stderr), a stream on stdin cut short,\n"
@@ -761,6 +764,8 @@ int rtr_cmd_stats(int argc, char **argv)
 		fprintf(stderr, "ringtrace stats: out of memory\n");
 		return 1;
 	}
+	int sl;
+
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
@@ -777,6 +782,11 @@ int rtr_cmd_stats(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--")) {
 			while (++i < argc)
 				dirs[ndirs++] = argv[i];
+		} else if ((sl = cli_slice_arg("stats", argc, argv, &i))) {
+			if (sl < 0) {
+				free(dirs);
+				return 2;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ringtrace stats: unknown option '%s'\n", argv[i]);
 			usage(stderr);

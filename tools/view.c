@@ -881,6 +881,9 @@ static void usage(FILE *f)
 		"  --bind ADDR  the address to listen on (default: 127.0.0.1, loopback only;\n"
 		"               anyone who can reach another address and has the URL can\n"
 		"               read the traces)\n"
+		"  --slice T0..T1  read only that time range of each trace (T0.. or ..T1:\n"
+		"               from its start, to its end; times from its first event),\n"
+		"               through the index beside it (ringtrace index; built if missing)\n"
 		"  -h, --help   this text\n\n"
 		"A page holding over 320 MB of data (some 9 M events; RINGTRACE_VIEW_SLOW_MB\n"
 		"sets it) is written with a warning (a browser is slow to open it); one a\n"
@@ -943,7 +946,8 @@ static int serve_traces(char **dirs, int ndirs, bool align, const char *bind, un
 	char err[1024];
 	int ret = 1;
 
-	if (rtr_model_load(&m, dirs, ndirs, err, sizeof(err)) < 0) {
+	if (cli_model_read(&m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS, err,
+			   sizeof(err)) < 0) {
 		fprintf(stderr, "ringtrace view: %s\n", err);
 		return 1;
 	}
@@ -1024,6 +1028,8 @@ int rtr_cmd_view(int argc, char **argv)
 	dirs = calloc((size_t)argc + 1, sizeof(*dirs));
 	if (!dirs)
 		return 1;
+	int sl;
+
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
@@ -1105,6 +1111,11 @@ int rtr_cmd_view(int argc, char **argv)
 			}
 			align = !strcmp(argv[i + 1], "start");
 			i++;
+		} else if ((sl = cli_slice_arg("view", argc, argv, &i))) {
+			if (sl < 0) {
+				free(dirs);
+				return 2;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ringtrace view: unknown option '%s'\n", argv[i]);
 			usage(stderr);
@@ -1122,6 +1133,12 @@ int rtr_cmd_view(int argc, char **argv)
 	}
 	if (!ndirs && !xen) {
 		usage(stderr);
+		free(dirs);
+		return 2;
+	}
+	if (cli_slice.on && (follow || xen)) {
+		fprintf(stderr, "ringtrace view: --slice reads a trace directory, not a recording "
+			"followed\n");
 		free(dirs);
 		return 2;
 	}
@@ -1211,7 +1228,8 @@ int rtr_cmd_view(int argc, char **argv)
 	if (cli_out_open(&o, "view", out, force))
 		goto done;
 	opened = true;
-	loaded = rtr_model_load(&m, dirs, ndirs, err, sizeof(err));
+	loaded = cli_model_read(&m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS, err,
+				sizeof(err));
 	if (loaded < 0) {
 		fprintf(stderr, "ringtrace view: %s\n", err);
 		goto done;

