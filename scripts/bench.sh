@@ -21,6 +21,9 @@
 # 6. `ringtrace view` of a 1M-event trace (rtr-viewer-traces --events) in
 #    headless Chromium: viewer.1m.open_s and viewer.1m.frame_ms (p95);
 #    and what a turn of following a recording that size costs (viewer.live.turn_s);
+# 6c. scripts/bench-index.sh: the index beside a ~100 M-event trace:
+#    viewer.100m.index_s, reopen_s, index_bytes_per_event, slice_dump_s,
+#    slice_view_s (a 10 ms slice read through it);
 # 6b. scripts/bench-live.sh: a paced recording followed by view --serve --follow:
 #    viewer.live.lag_ms / lag_p99_ms / lag_max_ms, from an event's write to the
 #    server answering with it; then by gui --follow under Xvfb: gui.live.* (to
@@ -325,6 +328,12 @@ else
 		status=1
 	fi
 	rm -rf "$vtmp"
+fi
+
+# ---- 6c: the index beside a trace of 100 M events, and slices read through it -----
+if ! scripts/bench-index.sh "$build" "$rows"; then
+	echo "bench.sh: the index benchmark failed" >&2
+	status=1
 fi
 
 # ---- 6b: following a recording: the lag of view --serve --follow ---------------------
