@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* tools/cli.c - what the commands share (cli.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "reader/index.h"
 #include "reader/input.h"
 #include "reader/model.h"
 #include "tools/cli.h"
@@ -362,4 +364,98 @@ void cli_model_damage(const char *cmd, const struct rtr_model *m)
 	for (uint32_t i = 0; i < m->ndamage; i++)
 		fprintf(stderr, "ringtrace %s: damaged: %s\n", cmd,
 			rtr_model_str(m, m->damage[i].message));
+}
+
+/* MemAvailable of /proc/meminfo, bytes; 0 when unknown. */
+static uint64_t mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	unsigned long long kb = 0;
+	char line[128];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page)
+{
+	const char *env = getenv("RINGTRACE_VIEW_MAX_EVENTS");
+	uint64_t events = 0, span = 0, cap, avail = 0;
+	char err[1024];
+
+	if (cli_slice.on)
+		return 0;
+	if (env && *env) {
+		char *e;
+
+		cap = strtoull(env, &e, 10);
+		if (*e) {
+			fprintf(stderr, "ringtrace %s: RINGTRACE_VIEW_MAX_EVENTS '%s' is not a "
+				"number of events\n", cmd, env);
+			return 1;
+		}
+		if (!cap)
+			return 0;
+	} else if (page) {
+		cap = CLI_PAGE_MAX_EVENTS;
+	} else {
+		avail = mem_available();
+		if (!avail)
+			return 0;
+		cap = avail / CLI_MODEL_BYTES_PER_EVENT;
+	}
+	for (int i = 0; i < ndirs; i++) {
+		struct tr_input in;
+
+		if (!strcmp(dirs[i], "-") || !strncmp(dirs[i], "net://", 6) ||
+		    tr_input_open(&in, dirs[i], false, err, sizeof(err)))
+			continue;	/* no index there: the load says what is wrong */
+		for (uint32_t k = 0; k < in.ndirs; k++) {
+			struct tr_trace t;
+			struct tr_index ix;
+
+			if (tr_open(&t, in.dirs[k], err, sizeof(err)))
+				continue;
+			if (!tr_index_open(&ix, &t)) {
+				events += ix.events;
+				if (ix.events && ix.last_ts > ix.first_ts && t.md.freq) {
+					uint64_t ns = (uint64_t)((long double)(ix.last_ts - ix.first_ts) *
+								 (t.md.ns_clocks ? 1.0L :
+								  1e9L / (long double)t.md.freq));
+
+					span = ns > span ? ns : span;
+				}
+				tr_index_free(&ix);
+			}
+			tr_close(&t);
+		}
+		tr_input_close(&in, NULL, 0);
+	}
+	if (events <= cap)
+		return 0;
+	fprintf(stderr, "ringtrace %s: %s: %" PRIu64 " events (the index beside %s says), more "
+		"than ", cmd, dirs[0], events, ndirs > 1 ? "the traces" : "it");
+	if (env && *env)
+		fprintf(stderr, "RINGTRACE_VIEW_MAX_EVENTS (%" PRIu64 ")", cap);
+	else if (page)
+		fprintf(stderr, "the %" PRIu64 " M a page can hold (a browser cannot load a "
+			"larger one)", cap / 1000000);
+	else
+		fprintf(stderr, "this machine's memory holds in a model (about %" PRIu64 " MB "
+			"available, some %u bytes an event)", avail >> 20,
+			(unsigned)CLI_MODEL_BYTES_PER_EVENT);
+	fprintf(stderr, ".\nView a time range of it with --slice T0..T1");
+	if (span)
+		fprintf(stderr, " (it spans %.3f s; --slice 0..%.3fms holds about %" PRIu64
+			" events)", (double)span / 1e9,
+			(double)span / 1e6 * (double)(cap / 4) / (double)events, cap / 4);
+	fprintf(stderr, "%s, or set RINGTRACE_VIEW_MAX_EVENTS (0: no limit).\n",
+		page ? ", serve it with --serve" : "");
+	return 1;
 }

@@ -122,6 +122,19 @@ struct cli_slice {
 extern struct cli_slice cli_slice;
 int cli_slice_arg(const char *cmd, int argc, char **argv, int *i);
 struct rtr_model;
+
+/*
+ * cli_view_fits() - before a view loads the whole of the traces @dirs: its
+ * events, from the index beside each trace (built when missing, as a
+ * --slice would), against what it can hold: with @page, a page a browser
+ * can load (CLI_PAGE_MAX_EVENTS); else a model in the memory available
+ * (CLI_MODEL_BYTES_PER_EVENT an event); RINGTRACE_VIEW_MAX_EVENTS sets
+ * the cap (0: none).  Nothing is checked with --slice, or for '-'.
+ * Return: 0, or 1: over the cap, said with a --slice to try.
+ */
+#define CLI_PAGE_MAX_EVENTS		40000000ull
+#define CLI_MODEL_BYTES_PER_EVENT	300u
+int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page);
 int cli_model_read(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags, char *err,
 		   size_t errlen);
 

@@ -1296,7 +1296,8 @@ static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
 		if (!(g->ls = calloc(1, sizeof(*g->ls))))
 			goto done;
 		g->ls->done = true;
-		if (cli_model_load("gui", &g->ls->m, dirs, ndirs, RTR_MODEL_MARKERS) < 0)
+		if (cli_view_fits("gui", dirs, ndirs, false) ||
+		    cli_model_load("gui", &g->ls->m, dirs, ndirs, RTR_MODEL_MARKERS) < 0)
 			goto done;
 		cli_model_damage("gui", &g->ls->m);
 		if (rtr_scene_build(&g->ls->s, &g->ls->m, RTR_SCENE_SIMPLIFY_BINDS |

@@ -157,6 +157,10 @@ int rtr_view_picture(char **dirs, int ndirs, bool align, const char *out, bool f
 
 	if (cli_out_open(&co, "view", out, force))
 		return 1;
+	if (cli_view_fits("view", dirs, ndirs, false)) {
+		cli_out_abort(&co);
+		return 1;
+	}
 	loaded = cli_model_load("view", &m, dirs, ndirs, RTR_MODEL_MARKERS);
 	if (loaded < 0)
 		goto done;

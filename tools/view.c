@@ -946,6 +946,8 @@ static int serve_traces(char **dirs, int ndirs, bool align, const char *bind, un
 	char err[1024];
 	int ret = 1;
 
+	if (cli_view_fits("view", dirs, ndirs, false))
+		return 1;
 	if (cli_model_read(&m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS, err,
 			   sizeof(err)) < 0) {
 		fprintf(stderr, "ringtrace view: %s\n", err);
@@ -1228,6 +1230,8 @@ int rtr_cmd_view(int argc, char **argv)
 	if (cli_out_open(&o, "view", out, force))
 		goto done;
 	opened = true;
+	if (cli_view_fits("view", dirs, ndirs, true))
+		goto done;
 	loaded = cli_model_read(&m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS, err,
 				sizeof(err));
 	if (loaded < 0) {
