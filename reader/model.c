@@ -94,6 +94,7 @@ struct idmap {
 /* What a stream file is doing while its trace is read. */
 struct sstate {
 	uint32_t cpu;		/* index into m->cpus */
+	uint64_t lost_events, lost_packets;	/* the loss items read */
 	/* pthread:hold: the hold the stream's next signal ends (the mutex's id, 0: none) */
 	uint64_t hold_lock;
 	int64_t hold_ns;
@@ -2131,6 +2132,8 @@ static int add_loss(struct loader *l, struct sstate *ss, const struct tr_cursor 
 	*lo = (struct rtr_model_loss){ .ts = ts, .count = c->lost, .cpu = ss->cpu,
 				       .kind = item == TR_LOST_EVENTS ? RTR_LOSS_EVENTS :
 				       RTR_LOSS_PACKETS };
+	/* a slice's: the losses in it (its cursors' totals count their first packets whole) */
+	*(item == TR_LOST_EVENTS ? &ss->lost_events : &ss->lost_packets) += c->lost;
 	/* what ran across the gap is unknown: the run ends with the last event seen */
 	ss->unknown = true;
 	ss->unknown_since = ts;
@@ -2357,8 +2360,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		const struct tr_cursor *c = &mg.c[i];
 		struct rtr_model_cpu *cpu = &m->cpus[ss[i].cpu];
 
-		cpu->events_lost = c->events_lost;
-		cpu->packets_lost = c->packets_lost;
+		cpu->events_lost = l->sliced ? ss[i].lost_events : c->events_lost;
+		cpu->packets_lost = l->sliced ? ss[i].lost_packets : c->packets_lost;
 		if (!ss[i].any)
 			continue;
 		cpu->last = ss[i].last;

@@ -356,6 +356,11 @@ int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int 
 
 	if (r < 0)
 		fprintf(stderr, "ringtrace %s: %s\n", cmd, err);
+	else if (cli_slice.on && !m->events && !m->nlosses)
+		fprintf(stderr, "ringtrace %s: warning: --slice: nothing in that time range of "
+			"the trace%s\n", cmd,
+			ndirs > 1 ? "s (times count from each one's first event)" :
+				    " (times count from its first event)");
 	return r;
 }
 

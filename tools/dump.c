@@ -82,6 +82,7 @@ struct dump {
 	/* --slice: the time range, ns from the trace's first item (UINT64_MAX: to the end) */
 	bool sliced;
 	uint64_t slice_a, slice_b;
+	uint64_t slice_lost_events, slice_lost_packets;	/* the losses printed */
 };
 
 /* dump_trace()'s: memory ran out; the command says so and stops (exit status 1). */
@@ -646,6 +647,8 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 			if (!ds->pre && stream_prefix(ds, c))
 				goto nomem;
 			if (r != TR_EVENT) {
+				*(r == TR_LOST_EVENTS ? &d->slice_lost_events :
+				  &d->slice_lost_packets) += c->lost;
 				emit_loss(d, c, ds, r == TR_LOST_EVENTS ? "events" : "packets");
 				continue;
 			}
@@ -807,6 +810,11 @@ int rtr_cmd_dump(int argc, char **argv)
 		status |= dump_trace(&d, in.dirs, in.ndirs, &pos, UINT64_MAX, NULL, false) ? 1 : 0;
 	}
 	tr_merge_pos_lost(&pos, &lost_events, &lost_packets);
+	if (d.sliced) {
+		/* the cursors' totals count their first packets whole: the slice's are those printed */
+		lost_events = d.slice_lost_events;
+		lost_packets = d.slice_lost_packets;
+	}
 	tr_merge_pos_free(&pos);
 	tr_text_flush(&d.o);
 	if (fflush(stdout) || d.o.failed) {
@@ -815,6 +823,9 @@ int rtr_cmd_dump(int argc, char **argv)
 	}
 	fprintf(stderr, "dump: %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 		" packets lost\n", d.events, lost_events, lost_packets);
+	if (d.sliced && !d.events && !lost_events && !lost_packets)
+		fprintf(stderr, "ringtrace dump: warning: --slice: nothing in that time range of "
+			"the trace (times count from its first event)\n");
 	tr_text_free(&d.o);
 	if (cli_input_close(&in))
 		status = 1;

@@ -1241,6 +1241,11 @@ int rtr_cmd_view(int argc, char **argv)
 		fprintf(stderr, "ringtrace view: %s\n", err);
 		goto done;
 	}
+	if (cli_slice.on && !m.events && !m.nlosses)
+		fprintf(stderr, "ringtrace view: warning: --slice: nothing in that time range of "
+			"the trace%s\n",
+			ndirs > 1 ? "s (times count from each one's first event)" :
+				    " (times count from its first event)");
 	for (uint32_t i = 0; i < m.ndamage; i++)
 		fprintf(stderr, "ringtrace view: damaged: %s (drawn up to there)\n",
 			rtr_model_str(&m, m.damage[i].message));

@@ -444,6 +444,14 @@ Test(tools_index, dump_slice_prints_the_full_dumps_lines_of_its_range)
 	cr_expect_eq(st, 2, "%s", part);
 	cr_expect_not_null(strstr(part, "T0 must come before T1"), "%s", part);
 	free(part);
+	/* a range after the trace's end: nothing, said */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --slice 1000s.. '%s' 2>&1", t_bindir(),
+		 trace);
+	part = t_sh(cmd, &st);
+	cr_expect_eq(st, 0, "%s", part);
+	cr_expect_not_null(strstr(part, "dump: 0 events"), "%s", part);
+	cr_expect_not_null(strstr(part, "warning: --slice: nothing in that time range"), "%s", part);
+	free(part);
 }
 
 Test(tools_index, a_model_slice_of_everything_is_the_whole_model)
@@ -456,6 +464,10 @@ Test(tools_index, a_model_slice_of_everything_is_the_whole_model)
 		      "%s", err);
 	cr_expect(sl.sliced);
 	cr_expect_eq(sl.events, whole.events);
+	for (uint32_t i = 0; i < whole.ncpus && i < sl.ncpus; i++) {
+		cr_expect_eq(sl.cpus[i].events_lost, whole.cpus[i].events_lost, "cpu %u", i);
+		cr_expect_eq(sl.cpus[i].packets_lost, whole.cpus[i].packets_lost, "cpu %u", i);
+	}
 	cr_expect_eq(sl.ntasks, whole.ntasks);
 	cr_expect_eq(sl.nlosses, whole.nlosses);
 	cr_expect_eq(sl.end, whole.end);
@@ -466,6 +478,15 @@ Test(tools_index, a_model_slice_of_everything_is_the_whole_model)
 	cr_expect_gt(part.events + part.nlosses, 0, "end %" PRId64 " events %" PRIu64, whole.end,
 		     whole.events);
 	cr_expect_lt(part.events, whole.events);
+	{
+		uint64_t in_part = 0, counted = 0;
+
+		for (uint32_t i = 0; i < part.nlosses; i++)
+			in_part += part.losses[i].kind == RTR_LOSS_EVENTS ? part.losses[i].count : 0;
+		for (uint32_t i = 0; i < part.ncpus; i++)
+			counted += part.cpus[i].events_lost;
+		cr_expect_eq(counted, in_part, "a slice counts the losses in it");
+	}
 	cr_expect_eq(part.origin_ns + part.end, whole.origin_ns + whole.end);
 	cr_expect_geq(part.origin_ns, whole.origin_ns + whole.end / 2);
 	rtr_model_free(&whole);
