@@ -651,6 +651,9 @@ int tr_index_open(struct tr_index *ix, const struct tr_trace *t)
 	}
 	ix->how = !loaded ? TR_INDEX_BUILT : changed ? TR_INDEX_EXTENDED : TR_INDEX_REUSED;
 	ix->saved = !changed;
+	if (changed && (!have_md || dirfd < 0))
+		rtr_errf(ix->why, sizeof(ix->why), 0, "%s: %s could not be read: not saved", t->dir,
+			 dirfd < 0 ? "the directory" : "the metadata file");
 	if (changed && have_md && dirfd >= 0) {
 		int r = save(ix, dirfd, mlen, mhash, mode);
 

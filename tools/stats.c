@@ -236,6 +236,14 @@ static void print_table(const struct rtr_model *m, const struct kind_stats *ks, 
 		       an_dur(b[0], sizeof(b[0]), t->last - t->first),
 		       t->damaged ? ", DAMAGED" : "");
 	}
+	if (m->sliced) {
+		printf("slice: from %s", an_dur(b[1], sizeof(b[1]), (int64_t)cli_slice.from));
+		if (cli_slice.to == UINT64_MAX)
+			printf(" to the end");
+		else
+			printf(" to %s", an_dur(b[2], sizeof(b[2]), (int64_t)cli_slice.to));
+		printf(" of each trace: the figures are those of the events in it\n");
+	}
 	printf("\n%-16s %9s %9s %7s %10s %12s %12s %12s %12s %12s\n", "kind", "tasks", "resolved",
 	       "failed", "unresolved", "should-fail", "p50", "p90", "p99", "max");
 	for (uint32_t k = 0; k < nk; k++) {
@@ -331,7 +339,18 @@ static void json_times(struct jw *w, const struct rtr_model *m, const struct rtr
 static void print_json(const struct rtr_model *m, const struct kind_stats *ks, uint32_t nk,
 		       const struct rtr_thread_time *tt, uint32_t ntt, bool *used, struct jw *w)
 {
-	jw_lit(w, "{\"traces\": [");
+	if (m->sliced) {
+		jw_lit(w, "{\"slice\": {\"from_ns\": ");
+		jw_u64(w, cli_slice.from);
+		jw_lit(w, ", \"to_ns\": ");
+		if (cli_slice.to == UINT64_MAX)
+			jw_lit(w, "null");
+		else
+			jw_u64(w, cli_slice.to);
+		jw_lit(w, "},\n \"traces\": [");
+	} else {
+		jw_lit(w, "{\"traces\": [");
+	}
 	for (uint32_t i = 0; i < m->ntraces; i++) {
 		const struct rtr_model_trace *t = &m->traces[i];
 

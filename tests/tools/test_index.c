@@ -524,6 +524,20 @@ Test(tools_index, a_view_too_large_points_to_a_slice)
 	cr_expect_eq(status, 0, "%s", out);
 	cr_expect_eq(stat(page, &st), 0, "%s", out);
 	free(out);
+	/* stats says it reads a slice, in its JSON too */
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --json --slice 100us.. '%s' 2>&1",
+		 t_bindir(), trace);
+	out = t_sh(cmd, &status);
+	cr_expect_eq(status, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "{\"slice\": {\"from_ns\": 100000, \"to_ns\": null},"),
+			   "%.200s", out);
+	free(out);
+	/* babeltrace2 reads the trace with its index beside it, as without */
+	snprintf(cmd, sizeof(cmd), "test -f '%s/%s' && babeltrace2 '%s' >/dev/null 2>&1", trace,
+		 TR_INDEX_FILE, trace);
+	out = t_sh(cmd, &status);
+	cr_expect_eq(status, 0, "babeltrace2 with the index there: %s", out);
+	free(out);
 	/* a cap that is not a number */
 	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=many '%s/ringtrace' view -o '%s' "
 		 "--force '%s' 2>&1", t_bindir(), page, trace);
