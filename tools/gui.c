@@ -557,6 +557,17 @@ static void show_details(struct gui *g, uint32_t task)
 					       "there)</span>\n\n", esc);
 			g_free(esc);
 		}
+		if (g->m->sliced) {
+			char a[32], b[32];
+
+			an_dur(a, sizeof(a), (int64_t)cli_slice.from);
+			if (cli_slice.to == UINT64_MAX)
+				snprintf(b, sizeof(b), "the end");
+			else
+				an_dur(b, sizeof(b), (int64_t)cli_slice.to);
+			g_string_append_printf(s, "A slice: from %s to %s of the trace (--slice); "
+					       "times here count from its first event.\n\n", a, b);
+		}
 		g_string_append(s, "Click a task for its details.\n\n? for keys");
 		gtk_label_set_markup(GTK_LABEL(g->details), s->str);
 		g_string_free(s, TRUE);
