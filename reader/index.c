@@ -179,7 +179,6 @@ static int walk(const struct tr_trace *t, uint32_t file, struct tr_index_stream 
 		s->n = k;
 		s->events -= old.events;
 	}
-	s->failed = false;
 	start = c.pos;
 	seq = c.seq;
 	discarded = c.discarded;
@@ -227,17 +226,15 @@ static int walk(const struct tr_trace *t, uint32_t file, struct tr_index_stream 
 		}
 		e->last_ts = c.ts;
 		clock = c.clock;
-		if (c.pkt_next > s->done)
-			s->done = c.pkt_next;
 	}
-	if (c.failed) {
-		/* the entry being read is not whole: read it again next time */
-		s->failed = true;
-		if (e) {
-			s->events -= e->events;
-			s->n--;
-			s->done = e->start;
-		}
+	/* @start: the end of the last packet with items read */
+	s->done = start;
+	s->failed = c.failed;
+	if (c.failed && e && c.pkt_off == pkt) {
+		/* its packet is not whole (a record failed in it): read it again next time */
+		s->events -= e->events;
+		s->n--;
+		s->done = e->start;
 		e = NULL;
 	}
 	if (check && (!e || !same_entry(e, &old)))

@@ -2302,8 +2302,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 				goto out;
 			continue;
 		}
-		if (__builtin_expect(c->ts < l->from, 0))
-			continue;	/* a slice's first packet, before it */
+		if (__builtin_expect(!st->any, 0) && c->ts < l->from)
+			continue;	/* a slice's first packet, before it (a stream's first items) */
 		ts = abs_ns(l, c->ts);
 		if (__builtin_expect(!st->any, 0)) {
 			st->any = true;

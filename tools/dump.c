@@ -636,7 +636,11 @@ static int dump_trace(struct dump *d, char *const *dirs, uint32_t ndirs, struct 
 		const struct tr_cursor *c = &mg.c[s];
 		struct dstream *ds = &d->s[s];
 
-		if (__builtin_expect(r != TR_EVENT || !ds->pre || general || c->ts < from, 0)) {
+		/*
+		 * --slice: a stream's items before it come first, and its prefix
+		 * is made at its first item after: until then it takes this path.
+		 */
+		if (__builtin_expect(r != TR_EVENT || !ds->pre || general, 0)) {
 			if (r == TR_ERROR) {
 				damage(d, c);
 				status = 1;
