@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,19 @@ static void make_trace(void)
 static void drop_trace(void)
 {
 	t_rm_rf(work);
+}
+
+/* Run the shell command @fmt...; its output (stdout and what it sends there). */
+__attribute__((format(printf, 2, 3)))
+static char *sh(int *status, const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return t_sh(cmd, status);
 }
 
 TestSuite(tools_index, .init = make_trace, .fini = drop_trace, .timeout = 300);
@@ -366,9 +380,8 @@ Test(tools_index, dump_slice_prints_the_full_dumps_lines_of_its_range)
 	cr_assert_geq(rtr_model_load_flags(&m, dirs, 1, 0, err, sizeof(err)), 0, "%s", err);
 	origin = m.origin_ns;
 	rtr_model_free(&m);
-	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --no-delta --clock-seconds '%s' 2>/dev/null",
+	full = sh(&st, "'%s/ringtrace' dump --no-delta --clock-seconds '%s' 2>/dev/null",
 		 t_bindir(), trace);
-	full = t_sh(cmd, &st);
 	cr_assert_eq(st, 0);
 	for (l = full; *l && strchr(l, '\n'); l = strchr(l, '\n') + 1)
 		nl++;
@@ -438,16 +451,14 @@ Test(tools_index, dump_slice_prints_the_full_dumps_lines_of_its_range)
 	}
 	free(full);
 	/* a wrong range is a usage error, said */
-	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --slice 5ms..2ms '%s' 2>&1", t_bindir(),
+	part = sh(&st, "'%s/ringtrace' dump --slice 5ms..2ms '%s' 2>&1", t_bindir(),
 		 trace);
-	part = t_sh(cmd, &st);
 	cr_expect_eq(st, 2, "%s", part);
 	cr_expect_not_null(strstr(part, "T0 must come before T1"), "%s", part);
 	free(part);
 	/* a range after the trace's end: nothing, said */
-	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' dump --slice 1000s.. '%s' 2>&1", t_bindir(),
+	part = sh(&st, "'%s/ringtrace' dump --slice 1000s.. '%s' 2>&1", t_bindir(),
 		 trace);
-	part = t_sh(cmd, &st);
 	cr_expect_eq(st, 0, "%s", part);
 	cr_expect_not_null(strstr(part, "dump: 0 events"), "%s", part);
 	cr_expect_not_null(strstr(part, "warning: --slice: nothing in that time range"), "%s", part);
@@ -459,11 +470,27 @@ Test(tools_index, a_model_slice_of_everything_is_the_whole_model)
 	struct rtr_model whole, sl, part;
 	char err[512], *dirs[] = { trace };
 
-	cr_assert_geq(rtr_model_load_flags(&whole, dirs, 1, 0, err, sizeof(err)), 0, "%s", err);
-	cr_assert_geq(rtr_model_load_slice(&sl, dirs, 1, 0, 0, UINT64_MAX, err, sizeof(err)), 0,
+	cr_assert_geq(rtr_model_load_flags(&whole, dirs, 1, RTR_MODEL_MARKERS, err, sizeof(err)), 0,
 		      "%s", err);
+	cr_assert_geq(rtr_model_load_slice(&sl, dirs, 1, RTR_MODEL_MARKERS, 0, UINT64_MAX, err,
+					   sizeof(err)), 0, "%s", err);
 	cr_expect(sl.sliced);
 	cr_expect_eq(sl.events, whole.events);
+	cr_expect_eq(sl.origin_ns, whole.origin_ns);
+	/* the stress events, each at its time on its CPU and thread */
+	cr_assert_gt(whole.nmarkers, 1000);
+	cr_assert_eq(sl.nmarkers, whole.nmarkers);
+	for (uint32_t i = 0; i < whole.nmarkers; i++) {
+		const struct rtr_model_marker *a = &sl.markers[i], *b = &whole.markers[i];
+
+		cr_assert(a->ts == b->ts && a->cpu == b->cpu && a->thread == b->thread &&
+			  a->cls == b->cls, "marker %u: %" PRId64 " cpu %u, not %" PRId64 " cpu %u",
+			  i, a->ts, a->cpu, b->ts, b->cpu);
+	}
+	cr_assert_eq(sl.nlosses, whole.nlosses);
+	for (uint32_t i = 0; i < whole.nlosses; i++)
+		cr_expect(sl.losses[i].ts == whole.losses[i].ts &&
+			  sl.losses[i].count == whole.losses[i].count, "loss %u", i);
 	for (uint32_t i = 0; i < whole.ncpus && i < sl.ncpus; i++) {
 		cr_expect_eq(sl.cpus[i].events_lost, whole.cpus[i].events_lost, "cpu %u", i);
 		cr_expect_eq(sl.cpus[i].packets_lost, whole.cpus[i].packets_lost, "cpu %u", i);
@@ -472,8 +499,9 @@ Test(tools_index, a_model_slice_of_everything_is_the_whole_model)
 	cr_expect_eq(sl.nlosses, whole.nlosses);
 	cr_expect_eq(sl.end, whole.end);
 	/* the second half: fewer events, ending where the whole does */
-	cr_assert_geq(rtr_model_load_slice(&part, dirs, 1, 0, (uint64_t)whole.end / 2, UINT64_MAX,
-					   err, sizeof(err)), 0, "%s", err);
+	cr_assert_geq(rtr_model_load_slice(&part, dirs, 1, RTR_MODEL_MARKERS,
+					   (uint64_t)whole.end / 2, UINT64_MAX, err, sizeof(err)), 0,
+		      "%s", err);
 	/* (its items may be losses alone: a slow consumer's last packets) */
 	cr_expect_gt(part.events + part.nlosses, 0, "end %" PRId64 " events %" PRIu64, whole.end,
 		     whole.events);
@@ -489,6 +517,18 @@ Test(tools_index, a_model_slice_of_everything_is_the_whole_model)
 	}
 	cr_expect_eq(part.origin_ns + part.end, whole.origin_ns + whole.end);
 	cr_expect_geq(part.origin_ns, whole.origin_ns + whole.end / 2);
+	/* its markers: exactly the whole's from its origin on */
+	{
+		uint32_t at = 0;
+
+		while (at < whole.nmarkers &&
+		       whole.origin_ns + whole.markers[at].ts < part.origin_ns)
+			at++;
+		cr_expect_eq(part.nmarkers, whole.nmarkers - at);
+		for (uint32_t i = 0; i < part.nmarkers && at + i < whole.nmarkers; i++)
+			cr_assert_eq(part.origin_ns + part.markers[i].ts,
+				     whole.origin_ns + whole.markers[at + i].ts, "marker %u", i);
+	}
 	rtr_model_free(&whole);
 	rtr_model_free(&sl);
 	rtr_model_free(&part);
@@ -496,14 +536,13 @@ Test(tools_index, a_model_slice_of_everything_is_the_whole_model)
 
 Test(tools_index, a_view_too_large_points_to_a_slice)
 {
-	char cmd[3 * PATH_MAX], page[PATH_MAX + 16], *out;
+	char page[PATH_MAX + 16], *out;
 	struct stat st;
 	int status;
 
 	snprintf(page, sizeof(page), "%s/p.html", work);
-	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=100 '%s/ringtrace' view -o '%s' '%s' "
+	out = sh(&status, "RINGTRACE_VIEW_MAX_EVENTS=100 '%s/ringtrace' view -o '%s' '%s' "
 		 "2>&1", t_bindir(), page, trace);
-	out = t_sh(cmd, &status);
 	cr_expect_eq(status, 1, "%s", out);
 	cr_expect_not_null(strstr(out, "events (the index beside it says), more than "
 				  "RINGTRACE_VIEW_MAX_EVENTS (100)"), "%s", out);
@@ -511,37 +550,32 @@ Test(tools_index, a_view_too_large_points_to_a_slice)
 	cr_expect_neq(stat(page, &st), 0, "no page written");
 	free(out);
 	/* the same as a picture: refused before any loading, no file */
-	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=100 '%s/ringtrace' view -o '%s.png' "
+	out = sh(&status, "RINGTRACE_VIEW_MAX_EVENTS=100 '%s/ringtrace' view -o '%s.png' "
 		 "'%s' 2>&1", t_bindir(), page, trace);
-	out = t_sh(cmd, &status);
 	cr_expect_eq(status, 1, "%s", out);
 	cr_expect_not_null(strstr(out, "--slice"), "%s", out);
 	free(out);
 	/* a slice of it is drawn */
-	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=100 '%s/ringtrace' view -o '%s' "
+	out = sh(&status, "RINGTRACE_VIEW_MAX_EVENTS=100 '%s/ringtrace' view -o '%s' "
 		 "--slice 0..200us '%s' 2>&1", t_bindir(), page, trace);
-	out = t_sh(cmd, &status);
 	cr_expect_eq(status, 0, "%s", out);
 	cr_expect_eq(stat(page, &st), 0, "%s", out);
 	free(out);
 	/* stats says it reads a slice, in its JSON too */
-	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' stats --json --slice 100us.. '%s' 2>&1",
+	out = sh(&status, "'%s/ringtrace' stats --json --slice 100us.. '%s' 2>&1",
 		 t_bindir(), trace);
-	out = t_sh(cmd, &status);
 	cr_expect_eq(status, 0, "%s", out);
 	cr_expect_not_null(strstr(out, "{\"slice\": {\"from_ns\": 100000, \"to_ns\": null},"),
 			   "%.200s", out);
 	free(out);
 	/* babeltrace2 reads the trace with its index beside it, as without */
-	snprintf(cmd, sizeof(cmd), "test -f '%s/%s' && babeltrace2 '%s' >/dev/null 2>&1", trace,
+	out = sh(&status, "test -f '%s/%s' && babeltrace2 '%s' >/dev/null 2>&1", trace,
 		 TR_INDEX_FILE, trace);
-	out = t_sh(cmd, &status);
 	cr_expect_eq(status, 0, "babeltrace2 with the index there: %s", out);
 	free(out);
 	/* a cap that is not a number */
-	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=many '%s/ringtrace' view -o '%s' "
+	out = sh(&status, "RINGTRACE_VIEW_MAX_EVENTS=many '%s/ringtrace' view -o '%s' "
 		 "--force '%s' 2>&1", t_bindir(), page, trace);
-	out = t_sh(cmd, &status);
 	cr_expect_eq(status, 1, "%s", out);
 	cr_expect_not_null(strstr(out, "is not a number of events"), "%s", out);
 	free(out);
