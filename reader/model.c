@@ -2815,7 +2815,7 @@ static int load_input(struct loader *l, const struct tr_input *in, uint32_t ndir
 	if (!t)
 		return nomem(l);
 	for (; opened < ndirs; opened++) {
-		if (tr_open(&t[opened], in->dirs[opened], l->err, l->errlen))
+		if ((l->sliced ? tr_open_lazy : tr_open)(&t[opened], in->dirs[opened], l->err, l->errlen))
 			goto out;
 	}
 	if (l->cap && opened)

@@ -388,33 +388,39 @@ static uint64_t mem_available(void)
 	return (uint64_t)kb * 1024;
 }
 
-int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page)
+/*
+ * The cap of a view (*@cap; 0: none) and the memory available it comes
+ * from (*@avail, 0 when not from it).  Return: 0, or -1 said.
+ */
+static int view_cap(const char *cmd, bool page, uint64_t *cap, uint64_t *avail)
 {
 	const char *env = getenv("RINGTRACE_VIEW_MAX_EVENTS");
-	uint64_t events = 0, span = 0, cap, avail = 0;
-	char err[1024];
 
-	if (cli_slice.on)
-		return 0;
+	*avail = 0;
 	if (env && *env) {
 		char *e;
 
-		cap = strtoull(env, &e, 10);
+		*cap = strtoull(env, &e, 10);
 		if (*e) {
 			fprintf(stderr, "ringtrace %s: RINGTRACE_VIEW_MAX_EVENTS '%s' is not a "
 				"number of events\n", cmd, env);
-			return 1;
+			return -1;
 		}
-		if (!cap)
-			return 0;
 	} else if (page) {
-		cap = CLI_PAGE_MAX_EVENTS;
+		*cap = CLI_PAGE_MAX_EVENTS;
 	} else {
-		avail = mem_available();
-		if (!avail)
-			return 0;
-		cap = avail / CLI_MODEL_BYTES_PER_EVENT;
+		*avail = mem_available();
+		*cap = *avail / CLI_MODEL_BYTES_PER_EVENT;
 	}
+	return 0;
+}
+
+/* The events of the traces @dirs, and the longest one's span (ns), from their indexes. */
+static void view_count(char *const *dirs, int ndirs, uint64_t *events, uint64_t *span)
+{
+	char err[1024];
+
+	*events = *span = 0;
 	for (int i = 0; i < ndirs; i++) {
 		struct tr_input in;
 
@@ -425,16 +431,16 @@ int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page)
 			struct tr_trace t;
 			struct tr_index ix;
 
-			if (tr_open(&t, in.dirs[k], err, sizeof(err)))
+			if (tr_open_lazy(&t, in.dirs[k], err, sizeof(err)))
 				continue;
 			if (!tr_index_open(&ix, &t)) {
-				events += ix.events;
+				*events += ix.events;
 				if (ix.events && ix.last_ts > ix.first_ts && t.md.freq) {
 					uint64_t ns = (uint64_t)((long double)(ix.last_ts - ix.first_ts) *
 								 (t.md.ns_clocks ? 1.0L :
 								  1e9L / (long double)t.md.freq));
 
-					span = ns > span ? ns : span;
+					*span = ns > *span ? ns : *span;
 				}
 				tr_index_free(&ix);
 			}
@@ -442,6 +448,34 @@ int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page)
 		}
 		tr_input_close(&in, NULL, 0);
 	}
+}
+
+int cli_view_over(const char *cmd, char *const *dirs, int ndirs, bool page, uint64_t *cap,
+		  uint64_t *events)
+{
+	uint64_t avail, span;
+
+	*events = 0;
+	if (view_cap(cmd, page, cap, &avail))
+		return -1;
+	if (!*cap || cli_slice.on)
+		return 0;
+	view_count(dirs, ndirs, events, &span);
+	return *events > *cap;
+}
+
+int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page)
+{
+	const char *env = getenv("RINGTRACE_VIEW_MAX_EVENTS");
+	uint64_t events, span, cap, avail;
+
+	if (cli_slice.on)
+		return 0;
+	if (view_cap(cmd, page, &cap, &avail))
+		return 1;
+	if (!cap)
+		return 0;
+	view_count(dirs, ndirs, &events, &span);
 	if (events <= cap)
 		return 0;
 	fprintf(stderr, "ringtrace %s: %s: %" PRIu64 " events (the index beside %s says), more "

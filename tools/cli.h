@@ -135,6 +135,13 @@ struct rtr_model;
 #define CLI_PAGE_MAX_EVENTS		40000000ull
 #define CLI_MODEL_BYTES_PER_EVENT	300u
 int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page);
+/*
+ * cli_view_over() - cli_view_fits()'s test without its refusal: 1, over
+ * the cap (*@cap set, *@events the traces'); 0, they fit (or no cap);
+ * -1, a wrong RINGTRACE_VIEW_MAX_EVENTS (said).
+ */
+int cli_view_over(const char *cmd, char *const *dirs, int ndirs, bool page, uint64_t *cap,
+		  uint64_t *events);
 int cli_model_read(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags, char *err,
 		   size_t errlen);
 

@@ -63,7 +63,7 @@ static int index_dir(const char *dir, bool quiet)
 	double t0 = now_s();
 	int r;
 
-	if ((r = tr_open(&t, dir, err, sizeof(err)))) {
+	if ((r = tr_open_lazy(&t, dir, err, sizeof(err)))) {
 		fprintf(stderr, "ringtrace index: %s\n", err);
 		return 1;
 	}

@@ -147,8 +147,9 @@ static bool marked(const struct rtr_render_view *v, uint32_t task)
 	return lo < v->nmarks && v->marks[lo] == task;
 }
 
-static void ruler(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
-		  const struct rtr_render_layout *l)
+/* The ruler: times from @start, with a line down [@grid_y, @grid_y + @grid_h) at each division. */
+static void ruler(cairo_t *cr, int64_t start, const struct rtr_render_view *v, double grid_y,
+		  double grid_h)
 {
 	double ppn = v->width / (double)(v->t1 - v->t0);	/* pixels a ns */
 	int64_t div = 1;
@@ -172,13 +173,13 @@ static void ruler(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rende
 	cairo_rectangle(cr, 0, 0, v->width, RTR_RENDER_RULER_H);
 	cairo_fill(cr);
 	cairo_set_font_size(cr, 11);
-	for (int64_t t = (v->t0 - s->m->start) / div * div; t + s->m->start <= v->t1; t += div) {
-		double x = floor((t + s->m->start - v->t0) * ppn) + 0.5;
+	for (int64_t t = (v->t0 - start) / div * div; t + start <= v->t1; t += div) {
+		double x = floor((t + start - v->t0) * ppn) + 0.5;
 
 		if (x < 0)
 			continue;
 		hex(cr, 0xd0d0d0);
-		cairo_rectangle(cr, floor(x), l->rows_y, 1, l->rows_h);
+		cairo_rectangle(cr, floor(x), grid_y, 1, grid_h);
 		cairo_fill(cr);
 		hex(cr, 0x555555);
 		cairo_rectangle(cr, floor(x), RTR_RENDER_RULER_H - 5, 1, 5);
@@ -815,6 +816,17 @@ static void path(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 	cairo_stroke(cr);
 }
 
+/* A frame's start: @cr saved and clipped to @v, its font chosen, the background painted. */
+static void begin(cairo_t *cr, const struct rtr_render_view *v)
+{
+	cairo_save(cr);
+	cairo_rectangle(cr, 0, 0, v->width, v->height);
+	cairo_clip(cr);
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+	hex(cr, 0xe6e6e6);
+	cairo_paint(cr);
+}
+
 int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
 	       struct rtr_frame *f)
 {
@@ -830,12 +842,7 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 	ret = rtr_scene_window(s, &w, f);
 	if (ret)
 		return ret;
-	cairo_save(cr);
-	cairo_rectangle(cr, 0, 0, v->width, v->height);
-	cairo_clip(cr);
-	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-	hex(cr, 0xe6e6e6);
-	cairo_paint(cr);
+	begin(cr, v);
 	/* sleeping regions: behind their trace's rows */
 	for (uint32_t i = 0; i < f->nsleep; i++) {
 		const struct rtr_span *sp = &f->sleep[i];
@@ -849,7 +856,7 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 	}
 	hex(cr, 0xd2d2d2);
 	cairo_fill(cr);
-	ruler(cr, s, v, &l);
+	ruler(cr, s->m->start - v->ruler_shift, v, l.rows_y, l.rows_h);
 	cairo_save(cr);
 	cairo_rectangle(cr, 0, l.rows_y, v->width, l.rows_h);
 	cairo_clip(cr);
@@ -888,4 +895,101 @@ uint32_t rtr_render_hit(const struct rtr_scene *s, const struct rtr_render_view 
 		}
 	}
 	return best;
+}
+
+/* The overview's lanes: a lane this tall when they fit, squeezed to 4 px when not. */
+#define OVERVIEW_LANE_H	36.0
+
+int rtr_render_overview(cairo_t *cr, const struct rtr_overview *ov, const struct rtr_render_view *v,
+			const char *msg)
+{
+	double top = RTR_RENDER_RULER_H + 8, text_h = 54, lane_h, max = 0;
+	uint32_t w = v->width, h;
+	double *d;
+	cairo_surface_t *img;
+	char buf[96];
+
+	if (!v->height || v->t1 <= v->t0 || !w || w > RTR_SCENE_MAX_WIDTH)
+		return -EINVAL;
+	lane_h = ov->nlanes ? (v->height - top - text_h) / ov->nlanes : 0;
+	lane_h = lane_h > OVERVIEW_LANE_H ? OVERVIEW_LANE_H : lane_h < 4 ? 4 : floor(lane_h);
+	h = (uint32_t)(lane_h * ov->nlanes);
+	if (!(d = malloc(((size_t)w * ov->nlanes + 1) * sizeof(*d))))
+		return -ENOMEM;
+	for (uint32_t l = 0; l < ov->nlanes; l++)
+		rtr_overview_density(ov, l, v->t0, v->t1, w, d + (size_t)l * w);
+	for (size_t i = 0; i < (size_t)w * ov->nlanes; i++)
+		max = d[i] > max ? d[i] : max;
+	begin(cr, v);
+	ruler(cr, 0, v, top, h);
+	/*
+	 * Each lane a bar chart of its events a pixel column, on a square-root
+	 * scale (a column of one event still shows), drawn into an image: one
+	 * paint a frame, not a rectangle a column.
+	 */
+	img = h ? cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)w, (int)h) : NULL;
+	if (img && cairo_surface_status(img) == CAIRO_STATUS_SUCCESS) {
+		uint32_t *px = (uint32_t *)cairo_image_surface_get_data(img);
+		int stride = cairo_image_surface_get_stride(img) / 4;
+		double smax = sqrt(max);
+
+		cairo_surface_flush(img);
+		for (uint32_t l = 0; l < ov->nlanes; l++) {
+			uint32_t y0 = (uint32_t)(l * lane_h), lh = (uint32_t)lane_h - 2;
+
+			for (uint32_t x = 0; x < w; x++) {
+				double v_ = d[(size_t)l * w + x];
+				uint32_t bar = v_ > 0 && smax > 0 ? (uint32_t)ceil(sqrt(v_) / smax * lh) : 0;
+
+				for (uint32_t y = 0; y < lh + 2; y++)
+					px[(size_t)(y0 + y) * stride + x] =
+						y >= lh + 1 ? 0xffe6e6e6u :
+						y >= lh + 1 - bar ? 0xff1f4e9au :
+						0xfff3f3f3u;
+			}
+		}
+		cairo_surface_mark_dirty(img);
+		cairo_set_source_surface(cr, img, 0, top);
+		cairo_paint(cr);
+	}
+	if (img)
+		cairo_surface_destroy(img);
+	cairo_set_font_size(cr, 10);
+	for (uint32_t l = 0; l < ov->nlanes && lane_h >= 12; l++) {
+		const struct rtr_overview_lane *ln = &ov->lanes[l];
+
+		if (ln->cpu == UINT64_MAX)
+			snprintf(buf, sizeof(buf), "%.60s", ln->name);
+		else
+			snprintf(buf, sizeof(buf), "%.60s (cpu %" PRIu64 ")", ln->name, ln->cpu);
+		cairo_text_extents_t te;
+
+		cairo_text_extents(cr, buf, &te);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+		cairo_rectangle(cr, 2, top + l * lane_h + 1, te.x_advance + 4, 13);
+		cairo_fill(cr);
+		hex(cr, 0x333333);
+		cairo_move_to(cr, 4, top + l * lane_h + 11);
+		cairo_show_text(cr, buf);
+	}
+	/* what this is, and what to do: under the lanes */
+	if (msg) {
+		double y = top + h + 18;
+
+		cairo_set_font_size(cr, 13);
+		hex(cr, 0x222222);
+		for (const char *p = msg; *p && y < v->height; y += 17) {
+			const char *e = strchr(p, '\n');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			char line[256];
+
+			snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) - 1 ? n : sizeof(line) - 1), p);
+			cairo_move_to(cr, 8, y);
+			cairo_show_text(cr, line);
+			p += n + (e != NULL);
+		}
+	}
+	cairo_restore(cr);
+	free(d);
+	return cairo_status(cr) == CAIRO_STATUS_NO_MEMORY ? -ENOMEM : 0;
 }

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <cairo.h>
+#include "view/overview.h"
 #include "view/path.h"
 #include "view/scene.h"
 
@@ -38,6 +39,8 @@
  * @marks: tasks drawn on a yellow band (search matches), ascending; @nmarks.
  * @path: a critical path drawn over the rows (view/path.h), @npath
  *	segments, in time order; NULL: none.
+ * @ruler_shift: the ruler counts time from the model's start less this
+ *	(0: from its start; a slice of a larger trace: from the trace's).
  */
 struct rtr_render_view {
 	int64_t t0;
@@ -50,6 +53,7 @@ struct rtr_render_view {
 	uint32_t nmarks;
 	const struct rtr_path_seg *path;
 	uint32_t npath;
+	int64_t ruler_shift;
 };
 
 /**
@@ -101,5 +105,17 @@ uint32_t rtr_render_hit(const struct rtr_scene *s, const struct rtr_render_view 
 
 /* rtr_render_task_name() - a task's name as drawn: its first label, else "#id". */
 const char *rtr_render_task_name(const struct rtr_scene *s, uint32_t task, char *buf, size_t len);
+
+/*
+ * rtr_render_overview() - draw @ov (view/overview.h) in @v's time range
+ * (@v->t0, @v->t1: ns since @ov->origin_ns; the rest of @v but its size
+ * unused): the ruler, a lane per stream with its events a pixel column as
+ * bars (square-root scale: a lone event still shows), and @msg (lines
+ * separated by '\n'; NULL: none) under the lanes.  For a trace too large
+ * for a model, where the view holds more events than a slice loads.
+ * Return: 0; -EINVAL, a view that is not one; -ENOMEM.
+ */
+int rtr_render_overview(cairo_t *cr, const struct rtr_overview *ov, const struct rtr_render_view *v,
+			const char *msg);
 
 #endif /* RTR_VIEW_RENDER_H */

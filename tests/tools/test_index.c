@@ -23,6 +23,7 @@
 #include "reader/model.h"
 #include "reader/trace.h"
 #include "tests/helpers.h"
+#include "view/overview.h"
 
 /* A trace of two streams with losses (a slow consumer in discard mode), made once. */
 static char work[] = "/dev/shm/rtr-index-XXXXXX";
@@ -579,4 +580,121 @@ Test(tools_index, a_view_too_large_points_to_a_slice)
 	cr_expect_eq(status, 1, "%s", out);
 	cr_expect_not_null(strstr(out, "is not a number of events"), "%s", out);
 	free(out);
+}
+
+/*
+ * The overview (view/overview.h): every event of the index counted, each
+ * in the lane of its stream and in the pixel column of its time, to within
+ * the packets that straddle the column's edges (a packet's events are
+ * spread evenly over its span: where exactly is known only by reading it).
+ */
+Test(tools_index, an_overview_counts_every_event_in_its_lane_and_column)
+{
+	enum { W = 64 };
+	struct rtr_overview ov;
+	struct rtr_model m;
+	struct tr_trace t;
+	struct tr_index ix;
+	char err[512], *dirs[] = { trace };
+	double d[W], sum = 0;
+	uint64_t ix_events = 0;
+
+	cr_assert_eq(rtr_overview_build(&ov, trace, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(tr_open(&t, trace, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(tr_index_open(&ix, &t), 0);
+	cr_assert_geq(rtr_model_load_flags(&m, dirs, 1, RTR_MODEL_MARKERS, err, sizeof(err)), 0,
+		      "%s", err);
+	/* the lanes: the index's streams with entries, by name, with their events */
+	for (uint32_t i = 0; i < ix.nstreams; i++)
+		ix_events += ix.s[i].events;
+	cr_expect_eq(ov.events, ix_events);
+	cr_expect_eq(ov.events, ix.events);
+	cr_assert_geq(ov.nlanes, 2, "the stress trace's two writers' streams");
+	for (uint32_t l = 0; l < ov.nlanes; l++) {
+		const struct rtr_overview_lane *ln = &ov.lanes[l];
+		uint64_t e = 0;
+		bool found = false;
+
+		if (l)
+			cr_expect_lt(strcmp(ov.lanes[l - 1].name, ln->name), 0);
+		for (uint32_t i = 0; i < ix.nstreams; i++)
+			if (!strcmp(ix.s[i].name, ln->name)) {
+				found = true;
+				cr_expect_eq(ln->events, ix.s[i].events, "%s", ln->name);
+				cr_expect_eq(ln->n, ix.s[i].n, "%s", ln->name);
+			}
+		cr_expect(found, "lane %s", ln->name);
+		for (uint32_t b = ln->first; b < ln->first + ln->n; b++) {
+			cr_expect_leq(ov.b[b].t0, ov.b[b].t1);
+			if (b > ln->first)
+				cr_expect_geq(ov.b[b].t0, ov.b[b - 1].t1, "%s: buckets in order", ln->name);
+			e += ov.b[b].events;
+		}
+		cr_expect_eq(e, ln->events);
+	}
+	/*
+	 * its times are the model's: the same origin; its end the last item's
+	 * (the model's may be a packet's end after it)
+	 */
+	cr_expect_eq(ov.origin_ns, m.origin_ns);
+	cr_expect_leq(ov.end, m.end);
+	cr_expect_geq(ov.end, m.markers[m.nmarkers - 1].ts);
+	cr_expect_eq(rtr_overview_events(&ov, 0, ov.end + 1), ov.events);
+	/* the whole trace at W columns, lane by lane, against the events the model read */
+	for (uint32_t l = 0; l < ov.nlanes; l++) {
+		const struct rtr_overview_lane *ln = &ov.lanes[l];
+		int64_t t1 = ov.end + 1;
+		uint64_t actual[W] = { 0 }, lo[W] = { 0 }, hi[W] = { 0 };
+		uint32_t cpu = RTR_MODEL_NONE;
+
+		for (uint32_t c = 0; c < m.ncpus; c++)
+			if (!strcmp(rtr_model_str(&m, m.cpus[c].stream), ln->name))
+				cpu = c;
+		cr_assert_neq(cpu, RTR_MODEL_NONE, "%s: a stream of the model", ln->name);
+		sum += rtr_overview_density(&ov, l, 0, t1, W, d);
+		for (uint32_t i = 0; i < m.nmarkers; i++)
+			if (m.markers[i].cpu == cpu && strcmp(rtr_model_str(&m, m.classes[m.markers[i].cls].name), "thread"))
+				actual[m.markers[i].ts * W / t1]++;
+		for (uint32_t b = ln->first; b < ln->first + ln->n; b++) {
+			uint32_t c0 = (uint32_t)(ov.b[b].t0 * W / t1), c1 = (uint32_t)(ov.b[b].t1 * W / t1);
+
+			for (uint32_t c = c0; c <= c1; c++)
+				hi[c] += ov.b[b].events;
+			if (c0 == c1)
+				lo[c0] += ov.b[b].events;
+		}
+		for (uint32_t c = 0; c < W; c++) {
+			cr_expect_geq(d[c] + 1e-6, (double)lo[c], "%s column %u", ln->name, c);
+			cr_expect_leq(d[c], (double)hi[c] + 1e-6, "%s column %u", ln->name, c);
+			cr_expect_geq(actual[c], lo[c], "%s column %u: %" PRIu64 " events", ln->name, c,
+				      actual[c]);
+			cr_expect_leq(actual[c], hi[c], "%s column %u: %" PRIu64 " events", ln->name, c,
+				      actual[c]);
+		}
+	}
+	cr_expect_lt(sum > (double)ov.events ? sum - ov.events : ov.events - sum, 1e-3 * ov.events,
+		     "the columns hold every event: %.1f of %" PRIu64, sum, ov.events);
+	/* a range's events: halves add up to the whole */
+	{
+		int64_t mid = ov.b[ov.lanes[0].first + ov.lanes[0].n / 2].t0;
+		uint64_t a = rtr_overview_events(&ov, 0, mid), b = rtr_overview_events(&ov, mid, ov.end + 1);
+
+		cr_expect_leq(a + b > ov.events ? a + b - ov.events : ov.events - a - b, ov.nlanes,
+			      "%" PRIu64 " + %" PRIu64 " of %" PRIu64, a, b, ov.events);
+		cr_expect_gt(a, 0);
+		cr_expect_gt(b, 0);
+	}
+	rtr_model_free(&m);
+	tr_index_free(&ix);
+	tr_close(&t);
+	rtr_overview_free(&ov);
+	cr_expect_eq(rtr_overview_build(&ov, "-", err, sizeof(err)), -1);
+	cr_expect_not_null(strstr(err, "standard input"), "%s", err);
+	{
+		char gone[PATH_MAX];
+
+		snprintf(gone, sizeof(gone), "%s/nothing-here", work);
+		cr_expect_eq(rtr_overview_build(&ov, gone, err, sizeof(err)), -1);
+		cr_expect_not_null(strstr(err, "nothing-here"), "%s", err);
+	}
 }

@@ -23,6 +23,7 @@
 #include "tests/helpers.h"
 #include "reader/model.h"
 #include "reader/threads.h"
+#include "view/overview.h"
 
 TestSuite(tools_model, .timeout = 120);
 
@@ -1248,6 +1249,32 @@ Test(tools_model, chunks_load_as_one_trace)
 	for (uint32_t i = 0; i < rot.ncpus; i++)
 		cr_expect_eq(rot.cpus[i].events_lost + rot.cpus[i].packets_lost, 0);
 	expect_same_model(&rot, &flat);
+	/* their overviews (view/overview.h): each stream's chunks one lane, the same buckets */
+	{
+		struct rtr_overview ro, fo;
+		char err[512];
+
+		snprintf(path, sizeof(path), "%s/rot", d);
+		cr_assert_eq(rtr_overview_build(&ro, path, err, sizeof(err)), 0, "%s", err);
+		snprintf(path, sizeof(path), "%s/flat", d);
+		cr_assert_eq(rtr_overview_build(&fo, path, err, sizeof(err)), 0, "%s", err);
+		cr_expect_eq(ro.events, rot.events);
+		cr_expect_eq(ro.events, fo.events);
+		cr_expect_eq(ro.origin_ns, fo.origin_ns);
+		cr_expect_eq(ro.end, fo.end);
+		cr_assert_eq(ro.nlanes, fo.nlanes);
+		cr_assert_eq(ro.nb, fo.nb);
+		for (uint32_t l = 0; l < ro.nlanes; l++) {
+			cr_expect_str_eq(ro.lanes[l].name, fo.lanes[l].name);
+			cr_expect_eq(ro.lanes[l].first, fo.lanes[l].first);
+			cr_expect_eq(ro.lanes[l].n, fo.lanes[l].n);
+		}
+		for (uint32_t k = 0; k < ro.nb; k++)
+			cr_expect(ro.b[k].t0 == fo.b[k].t0 && ro.b[k].t1 == fo.b[k].t1 &&
+				  ro.b[k].events == fo.b[k].events, "bucket %u", k);
+		rtr_overview_free(&ro);
+		rtr_overview_free(&fo);
+	}
 
 	/* the first chunk alone holds the creations, not the resolutions */
 	snprintf(path, sizeof(path), "%s/rot/chunk-000000", d);

@@ -8,6 +8,7 @@
  * through pdftoppm), and bad options refused.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <criterion/criterion.h>
 #include "tests/helpers.h"
 #include "bench/synth.h"
+#include "view/overview.h"
 #include "view/render.h"
 
 TestSuite(view_render, .timeout = 120);
@@ -1103,4 +1105,84 @@ Test(view_render, a_locks_holds_are_bands_in_the_holders_colour)
 	rtr_scene_free(&s);
 	rtr_model_free(&m);
 	t_rm_rf(dir);
+}
+
+/* The overview's bars (view/render.c, rtr_render_overview()). */
+static int overview_px(cairo_surface_t *sf, int w, int h)
+{
+	int n = 0;
+
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			n += px(sf, x, y) == 0x1f4e9a;
+	return n;
+}
+
+/*
+ * A trace over the cap (RINGTRACE_VIEW_MAX_EVENTS here) is not refused by
+ * gui: the whole of it is its overview, from the index; a view of few
+ * enough events is loaded as a slice and drawn as any trace, its ruler
+ * counting from the trace's start.
+ */
+Test(view_render, gui_of_a_trace_too_large_draws_its_overview_and_loads_a_narrow_view)
+{
+	struct arp a;
+	struct rtr_overview ov;
+	char cmd[2048], path[256], err[256], *out;
+	cairo_surface_t *sf;
+	int st, black = 0;
+	uint64_t cap;
+	int64_t t = 0;
+
+	if (!have_xvfb())
+		cr_skip_test("xvfb-run missing (Debian's xvfb): the window is not tested");
+	arp_load(&a);
+	cr_assert_eq(rtr_overview_build(&ov, a.trace, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ov.events, a.m.events);
+	cap = ov.events - 1;
+	/* the view: from the start, as far as a fifth of the events go (a slice loads at half the cap) */
+	while (t < ov.end && rtr_overview_events(&ov, 0, t + 1000) <= ov.events / 5)
+		t += 1000;
+	cr_assert_gt(t, 0);
+	snprintf(path, sizeof(path), "%s/whole.png", a.dir);
+	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=%" PRIu64 " GSK_RENDERER=cairo "
+		 "NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s '-screen 0 1280x800x24' '%s/ringtrace' "
+		 "gui --size 1000x400 --screenshot '%s' '%s' 2>&1 | grep -v -e dbus -e 'session bus'",
+		 cap, t_bindir(), path, a.trace);
+	out = run(cmd, &st);
+	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
+		free(out);
+		rtr_overview_free(&ov);
+		arp_free(&a);
+		cr_skip_test("no X display could be made under xvfb-run");
+	}
+	cr_assert(strstr(out, "its overview is drawn"), "%s", out);
+	cr_assert(strstr(out, "whole.png"), "%s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	cr_expect_gt(overview_px(sf, 1000, 400), 50, "the whole trace: its overview's bars");
+	for (int x = 0; x < 1000; x++)
+		for (int y = 0; y < 399; y++)	/* red_near() looks at y + 1 too */
+			cr_assert(!red_near(sf, x, y), "no task drawn in the overview (%d, %d)", x, y);
+	cairo_surface_destroy(sf);
+
+	snprintf(path, sizeof(path), "%s/narrow.png", a.dir);
+	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=%" PRIu64 " GSK_RENDERER=cairo "
+		 "NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s '-screen 0 1280x800x24' '%s/ringtrace' "
+		 "gui --size 1000x400 --range 0..%" PRId64 "us --screenshot '%s' '%s' 2>&1 | "
+		 "grep -v -e dbus -e 'session bus'", cap, t_bindir(), t / 1000, path, a.trace);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "narrow.png"), "%s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	cr_expect_eq(overview_px(sf, 1000, 400), 0, "a narrow view: its slice, no overview");
+	for (int x = 0; x < 1000; x++)
+		for (int y = 30; y < 300; y++)
+			black += px(sf, x, y) == 0;
+	cr_expect_gt(black, 50, "the slice's task lines: %d black pixels", black);
+	cairo_surface_destroy(sf);
+	rtr_overview_free(&ov);
+	arp_free(&a);
 }
