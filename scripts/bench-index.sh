@@ -9,6 +9,14 @@
 #   viewer.100m.index_bytes_per_event, viewer.100m.index_mevents_per_s,
 #   viewer.100m.slice_dump_s (`dump --slice` of 10 ms in the middle),
 #   viewer.100m.slice_view_s (`view --slice` of 10 ms: a page of that range).
+# Then, where xvfb-run is (Debian's xvfb), the window on the whole trace,
+# under Xvfb with software rendering (GSK_RENDERER=cairo): its overview
+# first, slices loaded as the view narrows (Documentation/viewer.rst):
+#   gui.100m.open_s (gui --screenshot: started, first frame drawn, saved, exited),
+#   gui.100m.frame_ms / frame_max_ms (p95 and max of the drawing of each frame
+#   of a scripted zoom from the whole trace to 1 us, four pans a level:
+#   RINGTRACE_GUI_BENCH), gui.100m.overview_frames (frames drawn from the
+#   index), gui.100m.rss_bytes_per_event (the window's private memory then).
 set -eu
 build=$1 rows=$2
 ringtrace=$build/bin/ringtrace
@@ -47,3 +55,27 @@ row viewer.100m.reopen_s "$again" s
 row viewer.100m.index_bytes_per_event "$(awk -v s="$size" -v n="$events" 'BEGIN { printf "%.4f", s / n }')" bytes/event
 row viewer.100m.slice_dump_s "$dump" s
 row viewer.100m.slice_view_s "$view" s
+
+if ! command -v xvfb-run >/dev/null 2>&1; then
+	echo "bench-index.sh: xvfb-run missing (Debian's xvfb): gui.100m.* not measured" >&2
+	exit 0
+fi
+# the time inside Xvfb's session: the window's own, not the X server's start
+open=$(xvfb-run -a sh -c 't0=$(date +%s%N); GSK_RENDERER=cairo "$0" gui --screenshot "$1" \
+	"$2" >/dev/null 2>&1 || exit 1; t1=$(date +%s%N); echo $((t1 - t0))' \
+	"$ringtrace" "$out/shot.png" "$out/t" 2>/dev/null | tail -n 1)
+RINGTRACE_GUI_BENCH=$out/gui.txt xvfb-run -a env GSK_RENDERER=cairo "$ringtrace" gui "$out/t" \
+	>/dev/null 2>&1
+fig() { awk -v k="$1" '$1 == k { print $2 }' "$out/gui.txt"; }
+echo
+echo "gui: the window on that trace under Xvfb (software rendering): $(fig frames) frames" \
+	"of a scripted zoom from the whole trace to 1 us, $(fig overview_frames) of them" \
+	"the overview, $(fig slices) slice(s) loaded"
+printf '  %-36s %14s  %-14s\n' name value unit
+row gui.100m.open_s "$(awk -v n="$open" 'BEGIN { printf "%.3f", n / 1e9 }')" s
+row gui.100m.frame_ms "$(fig frame_p95_ms)" ms
+row gui.100m.frame_max_ms "$(fig frame_max_ms)" ms
+row gui.100m.frame_p50_ms "$(fig frame_p50_ms)" ms
+row gui.100m.overview_frames "$(fig overview_frames)" frames
+row gui.100m.rss_bytes_per_event "$(awk -v r="$(fig rss_anon_bytes)" -v n="$(fig events)" \
+	'BEGIN { printf "%.3f", r / n }')" bytes/event

@@ -23,7 +23,8 @@
 #    and what a turn of following a recording that size costs (viewer.live.turn_s);
 # 6c. scripts/bench-index.sh: the index beside a ~100 M-event trace:
 #    viewer.100m.index_s, reopen_s, index_bytes_per_event, slice_dump_s,
-#    slice_view_s (a 10 ms slice read through it);
+#    slice_view_s (a 10 ms slice read through it); the window on it under
+#    Xvfb: gui.100m.open_s, frame_ms (p95), frame_max_ms, rss_bytes_per_event;
 # 6b. scripts/bench-live.sh: a paced recording followed by view --serve --follow:
 #    viewer.live.lag_ms / lag_p99_ms / lag_max_ms, from an event's write to the
 #    server answering with it; then by gui --follow under Xvfb: gui.live.* (to

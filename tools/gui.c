@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,10 @@ static void usage(FILE *f)
 		"arrows or h j k l to move, 0 or Home the whole trace, e or End the end, p\n"
 		"the selected task's critical path, H the durations of its kind ([ ] its\n"
 		"buckets, each highlighting its tasks), Esc clear, ? help.\n\n"
+		"A trace with more events than a model can hold in the memory available\n"
+		"(some 300 bytes an event; RINGTRACE_VIEW_MAX_EVENTS sets the cap) opens on\n"
+		"its overview, each stream's events over time from the index beside it;\n"
+		"zoomed in to at most 400,000 events, the view's slice is loaded and drawn.\n\n"
 		"exit status: 0 closed, 1 a trace that could not be read, no display, or the\n"
 		"screenshot not written, 2 usage\n");
 }
@@ -88,8 +93,11 @@ struct gui_opts {
 #include <gtk/gtk.h>
 
 #define MIN_SPAN_NS	20	/* zooming in stops at 20 ns across the window */
-/* A trace too large for a model: a view of at most this many events is loaded (~0.3 s). */
-#define GUI_SLICE_MAX	1000000u
+/*
+ * A trace too large for a model: a view of at most this many events is
+ * loaded (~0.2 s; a frame of that many in view draws in ~8 ms).
+ */
+#define GUI_SLICE_MAX	400000u
 
 struct gui {
 	struct rtr_model *m;	/* ls's */
@@ -155,6 +163,17 @@ struct gui {
 	int64_t next_a, next_b;	/* the range of g->next (lock) */
 	bool want_new;		/* (lock) */
 	bool loading;		/* (lock) */
+	/*
+	 * RINGTRACE_GUI_BENCH (scripts/bench-index.sh): after the first frame,
+	 * a scripted zoom from the whole trace to 1 us around its middle, with
+	 * pans at each level, a step a frame (waiting for slices to load);
+	 * then each frame's drawing time and the process's memory written
+	 * there, and the window closed
+	 */
+	FILE *bench;
+	double *bench_ms;	/* by frame drawn while scripted */
+	uint32_t bench_n, bench_cap, bench_step, bench_overviews;
+	gint64 bench_start;
 	bool overview;		/* the last frame was the overview */
 	bool loadable;		/* ... of a view a slice is loaded for */
 	int64_t failed_a, failed_b;	/* the range whose load failed (said): not asked again */
@@ -260,6 +279,8 @@ static gboolean status_idle(gpointer data)
 	struct gui *g = data;
 
 	g->status_pending = false;
+	if (g->closed)
+		return G_SOURCE_REMOVE;
 	status(g);
 	return G_SOURCE_REMOVE;
 }
@@ -323,6 +344,20 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 	else if (rtr_render(cr, g->s, &g->v, &g->f))
 		fprintf(stderr, "ringtrace gui: out of memory drawing a frame\n");
 	g->frame_ms = (g_get_monotonic_time() - t) / 1000.0;
+	if (g->bench && g->bench_step) {
+		if (g->bench_n == g->bench_cap) {
+			uint32_t nc = g->bench_cap ? 2 * g->bench_cap : 256;
+			double *n = realloc(g->bench_ms, nc * sizeof(*n));
+
+			if (n) {
+				g->bench_ms = n;
+				g->bench_cap = nc;
+			}
+		}
+		if (g->bench_n < g->bench_cap)
+			g->bench_ms[g->bench_n++] = g->frame_ms;
+		g->bench_overviews += g->overview;
+	}
 	if (g->lag_log && g->lag_turn != g->ls->turn + 1 && g->m->events) {
 		struct timespec now;
 
@@ -1387,6 +1422,70 @@ static gboolean take_screenshot(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A "Name: N kB" line of /proc/self/status, bytes; 0 when missing. */
+static uint64_t status_kb(const char *name)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	size_t n = strlen(name);
+	unsigned long long kb = 0;
+	char line[160];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':' &&
+		    sscanf(line + n + 1, "%llu", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+/*
+ * RINGTRACE_GUI_BENCH: the next step of the script (zoom by 1.5 around the
+ * middle, then four pans of an eighth of the width), or, past 1 us, the
+ * figures written and the window closed.  Return: false, done.
+ */
+static bool bench_next(struct gui *g)
+{
+	int64_t mid = (first_t(g) + last_t(g)) / 2, all = last_t(g) - first_t(g), span;
+	uint32_t level = g->bench_step / 5, pan = g->bench_step % 5;
+	static const double pans[5] = { 0, 1, 2, -1, -2 };
+
+	span = (int64_t)((double)all / pow(1.5, level));
+	if (span < 1000 || all < 1) {
+		uint64_t events = g->ov ? g->ov->events : g->m->events;
+
+		if (g->bench_n)
+			qsort(g->bench_ms, g->bench_n, sizeof(*g->bench_ms), cmp_double);
+		fprintf(g->bench, "frames %u\noverview_frames %u\n", g->bench_n, g->bench_overviews);
+		if (g->bench_n)
+			fprintf(g->bench, "frame_p50_ms %.3f\nframe_p95_ms %.3f\nframe_max_ms %.3f\n",
+				g->bench_ms[g->bench_n / 2], g->bench_ms[(uint32_t)(g->bench_n * 0.95)],
+				g->bench_ms[g->bench_n - 1]);
+		fprintf(g->bench, "script_s %.3f\nevents %" PRIu64 "\nrss_anon_bytes %" PRIu64
+			"\nslices %" PRIu64 "\n", (g_get_monotonic_time() - g->bench_start) / 1e6,
+			events, status_kb("RssAnon"), g->nslices);
+		fclose(g->bench);
+		g->bench = NULL;
+		gtk_window_destroy(GTK_WINDOW(g->win));
+		return false;
+	}
+	if (!g->bench_step)
+		g->bench_start = g_get_monotonic_time();
+	g->v.t0 = mid - span / 2 + (int64_t)(pans[pan] * (double)span / 8);
+	g->v.t1 = g->v.t0 + span;
+	g->bench_step++;
+	redraw(g);
+	return true;
+}
+
 /*
  * After each frame painted: the screenshot, once it is wanted (the first
  * frame, or SIGUSR1 with --on-signal) and the window is at rest (the status
@@ -1396,6 +1495,18 @@ static void on_after_paint(GdkFrameClock *clock, gpointer data)
 {
 	struct gui *g = data;
 
+	if (g->bench && g->frame_ms) {
+		bool busy = false;
+
+		if (g->ov) {
+			g_mutex_lock(&g->lock);
+			busy = g->want_new || g->loading || g->next;
+			g_mutex_unlock(&g->lock);
+		}
+		if (!busy)
+			bench_next(g);
+		return;
+	}
 	if (!g->o->screenshot || g->shot_taken || !g->frame_ms || g->status_pending)
 		return;
 	if (g->o->on_signal && !g->shot_wanted)
@@ -1613,6 +1724,14 @@ static int gui_run(char **dirs, int ndirs, const struct gui_opts *o)
 	}
 	if (o->xen_domain && xen_follow_start(&g->xen, "gui", o->xen_domain))
 		goto done;
+	{
+		const char *b = getenv("RINGTRACE_GUI_BENCH");
+
+		if (b && *b && !(g->bench = fopen(b, "we"))) {
+			fprintf(stderr, "ringtrace gui: RINGTRACE_GUI_BENCH %s: %s\n", b, strerror(errno));
+			goto done;
+		}
+	}
 	if (o->follow) {
 		const char *lag = getenv("RINGTRACE_GUI_LAG_LOG");
 
@@ -1677,6 +1796,9 @@ done:
 	}
 	if (g->lag_log)
 		fclose(g->lag_log);
+	if (g->bench)
+		fclose(g->bench);
+	free(g->bench_ms);
 	big_stop(g);
 	rtr_frame_free(&g->f);
 	rtr_path_free(&g->path);
