@@ -19,6 +19,7 @@
 #include "reader/model.h"
 #include "view/live.h"
 #include "view/path.h"
+#include "view/slices.h"
 #include "tools/analysis.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -93,11 +94,6 @@ struct gui_opts {
 #include <gtk/gtk.h>
 
 #define MIN_SPAN_NS	20	/* zooming in stops at 20 ns across the window */
-/*
- * A trace too large for a model: a view of at most this many events is
- * loaded (~0.2 s; a frame of that many in view draws in ~8 ms).
- */
-#define GUI_SLICE_MAX	400000u
 
 struct gui {
 	struct rtr_model *m;	/* ls's */
@@ -147,21 +143,12 @@ struct gui {
 	uint64_t lag_turn;	/* the last turn written there, + 1 */
 	/*
 	 * A trace too large for a model (more events than memory or
-	 * RINGTRACE_VIEW_MAX_EVENTS allows): its overview (view/overview.h)
-	 * drawn where the view holds more than @slice_max events, and the
-	 * slice around the view loaded on the slicer thread where it holds
-	 * fewer; swapped in as a followed scene is.  Overview times (ns
-	 * since ov->origin_ns) are the model's + off().
+	 * RINGTRACE_VIEW_MAX_EVENTS allows): its overview drawn where the view
+	 * holds more events than a slice loads, the slice around the view
+	 * where it holds fewer (view/slices.h), swapped in as a followed
+	 * scene is.  Overview times are the model's + off().
 	 */
-	struct rtr_overview *ov;
-	const char *big_dir;
-	uint64_t slice_max;
-	GThread *slicer;
-	GCond wake;		/* with lock: a new range wanted, or quit */
-	int64_t have_a, have_b;	/* the range of the slice drawn (overview times); a > b: none */
-	int64_t want_a, want_b;	/* the range asked of the slicer (lock) */
-	int64_t next_a, next_b;	/* the range of g->next (lock) */
-	bool want_new;		/* (lock) */
+	struct rtr_slices *sl;
 	bool loading;		/* (lock) */
 	/*
 	 * RINGTRACE_GUI_BENCH (scripts/bench-index.sh): after the first frame,
@@ -176,8 +163,6 @@ struct gui {
 	gint64 bench_start;
 	bool overview;		/* the last frame was the overview */
 	bool loadable;		/* ... of a view a slice is loaded for */
-	int64_t failed_a, failed_b;	/* the range whose load failed (said): not asked again */
-	uint64_t nslices;
 };
 
 static const char help_text[] =
@@ -203,18 +188,18 @@ static const char help_text[] =
 /* Overview times less the model's: 0 unless a slice of a trace too large is drawn. */
 static int64_t off(const struct gui *g)
 {
-	return g->ov ? g->m->origin_ns - g->ov->origin_ns : 0;
+	return g->sl ? rtr_slices_off(g->sl, g->m) : 0;
 }
 
 /* The first and last time there is to show, the model's times: the whole trace's with an overview. */
 static int64_t first_t(const struct gui *g)
 {
-	return g->ov ? -off(g) : g->m->start;
+	return g->sl ? -off(g) : g->m->start;
 }
 
 static int64_t last_t(const struct gui *g)
 {
-	return g->ov ? g->ov->end - off(g) : g->m->end;
+	return g->sl ? g->sl->ov.end - off(g) : g->m->end;
 }
 
 static void whole(struct gui *g)
@@ -259,14 +244,14 @@ static void status(struct gui *g)
 		snprintf(live, sizeof(live), "   %s: %" PRIu64 " events, turn %" PRIu64 "%s",
 			 g->ended ? "recording ended" : "following", g->m->events, g->ls->turn,
 			 g->ended || g->v.t1 < g->m->end ? "" : " (pinned to the end: e)");
-	if (g->ov && g->overview)
+	if (g->sl && g->overview)
 		snprintf(live, sizeof(live), "   overview: %" PRIu64 " events in view, a slice "
-			 "loads at %" PRIu64, rtr_overview_events(g->ov, g->v.t0 + off(g),
-								   g->v.t1 + off(g)), g->slice_max);
-	else if (g->ov)
+			 "loads at %" PRIu64, rtr_overview_events(&g->sl->ov, g->v.t0 + off(g),
+								   g->v.t1 + off(g)), g->sl->slice_max);
+	else if (g->sl)
 		snprintf(live, sizeof(live), "   slice of %" PRIu64 " events (%.6f .. %.6f s); "
-			 "search in it", g->m->events, g->have_a / 1e9,
-			 (g->have_b < g->ov->end ? g->have_b : g->ov->end) / 1e9);
+			 "search in it", g->m->events, g->sl->have_a / 1e9,
+			 (g->sl->have_b < g->sl->ov.end ? g->sl->have_b : g->sl->ov.end) / 1e9);
 	snprintf(buf, sizeof(buf), "%.6f .. %.6f s   %" PRIu64 " tasks in view   %u rows   "
 		 "%u matches   frame %.2f ms%s   ? for keys",
 		 (g->v.t0 - start) / 1e9, (g->v.t1 - start) / 1e9, g->f.tasks_in_view,
@@ -645,13 +630,13 @@ static void show_details(struct gui *g, uint32_t task)
 					       "there)</span>\n\n", esc);
 			g_free(esc);
 		}
-		if (g->ov) {
+		if (g->sl) {
 			g_string_append_printf(s, "%" PRIu64 " events: too many for a model in memory. "
 					       "Where the view holds more than %" PRIu64 ", each "
 					       "stream's events over time are drawn (from the index); "
 					       "where it holds fewer, its tasks, loaded. Search and "
 					       "details are those of the loaded slice.\n\n",
-					       g->ov->events, g->slice_max);
+					       g->sl->ov.events, g->sl->slice_max);
 		} else if (g->m->sliced) {
 			char a[32], b[32];
 
@@ -981,7 +966,7 @@ static void swap_in(struct gui *g, struct rtr_live_scene *ls)
 {
 	struct rtr_live_scene *old = g->ls;
 	int64_t shift = ls->m.origin_ns - old->m.origin_ns, span = g->v.t1 - g->v.t0;
-	bool pinned = !g->ov && g->v.t1 >= old->m.end, whole = pinned && g->v.t0 <= old->m.start;
+	bool pinned = !g->sl && g->v.t1 >= old->m.end, whole = pinned && g->v.t0 <= old->m.start;
 	uint32_t sel = same_task(&old->m, g->v.selected, &ls->m);
 
 	for (uint32_t i = old->m.ndamage; i < ls->m.ndamage; i++)
@@ -1007,7 +992,7 @@ static void swap_in(struct gui *g, struct rtr_live_scene *ls)
 	if (sel != g->v.selected || ls->m.ndamage != old->m.ndamage)
 		show_details(g, sel);
 	rtr_live_scene_free(old);
-	if (ls->done && !g->ov)
+	if (ls->done && !g->sl)
 		fprintf(stderr, "ringtrace gui: the recording ended: %" PRIu64 " events, %u tasks "
 			"(turn %" PRIu64 ")\n", ls->m.events, ls->m.ntasks, ls->turn);
 	redraw(g);
@@ -1105,252 +1090,105 @@ static gpointer follower(gpointer data)
 	return NULL;
 }
 
-/* ---- a trace too large for a model: its overview, and slices (view/overview.h) ---- */
+/* ---- a trace too large for a model: its overview, and slices (view/slices.h) ------- */
 
-/* On the main loop: the slice the slicer loaded, drawn instead of the last. */
+/* On the main loop: the slice loaded, drawn instead of the last; or why it was not. */
 static gboolean slice_idle(gpointer data)
 {
 	struct gui *g = data;
 	struct rtr_live_scene *ls;
-	int64_t a, b;
-	char msg[sizeof(g->live_msg)];
+	char err[sizeof(g->sl->err)];
 
-	g_mutex_lock(&g->lock);
-	ls = g->next;
-	g->next = NULL;
-	a = g->next_a;
-	b = g->next_b;
-	memcpy(msg, g->live_msg, sizeof(msg));
-	g->live_msg[0] = 0;
-	g_mutex_unlock(&g->lock);
-	if (g->closed) {
-		rtr_live_scene_free(ls);
+	if (g->closed)
 		return G_SOURCE_REMOVE;
-	}
-	if (msg[0]) {
-		char *esc = g_markup_escape_text(msg, -1), *m;
+	ls = rtr_slices_take(g->sl, err, sizeof(err));
+	if (ls) {
+		swap_in(g, ls);
+	} else if (err[0]) {
+		char *esc = g_markup_escape_text(err, -1), *m;
 
+		fprintf(stderr, "ringtrace gui: %s: a slice could not be loaded: %s\n", g->sl->dir, err);
 		m = g_strdup_printf("<span foreground=\"red\">The slice could not be loaded: "
 				    "%s</span>", esc);
 		gtk_label_set_markup(GTK_LABEL(g->details), m);
 		g_free(m);
 		g_free(esc);
 	}
-	if (ls) {
-		swap_in(g, ls);
-		g->have_a = a;
-		g->have_b = b;
-	} else {
-		g->failed_a = a;
-		g->failed_b = b;
-	}
 	redraw(g);
 	return G_SOURCE_REMOVE;
 }
 
-/*
- * The slicer: loads the range last asked (a later ask replaces one not
- * started yet), builds its scene and hands it to the main loop.
- */
-static gpointer slicer(gpointer data)
+/* On the loader's thread: a slice is ready (view/slices.h's @ready). */
+static void slice_ready(void *data)
 {
-	struct gui *g = data;
-	char *dirs[1] = { (char *)g->big_dir };
-
-	for (;;) {
-		struct rtr_live_scene *ls, *stale;
-		char err[1024] = "";
-		int64_t a, b;
-		int r;
-
-		g_mutex_lock(&g->lock);
-		while (!g->quit && !g->want_new)
-			g_cond_wait(&g->wake, &g->lock);
-		if (g->quit) {
-			g_mutex_unlock(&g->lock);
-			break;
-		}
-		a = g->want_a;
-		b = g->want_b;
-		g->want_new = false;
-		g->loading = true;
-		g_mutex_unlock(&g->lock);
-		ls = calloc(1, sizeof(*ls));
-		if (!ls) {
-			snprintf(err, sizeof(err), "out of memory");
-			r = -1;
-		} else {
-			r = rtr_model_load_slice(&ls->m, dirs, 1, RTR_MODEL_MARKERS, (uint64_t)a,
-						 b > g->ov->end ? UINT64_MAX : (uint64_t)b, err, sizeof(err));
-		}
-		if (r >= 0) {
-			/* nothing in the range: where the range is, so that the view stays put */
-			if (!ls->m.events && !ls->m.nlosses) {
-				ls->m.origin_ns = g->ov->origin_ns + a;
-				ls->m.start = ls->m.end = 0;
-			}
-			ls->done = true;
-			ls->turn = ++g->nslices;
-			if (rtr_scene_build(&ls->s, &ls->m, RTR_SCENE_SIMPLIFY_BINDS)) {
-				snprintf(err, sizeof(err), "out of memory");
-				r = -1;
-			}
-		}
-		if (r < 0) {
-			rtr_live_scene_free(ls);
-			ls = NULL;
-		}
-		g_mutex_lock(&g->lock);
-		stale = g->next;
-		g->next = ls;
-		g->next_a = a;
-		g->next_b = b;
-		if (err[0])
-			snprintf(g->live_msg, sizeof(g->live_msg), "%s", err);
-		g->loading = false;
-		g_mutex_unlock(&g->lock);
-		rtr_live_scene_free(stale);
-		g_idle_add(slice_idle, g);
-	}
-	return NULL;
-}
-
-/*
- * Ask the slicer for the view and some of each side, at most twice
- * slice_max events.  Return: false, that range failed to load before.
- */
-static bool want_slice(struct gui *g, int64_t a, int64_t b)
-{
-	int64_t margin = b - a;
-
-	while (margin > 0 && rtr_overview_events(g->ov, a - margin, b + margin) > 2 * g->slice_max)
-		margin /= 2;
-	a = a - margin < 0 ? 0 : a - margin;
-	b = b + margin;
-	if (a == g->failed_a && b == g->failed_b)
-		return false;
-	g_mutex_lock(&g->lock);
-	if (!(g->want_a == a && g->want_b == b && (g->want_new || g->loading))) {
-		g->want_a = a;
-		g->want_b = b;
-		g->want_new = true;
-		g_cond_signal(&g->wake);
-	}
-	g_mutex_unlock(&g->lock);
-	return true;
+	g_idle_add(slice_idle, data);
 }
 
 /*
  * A trace too large: the overview drawn when the slice does not hold the
- * view, and the slice around the view asked for when the view holds few
- * enough events.  Return: true, the overview was drawn.
+ * view (the slice around it asked for when the view holds few enough
+ * events).  Return: true, the overview was drawn.
  */
 static bool draw_overview(struct gui *g, cairo_t *cr)
 {
+	enum rtr_slices_what what;
 	int64_t a, b;
 	uint64_t n;
 	char msg[400];
-	bool busy;
 
-	if (!g->ov)
+	if (!g->sl)
 		return false;
 	g->v.ruler_shift = g->m->start + off(g);
 	a = g->v.t0 + off(g);
 	b = g->v.t1 + off(g);
-	if (g->have_a <= g->have_b && a >= g->have_a && (b <= g->have_b || g->have_b > g->ov->end)) {
-		g->overview = false;
+	what = rtr_slices_view(g->sl, a, b, &n);
+	g->overview = what != RTR_SLICES_DRAWN;
+	g->loadable = what == RTR_SLICES_LOADING;
+	if (!g->overview)
 		return false;
-	}
-	n = rtr_overview_events(g->ov, a, b);
-	g->loadable = n <= g->slice_max && want_slice(g, a, b);
-	g_mutex_lock(&g->lock);
-	busy = g->want_new || g->loading;
-	g_mutex_unlock(&g->lock);
 	snprintf(msg, sizeof(msg), "%s: %" PRIu64 " events, too many to load at once: each "
 		 "stream's events over time, from the index beside it.\n"
-		 "%" PRIu64 " events in view. %s", g->big_dir, g->ov->events, n,
-		 n <= g->slice_max ? (busy ? "Loading them..." : "") :
+		 "%" PRIu64 " events in view. %s", g->sl->dir, g->sl->ov.events, n,
+		 g->loadable ? "Loading them..." : n <= g->sl->slice_max ? "" :
 		 "Zoom in (wheel, +) to see tasks: a view of fewer events loads them.");
-	if (rtr_render_overview(cr, g->ov, &(struct rtr_render_view){ .t0 = a, .t1 = b,
+	if (rtr_render_overview(cr, &g->sl->ov, &(struct rtr_render_view){ .t0 = a, .t1 = b,
 			.width = g->v.width, .height = g->v.height }, msg))
 		fprintf(stderr, "ringtrace gui: out of memory drawing a frame\n");
 	/* no hit test on the last slice's items */
 	g->f.ntasks = g->f.nruns = g->f.narrows = g->f.ncpu_marks = g->f.nthread_marks = 0;
 	g->f.tasks_in_view = 0;
-	g->overview = true;
 	return true;
 }
 
-/* The slicer stopped, what it made and did not hand over freed. */
+/* The loader stopped, everything of the slices freed. */
 static void big_stop(struct gui *g)
 {
-	if (g->slicer) {
-		g_mutex_lock(&g->lock);
-		g->quit = true;
-		g_cond_signal(&g->wake);
-		g_mutex_unlock(&g->lock);
-		g_thread_join(g->slicer);
-		g->slicer = NULL;
-		rtr_live_scene_free(g->next);
-		g->next = NULL;
-	}
-	if (g->ov) {
-		rtr_overview_free(g->ov);
-		free(g->ov);
-		g->ov = NULL;
-		g_cond_clear(&g->wake);
-		g_mutex_clear(&g->lock);
-	}
+	if (!g->sl)
+		return;
+	rtr_slices_close(g->sl);
+	free(g->sl);
+	g->sl = NULL;
 }
 
-/*
- * A trace over the cap (cli_view_fits()): its overview, and an empty
- * slice to start from (its times the overview's).  Return: 0, or 1 said.
- */
+/* A trace over the cap (cli_view_over()): its overview and slices.  Return: 0, or 1 said. */
 static int big_start(struct gui *g, const char *dir, uint64_t cap)
 {
-	char err[1024], *dirs[1] = { (char *)dir };
+	char err[1024];
 
-	if (!(g->ov = calloc(1, sizeof(*g->ov))) || !(g->ls = calloc(1, sizeof(*g->ls)))) {
-		fprintf(stderr, "ringtrace gui: out of memory\n");
-		free(g->ov);
-		g->ov = NULL;
-		return 1;
-	}
-	if (rtr_overview_build(g->ov, dir, err, sizeof(err))) {
-		fprintf(stderr, "ringtrace gui: %s\n", err);
-		free(g->ov);
-		g->ov = NULL;
-		return 1;
-	}
-	g_mutex_init(&g->lock);
-	g_cond_init(&g->wake);
-	g->big_dir = dir;
-	g->slice_max = cap / 2 < GUI_SLICE_MAX ? cap / 2 : GUI_SLICE_MAX;
-	if (!g->slice_max)
-		g->slice_max = 1;
-	g->have_a = g->failed_a = 1;
-	g->have_b = g->failed_b = 0;
-	/* the trace's one trace record and strings, no event: past its end */
-	if (rtr_model_load_slice(&g->ls->m, dirs, 1, RTR_MODEL_MARKERS, (uint64_t)g->ov->end + 1,
-				 (uint64_t)g->ov->end + 2, err, sizeof(err)) < 0) {
-		fprintf(stderr, "ringtrace gui: %s\n", err);
-		return 1;
-	}
-	g->ls->m.origin_ns = g->ov->origin_ns;
-	g->ls->m.start = 0;
-	g->ls->m.end = g->ov->end;	/* --range counts from it */
-	g->ls->done = true;
-	if (rtr_scene_build(&g->ls->s, &g->ls->m, RTR_SCENE_SIMPLIFY_BINDS)) {
+	if (!(g->sl = calloc(1, sizeof(*g->sl)))) {
 		fprintf(stderr, "ringtrace gui: out of memory\n");
 		return 1;
 	}
-	g->slicer = g_thread_new("slicer", slicer, g);
+	if (rtr_slices_open(g->sl, dir, cap, RTR_MODEL_MARKERS, RTR_SCENE_SIMPLIFY_BINDS,
+			    slice_ready, g, &g->ls, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace gui: %s\n", err);
+		return 1;
+	}
 	fprintf(stderr, "ringtrace gui: %s: %" PRIu64 " events, more than %" PRIu64 " (%s): its "
 		"overview is drawn, and the events of a view of at most %" PRIu64 " are loaded\n",
-		dir, g->ov->events, cap, getenv("RINGTRACE_VIEW_MAX_EVENTS") &&
+		dir, g->sl->ov.events, cap, getenv("RINGTRACE_VIEW_MAX_EVENTS") &&
 		*getenv("RINGTRACE_VIEW_MAX_EVENTS") ? "RINGTRACE_VIEW_MAX_EVENTS" :
-		"what this machine's memory holds in a model", g->slice_max);
+		"what this machine's memory holds in a model", g->sl->slice_max);
 	return 0;
 }
 
@@ -1460,7 +1298,7 @@ static bool bench_next(struct gui *g)
 
 	span = (int64_t)((double)all / pow(1.5, level));
 	if (span < 1000 || all < 1) {
-		uint64_t events = g->ov ? g->ov->events : g->m->events;
+		uint64_t events = g->sl ? g->sl->ov.events : g->m->events;
 
 		if (g->bench_n)
 			qsort(g->bench_ms, g->bench_n, sizeof(*g->bench_ms), cmp_double);
@@ -1471,7 +1309,7 @@ static bool bench_next(struct gui *g)
 				g->bench_ms[g->bench_n - 1]);
 		fprintf(g->bench, "script_s %.3f\nevents %" PRIu64 "\nrss_anon_bytes %" PRIu64
 			"\nslices %" PRIu64 "\n", (g_get_monotonic_time() - g->bench_start) / 1e6,
-			events, status_kb("RssAnon"), g->nslices);
+			events, status_kb("RssAnon"), g->sl ? g->sl->slices : 0);
 		fclose(g->bench);
 		g->bench = NULL;
 		gtk_window_destroy(GTK_WINDOW(g->win));
@@ -1496,14 +1334,7 @@ static void on_after_paint(GdkFrameClock *clock, gpointer data)
 	struct gui *g = data;
 
 	if (g->bench && g->frame_ms) {
-		bool busy = false;
-
-		if (g->ov) {
-			g_mutex_lock(&g->lock);
-			busy = g->want_new || g->loading || g->next;
-			g_mutex_unlock(&g->lock);
-		}
-		if (!busy)
+		if (!g->sl || !rtr_slices_busy(g->sl))
 			bench_next(g);
 		return;
 	}
@@ -1518,15 +1349,8 @@ static void on_after_paint(GdkFrameClock *clock, gpointer data)
 	if (g->live && !g->ended && !g->o->on_signal)
 		return;
 	/* a trace too large: the slice of the view, once it is loaded */
-	if (g->ov && !g->o->on_signal) {
-		bool busy;
-
-		g_mutex_lock(&g->lock);
-		busy = g->want_new || g->loading || g->next || (g->overview && g->loadable);
-		g_mutex_unlock(&g->lock);
-		if (busy)
-			return;
-	}
+	if (g->sl && !g->o->on_signal && (rtr_slices_busy(g->sl) || (g->overview && g->loadable)))
+		return;
 	g->shot_taken = true;
 	g_idle_add(take_screenshot, g);
 }
