@@ -17,6 +17,13 @@
  * scene whenever the recording grew and swaps it in under the server's lock,
  * which every answer holds while it reads the scene; api/meta says the turn,
  * so the page knows to ask again.
+ *
+ * A trace too large for a model (view/slices.h): the scene served is the
+ * slice loaded last; api/window answers the overview (each stream's events
+ * a pixel column) where that slice does not hold the window, and asks for
+ * the slice around a window of few enough events; once loaded, the loader's
+ * thread swaps it in under the lock as a new turn, the page's cue to ask
+ * again.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,6 +47,7 @@
 #include "view/live.h"
 #include "view/path.h"
 #include "view/scene.h"
+#include "view/slices.h"
 
 #define TOKEN_BYTES	16
 /* What one request may ask: a screen, not more (the answer is ~50 bytes an item). */
@@ -58,7 +66,15 @@ struct server {
 	bool loopback;
 	uint16_t port;
 	struct rtr_frame frame;	/* one thread answers: one frame, reused */
+	struct rtr_slices *sl;	/* a trace too large: its overview and slices, or NULL */
+	double *density;	/* the overview's columns, reused */
 };
+
+/* What to add to the scene's times to get the overview's (view/slices.h). */
+static int64_t sv_off(const struct server *sv)
+{
+	return sv->sl ? rtr_slices_off(sv->sl, sv->scene->m) : 0;
+}
 
 /* ---- answers ------------------------------------------------------------------------- */
 
@@ -146,19 +162,50 @@ static void fill_meta(struct jw *w, void *arg)
 	jw_cstr(w, sv->title);
 	key(w, true, "origin_ns");
 	jw_i64(w, m->origin_ns);
+	/* with an overview: the whole trace's span in the slice's times */
 	key(w, true, "start");
-	jw_i64(w, m->start);
+	jw_i64(w, sv->sl ? -sv_off(sv) : m->start);
 	key(w, true, "end");
-	jw_i64(w, m->end);
+	jw_i64(w, sv->sl ? sv->sl->ov.end - sv_off(sv) : m->end);
 	key(w, true, "events");
 	jw_u64(w, m->events);
-	/* following: the scene's turn (a new one: ask again), and whether the recording ended */
+	/*
+	 * following: the scene's turn (a new one: ask again), and whether the
+	 * recording ended; an overview's slices are turns too, never done
+	 */
 	key(w, true, "live");
-	jw_lit(w, sv->live ? "true" : "false");
+	jw_lit(w, sv->live || sv->sl ? "true" : "false");
 	key(w, true, "turn");
 	jw_u64(w, sv->cur ? sv->cur->turn : 0);
 	key(w, true, "done");
-	jw_lit(w, !sv->cur || sv->cur->done ? "true" : "false");
+	jw_lit(w, sv->sl ? "false" : !sv->cur || sv->cur->done ? "true" : "false");
+	key(w, true, "overview");
+	if (sv->sl) {
+		const struct rtr_overview *ov = &sv->sl->ov;
+
+		jw_lit(w, "{");
+		key(w, false, "events");
+		jw_u64(w, ov->events);
+		key(w, true, "slice_max");
+		jw_u64(w, sv->sl->slice_max);
+		key(w, true, "slice_events");
+		jw_u64(w, m->events);
+		key(w, true, "lanes");
+		jw_lit(w, "[");
+		for (uint32_t i = 0; i < ov->nlanes; i++) {
+			jw_lit(w, i ? ",{" : "{");
+			key(w, false, "name");
+			jw_cstr(w, ov->lanes[i].name);
+			key(w, true, "cpu");
+			jw_i64(w, ov->lanes[i].cpu == UINT64_MAX ? -1 : (int64_t)ov->lanes[i].cpu);
+			key(w, true, "events");
+			jw_u64(w, ov->lanes[i].events);
+			jw_lit(w, "}");
+		}
+		jw_lit(w, "]}");
+	} else {
+		jw_lit(w, "null");
+	}
 	key(w, true, "ntasks");
 	jw_u64(w, m->ntasks);
 	key(w, true, "nrows");
@@ -418,6 +465,10 @@ struct window_arg {
 	const struct server *sv;
 	const struct rtr_window *win;
 	const struct rtr_frame *f;
+	/* a trace too large: the overview drawn instead (@f then empty), or not */
+	bool overview, loading;
+	uint64_t in_view;
+	const double *density;	/* lane by lane, @win->width columns each */
 };
 
 /*
@@ -523,7 +574,64 @@ static void fill_window(struct jw *w, void *arg)
 	COLUMN(w, true, "min", f->ncounters, jw_i64(w, f->counters[i].min));
 	COLUMN(w, true, "max", f->ncounters, jw_i64(w, f->counters[i].max));
 	COLUMN(w, true, "value", f->ncounters, jw_i64(w, f->counters[i].value));
-	jw_lit(w, "}}");
+	jw_lit(w, "}");
+	if (a->sv->sl) {
+		const struct rtr_overview *ov = &a->sv->sl->ov;
+
+		key(w, true, "overview");
+		if (!a->overview) {
+			jw_lit(w, "null");
+		} else {
+			jw_lit(w, "{");
+			key(w, false, "loading");
+			jw_lit(w, a->loading ? "true" : "false");
+			key(w, true, "events_in_view");
+			jw_u64(w, a->in_view);
+			key(w, true, "lanes");
+			jw_lit(w, "[");
+			for (uint32_t l = 0; l < ov->nlanes; l++) {
+				jw_lit(w, l ? ",[" : "[");
+				for (uint32_t px = 0; px < a->win->width; px++) {
+					if (px)
+						jw_lit(w, ",");
+					num(w, a->density[(size_t)l * a->win->width + px]);
+				}
+				jw_lit(w, "]");
+			}
+			jw_lit(w, "]}");
+		}
+	}
+	jw_lit(w, "}");
+}
+
+/*
+ * A trace too large: the overview of @win when the slice served does not
+ * hold it (the slice around it asked for), *@done then set and the answer
+ * returned; else *@done false: the slice's scene answers.
+ */
+static enum MHD_Result overview_window(struct server *sv, struct MHD_Connection *c,
+				       struct rtr_window *win, bool *done)
+{
+	static const struct rtr_frame none;
+	const struct rtr_overview *ov = &sv->sl->ov;
+	int64_t off = sv_off(sv);
+	struct window_arg a = { .sv = sv, .win = win, .f = &none, .overview = true };
+	enum rtr_slices_what what = rtr_slices_view(sv->sl, win->t0 + off, win->t1 + off, &a.in_view);
+	double *d;
+
+	*done = what != RTR_SLICES_DRAWN;
+	if (!*done)
+		return MHD_NO;
+	a.loading = what == RTR_SLICES_LOADING;
+	d = realloc(sv->density, ((size_t)ov->nlanes * win->width + 1) * sizeof(*d));
+	if (!d)
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	sv->density = d;
+	for (uint32_t l = 0; l < ov->nlanes; l++)
+		rtr_overview_density(ov, l, win->t0 + off, win->t1 + off, win->width,
+				     d + (size_t)l * win->width);
+	a.density = d;
+	return answer_json(c, fill_window, &a);
 }
 
 /* A query parameter as an integer in [@lo, @hi]; *@v unchanged when absent. Return: 0, -1 bad. */
@@ -549,6 +657,12 @@ static enum MHD_Result api_window(struct server *sv, struct MHD_Connection *c)
 {
 	struct rtr_scene *s = sv->scene;
 	int64_t t0 = s->m->start, t1 = s->m->end + 1, row0 = 0, row1 = s->nrows, width = 1000;
+
+	if (sv->sl) {
+		/* the whole trace, not the slice */
+		t0 = -sv_off(sv);
+		t1 = sv->sl->ov.end - sv_off(sv) + 1;
+	}
 	int64_t arrows = RTR_SCENE_DEFAULT_ARROWS;
 	struct rtr_window win;
 	struct window_arg a;
@@ -573,6 +687,13 @@ static enum MHD_Result api_window(struct server *sv, struct MHD_Connection *c)
 		return refuse(c, MHD_HTTP_BAD_REQUEST, "arrows: 1 to 20000");
 	win = (struct rtr_window){ .t0 = t0, .t1 = t1, .row0 = (uint32_t)row0, .row1 = (uint32_t)row1,
 				   .width = (uint32_t)width, .max_arrows = (uint32_t)arrows };
+	if (sv->sl) {
+		bool done;
+		enum MHD_Result r = overview_window(sv, c, &win, &done);
+
+		if (done)
+			return r;
+	}
 	ret = rtr_scene_window(s, &win, &sv->frame);
 	if (ret == -EINVAL)
 		return refuse(c, MHD_HTTP_BAD_REQUEST, "not a window");
@@ -913,10 +1034,77 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+/* On the loader's thread (view/slices.h's @ready): the slice loaded, served from now on. */
+static void slice_ready(void *arg)
+{
+	struct server *sv = arg;
+	struct rtr_live_scene *ls, *old = NULL;
+	char err[1024];
+
+	pthread_mutex_lock(&sv->lock);
+	ls = rtr_slices_take(sv->sl, err, sizeof(err));
+	if (ls) {
+		old = sv->cur;
+		sv->cur = ls;
+		sv->scene = &ls->s;
+	}
+	pthread_mutex_unlock(&sv->lock);
+	rtr_live_scene_free(old);
+	if (!ls && err[0])
+		fprintf(stderr, "ringtrace view: %s: a slice could not be loaded: %s\n", sv->sl->dir,
+			err);
+}
+
+static int serve(struct server *sv, const char *bind, unsigned port);
+
 int rtr_view_serve(struct rtr_scene *scene, struct rtr_live *live, const char *title,
 		   const char *bind, unsigned port)
 {
 	struct server sv = { .scene = scene, .title = title, .live = live };
+
+	return serve(&sv, bind, port);
+}
+
+int rtr_view_serve_big(const char *dir, uint64_t cap, const char *bind, unsigned port)
+{
+	struct server sv = { .title = dir };
+	struct rtr_slices sl;
+	char err[1024];
+	sigset_t set;
+	int ret;
+
+	/* the loader's thread as the server's: SIGINT and SIGTERM for the main thread alone */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_mutex_init(&sv.lock, NULL);
+	sv.sl = &sl;
+	if (rtr_slices_open(&sl, dir, cap, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS,
+			    RTR_SCENE_SIMPLIFY_BINDS, slice_ready, &sv, &sv.cur, err, sizeof(err))) {
+		fprintf(stderr, "ringtrace view: %s\n", err);
+		rtr_slices_close(&sl);
+		pthread_mutex_destroy(&sv.lock);
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		return 1;
+	}
+	sv.scene = &sv.cur->s;
+	fprintf(stderr, "ringtrace view: %s: %" PRIu64 " events, more than %" PRIu64 " (%s): the "
+		"page draws its overview, and the events of a window of at most %" PRIu64 " are "
+		"loaded\n", dir, sl.ov.events, cap, getenv("RINGTRACE_VIEW_MAX_EVENTS") &&
+		*getenv("RINGTRACE_VIEW_MAX_EVENTS") ? "RINGTRACE_VIEW_MAX_EVENTS" :
+		"what this machine's memory holds in a model", sl.slice_max);
+	ret = serve(&sv, bind, port);
+	rtr_slices_close(&sl);
+	rtr_live_scene_free(sv.cur);
+	free(sv.density);
+	pthread_mutex_destroy(&sv.lock);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	return ret;
+}
+
+static int serve(struct server *sv, const char *bind, unsigned port)
+{
 	struct sockaddr_storage ss = { 0 };
 	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
@@ -936,29 +1124,30 @@ int rtr_view_serve(struct rtr_scene *scene, struct rtr_live *live, const char *t
 		in6->sin6_port = htons((uint16_t)port);
 		if (inet_pton(AF_INET6, bind, &in6->sin6_addr) != 1)
 			goto bad_addr;
-		sv.loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+		sv->loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
 		flags |= MHD_USE_IPv6;
 	} else {
 		in4->sin_family = AF_INET;
 		in4->sin_port = htons((uint16_t)port);
 		if (inet_pton(AF_INET, bind, &in4->sin_addr) != 1)
 			goto bad_addr;
-		sv.loopback = (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
+		sv->loopback = (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
 	}
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
 		fprintf(stderr, "ringtrace view: getrandom: %s\n", strerror(errno));
 		return 1;
 	}
 	for (int i = 0; i < TOKEN_BYTES; i++)
-		snprintf(sv.token + 2 * i, 3, "%02x", rnd[i]);
+		snprintf(sv->token + 2 * i, 3, "%02x", rnd[i]);
 	/* the signals wait for this thread alone: the server's thread inherits the mask */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	pthread_mutex_init(&sv.lock, NULL);
-	if (live && (sig = first_scene(&sv, &set))) {
+	if (!sv->sl)
+		pthread_mutex_init(&sv->lock, NULL);
+	if (sv->live && (sig = first_scene(sv, &set))) {
 		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 		if (sig < 0)
 			return 1;
@@ -966,7 +1155,7 @@ int rtr_view_serve(struct rtr_scene *scene, struct rtr_live *live, const char *t
 			sig == SIGINT ? "SIGINT" : "SIGTERM");
 		return 0;
 	}
-	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, &sv,
+	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, sv,
 			     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_CONNECTION_LIMIT, 64u,
@@ -978,36 +1167,51 @@ int rtr_view_serve(struct rtr_scene *scene, struct rtr_live *live, const char *t
 		fprintf(stderr, "ringtrace view: cannot serve on %s port %u: %s\n", bind, port,
 			errno ? strerror(errno) : "libmicrohttpd failed to start");
 		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-		rtr_live_scene_free(sv.cur);
+		if (!sv->sl) {
+			rtr_live_scene_free(sv->cur);
+			sv->cur = NULL;
+		}
 		return 1;
 	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	sv.port = info ? info->port : (uint16_t)port;
-	printf(v6 ? "http://[%s]:%u/%s/\n" : "http://%s:%u/%s/\n", bind, sv.port, sv.token);
+	sv->port = info ? info->port : (uint16_t)port;
+	printf(v6 ? "http://[%s]:%u/%s/\n" : "http://%s:%u/%s/\n", bind, sv->port, sv->token);
 	fflush(stdout);
-	fprintf(stderr, "ringtrace view: serving %" PRIu64 " events, %u tasks in %u rows%s%s; "
-		"Ctrl-C stops\n", sv.scene->m->events, sv.scene->m->ntasks, sv.scene->nrows,
-		live && !sv.cur->done ? ", following the recording" : "",
-		sv.loopback ? "" : " (not on loopback: anyone who has the URL can read the trace)");
-	if (!live) {
+	if (sv->sl)
+		fprintf(stderr, "ringtrace view: serving the overview of %" PRIu64 " events and "
+			"its slices%s; Ctrl-C stops\n", sv->sl->ov.events,
+			sv->loopback ? "" : " (not on loopback: anyone who has the URL can read the trace)");
+	else
+		fprintf(stderr, "ringtrace view: serving %" PRIu64 " events, %u tasks in %u rows%s%s; "
+			"Ctrl-C stops\n", sv->scene->m->events, sv->scene->m->ntasks,
+			sv->scene->nrows, sv->live && !sv->cur->done ? ", following the recording" : "",
+			sv->loopback ? "" : " (not on loopback: anyone who has the URL can read the "
+			"trace)");
+	if (!sv->live) {
 		while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 			;
 	} else {
 		/* a turn every 200 ms (rtr_live_pause_ms()) until the recording ends */
-		bool following = !sv.cur->done;
+		bool following = !sv->cur->done;
 
 		for (;;) {
-			sig = signal_within(&set, following ? rtr_live_pause_ms(live) : 1000);
+			sig = signal_within(&set, following ? rtr_live_pause_ms(sv->live) : 1000);
 			if (sig == SIGINT || sig == SIGTERM)
 				break;
-			if (following && (follow_turn(&sv) || sv.cur->done))
+			if (following && (follow_turn(sv) || sv->cur->done))
 				following = false;
 		}
 	}
 	MHD_stop_daemon(d);
-	rtr_frame_free(&sv.frame);
-	rtr_live_scene_free(sv.cur);
-	pthread_mutex_destroy(&sv.lock);
+	rtr_frame_free(&sv->frame);
+	if (sv->sl) {
+		/* the loader stopped first: no slice swapped in after what follows; the rest the caller's */
+		rtr_slices_close(sv->sl);
+	} else {
+		rtr_live_scene_free(sv->cur);
+		sv->cur = NULL;
+		pthread_mutex_destroy(&sv->lock);
+	}
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	fprintf(stderr, "ringtrace view: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	return 0;

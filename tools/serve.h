@@ -6,6 +6,7 @@
 #ifndef RTR_TOOLS_SERVE_H
 #define RTR_TOOLS_SERVE_H
 
+#include <stdint.h>
 #include "view/live.h"
 #include "view/scene.h"
 
@@ -25,5 +26,13 @@
  */
 int rtr_view_serve(struct rtr_scene *scene, struct rtr_live *live, const char *title,
 		   const char *bind, unsigned port);
+
+/*
+ * rtr_view_serve_big() - serve the trace @dir, too large for a model here
+ * (more than @cap events): the page draws its overview, and the slice
+ * around a window of few enough events (view/slices.h).  Return: as
+ * rtr_view_serve().
+ */
+int rtr_view_serve_big(const char *dir, uint64_t cap, const char *bind, unsigned port);
 
 #endif /* RTR_TOOLS_SERVE_H */

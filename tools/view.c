@@ -888,9 +888,11 @@ static void usage(FILE *f)
 		"A page holding over 320 MB of data (some 9 M events; RINGTRACE_VIEW_SLOW_MB\n"
 		"sets it) is written with a warning (a browser is slow to open it); one a\n"
 		"browser cannot load is refused: both point to --serve.  A trace of more\n"
-		"events than a page holds (40 M) or, for --serve and --format, than memory\n"
-		"holds in a model, is refused before loading, pointing to --slice\n"
-		"(RINGTRACE_VIEW_MAX_EVENTS sets the cap; 0: none).\n\n"
+		"events than a page holds (40 M) or, for --format, than memory holds in a\n"
+		"model, is refused before loading, pointing to --slice\n"
+		"(RINGTRACE_VIEW_MAX_EVENTS sets the cap; 0: none); --serve draws one such\n"
+		"trace's overview (each stream's events over time, from the index) and loads\n"
+		"the slice around a window of at most 400,000 events.\n\n"
 		"exit status: 0 written, 1 a damaged trace (the page is written, drawn up to\n"
 		"the damage, which is said on stderr), a stream on stdin cut short (what came\n"
 		"is drawn), a trace that could not be read or the page not written, 2 usage;\n"
@@ -947,8 +949,13 @@ static int serve_traces(char **dirs, int ndirs, bool align, const char *bind, un
 	struct rtr_model m = { 0 };
 	struct rtr_scene sc = { 0 };
 	char err[1024];
-	int ret = 1;
+	uint64_t cap, events;
+	int ret = 1, over;
 
+	/* one trace too large for a model: its overview, and slices of it */
+	if (ndirs == 1 && !align && strcmp(dirs[0], "-") &&
+	    (over = cli_view_over("view", dirs, 1, false, &cap, &events)))
+		return over < 0 ? 1 : rtr_view_serve_big(dirs[0], cap, bind, port);
 	if (cli_view_fits("view", dirs, ndirs, false))
 		return 1;
 	if (cli_model_read(&m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS, err,

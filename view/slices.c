@@ -81,6 +81,7 @@ int rtr_slices_open(struct rtr_slices *sl, const char *dir, uint64_t cap, unsign
 	*first = NULL;
 	pthread_mutex_init(&sl->lock, NULL);
 	pthread_cond_init(&sl->wake, NULL);
+	sl->opened = true;
 	sl->dir = dir;
 	sl->model_flags = model_flags;
 	sl->scene_flags = scene_flags;
@@ -188,6 +189,8 @@ bool rtr_slices_busy(struct rtr_slices *sl)
 
 void rtr_slices_close(struct rtr_slices *sl)
 {
+	if (!sl->opened)
+		return;
 	if (sl->started) {
 		pthread_mutex_lock(&sl->lock);
 		sl->quit = true;
@@ -201,4 +204,5 @@ void rtr_slices_close(struct rtr_slices *sl)
 	rtr_overview_free(&sl->ov);
 	pthread_mutex_destroy(&sl->lock);
 	pthread_cond_destroy(&sl->wake);
+	sl->opened = false;
 }

@@ -53,7 +53,7 @@ struct rtr_slices {
 	void (*ready)(void *arg);
 	void *arg;
 	pthread_t thread;
-	bool started;
+	bool opened, started;
 	pthread_mutex_t lock;	/* what follows */
 	pthread_cond_t wake;
 	bool quit, want_new, loading;
@@ -118,7 +118,7 @@ static inline int64_t rtr_slices_off(const struct rtr_slices *sl, const struct r
 	return m->origin_ns - sl->ov.origin_ns;
 }
 
-/* rtr_slices_close() - the loader stopped, everything freed. */
+/* rtr_slices_close() - the loader stopped, everything freed (again: nothing). */
 void rtr_slices_close(struct rtr_slices *sl);
 
 #endif /* RTR_VIEW_SLICES_H */

@@ -549,6 +549,81 @@ Test(view_serve, a_given_port_and_address_are_used, .init = setup, .fini = teard
 	stop(&s, SIGINT);
 }
 
+/*
+ * A trace over the cap (RINGTRACE_VIEW_MAX_EVENTS, half its events): the
+ * window of the whole trace is its overview, every event in a column; a
+ * narrow window asks for its slice, which comes as a new turn and then
+ * answers with its tasks; hostile windows are refused as before; the
+ * server stops cleanly with its loader (no leak under ASan).
+ */
+Test(view_serve, a_trace_too_large_is_served_as_its_overview_and_slices, .init = setup,
+     .fini = teardown)
+{
+	struct srv s;
+	char *body, q[256];
+	long long lo = 0, hi = 0, turn = -1;
+	double sum = 0;
+	const char *p;
+
+	snprintf(trace, sizeof(trace), "%s/t/requests", dir);
+	setenv("RINGTRACE_VIEW_MAX_EVENTS", "7000", 1);
+	start(&s, NULL);
+	unsetenv("RINGTRACE_VIEW_MAX_EVENTS");
+	cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"overview\":{\"events\":14006,\"slice_max\":3500,"), "%s", body);
+	cr_assert(strstr(body, "\"turn\":0,\"done\":false,"), "%s", body);
+	cr_assert_eq(numbers(body, "\"start\":", &lo, 1), 1);
+	cr_assert_eq(numbers(body, "\"end\":", &hi, 1), 1);
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/window?width=100"), NULL, &body), 200);
+	cr_assert(strstr(body, "\"overview\":{\"loading\":false,\"events_in_view\":14006,"), "%.300s",
+		  body);
+	cr_assert(strstr(body, "\"tasks_in_view\":0,"));
+	p = strstr(body, "\"lanes\":[[");
+	cr_assert_not_null(p);
+	for (p += 10; *p && *p != ']'; p++) {
+		char *e;
+
+		sum += strtod(p, &e);
+		p = e;
+		if (*p == ']')
+			break;
+	}
+	cr_assert(sum > 14006 - 0.5 && sum < 14006 + 0.5, "every event in a column: %.2f", sum);
+	free(body);
+	/* an eighth from a quarter in: asked for, then loaded as turn 1 */
+	snprintf(q, sizeof(q), "api/window?width=500&t0=%lld&t1=%lld", lo + (hi - lo) / 4,
+		 lo + (hi - lo) / 4 + (hi - lo) / 8);
+	cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+	cr_assert(strstr(body, "\"overview\":{\"loading\":true,"), "%.300s", body);
+	free(body);
+	for (int i = 0; i < 300 && turn < 1; i++) {
+		cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), NULL, &body), 200);
+		numbers(body, "\"turn\":", &turn, 1);
+		if (turn < 1)
+			usleep(20000);
+		else
+			numbers(body, "\"start\":", &lo, 1);	/* the slice's times now */
+		free(body);
+	}
+	cr_assert_eq(turn, 1, "the slice loaded within 6 s");
+	snprintf(q, sizeof(q), "api/window?width=500&t0=%lld&t1=%lld", lo + (hi - lo) / 4,
+		 lo + (hi - lo) / 4 + (hi - lo) / 8);
+	cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+	cr_assert(strstr(body, "\"overview\":null}"), "%.300s", body);
+	cr_assert_null(strstr(body, "\"tasks_in_view\":0,"), "%.300s", body);
+	free(body);
+	/* the limits stand: too wide, a backwards range */
+	cr_assert_eq(get(&s, "GET", path(&s, "api/window?width=9000"), NULL, &body), 400);
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/window?t0=5&t1=4"), NULL, &body), 400);
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/window?width=8192"), NULL, &body), 200);
+	free(body);
+	stop(&s, SIGINT);
+	snprintf(trace, sizeof(trace), "%s/t/basic", dir);
+}
+
 Test(view_serve, usage_errors_exit_2)
 {
 	static const char *const bad[] = {

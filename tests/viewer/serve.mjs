@@ -13,8 +13,9 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 	const AXIS_H = 18, ROW_H = 14;	// tools/viewer/serve.js
 	const isRed = ([r, g, b]) => r > 150 && g < 90 && b < 90;
 
-	async function serve(traces, opts = []) {
-		const p = spawn(bin('ringtrace'), ['view', '--serve', ...opts, ...traces], { stdio: ['ignore', 'pipe', 'pipe'] });
+	async function serve(traces, opts = [], env = {}) {
+		const p = spawn(bin('ringtrace'), ['view', '--serve', ...opts, ...traces],
+			{ stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
 		let err = '';
 		p.stderr.on('data', (d) => (err += d));
 		const url = await new Promise((resolve, reject) => {
@@ -282,6 +283,51 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 				await s.stop();	// a failed test leaves no server behind
 			rec.kill('SIGKILL');
 			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	// A trace over the cap (here RINGTRACE_VIEW_MAX_EVENTS, half the trace's
+	// events): the whole of it is its overview, every event counted in its
+	// lane; a window of few enough events is loaded as a slice, a new turn,
+	// drawn at the same place in time with its tasks.
+	test('--serve: a trace too large draws its overview, then the slice of a narrow window', async () => {
+		const s = await serve([trace('requests')], [], { RINGTRACE_VIEW_MAX_EVENTS: '7000' });
+		try {
+			const p = await open(s.url);
+			const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+			assert.equal(meta.overview.events, 14006, 'the index counts every event');
+			assert.equal(meta.overview.slice_max, 3500);
+			assert.equal(meta.overview.lanes.length, 1);
+			let f = await p.evaluate(() => window.rtrServe.last);
+			assert.ok(f.overview, 'the whole trace: the overview');
+			assert.equal(f.tasks.x0.length, 0);
+			const total = f.overview.lanes[0].reduce((a, b) => a + b, 0);
+			// (each column sent to 0.01: the sum within half that a column)
+			assert.ok(Math.abs(total - 14006) <= 0.005 * f.width + 1e-6, 'every event in a column: ' + total);
+			assert.equal(f.overview.events_in_view, 14006);
+			const bar = f.overview.lanes[0].findIndex((v) => v > 0);
+			const blue = ([r, g, b]) => r === 31 && g === 78 && b === 154;
+			assert.ok((await pixels(p, bar + 0.5, AXIS_H + 6 + 20, 1)).some(blue), 'the bars drawn');
+			await shot(p, 'serve-overview');
+			// an eighth of the trace from a quarter in: loaded, then drawn with its tasks
+			const span = meta.end - meta.start, a = meta.start + Math.floor(span / 4);
+			const abs = meta.origin_ns + a;
+			f = await p.evaluate(([x, y]) => window.rtrServe.setWindow(x, y), [a, a + Math.floor(span / 8)]);
+			assert.ok(f.overview && f.overview.loading, 'the slice asked for: ' + JSON.stringify(f.overview));
+			await p.waitForFunction(() => window.rtrServe.last && !window.rtrServe.last.overview, null,
+				{ timeout: 30000, polling: 100 }).catch(() => assert.fail('no slice drawn in 30 s: ' + s.log()));
+			f = await p.evaluate(() => window.rtrServe.last);
+			const m2 = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+			assert.ok(m2.turn >= 1, 'a slice is a turn');
+			assert.ok(m2.events > 0 && m2.events <= 7000, 'the slice: ' + m2.events + ' events');
+			assert.ok(f.tasks_in_view > 0, 'its tasks drawn');
+			assert.ok(Math.abs(m2.origin_ns + f.t0 - abs) <= 1, `the same place in time: ${m2.origin_ns + f.t0} vs ${abs}`);
+			assert.equal(m2.start + m2.origin_ns, meta.origin_ns, 'the whole trace\'s span kept');
+			assert.ok(!(await pixels(p, 10, AXIS_H + 6 + 20, 2)).some(blue), 'no bars over the slice');
+			await shot(p, 'serve-slice');
+			await p.close();
+		} finally {
+			assert.equal(await s.stop(), 0);
 		}
 	});
 }

@@ -7,6 +7,11 @@
 // Following a recording (--follow), the page asks api/meta again every half
 // second; a new turn is drawn, and a window that reached the end stays
 // pinned to it (key e pins it again, as the whole trace's w does).
+// A trace too large for a model (meta.overview): where the slice the server
+// holds does not cover the window, api/window answers its overview (each
+// stream's events a pixel column, from the index) and loads the slice around
+// a window of few enough events; a loaded slice is a new turn, as a followed
+// recording's, asked for every 100 ms while one loads.
 // window.rtrServe exposes the last answer and a way to set the window, for
 // the tests.
 'use strict';
@@ -78,8 +83,57 @@
 
 	const y = (row) => AXIS_H + (row - row0) * ROW_H + ROW_H / 2;
 
+	// The overview: a lane per stream, its events a pixel column as bars
+	// (square-root scale, as view/render.c draws it), and what to do.
+	function drawOverview(f) {
+		const O = f.overview, lanes = meta.overview.lanes, top = AXIS_H + 6;
+		const laneH = Math.max(4, Math.min(36, Math.floor((H - top - 60) / Math.max(1, lanes.length))));
+		let max = 0;
+		g.fillStyle = '#fff';
+		g.fillRect(0, 0, W, H);
+		O.lanes.forEach((col) => col.forEach((v) => { max = Math.max(max, v); }));
+		const smax = Math.sqrt(max);
+		O.lanes.forEach((col, l) => {
+			const y0 = top + l * laneH, lh = laneH - 2;
+			g.fillStyle = '#f3f3f3';
+			g.fillRect(0, y0, W, lh);
+			g.fillStyle = '#1f4e9a';
+			for (let x = 0; x < col.length; x++) {
+				if (col[x] > 0) {
+					const h = Math.ceil(Math.sqrt(col[x]) / smax * lh);
+					g.fillRect(x, y0 + lh - h, 1, h);
+				}
+			}
+			if (lh >= 12) {
+				const name = lanes[l].name + (lanes[l].cpu >= 0 ? ' (cpu ' + lanes[l].cpu + ')' : '');
+				g.fillStyle = 'rgba(255, 255, 255, 0.85)';
+				g.fillRect(2, y0 + 1, g.measureText(name).width + 4, 13);
+				g.fillStyle = '#333';
+				g.fillText(name, 4, y0 + 11);
+			}
+		});
+		const y = top + lanes.length * laneH + 18;
+		g.fillStyle = '#222';
+		g.fillText(meta.title + ': ' + meta.overview.events + ' events, too many to load at once: ' +
+			'each stream\'s events over time, from the index beside it.', 8, y);
+		g.fillText(O.events_in_view + ' events in view. ' + (O.loading ? 'Loading them...' :
+			O.events_in_view > meta.overview.slice_max ?
+			'Zoom in (wheel) to see tasks: a window of at most ' + meta.overview.slice_max +
+			' events loads them.' : ''), 8, y + 16);
+		g.fillStyle = '#f8f8f8';
+		g.fillRect(0, 0, W, AXIS_H);
+		g.fillStyle = '#000';
+		g.fillText(fmt(f.t0 - meta.start) + ' .. ' + fmt(f.t1 - meta.start), 4, 12);
+		$('status').textContent = 'overview: ' + O.events_in_view + ' events in view' +
+			(O.loading ? ', loading them' : '');
+	}
+
 	function draw() {
 		const f = frame, flags = meta.item_flags;
+		if (f.overview) {
+			drawOverview(f);
+			return;
+		}
 		g.fillStyle = '#fff';
 		g.fillRect(0, 0, W, H);
 		// sleeping regions behind their trace's rows
@@ -171,9 +225,11 @@
 		g.fillStyle = '#f8f8f8';
 		g.fillRect(0, 0, W, AXIS_H);
 		g.fillStyle = '#000';
-		g.fillText(fmt(f.t0) + ' .. ' + fmt(f.t1), 4, 12);
+		g.fillText(fmt(f.t0 - meta.start) + ' .. ' + fmt(f.t1 - meta.start), 4, 12);
 		$('status').textContent = f.tasks_in_view + ' tasks and ' + f.arrows_in_view + ' arrows in view, ' +
-			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows;
+			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows +
+			(meta.overview ? '; a slice of ' + meta.events + ' of the trace\'s ' + meta.overview.events +
+				' events (search and details in it)' : '');
 	}
 
 	// The selected task's critical path (api/path, `p`): a band on the row of
@@ -441,7 +497,8 @@
 
 	async function follow() {
 		while (meta.live && !meta.done) {
-			await new Promise((res) => setTimeout(res, 500));
+			// a slice of a trace too large, loading: soon
+			await new Promise((res) => setTimeout(res, frame && frame.overview && frame.overview.loading ? 100 : 500));
 			try {
 				const m = await getJSON('api/meta');
 				if (m.turn !== meta.turn)
