@@ -17,6 +17,10 @@
 #   of a scripted zoom from the whole trace to 1 us, four pans a level:
 #   RINGTRACE_GUI_BENCH), gui.100m.overview_frames (frames drawn from the
 #   index), gui.100m.rss_bytes_per_event (the window's private memory then).
+# And `view --serve` on it, its page in headless Chromium (tests/viewer/
+# serve_bench.mjs: the same scripted zoom, each step the page's window set,
+# answered and drawn): viewer.100m.serve_open_s, viewer.100m.frame_ms (p95),
+# viewer.100m.frame_max_ms, viewer.100m.rss_bytes_per_event (the server's).
 set -eu
 build=$1 rows=$2
 ringtrace=$build/bin/ringtrace
@@ -55,6 +59,22 @@ row viewer.100m.reopen_s "$again" s
 row viewer.100m.index_bytes_per_event "$(awk -v s="$size" -v n="$events" 'BEGIN { printf "%.4f", s / n }')" bytes/event
 row viewer.100m.slice_dump_s "$dump" s
 row viewer.100m.slice_view_s "$view" s
+
+if [ -x /usr/bin/chromium ] && srows=$(tests/viewer/run.sh "$build" serve-bench "$out/t"); then
+	sfig() { echo "$srows" | awk -v k="$1" '$1 == k { print $2 }'; }
+	echo
+	echo "view --serve: its page in headless Chromium, $(sfig frames) steps of a scripted" \
+		"zoom from the whole trace to 1 us, $(sfig overview_frames) of them the overview," \
+		"$(sfig slices) slice(s) loaded"
+	printf '  %-36s %14s  %-14s\n' name value unit
+	row viewer.100m.serve_open_s "$(sfig open_s)" s
+	row viewer.100m.frame_ms "$(sfig frame_ms)" "ms (p95)"
+	row viewer.100m.frame_max_ms "$(sfig frame_max_ms)" ms
+	row viewer.100m.rss_bytes_per_event "$(awk -v r="$(sfig rss_anon_bytes)" \
+		-v n="$(sfig events)" 'BEGIN { printf "%.3f", r / n }')" bytes/event
+else
+	echo "bench-index.sh: view --serve in Chromium not measured (/usr/bin/chromium missing, or it failed)" >&2
+fi
 
 if ! command -v xvfb-run >/dev/null 2>&1; then
 	echo "bench-index.sh: xvfb-run missing (Debian's xvfb): gui.100m.* not measured" >&2

@@ -25,6 +25,8 @@
 #    viewer.100m.index_s, reopen_s, index_bytes_per_event, slice_dump_s,
 #    slice_view_s (a 10 ms slice read through it); the window on it under
 #    Xvfb: gui.100m.open_s, frame_ms (p95), frame_max_ms, rss_bytes_per_event;
+#    view --serve on it in headless Chromium: viewer.100m.serve_open_s,
+#    frame_ms (p95), frame_max_ms, rss_bytes_per_event;
 # 6b. scripts/bench-live.sh: a paced recording followed by view --serve --follow:
 #    viewer.live.lag_ms / lag_p99_ms / lag_max_ms, from an event's write to the
 #    server answering with it; then by gui --follow under Xvfb: gui.live.* (to

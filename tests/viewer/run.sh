@@ -4,6 +4,7 @@
 # frame-time benchmark (make bench):
 #   tests/viewer/run.sh BUILD_DIR            tests; artefacts in BUILD_DIR/viewer-tests/
 #   tests/viewer/run.sh BUILD_DIR bench DIR  open_s and frame_ms of the trace DIR
+#   tests/viewer/run.sh BUILD_DIR serve-bench TRACE  the same through view --serve
 # playwright-core comes from npm (package-lock.json) into tests/viewer/node_modules;
 # the browser is Debian's /usr/bin/chromium (scripts/deps.sh).
 set -eu
@@ -20,5 +21,8 @@ if [ ! -f "$here/node_modules/playwright-core/package.json" ] ||
 fi
 if [ "${1:-}" = bench ]; then
 	exec node "$here/bench.mjs" "$build" "$2"
+fi
+if [ "${1:-}" = serve-bench ]; then
+	exec node "$here/serve_bench.mjs" "$build" "$2"
 fi
 exec node "$here/run.mjs" "$build"
