@@ -34,8 +34,16 @@
  *   viewer.live.turn_load_s   of which the model's load
  *   viewer.live.turn_events   the trace's events
  *   viewer.live.turn_ns_per_event
+ *
+ *   ringtrace-view-bench --tail DIR [--rows FILE]
+ *
+ * A turn of following DIR as the front ends do (view/live.h): past
+ * RTR_LIVE_TAIL_EVENTS, only the recording's tail is loaded:
+ *   viewer.100m.follow_turn_s     the turn (rtr_live_poll()), wall clock
+ *   viewer.100m.follow_turn_events  the tail's events
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,7 @@
 #include "platform/platform.h"
 #include "reader/follow.h"
 #include "reader/input.h"
+#include "view/live.h"
 #include "view/render.h"
 #include "view/scene.h"
 
@@ -139,6 +148,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: ringtrace-view-bench [--requests N] [--rows FILE]\n"
 		"       ringtrace-view-bench --trace DIR [--rows FILE]\n"
+		"       ringtrace-view-bench --tail DIR [--rows FILE]\n"
 		"The window query of the viewer's scene on a server-like model of N requests\n"
 		"(default 1000000) made in memory; or one turn of following the recording\n"
 		"DIR, its last (load and scene); figures printed, and appended to FILE.\n");
@@ -198,6 +208,44 @@ static int live_turn(const char *dir)
 	return 0;
 }
 
+/* --tail DIR: a turn of following DIR through view/live.h (its tail, past the limit). */
+static int tail_turn(const char *dir)
+{
+	struct rtr_live lv;
+	struct rtr_live_scene *ls = NULL;
+	char err[1024];
+	uint64_t t = 0;
+	int r;
+
+	if (rtr_live_open(&lv, dir, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS, RTR_SCENE_SIMPLIFY_BINDS,
+			  err, sizeof(err))) {
+		fprintf(stderr, "ringtrace-view-bench: %s\n", err);
+		rtr_live_close(&lv, NULL, 0);
+		return 1;
+	}
+	/* (a directory no recorder writes is read once 2 s passed without a state file) */
+	for (int i = 0; i < 100; i++) {
+		t = rtr_monotonic_ns();
+		if ((r = rtr_live_poll(&lv, &ls, err, sizeof(err))))
+			break;
+		rtr_live_wait(&lv, 100);
+	}
+	t = rtr_monotonic_ns() - t;
+	if (!ls) {
+		fprintf(stderr, "ringtrace-view-bench: %s: %s\n", dir, err[0] ? err : "no turn");
+		rtr_live_close(&lv, NULL, 0);
+		return 1;
+	}
+	printf("a turn of following %s: its tail from %s (%" PRIu64 " events), the scene built\n",
+	       dir, lv.tail_from == INT64_MIN ? "its start" : "where its last ones begin",
+	       ls->m.events);
+	live_figure("viewer.100m.follow_turn_s", t / 1e9, "s");
+	live_figure("viewer.100m.follow_turn_events", (double)ls->m.events, "events");
+	rtr_live_scene_free(ls);
+	rtr_live_close(&lv, NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t nreq = 1000000, *times;
@@ -209,10 +257,14 @@ int main(int argc, char **argv)
 	uint64_t t;
 	char size[32];
 	const char *trace = NULL;
+	bool tail = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
 			trace = argv[++i];
+		} else if (!strcmp(argv[i], "--tail") && i + 1 < argc) {
+			trace = argv[++i];
+			tail = true;
 		} else if (!strcmp(argv[i], "--requests") && i + 1 < argc) {
 			nreq = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--rows") && i + 1 < argc) {
@@ -230,7 +282,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (trace)
-		return live_turn(trace);
+		return tail ? tail_turn(trace) : live_turn(trace);
 	if (!nreq || nreq > UINT32_MAX / 4) {
 		fprintf(stderr, "ringtrace-view-bench: --requests: 1 to %u\n", UINT32_MAX / 4);
 		return 2;

@@ -266,6 +266,9 @@ struct loader {
 	bool sliced;
 	uint64_t slice_a, slice_b;
 	uint64_t from;
+	/* rtr_model_load_turn_tail(): the range from this time (ns since the epoch) on */
+	bool slice_abs;
+	int64_t slice_from_abs;
 };
 
 
@@ -2247,6 +2250,15 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 			nomem(l);
 			goto out;
 		}
+		if (l->slice_abs) {
+			/* from an absolute time: l->from is the earliest item's (slice_a 0) */
+			int64_t first = abs_ns(l, l->from);
+			uint64_t rel = l->slice_from_abs > first ? (uint64_t)(l->slice_from_abs - first) : 0;
+			long double k = !t->md.ns_clocks && t->md.freq ?
+					(long double)t->md.freq / 1e9L : 1.0L;
+
+			l->from += (uint64_t)((long double)rel * k);
+		}
 		tr_merge_seek(&mg, ix, l->from);
 		if (to && to - 1 < l->limit)
 			tr_merge_set_limit(&mg, to - 1);
@@ -3076,7 +3088,16 @@ int rtr_model_load_turn(struct rtr_model *m, const struct tr_input *in,
 			const struct tr_follow_turn *turn, const char *arg, unsigned flags,
 			char *err, size_t errlen)
 {
-	struct loader l = { .m = m, .err = err, .errlen = errlen, .flags = flags };
+	return rtr_model_load_turn_tail(m, in, turn, arg, flags, INT64_MIN, err, errlen);
+}
+
+int rtr_model_load_turn_tail(struct rtr_model *m, const struct tr_input *in,
+			     const struct tr_follow_turn *turn, const char *arg, unsigned flags,
+			     int64_t from_abs_ns, char *err, size_t errlen)
+{
+	struct loader l = { .m = m, .err = err, .errlen = errlen, .flags = flags,
+			    .sliced = from_abs_ns != INT64_MIN, .slice_b = UINT64_MAX,
+			    .slice_abs = from_abs_ns != INT64_MIN, .slice_from_abs = from_abs_ns };
 	bool ok = false;
 
 	memset(m, 0, sizeof(*m));

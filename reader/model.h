@@ -727,6 +727,19 @@ int rtr_model_load_turn(struct rtr_model *m, const struct tr_input *in,
 			const struct tr_follow_turn *turn, const char *arg, unsigned flags,
 			char *err, size_t errlen);
 
+/*
+ * rtr_model_load_turn_tail() - rtr_model_load_turn() of the recording from
+ * the absolute time @from_abs_ns (ns since the epoch) on: a slice of it
+ * (@m->sliced, as rtr_model_load_slice() makes one), each stream read from
+ * the packet holding that time, found in the index beside each chunk
+ * (extended as the recording grows); INT64_MIN: the whole recording.
+ * What following a long recording reads at each turn: its tail
+ * (view/live.h).  Return: as rtr_model_load().
+ */
+int rtr_model_load_turn_tail(struct rtr_model *m, const struct tr_input *in,
+			     const struct tr_follow_turn *turn, const char *arg, unsigned flags,
+			     int64_t from_abs_ns, char *err, size_t errlen);
+
 /* rtr_model_free() - free what rtr_model_load() allocated; @m is then empty. */
 void rtr_model_free(struct rtr_model *m);
 

@@ -9,6 +9,8 @@
 #   viewer.100m.index_bytes_per_event, viewer.100m.index_mevents_per_s,
 #   viewer.100m.slice_dump_s (`dump --slice` of 10 ms in the middle),
 #   viewer.100m.slice_view_s (`view --slice` of 10 ms: a page of that range).
+#   viewer.100m.follow_turn_s (a turn of following it, gui --follow's and
+#   view --serve --follow's: the tail of its last ~1 M events, loaded and laid out).
 # Then, where xvfb-run is (Debian's xvfb), the window on the whole trace,
 # under Xvfb with software rendering (GSK_RENDERER=cairo): its overview
 # first, slices loaded as the view narrows (Documentation/viewer.rst):
@@ -59,6 +61,8 @@ row viewer.100m.reopen_s "$again" s
 row viewer.100m.index_bytes_per_event "$(awk -v s="$size" -v n="$events" 'BEGIN { printf "%.4f", s / n }')" bytes/event
 row viewer.100m.slice_dump_s "$dump" s
 row viewer.100m.slice_view_s "$view" s
+# a turn of following it (view/live.h): its tail, not the whole of it
+"$build/bin/ringtrace-view-bench" --tail "$out/t" --rows "$rows" | tail -n 2
 
 if [ -x /usr/bin/chromium ] && srows=$(tests/viewer/run.sh "$build" serve-bench "$out/t"); then
 	sfig() { echo "$srows" | awk -v k="$1" '$1 == k { print $2 }'; }

@@ -241,8 +241,9 @@ static void status(struct gui *g)
 	int64_t start = first_t(g);
 
 	if (g->live)
-		snprintf(live, sizeof(live), "   %s: %" PRIu64 " events, turn %" PRIu64 "%s",
-			 g->ended ? "recording ended" : "following", g->m->events, g->ls->turn,
+		snprintf(live, sizeof(live), "   %s: %" PRIu64 " events%s, turn %" PRIu64 "%s",
+			 g->ended ? "recording ended" : "following", g->m->events,
+			 g->m->sliced ? " (its tail)" : "", g->ls->turn,
 			 g->ended || g->v.t1 < g->m->end ? "" : " (pinned to the end: e)");
 	if (g->sl && g->overview)
 		snprintf(live, sizeof(live), "   overview: %" PRIu64 " events in view, a slice "

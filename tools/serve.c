@@ -178,6 +178,9 @@ static void fill_meta(struct jw *w, void *arg)
 	jw_lit(w, sv->live || sv->sl ? "true" : "false");
 	key(w, true, "turn");
 	jw_u64(w, sv->cur ? sv->cur->turn : 0);
+	/* a slice of the trace: an overview's, or a long recording's tail */
+	key(w, true, "sliced");
+	jw_lit(w, m->sliced ? "true" : "false");
 	key(w, true, "done");
 	jw_lit(w, sv->sl ? "false" : !sv->cur || sv->cur->done ? "true" : "false");
 	key(w, true, "overview");

@@ -12,6 +12,7 @@
 #include "format/error.h"
 #include "reader/live.h"
 #include "view/live.h"
+#include "view/overview.h"
 
 int rtr_live_open(struct rtr_live *lv, const char *arg, unsigned model_flags,
 		  unsigned scene_flags, char *err, size_t errlen)
@@ -19,10 +20,23 @@ int rtr_live_open(struct rtr_live *lv, const char *arg, unsigned model_flags,
 	struct stat sb;
 	int ret;
 
+	const char *tail = getenv("RINGTRACE_LIVE_TAIL_EVENTS");
+
 	memset(lv, 0, sizeof(*lv));
 	lv->arg = arg;
 	lv->model_flags = model_flags;
 	lv->scene_flags = scene_flags;
+	lv->tail_max = RTR_LIVE_TAIL_EVENTS;
+	lv->tail_from = INT64_MIN;
+	if (tail && *tail) {
+		char *e;
+		unsigned long long v = strtoull(tail, &e, 10);
+
+		if (*e)
+			return rtr_errf(err, errlen, EINVAL, "RINGTRACE_LIVE_TAIL_EVENTS '%s' is not "
+					"a number of events", tail);
+		lv->tail_max = v;
+	}
 	if (strcmp(arg, "-") && strncmp(arg, TR_LIVE_SCHEME, strlen(TR_LIVE_SCHEME)) &&
 	    stat(arg, &sb)) {
 		ret = -errno;
@@ -61,6 +75,44 @@ void rtr_live_scene_free(struct rtr_live_scene *ls)
 	free(ls);
 }
 
+/*
+ * Where the tail to load starts (ns since the epoch), from the recording's
+ * overview (the indexes of its chunks, each extended with what was written
+ * since) up to the turn's watermark: where it started last turn while that
+ * holds at most tail_max events; else from where the last tail_max / 2
+ * begin; INT64_MIN (the whole) while the recording holds at most tail_max.
+ */
+static int64_t tail_start(const struct rtr_live *lv, const struct tr_follow_turn *turn)
+{
+	struct rtr_overview ov;
+	int64_t lo = 0, hi, end, at = lv->tail_from, from;
+	char err[256];
+
+	if (rtr_overview_build(&ov, lv->arg, err, sizeof(err)))
+		return lv->tail_from;	/* (a recorder between two chunks): as it was */
+	end = ov.end + 1;
+	if (!turn->done && turn->limit != UINT64_MAX) {
+		int64_t w = rtr_overview_time(&ov, turn->limit);
+
+		end = w < end ? w : end;
+	}
+	from = at == INT64_MIN || at < ov.origin_ns ? 0 : at - ov.origin_ns;
+	if (end > from && rtr_overview_events(&ov, from, end) > lv->tail_max) {
+		hi = end;
+		while (lo < hi) {
+			int64_t mid = lo + (hi - lo) / 2;
+
+			if (rtr_overview_events(&ov, mid, end) > lv->tail_max / 2)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		at = ov.origin_ns + lo;
+	}
+	rtr_overview_free(&ov);
+	return at;
+}
+
 int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, size_t errlen)
 {
 	struct tr_follow_turn turn;
@@ -96,7 +148,13 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 		rtr_errf(err, errlen, ENOMEM, "out of memory");
 		return -1;
 	}
-	r = rtr_model_load_turn(&ls->m, &lv->in, &turn, lv->arg, lv->model_flags, err, errlen);
+	/* a long recording: its tail, moved on when it has grown past tail_max (view/live.h) */
+	if (lv->tail_max && strcmp(lv->arg, "-") &&
+	    strncmp(lv->arg, TR_LIVE_SCHEME, strlen(TR_LIVE_SCHEME)) &&
+	    (!lv->any || lv->tail_from != INT64_MIN || lv->last_events > lv->tail_max / 4))
+		lv->tail_from = tail_start(lv, &turn);
+	r = rtr_model_load_turn_tail(&ls->m, &lv->in, &turn, lv->arg, lv->model_flags,
+				     lv->tail_from, err, errlen);
 	if (r < 0) {
 		tr_follow_turn_free(&turn);
 		free(ls);
@@ -109,6 +167,7 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 		return -1;
 	}
 	lv->turn_ms = mono_ms() - t0;
+	lv->last_events = ls->m.events;
 	ls->done = lv->done = turn.done;
 	ls->turn = ++lv->turns;
 	memcpy(lv->seen, seen, sizeof(seen));

@@ -7,6 +7,14 @@
  * swaps them in for the ones it draws.  Documentation/viewer.rst,
  * "Following a recording".
  *
+ * A long recording: once it holds more than @tail_max events
+ * (RTR_LIVE_TAIL_EVENTS), a turn loads only its tail, from where its last
+ * @tail_max / 2 events begin (found in the index beside each chunk,
+ * extended as the recording grows; rtr_model_load_turn_tail()), so that a
+ * turn costs the tail and not the whole recording; it starts there until
+ * the tail has grown past @tail_max, then later.  Not for standard input or a relayd's
+ * session, which have no index: those are loaded whole at each turn.
+ *
  * Concurrency: one thread polls (rtr_live_poll()); the scenes it hands out
  * are the caller's, built and read-only: they may be read by other threads
  * while the next is made.
@@ -41,11 +49,17 @@ struct rtr_live_scene {
  * @in: the trace (opened live).
  * @arg: the trace as the user named it.
  * @done: the last scene was handed out: nothing will change any more.
+ * @tail_max: a recording of more events is loaded from its tail (0: never);
+ *	RTR_LIVE_TAIL_EVENTS, or RINGTRACE_LIVE_TAIL_EVENTS.
+ * @tail_from: where the tail loaded starts (ns since the epoch;
+ *	INT64_MIN: the whole recording is loaded).
  */
 struct rtr_live {
 	struct tr_input in;
 	const char *arg;
 	bool done;
+	uint64_t tail_max;
+	int64_t tail_from;
 	/* private: */
 	struct tr_follow f;
 	unsigned model_flags, scene_flags;
@@ -53,7 +67,11 @@ struct rtr_live {
 	bool any;
 	uint64_t turns;
 	uint64_t turn_ms;	/* what making the last scene took */
+	uint64_t last_events;	/* the last scene's model's: past a quarter of tail_max, the tail is watched */
 };
+
+/* A followed recording of more events than this is loaded from its tail at each turn. */
+#define RTR_LIVE_TAIL_EVENTS	2000000u
 
 /* The pause between two turns at least; longer after a turn that took longer. */
 #define RTR_LIVE_PAUSE_MS	200

@@ -181,11 +181,10 @@ int rtr_overview_build(struct rtr_overview *ov, const char *arg, char *err, size
 			goto out;
 	if (tr_index_slice(t, opened, ix, 0, UINT64_MAX, &from, &to))
 		goto nomem;
+	if (opened)
+		tr_clock_init(&ov->clk, &t[0].md);
 	for (uint32_t k = 0; k < opened; k++) {
-		struct tr_clock clk;
-
-		tr_clock_init(&clk, &t[0].md);
-		if (add_index(ov, &ix[k], &clk, &lane_of_b, &cap))
+		if (add_index(ov, &ix[k], &ov->clk, &lane_of_b, &cap))
 			goto nomem_ix;
 	}
 	if (arrange(ov, lane_of_b))
@@ -210,6 +209,13 @@ out:
 	if (ret)
 		rtr_overview_free(ov);
 	return ret;
+}
+
+int64_t rtr_overview_time(struct rtr_overview *ov, uint64_t cycles)
+{
+	int64_t t = epoch_ns(&ov->clk, cycles);
+
+	return t == INT64_MAX || t == INT64_MIN ? t : t - ov->origin_ns;
 }
 
 void rtr_overview_free(struct rtr_overview *ov)

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "reader/clock.h"
 
 /**
  * struct rtr_overview_lane - one stream (a CPU's, or the kernel's of a CPU).
@@ -48,6 +49,7 @@ struct rtr_overview_bucket {
  * @events: every lane's events.
  * @lanes: @nlanes, sorted by name.
  * @b: @nb buckets, grouped by lane.
+ * @clk: the trace's clock (rtr_overview_time()).
  */
 struct rtr_overview {
 	int64_t origin_ns;
@@ -57,7 +59,14 @@ struct rtr_overview {
 	uint32_t nlanes;
 	struct rtr_overview_bucket *b;
 	uint32_t nb;
+	struct tr_clock clk;
 };
+
+/*
+ * rtr_overview_time() - the overview's time (ns since @ov->origin_ns) of
+ * the trace's clock value @cycles (a recorder's watermark).
+ */
+int64_t rtr_overview_time(struct rtr_overview *ov, uint64_t cycles);
 
 /*
  * rtr_overview_build() - the overview of the trace @arg names (a trace

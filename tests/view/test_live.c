@@ -173,6 +173,71 @@ Test(view_live, a_recording_followed_turn_by_turn_ends_as_the_model_loaded_after
 	rec_free(&r);
 }
 
+/*
+ * A long recording (here more than RINGTRACE_LIVE_TAIL_EVENTS: 1000 of its
+ * 6000 events) is followed by its tail: each turn's model is a slice
+ * holding exactly the last events before the watermark, from where its
+ * last 500 begin, each at its time; the last turn's, the finished
+ * recording's last 500.
+ */
+Test(view_live, a_long_recording_is_followed_by_its_tail)
+{
+	struct rec r;
+	struct rtr_live lv;
+	struct rtr_live_scene *ls = NULL;
+	int64_t *ts, mid;
+	uint64_t w;
+	char err[512];
+	size_t k, before = 0;
+
+	rec_make(&r);
+	ts = malloc(r.m.nmarkers * sizeof(*ts));
+	for (uint32_t i = 0; i < r.m.nmarkers; i++)
+		ts[i] = r.m.markers[i].ts;
+	qsort(ts, r.m.nmarkers, sizeof(*ts), cmp_i64);
+	for (k = r.m.nmarkers * 2 / 3; k + 1 < r.m.nmarkers && ts[k + 1] - ts[k] < 4; k++)
+		;
+	cr_assert_lt(k + 1, r.m.nmarkers);
+	mid = ts[k] + (ts[k + 1] - ts[k]) / 2;
+	w = cycles_at(&r, r.m.origin_ns + mid);
+	before = k + 1;
+
+	setenv("RINGTRACE_LIVE_TAIL_EVENTS", "1000", 1);
+	put_state(&r, RTR_REC_RECORDING, w, true);
+	cr_assert_eq(rtr_live_open(&lv, r.trace, RTR_MODEL_MARKERS, RTR_SCENE_SIMPLIFY_BINDS, err,
+				   sizeof(err)), 0, "%s", err);
+	unsetenv("RINGTRACE_LIVE_TAIL_EVENTS");
+	cr_assert_eq(lv.tail_max, 1000);
+	for (int turn = 0; turn < 2; turn++) {
+		uint64_t upto = turn ? r.m.nmarkers : before, first;
+
+		if (turn)
+			put_state(&r, RTR_REC_DONE, w, true);
+		cr_assert_eq(rtr_live_poll(&lv, &ls, err, sizeof(err)), 1, "%s", err);
+		cr_assert(ls->m.sliced, "turn %d: a tail", turn);
+		cr_assert_neq(lv.tail_from, INT64_MIN);
+		/*
+		 * the tail: from where the last 500 begin, to within a packet of
+		 * each stream (the index knows a packet's events, not each one's time)
+		 */
+		cr_assert_geq(ls->m.nmarkers, 300, "turn %d: %u events", turn, ls->m.nmarkers);
+		cr_assert_leq(ls->m.nmarkers, 700, "turn %d: %u events", turn, ls->m.nmarkers);
+		/* exactly the recording's events from its start up to the watermark, each at its time */
+		first = upto - ls->m.nmarkers;
+		for (uint32_t i = 0; i < ls->m.nmarkers; i++)
+			cr_assert_eq(ls->m.origin_ns + ls->m.markers[i].ts,
+				     r.m.origin_ns + ts[first + i], "turn %d, event %u", turn, i);
+		cr_assert_geq(ls->m.origin_ns + ls->m.markers[0].ts, lv.tail_from);
+		cr_assert_lt(r.m.origin_ns + ts[first - 1], lv.tail_from, "the event before the tail");
+		if (turn)
+			cr_assert(ls->done);
+		rtr_live_scene_free(ls);
+	}
+	free(ts);
+	cr_assert_eq(rtr_live_close(&lv, err, sizeof(err)), 0);
+	rec_free(&r);
+}
+
 Test(view_live, a_damaged_state_file_is_said_not_trusted)
 {
 	struct rec r;

@@ -571,7 +571,8 @@ Test(view_serve, a_trace_too_large_is_served_as_its_overview_and_slices, .init =
 	unsetenv("RINGTRACE_VIEW_MAX_EVENTS");
 	cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), NULL, &body), 200);
 	cr_assert(strstr(body, "\"overview\":{\"events\":14006,\"slice_max\":3500,"), "%s", body);
-	cr_assert(strstr(body, "\"turn\":0,\"done\":false,"), "%s", body);
+	cr_assert(strstr(body, "\"turn\":0,") && strstr(body, "\"done\":false,") &&
+		  strstr(body, "\"sliced\":true,"), "%s", body);
 	cr_assert_eq(numbers(body, "\"start\":", &lo, 1), 1);
 	cr_assert_eq(numbers(body, "\"end\":", &hi, 1), 1);
 	free(body);

@@ -229,7 +229,8 @@
 		$('status').textContent = f.tasks_in_view + ' tasks and ' + f.arrows_in_view + ' arrows in view, ' +
 			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows +
 			(meta.overview ? '; a slice of ' + meta.events + ' of the trace\'s ' + meta.overview.events +
-				' events (search and details in it)' : '');
+				' events (search and details in it)' : meta.sliced ? '; the recording\'s tail: its last ' +
+				meta.events + ' events' : '');
 	}
 
 	// The selected task's critical path (api/path, `p`): a band on the row of
