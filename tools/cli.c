@@ -339,6 +339,22 @@ int cli_slice_arg(const char *cmd, int argc, char **argv, int *i)
 	return 1;
 }
 
+static void view_count(char *const *dirs, int ndirs, uint64_t *events, uint64_t *span);
+
+void cli_slice_empty(const char *cmd, char *const *dirs, int ndirs)
+{
+	uint64_t events, span;
+
+	view_count(dirs, ndirs, &events, &span);
+	fprintf(stderr, "ringtrace %s: warning: --slice: nothing in that time range of the "
+		"trace%s (times count from %s first event", cmd, ndirs > 1 ? "s" : "",
+		ndirs > 1 ? "each one's" : "its");
+	if (events)
+		fprintf(stderr, "; %s %.6f s long", ndirs > 1 ? "the longest is" : "it is",
+			(double)span / 1e9);
+	fprintf(stderr, ")\n");
+}
+
 int cli_model_read(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags, char *err,
 		   size_t errlen)
 {
@@ -357,10 +373,7 @@ int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int 
 	if (r < 0)
 		fprintf(stderr, "ringtrace %s: %s\n", cmd, err);
 	else if (cli_slice.on && !m->events && !m->nlosses)
-		fprintf(stderr, "ringtrace %s: warning: --slice: nothing in that time range of "
-			"the trace%s\n", cmd,
-			ndirs > 1 ? "s (times count from each one's first event)" :
-				    " (times count from its first event)");
+		cli_slice_empty(cmd, dirs, ndirs);
 	return r;
 }
 
@@ -371,13 +384,27 @@ void cli_model_damage(const char *cmd, const struct rtr_model *m)
 			rtr_model_str(m, m->damage[i].message));
 }
 
-/* MemAvailable of /proc/meminfo, bytes; 0 when unknown. */
+/*
+ * The memory a command reckons with, bytes: RINGTRACE_MEM_AVAILABLE_MB, or
+ * MemAvailable of /proc/meminfo; 0 when unknown.
+ */
 static uint64_t mem_available(void)
 {
-	FILE *f = fopen("/proc/meminfo", "re");
+	const char *env = getenv("RINGTRACE_MEM_AVAILABLE_MB");
 	unsigned long long kb = 0;
 	char line[128];
+	FILE *f;
 
+	if (env && *env) {
+		char *e;
+		unsigned long long mb = strtoull(env, &e, 10);
+
+		if (!*e && mb && mb < (1ull << 40))
+			return (uint64_t)mb << 20;
+		fprintf(stderr, "ringtrace: warning: RINGTRACE_MEM_AVAILABLE_MB '%s' is not a number "
+			"of MB (1 or more): the memory available is read from /proc/meminfo\n", env);
+	}
+	f = fopen("/proc/meminfo", "re");
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -464,6 +491,35 @@ int cli_view_over(const char *cmd, char *const *dirs, int ndirs, bool page, uint
 	return *events > *cap;
 }
 
+/* " (it spans S s; --slice 0..Tms holds about N events)" for a slice of @want events. */
+static void say_slice(uint64_t span, uint64_t events, uint64_t want)
+{
+	if (span && events)
+		fprintf(stderr, " (it spans %.3f s; --slice 0..%.3fms holds about %" PRIu64
+			" events)", (double)span / 1e9,
+			(double)span / 1e6 * (double)want / (double)events, want);
+}
+
+int cli_model_fits(const char *cmd, char *const *dirs, int ndirs, unsigned bytes_per_event)
+{
+	uint64_t events, span, avail, need;
+
+	if (cli_slice.on || !(avail = mem_available()))
+		return 0;
+	view_count(dirs, ndirs, &events, &span);
+	need = events * bytes_per_event;
+	if (need <= avail - avail / 10)
+		return 0;
+	fprintf(stderr, "ringtrace %s: %s: %" PRIu64 " events (the index beside %s says): their "
+		"model needs about %" PRIu64 " MB, more than the %" PRIu64 " MB this machine has "
+		"available.\nRead a time range of %s with --slice T0..T1", cmd, dirs[0], events,
+		ndirs > 1 ? "the traces" : "it", need >> 20, avail >> 20,
+		ndirs > 1 ? "them" : "it");
+	say_slice(span, events, avail / 4 / bytes_per_event);
+	fprintf(stderr, ".\n");
+	return 1;
+}
+
 int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page)
 {
 	const char *env = getenv("RINGTRACE_VIEW_MAX_EVENTS");
@@ -490,11 +546,10 @@ int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page)
 			"available, some %u bytes an event)", avail >> 20,
 			(unsigned)CLI_MODEL_BYTES_PER_EVENT);
 	fprintf(stderr, ".\nView a time range of it with --slice T0..T1");
-	if (span)
-		fprintf(stderr, " (it spans %.3f s; --slice 0..%.3fms holds about %" PRIu64
-			" events)", (double)span / 1e9,
-			(double)span / 1e6 * (double)(cap / 4) / (double)events, cap / 4);
+	say_slice(span, events, cap / 4);
 	fprintf(stderr, "%s, or set RINGTRACE_VIEW_MAX_EVENTS (0: no limit).\n",
+		ndirs == 1 ? "; `ringtrace view --serve` and `ringtrace gui` open it whole (its "
+			     "overview, and its events where you zoom in)" :
 		page ? ", serve it with --serve" : "");
 	return 1;
 }

@@ -121,6 +121,8 @@ struct cli_slice {
 };
 extern struct cli_slice cli_slice;
 int cli_slice_arg(const char *cmd, int argc, char **argv, int *i);
+/* cli_slice_empty() - --slice read nothing: said, with the traces' span (from their indexes). */
+void cli_slice_empty(const char *cmd, char *const *dirs, int ndirs);
 struct rtr_model;
 
 /*
@@ -135,6 +137,15 @@ struct rtr_model;
 #define CLI_PAGE_MAX_EVENTS		40000000ull
 #define CLI_MODEL_BYTES_PER_EVENT	300u
 int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page);
+/*
+ * cli_model_fits() - before a command loads the whole model of the traces
+ * @dirs: their events, from the index beside each (as cli_view_fits()), at
+ * @bytes_per_event against 90 % of the memory available.  Return: 0; or 1,
+ * more than that, said with a --slice to try (not with --slice).
+ */
+#define CLI_STATS_BYTES_PER_EVENT	100u	/* a model without markers (stats, why, diff) */
+int cli_model_fits(const char *cmd, char *const *dirs, int ndirs, unsigned bytes_per_event);
+
 /*
  * cli_view_over() - cli_view_fits()'s test without its refusal: 1, over
  * the cap (*@cap set, *@events the traces'); 0, they fit (or no cap);

@@ -866,6 +866,12 @@ int rtr_cmd_diff(int argc, char **argv)
 		free(o.groups);
 		return 2;
 	}
+	/* (the critical-path index and the groups on top of the model: twice stats' share) */
+	if (cli_model_fits("diff", (char *const[]){ (char *)s[0].dir, (char *)s[1].dir }, 2,
+			   2 * CLI_STATS_BYTES_PER_EVENT)) {
+		free(o.groups);
+		return 1;
+	}
 	r = load_both(s, &o);
 	status = r ? 1 : 0;
 	if (r < 0)

@@ -828,8 +828,7 @@ int rtr_cmd_dump(int argc, char **argv)
 	fprintf(stderr, "dump: %" PRIu64 " events, %" PRIu64 " events lost, %" PRIu64
 		" packets lost\n", d.events, lost_events, lost_packets);
 	if (d.sliced && !d.events && !lost_events && !lost_packets)
-		fprintf(stderr, "ringtrace dump: warning: --slice: nothing in that time range of "
-			"the trace (times count from its first event)\n");
+		cli_slice_empty("dump", (char *const[]){ (char *)dir }, 1);
 	tr_text_free(&d.o);
 	if (cli_input_close(&in))
 		status = 1;

@@ -747,7 +747,10 @@ int rtr_cmd_export(int argc, char **argv)
 		free(dirs);
 		return 1;
 	}
-	r = cli_model_load("export", &m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS);
+	if (cli_model_fits("export", dirs, ndirs, CLI_MODEL_BYTES_PER_EVENT))
+		r = -1;
+	else
+		r = cli_model_load("export", &m, dirs, ndirs, RTR_MODEL_MARKERS | RTR_MODEL_FIELDS);
 	free(dirs);
 	if (r < 0) {
 		if (to_file)

@@ -824,6 +824,10 @@ int rtr_cmd_stats(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
+	if (cli_model_fits("stats", dirs, ndirs, CLI_STATS_BYTES_PER_EVENT)) {
+		free(dirs);
+		return 1;
+	}
 	r = cli_model_load("stats", &m, dirs, ndirs, 0);
 	free(dirs);
 	if (r < 0)

@@ -351,6 +351,8 @@ int rtr_cmd_why(int argc, char **argv)
 		return r;
 	if (cli_traces_exist("why", (char *const *)&trace, 1))
 		return 2;
+	if (cli_model_fits("why", (char *const *)&trace, 1, CLI_STATS_BYTES_PER_EVENT))
+		return 1;
 	r = cli_model_load("why", &m, (char *const *)&trace, 1, 0);
 	if (r < 0)
 		return 1;

@@ -463,6 +463,8 @@ Test(tools_index, dump_slice_prints_the_full_dumps_lines_of_its_range)
 	cr_expect_eq(st, 0, "%s", part);
 	cr_expect_not_null(strstr(part, "dump: 0 events"), "%s", part);
 	cr_expect_not_null(strstr(part, "warning: --slice: nothing in that time range"), "%s", part);
+	/* ... and how long the trace is, to choose another */
+	cr_expect_not_null(strstr(part, "first event; it is 0."), "%s", part);
 	free(part);
 }
 
@@ -579,6 +581,51 @@ Test(tools_index, a_view_too_large_points_to_a_slice)
 		 "--force '%s' 2>&1", t_bindir(), page, trace);
 	cr_expect_eq(status, 1, "%s", out);
 	cr_expect_not_null(strstr(out, "is not a number of events"), "%s", out);
+	free(out);
+}
+
+/*
+ * stats, export, why and diff refuse, before loading it, a trace whose
+ * model would not fit in the memory available (here made 1 MB), pointing to
+ * a slice, which they then read; a wrong value of the knob is said.
+ */
+Test(tools_index, a_model_larger_than_memory_is_refused_before_loading)
+{
+	static const char *const cmds[] = { "stats", "export --format chrome -o -",
+					     "why --slowest request", "diff" };
+	char big[PATH_MAX], *out;
+	int status;
+
+	/* ~22,000 events of the task mix: a model of some 2 MB */
+	snprintf(big, sizeof(big), "%s/mix", work);
+	out = sh(&status, "'%s/ringtrace-events-bench' --make-trace '%s' --events 2000 2>&1",
+		 t_bindir(), big);
+	cr_assert_eq(status, 0, "%s", out);
+	free(out);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		out = sh(&status, "RINGTRACE_MEM_AVAILABLE_MB=1 '%s/ringtrace' %s '%s'%s%s 2>&1",
+			 t_bindir(), cmds[i], big, i == 3 ? " " : "", i == 3 ? big : "");
+		cr_expect_eq(status, 1, "%s: %s", cmds[i], out);
+		cr_expect_not_null(strstr(out, "more than the 1 MB this machine has available"),
+				   "%s: %s", cmds[i], out);
+		cr_expect_not_null(strstr(out, "--slice 0.."), "%s: %s", cmds[i], out);
+		free(out);
+	}
+	/* a slice of it is read */
+	out = sh(&status, "RINGTRACE_MEM_AVAILABLE_MB=1 '%s/ringtrace' stats --slice 0..100us '%s' "
+		 "2>&1", t_bindir(), big);
+	cr_expect_eq(status, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "slice: from"), "%s", out);
+	free(out);
+	/* enough memory: read whole */
+	out = sh(&status, "RINGTRACE_MEM_AVAILABLE_MB=100000 '%s/ringtrace' stats '%s' >/dev/null "
+		 "2>&1; echo rc=$?", t_bindir(), big);
+	cr_expect_not_null(strstr(out, "rc=0"), "%s", out);
+	free(out);
+	out = sh(&status, "RINGTRACE_MEM_AVAILABLE_MB=lots '%s/ringtrace' stats '%s' 2>&1 >/dev/null",
+		 t_bindir(), big);
+	cr_expect_eq(status, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "RINGTRACE_MEM_AVAILABLE_MB 'lots' is not a number"), "%s", out);
 	free(out);
 }
 
