@@ -325,9 +325,8 @@ static void draw(GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
 		bring_into_view(g, task);
 		clamp_view(g);
 	}
-	if (draw_overview(g, cr))
-		;
-	else if (rtr_render(cr, g->s, &g->v, &g->f))
+	/* a trace too large: its overview where the slice drawn does not hold the view */
+	if (!draw_overview(g, cr) && rtr_render(cr, g->s, &g->v, &g->f))
 		fprintf(stderr, "ringtrace gui: out of memory drawing a frame\n");
 	g->frame_ms = (g_get_monotonic_time() - t) / 1000.0;
 	if (g->bench && g->bench_step) {
@@ -638,6 +637,13 @@ static void show_details(struct gui *g, uint32_t task)
 					       "where it holds fewer, its tasks, loaded. Search and "
 					       "details are those of the loaded slice.\n\n",
 					       g->sl->ov.events, g->sl->slice_max);
+		} else if (g->m->sliced && g->live) {
+			g_string_append_printf(s, "A long recording: its tail is followed, the "
+					       "events from where its last %" PRIu64 " began on "
+					       "(RINGTRACE_LIVE_TAIL_EVENTS); a task created before "
+					       "is drawn from the tail's start. Open the recording "
+					       "without --follow for the whole of it.\n\n",
+					       g->live->tail_max / 2);
 		} else if (g->m->sliced) {
 			char a[32], b[32];
 

@@ -17,10 +17,9 @@
 int rtr_live_open(struct rtr_live *lv, const char *arg, unsigned model_flags,
 		  unsigned scene_flags, char *err, size_t errlen)
 {
+	const char *tail = getenv("RINGTRACE_LIVE_TAIL_EVENTS");
 	struct stat sb;
 	int ret;
-
-	const char *tail = getenv("RINGTRACE_LIVE_TAIL_EVENTS");
 
 	memset(lv, 0, sizeof(*lv));
 	lv->arg = arg;
