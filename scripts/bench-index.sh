@@ -89,7 +89,11 @@ open=$(xvfb-run -a sh -c 't0=$(date +%s%N); GSK_RENDERER=cairo "$0" gui --screen
 	"$2" >/dev/null 2>&1 || exit 1; t1=$(date +%s%N); echo $((t1 - t0))' \
 	"$ringtrace" "$out/shot.png" "$out/t" 2>/dev/null | tail -n 1)
 RINGTRACE_GUI_BENCH=$out/gui.txt xvfb-run -a env GSK_RENDERER=cairo "$ringtrace" gui "$out/t" \
-	>/dev/null 2>&1
+	>/dev/null 2>&1 || true
+if [ -z "$open" ] || ! grep -q '^frame_p95_ms ' "$out/gui.txt" 2>/dev/null; then
+	echo "bench-index.sh: the window could not be measured under Xvfb (gui failed)" >&2
+	exit 1
+fi
 fig() { awk -v k="$1" '$1 == k { print $2 }' "$out/gui.txt"; }
 echo
 echo "gui: the window on that trace under Xvfb (software rendering): $(fig frames) frames" \
