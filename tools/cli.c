@@ -384,6 +384,23 @@ void cli_model_damage(const char *cmd, const struct rtr_model *m)
 			rtr_model_str(m, m->damage[i].message));
 }
 
+uint64_t cli_proc_kb(const char *path, const char *name)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = strlen(name);
+	unsigned long long kb = 0;
+	char line[160];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':' &&
+		    sscanf(line + n + 1, "%llu", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
 /*
  * The memory a command reckons with, bytes: RINGTRACE_MEM_AVAILABLE_MB, or
  * MemAvailable of /proc/meminfo; 0 when unknown.
@@ -391,9 +408,6 @@ void cli_model_damage(const char *cmd, const struct rtr_model *m)
 static uint64_t mem_available(void)
 {
 	const char *env = getenv("RINGTRACE_MEM_AVAILABLE_MB");
-	unsigned long long kb = 0;
-	char line[128];
-	FILE *f;
 
 	if (env && *env) {
 		char *e;
@@ -404,15 +418,7 @@ static uint64_t mem_available(void)
 		fprintf(stderr, "ringtrace: warning: RINGTRACE_MEM_AVAILABLE_MB '%s' is not a number "
 			"of MB (1 or more): the memory available is read from /proc/meminfo\n", env);
 	}
-	f = fopen("/proc/meminfo", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	}
-	fclose(f);
-	return (uint64_t)kb * 1024;
+	return cli_proc_kb("/proc/meminfo", "MemAvailable");
 }
 
 /*

@@ -138,6 +138,12 @@ struct rtr_model;
 #define CLI_MODEL_BYTES_PER_EVENT	300u
 int cli_view_fits(const char *cmd, char *const *dirs, int ndirs, bool page);
 /*
+ * cli_proc_kb() - the "NAME: N kB" line of the /proc file @path (meminfo,
+ * self/status), in bytes; 0 when missing.
+ */
+uint64_t cli_proc_kb(const char *path, const char *name);
+
+/*
  * cli_model_fits() - before a command loads the whole model of the traces
  * @dirs: their events, from the index beside each (as cli_view_fits()), at
  * @bytes_per_event against 90 % of the memory available.  Return: 0; or 1,

@@ -1274,24 +1274,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A "Name: N kB" line of /proc/self/status, bytes; 0 when missing. */
-static uint64_t status_kb(const char *name)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	size_t n = strlen(name);
-	unsigned long long kb = 0;
-	char line[160];
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':' &&
-		    sscanf(line + n + 1, "%llu", &kb) == 1)
-			break;
-	fclose(f);
-	return (uint64_t)kb * 1024;
-}
-
 /*
  * RINGTRACE_GUI_BENCH: the next step of the script (zoom by 1.5 around the
  * middle, then four pans of an eighth of the width), or, past 1 us, the
@@ -1316,7 +1298,8 @@ static bool bench_next(struct gui *g)
 				g->bench_ms[g->bench_n - 1]);
 		fprintf(g->bench, "script_s %.3f\nevents %" PRIu64 "\nrss_anon_bytes %" PRIu64
 			"\nslices %" PRIu64 "\n", (g_get_monotonic_time() - g->bench_start) / 1e6,
-			events, status_kb("RssAnon"), g->sl ? g->sl->slices : 0);
+			events, cli_proc_kb("/proc/self/status", "RssAnon"),
+			g->sl ? g->sl->slices : 0);
 		fclose(g->bench);
 		g->bench = NULL;
 		gtk_window_destroy(GTK_WINDOW(g->win));

@@ -1119,6 +1119,23 @@ static int overview_px(cairo_surface_t *sf, int w, int h)
 }
 
 /*
+ * gui --screenshot of @a's trace under xvfb with RINGTRACE_VIEW_MAX_EVENTS
+ * @cap and the options @args, into @a->dir/@name: what it said (the
+ * caller's to free).
+ */
+static char *capped_shot(const struct arp *a, uint64_t cap, const char *args, const char *name)
+{
+	char cmd[2048];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=%" PRIu64 " GSK_RENDERER=cairo "
+		 "NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s '-screen 0 1280x800x24' '%s/ringtrace' "
+		 "gui --size 1000x400 %s --screenshot '%s/%s' '%s' 2>&1 | "
+		 "grep -v -e dbus -e 'session bus'", cap, t_bindir(), args, a->dir, name, a->trace);
+	return run(cmd, &st);
+}
+
+/*
  * A trace over the cap (RINGTRACE_VIEW_MAX_EVENTS here) is not refused by
  * gui: the whole of it is its overview, from the index; a view of few
  * enough events is loaded as a slice and drawn as any trace, its ruler
@@ -1128,9 +1145,9 @@ Test(view_render, gui_of_a_trace_too_large_draws_its_overview_and_loads_a_narrow
 {
 	struct arp a;
 	struct rtr_overview ov;
-	char cmd[2048], path[256], err[256], *out;
+	char path[256], range[64], err[256], *out;
 	cairo_surface_t *sf;
-	int st, black = 0;
+	int black = 0;
 	uint64_t cap;
 	int64_t t = 0;
 
@@ -1145,11 +1162,7 @@ Test(view_render, gui_of_a_trace_too_large_draws_its_overview_and_loads_a_narrow
 		t += 1000;
 	cr_assert_gt(t, 0);
 	snprintf(path, sizeof(path), "%s/whole.png", a.dir);
-	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=%" PRIu64 " GSK_RENDERER=cairo "
-		 "NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s '-screen 0 1280x800x24' '%s/ringtrace' "
-		 "gui --size 1000x400 --screenshot '%s' '%s' 2>&1 | grep -v -e dbus -e 'session bus'",
-		 cap, t_bindir(), path, a.trace);
-	out = run(cmd, &st);
+	out = capped_shot(&a, cap, "", "whole.png");
 	if (strstr(out, "no display could be opened") || strstr(out, "xvfb-run: error")) {
 		free(out);
 		rtr_overview_free(&ov);
@@ -1168,11 +1181,8 @@ Test(view_render, gui_of_a_trace_too_large_draws_its_overview_and_loads_a_narrow
 	cairo_surface_destroy(sf);
 
 	snprintf(path, sizeof(path), "%s/narrow.png", a.dir);
-	snprintf(cmd, sizeof(cmd), "RINGTRACE_VIEW_MAX_EVENTS=%" PRIu64 " GSK_RENDERER=cairo "
-		 "NO_AT_BRIDGE=1 timeout 60 xvfb-run -a -s '-screen 0 1280x800x24' '%s/ringtrace' "
-		 "gui --size 1000x400 --range 0..%" PRId64 "us --screenshot '%s' '%s' 2>&1 | "
-		 "grep -v -e dbus -e 'session bus'", cap, t_bindir(), t / 1000, path, a.trace);
-	out = run(cmd, &st);
+	snprintf(range, sizeof(range), "--range 0..%" PRId64 "us", t / 1000);
+	out = capped_shot(&a, cap, range, "narrow.png");
 	cr_assert(strstr(out, "narrow.png"), "%s", out);
 	free(out);
 	sf = cairo_image_surface_create_from_png(path);
