@@ -630,6 +630,17 @@ static void show_details(struct gui *g, uint32_t task)
 					       "there)</span>\n\n", esc);
 			g_free(esc);
 		}
+		/* and what it lost: the red marks on the CPU lanes */
+		uint64_t lost_e = 0, lost_p = 0;
+
+		for (uint32_t i = 0; i < g->m->ncpus; i++) {
+			lost_e += g->m->cpus[i].events_lost;
+			lost_p += g->m->cpus[i].packets_lost;
+		}
+		if (lost_e || lost_p)
+			g_string_append_printf(s, "<span foreground=\"#cc0000\">lost: %" PRIu64 " events, %"
+					       PRIu64 " packets (red marks on the CPU lanes)</span>\n\n",
+					       lost_e, lost_p);
 		if (g->sl) {
 			g_string_append_printf(s, "%" PRIu64 " events: too many for a model in memory. "
 					       "Where the view holds more than %" PRIu64 ", each "

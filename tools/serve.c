@@ -320,6 +320,28 @@ static void fill_meta(struct jw *w, void *arg)
 		jw_u64(w, m->cpus[i].trace);
 		key(w, true, "cpu");
 		jw_i64(w, m->cpus[i].cpu == RTR_MODEL_NONE ? -1 : (int64_t)m->cpus[i].cpu);
+		key(w, true, "events_lost");
+		jw_u64(w, m->cpus[i].events_lost);
+		key(w, true, "packets_lost");
+		jw_u64(w, m->cpus[i].packets_lost);
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]");
+	/* where a stream's lane stops being known: the rest of it is unknown */
+	key(w, true, "damage");
+	jw_lit(w, "[");
+	for (uint32_t i = 0; i < m->ndamage; i++) {
+		const struct rtr_model_damage *d = &m->damage[i];
+
+		jw_lit(w, i ? ",{" : "{");
+		key(w, false, "trace");
+		jw_u64(w, d->trace);
+		key(w, true, "cpu");
+		jw_i64(w, d->cpu == RTR_MODEL_NONE ? -1 : (int64_t)d->cpu);
+		key(w, true, "ts");
+		jw_i64(w, d->ts);
+		key(w, true, "message");
+		jw_cstr(w, rtr_model_str(m, d->message));
 		jw_lit(w, "}");
 	}
 	jw_lit(w, "]}");
@@ -519,6 +541,14 @@ static void fill_extras(struct jw *w, const struct rtr_scene *s, const struct rt
 	COLUMN(w, false, "x", f->nticks, jw_u64(w, (uint64_t)t[i].x0));
 	COLUMN(w, true, "row", f->nticks, jw_u64(w, t[i].lane));
 	COLUMN(w, true, "count", f->nticks, jw_u64(w, t[i].count));
+	jw_lit(w, "}");
+	key(w, true, "losses");
+	jw_lit(w, "{");
+	COLUMN(w, false, "x", f->nlosses, num(w, f->losses[i].x));
+	COLUMN(w, true, "cpu", f->nlosses, jw_u64(w, f->losses[i].lane));
+	COLUMN(w, true, "count", f->nlosses, jw_u64(w, f->losses[i].count));
+	COLUMN(w, true, "events", f->nlosses, jw_u64(w, f->losses[i].events));
+	COLUMN(w, true, "packets", f->nlosses, jw_u64(w, f->losses[i].packets));
 	jw_lit(w, "}");
 }
 

@@ -761,6 +761,75 @@ static void lanes(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rende
 	}
 }
 
+/*
+ * What the trace lost, where: a red diamond on the CPU's lane where its
+ * stream revealed the loss, a red line up through the rows, and how many
+ * where the text fits; a damaged stream's lane shaded red from its last
+ * good item on (unknown from there).  The page's marks (viewer.js).
+ */
+static void losses(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
+		   const struct rtr_render_layout *l, const struct rtr_frame *f)
+{
+	const struct rtr_model *m = s->m;
+	const double k = (double)v->width / (double)(v->t1 - v->t0), lh = RTR_RENDER_LANE_H;
+	double right = -1;
+	char buf[64];
+
+	if (!l->nlanes)
+		return;
+	cairo_set_font_size(cr, 9);
+	for (uint32_t i = 0; i < m->ndamage; i++) {
+		const struct rtr_model_damage *d = &m->damage[i];
+		double x, y;
+
+		if (d->cpu >= l->nlanes || d->ts >= v->t1)
+			continue;
+		x = d->ts <= v->t0 ? 0 : (double)(d->ts - v->t0) * k;
+		y = l->lanes_y + d->cpu * lh;
+		cairo_set_source_rgba(cr, 0.8, 0, 0, 0.25);
+		cairo_rectangle(cr, x, y, v->width - x, lh - 3);
+		cairo_fill(cr);
+		hex(cr, 0xa00000);
+		cairo_move_to(cr, x + 3, y + 8);
+		cairo_show_text(cr, "damaged");
+	}
+	for (uint32_t i = 0; i < f->nlosses; i++) {
+		const struct rtr_loss_item *it = &f->losses[i];
+		double x = floor(it->x) + 0.5, y = l->lanes_y + it->lane * lh, tx;
+		cairo_text_extents_t te;
+
+		if (it->lane >= l->nlanes)
+			continue;
+		hex(cr, 0xd00000);
+		cairo_move_to(cr, x, y - 1);
+		cairo_line_to(cr, x + 4, y + lh / 2 - 2);
+		cairo_line_to(cr, x, y + lh - 3);
+		cairo_line_to(cr, x - 4, y + lh / 2 - 2);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		cairo_rectangle(cr, x - 0.5, l->rows_y, 1, l->lanes_y - 4 - l->rows_y);
+		cairo_fill(cr);
+		if (it->events && it->packets)
+			snprintf(buf, sizeof(buf), "%" PRIu64 " events, %" PRIu64 " packets lost",
+				 it->events, it->packets);
+		else
+			snprintf(buf, sizeof(buf), "%" PRIu64 " %s lost",
+				 it->events ? it->events : it->packets, it->events ? "events" : "packets");
+		cairo_text_extents(cr, buf, &te);
+		/* right of the mark, or left of it at the right edge (a loss at the trace's end) */
+		tx = x + 6 + te.x_advance <= v->width ? x + 6 : x - 6 - te.x_advance;
+		if (tx <= right || tx < 0)
+			continue;
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+		cairo_rectangle(cr, tx - 1, y, te.x_advance + 2, lh - 3);
+		cairo_fill(cr);
+		hex(cr, 0xa00000);
+		cairo_move_to(cr, tx, y + 8);
+		cairo_show_text(cr, buf);
+		right = tx + te.x_advance + 4;
+	}
+}
+
 /* A critical path's colours, by enum rtr_cp_what (Documentation/viewer.rst). */
 static const struct rgb path_color[] = {
 	[RTR_CP_RUNNING] = HEX(0x2ca02c), [RTR_CP_RUNNABLE] = HEX(0xff7f0e),
@@ -870,6 +939,7 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 	cairo_restore(cr);
 	counters(cr, s, v, &l, f);
 	lanes(cr, s, v, &l, f);
+	losses(cr, s, v, &l, f);
 	cairo_restore(cr);
 	return cairo_status(cr) == CAIRO_STATUS_NO_MEMORY ? -ENOMEM : 0;
 }

@@ -316,6 +316,26 @@ struct rtr_counter_item {
 };
 
 /**
+ * struct rtr_loss_item - where a CPU's stream revealed lost events or
+ * packets (rtr_model.losses), one item a pixel column of a lane.
+ * @x: where, pixels (the loss's own x when alone; the column's left edge
+ *	when it stands for several).
+ * @lane: the CPU lane (rtr_model.cpus).
+ * @index: the first loss it stands for (rtr_model.losses); @count of them.
+ * @count: losses it stands for.
+ * @events: events lost there (RTR_LOSS_EVENTS), summed.
+ * @packets: packets lost there (RTR_LOSS_PACKETS), summed.
+ */
+struct rtr_loss_item {
+	double x;
+	uint32_t lane;
+	uint32_t index;
+	uint32_t count;
+	uint64_t events;
+	uint64_t packets;
+};
+
+/**
  * enum rtr_arrow_detail - how a frame's arrows are given (rtr_frame.arrow_detail).
  * @RTR_ARROWS_EXACT: every arrow in view, one item each.
  * @RTR_ARROWS_MERGED: one item per length class and starting pixel, with its count.
@@ -354,6 +374,10 @@ enum rtr_arrow_detail {
  *	samples in view (record --sample), one item a pixel column that has
  *	some: @lane the row, @index the thread task, @x0 the column, @x1 the
  *	next, @count the samples in it; @nticks.
+ * @losses: the losses in view (at t1 too: a loss is seen at its packet's
+ *	end, often the trace's last time) on the CPU lanes, by time, at most one a
+ *	pixel column of a lane; @nlosses.  (A stream's damage, where its lane
+ *	stops being known, is few: front ends take it from rtr_model.damage.)
  * @tasks_in_view: tasks of the rows in view that cross the window (what
  *	the items stand for: the sum of their counts).
  * @arrows_in_view: arrows whose class and start put them in the window
@@ -383,11 +407,13 @@ struct rtr_frame {
 	uint32_t nholds;
 	struct rtr_item *ticks;
 	uint32_t nticks;
+	struct rtr_loss_item *losses;
+	uint32_t nlosses;
 	uint64_t tasks_in_view;
 	uint64_t arrows_in_view;
 	/* private: */
 	uint32_t cap_tasks, cap_runs, cap_arrows, cap_sleep, cap_hist, cap_counters, cap_bound;
-	uint32_t cap_cpu_marks, cap_thread_marks, cap_holds, cap_ticks;
+	uint32_t cap_cpu_marks, cap_thread_marks, cap_holds, cap_ticks, cap_losses;
 	int64_t *bound;
 };
 

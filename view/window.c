@@ -10,6 +10,7 @@
  * and Perfetto (the longest slice of each pixel bucket kept).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "view/scene.h"
@@ -564,6 +565,71 @@ static int row_extras(const struct rtr_scene *s, const struct win *w, struct rtr
 	return 0;
 }
 
+/*
+ * The losses in view (rtr_model.losses, sorted by time): one item a pixel
+ * column of a lane, the losses in it summed.  A lane's last item is found
+ * through @last (by lane), so the losses of several lanes may interleave.
+ */
+static int losses(const struct rtr_scene *s, const struct win *w, struct rtr_frame *f)
+{
+	const struct rtr_model *m = s->m;
+	uint32_t i, n = 0, *last;
+	int64_t *col;
+
+	/* the first loss at or after t0 (a binary search over their times) */
+	for (uint32_t hi = m->nlosses; n < hi;) {
+		uint32_t mid = n + (hi - n) / 2;
+
+		if (m->losses[mid].ts < w->t0)
+			n = mid + 1;
+		else
+			hi = mid;
+	}
+	/* at t1 too: a loss is seen at its packet's end, the trace's last time */
+	if (n == m->nlosses || m->losses[n].ts > w->t1)
+		return 0;
+	last = malloc(((size_t)m->ncpus + 1) * sizeof(*last));
+	col = malloc(((size_t)m->ncpus + 1) * sizeof(*col));
+	if (!last || !col) {
+		free(last);
+		free(col);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->ncpus; i++)
+		last[i] = UINT32_MAX;
+	for (i = n; i < m->nlosses && m->losses[i].ts <= w->t1; i++) {
+		const struct rtr_model_loss *l = &m->losses[i];
+		int64_t px = px_of(w, l->ts) < w->width ? px_of(w, l->ts) : w->width - 1;
+		struct rtr_loss_item *it;
+
+		if (l->cpu >= m->ncpus)
+			continue;
+		if (last[l->cpu] != UINT32_MAX && col[l->cpu] == px) {
+			it = &f->losses[last[l->cpu]];
+			it->x = (double)px;
+			it->count++;
+		} else {
+			if (grow((void **)&f->losses, f->nlosses, &f->cap_losses, sizeof(*f->losses))) {
+				free(last);
+				free(col);
+				return -ENOMEM;
+			}
+			last[l->cpu] = f->nlosses;
+			col[l->cpu] = px;
+			it = &f->losses[f->nlosses++];
+			*it = (struct rtr_loss_item){ .x = fmin(px_x(w, l->ts), w->width - 1),
+						      .lane = l->cpu, .index = i, .count = 1 };
+		}
+		if (l->kind == RTR_LOSS_PACKETS)
+			it->packets += l->count;
+		else
+			it->events += l->count;
+	}
+	free(last);
+	free(col);
+	return 0;
+}
+
 int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, struct rtr_frame *f)
 {
 	struct win w;
@@ -589,7 +655,7 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 	bounds(f->bound, q->t0, w.span, q->width);
 	w.bound = f->bound;
 	f->ntasks = f->nruns = f->narrows = f->nsleep = f->ncounters = 0;
-	f->ncpu_marks = f->nthread_marks = f->nholds = f->nticks = 0;
+	f->ncpu_marks = f->nthread_marks = f->nholds = f->nticks = f->nlosses = 0;
 	f->tasks_in_view = f->arrows_in_view = 0;
 	f->arrow_detail = RTR_ARROWS_EXACT;
 	row1 = q->row1 < s->nrows ? q->row1 : s->nrows;
@@ -619,7 +685,8 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 		if ((ret = lane_items(&s->thread_marks, t, &w, &out, &unused)))
 			return ret;
 	}
-	if ((ret = row_extras(s, &w, f)) || (ret = arrows(s, &w, q, f)) || (ret = sleeping(s, &w, f)))
+	if ((ret = row_extras(s, &w, f)) || (ret = arrows(s, &w, q, f)) || (ret = sleeping(s, &w, f)) ||
+	    (ret = losses(s, &w, f)))
 		return ret;
 	for (uint32_t k = 0; k < s->m->ncounters; k++)
 		if ((ret = counter_items(s, k, &w, f)))
@@ -640,5 +707,6 @@ void rtr_frame_free(struct rtr_frame *f)
 	free(f->thread_marks);
 	free(f->holds);
 	free(f->ticks);
+	free(f->losses);
 	memset(f, 0, sizeof(*f));
 }

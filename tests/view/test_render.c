@@ -1196,3 +1196,70 @@ Test(view_render, gui_of_a_trace_too_large_draws_its_overview_and_loads_a_narrow
 	rtr_overview_free(&ov);
 	arp_free(&a);
 }
+
+/*
+ * What a trace lost is drawn, never left out: a loss is a red diamond on
+ * its CPU's lane and a red line up through the rows, with how many where
+ * the text fits (left of the mark at the right edge); a damaged stream's
+ * lane is shaded red from its last good item on.
+ */
+Test(view_render, losses_and_damage_are_drawn_on_their_cpus_lane)
+{
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f = { 0 };
+	struct rtr_render_layout l;
+	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800, 300);
+	cairo_t *cr = cairo_create(sf);
+	int lane_y, text = 0;
+
+	cr_assert_eq(synth_lane(&m, 10, 1000, 500), 0);	/* 0 .. 9500 ns */
+	m.losses = calloc(2, sizeof(*m.losses));
+	m.damage = calloc(1, sizeof(*m.damage));
+	cr_assert(m.losses && m.damage);
+	m.losses[m.nlosses++] = (struct rtr_model_loss){ .ts = 2500, .cpu = 0, .count = 40 };
+	m.losses[m.nlosses++] = (struct rtr_model_loss){ .ts = m.end, .cpu = 0, .count = 3,
+							 .kind = RTR_LOSS_PACKETS };
+	m.damage[m.ndamage++] = (struct rtr_model_damage){ .trace = 0, .cpu = 0, .ts = 7000 };
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	struct rtr_render_view v = { .t0 = 0, .t1 = m.end, .width = 800, .height = 300,
+				     .selected = RTR_MODEL_NONE };
+
+	cr_assert_eq(rtr_render(cr, &s, &v, &f), 0);
+	rtr_render_layout(&s, &v, &l);
+	cr_assert_eq(l.nlanes, 1);
+	lane_y = (int)l.lanes_y;
+	/* the first loss at x = 2500 / 9500 * 800 = 210.5: its diamond, its line over the rows */
+	cr_assert_eq(px(sf, 210, lane_y + 4), 0xd00000, "the diamond: %06x", px(sf, 210, lane_y + 4));
+	cr_assert_eq(px(sf, 210, (int)(l.rows_y + l.rows_h / 2)), 0xd00000, "the line over the rows");
+	/* the last, at the right edge */
+	cr_assert_eq(px(sf, 799, lane_y + 4), 0xd00000, "the loss at the trace's end: %06x",
+		     px(sf, 799, lane_y + 4));
+	/* their counts in dark red, right of the first mark and left of the last */
+	for (int x = 216; x < 300; x++)
+		for (int y = lane_y; y < lane_y + 9; y++)
+			text += (px(sf, x, y) >> 16 & 0xff) > 100 && (px(sf, x, y) & 0xff) < 60 &&
+				px(sf, x, y) != 0xd00000;
+	cr_assert_gt(text, 20, "\"40 events lost\" right of the mark: %d pixels", text);
+	text = 0;
+	for (int x = 700; x < 792; x++)
+		for (int y = lane_y; y < lane_y + 9; y++)
+			text += (px(sf, x, y) >> 16 & 0xff) > 100 && (px(sf, x, y) & 0xff) < 60 &&
+				px(sf, x, y) != 0xd00000;
+	cr_assert_gt(text, 20, "\"3 packets lost\" left of the last mark: %d pixels", text);
+	/* the damage: the lane's bottom pixel row reddish from x = 7000 / 9500 * 800 = 589 on, not before */
+	for (int x = 0; x < 800; x += 10) {
+		uint32_t p = px(sf, x, lane_y + 1);
+		bool reddish = (p >> 16 & 0xff) > (p >> 8 & 0xff) + 30;
+
+		if (x < 580 && x != 210)
+			cr_assert(!reddish || (x > 200 && x < 300), "no damage at x %d: %06x", x, p);
+		else if (x > 600 && x < 690)	/* (then the last loss's count, on white) */
+			cr_assert(reddish, "damage shaded at x %d: %06x", x, p);
+	}
+	cairo_destroy(cr);
+	cairo_surface_destroy(sf);
+	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+}

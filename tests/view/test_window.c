@@ -473,6 +473,71 @@ Test(view_window, markers_on_cpu_and_thread_lanes_merge_into_counted_ticks)
 }
 
 /*
+ * Losses: 100,000 on one CPU lane, 1 ns apart, each of 2 events but every
+ * tenth of 1 packet; at 1000 px they are 1000 items (a column each) whose
+ * sums are every loss's; zoomed in, each its own item at its own x; one at
+ * the window's end (a loss is seen at its packet's end, the trace's last
+ * time) is drawn at the right edge.
+ */
+Test(view_window, losses_are_a_counted_mark_a_column_of_their_lane_with_their_sums)
+{
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f = { 0 };
+	struct rtr_window w = { .t0 = 0, .t1 = 100000, .row0 = 0, .row1 = 1, .width = 1000 };
+	const uint32_t n = 100000;
+	uint64_t ev = 0, pk = 0, cnt = 0;
+
+	cr_assert_eq(synth_lane(&m, 10, 1000, 0), 0);
+	m.losses = calloc(n + 1, sizeof(*m.losses));
+	cr_assert(m.losses);
+	for (uint32_t i = 0; i < n; i++)
+		m.losses[m.nlosses++] = (struct rtr_model_loss){ .ts = i, .cpu = 0,
+			.count = i % 10 ? 2 : 1, .kind = i % 10 ? RTR_LOSS_EVENTS : RTR_LOSS_PACKETS };
+	m.losses[m.nlosses++] = (struct rtr_model_loss){ .ts = n, .cpu = 0, .count = 7 };
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.nlosses, 1000, "%u items", f.nlosses);
+	for (uint32_t i = 0; i < f.nlosses; i++) {
+		const struct rtr_loss_item *it = &f.losses[i];
+
+		cr_assert_eq(it->lane, 0);
+		cr_assert(it->x >= 0 && it->x <= w.width - 1, "item %u at %f", i, it->x);
+		if (i)
+			cr_assert(it->x > f.losses[i - 1].x, "item %u not right of the one before", i);
+		ev += it->events;
+		pk += it->packets;
+		cnt += it->count;
+	}
+	/* 90,000 of 2 events, 10,000 of 1 packet, and the last one's 7 */
+	cr_assert_eq(ev, 180000 + 7);
+	cr_assert_eq(pk, 10000);
+	cr_assert_eq(cnt, n + 1);
+	cr_assert_eq(f.losses[999].x, 999, "the loss at t1 is drawn at the right edge");
+	cr_assert_eq(f.losses[999].count, 101, "the last column: 100 losses, and the one at t1");
+	/* zoomed in on [100, 110): ten losses, each its own */
+	w.t0 = 100;
+	w.t1 = 110;
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.nlosses, 11, "ten, and the one at t1 (%u)", f.nlosses);
+	for (uint32_t k = 0; k < 10; k++) {
+		cr_assert_eq(f.losses[k].x, 100 * k);
+		cr_assert_eq(f.losses[k].index, 100 + k);
+		cr_assert_eq(f.losses[k].count, 1);
+		cr_assert_eq(f.losses[k].packets, k ? 0 : 1);
+		cr_assert_eq(f.losses[k].events, k ? 2 : 0);
+	}
+	/* none in view: none drawn */
+	w.t0 = n + 10;
+	w.t1 = n + 20;
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.nlosses, 0);
+	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+}
+
+/*
  * Two traces, the second begun 5 ms after the first: with their starts
  * aligned, each one's markers move with it and stay in time order.
  */

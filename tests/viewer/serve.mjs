@@ -163,6 +163,29 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		assert.equal(await s.stop(), 0);
 	});
 
+	test('--serve: what the trace lost is said in the bar and marked on its CPU\'s lane', async () => {
+		const s = await serve([trace('lossy')]);
+		const p = await open(s.url);
+		const f = await p.evaluate(() => window.rtrServe.last);
+		const meta = await p.evaluate(() => fetch('api/meta').then((r) => r.json()));
+		const sum = (a) => a.reduce((x, y) => x + y, 0);
+		const lost = sum(meta.cpus.map((c) => c.events_lost));
+		assert.ok(lost > 0, 'the flood lost events: ' + JSON.stringify(meta.cpus));
+		// the whole trace in view: every loss in the answer, summed
+		assert.equal(sum(f.losses.events), lost, JSON.stringify(f.losses));
+		assert.match(await p.evaluate(() => document.getElementById('lost').textContent),
+			new RegExp('lost: ' + lost + ' events, 0 packets'));
+		// a red diamond on the lane, where the answer puts the loss
+		const H = await p.evaluate(() => document.getElementById('canvas').height);
+		const lanes = meta.cpus.length + meta.marked_threads.length;
+		const yy = H - (lanes * 12 + 4) + 4 + f.losses.cpu[0] * 12 + 5;
+		assert.ok((await pixels(p, Math.min(f.losses.x[0], f.width - 2), yy, 1)).some(isRed),
+			'the loss marked on its lane');
+		await shot(p, 'serve-lossy');
+		await p.close();
+		assert.equal(await s.stop(), 0);
+	});
+
 	// a lock's row: rtr-sched-prog contend has "holder" hold queue_lock 30 ms while
 	// "waiter" waits, 4 times: each hold in the answer a band in the holder's colour
 	test('--serve: a lock\'s holds are bands in their holder\'s colour', async () => {

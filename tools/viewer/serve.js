@@ -221,6 +221,7 @@
 		};
 		ticks(f.cpu_marks, (i) => f.cpu_marks.cpu[i]);
 		ticks(f.thread_marks, (i) => lane.get(f.thread_marks.thread[i]));
+		drawLosses(f, top);
 		// the time axis
 		g.fillStyle = '#f8f8f8';
 		g.fillRect(0, 0, W, AXIS_H);
@@ -231,6 +232,58 @@
 			(meta.overview ? '; a slice of ' + meta.events + ' of the trace\'s ' + meta.overview.events +
 				' events (search and details in it)' : meta.sliced ? '; the recording\'s tail: its last ' +
 				meta.events + ' events' : '');
+	}
+
+	// Where each stream revealed losses: a red diamond on its CPU's lane, a
+	// red line across, and how many (the page's marks, viewer.js); where a
+	// stream is damaged, the rest of its lane hatched: unknown from there.
+	function drawLosses(f, top) {
+		const L = f.losses, k = W / (f.t1 - f.t0);
+		for (const d of meta.damage) {
+			if (d.cpu < 0 || d.ts >= f.t1)
+				continue;
+			const x = Math.max(0, (d.ts - f.t0) * k), y = top + d.cpu * LANE_H;
+			g.fillStyle = 'rgba(204, 0, 0, 0.25)';
+			g.fillRect(x, y, W - x, LANE_H - 2);
+			g.fillStyle = '#a00000';
+			g.fillText('damaged', x + 3, y + LANE_H - 3);
+		}
+		let right = -1;
+		for (let i = 0; i < L.x.length; i++) {
+			const x = L.x[i], y = top + L.cpu[i] * LANE_H;
+			g.fillStyle = '#d00000';
+			g.beginPath();
+			g.moveTo(x, y);
+			g.lineTo(x + 5, y + LANE_H / 2);
+			g.lineTo(x, y + LANE_H);
+			g.lineTo(x - 5, y + LANE_H / 2);
+			g.closePath();
+			g.fill();
+			g.fillRect(x - 0.5, AXIS_H, 1, top - AXIS_H - 4);
+			const text = (L.events[i] ? L.events[i] + ' events' : '') + (L.events[i] && L.packets[i] ? ', ' : '') +
+				(L.packets[i] ? L.packets[i] + ' packets' : '') + ' lost';
+			// right of the mark, or left of it at the right edge (a loss at the trace's end)
+			const tw = g.measureText(text).width, tx = x + 7 + tw <= W ? x + 7 : x - 7 - tw;
+			if (tx > right && tx >= 0) {
+				g.fillStyle = 'rgba(255, 255, 255, 0.85)';
+				g.fillRect(tx - 1, y, tw + 2, LANE_H - 2);
+				g.fillStyle = '#a00000';
+				g.fillText(text, tx, y + LANE_H - 3);
+				right = tx + tw + 4;
+			}
+		}
+	}
+
+	// What the trace lost and where it is damaged, in the bar (red): a
+	// tracer says so, never draws less in silence.
+	function sayLosses() {
+		let ev = 0, pk = 0;
+		for (const c of meta.cpus) {
+			ev += c.events_lost;
+			pk += c.packets_lost;
+		}
+		$('lost').textContent = (ev || pk ? 'lost: ' + ev + ' events, ' + pk + ' packets (red marks on the CPU lanes) ' : '') +
+			meta.damage.map((d) => 'damaged: ' + d.message).join('; ');
 	}
 
 	// The selected task's critical path (api/path, `p`): a band on the row of
@@ -483,6 +536,7 @@
 		t0 -= shift;
 		t1 -= shift;
 		meta = m;
+		sayLosses();
 		if (pinned) {
 			// the whole trace stays whole; a zoomed window keeps its span
 			t1 = meta.end + 1;
@@ -526,6 +580,7 @@
 			meta = await getJSON('api/meta');
 			document.title = 'ringtrace view: ' + meta.title;
 			$('title').textContent = meta.title;
+			sayLosses();
 			t0 = meta.start;
 			t1 = meta.end + 1;
 			bind();
