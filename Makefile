@@ -534,17 +534,23 @@ check-install: all
 #   XEN_TIMEOUT    seconds before QEMU is killed and the run fails
 XEN_REAL ?= y
 XEN_LIBS := -lxenstore -lxenevtchn -lxengnttab
-XEN_TESTS ?= smoke hostile trace
+XEN_TESTS ?= smoke hostile follow trace
 XEN_TIMEOUT ?= 600
-XEN_DOM0_BINS := $(O)/bin/ringtrace $(O)/bin/rtr-xen-smoke-dom0
+XEN_DOM0_BINS := $(O)/bin/ringtrace $(O)/bin/rtr-xen-smoke-dom0 $(O)/bin/rtr-xen-http-get
 XEN_DOMU_BINS := $(O)/bin/rtr-xen-smoke-guest $(O)/bin/ringtrace-stress $(O)/bin/ringtrace-test-emit \
 	$(O)/bin/ringtrace-xen-hostile
-XEN_OBJS := $(O)/obj/tests/xen/real/smoke_dom0.o $(O)/obj/tests/xen/real/smoke_guest.o
+XEN_OBJS := $(O)/obj/tests/xen/real/smoke_dom0.o $(O)/obj/tests/xen/real/smoke_guest.o \
+	$(O)/obj/tests/xen/real/http_get.o
 .SECONDARY: $(XEN_OBJS)
 $(O)/bin/rtr-xen-smoke-%: $(O)/obj/tests/xen/real/smoke_%.o
 	$(quiet) LD $(short)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $^ $(XEN_LIBS)
+# (follow.sh's HTTP client: dom0's static busybox wget crashes)
+$(O)/bin/rtr-xen-http-get: $(O)/obj/tests/xen/real/http_get.o
+	$(quiet) LD $(short)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RTR_LDFLAGS) $(LDFLAGS) -o $@ $^
 
 xen-progs: $(XEN_DOM0_BINS) $(XEN_DOMU_BINS)
 
