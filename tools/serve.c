@@ -550,6 +550,24 @@ static void fill_extras(struct jw *w, const struct rtr_scene *s, const struct rt
 	COLUMN(w, true, "events", f->nlosses, jw_u64(w, f->losses[i].events));
 	COLUMN(w, true, "packets", f->nlosses, jw_u64(w, f->losses[i].packets));
 	jw_lit(w, "}");
+	/* notes (a pixel column's several: the first's text, and their count) and pauses */
+	key(w, true, "notes");
+	jw_lit(w, "{");
+	COLUMN(w, false, "x", f->nnotes, num(w, f->notes[i].x0));
+	COLUMN(w, true, "count", f->nnotes, jw_u64(w, f->notes[i].count));
+	COLUMN(w, true, "text", f->nnotes,
+	       jw_str(w, rtr_model_str(s->m, s->m->notes[f->notes[i].index].text),
+		      s->m->notes[f->notes[i].index].len));
+	jw_lit(w, "}");
+	key(w, true, "pauses");
+	jw_lit(w, "{");
+	COLUMN(w, false, "x0", f->npauses, num(w, f->pauses[i].x0));
+	COLUMN(w, true, "x1", f->npauses, num(w, f->pauses[i].x1));
+	COLUMN(w, true, "count", f->npauses, jw_u64(w, f->pauses[i].count));
+	COLUMN(w, true, "reason", f->npauses,
+	       jw_str(w, rtr_model_str(s->m, s->m->pauses[f->pauses[i].index].reason),
+		      s->m->pauses[f->pauses[i].index].len));
+	jw_lit(w, "}");
 }
 
 static void fill_window(struct jw *w, void *arg)

@@ -36,6 +36,61 @@ static const struct rgb lane_color[] = {
 	HEX(0xff9da7), HEX(0x9c755f), HEX(0xbab0ac), HEX(0x8cd17d), HEX(0x86bcb6), HEX(0xd37295),
 };
 
+/*
+ * @s as cairo's text functions take it: valid UTF-8.  A byte that does not
+ * begin a valid sequence, and a control character, is drawn as '?'; a
+ * string is cut at the buffer's size on a character's boundary.  A trace's
+ * strings are its writer's bytes, and one invalid string leaves a cairo
+ * context in an error state that draws nothing more.
+ */
+static const char *utf8(char *buf, size_t n, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t k = 0;
+
+	while (*p && k + 1 < n) {
+		unsigned c = *p, len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 :
+				    c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		bool ok = len > 0;
+
+		for (unsigned i = 1; ok && i < len; i++)
+			ok = (p[i] & 0xc0) == 0x80;
+		/* no overlong forms, no surrogates, nothing above U+10FFFF */
+		if (ok && len == 3)
+			ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] > 0x9f);
+		if (ok && len == 4)
+			ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] > 0x8f);
+		if (!ok || (len == 1 && (c < 0x20 || c == 0x7f))) {
+			buf[k++] = '?';
+			p++;
+			continue;
+		}
+		if (k + len >= n)
+			break;
+		memcpy(buf + k, p, len);
+		k += len;
+		p += len;
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/* cairo_show_text() of a string from a trace (utf8()). */
+static void show(cairo_t *cr, const char *s)
+{
+	char buf[512];
+
+	cairo_show_text(cr, utf8(buf, sizeof(buf), s));
+}
+
+/* cairo_text_extents() of the same. */
+static void extents(cairo_t *cr, const char *s, cairo_text_extents_t *te)
+{
+	char buf[512];
+
+	cairo_text_extents(cr, utf8(buf, sizeof(buf), s), te);
+}
+
 static void set(cairo_t *cr, struct rgb c, double a)
 {
 	cairo_set_source_rgba(cr, c.r, c.g, c.b, a);
@@ -187,7 +242,7 @@ static void ruler(cairo_t *cr, int64_t start, const struct rtr_render_view *v, d
 		fmt_time(buf, sizeof(buf), t, div);
 		hex(cr, 0x444444);
 		cairo_move_to(cr, x + 3, 13);
-		cairo_show_text(cr, buf);
+		show(cr, buf);
 	}
 }
 
@@ -266,7 +321,7 @@ static void lock_holders(cairo_t *cr, const struct rtr_scene *s, const struct rt
 		cairo_clip(cr);
 		set(cr, lane_color[holder % ncol], 1);
 		cairo_move_to(cr, x0, y + 12);
-		cairo_show_text(cr, text);
+		show(cr, text);
 		cairo_restore(cr);
 		(*labels)++;
 	}
@@ -364,10 +419,10 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 
 		if (s->trace_row[t] < l->row0 || s->trace_row[t] >= l->row1)
 			continue;
-		cairo_text_extents(cr, name, &ext);
+		extents(cr, name, &ext);
 		hex(cr, 0x555555);
 		cairo_move_to(cr, v->width - ext.x_advance - 4, row_y(l, s->trace_row[t]) - l->row_h / 2 + 10);
-		cairo_show_text(cr, name);
+		show(cr, name);
 	}
 	/* labels over lines wide enough, cut at the row's next item */
 	cairo_set_font_size(cr, 10);
@@ -388,15 +443,15 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 		else
 			hex(cr, 0x000000);
 		cairo_move_to(cr, x0, y - 3);
-		cairo_show_text(cr, rtr_render_task_name(s, it->index, buf, sizeof(buf)));
+		show(cr, rtr_render_task_name(s, it->index, buf, sizeof(buf)));
 		if (t->flags & RTR_TASK_FAILED && *rtr_model_str(s->m, t->reason)) {
-			cairo_show_text(cr, ": ");
-			cairo_show_text(cr, rtr_model_str(s->m, t->reason));
+			show(cr, ": ");
+			show(cr, rtr_model_str(s->m, t->reason));
 		}
 		if (l->row_h >= 24 && s->hold_first[it->index] == s->hold_first[it->index + 1]) {
 			hex(cr, 0x777777);
 			cairo_move_to(cr, x0, y + 10);
-			cairo_show_text(cr, rtr_model_str(s->m, t->kind_name));
+			show(cr, rtr_model_str(s->m, t->kind_name));
 		}
 		cairo_restore(cr);
 		labels++;
@@ -700,7 +755,7 @@ static void counters(cairo_t *cr, const struct rtr_scene *s, const struct rtr_re
 		snprintf(buf, sizeof(buf), "%s  (%" PRId64 " .. %" PRId64 ")",
 			 rtr_model_str(m, m->counters[g].name), lo, hi);
 		cairo_move_to(cr, 4, top + 11);
-		cairo_show_text(cr, buf);
+		show(cr, buf);
 	}
 }
 
@@ -757,7 +812,82 @@ static void lanes(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rende
 				 m->cpus[c].kernel ? " kernel" : "");
 		hex(cr, 0x666666);
 		cairo_move_to(cr, 3, l->lanes_y + c * RTR_RENDER_LANE_H + 9);
-		cairo_show_text(cr, buf);
+		show(cr, buf);
+	}
+}
+
+/*
+ * The pauses (stalls the program reported, rtr_pause()): brown shading
+ * behind everything, the reason at its top where the region is 30 px wide.
+ */
+static void pauses(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
+		   const struct rtr_render_layout *l, const struct rtr_frame *f)
+{
+	const struct rtr_model *m = s->m;
+
+	for (uint32_t i = 0; i < f->npauses; i++) {
+		const struct rtr_item *it = &f->pauses[i];
+
+		cairo_rectangle(cr, floor(it->x0), l->rows_y, fmax(floor(it->x1) - floor(it->x0), 1),
+				v->height - l->rows_y);
+	}
+	cairo_set_source_rgba(cr, 150 / 255.0, 110 / 255.0, 60 / 255.0, 0.22);
+	cairo_fill(cr);
+	cairo_set_font_size(cr, 11);
+	hex(cr, 0x6b4a1e);
+	for (uint32_t i = 0; i < f->npauses; i++) {
+		const struct rtr_item *it = &f->pauses[i];
+		const struct rtr_model_pause *p = &m->pauses[it->index];
+
+		if (it->x1 - it->x0 <= 30)
+			continue;
+		cairo_move_to(cr, floor(it->x0) + 3, l->rows_y + 11);
+		show(cr, rtr_model_str(m, p->reason));
+		if (it->count > 1)
+			show(cr, " ...");
+	}
+}
+
+/*
+ * The notes: a purple mark under the ruler and a faint purple line down
+ * through the rows at each, its text where it fits (the page's, viewer.js).
+ */
+static void notes(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
+		  const struct rtr_render_layout *l, const struct rtr_frame *f)
+{
+	const struct rtr_model *m = s->m;
+	double right = -1;
+	char buf[128];
+
+	for (uint32_t i = 0; i < f->nnotes; i++)
+		cairo_rectangle(cr, floor(f->notes[i].x0), l->rows_y, 1, v->height - l->rows_y);
+	cairo_set_source_rgba(cr, 123 / 255.0, 31 / 255.0, 162 / 255.0, 0.35);
+	cairo_fill(cr);
+	for (uint32_t i = 0; i < f->nnotes; i++)
+		cairo_rectangle(cr, floor(f->notes[i].x0) - 2.5, RTR_RENDER_RULER_H - 6, 6, 6);
+	hex(cr, 0x7b1fa2);
+	cairo_fill(cr);
+	cairo_set_font_size(cr, 11);
+	for (uint32_t i = 0; i < f->nnotes; i++) {
+		const struct rtr_item *it = &f->notes[i];
+		const struct rtr_model_note *n = &m->notes[it->index];
+		cairo_text_extents_t te;
+		double x = floor(it->x0) + 4;
+
+		if (x <= right)
+			continue;
+		if (it->count > 1)
+			snprintf(buf, sizeof(buf), "%u notes", it->count);
+		else
+			snprintf(buf, sizeof(buf), "%s", rtr_model_str(m, n->text));
+		extents(cr, buf, &te);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+		cairo_rectangle(cr, x - 1, l->rows_y + 1, te.x_advance + 2, 13);
+		cairo_fill(cr);
+		hex(cr, 0x7b1fa2);
+		cairo_move_to(cr, x, l->rows_y + 11);
+		show(cr, buf);
+		right = x + te.x_advance + 6;
 	}
 }
 
@@ -791,7 +921,7 @@ static void losses(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rend
 		cairo_fill(cr);
 		hex(cr, 0xa00000);
 		cairo_move_to(cr, x + 3, y + 8);
-		cairo_show_text(cr, "damaged");
+		show(cr, "damaged");
 	}
 	for (uint32_t i = 0; i < f->nlosses; i++) {
 		const struct rtr_loss_item *it = &f->losses[i];
@@ -815,7 +945,7 @@ static void losses(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rend
 		else
 			snprintf(buf, sizeof(buf), "%" PRIu64 " %s lost",
 				 it->events ? it->events : it->packets, it->events ? "events" : "packets");
-		cairo_text_extents(cr, buf, &te);
+		extents(cr, buf, &te);
 		/* right of the mark, or left of it at the right edge (a loss at the trace's end) */
 		tx = x + 6 + te.x_advance <= v->width ? x + 6 : x - 6 - te.x_advance;
 		if (tx <= right || tx < 0)
@@ -825,7 +955,7 @@ static void losses(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rend
 		cairo_fill(cr);
 		hex(cr, 0xa00000);
 		cairo_move_to(cr, tx, y + 8);
-		cairo_show_text(cr, buf);
+		show(cr, buf);
 		right = tx + te.x_advance + 4;
 	}
 }
@@ -925,6 +1055,7 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 	}
 	hex(cr, 0xd2d2d2);
 	cairo_fill(cr);
+	pauses(cr, s, v, &l, f);
 	ruler(cr, s->m->start - v->ruler_shift, v, l.rows_y, l.rows_h);
 	cairo_save(cr);
 	cairo_rectangle(cr, 0, l.rows_y, v->width, l.rows_h);
@@ -939,6 +1070,7 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 	cairo_restore(cr);
 	counters(cr, s, v, &l, f);
 	lanes(cr, s, v, &l, f);
+	notes(cr, s, v, &l, f);
 	losses(cr, s, v, &l, f);
 	cairo_restore(cr);
 	return cairo_status(cr) == CAIRO_STATUS_NO_MEMORY ? -ENOMEM : 0;
@@ -1034,13 +1166,13 @@ int rtr_render_overview(cairo_t *cr, const struct rtr_overview *ov, const struct
 			snprintf(buf, sizeof(buf), "%.60s (cpu %" PRIu64 ")", ln->name, ln->cpu);
 		cairo_text_extents_t te;
 
-		cairo_text_extents(cr, buf, &te);
+		extents(cr, buf, &te);
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
 		cairo_rectangle(cr, 2, top + l * lane_h + 1, te.x_advance + 4, 13);
 		cairo_fill(cr);
 		hex(cr, 0x333333);
 		cairo_move_to(cr, 4, top + l * lane_h + 11);
-		cairo_show_text(cr, buf);
+		show(cr, buf);
 	}
 	/* what this is, and what to do: under the lanes */
 	if (msg) {
@@ -1055,7 +1187,7 @@ int rtr_render_overview(cairo_t *cr, const struct rtr_overview *ov, const struct
 
 			snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) - 1 ? n : sizeof(line) - 1), p);
 			cairo_move_to(cr, 8, y);
-			cairo_show_text(cr, line);
+			show(cr, line);
 			p += n + (e != NULL);
 		}
 	}

@@ -378,6 +378,13 @@ enum rtr_arrow_detail {
  *	end, often the trace's last time) on the CPU lanes, by time, at most one a
  *	pixel column of a lane; @nlosses.  (A stream's damage, where its lane
  *	stops being known, is few: front ends take it from rtr_model.damage.)
+ * @notes: the notes in view (rtr_model.notes), marks on the ruler: @x0
+ *	the note's x (@x1 the same), @index the first note of its pixel
+ *	column, @count how many the column holds; @nnotes.
+ * @pauses: the pauses in view (rtr_model.pauses: stalls the program
+ *	reported, rtr_pause()), shaded regions: @x0 and @x1 clamped to [0, width], @index
+ *	the pause, @count 1, or the pauses a pixel wide merged into one item
+ *	(@index the first); @npauses.
  * @tasks_in_view: tasks of the rows in view that cross the window (what
  *	the items stand for: the sum of their counts).
  * @arrows_in_view: arrows whose class and start put them in the window
@@ -409,11 +416,16 @@ struct rtr_frame {
 	uint32_t nticks;
 	struct rtr_loss_item *losses;
 	uint32_t nlosses;
+	struct rtr_item *notes;
+	uint32_t nnotes;
+	struct rtr_item *pauses;
+	uint32_t npauses;
 	uint64_t tasks_in_view;
 	uint64_t arrows_in_view;
 	/* private: */
 	uint32_t cap_tasks, cap_runs, cap_arrows, cap_sleep, cap_hist, cap_counters, cap_bound;
-	uint32_t cap_cpu_marks, cap_thread_marks, cap_holds, cap_ticks, cap_losses;
+	uint32_t cap_cpu_marks, cap_thread_marks, cap_holds, cap_ticks, cap_losses, cap_notes;
+	uint32_t cap_pauses;
 	int64_t *bound;
 };
 

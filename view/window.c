@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "view/scene.h"
@@ -566,6 +567,27 @@ static int row_extras(const struct rtr_scene *s, const struct win *w, struct rtr
 }
 
 /*
+ * The first of @n elements of @size bytes at @v, sorted by the int64_t at
+ * @off in each, whose time is at or after @t (@n if none).
+ */
+static uint32_t first_after(const void *v, size_t size, size_t off, uint32_t n, int64_t t)
+{
+	uint32_t a = 0;
+
+	while (a < n) {
+		uint32_t mid = a + (n - a) / 2;
+		int64_t x;
+
+		memcpy(&x, (const char *)v + (size_t)mid * size + off, sizeof(x));
+		if (x < t)
+			a = mid + 1;
+		else
+			n = mid;
+	}
+	return a;
+}
+
+/*
  * The losses in view (rtr_model.losses, sorted by time): one item a pixel
  * column of a lane, the losses in it summed.  A lane's last item is found
  * through @last (by lane), so the losses of several lanes may interleave.
@@ -573,18 +595,10 @@ static int row_extras(const struct rtr_scene *s, const struct win *w, struct rtr
 static int losses(const struct rtr_scene *s, const struct win *w, struct rtr_frame *f)
 {
 	const struct rtr_model *m = s->m;
-	uint32_t i, n = 0, *last;
+	uint32_t i, n = first_after(m->losses, sizeof(*m->losses), offsetof(struct rtr_model_loss, ts),
+				    m->nlosses, w->t0), *last;
 	int64_t *col;
 
-	/* the first loss at or after t0 (a binary search over their times) */
-	for (uint32_t hi = m->nlosses; n < hi;) {
-		uint32_t mid = n + (hi - n) / 2;
-
-		if (m->losses[mid].ts < w->t0)
-			n = mid + 1;
-		else
-			hi = mid;
-	}
 	/* at t1 too: a loss is seen at its packet's end, the trace's last time */
 	if (n == m->nlosses || m->losses[n].ts > w->t1)
 		return 0;
@@ -630,6 +644,63 @@ static int losses(const struct rtr_scene *s, const struct win *w, struct rtr_fra
 	return 0;
 }
 
+/* The notes in view (sorted by time): a mark each, those of one pixel column counted in one. */
+static int notes(const struct rtr_scene *s, const struct win *w, struct rtr_frame *f)
+{
+	const struct rtr_model *m = s->m;
+	struct items out = { &f->notes, &f->nnotes, &f->cap_notes };
+	int64_t col = -1;
+
+	for (uint32_t i = first_after(m->notes, sizeof(*m->notes), offsetof(struct rtr_model_note, ts),
+				      m->nnotes, w->t0);
+	     i < m->nnotes && m->notes[i].ts < w->t1; i++) {
+		int64_t px = px_of(w, m->notes[i].ts);
+
+		if (px == col) {
+			f->notes[f->nnotes - 1].count++;
+			continue;
+		}
+		col = px;
+		if (put_item(&out, (struct rtr_item){ .x0 = px_x(w, m->notes[i].ts),
+						      .x1 = px_x(w, m->notes[i].ts), .index = i, .count = 1 }))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The pauses in view (sorted by their end): shaded regions; one that
+ * starts within a pixel of the last item's end is merged into it.
+ */
+static int pauses(const struct rtr_scene *s, const struct win *w, struct rtr_frame *f)
+{
+	const struct rtr_model *m = s->m;
+	struct items out = { &f->pauses, &f->npauses, &f->cap_pauses };
+
+	for (uint32_t i = first_after(m->pauses, sizeof(*m->pauses), offsetof(struct rtr_model_pause, end),
+				      m->npauses, w->t0);
+	     i < m->npauses; i++) {
+		const struct rtr_model_pause *p = &m->pauses[i];
+		double x0, x1;
+
+		if (p->start > w->t1)
+			continue;
+		x0 = clampx(w, px_x(w, p->start));
+		x1 = clampx(w, px_x(w, p->end));
+		if (f->npauses && x0 < f->pauses[f->npauses - 1].x1 + 1) {
+			struct rtr_item *it = &f->pauses[f->npauses - 1];
+
+			it->x0 = fmin(it->x0, x0);
+			it->x1 = fmax(it->x1, x1);
+			it->count++;
+			continue;
+		}
+		if (put_item(&out, (struct rtr_item){ .x0 = x0, .x1 = x1, .index = i, .count = 1 }))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, struct rtr_frame *f)
 {
 	struct win w;
@@ -656,6 +727,7 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 	w.bound = f->bound;
 	f->ntasks = f->nruns = f->narrows = f->nsleep = f->ncounters = 0;
 	f->ncpu_marks = f->nthread_marks = f->nholds = f->nticks = f->nlosses = 0;
+	f->nnotes = f->npauses = 0;
 	f->tasks_in_view = f->arrows_in_view = 0;
 	f->arrow_detail = RTR_ARROWS_EXACT;
 	row1 = q->row1 < s->nrows ? q->row1 : s->nrows;
@@ -686,7 +758,7 @@ int rtr_scene_window(const struct rtr_scene *s, const struct rtr_window *q, stru
 			return ret;
 	}
 	if ((ret = row_extras(s, &w, f)) || (ret = arrows(s, &w, q, f)) || (ret = sleeping(s, &w, f)) ||
-	    (ret = losses(s, &w, f)))
+	    (ret = losses(s, &w, f)) || (ret = notes(s, &w, f)) || (ret = pauses(s, &w, f)))
 		return ret;
 	for (uint32_t k = 0; k < s->m->ncounters; k++)
 		if ((ret = counter_items(s, k, &w, f)))
@@ -708,5 +780,7 @@ void rtr_frame_free(struct rtr_frame *f)
 	free(f->holds);
 	free(f->ticks);
 	free(f->losses);
+	free(f->notes);
+	free(f->pauses);
 	memset(f, 0, sizeof(*f));
 }

@@ -1263,3 +1263,71 @@ Test(view_render, losses_and_damage_are_drawn_on_their_cpus_lane)
 	rtr_scene_free(&s);
 	rtr_model_free(&m);
 }
+
+/*
+ * Notes are purple marks under the ruler with a line down through the
+ * rows, pauses brown regions; and a task named with bytes that are not
+ * UTF-8 (a hostile or damaged trace's) is drawn with '?' for them while the
+ * rest of the frame is still drawn (cairo draws nothing more once given an
+ * invalid string): the loss after it in drawing order is there.
+ */
+Test(view_render, notes_pauses_and_names_that_are_not_utf8_are_drawn)
+{
+	static const char bad[] = "\xff\xfe\xc3 bad \xe0\x80\x80 name\x01";
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f = { 0 };
+	struct rtr_render_layout l;
+	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800, 300);
+	cairo_t *cr = cairo_create(sf);
+	int note_x, brown = 0;
+	char *p;
+
+	cr_assert_eq(synth_lane(&m, 4, 2500, 2000), 0);	/* 0 .. 9500 ns, each task 2 us: labelled */
+	p = realloc(m.strs, m.strs_len + sizeof(bad));
+	cr_assert(p);
+	m.strs = p;
+	memcpy(m.strs + m.strs_len, bad, sizeof(bad));
+	m.tasks[0].name = m.tasks[1].name = (uint32_t)m.strs_len;
+	m.strs_len += sizeof(bad);
+	m.strs_cap = m.strs_len;
+	m.notes = calloc(1, sizeof(*m.notes));
+	m.pauses = calloc(1, sizeof(*m.pauses));
+	m.losses = calloc(1, sizeof(*m.losses));
+	cr_assert(m.notes && m.pauses && m.losses);
+	m.notes[m.nnotes++] = (struct rtr_model_note){ .ts = 5000, .thread = RTR_MODEL_NONE,
+						       .text = m.tasks[0].name, .len = sizeof(bad) - 1 };
+	m.pauses[m.npauses++] = (struct rtr_model_pause){ .start = 6000, .end = 8000,
+							  .reason = m.tasks[0].name, .len = sizeof(bad) - 1 };
+	m.losses[m.nlosses++] = (struct rtr_model_loss){ .ts = 3000, .cpu = 0, .count = 5 };
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	struct rtr_render_view v = { .t0 = 0, .t1 = m.end, .width = 800, .height = 300,
+				     .selected = RTR_MODEL_NONE };
+
+	cr_assert_eq(rtr_render(cr, &s, &v, &f), 0);
+	cr_assert_eq(cairo_status(cr), CAIRO_STATUS_SUCCESS, "%s", cairo_status_to_string(cairo_status(cr)));
+	cr_assert_eq(f.nnotes, 1);
+	cr_assert_eq(f.npauses, 1);
+	rtr_render_layout(&s, &v, &l);
+	/* the note at x = 5000 / 9500 * 800 = 421: its mark under the ruler, its line in the rows */
+	note_x = (int)f.notes[0].x0;
+	cr_assert_eq(px(sf, note_x, RTR_RENDER_RULER_H - 3), 0x7b1fa2, "the note's mark: %06x",
+		     px(sf, note_x, RTR_RENDER_RULER_H - 3));
+	cr_assert_neq(px(sf, note_x, (int)(l.rows_y + l.rows_h - 5)),
+		      px(sf, note_x + 3, (int)(l.rows_y + l.rows_h - 5)), "its line through the rows");
+	/* the pause from 505 to 673: brownish, low in the rows where nothing else is drawn */
+	for (int x = 510; x < 670; x += 5) {
+		uint32_t q = px(sf, x, (int)(l.rows_y + l.rows_h - 5));
+
+		brown += (q >> 16 & 0xff) > (q & 0xff) + 15;
+	}
+	cr_assert_geq(brown, 30, "the pause shaded: %d of 32 columns", brown);
+	/* drawn after the labels: the loss's diamond at x = 3000 / 9500 * 800 = 252 */
+	cr_assert_eq(px(sf, 252, (int)l.lanes_y + 4), 0xd00000, "the frame went on after the name: %06x",
+		     px(sf, 252, (int)l.lanes_y + 4));
+	cairo_destroy(cr);
+	cairo_surface_destroy(sf);
+	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+}

@@ -538,6 +538,66 @@ Test(view_window, losses_are_a_counted_mark_a_column_of_their_lane_with_their_su
 }
 
 /*
+ * Notes: 10,000 1 ns apart at 1000 px are a mark a pixel column, each
+ * counting its 10; zoomed in, each its own at its x.  Pauses: two wide
+ * ones their own regions, clamped to the window; 500 narrow ones a pixel
+ * apart merged with the region they touch.
+ */
+Test(view_window, notes_are_a_counted_mark_a_column_and_pauses_shaded_regions)
+{
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_frame f = { 0 };
+	struct rtr_window w = { .t0 = 0, .t1 = 10000, .row0 = 0, .row1 = 1, .width = 1000 };
+	uint64_t n = 0;
+
+	cr_assert_eq(synth_lane(&m, 10, 1000, 0), 0);
+	m.notes = calloc(10000, sizeof(*m.notes));
+	m.pauses = calloc(502, sizeof(*m.pauses));
+	cr_assert(m.notes && m.pauses);
+	for (uint32_t i = 0; i < 10000; i++)
+		m.notes[m.nnotes++] = (struct rtr_model_note){ .ts = i, .thread = RTR_MODEL_NONE };
+	/* by their end: one from before the window to 2000, 500 of 2 ns at 5000.., one to after it */
+	m.pauses[m.npauses++] = (struct rtr_model_pause){ .start = -500, .end = 2000 };
+	for (uint32_t i = 0; i < 500; i++)
+		m.pauses[m.npauses++] = (struct rtr_model_pause){ .start = 5000 + 4 * i, .end = 5002 + 4 * i };
+	m.pauses[m.npauses++] = (struct rtr_model_pause){ .start = 9000, .end = 20000 };
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.nnotes, 1000, "%u marks", f.nnotes);
+	for (uint32_t i = 0; i < f.nnotes; i++) {
+		cr_assert_eq(f.notes[i].index, 10 * i);
+		cr_assert_eq(f.notes[i].x0, i);
+		n += f.notes[i].count;
+	}
+	cr_assert_eq(n, 10000);
+	cr_assert_eq(f.npauses, 3, "%u regions", f.npauses);
+	cr_assert_eq(f.pauses[0].x0, 0, "clamped to the window");
+	cr_assert_eq(f.pauses[0].x1, 200);
+	cr_assert_eq(f.pauses[1].x0, 500);
+	cr_assert_eq(f.pauses[1].count, 500, "the narrow ones a pixel apart: one region");
+	cr_assert(f.pauses[1].x1 > 699.79 && f.pauses[1].x1 < 699.81, "to the last one's end: %f", f.pauses[1].x1);
+	cr_assert_eq(f.pauses[2].x0, 900);
+	cr_assert_eq(f.pauses[2].x1, 1000, "clamped to the window");
+	/* zoomed in */
+	w.t0 = 100;
+	w.t1 = 110;
+	cr_assert_eq(rtr_scene_window(&s, &w, &f), 0);
+	cr_assert_eq(f.nnotes, 10);
+	for (uint32_t k = 0; k < 10; k++) {
+		cr_assert_eq(f.notes[k].x0, 100 * k);
+		cr_assert_eq(f.notes[k].index, 100 + k);
+		cr_assert_eq(f.notes[k].count, 1);
+	}
+	cr_assert_eq(f.npauses, 1, "inside the first pause");
+	cr_assert(f.pauses[0].x0 == 0 && f.pauses[0].x1 == 1000, "the whole width: %f %f", f.pauses[0].x0,
+		  f.pauses[0].x1);
+	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+}
+
+/*
  * Two traces, the second begun 5 ms after the first: with their starts
  * aligned, each one's markers move with it and stay in time order.
  */

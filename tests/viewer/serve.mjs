@@ -186,6 +186,25 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		assert.equal(await s.stop(), 0);
 	});
 
+	test('--serve: notes are purple marks on the axis with their text, pauses brown regions with their reason', async () => {
+		const s = await serve([trace('basic')]);
+		const p = await open(s.url);
+		const f = await p.evaluate(() => window.rtrServe.last);
+		assert.deepEqual(f.notes.text, ['hello note', 'ctl\x01\x1f <&> "q"'], JSON.stringify(f.notes));
+		assert.deepEqual(f.notes.count, [1, 1]);
+		assert.deepEqual(f.pauses.reason, ['gc']);
+		// the note's mark at the foot of the axis; the pause shaded low in the rows
+		const mark = await pixels(p, Math.floor(f.notes.x[0]) + 0.5, AXIS_H - 3);
+		assert.ok(mark.some(([r, g, b]) => r > 100 && r < 150 && g < 60 && b > 140), 'purple: ' + JSON.stringify(mark));
+		const H = await p.evaluate(() => document.getElementById('canvas').height);
+		const mid = (f.pauses.x0[0] + f.pauses.x1[0]) / 2;
+		const shade = await pixels(p, mid, H / 2);
+		assert.ok(shade.some(([r, g, b]) => r > b + 15), 'brownish: ' + JSON.stringify(shade));
+		await shot(p, 'serve-notes');
+		await p.close();
+		assert.equal(await s.stop(), 0);
+	});
+
 	// a lock's row: rtr-sched-prog contend has "holder" hold queue_lock 30 ms while
 	// "waiter" waits, 4 times: each hold in the answer a band in the holder's colour
 	test('--serve: a lock\'s holds are bands in their holder\'s colour', async () => {

@@ -145,6 +145,7 @@
 			if (yb > ya)
 				g.fillRect(f.sleep.x0[i], ya, f.sleep.x1[i] - f.sleep.x0[i], yb - ya);
 		}
+		drawPauses(f);
 		// the search's matches, under their lines
 		if (found) {
 			g.fillStyle = 'rgba(255, 220, 0, 0.8)';
@@ -227,6 +228,7 @@
 		g.fillRect(0, 0, W, AXIS_H);
 		g.fillStyle = '#000';
 		g.fillText(fmt(f.t0 - meta.start) + ' .. ' + fmt(f.t1 - meta.start), 4, 12);
+		drawNotes(f, top);
 		$('status').textContent = f.tasks_in_view + ' tasks and ' + f.arrows_in_view + ' arrows in view, ' +
 			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows +
 			(meta.overview ? '; a slice of ' + meta.events + ' of the trace\'s ' + meta.overview.events +
@@ -270,6 +272,43 @@
 				g.fillStyle = '#a00000';
 				g.fillText(text, tx, y + LANE_H - 3);
 				right = tx + tw + 4;
+			}
+		}
+	}
+
+	// Pauses (stalls the program reported): brown regions behind the rows,
+	// their reason at the top where there is room; drawn first.
+	function drawPauses(f) {
+		const P = f.pauses;
+		for (let i = 0; i < P.x0.length; i++) {
+			g.fillStyle = 'rgba(150, 110, 60, 0.22)';
+			g.fillRect(P.x0[i], AXIS_H, Math.max(1, P.x1[i] - P.x0[i]), H - AXIS_H);
+			if (P.x1[i] - P.x0[i] > 30) {
+				g.fillStyle = '#6b4a1e';
+				g.fillText(P.reason[i] + (P.count[i] > 1 ? ' ...' : ''), P.x0[i] + 3, AXIS_H + 11);
+			}
+		}
+	}
+
+	// Notes: a purple mark at the foot of the axis, a faint line down the
+	// rows, the text (or how many a pixel column holds) where it fits.
+	function drawNotes(f, top) {
+		const N = f.notes;
+		let right = -1;
+		for (let i = 0; i < N.x.length; i++) {
+			const x = Math.floor(N.x[i]) + 0.5;
+			g.fillStyle = 'rgba(123, 31, 162, 0.35)';
+			g.fillRect(x - 0.5, AXIS_H, 1, top - AXIS_H - 4);
+			g.fillStyle = '#7b1fa2';
+			g.fillRect(x - 3, AXIS_H - 6, 6, 6);
+			const text = N.count[i] > 1 ? N.count[i] + ' notes' : N.text[i];
+			const tw = g.measureText(text).width;
+			if (x + 4 > right) {
+				g.fillStyle = 'rgba(255, 255, 255, 0.85)';
+				g.fillRect(x + 3, AXIS_H + 1, tw + 2, 13);
+				g.fillStyle = '#7b1fa2';
+				g.fillText(text, x + 4, AXIS_H + 11);
+				right = x + 4 + tw + 6;
 			}
 		}
 	}
