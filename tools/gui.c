@@ -298,6 +298,25 @@ static void pan(struct gui *g, double px)
 	redraw(g);
 }
 
+/*
+ * @s for Pango markup: valid UTF-8 (g_utf8_make_valid()), control
+ * characters but newlines and tabs as '?' (markup refuses even their
+ * character references), then escaped.  A trace's strings are its
+ * writer's bytes, and one invalid string makes a label show nothing.
+ * g_free() the result.
+ */
+static char *markup_text(const char *s)
+{
+	char *v = g_utf8_make_valid(s, -1), *e;
+
+	for (char *p = v; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			*p = '?';
+	e = g_markup_escape_text(v, -1);
+	g_free(v);
+	return e;
+}
+
 static void rows_by(struct gui *g, int64_t n)
 {
 	int64_t r = (int64_t)g->v.row0 + n;
@@ -394,7 +413,7 @@ static void add_link(GString *s, const char *what, const struct gui *g, uint32_t
 
 	if (task == RTR_MODEL_NONE)
 		return;
-	name = g_markup_escape_text(rtr_render_task_name(g->s, task, buf, sizeof(buf)), -1);
+	name = markup_text(rtr_render_task_name(g->s, task, buf, sizeof(buf)));
 	g_string_append_printf(s, "%s: <a href=\"task:%u\">%s</a> (%s)\n", what, task, name,
 			       rtr_model_str(g->m, g->m->tasks[task].kind_name));
 	g_free(name);
@@ -413,7 +432,7 @@ static void path_text(GString *s, const struct gui *g)
 		const struct rtr_cp_seg *sg = &cp->segs[i];
 		uint32_t who = sg->other != RTR_MODEL_NONE ? sg->other : sg->by;
 		char *esc = who == RTR_MODEL_NONE ? NULL :
-			    g_markup_escape_text(rtr_render_task_name(g->s, who, buf, sizeof(buf)), -1);
+			    markup_text(rtr_render_task_name(g->s, who, buf, sizeof(buf)));
 
 		g_string_append_printf(s, "  %s %s%s%s\n", an_dur(d, sizeof(d), sg->end - sg->start),
 				       rtr_cp_what_str(sg->what), esc ? " " : "", esc ? esc : "");
@@ -552,7 +571,7 @@ static void hist_text(GString *s, const struct gui *g)
 	uint64_t n = g->hist_n, at = 0, most = 1;
 	char a[32], b[32], c[32], d[32];
 	uint32_t b0, b1, lines = 0;
-	char *esc = g_markup_escape_text(g->hist_kind, -1);
+	char *esc = markup_text(g->hist_kind);
 
 	g_string_append_printf(s, "\n<b>durations of %s</b> (H; [ ] buckets)\n", esc);
 	g_free(esc);
@@ -625,7 +644,7 @@ static void show_details(struct gui *g, uint32_t task)
 	if (task == RTR_MODEL_NONE) {
 		/* a damaged trace is drawn up to its damage: said here, not only on stderr */
 		for (uint32_t i = 0; i < g->m->ndamage; i++) {
-			esc = g_markup_escape_text(rtr_model_str(g->m, g->m->damage[i].message), -1);
+			esc = markup_text(rtr_model_str(g->m, g->m->damage[i].message));
 			g_string_append_printf(s, "<span foreground=\"#cc0000\">damaged: %s (drawn up to "
 					       "there)</span>\n\n", esc);
 			g_free(esc);
@@ -674,12 +693,12 @@ static void show_details(struct gui *g, uint32_t task)
 	const struct rtr_model_task *t = &g->m->tasks[task];
 	const struct rtr_model *m = g->m;
 
-	esc = g_markup_escape_text(rtr_render_task_name(g->s, task, buf, sizeof(buf)), -1);
+	esc = markup_text(rtr_render_task_name(g->s, task, buf, sizeof(buf)));
 	g_string_append_printf(s, "<b>%s</b>\nid %" PRIu64 ", %s, trace %u\n", esc, t->id,
 			       rtr_model_str(m, t->kind_name), t->trace);
 	g_free(esc);
 	if (t->flags & RTR_TASK_FAILED) {
-		esc = g_markup_escape_text(rtr_model_str(m, t->reason), -1);
+		esc = markup_text(rtr_model_str(m, t->reason));
 		g_string_append_printf(s, "<span foreground=\"#cc0000\">failed: %s</span>\n", esc);
 		g_free(esc);
 	} else if (t->flags & RTR_TASK_NEVER_RESOLVED) {
@@ -700,7 +719,7 @@ static void show_details(struct gui *g, uint32_t task)
 	if (t->nlabels)
 		g_string_append(s, "<b>labels</b>\n");
 	for (uint32_t i = 0; i < t->nlabels && i < 50; i++) {
-		esc = g_markup_escape_text(rtr_model_str(m, m->labels[t->label_first + i].text), -1);
+		esc = markup_text(rtr_model_str(m, m->labels[t->label_first + i].text));
 		g_string_append_printf(s, "  %s\n", esc);
 		g_free(esc);
 	}
@@ -1036,7 +1055,7 @@ static gboolean follow_idle(gpointer data)
 	else if (ls)
 		swap_in(g, ls);
 	if (msg[0] && !g->closed) {
-		char *esc = g_markup_escape_text(msg, -1), *m;
+		char *esc = markup_text(msg), *m;
 
 		m = info ? g_strdup_printf("The guest's trace ended: %s", esc) :
 			   g_strdup_printf("<span foreground=\"red\">The recording can no longer be "
@@ -1123,7 +1142,7 @@ static gboolean slice_idle(gpointer data)
 	if (ls) {
 		swap_in(g, ls);
 	} else if (err[0]) {
-		char *esc = g_markup_escape_text(err, -1), *m;
+		char *esc = markup_text(err), *m;
 
 		fprintf(stderr, "ringtrace gui: %s: a slice could not be loaded: %s\n", g->sl->dir, err);
 		m = g_strdup_printf("<span foreground=\"red\">The slice could not be loaded: "
