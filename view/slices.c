@@ -7,7 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
 #include "view/slices.h"
+
+/*
+ * The loader's nice value: it works in the background, and on a machine
+ * with few CPUs its loads otherwise take the front end's frames (the
+ * window's, the X server's, the browser's).
+ */
+#define LOADER_NICE 10
 
 /* The loader: the range last asked, loaded and its scene built, handed over. */
 static void *loader(void *arg)
@@ -15,6 +24,8 @@ static void *loader(void *arg)
 	struct rtr_slices *sl = arg;
 	char *dirs[1] = { (char *)sl->dir };
 
+	/* this thread's own (Linux: a thread's nice is its own); no matter if refused */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), LOADER_NICE);
 	for (;;) {
 		struct rtr_live_scene *ls, *stale;
 		char err[sizeof(sl->err)] = "";
