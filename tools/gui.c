@@ -413,7 +413,7 @@ static void add_link(GString *s, const char *what, const struct gui *g, uint32_t
 
 	if (task == RTR_MODEL_NONE)
 		return;
-	name = markup_text(rtr_render_task_name(g->s, task, buf, sizeof(buf)));
+	name = markup_text(rtr_scene_task_name(g->s, task, buf, sizeof(buf)));
 	g_string_append_printf(s, "%s: <a href=\"task:%u\">%s</a> (%s)\n", what, task, name,
 			       rtr_model_str(g->m, g->m->tasks[task].kind_name));
 	g_free(name);
@@ -432,7 +432,7 @@ static void path_text(GString *s, const struct gui *g)
 		const struct rtr_cp_seg *sg = &cp->segs[i];
 		uint32_t who = sg->other != RTR_MODEL_NONE ? sg->other : sg->by;
 		char *esc = who == RTR_MODEL_NONE ? NULL :
-			    markup_text(rtr_render_task_name(g->s, who, buf, sizeof(buf)));
+			    markup_text(rtr_scene_task_name(g->s, who, buf, sizeof(buf)));
 
 		g_string_append_printf(s, "  %s %s%s%s\n", an_dur(d, sizeof(d), sg->end - sg->start),
 				       rtr_cp_what_str(sg->what), esc ? " " : "", esc ? esc : "");
@@ -693,7 +693,7 @@ static void show_details(struct gui *g, uint32_t task)
 	const struct rtr_model_task *t = &g->m->tasks[task];
 	const struct rtr_model *m = g->m;
 
-	esc = markup_text(rtr_render_task_name(g->s, task, buf, sizeof(buf)));
+	esc = markup_text(rtr_scene_task_name(g->s, task, buf, sizeof(buf)));
 	g_string_append_printf(s, "<b>%s</b>\nid %" PRIu64 ", %s, trace %u\n", esc, t->id,
 			       rtr_model_str(m, t->kind_name), t->trace);
 	g_free(esc);

@@ -511,6 +511,50 @@ static void fill_items(struct jw *w, const struct rtr_item *it, uint32_t n, cons
 	jw_lit(w, "}");
 }
 
+/*
+ * The labels the page draws over the lines wide enough (the window's rule,
+ * view/render.c): "labels": "item" (into "tasks"), "text" (the task's
+ * name, and a failed one's reason), at most RTR_SCENE_LABELS_MAX.
+ */
+static void fill_labels(struct jw *w, const struct rtr_scene *s, const struct rtr_frame *f)
+{
+	uint32_t n = 0;
+	char buf[32];
+
+	key(w, true, "labels");
+	jw_lit(w, "{\"item\":[");
+	for (uint32_t i = 0; i < f->ntasks && n < RTR_SCENE_LABELS_MAX; i++) {
+		if (f->tasks[i].count != 1 || f->tasks[i].x1 - f->tasks[i].x0 < RTR_SCENE_LABEL_MIN_PX)
+			continue;
+		jw_lit(w, n++ ? "," : "");
+		jw_u64(w, i);
+	}
+	jw_lit(w, "],\"text\":[");
+	n = 0;
+	for (uint32_t i = 0; i < f->ntasks && n < RTR_SCENE_LABELS_MAX; i++) {
+		const struct rtr_model_task *t = &s->m->tasks[f->tasks[i].index];
+		const char *why = rtr_model_str(s->m, t->reason);
+
+		if (f->tasks[i].count != 1 || f->tasks[i].x1 - f->tasks[i].x0 < RTR_SCENE_LABEL_MIN_PX)
+			continue;
+		jw_lit(w, n++ ? "," : "");
+		if (t->flags & RTR_TASK_FAILED && *why) {
+			char *both = NULL;
+
+			if (asprintf(&both, "%s: %s", rtr_scene_task_name(s, f->tasks[i].index, buf,
+									sizeof(buf)), why) < 0) {
+				jw_cstr(w, rtr_scene_task_name(s, f->tasks[i].index, buf, sizeof(buf)));
+				continue;
+			}
+			jw_cstr(w, both);
+			free(both);
+		} else {
+			jw_cstr(w, rtr_scene_task_name(s, f->tasks[i].index, buf, sizeof(buf)));
+		}
+	}
+	jw_lit(w, "]}");
+}
+
 struct window_arg {
 	const struct server *sv;
 	const struct rtr_window *win;
@@ -594,6 +638,7 @@ static void fill_window(struct jw *w, void *arg)
 	jw_u64(w, f->arrows_in_view);
 	key(w, true, "tasks");
 	fill_items(w, f->tasks, f->ntasks, "row");
+	fill_labels(w, s, f);
 	key(w, true, "runs");
 	fill_items(w, f->runs, f->nruns, "cpu");
 	key(w, true, "cpu_marks");

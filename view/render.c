@@ -13,8 +13,6 @@
 #include <string.h>
 #include "view/render.h"
 
-#define LABEL_MIN_PX	16.0	/* a label over a line wider than this */
-#define LABELS_MAX	3000	/* labels a frame draws at most */
 #define ARROW_MAX_PX	1500.0	/* arrows longer on screen vanish */
 #define ARROW_HEAD_PX	12.0	/* shorter ones have no head */
 
@@ -176,17 +174,6 @@ static void fmt_time(char *buf, size_t len, int64_t ns, int64_t div)
 		snprintf(buf, len, "%.1f %s", (double)ns / units[u].ns, units[u].unit);
 }
 
-const char *rtr_render_task_name(const struct rtr_scene *s, uint32_t task, char *buf, size_t len)
-{
-	const struct rtr_model_task *t = &s->m->tasks[task];
-	const char *name = rtr_model_str(s->m, t->name);
-
-	if (*name)
-		return name;
-	snprintf(buf, len, "#%" PRIu64, t->id);
-	return buf;
-}
-
 static bool marked(const struct rtr_render_view *v, uint32_t task)
 {
 	uint32_t lo = 0, hi = v->nmarks;
@@ -307,14 +294,14 @@ static void lock_holders(cairo_t *cr, const struct rtr_scene *s, const struct rt
 	const size_t ncol = sizeof(lane_color) / sizeof(lane_color[0]);
 	char buf[32], text[320];
 
-	for (uint32_t i = 0; i < f->nholds && *labels < LABELS_MAX; i++) {
+	for (uint32_t i = 0; i < f->nholds && *labels < RTR_SCENE_LABELS_MAX; i++) {
 		const struct rtr_item *it = &f->holds[i];
 		uint32_t holder = s->holds[it->index].holder;
 		double x0 = it->x0 + 2, y = row_y(l, it->lane);
 
 		if (it->x1 - x0 < 40)
 			continue;
-		snprintf(text, sizeof(text), "held by %s", rtr_render_task_name(s, holder, buf,
+		snprintf(text, sizeof(text), "held by %s", rtr_scene_task_name(s, holder, buf,
 										 sizeof(buf)));
 		cairo_save(cr);
 		cairo_rectangle(cr, x0, y + 2, it->x1 - x0, 12);
@@ -426,12 +413,12 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 	}
 	/* labels over lines wide enough, cut at the row's next item */
 	cairo_set_font_size(cr, 10);
-	for (uint32_t i = 0; i < f->ntasks && labels < LABELS_MAX; i++) {
+	for (uint32_t i = 0; i < f->ntasks && labels < RTR_SCENE_LABELS_MAX; i++) {
 		const struct rtr_item *it = &f->tasks[i];
 		const struct rtr_model_task *t = &s->m->tasks[it->index];
 		double y = row_y(l, it->lane), x0 = fmax(it->x0, 0) + 1, end = v->width;
 
-		if (it->count != 1 || it->x1 - it->x0 < LABEL_MIN_PX)
+		if (it->count != 1 || it->x1 - it->x0 < RTR_SCENE_LABEL_MIN_PX)
 			continue;
 		if (i + 1 < f->ntasks && f->tasks[i + 1].lane == it->lane)
 			end = f->tasks[i + 1].x0;
@@ -443,7 +430,7 @@ static void rows(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render
 		else
 			hex(cr, 0x000000);
 		cairo_move_to(cr, x0, y - 3);
-		show(cr, rtr_render_task_name(s, it->index, buf, sizeof(buf)));
+		show(cr, rtr_scene_task_name(s, it->index, buf, sizeof(buf)));
 		if (t->flags & RTR_TASK_FAILED && *rtr_model_str(s->m, t->reason)) {
 			show(cr, ": ");
 			show(cr, rtr_model_str(s->m, t->reason));

@@ -103,8 +103,6 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 uint32_t rtr_render_hit(const struct rtr_scene *s, const struct rtr_render_view *v,
 			const struct rtr_frame *f, double x, double y);
 
-/* rtr_render_task_name() - a task's name as drawn: its first label, else "#id". */
-const char *rtr_render_task_name(const struct rtr_scene *s, uint32_t task, char *buf, size_t len);
 
 /*
  * rtr_render_overview() - draw @ov (view/overview.h) in @v's time range

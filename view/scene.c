@@ -5,6 +5,8 @@
  * and the level-of-detail summaries the window query (view/window.c) walks.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "view/scene.h"
@@ -916,4 +918,15 @@ const char *rtr_scene_arrow_kind_name(unsigned kind)
 	};
 
 	return kind < RTR_SCENE_ARROW_KINDS ? names[kind] : "unknown";
+}
+
+const char *rtr_scene_task_name(const struct rtr_scene *s, uint32_t task, char *buf, size_t len)
+{
+	const struct rtr_model_task *t = &s->m->tasks[task];
+	const char *name = rtr_model_str(s->m, t->name);
+
+	if (*name)
+		return name;
+	snprintf(buf, len, "#%" PRIu64, t->id);
+	return buf;
 }

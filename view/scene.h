@@ -429,6 +429,13 @@ struct rtr_frame {
 	int64_t *bound;
 };
 
+/* Labels: over a task's line this many pixels wide or more; at most this many a frame. */
+#define RTR_SCENE_LABEL_MIN_PX	16.0
+#define RTR_SCENE_LABELS_MAX	3000
+
+/* rtr_scene_task_name() - a task's name as drawn: its first label, else "#id" (in @buf). */
+const char *rtr_scene_task_name(const struct rtr_scene *s, uint32_t task, char *buf, size_t len);
+
 /**
  * rtr_scene_window() - what to draw of @s in window @w.
  * @s: a built scene.

@@ -58,6 +58,13 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		const i = f.tasks.flags.findIndex((x) => x & 4);
 		assert.ok(i >= 0, 'a never-resolved task: ' + JSON.stringify(f.tasks));
 		assert.equal(f.tasks.x1[i], f.width);
+		// labels over the lines wide enough, a failed task's with its reason, drawn
+		assert.ok(f.labels.text.includes('gamma: timeout') && f.labels.text.includes('worker'),
+			JSON.stringify(f.labels));
+		f.labels.item.forEach((it) => assert.ok(f.tasks.x1[it] - f.tasks.x0[it] >= 16 && f.tasks.count[it] === 1));
+		const wi = f.labels.item[f.labels.text.indexOf('worker')];
+		const ink = await pixels(p, Math.max(0, f.tasks.x0[wi]) + 8, y(f, f.tasks.row[wi]) - 6, 3);
+		assert.ok(ink.some(([r, g, b]) => r < 110 && g < 110 && b < 110), 'the label drawn: ' + JSON.stringify(ink));
 		const row = f.tasks.row[i];
 		assert.ok(isRed((await pixels(p, f.width - 3, y(f, row)))[0]), 'red at the right edge');
 		await shot(p, 'serve-basic');

@@ -176,6 +176,21 @@
 			g.fillStyle = red ? '#cc0000' : span ? '#888888' : '#333333';
 			g.fillRect(T.x0[i], y(T.row[i]) - 1, Math.max(1, T.x1[i] - T.x0[i]), span ? 3 : 2);
 		}
+		// labels over the lines wide enough (the server's choice), cut at the row's next item
+		const LB = f.labels;
+		g.font = '9px sans-serif';
+		for (let k = 0; LB && k < LB.item.length; k++) {
+			const i = LB.item[k], x0 = Math.max(T.x0[i], 0) + 1;
+			const end = i + 1 < T.x0.length && T.row[i + 1] === T.row[i] ? T.x0[i + 1] : W;
+			g.save();
+			g.beginPath();
+			g.rect(x0, y(T.row[i]) - 10, end - x0 - 2, 9);
+			g.clip();
+			g.fillStyle = T.flags[i] & (flags.failed | flags.never) ? '#aa0000' : '#000000';
+			g.fillText(LB.text[k], x0, y(T.row[i]) - 2);
+			g.restore();
+		}
+		g.font = '10px sans-serif';
 		// arrows, or their counts per pixel when there are too many
 		const A = f.arrows;
 		if (A.hist) {
