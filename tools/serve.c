@@ -384,6 +384,45 @@ static void fill_task(struct jw *w, void *arg)
 	jw_cstr(w, rtr_model_str(m, t->reason));
 	key(w, true, "parent");
 	jw_i64(w, t->parent == RTR_MODEL_NONE ? -1 : (int64_t)t->parent);
+	key(w, true, "resolved");
+	if (t->flags & RTR_TASK_RESOLVED)
+		jw_i64(w, t->resolved);
+	else
+		jw_lit(w, "null");
+	key(w, true, "runs");
+	jw_u64(w, t->nruns);
+	/* its labels (50 at most), and the tasks the panel links to */
+	key(w, true, "labels");
+	jw_lit(w, "[");
+	for (uint32_t i = 0; i < t->nlabels && i < 50; i++) {
+		jw_lit(w, i ? "," : "");
+		jw_cstr(w, rtr_model_str(m, m->labels[t->label_first + i].text));
+	}
+	jw_lit(w, "]");
+	key(w, true, "links");
+	jw_lit(w, "[");
+	const struct { const char *what; uint32_t task; } links[] = {
+		{ "created by", t->parent }, { "became", t->becomes }, { "became from", t->became_from },
+	};
+	for (size_t k = 0, n = 0; k < sizeof(links) / sizeof(links[0]); k++) {
+		const struct rtr_model_task *o;
+		char buf[32];
+
+		if (links[k].task >= m->ntasks)
+			continue;
+		o = &m->tasks[links[k].task];
+		jw_lit(w, n++ ? ",{" : "{");
+		key(w, false, "what");
+		jw_cstr(w, links[k].what);
+		key(w, true, "task");
+		jw_u64(w, links[k].task);
+		key(w, true, "name");
+		jw_cstr(w, rtr_scene_task_name(s, links[k].task, buf, sizeof(buf)));
+		key(w, true, "kind");
+		jw_cstr(w, rtr_model_str(m, o->kind_name));
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]");
 	jw_lit(w, "}");
 }
 

@@ -143,6 +143,27 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 			assert.equal(f.tasks.x1[j], f.width);
 			assert.ok(isRed((await pixels(p, f.width - 3, y(f, row)))[0]), 'red at the right edge, zoomed');
 		}
+		// a click on gamma: its details in the panel, with a link to the task that created
+		// it; the link selects main (a blue band on its row) and Esc closes the panel
+		f = await p.evaluate((e) => window.rtrServe.setWindow(0, e + 1, 0), meta.end);
+		const gi = f.tasks.index.indexOf(4);
+		assert.ok(gi >= 0, JSON.stringify(f.tasks));
+		const cb = await p.evaluate(() => { const r = document.getElementById('canvas').getBoundingClientRect();
+			return [r.left, r.top]; });
+		await p.mouse.click(cb[0] + f.tasks.x0[gi] + 3, cb[1] + y(f, f.tasks.row[gi]));
+		await p.waitForFunction(() => /gamma/.test(document.getElementById('details').textContent));
+		const det = await p.textContent('#details');
+		assert.match(det, /failed: timeout/);
+		assert.match(det, /created by: main \(thread\)/);
+		await p.click('#details a');
+		await p.waitForFunction(() => window.rtrServe.selected && window.rtrServe.selected.name === 'main');
+		assert.match(await p.textContent('#details'), /^main/);
+		f = await p.evaluate(() => window.rtrServe.last);
+		const blue = ([r, g, b]) => b > r + 40 && b > 150;
+		assert.ok((await pixels(p, f.width / 3, y(f, 0) - 5)).some(blue), 'main selected: a blue band on its row');
+		await shot(p, 'serve-details');
+		await p.keyboard.press('Escape');
+		assert.equal(await p.evaluate(() => document.getElementById('details').style.display), 'none');
 		await p.close();
 		assert.equal(await s.stop(), 0);
 	});

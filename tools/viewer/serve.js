@@ -169,6 +169,14 @@
 		g.fillStyle = '#c2185b';
 		for (let i = 0; SM && i < SM.x.length; i++)
 			g.fillRect(SM.x[i], y(SM.row[i]) + 3, 1, 2);
+		// the selected task: a light blue band on its row
+		const sel = st.selected;
+		if (sel && sel.row >= f.row0 && sel.row < f.row1 && sel.end >= f.t0 && sel.created < f.t1) {
+			const k = W / (f.t1 - f.t0);
+			const x0 = Math.max(0, (sel.created - f.t0) * k), x1 = Math.min(W, (sel.end - f.t0) * k);
+			g.fillStyle = 'rgba(80, 140, 255, 0.35)';
+			g.fillRect(x0 - 2, y(sel.row) - ROW_H / 2, Math.max(4, x1 - x0 + 4), ROW_H);
+		}
 		// tasks: lines; merged spans grey; failed and never resolved red
 		const T = f.tasks;
 		for (let i = 0; i < T.x0.length; i++) {
@@ -465,6 +473,8 @@
 				st.path();
 			} else if (e.key === 'H') {
 				st.hist();
+			} else if (e.key === 'Escape') {
+				select(null);
 			} else if (e.key === 'e') {
 				// the end, the same span: pinned there while a recording is followed
 				const span = t1 - t0;
@@ -497,18 +507,89 @@
 				continue;
 			const t = await getJSON('api/task?i=' + T.index[i]);
 			const dur = t.end - t.created;
+			select(t);	// (its drawing writes the status line: this comes after)
 			$('status').textContent = (T.count[i] > 1 ? T.count[i] + ' tasks here; the longest or failed: ' : '') +
 				(t.name || '#' + t.id) + ' (' + t.kind + '), ' + fmt(dur) +
 				(t.flags & meta.task_flags.failed ? ', failed: ' + t.reason : '') + (T.flags[i] & meta.item_flags.never ? ', never resolved' : '');
-			if (cpath && cpath.task !== t.task) {
-				cpath = null;
-				draw();
-			}
-			st.selected = t;
 			return t;
 		}
-		st.selected = null;
+		select(null);
 		return null;
+	};
+
+	// The selected task: a blue band on its row, its details in the panel
+	// (as the window's side panel: state, times, the tasks it links to, its
+	// labels); a link selects that task and brings it into view.
+	function select(t) {
+		if (cpath && (!t || cpath.task !== t.task))
+			cpath = null;
+		st.selected = t;
+		const box = $('details');
+		box.textContent = '';
+		box.style.display = t ? 'block' : 'none';
+		if (t) {
+			const line = (text, color) => {
+				const d = document.createElement('div');
+				d.textContent = text;
+				if (color)
+					d.style.color = color;
+				box.appendChild(d);
+				return d;
+			};
+			const F = meta.task_flags;
+			line(t.name || '#' + t.id).style.fontWeight = 'bold';
+			line('id ' + t.id + ', ' + t.kind + ', trace ' + t.trace);
+			if (t.flags & F.failed)
+				line('failed: ' + t.reason, '#cc0000');
+			else if (t.flags & F.never_resolved)
+				line('never resolved', '#cc0000');
+			else
+				line(t.flags & F.resolved ? 'resolved' : 'not resolved in the trace');
+			line('created ' + fmt(t.created - meta.start));
+			if (t.resolved !== null)
+				line('resolved ' + fmt(t.resolved - meta.start) + ', after ' + fmt(t.resolved - t.created));
+			line('ran ' + t.runs + ' times');
+			for (const k of t.links) {
+				const d = line(k.what + ': ');
+				const a = document.createElement('a');
+				a.href = '#';
+				a.textContent = k.name;
+				a.dataset.task = k.task;
+				a.addEventListener('click', (e) => {
+					e.preventDefault();
+					st.show(k.task);
+				});
+				d.appendChild(a);
+				d.appendChild(document.createTextNode(' (' + k.kind + ')'));
+			}
+			if (t.labels.length) {
+				line('labels').style.fontWeight = 'bold';
+				t.labels.forEach((l) => line('  ' + l));
+			}
+		}
+		draw();
+	}
+
+	// st.show(i): task i selected, its details shown, and brought into view:
+	// its row among those shown, its start in the window (the span kept,
+	// widened to hold it whole when it is longer).
+	st.show = async (i) => {
+		const t = await getJSON('api/task?i=' + i);
+		const span = t1 - t0, len = t.end - t.created;
+		if (t.created < t0 || t.end > t1) {
+			const s = Math.max(span, len * 1.25);
+			t0 = t.created - (s - len) / 2;
+			t1 = t0 + s;
+		}
+		if (t.row < row0 || t.row >= row0 + rowsShown())
+			row0 = Math.max(0, t.row - Math.floor(rowsShown() / 2));
+		clamp();
+		select(t);
+		await new Promise((res) => {
+			done.push(res);
+			query();
+		});
+		return t;
 	};
 
 	// `H`: the durations of the selected task's kind (api/hist) as a histogram
