@@ -19,10 +19,15 @@
 #   of a scripted zoom from the whole trace to 1 us, four pans a level:
 #   RINGTRACE_GUI_BENCH), gui.100m.overview_frames (frames drawn from the
 #   index), gui.100m.rss_bytes_per_event (the window's private memory then).
+# Then `ringtrace stats` on the whole trace: stats.100m.s,
+# stats.100m.mevents_per_s and stats.100m.rss_mb (its peak resident memory,
+# /usr/bin/time's %M): the task model held whole, about 70 bytes an event.
 # And `view --serve` on it, its page in headless Chromium (tests/viewer/
 # serve_bench.mjs: the same scripted zoom, each step the page's window set,
 # answered and drawn): viewer.100m.serve_open_s, viewer.100m.frame_ms (p95),
-# viewer.100m.frame_max_ms, viewer.100m.rss_bytes_per_event (the server's).
+# viewer.100m.frame_max_ms, viewer.100m.rss_bytes_per_event (the server's),
+# and the floor under a step, in the same run: viewer.100m.fetch_floor_ms
+# (p95) and fetch_floor_p50_ms, the page's round trip for api/meta (~1 kB).
 set -eu
 build=$1 rows=$2
 ringtrace=$build/bin/ringtrace
@@ -63,6 +68,17 @@ row viewer.100m.slice_dump_s "$dump" s
 row viewer.100m.slice_view_s "$view" s
 # a turn of following it (view/live.h): its tail, not the whole of it
 "$build/bin/ringtrace-view-bench" --tail "$out/t" --rows "$rows" | tail -n 2
+# `ringtrace stats` on the whole of it: the model in memory (not yet streaming)
+st=$(/usr/bin/time -f 'rtr-time %x %e %M' "$ringtrace" stats "$out/t" 2>&1 >/dev/null |
+	awk '$1 == "rtr-time" && $2 == 0 { print $3, $4 }') || st=
+if [ -n "$st" ]; then
+	row stats.100m.s "$(echo "$st" | awk '{ printf "%.3f", $1 }')" s
+	row stats.100m.mevents_per_s "$(echo "$st" | awk -v n="$events" '{ printf "%.3f", n / $1 / 1e6 }')" Mevents/s
+	row stats.100m.rss_mb "$(echo "$st" | awk '{ printf "%.1f", $2 / 1024 }')" MiB
+else
+	echo "bench-index.sh: ringtrace stats on the trace failed, or /usr/bin/time is missing" \
+		"(Debian's time): stats.100m.* not measured" >&2
+fi
 
 if [ -x /usr/bin/chromium ] && srows=$(tests/viewer/run.sh "$build" serve-bench "$out/t"); then
 	sfig() { echo "$srows" | awk -v k="$1" '$1 == k { print $2 }'; }
@@ -74,6 +90,8 @@ if [ -x /usr/bin/chromium ] && srows=$(tests/viewer/run.sh "$build" serve-bench 
 	row viewer.100m.serve_open_s "$(sfig open_s)" s
 	row viewer.100m.frame_ms "$(sfig frame_ms)" "ms (p95)"
 	row viewer.100m.frame_max_ms "$(sfig frame_max_ms)" ms
+	row viewer.100m.fetch_floor_ms "$(sfig fetch_p95_ms)" "ms (p95)"
+	row viewer.100m.fetch_floor_p50_ms "$(sfig fetch_p50_ms)" ms
 	row viewer.100m.rss_bytes_per_event "$(awk -v r="$(sfig rss_anon_bytes)" \
 		-v n="$(sfig events)" 'BEGIN { printf "%.3f", r / n }')" bytes/event
 else

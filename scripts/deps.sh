@@ -24,7 +24,7 @@ pkgs="gcc g++ make pkg-config liburcu-dev liburing-dev libcriterion-dev libmicro
 case "$job" in
 build) ;;
 check) pkgs="$pkgs protobuf-compiler lttng-tools liblttng-ust-dev python3-sphinx clang xvfb xauth xdotool poppler-utils libxml2-utils zstd" ;;
-bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev" ;;
+bench) pkgs="$pkgs valgrind chromium nodejs lttng-tools liblttng-ust-dev time" ;;
 docs | man) pkgs="$pkgs python3-sphinx" ;;
 viewer) pkgs="$pkgs chromium nodejs" ;;
 xen) pkgs="$pkgs qemu-system-x86 cpio libxen-dev binutils" ;;

@@ -9,6 +9,8 @@
 //   open_s S           from navigation to the first answer drawn
 //   frames N, overview_frames N, slices N
 //   frame_ms MS        95th percentile of the steps, frame_max_ms the slowest
+//   fetch_p50_ms, fetch_p95_ms  the floor, measured first: the page's round
+//                      trip for api/meta (~1 kB), 100 times
 //   rss_anon_bytes B   the server's private memory then (/proc/PID/status RssAnon)
 //   node tests/viewer/serve_bench.mjs BUILD_DIR TRACE
 import { spawn } from 'node:child_process';
@@ -39,6 +41,17 @@ try {
 	await p.waitForFunction(() => window.rtrServe && (window.rtrServe.ready || window.rtrServe.error), null,
 		{ timeout: 120000 });
 	const open = (Date.now() - t0) / 1000;
+	// the floor, in the same run: the browser's round trip for the smallest answer (api/meta, ~1 kB)
+	const floor = await p.evaluate(async () => {
+		const t = [];
+		for (let i = 0; i < 100; i++) {
+			const s0 = performance.now();
+			await (await fetch('api/meta', { cache: 'no-store' })).text();
+			t.push(performance.now() - s0);
+		}
+		t.sort((a, b) => a - b);
+		return { p50: t[49], p95: t[94] };
+	});
 	const r = await p.evaluate(async () => {
 		const S = window.rtrServe, meta = await fetch('api/meta').then((x) => x.json());
 		const times = [];
@@ -82,6 +95,8 @@ try {
 	console.log('slices ' + r.slices);
 	console.log('frame_ms ' + t[Math.min(t.length - 1, Math.ceil(t.length * 0.95) - 1)].toFixed(3));
 	console.log('frame_max_ms ' + t[t.length - 1].toFixed(3));
+	console.log('fetch_p50_ms ' + floor.p50.toFixed(3));
+	console.log('fetch_p95_ms ' + floor.p95.toFixed(3));
 	console.log('rss_anon_bytes ' + rss);
 } finally {
 	await browser.close();
