@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "reader/model.h"
+#include "view/links.h"
 #include "view/live.h"
 #include "view/path.h"
 #include "view/slices.h"
@@ -94,6 +95,7 @@ struct gui_opts {
 #include <gtk/gtk.h>
 
 #define MIN_SPAN_NS	20	/* zooming in stops at 20 ns across the window */
+#define GUI_LINKS_MAX	20	/* the tasks the side panel links to, a kind of arrow */
 
 struct gui {
 	struct rtr_model *m;	/* ls's */
@@ -419,6 +421,39 @@ static void add_link(GString *s, const char *what, const struct gui *g, uint32_t
 	g_free(name);
 }
 
+/*
+ * The tasks it is linked to by its arrows (view/links.h), a line a kind:
+ * "read by: a (kind), b (kind) and 3 more", each a link.
+ */
+static void arrow_links(GString *s, const struct gui *g, uint32_t task)
+{
+	struct rtr_task_link *l;
+	uint32_t n, more[RTR_LINK_KINDS];
+	char buf[32];
+
+	if (rtr_task_links(g->s, task, GUI_LINKS_MAX, &l, &n, more)) {
+		g_string_append(s, "(out of memory listing its links)\n");
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		char *name = markup_text(rtr_scene_task_name(g->s, l[i].task, buf, sizeof(buf)));
+		bool first = !i || l[i - 1].kind != l[i].kind;
+		bool last = i + 1 == n || l[i + 1].kind != l[i].kind;
+
+		if (first)
+			g_string_append_printf(s, "%s: ", rtr_link_kind_str(l[i].kind));
+		g_string_append_printf(s, "<a href=\"task:%u\">%s</a> (%s)%s", l[i].task, name,
+				       rtr_model_str(g->m, g->m->tasks[l[i].task].kind_name),
+				       last ? "" : ", ");
+		if (last && more[l[i].kind])
+			g_string_append_printf(s, " and %u more", more[l[i].kind]);
+		if (last)
+			g_string_append(s, "\n");
+		g_free(name);
+	}
+	free(l);
+}
+
 /* The critical path in words: its length, then its top segments (`ringtrace why`'s first level). */
 static void path_text(GString *s, const struct gui *g)
 {
@@ -716,6 +751,7 @@ static void show_details(struct gui *g, uint32_t task)
 	add_link(s, "created by", g, t->parent);
 	add_link(s, "became", g, t->becomes);
 	add_link(s, "became from", g, t->became_from);
+	arrow_links(s, g, task);
 	if (t->nlabels)
 		g_string_append(s, "<b>labels</b>\n");
 	for (uint32_t i = 0; i < t->nlabels && i < 50; i++) {

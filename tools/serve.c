@@ -45,6 +45,7 @@
 #include "tools/json.h"
 #include "tools/serve.h"
 #include "tools/view.h"
+#include "view/links.h"
 #include "view/live.h"
 #include "view/path.h"
 #include "view/scene.h"
@@ -349,10 +350,33 @@ static void fill_meta(struct jw *w, void *arg)
 
 /* ---- /TOKEN/api/task?i=N: one task's details ------------------------------------------- */
 
+/* The tasks a task's details link to by each kind of arrow, at most. */
+#define TASK_LINKS_MAX 50
+
 struct task_arg {
 	const struct server *sv;
 	uint32_t task;
+	struct rtr_task_link *links;	/* rtr_task_links() */
+	uint32_t nlinks, more[RTR_LINK_KINDS];
 };
+
+/* One of a task's links: what, the other task's index, name and kind. */
+static void put_link(struct jw *w, const struct rtr_scene *s, const char *what, uint32_t task, size_t i)
+{
+	const struct rtr_model *m = s->m;
+	char buf[32];
+
+	jw_lit(w, i ? ",{" : "{");
+	key(w, false, "what");
+	jw_cstr(w, what);
+	key(w, true, "task");
+	jw_u64(w, task);
+	key(w, true, "name");
+	jw_cstr(w, rtr_scene_task_name(s, task, buf, sizeof(buf)));
+	key(w, true, "kind");
+	jw_cstr(w, rtr_model_str(m, m->tasks[task].kind_name));
+	jw_lit(w, "}");
+}
 
 static void fill_task(struct jw *w, void *arg)
 {
@@ -404,25 +428,27 @@ static void fill_task(struct jw *w, void *arg)
 	const struct { const char *what; uint32_t task; } links[] = {
 		{ "created by", t->parent }, { "became", t->becomes }, { "became from", t->became_from },
 	};
-	for (size_t k = 0, n = 0; k < sizeof(links) / sizeof(links[0]); k++) {
-		const struct rtr_model_task *o;
-		char buf[32];
+	size_t n = 0;
 
-		if (links[k].task >= m->ntasks)
-			continue;
-		o = &m->tasks[links[k].task];
-		jw_lit(w, n++ ? ",{" : "{");
-		key(w, false, "what");
-		jw_cstr(w, links[k].what);
-		key(w, true, "task");
-		jw_u64(w, links[k].task);
-		key(w, true, "name");
-		jw_cstr(w, rtr_scene_task_name(s, links[k].task, buf, sizeof(buf)));
-		key(w, true, "kind");
-		jw_cstr(w, rtr_model_str(m, o->kind_name));
-		jw_lit(w, "}");
-	}
+	for (size_t k = 0; k < sizeof(links) / sizeof(links[0]); k++)
+		if (links[k].task < m->ntasks)
+			put_link(w, s, links[k].what, links[k].task, n++);
+	/* and by its arrows (view/links.h), TASK_LINKS_MAX a kind */
+	for (uint32_t k = 0; k < a->nlinks; k++)
+		put_link(w, s, rtr_link_kind_str(a->links[k].kind), a->links[k].task, n++);
 	jw_lit(w, "]");
+	key(w, true, "links_more");
+	jw_lit(w, "{");
+	n = 0;
+	for (unsigned k = 0; k < RTR_LINK_KINDS; k++) {
+		if (!a->more[k])
+			continue;
+		jw_lit(w, n++ ? "," : "");
+		jw_cstr(w, rtr_link_kind_str(k));
+		jw_lit(w, ":");
+		jw_u64(w, a->more[k]);
+	}
+	jw_lit(w, "}");
 	jw_lit(w, "}");
 }
 
@@ -1106,10 +1132,16 @@ static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char 
 		int64_t i = -1;
 		struct task_arg a = { .sv = sv };
 
+		enum MHD_Result r;
+
 		if (param(c, "i", 0, (int64_t)sv->scene->m->ntasks - 1, &i) || i < 0)
 			return refuse(c, MHD_HTTP_BAD_REQUEST, "i: a task index");
 		a.task = (uint32_t)i;
-		return answer_json(c, fill_task, &a);
+		if (rtr_task_links(sv->scene, a.task, TASK_LINKS_MAX, &a.links, &a.nlinks, a.more))
+			return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		r = answer_json(c, fill_task, &a);
+		free(a.links);
+		return r;
 	}
 	return refuse(c, MHD_HTTP_NOT_FOUND, "no such page");
 }

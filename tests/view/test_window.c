@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 #include "bench/synth.h"
 #include "tests/helpers.h"
+#include "view/links.h"
 #include "view/scene.h"
 
 TestSuite(view_window, .timeout = 120);
@@ -593,6 +594,75 @@ Test(view_window, notes_are_a_counted_mark_a_column_and_pauses_shaded_regions)
 	cr_assert(f.pauses[0].x0 == 0 && f.pauses[0].x1 == 1000, "the whole width: %f %f", f.pauses[0].x0,
 		  f.pauses[0].x1);
 	rtr_frame_free(&f);
+	rtr_scene_free(&s);
+	rtr_model_free(&m);
+}
+
+/*
+ * The links of a task's details (view/links.h), from its arrows: task 0
+ * read 1 twice (listed once, at the first), tried 2 and then read what 2
+ * became (3: no longer a wait), tried 4 (still waiting), was resolved by
+ * 5, resolved 6, woke 7 and was woken by 8; 9 .. 108 read it, of which the
+ * first 50 are listed and the other 50 counted.
+ */
+Test(view_window, a_tasks_links_are_its_arrows_each_task_once_a_kind)
+{
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_task_link *l;
+	uint32_t n, more[RTR_LINK_KINDS], na = 0;
+
+	cr_assert_eq(synth_lane(&m, 110, 10, 5), 0);	/* 109: no arrow */
+	for (uint32_t t = 0; t < m.ntasks; t++)
+		m.tasks[t].becomes = m.tasks[t].became_from = RTR_MODEL_NONE;
+	m.tasks[2].becomes = 3;
+	m.tasks[3].became_from = 2;
+	free(m.arrows);
+	m.arrows = calloc(200, sizeof(*m.arrows));
+	cr_assert(m.arrows);
+#define ARROW(T, K, F, TO) (m.arrows[na++] = (struct rtr_model_arrow){ .ts = (T), .t_from = (T), \
+			    .kind = (K), .from = (F), .to = (TO) })
+	ARROW(10, RTR_ARROW_READ, 1, 0);	/* a read points at the reader */
+	ARROW(11, RTR_ARROW_TRY_READ, 2, 0);
+	ARROW(12, RTR_ARROW_TRY_READ, 4, 0);
+	ARROW(13, RTR_ARROW_READ, 1, 0);
+	ARROW(14, RTR_ARROW_READ, 3, 0);
+	ARROW(15, RTR_ARROW_RESOLVE, 5, 0);
+	ARROW(16, RTR_ARROW_RESOLVE, 0, 6);
+	ARROW(17, RTR_ARROW_SIGNAL, 0, 7);
+	ARROW(18, RTR_ARROW_SIGNAL, 8, 0);
+	for (uint32_t t = 9; t < 109; t++)
+		ARROW(100 + t, RTR_ARROW_READ, 0, t);
+	ARROW(300, RTR_ARROW_SIGNAL, 50, 51);	/* between others: none of its */
+#undef ARROW
+	m.narrows = na;
+	cr_assert_eq(rtr_scene_build(&s, &m, 0), 0);
+	cr_assert_eq(rtr_task_links(&s, 0, 50, &l, &n, more), 0);
+	cr_assert_eq(n, 7 + 50, "%u links", n);
+	cr_assert_eq(l[0].kind, RTR_LINK_READ);
+	cr_assert(l[0].task == 1 && l[0].ts == 10, "1, once, at its first read");
+	cr_assert(l[1].kind == RTR_LINK_READ && l[1].task == 3);
+	cr_assert(l[2].kind == RTR_LINK_WAITS_FOR && l[2].task == 4, "2 was read as 3: only 4 is waited for");
+	cr_assert(l[3].kind == RTR_LINK_READ_BY && l[3].task == 9 && l[3].ts == 109);
+	for (uint32_t i = 3; i < 53; i++)
+		cr_assert(l[i].kind == RTR_LINK_READ_BY && l[i].task == 6 + i, "read by, in time order: %u", i);
+	cr_assert(l[53].kind == RTR_LINK_RESOLVED_BY && l[53].task == 5);
+	cr_assert(l[54].kind == RTR_LINK_RESOLVED && l[54].task == 6);
+	cr_assert(l[55].kind == RTR_LINK_WOKEN_BY && l[55].task == 8);
+	cr_assert(l[56].kind == RTR_LINK_WOKE && l[56].task == 7);
+	cr_assert_eq(more[RTR_LINK_READ_BY], 50);
+	for (unsigned k = 0; k < RTR_LINK_KINDS; k++)
+		if (k != RTR_LINK_READ_BY)
+			cr_assert_eq(more[k], 0, "kind %u", k);
+	cr_assert_str_eq(rtr_link_kind_str(RTR_LINK_WAITS_FOR), "waits for");
+	free(l);
+	/* seen from 60: it read 0 */
+	cr_assert_eq(rtr_task_links(&s, 60, 50, &l, &n, more), 0);
+	cr_assert(n == 1 && l[0].kind == RTR_LINK_READ && l[0].task == 0);
+	free(l);
+	/* a task with no arrow: none */
+	cr_assert_eq(rtr_task_links(&s, 109, 50, &l, &n, more), 0);
+	cr_assert(n == 0 && !l);
 	rtr_scene_free(&s);
 	rtr_model_free(&m);
 }

@@ -157,7 +157,14 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 		assert.match(det, /created by: main \(thread\)/);
 		await p.click('#details a');
 		await p.waitForFunction(() => window.rtrServe.selected && window.rtrServe.selected.name === 'main');
-		assert.match(await p.textContent('#details'), /^main/);
+		{
+			// main's links by its arrows (view/links.h), a line a kind
+			const d2 = await p.textContent('#details');
+			assert.match(d2, /^main/);
+			assert.match(d2, /read: beta \(request\)/);
+			assert.match(d2, /resolved: delta-short \(wait\), zeta \(wait\), worker \(thread\)/);
+			assert.match(d2, /woken by: worker \(thread\)/);
+		}
 		f = await p.evaluate(() => window.rtrServe.last);
 		const blue = ([r, g, b]) => b > r + 40 && b > 150;
 		assert.ok((await pixels(p, f.width / 3, y(f, 0) - 5)).some(blue), 'main selected: a blue band on its row');

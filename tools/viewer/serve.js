@@ -549,18 +549,26 @@
 			if (t.resolved !== null)
 				line('resolved ' + fmt(t.resolved - meta.start) + ', after ' + fmt(t.resolved - t.created));
 			line('ran ' + t.runs + ' times');
-			for (const k of t.links) {
-				const d = line(k.what + ': ');
-				const a = document.createElement('a');
-				a.href = '#';
-				a.textContent = k.name;
-				a.dataset.task = k.task;
-				a.addEventListener('click', (e) => {
-					e.preventDefault();
-					st.show(k.task);
+			// a line a kind of link: "read by: a, b and 3 more"
+			const kinds = [...new Set(t.links.map((k) => k.what))];
+			for (const what of kinds) {
+				const d = line(what + ': ');
+				t.links.filter((k) => k.what === what).forEach((k, j) => {
+					const a = document.createElement('a');
+					a.href = '#';
+					a.textContent = k.name;
+					a.dataset.task = k.task;
+					a.addEventListener('click', (e) => {
+						e.preventDefault();
+						st.show(k.task);
+					});
+					if (j)
+						d.appendChild(document.createTextNode(', '));
+					d.appendChild(a);
+					d.appendChild(document.createTextNode(' (' + k.kind + ')'));
 				});
-				d.appendChild(a);
-				d.appendChild(document.createTextNode(' (' + k.kind + ')'));
+				if (t.links_more[what])
+					d.appendChild(document.createTextNode(' and ' + t.links_more[what] + ' more'));
 			}
 			if (t.labels.length) {
 				line('labels').style.fontWeight = 'bold';

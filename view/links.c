@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/* view/links.c - the tasks a task is linked to by its arrows (view/links.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include "view/links.h"
+
+const char *rtr_link_kind_str(unsigned kind)
+{
+	static const char *const s[RTR_LINK_KINDS] = {
+		[RTR_LINK_READ] = "read", [RTR_LINK_WAITS_FOR] = "waits for",
+		[RTR_LINK_READ_BY] = "read by", [RTR_LINK_RESOLVED_BY] = "resolved by",
+		[RTR_LINK_RESOLVED] = "resolved", [RTR_LINK_WOKEN_BY] = "woken by",
+		[RTR_LINK_WOKE] = "woke",
+	};
+
+	return kind < RTR_LINK_KINDS ? s[kind] : "?";
+}
+
+/* by kind, task, then time: a task's first arrow of a kind comes first */
+static int cmp_task(const void *a, const void *b)
+{
+	const struct rtr_task_link *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* by kind, then time */
+static int cmp_time(const void *a, const void *b)
+{
+	const struct rtr_task_link *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/* @x, or a task it became (64 steps at most), among the @n sorted reads of @r */
+static bool read_of(const struct rtr_model *m, const struct rtr_task_link *r, uint32_t n, uint32_t x)
+{
+	for (uint32_t k = 0; x < m->ntasks && k < 64; x = m->tasks[x].becomes, k++)
+		for (uint32_t i = 0; i < n && r[i].kind == RTR_LINK_READ; i++)
+			if (r[i].task == x)
+				return true;
+	return false;
+}
+
+int rtr_task_links(const struct rtr_scene *s, uint32_t task, uint32_t max, struct rtr_task_link **out,
+		   uint32_t *n, uint32_t more[RTR_LINK_KINDS])
+{
+	/* an arrow's kind (enum rtr_arrow_kind) as seen from each end */
+	static const uint8_t as_to[4] = { RTR_LINK_READ, RTR_LINK_WAITS_FOR, RTR_LINK_RESOLVED_BY,
+					  RTR_LINK_WOKEN_BY };
+	static const uint8_t as_from[4] = { RTR_LINK_READ_BY, RTR_LINK_KINDS, RTR_LINK_RESOLVED,
+					    RTR_LINK_WOKE };
+	const struct rtr_model *m = s->m;
+	struct rtr_task_link *v = NULL;
+	uint32_t nv = 0, cap = 0, k = 0, per[RTR_LINK_KINDS] = { 0 };
+
+	*out = NULL;
+	*n = 0;
+	for (unsigned i = 0; i < RTR_LINK_KINDS; i++)
+		more[i] = 0;
+	for (uint32_t i = 0; i < m->narrows; i++) {
+		const struct rtr_model_arrow *a = &m->arrows[i];
+		struct rtr_task_link l;
+
+		if (a->kind > RTR_ARROW_SIGNAL || (a->to != task && a->from != task) || a->to == a->from)
+			continue;
+		/* a read's arrow points at the reader: @to read @from (model.h) */
+		l = a->to == task ? (struct rtr_task_link){ a->ts, a->from, as_to[a->kind] } :
+				    (struct rtr_task_link){ a->ts, a->to, as_from[a->kind] };
+		if (l.kind == RTR_LINK_KINDS || l.task >= m->ntasks)
+			continue;	/* (a try_read of it: not a link the panels list) */
+		if (nv == cap) {
+			struct rtr_task_link *p = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		v[nv++] = l;
+	}
+	if (!nv)
+		return 0;
+	/* each task once a kind, at its first arrow's time */
+	qsort(v, nv, sizeof(*v), cmp_task);
+	for (uint32_t i = 0; i < nv; i++)
+		if (!k || v[k - 1].kind != v[i].kind || v[k - 1].task != v[i].task)
+			v[k++] = v[i];
+	nv = k;
+	/* a wait that ended with a read of it, or of what it became, is no longer one */
+	k = 0;
+	for (uint32_t i = 0; i < nv; i++)
+		if (v[i].kind != RTR_LINK_WAITS_FOR || !read_of(m, v, nv, v[i].task))
+			v[k++] = v[i];
+	nv = k;
+	qsort(v, nv, sizeof(*v), cmp_time);
+	k = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		if (per[v[i].kind]++ < max)
+			v[k++] = v[i];
+		else
+			more[v[i].kind]++;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}

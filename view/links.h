@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view/links.h - the tasks a task is linked to by its arrows, as the
+ * details panels list them (the self-contained page's, the window's, the
+ * served page's): what it read and still waits for, who read it, who
+ * resolved it and what it resolved, who woke it and whom it woke.
+ */
+#ifndef RTR_VIEW_LINKS_H
+#define RTR_VIEW_LINKS_H
+
+#include <stdint.h>
+#include "view/scene.h"
+
+/**
+ * enum rtr_link_kind - how a task is linked to another (rtr_task_link.kind).
+ * @RTR_LINK_READ: it read the other's result (a read arrow to it).
+ * @RTR_LINK_WAITS_FOR: it looked at the other, not ready (a try_read), and
+ *	read neither it nor anything it became afterwards.
+ * @RTR_LINK_READ_BY: the other read its result.
+ * @RTR_LINK_RESOLVED_BY: the other resolved (or failed) it.
+ * @RTR_LINK_RESOLVED: it resolved the other.
+ * @RTR_LINK_WOKEN_BY: the other woke it (a signal).
+ * @RTR_LINK_WOKE: it woke the other.
+ */
+enum rtr_link_kind {
+	RTR_LINK_READ,
+	RTR_LINK_WAITS_FOR,
+	RTR_LINK_READ_BY,
+	RTR_LINK_RESOLVED_BY,
+	RTR_LINK_RESOLVED,
+	RTR_LINK_WOKEN_BY,
+	RTR_LINK_WOKE,
+	RTR_LINK_KINDS,
+};
+
+/**
+ * struct rtr_task_link - one task linked to another.
+ * @ts: the time of the first arrow between them of that kind.
+ * @task: the other task.
+ * @kind: enum rtr_link_kind.
+ */
+struct rtr_task_link {
+	int64_t ts;
+	uint32_t task;
+	uint32_t kind;
+};
+
+/**
+ * rtr_task_links() - the tasks @task of @s is linked to, each once a kind.
+ * @s: the scene.
+ * @task: index into its model's tasks.
+ * @max: at most this many a kind (the first in time).
+ * @out: a malloc'd array of them, by kind then time (NULL when none).
+ * @n: their number.
+ * @more: by kind, the other tasks linked that way, left out by @max.
+ *
+ * One pass over the model's arrows: a few milliseconds for millions, made
+ * when a task is selected, never by frame.
+ * Return: 0, or -ENOMEM.
+ */
+int rtr_task_links(const struct rtr_scene *s, uint32_t task, uint32_t max, struct rtr_task_link **out,
+		   uint32_t *n, uint32_t more[RTR_LINK_KINDS]);
+
+/* rtr_link_kind_str() - "read", "waits for", "read by", "resolved by", "resolved", "woken by", "woke". */
+const char *rtr_link_kind_str(unsigned kind);
+
+#endif /* RTR_VIEW_LINKS_H */
