@@ -839,21 +839,28 @@ static void pauses(cairo_t *cr, const struct rtr_scene *s, const struct rtr_rend
 	}
 }
 
+/* The notes' faint purple lines down through the rows: behind the tasks, whose colours stay. */
+static void note_lines(cairo_t *cr, const struct rtr_render_view *v, const struct rtr_render_layout *l,
+		       const struct rtr_frame *f)
+{
+	for (uint32_t i = 0; i < f->nnotes; i++)
+		cairo_rectangle(cr, floor(f->notes[i].x0), l->rows_y, 1, v->height - l->rows_y);
+	cairo_set_source_rgba(cr, 123 / 255.0, 31 / 255.0, 162 / 255.0, 0.35);
+	cairo_fill(cr);
+}
+
 /*
- * The notes: a purple mark under the ruler and a faint purple line down
- * through the rows at each, its text where it fits (the page's, viewer.js).
+ * The notes: a purple mark under the ruler at each (its line is drawn
+ * behind the rows, note_lines()), its text where it fits (the page's,
+ * viewer.js).
  */
-static void notes(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_view *v,
-		  const struct rtr_render_layout *l, const struct rtr_frame *f)
+static void notes(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_layout *l,
+		  const struct rtr_frame *f)
 {
 	const struct rtr_model *m = s->m;
 	double right = -1;
 	char buf[128];
 
-	for (uint32_t i = 0; i < f->nnotes; i++)
-		cairo_rectangle(cr, floor(f->notes[i].x0), l->rows_y, 1, v->height - l->rows_y);
-	cairo_set_source_rgba(cr, 123 / 255.0, 31 / 255.0, 162 / 255.0, 0.35);
-	cairo_fill(cr);
 	for (uint32_t i = 0; i < f->nnotes; i++)
 		cairo_rectangle(cr, floor(f->notes[i].x0) - 2.5, RTR_RENDER_RULER_H - 6, 6, 6);
 	hex(cr, 0x7b1fa2);
@@ -1047,6 +1054,7 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 	hex(cr, 0xd2d2d2);
 	cairo_fill(cr);
 	pauses(cr, s, v, &l, f);
+	note_lines(cr, v, &l, f);
 	ruler(cr, s->m->start - v->ruler_shift, v, l.rows_y, l.rows_h);
 	cairo_save(cr);
 	cairo_rectangle(cr, 0, l.rows_y, v->width, l.rows_h);
@@ -1061,7 +1069,7 @@ int rtr_render(cairo_t *cr, const struct rtr_scene *s, const struct rtr_render_v
 	cairo_restore(cr);
 	counters(cr, s, v, &l, f);
 	lanes(cr, s, v, &l, f);
-	notes(cr, s, v, &l, f);
+	notes(cr, s, &l, f);
 	losses(cr, s, v, &l, f);
 	cairo_restore(cr);
 	return cairo_status(cr) == CAIRO_STATUS_NO_MEMORY ? -ENOMEM : 0;

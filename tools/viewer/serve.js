@@ -146,6 +146,7 @@
 				g.fillRect(f.sleep.x0[i], ya, f.sleep.x1[i] - f.sleep.x0[i], yb - ya);
 		}
 		drawPauses(f);
+		drawNoteLines(f);
 		// the search's matches, under their lines
 		if (found) {
 			g.fillStyle = 'rgba(255, 220, 0, 0.8)';
@@ -251,7 +252,7 @@
 		g.fillRect(0, 0, W, AXIS_H);
 		g.fillStyle = '#000';
 		g.fillText(fmt(f.t0 - meta.start) + ' .. ' + fmt(f.t1 - meta.start), 4, 12);
-		drawNotes(f, top);
+		drawNotes(f);
 		$('status').textContent = f.tasks_in_view + ' tasks and ' + f.arrows_in_view + ' arrows in view, ' +
 			T.x0.length + ' items, arrows ' + A.detail + '; rows ' + f.row0 + '-' + f.row1 + ' of ' + meta.nrows +
 			(meta.overview ? '; a slice of ' + meta.events + ' of the trace\'s ' + meta.overview.events +
@@ -299,6 +300,13 @@
 		}
 	}
 
+	// The notes' faint purple lines down the rows, behind the tasks.
+	function drawNoteLines(f) {
+		g.fillStyle = 'rgba(123, 31, 162, 0.35)';
+		for (let i = 0; i < f.notes.x.length; i++)
+			g.fillRect(Math.floor(f.notes.x[i]), AXIS_H, 1, H - lanesH() - AXIS_H);
+	}
+
 	// Pauses (stalls the program reported): brown regions behind the rows,
 	// their reason at the top where there is room; drawn first.
 	function drawPauses(f) {
@@ -313,15 +321,13 @@
 		}
 	}
 
-	// Notes: a purple mark at the foot of the axis, a faint line down the
-	// rows, the text (or how many a pixel column holds) where it fits.
-	function drawNotes(f, top) {
+	// Notes: a purple mark at the foot of the axis (its line is drawn behind
+	// the rows), the text (or how many a pixel column holds) where it fits.
+	function drawNotes(f) {
 		const N = f.notes;
 		let right = -1;
 		for (let i = 0; i < N.x.length; i++) {
 			const x = Math.floor(N.x[i]) + 0.5;
-			g.fillStyle = 'rgba(123, 31, 162, 0.35)';
-			g.fillRect(x - 0.5, AXIS_H, 1, top - AXIS_H - 4);
 			g.fillStyle = '#7b1fa2';
 			g.fillRect(x - 3, AXIS_H - 6, 6, 6);
 			const text = N.count[i] > 1 ? N.count[i] + ' notes' : N.text[i];
