@@ -644,25 +644,26 @@ static int losses(const struct rtr_scene *s, const struct win *w, struct rtr_fra
 	return 0;
 }
 
-/* The notes in view (sorted by time): a mark each, those of one pixel column counted in one. */
+/*
+ * The notes in view (sorted by time): a mark a pixel column that has some,
+ * counting them; the next column's first note found by a binary search,
+ * so a frame costs O(pixels * log n) however many notes it covers.
+ */
 static int notes(const struct rtr_scene *s, const struct win *w, struct rtr_frame *f)
 {
 	const struct rtr_model *m = s->m;
+	const size_t off = offsetof(struct rtr_model_note, ts);
 	struct items out = { &f->notes, &f->nnotes, &f->cap_notes };
-	int64_t col = -1;
 
-	for (uint32_t i = first_after(m->notes, sizeof(*m->notes), offsetof(struct rtr_model_note, ts),
-				      m->nnotes, w->t0);
-	     i < m->nnotes && m->notes[i].ts < w->t1; i++) {
+	for (uint32_t i = first_after(m->notes, sizeof(*m->notes), off, m->nnotes, w->t0), j;
+	     i < m->nnotes && m->notes[i].ts < w->t1; i = j) {
 		int64_t px = px_of(w, m->notes[i].ts);
 
-		if (px == col) {
-			f->notes[f->nnotes - 1].count++;
-			continue;
-		}
-		col = px;
+		j = i + first_after(m->notes + i, sizeof(*m->notes), off, m->nnotes - i,
+				    px_time(w, px + 1));
 		if (put_item(&out, (struct rtr_item){ .x0 = px_x(w, m->notes[i].ts),
-						      .x1 = px_x(w, m->notes[i].ts), .index = i, .count = 1 }))
+						      .x1 = px_x(w, m->notes[i].ts), .index = i,
+						      .count = j - i }))
 			return -ENOMEM;
 	}
 	return 0;
