@@ -421,6 +421,38 @@ static void add_link(GString *s, const char *what, const struct gui *g, uint32_t
 	g_free(name);
 }
 
+/* Where it ran (view/links.h): "ran on: cpu 0: 1.2 ms in 3 runs; ...", and the threads'. */
+static void where_text(GString *s, const struct gui *g, uint32_t task)
+{
+	const struct rtr_model *m = g->m;
+	struct rtr_task_where *w;
+	uint32_t n;
+	char d[32];
+
+	for (int by_thread = 0; by_thread < 2; by_thread++) {
+		if (rtr_task_where(g->s, task, by_thread, &w, &n)) {
+			g_string_append(s, "(out of memory)\n");
+			return;
+		}
+		for (uint32_t i = 0; i < n && i < GUI_LINKS_MAX; i++) {
+			g_string_append(s, i ? "; " : by_thread ? "threads: " : "ran on: ");
+			if (by_thread)
+				g_string_append_printf(s, "tid %" PRIu64, m->threads[w[i].index].tid);
+			else if (m->cpus[w[i].index].cpu == RTR_MODEL_NONE)
+				g_string_append(s, "cpu ?");
+			else
+				g_string_append_printf(s, "cpu %u", m->cpus[w[i].index].cpu);
+			g_string_append_printf(s, ": %s in %u run%s", an_dur(d, sizeof(d), w[i].ns), w[i].runs,
+					       w[i].runs > 1 ? "s" : "");
+		}
+		if (n > GUI_LINKS_MAX)
+			g_string_append_printf(s, " and %u more", n - GUI_LINKS_MAX);
+		if (n)
+			g_string_append(s, "\n");
+		free(w);
+	}
+}
+
 /*
  * The tasks it is linked to by its arrows (view/links.h), a line a kind:
  * "read by: a (kind), b (kind) and 3 more", each a link.
@@ -748,6 +780,7 @@ static void show_details(struct gui *g, uint32_t task)
 		g_string_append_printf(s, "resolved %.9f s\nduration %.9f s\n",
 				       (t->resolved - m->start) / 1e9, (t->resolved - t->created) / 1e9);
 	g_string_append_printf(s, "ran %u times\n", t->nruns);
+	where_text(s, g, task);
 	add_link(s, "created by", g, t->parent);
 	add_link(s, "became", g, t->becomes);
 	add_link(s, "became from", g, t->became_from);

@@ -358,6 +358,8 @@ struct task_arg {
 	uint32_t task;
 	struct rtr_task_link *links;	/* rtr_task_links() */
 	uint32_t nlinks, more[RTR_LINK_KINDS];
+	struct rtr_task_where *where[2];	/* rtr_task_where(): by CPU, by thread */
+	uint32_t nwhere[2];
 };
 
 /* One of a task's links: what, the other task's index, name and kind. */
@@ -437,6 +439,28 @@ static void fill_task(struct jw *w, void *arg)
 	for (uint32_t k = 0; k < a->nlinks; k++)
 		put_link(w, s, rtr_link_kind_str(a->links[k].kind), a->links[k].task, n++);
 	jw_lit(w, "]");
+	/* where it ran: by CPU (the lane's cpu number), by thread (its tid) */
+	for (int by_thread = 0; by_thread < 2; by_thread++) {
+		const struct rtr_task_where *wh = a->where[by_thread];
+
+		key(w, true, by_thread ? "threads" : "cpus");
+		jw_lit(w, "[");
+		for (uint32_t k = 0; k < a->nwhere[by_thread]; k++) {
+			jw_lit(w, k ? ",{" : "{");
+			key(w, false, by_thread ? "tid" : "cpu");
+			if (by_thread)
+				jw_u64(w, m->threads[wh[k].index].tid);
+			else
+				jw_i64(w, m->cpus[wh[k].index].cpu == RTR_MODEL_NONE ? -1 :
+					  (int64_t)m->cpus[wh[k].index].cpu);
+			key(w, true, "runs");
+			jw_u64(w, wh[k].runs);
+			key(w, true, "ns");
+			jw_i64(w, wh[k].ns);
+			jw_lit(w, "}");
+		}
+		jw_lit(w, "]");
+	}
 	key(w, true, "links_more");
 	jw_lit(w, "{");
 	n = 0;
@@ -1137,10 +1161,15 @@ static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char 
 		if (param(c, "i", 0, (int64_t)sv->scene->m->ntasks - 1, &i) || i < 0)
 			return refuse(c, MHD_HTTP_BAD_REQUEST, "i: a task index");
 		a.task = (uint32_t)i;
-		if (rtr_task_links(sv->scene, a.task, TASK_LINKS_MAX, &a.links, &a.nlinks, a.more))
-			return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-		r = answer_json(c, fill_task, &a);
+		if (rtr_task_links(sv->scene, a.task, TASK_LINKS_MAX, &a.links, &a.nlinks, a.more) ||
+		    rtr_task_where(sv->scene, a.task, false, &a.where[0], &a.nwhere[0]) ||
+		    rtr_task_where(sv->scene, a.task, true, &a.where[1], &a.nwhere[1]))
+			r = refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		else
+			r = answer_json(c, fill_task, &a);
 		free(a.links);
+		free(a.where[0]);
+		free(a.where[1]);
 		return r;
 	}
 	return refuse(c, MHD_HTTP_NOT_FOUND, "no such page");

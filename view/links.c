@@ -114,3 +114,42 @@ int rtr_task_links(const struct rtr_scene *s, uint32_t task, uint32_t max, struc
 	*n = k;
 	return 0;
 }
+
+int rtr_task_where(const struct rtr_scene *s, uint32_t task, bool by_thread, struct rtr_task_where **out,
+		   uint32_t *n)
+{
+	const struct rtr_model *m = s->m;
+	const struct rtr_model_task *t = &m->tasks[task];
+	struct rtr_task_where *v = NULL;
+	uint32_t nv = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (uint32_t i = t->run_first; i < t->run_first + t->nruns && i < m->nruns; i++) {
+		const struct rtr_model_run *r = &m->runs[i];
+		uint32_t at = by_thread ? r->thread : r->cpu, k;
+
+		if (at == RTR_MODEL_NONE)
+			continue;
+		/* CPUs and threads a task ran on are few: a linear search, over RTR_WHERE_MAX at most */
+		for (k = 0; k < nv && v[k].index != at; k++)
+			;
+		if (k == nv && nv == RTR_WHERE_MAX)
+			continue;
+		if (k == nv) {
+			struct rtr_task_where *p = realloc(v, (nv + 1) * sizeof(*v));
+
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+			v[nv++] = (struct rtr_task_where){ .index = at };
+		}
+		v[k].runs++;
+		v[k].ns += r->end - r->start;
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+}

@@ -3,11 +3,13 @@
  * view/links.h - the tasks a task is linked to by its arrows, as the
  * details panels list them (the self-contained page's, the window's, the
  * served page's): what it read and still waits for, who read it, who
- * resolved it and what it resolved, who woke it and whom it woke.
+ * resolved it and what it resolved, who woke it and whom it woke; and
+ * where it ran.
  */
 #ifndef RTR_VIEW_LINKS_H
 #define RTR_VIEW_LINKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "view/scene.h"
 
@@ -63,5 +65,32 @@ int rtr_task_links(const struct rtr_scene *s, uint32_t task, uint32_t max, struc
 
 /* rtr_link_kind_str() - "read", "waits for", "read by", "resolved by", "resolved", "woken by", "woke". */
 const char *rtr_link_kind_str(unsigned kind);
+
+/* The CPUs or threads rtr_task_where() gives at most. */
+#define RTR_WHERE_MAX 1024
+
+/**
+ * struct rtr_task_where - where a task ran: on one CPU, or as one thread.
+ * @index: into rtr_model.cpus, or rtr_model.threads.
+ * @runs: its runs there.
+ * @ns: their time.
+ */
+struct rtr_task_where {
+	uint32_t index;
+	uint32_t runs;
+	int64_t ns;
+};
+
+/**
+ * rtr_task_where() - where @task of @s ran (the details panels' "ran on"
+ * and "threads"): by CPU, or with @by_thread by the thread that switched
+ * to it (runs whose thread is unknown left out), in order of first run;
+ * the first RTR_WHERE_MAX of them (a hostile trace's task on a million
+ * threads costs no more).
+ * @out: a malloc'd array (NULL when none); @n its length.
+ * Return: 0, or -ENOMEM.
+ */
+int rtr_task_where(const struct rtr_scene *s, uint32_t task, bool by_thread, struct rtr_task_where **out,
+		   uint32_t *n);
 
 #endif /* RTR_VIEW_LINKS_H */

@@ -668,6 +668,48 @@ Test(view_window, a_tasks_links_are_its_arrows_each_task_once_a_kind)
 }
 
 /*
+ * Where a task ran (rtr_task_where()): by CPU, in order of first run, with
+ * each one's runs and time; by thread, the runs whose thread is unknown
+ * left out.
+ */
+Test(view_window, where_a_task_ran_by_cpu_and_by_thread)
+{
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_task_where *w;
+	uint32_t n;
+
+	cr_assert_eq(synth_lane(&m, 2, 100, 50), 0);
+	free(m.runs);
+	m.runs = calloc(4, sizeof(*m.runs));
+	cr_assert(m.runs);
+	m.runs[0] = (struct rtr_model_run){ .start = 0, .end = 10, .task = 0, .cpu = 1, .thread = 0 };
+	m.runs[1] = (struct rtr_model_run){ .start = 20, .end = 25, .task = 0, .cpu = 0,
+					    .thread = RTR_MODEL_NONE };
+	m.runs[2] = (struct rtr_model_run){ .start = 30, .end = 33, .task = 0, .cpu = 1, .thread = 0 };
+	m.runs[3] = (struct rtr_model_run){ .start = 100, .end = 150, .task = 1, .cpu = 0, .thread = 1 };
+	m.nruns = 4;
+	m.tasks[0].run_first = 0;
+	m.tasks[0].nruns = 3;
+	m.tasks[1].run_first = 3;
+	m.tasks[1].nruns = 1;
+	s = (struct rtr_scene){ .m = &m };
+	cr_assert_eq(rtr_task_where(&s, 0, false, &w, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert(w[0].index == 1 && w[0].runs == 2 && w[0].ns == 13, "cpu 1 first: %u %u %ld", w[0].index,
+		  w[0].runs, (long)w[0].ns);
+	cr_assert(w[1].index == 0 && w[1].runs == 1 && w[1].ns == 5);
+	free(w);
+	cr_assert_eq(rtr_task_where(&s, 0, true, &w, &n), 0);
+	cr_assert(n == 1 && w[0].index == 0 && w[0].runs == 2 && w[0].ns == 13, "the unknown thread's run left out");
+	free(w);
+	cr_assert_eq(rtr_task_where(&s, 1, true, &w, &n), 0);
+	cr_assert(n == 1 && w[0].index == 1 && w[0].ns == 50);
+	free(w);
+	rtr_model_free(&m);
+}
+
+/*
  * Two traces, the second begun 5 ms after the first: with their starts
  * aligned, each one's markers move with it and stay in time order.
  */

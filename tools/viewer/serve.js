@@ -555,6 +555,13 @@
 			if (t.resolved !== null)
 				line('resolved ' + fmt(t.resolved - meta.start) + ', after ' + fmt(t.resolved - t.created));
 			line('ran ' + t.runs + ' times');
+			// where: by CPU, and by the thread that switched to it
+			const where = (list, name) => list.map((x) => name(x) + ': ' + fmt(x.ns) + ' in ' + x.runs +
+				' run' + (x.runs > 1 ? 's' : '')).join('; ');
+			if (t.cpus.length)
+				line('ran on: ' + where(t.cpus, (x) => 'cpu ' + (x.cpu < 0 ? '?' : x.cpu)));
+			if (t.threads.length)
+				line('threads: ' + where(t.threads, (x) => 'tid ' + x.tid));
 			// a line a kind of link: "read by: a, b and 3 more"
 			const kinds = [...new Set(t.links.map((k) => k.what))];
 			for (const what of kinds) {
