@@ -13,9 +13,15 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 	const AXIS_H = 18, ROW_H = 14;	// tools/viewer/serve.js
 	const isRed = ([r, g, b]) => r > 150 && g < 90 && b < 90;
 
+	// a test that fails before its stop() leaves no server behind
+	const servers = new Set();
+	process.on('exit', () => servers.forEach((p) => p.kill('SIGKILL')));
+
 	async function serve(traces, opts = [], env = {}) {
 		const p = spawn(bin('ringtrace'), ['view', '--serve', ...opts, ...traces],
 			{ stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+		servers.add(p);
+		p.on('exit', () => servers.delete(p));
 		let err = '';
 		p.stderr.on('data', (d) => (err += d));
 		const url = await new Promise((resolve, reject) => {
