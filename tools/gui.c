@@ -411,14 +411,15 @@ static void bring_into_view(struct gui *g, uint32_t task)
 static void add_link(GString *s, const char *what, const struct gui *g, uint32_t task)
 {
 	char buf[32];
-	char *name;
+	char *name, *kind;
 
 	if (task == RTR_MODEL_NONE)
 		return;
 	name = markup_text(rtr_scene_task_name(g->s, task, buf, sizeof(buf)));
-	g_string_append_printf(s, "%s: <a href=\"task:%u\">%s</a> (%s)\n", what, task, name,
-			       rtr_model_str(g->m, g->m->tasks[task].kind_name));
+	kind = markup_text(rtr_model_str(g->m, g->m->tasks[task].kind_name));
+	g_string_append_printf(s, "%s: <a href=\"task:%u\">%s</a> (%s)\n", what, task, name, kind);
 	g_free(name);
+	g_free(kind);
 }
 
 /* Where it ran (view/links.h): "ran on: cpu 0: 1.2 ms in 3 runs; ...", and the threads'. */
@@ -469,19 +470,20 @@ static void arrow_links(GString *s, const struct gui *g, uint32_t task)
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		char *name = markup_text(rtr_scene_task_name(g->s, l[i].task, buf, sizeof(buf)));
+		char *kind = markup_text(rtr_model_str(g->m, g->m->tasks[l[i].task].kind_name));
 		bool first = !i || l[i - 1].kind != l[i].kind;
 		bool last = i + 1 == n || l[i + 1].kind != l[i].kind;
 
 		if (first)
 			g_string_append_printf(s, "%s: ", rtr_link_kind_str(l[i].kind));
-		g_string_append_printf(s, "<a href=\"task:%u\">%s</a> (%s)%s", l[i].task, name,
-				       rtr_model_str(g->m, g->m->tasks[l[i].task].kind_name),
+		g_string_append_printf(s, "<a href=\"task:%u\">%s</a> (%s)%s", l[i].task, name, kind,
 				       last ? "" : ", ");
 		if (last && more[l[i].kind])
 			g_string_append_printf(s, " and %u more", more[l[i].kind]);
 		if (last)
 			g_string_append(s, "\n");
 		g_free(name);
+		g_free(kind);
 	}
 	free(l);
 }
@@ -703,7 +705,7 @@ static void path_toggle(struct gui *g)
 static void show_details(struct gui *g, uint32_t task)
 {
 	GString *s = g_string_new(NULL);
-	char buf[32], *esc;
+	char buf[32], *esc, *kind;
 
 	if (g->v.path && g->path.cp.task != task)
 		path_clear(g);
@@ -761,9 +763,11 @@ static void show_details(struct gui *g, uint32_t task)
 	const struct rtr_model *m = g->m;
 
 	esc = markup_text(rtr_scene_task_name(g->s, task, buf, sizeof(buf)));
-	g_string_append_printf(s, "<b>%s</b>\nid %" PRIu64 ", %s, trace %u\n", esc, t->id,
-			       rtr_model_str(m, t->kind_name), t->trace);
+	kind = markup_text(rtr_model_str(m, t->kind_name));
+	g_string_append_printf(s, "<b>%s</b>\nid %" PRIu64 ", %s, trace %u\n", esc, t->id, kind,
+			       t->trace);
 	g_free(esc);
+	g_free(kind);
 	if (t->flags & RTR_TASK_FAILED) {
 		esc = markup_text(rtr_model_str(m, t->reason));
 		g_string_append_printf(s, "<span foreground=\"#cc0000\">failed: %s</span>\n", esc);

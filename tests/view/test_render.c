@@ -1347,7 +1347,8 @@ Test(view_render, notes_pauses_and_names_that_are_not_utf8_are_drawn)
  * The side panel of a task whose label is not UTF-8 (rtr-viewer-traces'
  * basic trace, its "alpha" made "\xff\xfepha"): its details are shown, the
  * bytes replaced; GTK refused the whole panel's markup before ("Failed to
- * set text") and showed nothing.
+ * set text") and showed nothing.  So with a kind named "re<q>st" (its
+ * metadata's enum label): escaped, not taken for markup.
  */
 Test(view_render, gui_shows_the_details_of_a_task_named_with_bytes_that_are_not_utf8)
 {
@@ -1360,7 +1361,8 @@ Test(view_render, gui_shows_the_details_of_a_task_named_with_bytes_that_are_not_
 	t_mkdtemp(dir, sizeof(dir), "render-utf8");
 	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/rtr-viewer-traces' t >/dev/null && grep -c alpha "
 		 "t/basic/stream_* | grep -v ':0$' | wc -l && LC_ALL=C sed -i 's/alpha/\\xff\\xfepha/g' "
-		 "t/basic/stream_*", dir, t_bindir());
+		 "t/basic/stream_* && sed -i 's/\"request\"/\"re<q>st\"/' t/basic/metadata", dir,
+		 t_bindir());
 	out = run(cmd, &st);
 	cr_assert(strstr(out, "rc=0") && atoi(out) >= 1, "a stream with the label patched: %s", out);
 	free(out);
@@ -1379,6 +1381,17 @@ Test(view_render, gui_shows_the_details_of_a_task_named_with_bytes_that_are_not_
 	sf = cairo_image_surface_create_from_png(path);
 	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
 	cr_assert_gt(panel_ink(sf), 300, "the task's details in the panel: %d dark pixels", panel_ink(sf));
+	cairo_surface_destroy(sf);
+	/* beta, of kind re<q>st */
+	snprintf(cmd, sizeof(cmd), "GSK_RENDERER=cairo NO_AT_BRIDGE=1 timeout 60 xvfb-run -a '%s/ringtrace' "
+		 "gui --size 1000x400 --search beta --screenshot '%s' --force '%s/t/basic' 2>&1 | "
+		 "grep -v -e dbus -e 'session bus'", t_bindir(), path, dir);
+	out = run(cmd, &st);
+	cr_assert(strstr(out, "bad.png") && !strstr(out, "Failed to set"), "%s", out);
+	free(out);
+	sf = cairo_image_surface_create_from_png(path);
+	cr_assert_eq(cairo_surface_status(sf), CAIRO_STATUS_SUCCESS, "%s", path);
+	cr_assert_gt(panel_ink(sf), 300, "beta's details in the panel: %d dark pixels", panel_ink(sf));
 	cairo_surface_destroy(sf);
 	t_rm_rf(dir);
 }
