@@ -68,6 +68,17 @@ static uint32_t px(cairo_surface_t *sf, int x, int y)
 	       0xffffff;
 }
 
+/* The pixels of [@x0, @x1) x [@y0, @y1) of @sf for which @want holds. */
+static int count_px(cairo_surface_t *sf, int x0, int x1, int y0, int y1, bool (*want)(uint32_t))
+{
+	int n = 0;
+
+	for (int x = x0; x < x1; x++)
+		for (int y = y0; y < y1; y++)
+			n += want(px(sf, x, y));
+	return n;
+}
+
 /* The y of @task's line in view @v, and the pixel row it is drawn on. */
 static int line_y(const struct arp *a, const struct rtr_render_view *v, uint32_t task)
 {
@@ -1135,6 +1146,13 @@ static char *capped_shot(const struct arp *a, uint64_t cap, const char *args, co
 	return run(cmd, &st);
 }
 
+/* A task line's ink: dark, or red. */
+static bool line_ink(uint32_t p)
+{
+	return ((p >> 16 & 0xff) < 0xa0 && (p >> 8 & 0xff) < 0xa0 && (p & 0xff) < 0xa0) ||
+	       ((p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 90 && (p & 0xff) < 90);
+}
+
 /*
  * A trace over the cap (RINGTRACE_VIEW_MAX_EVENTS here) is not refused by
  * gui: the whole of it is its overview, from the index; a view of few
@@ -1147,7 +1165,7 @@ Test(view_render, gui_of_a_trace_too_large_draws_its_overview_and_loads_a_narrow
 	struct rtr_overview ov;
 	char path[256], range[64], err[256], *out;
 	cairo_surface_t *sf;
-	int ink = 0;
+	int ink;
 	uint64_t cap;
 	int64_t t = 0;
 
@@ -1195,13 +1213,7 @@ Test(view_render, gui_of_a_trace_too_large_draws_its_overview_and_loads_a_narrow
 	 * task ends at its last event in the slice (Documentation/viewer.rst,
 	 * "Traces larger than memory"), the main loop after 50 us in one run.
 	 */
-	for (int y = 20; y < 300; y++)
-		for (int x = 0; x < 700; x++) {
-			uint32_t p = px(sf, x, y);
-
-			ink += ((p >> 16 & 0xff) < 0xa0 && (p >> 8 & 0xff) < 0xa0 && (p & 0xff) < 0xa0) ||
-			       ((p >> 16 & 0xff) > 150 && (p >> 8 & 0xff) < 90 && (p & 0xff) < 90);
-		}
+	ink = count_px(sf, 0, 700, 20, 300, line_ink);
 	cr_expect_geq(ink, 12, "the slice's tasks drawn: %d pixels of ink in the rows", ink);
 	cairo_surface_destroy(sf);
 	rtr_overview_free(&ov);
@@ -1214,6 +1226,12 @@ Test(view_render, gui_of_a_trace_too_large_draws_its_overview_and_loads_a_narrow
  * the text fits (left of the mark at the right edge); a damaged stream's
  * lane is shaded red from its last good item on.
  */
+/* A loss's count: dark red text, not the mark's red. */
+static bool loss_text(uint32_t p)
+{
+	return (p >> 16 & 0xff) > 100 && (p & 0xff) < 60 && p != 0xd00000;
+}
+
 Test(view_render, losses_and_damage_are_drawn_on_their_cpus_lane)
 {
 	struct rtr_model m;
@@ -1222,7 +1240,7 @@ Test(view_render, losses_and_damage_are_drawn_on_their_cpus_lane)
 	struct rtr_render_layout l;
 	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800, 300);
 	cairo_t *cr = cairo_create(sf);
-	int lane_y, text = 0;
+	int lane_y, text;
 
 	cr_assert_eq(synth_lane(&m, 10, 1000, 500), 0);	/* 0 .. 9500 ns */
 	m.losses = calloc(2, sizeof(*m.losses));
@@ -1247,16 +1265,9 @@ Test(view_render, losses_and_damage_are_drawn_on_their_cpus_lane)
 	cr_assert_eq(px(sf, 799, lane_y + 4), 0xd00000, "the loss at the trace's end: %06x",
 		     px(sf, 799, lane_y + 4));
 	/* their counts in dark red, right of the first mark and left of the last */
-	for (int x = 216; x < 300; x++)
-		for (int y = lane_y; y < lane_y + 9; y++)
-			text += (px(sf, x, y) >> 16 & 0xff) > 100 && (px(sf, x, y) & 0xff) < 60 &&
-				px(sf, x, y) != 0xd00000;
+	text = count_px(sf, 216, 300, lane_y, lane_y + 9, loss_text);
 	cr_assert_gt(text, 20, "\"40 events lost\" right of the mark: %d pixels", text);
-	text = 0;
-	for (int x = 700; x < 792; x++)
-		for (int y = lane_y; y < lane_y + 9; y++)
-			text += (px(sf, x, y) >> 16 & 0xff) > 100 && (px(sf, x, y) & 0xff) < 60 &&
-				px(sf, x, y) != 0xd00000;
+	text = count_px(sf, 700, 792, lane_y, lane_y + 9, loss_text);
 	cr_assert_gt(text, 20, "\"3 packets lost\" left of the last mark: %d pixels", text);
 	/* the damage: the lane's bottom pixel row reddish from x = 7000 / 9500 * 800 = 589 on, not before */
 	for (int x = 0; x < 800; x += 10) {
