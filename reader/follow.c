@@ -71,14 +71,6 @@ int tr_follow_poll(struct tr_follow *f, struct tr_follow_turn *turn, char *err, 
 		st->chunk[0] = 0;
 	}
 	turn->done = st->present && st->done;
-	/*
-	 * A spooled stream's final state is written just before the spool says
-	 * how the stream ended (tr_input_ended() reads that into
-	 * @in->stream_failed): until it has, this is not the last turn, or a
-	 * cut stream's last turn would be read as a whole one's.
-	 */
-	if (turn->done && !tr_input_ended(in))
-		goto wait;
 	/* a recording under way, followed: its recorder flushes more often (format/state.h) */
 	if (st->present && !st->done && !in->spool)
 		rtr_viewer_touch(in->root);

@@ -54,9 +54,7 @@ enum {
 /*
  * tr_follow_poll() - read the state file and list the chunks again.  A
  * directory with no state file is a trace no recorder writes (a copy) once
- * 2 s passed without one appearing: read whole, done.  The stream on
- * standard input is done once its spool has said how it ended
- * (tr_input_ended(): @in->stream_failed set by then if it was cut).
+ * 2 s passed without one appearing: read whole, done.
  * Return: TR_FOLLOW_READ (@turn filled: tr_follow_turn_free() it),
  * TR_FOLLOW_WAIT, or -EPROTO (a damaged state file), -ENOENT (the
  * recording is over and there is no trace: @err says why, or is empty when

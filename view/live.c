@@ -137,6 +137,16 @@ int rtr_live_poll(struct rtr_live *lv, struct rtr_live_scene **out, char *err, s
 		tr_follow_turn_free(&turn);
 		return 0;
 	}
+	/*
+	 * The last turn of a stream: a cut or damage is said in the model, as a
+	 * load says it.  The spool writes its final state just before it says
+	 * it ended (and how): until it has, this is not the last turn yet, or a
+	 * cut stream's last scene would be taken for a whole one.
+	 */
+	if (turn.done && !tr_input_ended(&lv->in)) {
+		tr_follow_turn_free(&turn);
+		return 0;
+	}
 	t0 = mono_ms();
 	ls = calloc(1, sizeof(*ls));
 	if (!ls) {
