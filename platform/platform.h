@@ -51,6 +51,7 @@ int rtr_recv_all(int fd, void *buf, size_t n);
  * @flush_req: the consumer's flush-request word; NULL: the region header's.
  * @max_cpus: streams @cons has room for (0: any).
  * @gone_why: set by producer_gone() when it says yes, for the user.
+ * @producer_seen: the producer pid once seen mapping the region (unix).
  */
 struct rtr_region_mem;
 struct rtr_cons_words {
@@ -86,6 +87,7 @@ struct rtr_region_mem {
 	uint32_t *flush_req;
 	uint32_t max_cpus;
 	const char *gone_why;
+	uint32_t producer_seen;
 	const struct rtr_region_ops *ops;
 	void *priv;
 };

@@ -30,37 +30,27 @@ static int file_publish(struct rtr_region_mem *m)
 	return 0;	/* the file is found by its path */
 }
 
-static bool file_producer_gone(struct rtr_region_mem *m, uint32_t pid)
-{
-	if (pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-		m->gone_why = "the producer's process exited";
-		return true;
-	}
-	return false;
-}
+enum { MAPS_NOT_OURS = -2, MAPS_UNKNOWN = -1, MAPS_NO = 0, MAPS_YES = 1 };
 
 /*
- * A pid the region lists may be anything (a scribbled region; a pid reused
- * after the writer died): it counts only while that process maps this very
- * file, as /proc/PID/maps says (device and inode).  A process we may not
- * look at is not ours: record runs its program as its own user.  A writer
- * that exec'd a program without libringtrace no longer maps it: gone too.
+ * Whether process @pid maps this very region file, as /proc/PID/maps says
+ * (device and inode): MAPS_YES, MAPS_NO, MAPS_NOT_OURS (its maps are not
+ * ours to read: another user's process, or an undumpable one), or
+ * MAPS_UNKNOWN (the region file cannot be looked at).
  */
-static bool file_writer_gone(struct rtr_region_mem *m, uint32_t pid)
+static int maps_region(const struct rtr_region_mem *m, uint32_t pid)
 {
 	char path[64], line[512];
 	struct stat st;
-	bool mapped = false;
+	int mapped = MAPS_NO;
 	FILE *f;
 
-	if (pid == 0 || pid > INT_MAX || file_producer_gone(m, pid))
-		return true;
 	if (m->fd < 0 || fstat(m->fd, &st))
-		return false;	/* cannot tell: alive is what kill() said */
+		return MAPS_UNKNOWN;
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return true;
+		return errno == EACCES || errno == EPERM ? MAPS_NOT_OURS : MAPS_NO;
 	while (!mapped && fgets(line, sizeof(line), f)) {
 		unsigned int maj, min;
 		unsigned long long ino;
@@ -68,10 +58,98 @@ static bool file_writer_gone(struct rtr_region_mem *m, uint32_t pid)
 		/* "start-end perms offset maj:min inode path"; a long line's rest fails the scan. */
 		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %llu", &maj, &min, &ino) == 3 &&
 		    ino == (unsigned long long)st.st_ino && makedev(maj, min) == st.st_dev)
-			mapped = true;
+			mapped = MAPS_YES;
 	}
 	fclose(f);
-	return !mapped;
+	return mapped;
+}
+
+/*
+ * Whether @pid is a process (not one of another's threads: kill() takes
+ * those too) whose real user owns the region file, as /proc/PID/status
+ * says, which anyone may read: the producer made the file.
+ */
+static bool owner_process(const struct rtr_region_mem *m, uint32_t pid)
+{
+	char path[64], line[256];
+	unsigned long tgid = 0, uid = ULONG_MAX;
+	struct stat st;
+	FILE *f;
+
+	if (m->fd < 0 || fstat(m->fd, &st))
+		return true;	/* cannot tell */
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Tgid:", 5))
+			tgid = strtoul(line + 5, NULL, 10);
+		else if (!strncmp(line, "Uid:", 4))
+			uid = strtoul(line + 4, NULL, 10);
+	}
+	fclose(f);
+	return tgid == pid && uid == st.st_uid;
+}
+
+static bool exited(struct rtr_region_mem *m, uint32_t pid)
+{
+	if (pid == 0 || pid > INT_MAX || (kill((pid_t)pid, 0) < 0 && errno == ESRCH)) {
+		m->gone_why = "the producer's process exited";
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The pid is the region header's, untrusted like the rest of it: a
+ * scribbled header may name any process, this one included, and a
+ * consumer waiting for that one to exit would wait for ever.  It counts
+ * once that process is seen to map this very file (then, as long as it
+ * exists: /proc is read once, not at every turn of a consumer's loop).
+ * A consumer is not its own producer.  The forked writers the region
+ * lists (writer_gone()) keep a consumer going on their own.
+ */
+static bool file_producer_gone(struct rtr_region_mem *m, uint32_t pid)
+{
+	int mapped;
+
+	if (exited(m, pid))
+		return true;
+	if (m->producer_seen == pid)
+		return false;
+	/*
+	 * One whose maps we may not read (an undumpable program; a sandbox's
+	 * own processes, even to root) counts if it is a process of the
+	 * file's owner.
+	 */
+	mapped = pid == (uint32_t)getpid() ? MAPS_NO : maps_region(m, pid);
+	if (mapped == MAPS_NO || (mapped == MAPS_NOT_OURS && !owner_process(m, pid))) {
+		m->gone_why = "the region's producer pid names a process that does not map it "
+			      "(a damaged header, or a pid reused since the producer exited)";
+		return true;
+	}
+	m->producer_seen = pid;
+	return false;
+}
+
+/*
+ * A pid the region lists may be anything (a scribbled region; a pid reused
+ * after the writer died): it counts only while that process maps this very
+ * file.  A process we may not look at is not ours: the forked writers of a
+ * program are its user's (a sandbox's own processes may be unreadable even
+ * to root).  A writer that exec'd a program without libringtrace no longer
+ * maps it: gone too.  Nor is this process one of them.
+ */
+static bool file_writer_gone(struct rtr_region_mem *m, uint32_t pid)
+{
+	int mapped;
+
+	if (exited(m, pid) || pid == (uint32_t)getpid())
+		return true;
+	mapped = maps_region(m, pid);
+	/* The file cannot be looked at: alive is what kill() said. */
+	return mapped == MAPS_NO || mapped == MAPS_NOT_OURS;
 }
 
 static void file_release(struct rtr_region_mem *m, bool unlink_file)

@@ -2411,6 +2411,89 @@ Test(consumer_record, a_registry_scribbled_later_keeps_the_metadata_written)
 }
 
 /*
+ * The header's producer pid scribbled to name other processes: one that
+ * lives on without mapping the region, and the consumer itself.  Neither
+ * keeps `consume` waiting once the program is gone (it waited for ever, for
+ * a process that was never the producer), and the program, listed among
+ * the region's writers, keeps it going while it runs.
+ */
+Test(consumer_record, a_producer_pid_scribbled_to_another_process_keeps_no_one_waiting)
+{
+	for (int round = 0; round < 2; round++) {
+		char *dir = make_tmpdir("/dev/shm"), *region, *log;
+		char env_path[PATH_MAX + 32];
+		const char *env[] = { env_path, "RINGTRACE_PACKET_SIZE=4096",
+				      "RINGTRACE_PACKETS=64", NULL };
+		char *sargv[] = { "/bin/sleep", "600", NULL };
+		struct rtr_region_hdr *h;
+		struct tv *v = tv_new(2, 1u << 26, false);
+		pid_t emit, cons, other;
+		int fd, lfd, st;
+
+		region = strdup(P("%s/region", dir));
+		snprintf(env_path, sizeof(env_path), "RINGTRACE_PATH=%s", region);
+		mkdir(P("%s/sync", dir), 0700);
+		touch(P("%s/sync/go.0", dir));
+		{
+			char *eargv[] = { emit_path(), "--threads", "2", "--events", "0", "--pace",
+					  "16:1000", "--sync", P("%s/sync", dir), NULL };
+
+			lfd = open_log(P("%s/emit.log", dir));
+			emit = spawn(eargv, env, -1, -1, lfd);
+			close(lfd);
+		}
+		wait_path(P("%s/sync/pid", dir), emit, 60);
+		other = spawn(sargv, NULL, -1, -1, -1);
+		{
+			char *cargv[] = { ringtrace(), "consume", region, "-o", P("%s/out", dir),
+					  "--flush-interval", "50ms", NULL };
+
+			lfd = open_log(P("%s/consume.log", dir));
+			/* Started stopped, so that its pid is known before it attaches. */
+			cons = fork();
+			cr_assert_geq(cons, 0);
+			if (cons == 0) {
+				raise(SIGSTOP);
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				dup2(lfd, 2);
+				execv(cargv[0], cargv);
+				_exit(127);
+			}
+			close(lfd);
+			cr_assert_eq(waitpid(cons, &st, WUNTRACED), cons);
+			cr_assert(WIFSTOPPED(st));
+		}
+		fd = open(region, O_RDWR);
+		cr_assert_geq(fd, 0);
+		h = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		cr_assert_neq(h, MAP_FAILED);
+		cr_assert_eq(h->producer_pid, (uint32_t)emit);
+		__atomic_store_n(&h->producer_pid, (uint32_t)(round ? cons : other),
+				 __ATOMIC_RELEASE);
+		munmap(h, 4096);
+		close(fd);
+		kill(cons, SIGCONT);
+		/* The program runs on: consume too. */
+		usleep(500000);
+		cr_assert_eq(waitpid(cons, &st, WNOHANG), 0,
+			     "consume stopped while the program ran (status 0x%x)", st);
+		kill(emit, SIGKILL);
+		wait_exit(emit, 60, "the traced program");
+		st = wait_exit(cons, 30, "ringtrace consume, the producer pid another process's");
+		log = slurp(P("%s/consume.log", dir));
+		expect_exit(st, 0, "ringtrace consume", log);
+		tv_read_all(v, P("%s/out", dir));
+		cr_expect_gt(v->all.emit_events, 0, "%s", log);
+		kill(other, SIGKILL);
+		waitpid(other, &st, 0);
+		free(log);
+		free(region);
+		tv_free(v);
+		rm_rf(dir);
+	}
+}
+
+/*
  * A consumer killed while the program runs on (as a Xen guest does), its
  * queue holding packets (its pipe's reader stalled), and a second `consume`
  * of the same region: the second takes the dead one's queue file first,

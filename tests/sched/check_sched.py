@@ -239,6 +239,7 @@ def do_locks(output, locks_json, holds_expected=False):
     waits = []
     holds = []
     preempted = []  # the waits during which the waiter was preempted
+    held_preempted = []  # the holds during which the holder was
     heap_site = None
     heap_hold = None
     with open(output) as f:
@@ -248,9 +249,11 @@ def do_locks(output, locks_json, holds_expected=False):
                 waits.append(int(m[1]))
                 if int(m[2]):
                     preempted.append(int(m[1]))
-            m = re.match(r"hold (\d+)", line)
+            m = re.match(r"hold (\d+) preempted (\d+)", line)
             if m:
                 holds.append(int(m[1]))
+                if int(m[2]):
+                    held_preempted.append(int(m[1]))
             m = re.match(r"heap_hold (\d+)", line)
             if m:
                 heap_hold = int(m[1])
@@ -303,7 +306,8 @@ def do_locks(output, locks_json, holds_expected=False):
     # record --hold-times: how long the holder held it, each release that ended a wait once;
     # the wrapper's clock reads are around the program's (its lock's return, its unlock's
     # call), so a hold in the trace is longer by a few us, within 1 % (and the TSC's ticks
-    # become ns at a rate measured since the program started: 0.1 % allowed under)
+    # become ns at a rate measured since the program started: 0.1 % allowed under); by more
+    # only where the holder was preempted between them: those holds' length allowed more
     if "holds" in lk or holds_expected:
         holds.sort()
         print(f"the program: holds {holds}; stats --locks: {lk.get('holds')} holds, p50 "
@@ -312,8 +316,9 @@ def do_locks(output, locks_json, holds_expected=False):
         if holds and "hold_ns_max" in lk:
             p50 = holds[(len(holds) + 1) // 2 - 1]
             for what, want in (("hold_ns_p50", p50), ("hold_ns_max", holds[-1])):
-                check(want * 0.999 <= lk[what] <= want * 1.01,
-                      f"{what} {lk[what]} ns, the program's {want} ns: not within 1 %")
+                check(want * 0.999 <= lk[what] <= want * 1.01 + max(held_preempted, default=0),
+                      f"{what} {lk[what]} ns, the program's {want} ns: not within 1 % (the "
+                      f"holds preempted: {held_preempted})")
         for h in heap:
             check(heap_hold is not None and h.get("holds") == 1 and
                   heap_hold * 0.999 <= h.get("hold_ns_max", 0) <= heap_hold * 1.01,

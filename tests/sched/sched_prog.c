@@ -141,10 +141,13 @@ static void *holder(void *arg)
 	(void)arg;
 	prctl(PR_SET_NAME, "holder");
 	uint64_t held[64];
+	long preempted[64];
 
 	for (int i = 0; i < rounds; i++) {
+		struct rusage r0, r1;
 		uint64_t t0;
 
+		getrusage(RUSAGE_THREAD, &r0);
 		pthread_mutex_lock(&queue_lock);
 		t0 = ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&taken, i, __ATOMIC_RELEASE);
@@ -152,12 +155,15 @@ static void *holder(void *arg)
 		if (i < 64)
 			held[i] = ns(CLOCK_MONOTONIC) - t0;
 		pthread_mutex_unlock(&queue_lock);
+		getrusage(RUSAGE_THREAD, &r1);
+		if (i < 64)
+			preempted[i] = r1.ru_nivcsw - r0.ru_nivcsw;
 		sleep_ms(10);	/* the waiter takes it meanwhile */
 	}
 	/* at the end: out_lock taken while the waiter prints would be a third lock waited for */
 	pthread_mutex_lock(&out_lock);
 	for (int i = 0; i < rounds && i < 64; i++)
-		printf("hold %" PRIu64 "\n", held[i]);
+		printf("hold %" PRIu64 " preempted %ld\n", held[i], preempted[i]);
 	pthread_mutex_unlock(&out_lock);
 	return NULL;
 }

@@ -605,7 +605,12 @@ Test(sched, cpu_samples_find_where_the_program_spent_its_time, .init = setup, .f
 	loop = samples_under(&m, "burn_loop", NULL) + samples_under(&m, "burn_loop.constprop.0", NULL);
 	/* 1.5 s of CPU at 1999 Hz: 3000 samples, fewer for the time in system calls */
 	cr_assert_gt(s3 + s1, 1500, "%" PRIu64 " + %" PRIu64 " samples", s3, s1);
-	cr_assert_geq(loop, s3 + s1, "every sample of burn_three and burn_one is under burn_loop");
+	/*
+	 * Under burn_loop, all but the few taken in a prologue or an epilogue
+	 * (there the frame pointer is still the caller's: its caller is missed).
+	 */
+	cr_assert_geq(loop, (s3 + s1) * 99 / 100, "%" PRIu64 " of the %" PRIu64 " samples of "
+		      "burn_three and burn_one under burn_loop", loop, s3 + s1);
 	cr_assert_gt(spin, (s3 + s1) * 9 / 10, "spin_for: %" PRIu64, spin);
 	want = (double)three / (double)(three + one);
 	got = (double)s3 / (double)(s3 + s1);
