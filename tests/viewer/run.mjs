@@ -452,7 +452,10 @@ test('a lock\'s lane: held by whom while others waited', async () => {
 		const r = spawnSync(bin('ringtrace'), ['record', '-q', '--pthread', ...(exact ? ['--hold-times'] : []),
 			'-o', dir, '--', bin('rtr-sched-prog'), 'contend', '4'], { encoding: 'utf8' });
 		assert.equal(r.status, 0, r.stderr);
-		const held = r.stdout.split('\n').filter((l) => l.startsWith('hold ')).map((l) => Number(l.slice(5)));
+		// "hold NS preempted N": the holds during which the holder was preempted may be longer
+		const lines = r.stdout.split('\n').filter((l) => l.startsWith('hold ')).map((l) => l.split(' '));
+		const held = lines.map((w) => Number(w[1]));
+		const preempted = lines.map((w) => Number(w[3]) > 0);
 		assert.equal(held.length, 4, r.stdout);
 		const p = await open(page(exact ? 'holds' : 'holds-waits', [dir]));
 		const hs = (await p.evaluate(() => rtrView.holds)).filter((h) => h.lock === 'mutex queue_lock');
@@ -464,7 +467,8 @@ test('a lock\'s lane: held by whom while others waited', async () => {
 			// the wrapper's clock reads are around the program's; its TSC is
 			// converted at a rate measured since the start (ppm: 0.1 % allowed under)
 			if (exact)
-				assert.ok(d >= held[i] * 0.999 && d <= held[i] * 1.01, `hold ${i}: ${d} ns, the program's ${held[i]}`);
+				assert.ok(d >= held[i] * 0.999 && d <= held[i] * (preempted[i] ? 1.5 : 1.01),
+					  `hold ${i}: ${d} ns, the program's ${held[i]}`);
 			else
 				assert.ok(d > 20e6 && d < held[i], `hold ${i} from the wait: ${d} ns, the program's ${held[i]}`);
 		});
