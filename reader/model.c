@@ -559,6 +559,11 @@ static int add_arrow(struct loader *l, uint32_t from, uint32_t to, int kind, int
 	struct rtr_model_arrow *a;
 	uint32_t i = m->narrows;
 
+	/* Lean: only a thread's waits, which say what it was blocked on (reader/threads.c). */
+	if ((l->flags & RTR_MODEL_LEAN) &&
+	    ((kind != RTR_ARROW_READ && kind != RTR_ARROW_TRY_READ) ||
+	     m->tasks[to].kind != RTR_KIND_THREAD))
+		return 0;
 	if (grow(l, (void **)&l->try_next, i, sizeof(*l->try_next), CAP_TRY_NEXT))
 		return -1;
 	a = PUSH(l, m->arrows, m->narrows, CAP_ARROWS);
@@ -793,6 +798,13 @@ static int run_end(struct loader *l, struct sstate *ss, int64_t ts)
 
 	if (ss->running == RTR_MODEL_NONE)
 		return 0;
+	if ((l->flags & RTR_MODEL_LEAN) && m->tasks[ss->running].kind != RTR_KIND_THREAD) {
+		t = &m->tasks[ss->running];
+		if (ts > t->end)
+			t->end = ts;
+		ss->running = RTR_MODEL_NONE;
+		return 0;
+	}
 	r = PUSH(l, m->runs, m->nruns, CAP_RUNS);
 	if (!r)
 		return -1;
@@ -870,11 +882,13 @@ static int on_counter(struct loader *l, struct sstate *ss, uint32_t id, int64_t 
 						 .max = value };
 	}
 	c = &m->counters[i];
-	c->nsamples++;
 	if (value < c->min)
 		c->min = value;
 	if (value > c->max)
 		c->max = value;
+	if (l->flags & RTR_MODEL_LEAN)
+		return 0;
+	c->nsamples++;
 	if (grow(l, (void **)&l->sample_counter, m->nsamples, sizeof(*l->sample_counter),
 		 CAP_SAMPLE_COUNTER))
 		return -1;
@@ -891,8 +905,11 @@ static int on_note(struct loader *l, const uint8_t *text, int64_t ts, const stru
 	struct rtr_model *m = l->m;
 	size_t n = strlen((const char *)text);
 	struct rtr_model_note *no;
-	int64_t s = str_add(l, (const char *)text, n);
+	int64_t s;
 
+	if (l->flags & RTR_MODEL_LEAN)
+		return 0;
+	s = str_add(l, (const char *)text, n);
 	if (s < 0 || !(no = PUSH(l, m->notes, m->nnotes, CAP_NOTES)))
 		return -1;
 	*no = (struct rtr_model_note){ .ts = ts, .cpu = ss->cpu, .thread = ss->thread,
@@ -906,9 +923,11 @@ static int on_pause(struct loader *l, uint64_t dur, const uint8_t *reason, int64
 	struct rtr_model *m = l->m;
 	size_t n = strlen((const char *)reason);
 	struct rtr_model_pause *p;
-	int64_t s = str_add(l, (const char *)reason, n);
-	int64_t start;
+	int64_t s, start;
 
+	if (l->flags & RTR_MODEL_LEAN)
+		return 0;
+	s = str_add(l, (const char *)reason, n);
 	if (s < 0 || !(p = PUSH(l, m->pauses, m->npauses, CAP_PAUSES)))
 		return -1;
 	if (__builtin_sub_overflow(ts, dur > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)dur,

@@ -674,10 +674,17 @@ int rtr_model_load(struct rtr_model *m, char *const *dirs, int ndirs, char *err,
  *	does not read (32 bytes each).
  * @RTR_MODEL_FIELDS: their fields as text, too (the viewer's hover; up to
  *	RTR_MODEL_FIELDS_MAX bytes each).
+ * @RTR_MODEL_LEAN: leave out what only drawings and the analyses read: the
+ *	arrows (but the reads and try_reads of thread tasks), the counters'
+ *	samples, notes, pauses, and the runs of the tasks that are not
+ *	threads.  The tasks, their flags, times and names, classes, threads,
+ *	CPUs, losses and damage are as a whole load's, and so are
+ *	rtr_thread_times() (what `stats` tabulates).
  */
 enum rtr_model_flags {
 	RTR_MODEL_MARKERS = 1u << 0,
 	RTR_MODEL_FIELDS = 1u << 1,
+	RTR_MODEL_LEAN = 1u << 2,
 };
 
 /*

@@ -150,6 +150,7 @@ uint64_t cli_proc_kb(const char *path, const char *name);
  * more than that, said with a --slice to try (not with --slice).
  */
 #define CLI_STATS_BYTES_PER_EVENT	100u	/* a model without markers (stats, why, diff) */
+#define CLI_LEAN_BYTES_PER_EVENT	50u	/* RTR_MODEL_LEAN (stats' tables) */
 int cli_model_fits(const char *cmd, char *const *dirs, int ndirs, unsigned bytes_per_event);
 
 /*

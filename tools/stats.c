@@ -774,7 +774,7 @@ int rtr_cmd_stats(int argc, char **argv)
 	struct rtr_model m;
 	char **dirs;
 	int ndirs = 0, r, status;
-	bool json = false, hangs = false, locks = false, samples = false, *used = NULL;
+	bool json = false, hangs = false, locks = false, samples = false, lean, *used = NULL;
 	struct rtr_thread_time *tt = NULL;
 	uint32_t nk = 0, ntt = 0;
 
@@ -824,11 +824,14 @@ int rtr_cmd_stats(int argc, char **argv)
 		free(dirs);
 		return 2;
 	}
-	if (cli_model_fits("stats", dirs, ndirs, CLI_STATS_BYTES_PER_EVENT)) {
+	/* The tables need only the tasks, classes, threads and CPUs (and threads' runs). */
+	lean = !hangs && !locks && !samples;
+	if (cli_model_fits("stats", dirs, ndirs,
+			   lean ? CLI_LEAN_BYTES_PER_EVENT : CLI_STATS_BYTES_PER_EVENT)) {
 		free(dirs);
 		return 1;
 	}
-	r = cli_model_load("stats", &m, dirs, ndirs, 0);
+	r = cli_model_load("stats", &m, dirs, ndirs, lean ? RTR_MODEL_LEAN : 0);
 	free(dirs);
 	if (r < 0)
 		return 1;

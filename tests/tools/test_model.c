@@ -1899,3 +1899,102 @@ Test(tools_model, typed_events_are_markers_counted_and_exported)
 	free(out);
 	session_end(&s);
 }
+
+/* What `stats` tabulates, alike in @a (a whole load) and @b (RTR_MODEL_LEAN). */
+static void expect_same_tables(const struct rtr_model *a, const struct rtr_model *b,
+			       const char *what)
+{
+	struct rtr_thread_time *ta, *tb;
+	uint32_t na, nb;
+
+	cr_assert_eq(a->ntasks, b->ntasks, "%s", what);
+	for (uint32_t i = 0; i < a->ntasks; i++) {
+		const struct rtr_model_task *x = &a->tasks[i], *y = &b->tasks[i];
+
+		cr_expect(x->id == y->id && x->flags == y->flags && x->kind == y->kind &&
+			  x->created == y->created && x->resolved == y->resolved &&
+			  x->end == y->end && x->parent == y->parent && x->becomes == y->becomes &&
+			  x->became_from == y->became_from && x->nlabels == y->nlabels,
+			  "%s: task %u differs", what, i);
+		cr_expect_str_eq(rtr_model_str(a, x->kind_name), rtr_model_str(b, y->kind_name));
+		cr_expect_str_eq(rtr_model_str(a, x->name), rtr_model_str(b, y->name));
+		cr_expect_str_eq(rtr_model_str(a, x->reason), rtr_model_str(b, y->reason));
+	}
+	cr_assert_eq(a->nclasses, b->nclasses, "%s", what);
+	for (uint32_t i = 0; i < a->nclasses; i++)
+		cr_expect_eq(a->classes[i].count, b->classes[i].count, "%s: class %u", what, i);
+	cr_assert_eq(a->ncpus, b->ncpus, "%s", what);
+	for (uint32_t i = 0; i < a->ncpus; i++)
+		cr_expect(a->cpus[i].events == b->cpus[i].events &&
+			  a->cpus[i].events_lost == b->cpus[i].events_lost &&
+			  a->cpus[i].packets_lost == b->cpus[i].packets_lost &&
+			  a->cpus[i].first == b->cpus[i].first && a->cpus[i].last == b->cpus[i].last,
+			  "%s: cpu %u differs", what, i);
+	cr_assert_eq(a->nthreads, b->nthreads, "%s", what);
+	for (uint32_t i = 0; i < a->nthreads; i++)
+		cr_expect(a->threads[i].tid == b->threads[i].tid &&
+			  a->threads[i].pid == b->threads[i].pid &&
+			  a->threads[i].events == b->threads[i].events, "%s: thread %u", what, i);
+	cr_expect(a->events == b->events && a->start == b->start && a->end == b->end &&
+		  a->nlosses == b->nlosses && a->ndamage == b->ndamage, "%s", what);
+	cr_assert_eq(rtr_thread_times(a, &ta, &na), 0);
+	cr_assert_eq(rtr_thread_times(b, &tb, &nb), 0);
+	cr_assert_eq(na, nb, "%s: thread times", what);
+	for (uint32_t i = 0; i < na; i++) {
+		cr_expect(ta[i].task == tb[i].task && ta[i].on_cpu == tb[i].on_cpu &&
+			  ta[i].runnable == tb[i].runnable && ta[i].blocked == tb[i].blocked &&
+			  ta[i].runs == tb[i].runs && ta[i].preempted == tb[i].preempted &&
+			  ta[i].migrations == tb[i].migrations && ta[i].nwhy == tb[i].nwhy,
+			  "%s: thread time %u differs", what, i);
+		for (uint32_t k = 0; k < ta[i].nwhy && k < tb[i].nwhy; k++)
+			cr_expect(!strcmp(ta[i].why[k].kind, tb[i].why[k].kind) &&
+				  ta[i].why[k].ns == tb[i].why[k].ns, "%s: thread time %u, why %u",
+				  what, i, k);
+	}
+	free(ta);
+	free(tb);
+	/* and it is lean: none of what only drawings read */
+	cr_expect(b->nnotes == 0 && b->npauses == 0 && b->nsamples == 0, "%s", what);
+	cr_expect_leq(b->narrows, a->narrows, "%s", what);
+	cr_expect_leq(b->nruns, a->nruns, "%s", what);
+}
+
+/*
+ * RTR_MODEL_LEAN (`stats`' tables): the tasks, classes, CPUs, threads and
+ * thread times of a whole load, without the arrows, samples and runs that
+ * only drawings read: on a trace of every task event, and on the kernel's.
+ */
+Test(tools_model, a_lean_load_tabulates_as_a_whole_one)
+{
+	const char *src = getenv("RTR_SRCDIR");
+	static const char *const kernel[] = { "sched", "sched-odd", "contexts", "x86_64" };
+	char dir[PATH_MAX], *dirs[1] = { dir }, err[512];
+	struct rtr_model a, b;
+	struct session s;
+	struct known k;
+
+	known_trace(&s, &k);
+	load(&a, s.trace, 0);
+	dirs[0] = s.trace;
+	cr_assert_eq(rtr_model_load_flags(&b, dirs, 1, RTR_MODEL_LEAN, err, sizeof(err)), 0, "%s",
+		     err);
+	expect_same_tables(&a, &b, "the known trace");
+	cr_expect_lt(b.narrows, a.narrows, "no arrow left out");
+	cr_expect_lt(b.nsamples, a.nsamples, "no counter sample left out");
+	rtr_model_free(&a);
+	rtr_model_free(&b);
+	session_end(&s);
+	dirs[0] = dir;
+	for (size_t i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++) {
+		int ra, rb;
+
+		snprintf(dir, sizeof(dir), "%s/tests/data/lttng-kernel/%s", src && *src ? src : ".",
+			 kernel[i]);
+		ra = rtr_model_load_flags(&a, dirs, 1, 0, err, sizeof(err));
+		rb = rtr_model_load_flags(&b, dirs, 1, RTR_MODEL_LEAN, err, sizeof(err));
+		cr_assert(ra >= 0 && ra == rb, "%s: %d, %d: %s", dir, ra, rb, err);
+		expect_same_tables(&a, &b, kernel[i]);
+		rtr_model_free(&a);
+		rtr_model_free(&b);
+	}
+}
