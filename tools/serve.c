@@ -38,11 +38,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include "reader/model.h"
 #include "tools/analysis.h"
 #include "tools/json.h"
+#include "tools/render_out.h"
 #include "tools/serve.h"
 #include "tools/view.h"
 #include "view/links.h"
@@ -55,6 +58,8 @@
 /* What one request may ask: a screen, not more (the answer is ~50 bytes an item). */
 #define MAX_WIDTH	8192
 #define MAX_CELLS	(1u << 22)	/* rows x width */
+#define MAX_PICTURE_H	16384
+#define MAX_PICTURE_PX	(1u << 24)	/* a picture's width x height: 64 MB as an image */
 #define MAX_ARROWS	20000
 #define MAX_TIME	(INT64_C(1) << 53)	/* exact in the page's doubles */
 
@@ -913,6 +918,80 @@ static enum MHD_Result api_window(struct server *sv, struct MHD_Connection *c)
 	return answer_json(c, fill_window, &a);
 }
 
+/*
+ * ---- /TOKEN/api/picture?format=svg|png|pdf&t0=&t1=&width=&height=[&row0=][&selected=] ----
+ * The page's view drawn by the one renderer (view/render.h), as `view
+ * --format` draws a file, sent as a download.  A view the overview draws
+ * (its events not loaded: a trace too large) has no picture of its tasks.
+ */
+static enum MHD_Result api_picture(struct server *sv, struct MHD_Connection *c)
+{
+	static const char *const type[] = { [RTR_OUT_SVG] = "image/svg+xml",
+					    [RTR_OUT_PDF] = "application/pdf",
+					    [RTR_OUT_PNG] = "image/png" };
+	static const char *const file[] = { [RTR_OUT_SVG] = "attachment; filename=\"ringtrace.svg\"",
+					    [RTR_OUT_PDF] = "attachment; filename=\"ringtrace.pdf\"",
+					    [RTR_OUT_PNG] = "attachment; filename=\"ringtrace.png\"" };
+	const char *f = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
+	struct rtr_scene *s = sv->scene;
+	int64_t t0 = s->m->start, t1 = s->m->end + 1, row0 = 0, width = 1600, height = 0;
+	int64_t sel = -1;
+	struct rtr_render_view v;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	int format = f ? rtr_out_format_parse(f) : RTR_OUT_NONE, fd;
+	off_t size;
+
+	if (format == RTR_OUT_NONE)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "format: svg, png or pdf");
+	if (param(c, "t0", -MAX_TIME, MAX_TIME, &t0) || param(c, "t1", -MAX_TIME, MAX_TIME, &t1) ||
+	    t1 <= t0)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "t0 < t1: integers (ns) within 2^53 of the origin");
+	if (param(c, "width", 1, MAX_WIDTH, &width) || param(c, "height", 1, MAX_PICTURE_H, &height))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "width: 1 to 8192 pixels; height: 1 to 16384");
+	if (!height)
+		height = rtr_render_height(s, MAX_PICTURE_H);
+	if ((uint64_t)width * (uint64_t)height > MAX_PICTURE_PX)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "too large a picture (width x height <= 16777216)");
+	if (param(c, "row0", 0, UINT32_MAX, &row0) ||
+	    param(c, "selected", -1, (int64_t)s->m->ntasks - 1, &sel))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "row0: a row; selected: a task index");
+	if (sv->sl) {
+		uint64_t in_view;
+
+		if (rtr_slices_view(sv->sl, t0 + sv_off(sv), t1 + sv_off(sv), &in_view) !=
+		    RTR_SLICES_DRAWN)
+			return refuse(c, MHD_HTTP_CONFLICT, "this window is the overview's, its events "
+				      "not loaded: zoom in until its tasks are drawn, or draw it with "
+				      "`ringtrace view --format svg --range`");
+	}
+	v = (struct rtr_render_view){ .t0 = t0, .t1 = t1, .row0 = (uint32_t)row0,
+				      .width = (uint32_t)width, .height = (uint32_t)height,
+				      .selected = sel < 0 ? RTR_MODEL_NONE : (uint32_t)sel,
+				      .ruler_shift = sv->sl ? s->m->start + sv_off(sv) : 0 };
+	fd = memfd_create("ringtrace-picture", MFD_CLOEXEC);
+	if (fd < 0)
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "no memory file for the picture");
+	if (rtr_out_write("view --serve", "a picture", fd, format, s, &v) ||
+	    (size = lseek(fd, 0, SEEK_END)) <= 0) {
+		close(fd);
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the picture could not be drawn");
+	}
+	r = MHD_create_response_from_fd((uint64_t)size, fd);	/* fd is the response's now */
+	if (!r) {
+		close(fd);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type[format]);
+	MHD_add_response_header(r, "Content-Disposition", file[format]);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Content-Security-Policy", "default-src 'none'; sandbox");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* ---- /TOKEN/api/search?q=...[&max=N]: the tasks a query matches ------------------------ */
 
 struct search_arg {
@@ -1138,6 +1217,8 @@ static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char 
 		return api_search(sv, c);
 	if (!strcmp(path, "api/hist"))
 		return api_hist(sv, c);
+	if (!strcmp(path, "api/picture"))
+		return api_picture(sv, c);
 	if (!strcmp(path, "api/path")) {
 		int64_t i = -1;
 		struct rtr_path p;

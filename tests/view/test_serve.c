@@ -128,6 +128,8 @@ static void stop(struct srv *s, int sig)
  * @req sent as is to the server; the answer's status (0 if the server
  * closed without one), its body in @body (malloc'd, may be NULL).
  */
+static size_t body_len;	/* the last answer's body, in bytes (a picture's are not text) */
+
 static int http(const struct srv *s, const char *req, size_t len, char **body)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)s->port) };
@@ -167,7 +169,11 @@ static int http(const struct srv *s, const char *req, size_t len, char **body)
 	if (body) {
 		char *b = strstr(buf, "\r\n\r\n");
 
-		*body = strdup(b ? b + 4 : "");
+		body_len = b ? n - (size_t)(b + 4 - buf) : 0;
+		*body = malloc(body_len + 1);
+		cr_assert_not_null(*body);
+		memcpy(*body, b ? b + 4 : "", body_len);
+		(*body)[body_len] = 0;
 	}
 	free(buf);
 	return status;
@@ -603,8 +609,9 @@ Test(view_serve, a_trace_too_large_is_served_as_its_overview_and_slices, .init =
 		numbers(body, "\"turn\":", &turn, 1);
 		if (turn < 1)
 			usleep(20000);
-		else
-			numbers(body, "\"start\":", &lo, 1);	/* the slice's times now */
+		else if (numbers(body, "\"start\":", &lo, 1) != 1 ||	/* the slice's times now */
+			 numbers(body, "\"end\":", &hi, 1) != 1)
+			cr_assert_fail("no start and end: %s", body);
 		free(body);
 	}
 	cr_assert_eq(turn, 1, "the slice loaded within 6 s");
@@ -613,6 +620,15 @@ Test(view_serve, a_trace_too_large_is_served_as_its_overview_and_slices, .init =
 	cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
 	cr_assert(strstr(body, "\"overview\":null}"), "%.300s", body);
 	cr_assert_null(strstr(body, "\"tasks_in_view\":0,"), "%.300s", body);
+	free(body);
+	/* a picture of the slice's window is drawn; of the overview's, refused */
+	snprintf(q, sizeof(q), "api/picture?format=png&width=500&height=200&t0=%lld&t1=%lld",
+		 lo + (hi - lo) / 4, lo + (hi - lo) / 4 + (hi - lo) / 8);
+	cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+	cr_assert(body_len > 8 && !memcmp(body, "\x89PNG", 4));
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/picture?format=png&width=500"), NULL, &body), 409);
+	cr_expect(strstr(body, "overview"), "%s", body);
 	free(body);
 	/* the limits stand: too wide, a backwards range */
 	cr_assert_eq(get(&s, "GET", path(&s, "api/window?width=9000"), NULL, &body), 400);
@@ -623,6 +639,63 @@ Test(view_serve, a_trace_too_large_is_served_as_its_overview_and_slices, .init =
 	free(body);
 	stop(&s, SIGINT);
 	snprintf(trace, sizeof(trace), "%s/t/basic", dir);
+}
+
+/*
+ * api/picture: the page's view drawn by the one renderer, the same bytes
+ * as `view --format png` of that range and size; SVG and PDF too; bad
+ * formats, sizes and tasks refused.
+ */
+Test(view_serve, a_picture_of_the_view_is_the_renderers, .init = setup, .fini = teardown)
+{
+	struct srv s;
+	char *body, q[256], cmd[1024], file[160], *out, *want;
+	long long lo = 0, hi = 0;
+	size_t n;
+	FILE *f;
+	int st;
+
+	start(&s, NULL);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/meta"), NULL, &body), 200);
+	cr_assert_eq(numbers(body, "\"start\":", &lo, 1), 1);
+	cr_assert_eq(numbers(body, "\"end\":", &hi, 1), 1);
+	free(body);
+	snprintf(q, sizeof(q), "api/picture?format=png&t0=%lld&t1=%lld&width=640&height=300", lo,
+		 hi + 1);
+	cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+	cr_assert(body_len > 8 && !memcmp(body, "\x89PNG\r\n\x1a\n", 8), "not a PNG: %.40s", body);
+	snprintf(file, sizeof(file), "%s/view.png", dir);
+	snprintf(cmd, sizeof(cmd), "'%s/ringtrace' view --format png -o '%s' --size 640x300 "
+		 "--range 0..%lldns '%s' 2>&1", t_bindir(), file, hi + 1 - lo, trace);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	free(out);
+	want = malloc(body_len + 2);
+	cr_assert_not_null(f = fopen(file, "rb"));
+	n = fread(want, 1, body_len + 1, f);
+	fclose(f);
+	cr_expect(n == body_len && !memcmp(want, body, n), "the served picture (%zu bytes) is not "
+		  "view --format's (%zu bytes)", body_len, n);
+	free(want);
+	free(body);
+	snprintf(q, sizeof(q), "api/picture?format=svg&t0=%lld&t1=%lld&width=640&selected=1", lo,
+		 hi + 1);
+	cr_assert_eq(get(&s, "GET", path(&s, q), NULL, &body), 200);
+	cr_expect(strstr(body, "<svg") && strstr(body, "width=\"640pt\""), "%.200s", body);
+	free(body);
+	cr_assert_eq(get(&s, "GET", path(&s, "api/picture?format=pdf"), NULL, &body), 200);
+	cr_expect(!strncmp(body, "%PDF-", 5), "%.20s", body);
+	free(body);
+	static const char *const bad[] = {
+		"api/picture", "api/picture?format=bmp", "api/picture?format=png&width=9000",
+		"api/picture?format=png&width=8192&height=16384", "api/picture?format=png&height=0",
+		"api/picture?format=svg&selected=100000", "api/picture?format=svg&t0=5&t1=4",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(get(&s, "GET", path(&s, bad[i]), NULL, &body), 400, "%s: %s", bad[i], body);
+		free(body);
+	}
+	stop(&s, SIGINT);
 }
 
 Test(view_serve, usage_errors_exit_2)

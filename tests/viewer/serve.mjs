@@ -54,6 +54,34 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 
 	const y = (f, row) => AXIS_H + (row - f.row0) * ROW_H + ROW_H / 2;
 
+	test('--serve: the SVG and PNG links download this view, drawn by the server\'s renderer', async () => {
+		const s = await serve([trace('basic')]);
+		const p = await open(s.url);
+		const got = await p.evaluate(async () => {
+			const a = document.getElementById('png'), v = document.getElementById('svg');
+			const r = await fetch(a.href), blob = await r.blob(), img = await createImageBitmap(blob);
+			const c = new OffscreenCanvas(img.width, img.height), g = c.getContext('2d');
+			g.drawImage(img, 0, 0);
+			const d = g.getImageData(0, 0, img.width, img.height).data;
+			let red = 0;
+			for (let i = 0; i < d.length; i += 4)
+				red += d[i] > 150 && d[i + 1] < 90 && d[i + 2] < 90;
+			const sv = await fetch(v.href);
+			return { status: r.status, type: r.headers.get('content-type'), w: img.width, h: img.height,
+				red, shown: a.style.display !== 'none', canvas: [document.getElementById('canvas').width,
+					document.getElementById('canvas').height],
+				svg: sv.status, svgText: (await sv.text()).slice(0, 400), href: a.href };
+		});
+		assert.equal(got.status, 200, got.href);
+		assert.equal(got.type, 'image/png');
+		assert.ok(got.shown);
+		assert.deepEqual([got.w, got.h], got.canvas, 'the picture is the view\'s size');
+		assert.ok(got.red > 50, 'the failed and never-resolved tasks in red: ' + got.red + ' pixels');
+		assert.equal(got.svg, 200);
+		assert.match(got.svgText, /<svg[^>]*width="\d+pt"/);
+		assert.equal(await s.stop(), 0);
+	});
+
 	test('--serve: the page draws the window query; the never-resolved task red to the edge at each zoom', async () => {
 		const s = await serve([trace('basic')]);
 		assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/);

@@ -68,6 +68,7 @@
 					'&row0=' + row0 + '&row1=' + (row0 + rowsShown()) + '&width=' + W;
 				frame = await getJSON(q);
 				draw();
+				pictureLinks();
 				st.frames++;
 				st.last = frame;
 			} while (again);
@@ -79,6 +80,20 @@
 			$('status').textContent = st.error;
 		}
 		busy = false;
+	}
+
+	// The links that download this view drawn by the server's renderer
+	// (api/picture: `view --format`'s drawing); none while the overview is drawn.
+	st.pictureURL = (format) => 'api/picture?format=' + format + '&t0=' + Math.floor(t0) +
+		'&t1=' + Math.max(Math.ceil(t1), Math.floor(t0) + 1) + '&row0=' + row0 + '&width=' + W +
+		'&height=' + H + (st.selected ? '&selected=' + st.selected.task : '');
+
+	function pictureLinks() {
+		for (const f of ['svg', 'png']) {
+			const a = $(f);
+			a.style.display = frame && frame.overview ? 'none' : '';
+			a.href = st.pictureURL(f);
+		}
 	}
 
 	const y = (row) => AXIS_H + (row - row0) * ROW_H + ROW_H / 2;
@@ -530,6 +545,7 @@
 		if (cpath && (!t || cpath.task !== t.task))
 			cpath = null;
 		st.selected = t;
+		pictureLinks();
 		const box = $('details');
 		box.textContent = '';
 		box.style.display = t ? 'block' : 'none';
