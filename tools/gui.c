@@ -454,6 +454,34 @@ static void where_text(GString *s, const struct gui *g, uint32_t task)
 	}
 }
 
+/* The counter changes it made (view/links.h): "counters: queue#1+3 at 1.2 ms, ...". */
+static void counter_text(GString *s, const struct gui *g, uint32_t task)
+{
+	const struct rtr_model *m = g->m;
+	struct rtr_task_counter *c;
+	uint32_t n;
+	uint64_t all;
+	char d[32];
+
+	if (rtr_task_counters(g->s, task, GUI_LINKS_MAX, &c, &n, &all)) {
+		g_string_append(s, "(out of memory listing its counters)\n");
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		gchar *name = markup_text(rtr_model_str(m, m->counters[c[i].counter].name));
+
+		g_string_append_printf(s, "%s%s%s%" PRId64 " at %s", i ? ", " : "counters: ", name,
+				       c[i].delta >= 0 ? "+" : "", c[i].delta,
+				       an_dur(d, sizeof(d), c[i].ts - m->start));
+		g_free(name);
+	}
+	if (all > n)
+		g_string_append_printf(s, " and %" PRIu64 " more", all - n);
+	if (n)
+		g_string_append(s, "\n");
+	free(c);
+}
+
 /*
  * The tasks it is linked to by its arrows (view/links.h), a line a kind:
  * "read by: a (kind), b (kind) and 3 more", each a link.
@@ -789,6 +817,7 @@ static void show_details(struct gui *g, uint32_t task)
 	add_link(s, "became", g, t->becomes);
 	add_link(s, "became from", g, t->became_from);
 	arrow_links(s, g, task);
+	counter_text(s, g, task);
 	if (t->nlabels)
 		g_string_append(s, "<b>labels</b>\n");
 	for (uint32_t i = 0; i < t->nlabels && i < 50; i++) {

@@ -365,6 +365,9 @@ struct task_arg {
 	uint32_t nlinks, more[RTR_LINK_KINDS];
 	struct rtr_task_where *where[2];	/* rtr_task_where(): by CPU, by thread */
 	uint32_t nwhere[2];
+	struct rtr_task_counter *changes;	/* rtr_task_counters() */
+	uint32_t nchanges;
+	uint64_t all_changes;
 };
 
 /* One of a task's links: what, the other task's index, name and kind. */
@@ -478,6 +481,26 @@ static void fill_task(struct jw *w, void *arg)
 		jw_u64(w, a->more[k]);
 	}
 	jw_lit(w, "}");
+	/* the counter changes it made, TASK_LINKS_MAX at most: name, when, value, change */
+	key(w, true, "counters");
+	jw_lit(w, "[");
+	for (uint32_t k = 0; k < a->nchanges; k++) {
+		const struct rtr_task_counter *ch = &a->changes[k];
+
+		jw_lit(w, k ? ",{" : "{");
+		key(w, false, "name");
+		jw_cstr(w, rtr_model_str(m, m->counters[ch->counter].name));
+		key(w, true, "at");
+		jw_i64(w, ch->ts);
+		key(w, true, "value");
+		jw_i64(w, ch->value);
+		key(w, true, "delta");
+		jw_i64(w, ch->delta);
+		jw_lit(w, "}");
+	}
+	jw_lit(w, "]");
+	key(w, true, "counters_more");
+	jw_u64(w, a->all_changes - a->nchanges);
 	jw_lit(w, "}");
 }
 
@@ -1244,10 +1267,13 @@ static enum MHD_Result dispatch(void *cls, struct MHD_Connection *c, const char 
 		a.task = (uint32_t)i;
 		if (rtr_task_links(sv->scene, a.task, TASK_LINKS_MAX, &a.links, &a.nlinks, a.more) ||
 		    rtr_task_where(sv->scene, a.task, false, &a.where[0], &a.nwhere[0]) ||
-		    rtr_task_where(sv->scene, a.task, true, &a.where[1], &a.nwhere[1]))
+		    rtr_task_where(sv->scene, a.task, true, &a.where[1], &a.nwhere[1]) ||
+		    rtr_task_counters(sv->scene, a.task, TASK_LINKS_MAX, &a.changes, &a.nchanges,
+				      &a.all_changes))
 			r = refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 		else
 			r = answer_json(c, fill_task, &a);
+		free(a.changes);
 		free(a.links);
 		free(a.where[0]);
 		free(a.where[1]);

@@ -153,3 +153,61 @@ int rtr_task_where(const struct rtr_scene *s, uint32_t task, bool by_thread, str
 	*n = nv;
 	return 0;
 }
+
+static int cmp_change(const void *a, const void *b)
+{
+	const struct rtr_task_counter *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->counter < y->counter ? -1 : x->counter > y->counter;
+}
+
+int rtr_task_counters(const struct rtr_scene *s, uint32_t task, uint32_t max,
+		      struct rtr_task_counter **out, uint32_t *n, uint64_t *total)
+{
+	const struct rtr_model *m = s->m;
+	struct rtr_task_counter *v = NULL;
+	uint32_t nv = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	*total = 0;
+	for (uint32_t k = 0; k < m->ncounters; k++) {
+		const struct rtr_model_counter *c = &m->counters[k];
+
+		for (uint32_t i = c->sample_first;
+		     i < c->sample_first + c->nsamples && i < m->nsamples; i++) {
+			const struct rtr_model_sample *x = &m->samples[i];
+
+			if (x->task != task)
+				continue;
+			++*total;
+			/* the first @max in time: keep them all, sort, cut (a task's are few) */
+			if (nv == cap) {
+				uint32_t nc = cap ? 2 * cap : 16;
+				struct rtr_task_counter *p;
+
+				if (nc > RTR_COUNTERS_KEPT)
+					continue;	/* a hostile trace's million changes of one task */
+				p = realloc(v, nc * sizeof(*v));
+				if (!p) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = p;
+				cap = nc;
+			}
+			v[nv++] = (struct rtr_task_counter){
+				.counter = k, .ts = x->ts, .value = x->value,
+				.delta = (int64_t)((uint64_t)x->value -
+						   (i > c->sample_first ? (uint64_t)x[-1].value : 0)),
+			};
+		}
+	}
+	if (nv > 1)
+		qsort(v, nv, sizeof(*v), cmp_change);
+	*out = v;
+	*n = nv < max ? nv : max;
+	return 0;
+}

@@ -93,4 +93,37 @@ struct rtr_task_where {
 int rtr_task_where(const struct rtr_scene *s, uint32_t task, bool by_thread, struct rtr_task_where **out,
 		   uint32_t *n);
 
+/* The counter changes rtr_task_counters() sorts at most. */
+#define RTR_COUNTERS_KEPT 65536u
+
+/**
+ * struct rtr_task_counter - a counter change a task made (the counters'
+ * samples taken while it ran).
+ * @counter: index into rtr_model.counters.
+ * @ts: when.
+ * @value: the counter's value then.
+ * @delta: its change (from the counter's previous sample, or from 0 for
+ *	its first).
+ */
+struct rtr_task_counter {
+	uint32_t counter;
+	int64_t ts;
+	int64_t value;
+	int64_t delta;
+};
+
+/**
+ * rtr_task_counters() - the counter changes @task of @s made (the details
+ * panels' "counters"), in time order: the first @max of them in time (of
+ * the first RTR_COUNTERS_KEPT found, counter by counter), and how many
+ * there are in all.
+ * @out: a malloc'd array (NULL when none); @n its length; @total all of
+ *	them.
+ *
+ * One pass over the model's counter samples, made when a task is selected.
+ * Return: 0, or -ENOMEM.
+ */
+int rtr_task_counters(const struct rtr_scene *s, uint32_t task, uint32_t max,
+		      struct rtr_task_counter **out, uint32_t *n, uint64_t *total);
+
 #endif /* RTR_VIEW_LINKS_H */

@@ -710,6 +710,55 @@ Test(view_window, where_a_task_ran_by_cpu_and_by_thread)
 }
 
 /*
+ * The counter changes a task made (rtr_task_counters()): across counters,
+ * in time order, each with its change from the counter's previous sample
+ * (from 0 for the first); the first @max of them, all counted.
+ */
+Test(view_window, a_tasks_counter_changes_in_time_order_with_their_deltas)
+{
+	struct rtr_model m;
+	struct rtr_scene s;
+	struct rtr_task_counter *c;
+	uint32_t n;
+	uint64_t all;
+
+	cr_assert_eq(synth_lane(&m, 2, 100, 50), 0);
+	m.counters = calloc(2, sizeof(*m.counters));
+	m.samples = calloc(6, sizeof(*m.samples));
+	cr_assert(m.counters && m.samples);
+	/* counter 0: 5 (task 0), 8 (task 1), 2 (task 0); counter 1: 10 (task 0), 4 (task 1), 7 (task 0) */
+	m.counters[0] = (struct rtr_model_counter){ .sample_first = 0, .nsamples = 3 };
+	m.counters[1] = (struct rtr_model_counter){ .sample_first = 3, .nsamples = 3 };
+	m.ncounters = 2;
+	m.samples[0] = (struct rtr_model_sample){ .ts = 30, .value = 5, .task = 0 };
+	m.samples[1] = (struct rtr_model_sample){ .ts = 40, .value = 8, .task = 1 };
+	m.samples[2] = (struct rtr_model_sample){ .ts = 60, .value = 2, .task = 0 };
+	m.samples[3] = (struct rtr_model_sample){ .ts = 10, .value = 10, .task = 0 };
+	m.samples[4] = (struct rtr_model_sample){ .ts = 45, .value = 4, .task = 1 };
+	m.samples[5] = (struct rtr_model_sample){ .ts = 50, .value = 7, .task = 0 };
+	m.nsamples = 6;
+	s = (struct rtr_scene){ .m = &m };
+	cr_assert_eq(rtr_task_counters(&s, 0, 50, &c, &n, &all), 0);
+	cr_assert(n == 4 && all == 4, "%u of %lu", n, (unsigned long)all);
+	const struct { uint32_t counter; int64_t ts, value, delta; } want[] = {
+		{ 1, 10, 10, 10 }, { 0, 30, 5, 5 }, { 1, 50, 7, 3 }, { 0, 60, 2, -6 },
+	};
+	for (uint32_t i = 0; i < 4; i++)
+		cr_expect(c[i].counter == want[i].counter && c[i].ts == want[i].ts &&
+			  c[i].value == want[i].value && c[i].delta == want[i].delta,
+			  "change %u: counter %u at %ld: %ld (%+ld)", i, c[i].counter, (long)c[i].ts,
+			  (long)c[i].value, (long)c[i].delta);
+	free(c);
+	cr_assert_eq(rtr_task_counters(&s, 0, 2, &c, &n, &all), 0);
+	cr_assert(n == 2 && all == 4 && c[0].ts == 10 && c[1].ts == 30, "the first two in time");
+	free(c);
+	cr_assert_eq(rtr_task_counters(&s, 1, 50, &c, &n, &all), 0);
+	cr_assert(n == 2 && c[0].delta == 3 && c[1].delta == -6, "task 1: +3 (5 to 8), -6 (10 to 4)");
+	free(c);
+	rtr_model_free(&m);
+}
+
+/*
  * Two traces, the second begun 5 ms after the first: with their starts
  * aligned, each one's markers move with it and stay in time order.
  */

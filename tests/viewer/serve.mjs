@@ -206,6 +206,10 @@ export function serveTests({ test, trace, pixels, shot, assert, browser, bin, er
 			assert.match(d2, new RegExp('ran on: cpu ' + api.cpus[0].cpu + ': .* in ' + api.cpus[0].runs + ' run'));
 			if (api.threads.length)
 				assert.match(d2, new RegExp('threads: tid ' + api.threads[0].tid + ': '));
+			// the counter changes main made, as the self-contained page lists them
+			assert.deepEqual(api.counters.map((k) => k.name + (k.delta >= 0 ? '+' : '') + k.delta),
+				['queue#1+3', 'queue#2+10', 'queue#1+4', 'queue#2-10']);
+			assert.match(d2, /counters: queue#1\+3 at .*, queue#2\+10 at .*, queue#1\+4 at .*, queue#2-10 at /);
 		}
 		f = await p.evaluate(() => window.rtrServe.last);
 		const blue = ([r, g, b]) => b > r + 40 && b > 150;

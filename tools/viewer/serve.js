@@ -599,6 +599,11 @@
 				if (t.links_more[what])
 					d.appendChild(document.createTextNode(' and ' + t.links_more[what] + ' more'));
 			}
+			// the counter changes it made: "queue#1+3 at 1.2 ms"
+			if (t.counters.length)
+				line('counters: ' + t.counters.map((k) => k.name + (k.delta >= 0 ? '+' : '') + k.delta +
+					' at ' + fmt(k.at - meta.start)).join(', ') +
+					(t.counters_more ? ' and ' + t.counters_more + ' more' : ''));
 			if (t.labels.length) {
 				line('labels').style.fontWeight = 'bold';
 				t.labels.forEach((l) => line('  ' + l));
