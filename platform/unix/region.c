@@ -66,13 +66,15 @@ static int maps_region(const struct rtr_region_mem *m, uint32_t pid)
 
 /*
  * Whether @pid is a process (not one of another's threads: kill() takes
- * those too) whose real user owns the region file, as /proc/PID/status
- * says, which anyone may read: the producer made the file.
+ * those too) one of whose users (real, effective, saved, filesystem: a
+ * setuid program's file is its effective user's) owns the region file, as
+ * /proc/PID/status says, which anyone may read: the producer made the file.
  */
 static bool owner_process(const struct rtr_region_mem *m, uint32_t pid)
 {
 	char path[64], line[256];
-	unsigned long tgid = 0, uid = ULONG_MAX;
+	unsigned long tgid = 0;
+	bool owner = false;
 	struct stat st;
 	FILE *f;
 
@@ -83,13 +85,22 @@ static bool owner_process(const struct rtr_region_mem *m, uint32_t pid)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Tgid:", 5))
+		if (!strncmp(line, "Tgid:", 5)) {
 			tgid = strtoul(line + 5, NULL, 10);
-		else if (!strncmp(line, "Uid:", 4))
-			uid = strtoul(line + 4, NULL, 10);
+		} else if (!strncmp(line, "Uid:", 4)) {
+			char *p = line + 4, *end;
+
+			for (int i = 0; i < 4; i++, p = end) {
+				unsigned long uid = strtoul(p, &end, 10);
+
+				if (end == p)
+					break;
+				owner |= uid == st.st_uid;
+			}
+		}
 	}
 	fclose(f);
-	return tgid == pid && uid == st.st_uid;
+	return tgid == pid && owner;
 }
 
 static bool exited(struct rtr_region_mem *m, uint32_t pid)
