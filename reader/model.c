@@ -212,8 +212,19 @@ struct objlabel {
 	uint8_t what;	/* its first word's length */
 };
 
+/* rtr_model_on_progress(): this thread's */
+static __thread void (*progress_fn)(void *arg, uint64_t events);
+static __thread void *progress_arg;
+
+void rtr_model_on_progress(void (*fn)(void *arg, uint64_t events), void *arg)
+{
+	progress_fn = fn;
+	progress_arg = arg;
+}
+
 struct loader {
 	struct rtr_model *m;
+	uint64_t nread;		/* items read, for rtr_model_on_progress() */
 	char *err;
 	size_t errlen;
 	uint32_t caps[NCAPS];	/* capacities of the arrays (enum cap) */
@@ -2326,6 +2337,8 @@ static int load_trace(struct loader *l, const struct tr_trace *t, uint32_t nchun
 		struct rtr_model_cpu *cpu = &m->cpus[st->cpu];
 		int64_t ts;
 
+		if (__builtin_expect(!(++l->nread & ((1u << 20) - 1)), 0) && progress_fn)
+			progress_fn(progress_arg, l->nread);
 		if (r == TR_ERROR) {
 			if (c->started)
 				cpu->cpu = (uint32_t)c->cpu;

@@ -709,6 +709,14 @@ int rtr_model_load_flags(struct rtr_model *m, char *const *dirs, int ndirs, unsi
 int rtr_model_load_slice(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags,
 			 uint64_t from_ns, uint64_t to_ns, char *err, size_t errlen);
 
+/*
+ * rtr_model_on_progress() - while this thread loads a model, call @fn
+ * (@arg, events read so far) every 2^20 events read (NULL: none, the
+ * default).  For a command's progress line on a long load; @fn must be
+ * quick.
+ */
+void rtr_model_on_progress(void (*fn)(void *arg, uint64_t events), void *arg);
+
 struct tr_input;
 struct tr_follow_turn;
 

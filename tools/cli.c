@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "platform/platform.h"
 #include "reader/index.h"
 #include "reader/input.h"
 #include "reader/model.h"
@@ -355,13 +356,65 @@ void cli_slice_empty(const char *cmd, char *const *dirs, int ndirs)
 	fprintf(stderr, ")\n");
 }
 
+/* A long load's progress line (rtr_model_on_progress()), on a terminal. */
+struct progress {
+	uint64_t total;		/* events, as the index says; 0: not known */
+	double t0, last;
+	double delay;		/* from this long in (RINGTRACE_PROGRESS_DELAY_MS; 1 s) */
+	bool shown;
+};
+
+static double mono_s(void)
+{
+	return (double)rtr_monotonic_ns() / 1e9;
+}
+
+static void show_progress(void *arg, uint64_t events)
+{
+	struct progress *p = arg;
+	double now = mono_s();
+
+	/* from a second in, four times a second at most */
+	if (now - p->t0 < p->delay || now - p->last < 0.25)
+		return;
+	p->last = now;
+	p->shown = true;
+	if (p->total >= events)
+		fprintf(stderr, "\rringtrace: reading: %.1f M of %.1f M events (%u %%), %.0f s ",
+			(double)events / 1e6, (double)p->total / 1e6,
+			(unsigned)(events * 100 / p->total), now - p->t0);
+	else
+		fprintf(stderr, "\rringtrace: reading: %.1f M events, %.0f s ", (double)events / 1e6,
+			now - p->t0);
+}
+
 int cli_model_read(struct rtr_model *m, char *const *dirs, int ndirs, unsigned flags, char *err,
 		   size_t errlen)
 {
+	const char *delay = getenv("RINGTRACE_PROGRESS_DELAY_MS");
+	struct progress p = { .t0 = mono_s(), .last = -1.0, .delay = 1.0 };
+	bool tty = isatty(STDERR_FILENO);
+	uint64_t span;
+	int r;
+
+	if (delay && *delay)
+		p.delay = strtod(delay, NULL) / 1000.0;
+	if (tty) {
+		if (!cli_slice.on)
+			view_count(dirs, ndirs, &p.total, &span);
+		rtr_model_on_progress(show_progress, &p);
+	}
 	if (cli_slice.on)
-		return rtr_model_load_slice(m, dirs, ndirs, flags, cli_slice.from, cli_slice.to,
-					    err, errlen);
-	return rtr_model_load_flags(m, dirs, ndirs, flags, err, errlen);
+		r = rtr_model_load_slice(m, dirs, ndirs, flags, cli_slice.from, cli_slice.to, err,
+					 errlen);
+	else
+		r = rtr_model_load_flags(m, dirs, ndirs, flags, err, errlen);
+	if (tty) {
+		rtr_model_on_progress(NULL, NULL);
+		if (p.shown)
+			fprintf(stderr, "\r\033[K");	/* the line goes: what follows is the command's */
+	}
+	return r;
 }
 
 int cli_model_load(const char *cmd, struct rtr_model *m, char *const *dirs, int ndirs,

@@ -1998,3 +1998,43 @@ Test(tools_model, a_lean_load_tabulates_as_a_whole_one)
 		rtr_model_free(&b);
 	}
 }
+
+/*
+ * A long read says how far it got on a terminal (under script(1)'s pty):
+ * "reading: N M of T M events", T from the index, the line cleared at the
+ * end; not a word of it when standard error is not a terminal.
+ */
+Test(tools_model, a_long_read_shows_its_progress_on_a_terminal, .timeout = 120)
+{
+	struct rtr_config cfg = { .struct_size = sizeof(cfg), .packet_size = 1 << 20,
+				  .packets_per_cpu = 128 };
+	char cmd[PATH_MAX + 512], args[PATH_MAX + 64], *out;
+	struct session s;
+	int st;
+
+	session_start_cfg(&s, &cfg);
+	for (uint64_t i = 0; i < 500000; i++) {
+		uint64_t t = rtr_task_id();
+
+		rtr_create(0, t, RTR_KIND_TASK);
+		rtr_label(t, "x");
+		rtr_resolve(0, t);
+	}
+	session_stop(&s);
+	snprintf(cmd, sizeof(cmd), "script -qec \"RINGTRACE_PROGRESS_DELAY_MS=0 '%s/ringtrace' "
+		 "stats '%s' >/dev/null\" /dev/null", t_bindir(), s.trace);
+	out = t_sh(cmd, &st);
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_not_null(strstr(out, "\rringtrace: reading: 1.0 M of 1.5 M events (69 %)"), "%s",
+			   out);
+	cr_expect_not_null(strstr(out, "\r\033[K"), "the line not cleared: %s", out);
+	free(out);
+	snprintf(args, sizeof(args), "stats '%s'", s.trace);
+	setenv("RINGTRACE_PROGRESS_DELAY_MS", "0", 1);
+	out = rt(args, true, &st);
+	unsetenv("RINGTRACE_PROGRESS_DELAY_MS");
+	cr_assert_eq(st, 0, "%s", out);
+	cr_expect_null(strstr(out, "reading:"), "progress without a terminal: %s", out);
+	free(out);
+	session_end(&s);
+}
